@@ -1,0 +1,61 @@
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+const (
+	DefaultEnvPath       = "mlops.env"
+	DefaultConfigMapName = "mlops-env"
+	DefaultMPIHome       = "/home/mpiuser"
+)
+
+// DefaultMPIArgs are the mpirun flags of the Horovod examples (seeds 000 and 002).
+var DefaultMPIArgs = []string{"-bind-to", "none", "-map-by", "slot", "-mca", "pml", "ob1", "-mca", "btl", "^openib"}
+
+// DefaultForwardEnv is what Horovod jobs forward to every rank.
+var DefaultForwardEnv = []string{"NCCL_DEBUG=INFO", "LD_LIBRARY_PATH", "PATH"}
+
+// Default fills what the user left out. Values that mlops.env may still set
+// (workers, slots, ids) stay unset here; the renderer settles them.
+func (j *TrainingJob) Default() {
+	s := &j.Spec
+	if s.Mode == "" {
+		s.Mode = ModeMultiNode
+	}
+	if s.EnvFile.Path == "" {
+		s.EnvFile.Path = DefaultEnvPath
+	}
+	if s.EnvFile.ConfigMapName == "" {
+		s.EnvFile.ConfigMapName = DefaultConfigMapName
+	}
+	if s.ContainerName == "" {
+		s.ContainerName = j.Metadata.Name
+	}
+	if s.MPI.Implementation == "" {
+		s.MPI.Implementation = OpenMPI
+	}
+	if s.MPI.Args == nil {
+		s.MPI.Args = append([]string(nil), DefaultMPIArgs...)
+	}
+	if s.MPI.ForwardEnv == nil {
+		s.MPI.ForwardEnv = append([]string(nil), DefaultForwardEnv...)
+	}
+	if s.MPI.LauncherCreationPolicy == "" {
+		s.MPI.LauncherCreationPolicy = "AtStartup"
+	}
+	if s.LauncherResources == nil {
+		cpu, mem := resource.MustParse("1"), resource.MustParse("1Gi")
+		s.LauncherResources = &Resources{CPU: &cpu, Memory: &mem}
+	}
+	if s.RunPolicy.CleanPodPolicy == "" {
+		s.RunPolicy.CleanPodPolicy = "Running"
+	}
+	if s.RunPolicy.RestartPolicy == "" {
+		s.RunPolicy.RestartPolicy = "Never"
+	}
+	if s.Security.Hardening == nil {
+		on := true
+		s.Security.Hardening = &on
+	}
+}

@@ -1,0 +1,183 @@
+// Package v1alpha1 is the job spec mlops-fn takes as its function config.
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+const (
+	Group      = "mlops-fn.dev"
+	Version    = "v1alpha1"
+	APIVersion = Group + "/" + Version
+	Kind       = "TrainingJob"
+)
+
+// Mode picks the workload kind: a Pod, or an MPIJob with a launcher and workers.
+type Mode string
+
+const (
+	ModeSingleNode Mode = "single-node"
+	ModeMultiNode  Mode = "multi-node"
+)
+
+// MPIImplementation mirrors the MPIJob field of the same name.
+type MPIImplementation string
+
+const (
+	OpenMPI MPIImplementation = "OpenMPI"
+	Intel   MPIImplementation = "Intel"
+	MPICH   MPIImplementation = "MPICH"
+)
+
+// TrainingJob is the job spec: the shape of the workload. Site- and user-specific
+// values live in mlops.env and win over the same values here.
+type TrainingJob struct {
+	APIVersion string          `json:"apiVersion"`
+	Kind       string          `json:"kind"`
+	Metadata   ObjectMeta      `json:"metadata"`
+	Spec       TrainingJobSpec `json:"spec"`
+}
+
+// ObjectMeta is the part of metadata the job spec reads.
+type ObjectMeta struct {
+	// Name names the MPIJob or Pod (and, with suffixes, its pods).
+	Name        string            `json:"name"`
+	Namespace   string            `json:"namespace,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+type TrainingJobSpec struct {
+	// Mode is single-node (a Pod) or multi-node (an MPIJob). Default multi-node.
+	Mode Mode `json:"mode,omitempty"`
+	// EnvFile says where mlops.env comes from.
+	EnvFile EnvFile `json:"envFile,omitempty"`
+	// Target selects the existing MPIJob or Pod items to patch. Default: the items named like the job.
+	Target *Target `json:"target,omitempty"`
+
+	// ContainerName names the training container. Default: the job's name.
+	ContainerName string `json:"containerName,omitempty"`
+	// Image may reference mlops.env keys as ${KEY}.
+	Image            string            `json:"image"`
+	ImagePullPolicy  corev1.PullPolicy `json:"imagePullPolicy,omitempty"`
+	ImagePullSecrets []string          `json:"imagePullSecrets,omitempty"`
+	// Command and Args are the training program. Multi-node: what mpirun starts on every slot.
+	Command []string `json:"command,omitempty"`
+	Args    []string `json:"args,omitempty"`
+	// Script is a path in the image run as the training program (the seed's MODEL_SCRIPT); excludes Command.
+	Script     string `json:"script,omitempty"`
+	WorkingDir string `json:"workingDir,omitempty"`
+	// Env adds variables to the training containers, after the ones from mlops.env.
+	Env                []corev1.EnvVar `json:"env,omitempty"`
+	ServiceAccountName string          `json:"serviceAccountName,omitempty"`
+
+	// Workers, GPUsPerWorker and SlotsPerWorker are overridden by WORKERS, GPUS_PER_WORKER, SLOTS_PER_WORKER.
+	Workers        *int32 `json:"workers,omitempty"`
+	GPUsPerWorker  *int32 `json:"gpusPerWorker,omitempty"`
+	SlotsPerWorker *int32 `json:"slotsPerWorker,omitempty"`
+	// Resources are the limits of each worker (and of the single-node Pod); CPU and MEMORY override them.
+	Resources Resources `json:"resources,omitempty"`
+	// LauncherResources are the launcher's limits (it only runs mpirun). Default: 1 CPU, 1Gi.
+	LauncherResources *Resources `json:"launcherResources,omitempty"`
+
+	NodeSelector      map[string]string   `json:"nodeSelector,omitempty"`
+	Tolerations       []corev1.Toleration `json:"tolerations,omitempty"`
+	PriorityClassName string              `json:"priorityClassName,omitempty"`
+
+	MPI       MPI       `json:"mpi,omitempty"`
+	Volumes   []Volume  `json:"volumes,omitempty"`
+	RunPolicy RunPolicy `json:"runPolicy,omitempty"`
+	Security  Security  `json:"security,omitempty"`
+}
+
+// EnvFile locates mlops.env. Exactly one source is used, in this order:
+// Inline, then a ConfigMap item named ConfigMapName in the input, then Path on disk.
+type EnvFile struct {
+	// Path is relative to the job spec's file (standalone) or the working directory (exec). Default mlops.env.
+	Path string `json:"path,omitempty"`
+	// ConfigMapName is the ConfigMap that carries the values into the containers. Default mlops-env.
+	ConfigMapName string `json:"configMapName,omitempty"`
+	// Inline holds the file's text, for runners that cannot read files.
+	Inline string `json:"inline,omitempty"`
+}
+
+// Target selects items by name and/or labels; both must match when both are set.
+type Target struct {
+	Name   string            `json:"name,omitempty"`
+	Labels map[string]string `json:"labels,omitempty"`
+}
+
+type Resources struct {
+	CPU    *resource.Quantity `json:"cpu,omitempty"`
+	Memory *resource.Quantity `json:"memory,omitempty"`
+}
+
+type MPI struct {
+	// Implementation is OpenMPI (default), Intel or MPICH.
+	Implementation MPIImplementation `json:"implementation,omitempty"`
+	// Args go to mpirun before the program. Default: the Horovod flags of the mpi-operator examples.
+	Args []string `json:"args,omitempty"`
+	// ForwardEnv lists variables forwarded to every rank (OpenMPI -x, Intel/MPICH -genv/-envlist).
+	ForwardEnv []string `json:"forwardEnv,omitempty"`
+	// WorkerCommand starts the worker's sshd. Default: sshd in the foreground, with the user's config when not root.
+	WorkerCommand []string `json:"workerCommand,omitempty"`
+	// LauncherCreationPolicy is AtStartup (default) or WaitForWorkersReady.
+	LauncherCreationPolicy string `json:"launcherCreationPolicy,omitempty"`
+	// RunLauncherAsWorker makes the launcher take a rank too.
+	RunLauncherAsWorker bool `json:"runLauncherAsWorker,omitempty"`
+}
+
+// Volume is a data volume mounted on every training container. NFS_SERVER/NFS_PATH add
+// the shared "nfs" volume at NFS_MOUNT_PATH on their own.
+type Volume struct {
+	Name      string `json:"name"`
+	MountPath string `json:"mountPath"`
+	ReadOnly  bool   `json:"readOnly,omitempty"`
+	SubPath   string `json:"subPath,omitempty"`
+	// Exactly one source.
+	NFS      *NFSSource `json:"nfs,omitempty"`
+	PVC      *PVCSource `json:"pvc,omitempty"`
+	HostPath *HostPath  `json:"hostPath,omitempty"`
+	EmptyDir *EmptyDir  `json:"emptyDir,omitempty"`
+}
+
+// NFSSource defaults its server to NFS_SERVER.
+type NFSSource struct {
+	Server string `json:"server,omitempty"`
+	Path   string `json:"path"`
+}
+
+type PVCSource struct {
+	ClaimName string `json:"claimName"`
+}
+
+type HostPath struct {
+	Path string               `json:"path"`
+	Type *corev1.HostPathType `json:"type,omitempty"`
+}
+
+type EmptyDir struct {
+	SizeLimit *resource.Quantity `json:"sizeLimit,omitempty"`
+}
+
+type RunPolicy struct {
+	// CleanPodPolicy is None, Running (default) or All.
+	CleanPodPolicy          string `json:"cleanPodPolicy,omitempty"`
+	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
+	ActiveDeadlineSeconds   *int64 `json:"activeDeadlineSeconds,omitempty"`
+	BackoffLimit            *int32 `json:"backoffLimit,omitempty"`
+	// RestartPolicy of the pods: Never (default) or OnFailure.
+	RestartPolicy corev1.RestartPolicy `json:"restartPolicy,omitempty"`
+}
+
+// Security holds the identity defaults; USER_ID, GROUP_ID and FS_GROUP win over them.
+type Security struct {
+	RunAsUser  *int64 `json:"runAsUser,omitempty"`
+	RunAsGroup *int64 `json:"runAsGroup,omitempty"`
+	FSGroup    *int64 `json:"fsGroup,omitempty"`
+	// Home is the non-root user's home, where the SSH keys are mounted. Default /home/$USER_NAME, else /home/mpiuser.
+	Home string `json:"home,omitempty"`
+	// Hardening adds allowPrivilegeEscalation=false, drops capabilities and sets seccomp RuntimeDefault. Default true.
+	Hardening *bool `json:"hardening,omitempty"`
+}

@@ -1,0 +1,263 @@
+package v1alpha1
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Limits shared with mlops.env's keys, so both places accept the same values.
+const (
+	MaxWorkers = 10000
+	MaxGPUs    = 64
+	MaxSlots   = 1024
+	MaxID      = math.MaxInt32
+)
+
+// Validate checks the spec on its own. Values that may hold ${KEY} references
+// (image, paths) are checked by the renderer once expanded.
+func (j *TrainingJob) Validate() field.ErrorList {
+	var errs field.ErrorList
+	if j.APIVersion != APIVersion || j.Kind != Kind {
+		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), j.APIVersion+", "+j.Kind,
+			fmt.Sprintf("accepted: apiVersion %s, kind %s", APIVersion, Kind)))
+	}
+	meta := field.NewPath("metadata")
+	if j.Metadata.Name == "" {
+		errs = append(errs, field.Required(meta.Child("name"), "the job's name: a DNS label such as resnet50"))
+	} else {
+		for _, msg := range validation.IsDNS1035Label(j.Metadata.Name) {
+			errs = append(errs, field.Invalid(meta.Child("name"), j.Metadata.Name, msg))
+		}
+	}
+	if ns := j.Metadata.Namespace; ns != "" {
+		for _, msg := range validation.IsDNS1123Label(ns) {
+			errs = append(errs, field.Invalid(meta.Child("namespace"), ns, msg))
+		}
+	}
+	errs = append(errs, j.Spec.validate(field.NewPath("spec"))...)
+	return errs
+}
+
+func (s *TrainingJobSpec) validate(p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, oneOf(p.Child("mode"), string(s.Mode), string(ModeSingleNode), string(ModeMultiNode))...)
+	if s.Image == "" {
+		errs = append(errs, field.Required(p.Child("image"), "an image reference such as ${REGISTRY}/model-zoo:2.1.0"))
+	}
+	if s.ContainerName != "" {
+		for _, msg := range validation.IsDNS1123Label(s.ContainerName) {
+			errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName, msg))
+		}
+	}
+	if s.ImagePullPolicy != "" {
+		errs = append(errs, oneOf(p.Child("imagePullPolicy"), string(s.ImagePullPolicy),
+			string(corev1.PullAlways), string(corev1.PullIfNotPresent), string(corev1.PullNever))...)
+	}
+	for i, name := range s.ImagePullSecrets {
+		for _, msg := range validation.IsDNS1123Subdomain(name) {
+			errs = append(errs, field.Invalid(p.Child("imagePullSecrets").Index(i), name, msg))
+		}
+	}
+	if s.Script != "" && len(s.Command) > 0 {
+		errs = append(errs, field.Forbidden(p.Child("script"), "set either script or command, not both"))
+	}
+	if s.Mode == ModeMultiNode && s.Script == "" && len(s.Command) == 0 {
+		errs = append(errs, field.Required(p.Child("command"), "multi-node: the program mpirun starts (command or script)"))
+	}
+	for i, e := range s.Env {
+		for _, msg := range validation.IsEnvVarName(e.Name) {
+			errs = append(errs, field.Invalid(p.Child("env").Index(i).Child("name"), e.Name, msg))
+		}
+	}
+	if sa := s.ServiceAccountName; sa != "" {
+		for _, msg := range validation.IsDNS1123Subdomain(sa) {
+			errs = append(errs, field.Invalid(p.Child("serviceAccountName"), sa, msg))
+		}
+	}
+	errs = append(errs, intRange(p.Child("workers"), s.Workers, 1, MaxWorkers)...)
+	errs = append(errs, intRange(p.Child("gpusPerWorker"), s.GPUsPerWorker, 0, MaxGPUs)...)
+	errs = append(errs, intRange(p.Child("slotsPerWorker"), s.SlotsPerWorker, 1, MaxSlots)...)
+	errs = append(errs, s.Resources.validate(p.Child("resources"))...)
+	if s.LauncherResources != nil {
+		errs = append(errs, s.LauncherResources.validate(p.Child("launcherResources"))...)
+	}
+	errs = append(errs, validateLabels(p.Child("nodeSelector"), s.NodeSelector)...)
+	for i, t := range s.Tolerations {
+		errs = append(errs, validateToleration(p.Child("tolerations").Index(i), t)...)
+	}
+	if pc := s.PriorityClassName; pc != "" {
+		for _, msg := range validation.IsDNS1123Subdomain(pc) {
+			errs = append(errs, field.Invalid(p.Child("priorityClassName"), pc, msg))
+		}
+	}
+	errs = append(errs, s.MPI.validate(p.Child("mpi"))...)
+	errs = append(errs, validateVolumes(p.Child("volumes"), s.Volumes)...)
+	errs = append(errs, s.RunPolicy.validate(p.Child("runPolicy"))...)
+	errs = append(errs, s.Security.validate(p.Child("security"))...)
+	if s.Target != nil {
+		if s.Target.Name == "" && len(s.Target.Labels) == 0 {
+			errs = append(errs, field.Required(p.Child("target"), "a name, labels, or both"))
+		}
+		errs = append(errs, validateLabels(p.Child("target", "labels"), s.Target.Labels)...)
+	}
+	return errs
+}
+
+func (r Resources) validate(p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, q := range []struct {
+		name string
+		v    *resource.Quantity
+	}{{"cpu", r.CPU}, {"memory", r.Memory}} {
+		if q.v != nil && q.v.Sign() <= 0 {
+			errs = append(errs, field.Invalid(p.Child(q.name), q.v.String(), "accepted: a quantity greater than zero"))
+		}
+	}
+	return errs
+}
+
+func (m MPI) validate(p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, oneOf(p.Child("implementation"), string(m.Implementation), string(OpenMPI), string(Intel), string(MPICH))...)
+	errs = append(errs, oneOf(p.Child("launcherCreationPolicy"), m.LauncherCreationPolicy, "AtStartup", "WaitForWorkersReady")...)
+	for i, kv := range m.ForwardEnv {
+		name, _, _ := strings.Cut(kv, "=")
+		for _, msg := range validation.IsEnvVarName(name) {
+			errs = append(errs, field.Invalid(p.Child("forwardEnv").Index(i), kv, msg))
+		}
+	}
+	return errs
+}
+
+func validateVolumes(p *field.Path, vols []Volume) field.ErrorList {
+	var errs field.ErrorList
+	seen := map[string]bool{}
+	for i, v := range vols {
+		vp := p.Index(i)
+		for _, msg := range validation.IsDNS1123Label(v.Name) {
+			errs = append(errs, field.Invalid(vp.Child("name"), v.Name, msg))
+		}
+		if v.Name == NFSVolumeName {
+			errs = append(errs, field.Invalid(vp.Child("name"), v.Name, "reserved for the NFS share from NFS_SERVER and NFS_PATH"))
+		}
+		if seen[v.Name] {
+			errs = append(errs, field.Duplicate(vp.Child("name"), v.Name))
+		}
+		seen[v.Name] = true
+		if v.MountPath == "" {
+			errs = append(errs, field.Required(vp.Child("mountPath"), "an absolute path in the container, e.g. ${DATASET_DIR}"))
+		}
+		sources := 0
+		for _, set := range []bool{v.NFS != nil, v.PVC != nil, v.HostPath != nil, v.EmptyDir != nil} {
+			if set {
+				sources++
+			}
+		}
+		if sources != 1 {
+			errs = append(errs, field.Invalid(vp, v.Name, fmt.Sprintf("has %d sources; accepted: exactly one of nfs, pvc, hostPath, emptyDir", sources)))
+		}
+		if v.PVC != nil {
+			for _, msg := range validation.IsDNS1123Subdomain(v.PVC.ClaimName) {
+				errs = append(errs, field.Invalid(vp.Child("pvc", "claimName"), v.PVC.ClaimName, msg))
+			}
+		}
+		if v.NFS != nil && v.NFS.Path == "" {
+			errs = append(errs, field.Required(vp.Child("nfs", "path"), "the absolute path exported by the NFS server"))
+		}
+		if v.HostPath != nil && v.HostPath.Path == "" {
+			errs = append(errs, field.Required(vp.Child("hostPath", "path"), "an absolute path on the node"))
+		}
+	}
+	return errs
+}
+
+// NFSVolumeName is the volume made from NFS_SERVER and NFS_PATH.
+const NFSVolumeName = "nfs"
+
+func (r RunPolicy) validate(p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, oneOf(p.Child("cleanPodPolicy"), r.CleanPodPolicy, "None", "Running", "All")...)
+	errs = append(errs, oneOf(p.Child("restartPolicy"), string(r.RestartPolicy), "Never", "OnFailure")...)
+	if r.TTLSecondsAfterFinished != nil && *r.TTLSecondsAfterFinished < 0 {
+		errs = append(errs, field.Invalid(p.Child("ttlSecondsAfterFinished"), *r.TTLSecondsAfterFinished, "accepted: 0 or more"))
+	}
+	if r.ActiveDeadlineSeconds != nil && *r.ActiveDeadlineSeconds <= 0 {
+		errs = append(errs, field.Invalid(p.Child("activeDeadlineSeconds"), *r.ActiveDeadlineSeconds, "accepted: 1 or more"))
+	}
+	if r.BackoffLimit != nil && *r.BackoffLimit < 0 {
+		errs = append(errs, field.Invalid(p.Child("backoffLimit"), *r.BackoffLimit, "accepted: 0 or more"))
+	}
+	return errs
+}
+
+func (s Security) validate(p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, id := range []struct {
+		name string
+		v    *int64
+	}{{"runAsUser", s.RunAsUser}, {"runAsGroup", s.RunAsGroup}, {"fsGroup", s.FSGroup}} {
+		if id.v != nil && (*id.v < 0 || *id.v > MaxID) {
+			errs = append(errs, field.Invalid(p.Child(id.name), *id.v, fmt.Sprintf("accepted: 0 to %d", MaxID)))
+		}
+	}
+	if s.Home != "" && !strings.HasPrefix(s.Home, "/") {
+		errs = append(errs, field.Invalid(p.Child("home"), s.Home, "accepted: an absolute path such as /home/mpiuser"))
+	}
+	return errs
+}
+
+func validateLabels(p *field.Path, labels map[string]string) field.ErrorList {
+	var errs field.ErrorList
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		for _, msg := range validation.IsQualifiedName(k) {
+			errs = append(errs, field.Invalid(p.Key(k), k, msg))
+		}
+		for _, msg := range validation.IsValidLabelValue(labels[k]) {
+			errs = append(errs, field.Invalid(p.Key(k), labels[k], msg))
+		}
+	}
+	return errs
+}
+
+func validateToleration(p *field.Path, t corev1.Toleration) field.ErrorList {
+	var errs field.ErrorList
+	if t.Operator != "" {
+		errs = append(errs, oneOf(p.Child("operator"), string(t.Operator), "Exists", "Equal")...)
+	}
+	if t.Effect != "" {
+		errs = append(errs, oneOf(p.Child("effect"), string(t.Effect), "NoSchedule", "PreferNoSchedule", "NoExecute")...)
+	}
+	if t.Operator == corev1.TolerationOpExists && t.Value != "" {
+		errs = append(errs, field.Invalid(p.Child("value"), t.Value, "must be empty when operator is Exists"))
+	}
+	if t.Key != "" {
+		for _, msg := range validation.IsQualifiedName(t.Key) {
+			errs = append(errs, field.Invalid(p.Child("key"), t.Key, msg))
+		}
+	}
+	return errs
+}
+
+func oneOf(p *field.Path, value string, accepted ...string) field.ErrorList {
+	for _, a := range accepted {
+		if value == a {
+			return nil
+		}
+	}
+	return field.ErrorList{field.NotSupported(p, value, accepted)}
+}
+
+func intRange(p *field.Path, v *int32, lo, hi int32) field.ErrorList {
+	if v == nil || (*v >= lo && *v <= hi) {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(p, *v, fmt.Sprintf("accepted: %d to %d", lo, hi))}
+}

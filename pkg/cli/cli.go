@@ -1,0 +1,142 @@
+// Package cli is mlops-fn's command line: the KRM function on stdin/stdout,
+// the standalone renderer, and the hydrate command that writes overlays.
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/mlops-fn/mlops-fn/pkg/processor"
+)
+
+// New builds the mlops-fn command.
+func New() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:           "mlops-fn [JOB.yaml [INPUT.yaml|- ...]]",
+		Short:         "Render MPIJob and Pod manifests for distributed training from mlops.env and a job spec",
+		Long:          help(),
+		Args:          cobra.ArbitraryArgs,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return runResourceList(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			}
+			return runStandalone(args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	return cmd
+}
+
+// runResourceList is the KRM function protocol: a ResourceList in, one out.
+// On failure the items go back unchanged with the results, as kpt expects,
+// and the errors also go to stderr, because kustomize drops results.
+func runResourceList(in io.Reader, out, stderr io.Writer) error {
+	rw := &kio.ByteReadWriter{Reader: in, Writer: out, KeepReaderAnnotations: true}
+	var results framework.Results
+	p := reporter{Processor: processor.Processor{}, results: &results}
+	err := framework.Execute(p, rw)
+	report(stderr, results)
+	if err != nil && len(results) == 0 {
+		fmt.Fprintf(stderr, "mlops-fn: error: %v\n", err)
+	}
+	return err
+}
+
+// runStandalone renders `mlops-fn job.yaml [inputs]` to plain YAML. Nothing
+// reaches stdout unless the whole run succeeds.
+func runStandalone(args []string, in io.Reader, out, stderr io.Writer) error {
+	configFile := args[0]
+	config, err := readConfig(configFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "mlops-fn: error: %v\n", err)
+		return err
+	}
+	var inputs []*yaml.RNode
+	for _, name := range args[1:] {
+		nodes, err := readInput(name, in)
+		if err != nil {
+			fmt.Fprintf(stderr, "mlops-fn: error: %v\n", err)
+			return err
+		}
+		inputs = append(inputs, nodes...)
+	}
+	rl := &framework.ResourceList{FunctionConfig: config, Items: inputs}
+	p := processor.Processor{ConfigDir: filepath.Dir(configFile), ConfigFile: configFile}
+	err = p.Process(rl)
+	report(stderr, rl.Results)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	w := kio.ByteWriter{Writer: &buf, ClearAnnotations: []string{
+		kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, kioutil.IndexAnnotation,
+		kioutil.LegacyIndexAnnotation, kioutil.IdAnnotation, kioutil.LegacyIdAnnotation,
+		kioutil.SeqIndentAnnotation,
+	}}
+	if err := w.Write(rl.Items); err != nil {
+		fmt.Fprintf(stderr, "mlops-fn: error: %v\n", err)
+		return err
+	}
+	_, err = out.Write(buf.Bytes())
+	return err
+}
+
+func readInput(name string, stdin io.Reader) ([]*yaml.RNode, error) {
+	if name == "-" {
+		return (&kio.ByteReader{Reader: stdin, OmitReaderAnnotations: true}).Read()
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := (&kio.ByteReader{Reader: bytes.NewReader(data), OmitReaderAnnotations: true}).Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return nodes, nil
+}
+
+// reporter keeps the results of a framework run for stderr.
+type reporter struct {
+	processor.Processor
+	results *framework.Results
+}
+
+func (r reporter) Process(rl *framework.ResourceList) error {
+	err := r.Processor.Process(rl)
+	*r.results = rl.Results
+	return err
+}
+
+// report writes errors and warnings to stderr, one per line.
+func report(w io.Writer, results framework.Results) {
+	for _, r := range results {
+		for _, line := range strings.Split(r.Message, "\n") {
+			fmt.Fprintf(w, "mlops-fn: %s: %s\n", r.Severity, line)
+		}
+	}
+}
+
+// readConfig reads the job spec file given on the command line.
+func readConfig(name string) (*yaml.RNode, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	config, err := yaml.Parse(string(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return config, nil
+}

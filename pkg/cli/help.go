@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/env"
+)
+
+// help is the --help text, which `kpt fn doc` shows too.
+func help() string {
+	var keys strings.Builder
+	for _, k := range env.KnownKeys() {
+		fmt.Fprintf(&keys, "  %-17s %-9s %s\n", k.Key, k.Type, k.Description)
+	}
+	return fmt.Sprintf(`mlops-fn renders distributed-training manifests from two small files:
+mlops.env (KEY=VALUE, the site and the user) and a job spec (the workload).
+
+Multi-node jobs become a kubeflow.org/v2beta1 MPIJob (a launcher running
+mpirun with -np = workers x slots, and the workers); single-node jobs become a
+Pod. Both get the uid/gid and fsGroup from mlops.env as integers at the pod
+level, the NFS volume from NFS_SERVER/NFS_PATH, and every mlops.env key as an
+environment variable through the ConfigMap of the same values.
+
+Usage:
+  mlops-fn                          KRM function: ResourceList on stdin, ResourceList on stdout
+                                    (kustomize transformers:/generators:, kpt fn render/eval)
+  mlops-fn JOB.yaml [INPUT.yaml|-]  standalone: print the objects as plain YAML; with inputs,
+                                    patch their MPIJob/Pod instead of generating new ones
+
+Existing MPIJob/Pod items named like the job (or chosen by spec.target) are
+patched; otherwise the objects are generated. Running it again on its output
+changes nothing.
+
+Job spec (function config):
+  apiVersion: %s
+  kind: %s
+  metadata:
+    name: resnet50                  # MPIJob/Pod name; pods are NAME-launcher, NAME-worker-N
+  spec:
+    mode: multi-node                # or single-node
+    image: ${REGISTRY}/model-zoo:2.1.0-image-recognition-${MODEL_NAME}
+    script: ${MODEL_DIR}/quickstart/${MODEL_SCRIPT}   # or command: [python, train.py]
+    workingDir: ${MODEL_DIR}
+    volumes:
+    - name: datasets
+      mountPath: ${DATASET_DIR}
+      readOnly: true
+      hostPath: {path: /datasets}   # or nfs: {path: /export/data}, pvc: {claimName: data}
+  (all fields: see the README's job spec reference)
+
+mlops.env keys (values here win over the spec; every key also becomes an env var):
+%s
+Errors name the file, line or field, the value and what is accepted; the
+exit code is 1 and no output is written.
+`, api.APIVersion, api.Kind, keys.String())
+}

@@ -1,0 +1,339 @@
+package env
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// Settings are the known keys, typed. A nil pointer / empty string means the
+// key is absent from the file, so the job spec's own value applies: values
+// present in mlops.env override the spec.
+type Settings struct {
+	Registry, DatasetDir, ModelDir, OutputDir, ModelName, ModelScript string
+	NFSServer, NFSPath, NFSMountPath                                  string
+	UserName, GroupName                                               string
+	// FSGroup defaults to GroupID: volumes then belong to the group the
+	// containers run as, which is what a non-root job needs to write them.
+	UserID, GroupID, FSGroup *int64
+	// SlotsPerWorker defaults to GPUsPerWorker when that is above 0: one MPI
+	// rank per GPU is the usual layout.
+	Workers, GPUsPerWorker, SlotsPerWorker *int32
+	CPU, Memory                            *resource.Quantity
+}
+
+// Problem is a finding about one key of the file.
+type Problem struct {
+	Source  string
+	Line    int
+	Key     string
+	Value   string
+	Message string // says what is wrong and what is accepted
+	Warning bool   // true: a warning (e.g. a likely misspelt key); false: an error
+}
+
+// String reads like `mlops.env:7: WORKERS="four": must be a whole number from
+// 1 to 10000`; the line is left out when it is 0 (a ConfigMap).
+func (p Problem) String() string {
+	loc := p.Source
+	if p.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", p.Source, p.Line)
+	}
+	return fmt.Sprintf("%s: %s=%q: %s", loc, p.Key, p.Value, p.Message)
+}
+
+// KeyDoc documents one known key.
+type KeyDoc struct{ Key, Type, Description string }
+
+// keySpec is how Decode reads one known key.
+type keySpec struct {
+	KeyDoc
+	accepted string // the accepted values, for messages
+	// decode stores v in s, or says what is wrong with v ("" when "must be
+	// <accepted>" says it all).
+	decode func(s *Settings, v string) (wrong string, ok bool)
+}
+
+const (
+	maxID            = 2147483647
+	quantityAccepted = "a Kubernetes quantity such as 500m, 2 (cpu) or 4Gi (memory)"
+	pathAccepted     = `an absolute path without ".." elements, such as /mnt/data`
+)
+
+var specs = map[string]keySpec{
+	"REGISTRY": {
+		KeyDoc:   KeyDoc{"REGISTRY", "registry", "Container image registry, for ${REGISTRY} in the job spec's image, e.g. ghcr.io/team."},
+		accepted: "an image registry such as docker.io, ghcr.io/team or registry.example.com:5000, without a scheme or whitespace",
+		decode:   decodeRegistry,
+	},
+	"DATASET_DIR": pathSpec("DATASET_DIR", "Where the training program reads the dataset, in the containers.", false,
+		func(s *Settings, v string) { s.DatasetDir = v }),
+	"MODEL_DIR": pathSpec("MODEL_DIR", "Where the training program reads and saves the model, in the containers.", false,
+		func(s *Settings, v string) { s.ModelDir = v }),
+	"OUTPUT_DIR": pathSpec("OUTPUT_DIR", "Where the training program writes results and checkpoints, in the containers.", false,
+		func(s *Settings, v string) { s.OutputDir = v }),
+	"MODEL_NAME": textSpec("MODEL_NAME", "Name of the model to train, for the training program.", "a model name such as resnet50",
+		func(s *Settings, v string) { s.ModelName = v }),
+	"MODEL_SCRIPT": textSpec("MODEL_SCRIPT", "Training script in the image, run as the training program (like spec.script).", "a script path such as /opt/train/train.py",
+		func(s *Settings, v string) { s.ModelScript = v }),
+	"NFS_SERVER": {
+		KeyDoc:   KeyDoc{"NFS_SERVER", "host", "NFS server of the shared \"nfs\" volume; needs NFS_PATH."},
+		accepted: "a hostname such as nfs.example.com (lowercase) or an IP address such as 10.0.0.5 or fd00::5, without scheme, port, path or spaces",
+		decode:   decodeHost,
+	},
+	"NFS_PATH": pathSpec("NFS_PATH", "Export on NFS_SERVER mounted as the shared \"nfs\" volume; needs NFS_SERVER.", true,
+		func(s *Settings, v string) { s.NFSPath = v }),
+	"NFS_MOUNT_PATH": pathSpec("NFS_MOUNT_PATH", "Where the shared \"nfs\" volume is mounted in the containers.", false,
+		func(s *Settings, v string) { s.NFSMountPath = v }),
+	"USER_ID": intSpec("USER_ID", "User the containers run as (runAsUser); overrides spec.security.runAsUser.", 0, maxID,
+		func(s *Settings, n *int64) { s.UserID = n }),
+	"USER_NAME": textSpec("USER_NAME", "Name of USER_ID in the image; the non-root home is /home/$USER_NAME.", "a user name such as mpiuser",
+		func(s *Settings, v string) { s.UserName = v }),
+	"GROUP_ID": intSpec("GROUP_ID", "Group the containers run as (runAsGroup); overrides spec.security.runAsGroup.", 0, maxID,
+		func(s *Settings, n *int64) { s.GroupID = n }),
+	"GROUP_NAME": textSpec("GROUP_NAME", "Name of GROUP_ID in the image.", "a group name such as mpiuser",
+		func(s *Settings, v string) { s.GroupName = v }),
+	"FS_GROUP": intSpec("FS_GROUP", "Group that owns the mounted volumes (fsGroup); overrides spec.security.fsGroup. Default: GROUP_ID.", 0, maxID,
+		func(s *Settings, n *int64) { s.FSGroup = n }),
+	"WORKERS": intSpec("WORKERS", "Number of worker pods; overrides spec.workers.", 1, 10000,
+		func(s *Settings, n *int32) { s.Workers = n }),
+	"GPUS_PER_WORKER": intSpec("GPUS_PER_WORKER", "GPUs (nvidia.com/gpu) per worker, 0 for none; overrides spec.gpusPerWorker.", 0, 64,
+		func(s *Settings, n *int32) { s.GPUsPerWorker = n }),
+	"SLOTS_PER_WORKER": intSpec("SLOTS_PER_WORKER", "MPI slots (ranks) per worker; overrides spec.slotsPerWorker. Default: GPUS_PER_WORKER when above 0.", 1, 1024,
+		func(s *Settings, n *int32) { s.SlotsPerWorker = n }),
+	"CPU":    quantitySpec("CPU", "CPU limit of each worker (or of the single-node Pod); overrides spec.resources.cpu.", func(s *Settings, q *resource.Quantity) { s.CPU = q }),
+	"MEMORY": quantitySpec("MEMORY", "Memory limit of each worker (or of the single-node Pod); overrides spec.resources.memory.", func(s *Settings, q *resource.Quantity) { s.Memory = q }),
+}
+
+// knownKeys are the keys of specs, sorted, so suggestions and KnownKeys are deterministic.
+var knownKeys = slices.Sorted(maps.Keys(specs))
+
+// KnownKeys lists the keys Decode understands, sorted, each with a one-line
+// description (for the README and --help).
+func KnownKeys() []KeyDoc {
+	docs := make([]KeyDoc, len(knownKeys))
+	for i, k := range knownKeys {
+		docs[i] = specs[k].KeyDoc
+	}
+	return docs
+}
+
+// Decode types the known keys of f. It returns every problem found, errors and
+// warnings, sorted by line then key.
+func Decode(f *File) (Settings, []Problem) {
+	var s Settings
+	var problems []Problem
+	report := func(e Entry, warning bool, msg string) {
+		problems = append(problems, Problem{Source: f.Source, Line: e.Line, Key: e.Key, Value: e.Value, Message: msg, Warning: warning})
+	}
+	for _, e := range f.Entries {
+		if e.Bare {
+			report(e, true, fmt.Sprintf(`%s has no "=": kustomize sets it to the empty string (it does not read your shell environment); write %s=value`, e.Key, e.Key))
+		}
+		spec, known := specs[e.Key]
+		if !known {
+			if k := suggest(e.Key); k != "" {
+				msg := fmt.Sprintf("unknown key %s: did you mean %s?", e.Key, k)
+				if strings.EqualFold(e.Key, k) {
+					msg += " (keys are case-sensitive)"
+				}
+				report(e, true, msg)
+			}
+			continue
+		}
+		if strings.TrimSpace(e.Value) != e.Value {
+			report(e, false, "has leading or trailing whitespace, which kustomize keeps in the value; accepted: "+spec.accepted)
+			continue
+		}
+		if wrong, ok := spec.decode(&s, e.Value); !ok {
+			msg := "must be " + spec.accepted
+			if wrong != "" {
+				msg = wrong + "; accepted: " + spec.accepted
+			}
+			report(e, false, msg)
+		}
+	}
+
+	// An NFS volume needs both halves; the spec's volumes name their own server.
+	server, hasServer := f.Lookup("NFS_SERVER")
+	path, hasPath := f.Lookup("NFS_PATH")
+	if hasPath && !hasServer {
+		report(path, false, "NFS_SERVER is missing: set both NFS_SERVER and NFS_PATH, or neither")
+	}
+	if hasServer && !hasPath {
+		report(server, false, "NFS_PATH is missing: set both NFS_SERVER and NFS_PATH, or neither")
+	}
+
+	if _, ok := f.Lookup("FS_GROUP"); !ok && s.GroupID != nil {
+		s.FSGroup = ptr(*s.GroupID)
+	}
+	if _, ok := f.Lookup("SLOTS_PER_WORKER"); !ok && s.GPUsPerWorker != nil && *s.GPUsPerWorker > 0 {
+		s.SlotsPerWorker = ptr(*s.GPUsPerWorker)
+	}
+
+	slices.SortStableFunc(problems, func(a, b Problem) int {
+		return cmp.Or(cmp.Compare(a.Line, b.Line), strings.Compare(a.Key, b.Key))
+	})
+	return s, problems
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// suggest returns the known key that key likely misspells: the same key in
+// another case, or one edit away from it (ignoring case); "" if none.
+func suggest(key string) string {
+	upper := strings.ToUpper(key)
+	if _, ok := specs[upper]; ok {
+		return upper
+	}
+	for _, k := range knownKeys {
+		if withinOneEdit(upper, k) {
+			return k
+		}
+	}
+	return ""
+}
+
+// withinOneEdit reports whether a turns into b by at most one insertion,
+// deletion, substitution or swap of adjacent bytes.
+func withinOneEdit(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(b)-len(a) > 1 {
+		return false
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	switch {
+	case i == len(a):
+		return true
+	case len(a) < len(b):
+		return a[i:] == b[i+1:]
+	case a[i+1:] == b[i+1:]:
+		return true
+	default:
+		return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
+	}
+}
+
+// wholeNumber parses v as digits only: strconv alone would take "+5" and "-0".
+func wholeNumber(v string, lo, hi int64) (int64, bool) {
+	if v == "" || strings.TrimLeft(v, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	return n, err == nil && lo <= n && n <= hi
+}
+
+func intSpec[T int32 | int64](key, desc string, lo, hi T, set func(*Settings, *T)) keySpec {
+	return keySpec{
+		KeyDoc:   KeyDoc{key, fmt.Sprintf("integer %d..%d", lo, hi), desc},
+		accepted: fmt.Sprintf("a whole number from %d to %d", lo, hi),
+		decode: func(s *Settings, v string) (string, bool) {
+			n, ok := wholeNumber(v, int64(lo), int64(hi))
+			if ok {
+				set(s, ptr(T(n)))
+			}
+			return "", ok
+		},
+	}
+}
+
+func quantitySpec(key, desc string, set func(*Settings, *resource.Quantity)) keySpec {
+	return keySpec{
+		KeyDoc:   KeyDoc{key, "quantity", desc},
+		accepted: quantityAccepted,
+		decode: func(s *Settings, v string) (string, bool) {
+			q, err := resource.ParseQuantity(v)
+			if err != nil {
+				return "is not a Kubernetes quantity", false
+			}
+			if q.Sign() <= 0 {
+				return "must be greater than 0", false
+			}
+			set(s, &q)
+			return "", true
+		},
+	}
+}
+
+// pathSpec reads an absolute path; an empty value counts as absent unless
+// required (NFS_PATH: an empty export is a mistake, not a default).
+func pathSpec(key, desc string, required bool, set func(*Settings, string)) keySpec {
+	return keySpec{
+		KeyDoc:   KeyDoc{key, "absolute path", desc},
+		accepted: pathAccepted,
+		decode: func(s *Settings, v string) (string, bool) {
+			switch {
+			case v == "" && required:
+				return "is empty", false
+			case v != "" && v[0] != '/':
+				return "is not an absolute path", false
+			case slices.Contains(strings.Split(v, "/"), ".."):
+				return `has a ".." element`, false
+			}
+			set(s, v)
+			return "", true
+		},
+	}
+}
+
+// textSpec reads free text; Decode has already refused surrounding whitespace.
+func textSpec(key, desc, accepted string, set func(*Settings, string)) keySpec {
+	return keySpec{
+		KeyDoc:   KeyDoc{key, "string", desc},
+		accepted: accepted,
+		decode: func(s *Settings, v string) (string, bool) {
+			set(s, v)
+			return "", true
+		},
+	}
+}
+
+func decodeRegistry(s *Settings, v string) (string, bool) {
+	if wrong := hostProblem(v); wrong != "" {
+		return wrong, false
+	}
+	s.Registry = v
+	return "", true
+}
+
+func decodeHost(s *Settings, v string) (string, bool) {
+	if wrong := hostProblem(v); wrong != "" {
+		return wrong, false
+	}
+	if strings.Contains(v, "/") {
+		return "has a path; put the export in NFS_PATH", false
+	}
+	addr, err := netip.ParseAddr(v)
+	isIP := err == nil && addr.Zone() == "" // a zone only means something on the host that wrote it
+	if !isIP && len(validation.IsDNS1123Subdomain(v)) > 0 {
+		return "", false
+	}
+	s.NFSServer = v
+	return "", true
+}
+
+// hostProblem catches the mistakes REGISTRY and NFS_SERVER share.
+func hostProblem(v string) string {
+	switch {
+	case v == "":
+		return "is empty"
+	case strings.Contains(v, "://"):
+		return "has a scheme"
+	case strings.IndexFunc(v, unicode.IsSpace) >= 0:
+		return "contains whitespace"
+	}
+	return ""
+}

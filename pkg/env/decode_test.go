@@ -1,0 +1,339 @@
+package env
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+var equateQuantity = cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })
+
+func i64(v int64) *int64 { return &v }
+func i32(v int32) *int32 { return &v }
+func qty(s string) *resource.Quantity {
+	q := resource.MustParse(s)
+	return &q
+}
+
+// render shows a problem with its kind, so tests check Warning too.
+func render(ps []Problem) []string {
+	var out []string
+	for _, p := range ps {
+		kind := "E "
+		if p.Warning {
+			kind = "W "
+		}
+		out = append(out, kind+p.String())
+	}
+	return out
+}
+
+// decodeText parses in as mlops.env and decodes it.
+func decodeText(t *testing.T, in string) (Settings, []Problem) {
+	t.Helper()
+	f, err := Parse("mlops.env", []byte(in))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	return Decode(f)
+}
+
+func TestDecode(t *testing.T) {
+	const (
+		ws      = "has leading or trailing whitespace, which kustomize keeps in the value; "
+		idRange = "a whole number from 0 to 2147483647"
+		qtyOK   = "accepted: a Kubernetes quantity such as 500m, 2 (cpu) or 4Gi (memory)"
+		pathOK  = `accepted: an absolute path without ".." elements, such as /mnt/data`
+		hostOK  = "accepted: a hostname such as nfs.example.com (lowercase) or an IP address such as 10.0.0.5 or fd00::5, without scheme, port, path or spaces"
+		regOK   = "accepted: an image registry such as docker.io, ghcr.io/team or registry.example.com:5000, without a scheme or whitespace"
+	)
+	tests := []struct {
+		name     string
+		in       string
+		want     Settings
+		problems []string
+	}{
+		{name: "empty file"},
+		{
+			name: "every key",
+			in: `REGISTRY=ghcr.io/acme
+DATASET_DIR=/mnt/nfs/data
+MODEL_DIR=/mnt/nfs/models
+OUTPUT_DIR=/mnt/nfs/out
+MODEL_NAME=resnet50
+MODEL_SCRIPT=/opt/train/train.py
+NFS_SERVER=nfs.example.com
+NFS_PATH=/export/mlops
+NFS_MOUNT_PATH=/mnt/nfs
+USER_ID=1000
+USER_NAME=alice
+GROUP_ID=1001
+GROUP_NAME=ml
+FS_GROUP=2000
+WORKERS=4
+GPUS_PER_WORKER=8
+SLOTS_PER_WORKER=4
+CPU=16
+MEMORY=64Gi
+HOROVOD_FUSION_THRESHOLD=0
+`,
+			want: Settings{
+				Registry: "ghcr.io/acme", DatasetDir: "/mnt/nfs/data", ModelDir: "/mnt/nfs/models", OutputDir: "/mnt/nfs/out",
+				ModelName: "resnet50", ModelScript: "/opt/train/train.py",
+				NFSServer: "nfs.example.com", NFSPath: "/export/mlops", NFSMountPath: "/mnt/nfs",
+				UserName: "alice", GroupName: "ml",
+				UserID: i64(1000), GroupID: i64(1001), FSGroup: i64(2000),
+				Workers: i32(4), GPUsPerWorker: i32(8), SlotsPerWorker: i32(4),
+				CPU: qty("16"), Memory: qty("64Gi"),
+			},
+		},
+
+		// Integers.
+		{name: "USER_ID 0", in: "USER_ID=0", want: Settings{UserID: i64(0)}},
+		{name: "USER_ID max", in: "USER_ID=2147483647", want: Settings{UserID: i64(2147483647)}},
+		{name: "USER_ID leading zeros", in: "USER_ID=0042", want: Settings{UserID: i64(42)}},
+		{name: "USER_ID too big", in: "USER_ID=2147483648", problems: []string{`E mlops.env:1: USER_ID="2147483648": must be ` + idRange}},
+		{name: "USER_ID overflows int64", in: "USER_ID=99999999999999999999", problems: []string{`E mlops.env:1: USER_ID="99999999999999999999": must be ` + idRange}},
+		{name: "USER_ID decimal", in: "USER_ID=1000.0", problems: []string{`E mlops.env:1: USER_ID="1000.0": must be ` + idRange}},
+		{name: "USER_ID negative", in: "USER_ID=-1", problems: []string{`E mlops.env:1: USER_ID="-1": must be ` + idRange}},
+		{name: "USER_ID plus sign", in: "USER_ID=+5", problems: []string{`E mlops.env:1: USER_ID="+5": must be ` + idRange}},
+		{name: "USER_ID word", in: "USER_ID=abc", problems: []string{`E mlops.env:1: USER_ID="abc": must be ` + idRange}},
+		{name: "USER_ID empty", in: "USER_ID=", problems: []string{`E mlops.env:1: USER_ID="": must be ` + idRange}},
+		{name: "USER_ID leading space", in: "USER_ID= 1000", problems: []string{`E mlops.env:1: USER_ID=" 1000": ` + ws + "accepted: " + idRange}},
+		{name: "USER_ID trailing space", in: "USER_ID=1000 ", problems: []string{`E mlops.env:1: USER_ID="1000 ": ` + ws + "accepted: " + idRange}},
+		{name: "GROUP_ID invalid", in: "GROUP_ID=staff", problems: []string{`E mlops.env:1: GROUP_ID="staff": must be ` + idRange}},
+		{name: "FS_GROUP invalid", in: "FS_GROUP=-5", problems: []string{`E mlops.env:1: FS_GROUP="-5": must be ` + idRange}},
+		{name: "WORKERS bounds", in: "WORKERS=1", want: Settings{Workers: i32(1)}},
+		{name: "WORKERS max", in: "WORKERS=10000", want: Settings{Workers: i32(10000)}},
+		{name: "WORKERS zero", in: "WORKERS=0", problems: []string{`E mlops.env:1: WORKERS="0": must be a whole number from 1 to 10000`}},
+		{name: "WORKERS too many", in: "WORKERS=10001", problems: []string{`E mlops.env:1: WORKERS="10001": must be a whole number from 1 to 10000`}},
+		{name: "WORKERS word", in: "WORKERS=four", problems: []string{`E mlops.env:1: WORKERS="four": must be a whole number from 1 to 10000`}},
+		{name: "WORKERS quoted", in: `WORKERS="4"`, problems: []string{`E mlops.env:1: WORKERS="\"4\"": must be a whole number from 1 to 10000`}},
+		{name: "GPUS_PER_WORKER 0 sets no slots", in: "GPUS_PER_WORKER=0", want: Settings{GPUsPerWorker: i32(0)}},
+		{name: "GPUS_PER_WORKER max", in: "GPUS_PER_WORKER=64", want: Settings{GPUsPerWorker: i32(64), SlotsPerWorker: i32(64)}},
+		{name: "GPUS_PER_WORKER too many", in: "GPUS_PER_WORKER=65", problems: []string{`E mlops.env:1: GPUS_PER_WORKER="65": must be a whole number from 0 to 64`}},
+		{name: "SLOTS_PER_WORKER max", in: "SLOTS_PER_WORKER=1024", want: Settings{SlotsPerWorker: i32(1024)}},
+		{name: "SLOTS_PER_WORKER zero", in: "SLOTS_PER_WORKER=0", problems: []string{`E mlops.env:1: SLOTS_PER_WORKER="0": must be a whole number from 1 to 1024`}},
+		{name: "SLOTS_PER_WORKER too many", in: "SLOTS_PER_WORKER=1025", problems: []string{`E mlops.env:1: SLOTS_PER_WORKER="1025": must be a whole number from 1 to 1024`}},
+
+		// Defaults.
+		{name: "FS_GROUP defaults to GROUP_ID", in: "GROUP_ID=100", want: Settings{GroupID: i64(100), FSGroup: i64(100)}},
+		{name: "FS_GROUP set wins", in: "GROUP_ID=100\nFS_GROUP=200", want: Settings{GroupID: i64(100), FSGroup: i64(200)}},
+		{
+			name:     "invalid FS_GROUP is not defaulted",
+			in:       "GROUP_ID=100\nFS_GROUP=x",
+			want:     Settings{GroupID: i64(100)},
+			problems: []string{`E mlops.env:2: FS_GROUP="x": must be ` + idRange},
+		},
+		{name: "slots default to GPUs", in: "GPUS_PER_WORKER=4", want: Settings{GPUsPerWorker: i32(4), SlotsPerWorker: i32(4)}},
+		{name: "slots set win", in: "SLOTS_PER_WORKER=1\nGPUS_PER_WORKER=4", want: Settings{GPUsPerWorker: i32(4), SlotsPerWorker: i32(1)}},
+		{
+			name:     "invalid slots are not defaulted",
+			in:       "SLOTS_PER_WORKER=0\nGPUS_PER_WORKER=4",
+			want:     Settings{GPUsPerWorker: i32(4)},
+			problems: []string{`E mlops.env:1: SLOTS_PER_WORKER="0": must be a whole number from 1 to 1024`},
+		},
+
+		// Quantities.
+		{name: "CPU millicores", in: "CPU=500m", want: Settings{CPU: qty("500m")}},
+		{name: "MEMORY Gi", in: "MEMORY=4Gi", want: Settings{Memory: qty("4Gi")}},
+		{name: "CPU zero", in: "CPU=0", problems: []string{`E mlops.env:1: CPU="0": must be greater than 0; ` + qtyOK}},
+		{name: "CPU negative", in: "CPU=-1", problems: []string{`E mlops.env:1: CPU="-1": must be greater than 0; ` + qtyOK}},
+		{name: "CPU word", in: "CPU=lots", problems: []string{`E mlops.env:1: CPU="lots": is not a Kubernetes quantity; ` + qtyOK}},
+		{name: "CPU empty", in: "CPU=", problems: []string{`E mlops.env:1: CPU="": is not a Kubernetes quantity; ` + qtyOK}},
+		{name: "MEMORY GB", in: "MEMORY=4GB", problems: []string{`E mlops.env:1: MEMORY="4GB": is not a Kubernetes quantity; ` + qtyOK}},
+		{name: "MEMORY trailing space", in: "MEMORY=4Gi ", problems: []string{`E mlops.env:1: MEMORY="4Gi ": ` + ws + qtyOK}},
+
+		// Paths.
+		{name: "empty dirs are absent", in: "DATASET_DIR=\nMODEL_DIR=\nOUTPUT_DIR=\nNFS_MOUNT_PATH="},
+		{name: "path with spaces inside", in: "OUTPUT_DIR=/mnt/my runs", want: Settings{OutputDir: "/mnt/my runs"}},
+		{name: "relative DATASET_DIR", in: "DATASET_DIR=data", problems: []string{`E mlops.env:1: DATASET_DIR="data": is not an absolute path; ` + pathOK}},
+		{name: "MODEL_DIR with ..", in: "MODEL_DIR=/mnt/../etc", problems: []string{`E mlops.env:1: MODEL_DIR="/mnt/../etc": has a ".." element; ` + pathOK}},
+		{name: "OUTPUT_DIR ending in ..", in: "OUTPUT_DIR=/mnt/..", problems: []string{`E mlops.env:1: OUTPUT_DIR="/mnt/..": has a ".." element; ` + pathOK}},
+		{name: "dotted names are not ..", in: "OUTPUT_DIR=/mnt/..out/a..b", want: Settings{OutputDir: "/mnt/..out/a..b"}},
+		{name: "relative NFS_MOUNT_PATH", in: "NFS_MOUNT_PATH=mnt/nfs", problems: []string{`E mlops.env:1: NFS_MOUNT_PATH="mnt/nfs": is not an absolute path; ` + pathOK}},
+		{name: "MODEL_DIR trailing space", in: "MODEL_DIR=/m ", problems: []string{`E mlops.env:1: MODEL_DIR="/m ": ` + ws + pathOK}},
+
+		// NFS.
+		{name: "NFS IPv4", in: "NFS_SERVER=10.0.0.5\nNFS_PATH=/export", want: Settings{NFSServer: "10.0.0.5", NFSPath: "/export"}},
+		{name: "NFS IPv6", in: "NFS_SERVER=fd00::5\nNFS_PATH=/export", want: Settings{NFSServer: "fd00::5", NFSPath: "/export"}},
+		{name: "NFS short hostname", in: "NFS_SERVER=nfs\nNFS_PATH=/", want: Settings{NFSServer: "nfs", NFSPath: "/"}},
+		{name: "NFS_PATH empty", in: "NFS_SERVER=nfs\nNFS_PATH=", want: Settings{NFSServer: "nfs"}, problems: []string{`E mlops.env:2: NFS_PATH="": is empty; ` + pathOK}},
+		{name: "NFS_PATH relative", in: "NFS_SERVER=nfs\nNFS_PATH=export", want: Settings{NFSServer: "nfs"}, problems: []string{`E mlops.env:2: NFS_PATH="export": is not an absolute path; ` + pathOK}},
+		{name: "NFS_PATH without server", in: "NFS_PATH=/export", want: Settings{NFSPath: "/export"}, problems: []string{`E mlops.env:1: NFS_PATH="/export": NFS_SERVER is missing: set both NFS_SERVER and NFS_PATH, or neither`}},
+		{name: "NFS_SERVER without path", in: "NFS_SERVER=nfs", want: Settings{NFSServer: "nfs"}, problems: []string{`E mlops.env:1: NFS_SERVER="nfs": NFS_PATH is missing: set both NFS_SERVER and NFS_PATH, or neither`}},
+		{name: "NFS_SERVER scheme", in: "NFS_SERVER=nfs://nfs.example.com\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="nfs://nfs.example.com": has a scheme; ` + hostOK}},
+		{name: "NFS_SERVER with path", in: "NFS_SERVER=nfs.example.com:/export\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="nfs.example.com:/export": has a path; put the export in NFS_PATH; ` + hostOK}},
+		{name: "NFS_SERVER with port", in: "NFS_SERVER=nfs.example.com:2049\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="nfs.example.com:2049": must be a hostname such as nfs.example.com (lowercase) or an IP address such as 10.0.0.5 or fd00::5, without scheme, port, path or spaces`}},
+		{name: "NFS_SERVER uppercase", in: "NFS_SERVER=NFS.example.com\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="NFS.example.com": must be a hostname such as nfs.example.com (lowercase) or an IP address such as 10.0.0.5 or fd00::5, without scheme, port, path or spaces`}},
+		{name: "NFS_SERVER IPv6 zone", in: "NFS_SERVER=fe80::1%eth0\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="fe80::1%eth0": must be a hostname such as nfs.example.com (lowercase) or an IP address such as 10.0.0.5 or fd00::5, without scheme, port, path or spaces`}},
+		{name: "NFS_SERVER inner space", in: "NFS_SERVER=nfs server\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="nfs server": contains whitespace; ` + hostOK}},
+		{name: "NFS_SERVER empty", in: "NFS_SERVER=\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="": is empty; ` + hostOK}},
+
+		// Registry and text.
+		{name: "REGISTRY with port and path", in: "REGISTRY=registry.example.com:5000/team", want: Settings{Registry: "registry.example.com:5000/team"}},
+		{name: "REGISTRY scheme", in: "REGISTRY=https://docker.io", problems: []string{`E mlops.env:1: REGISTRY="https://docker.io": has a scheme; ` + regOK}},
+		{name: "REGISTRY empty", in: "REGISTRY=", problems: []string{`E mlops.env:1: REGISTRY="": is empty; ` + regOK}},
+		{name: "REGISTRY inner space", in: "REGISTRY=my registry", problems: []string{`E mlops.env:1: REGISTRY="my registry": contains whitespace; ` + regOK}},
+		{name: "REGISTRY trailing space", in: "REGISTRY=docker.io ", problems: []string{`E mlops.env:1: REGISTRY="docker.io ": ` + ws + regOK}},
+		{name: "text keys", in: "MODEL_NAME=bert large\nUSER_NAME=alice\nGROUP_NAME=\n", want: Settings{ModelName: "bert large", UserName: "alice"}},
+		{name: "MODEL_NAME trailing space", in: "MODEL_NAME=bert ", problems: []string{`E mlops.env:1: MODEL_NAME="bert ": ` + ws + `accepted: a model name such as resnet50`}},
+		{name: "MODEL_SCRIPT leading tab", in: "MODEL_SCRIPT=\t/train.py", problems: []string{`E mlops.env:1: MODEL_SCRIPT="\t/train.py": ` + ws + `accepted: a script path such as /opt/train/train.py`}},
+
+		// Bare keys.
+		{
+			name: "bare unknown key",
+			in:   "FOO\n",
+			problems: []string{
+				`W mlops.env:1: FOO="": FOO has no "=": kustomize sets it to the empty string (it does not read your shell environment); write FOO=value`,
+			},
+		},
+		{
+			name: "bare known key is also invalid",
+			in:   "MODEL_NAME=x\nWORKERS\n",
+			want: Settings{ModelName: "x"},
+			problems: []string{
+				`W mlops.env:2: WORKERS="": WORKERS has no "=": kustomize sets it to the empty string (it does not read your shell environment); write WORKERS=value`,
+				`E mlops.env:2: WORKERS="": must be a whole number from 1 to 10000`,
+			},
+		},
+
+		// Misspelt keys.
+		{name: "missing letter", in: "WORKER=4", problems: []string{`W mlops.env:1: WORKER="4": unknown key WORKER: did you mean WORKERS?`}},
+		{name: "missing S inside", in: "GPU_PER_WORKER=2", problems: []string{`W mlops.env:1: GPU_PER_WORKER="2": unknown key GPU_PER_WORKER: did you mean GPUS_PER_WORKER?`}},
+		{name: "lower case", in: "workers=4", problems: []string{`W mlops.env:1: workers="4": unknown key workers: did you mean WORKERS? (keys are case-sensitive)`}},
+		{name: "lower case and an edit", in: "worker=4", problems: []string{`W mlops.env:1: worker="4": unknown key worker: did you mean WORKERS?`}},
+		{name: "missing underscore", in: "USERID=1000", problems: []string{`W mlops.env:1: USERID="1000": unknown key USERID: did you mean USER_ID?`}},
+		{name: "missing R", in: "NFS_SEVER=nfs", problems: []string{`W mlops.env:1: NFS_SEVER="nfs": unknown key NFS_SEVER: did you mean NFS_SERVER?`}},
+		{name: "swapped letters", in: "WOKRERS=4", problems: []string{`W mlops.env:1: WOKRERS="4": unknown key WOKRERS: did you mean WORKERS?`}},
+		{name: "wrong letter", in: "MEMORU=4Gi", problems: []string{`W mlops.env:1: MEMORU="4Gi": unknown key MEMORU: did you mean MEMORY?`}},
+		{name: "extra letter", in: "CPUS=4", problems: []string{`W mlops.env:1: CPUS="4": unknown key CPUS: did you mean CPU?`}},
+		{name: "two edits away is just an extra variable", in: "WORKERS_X=4\nNCCL_DEBUG=INFO\nOMP_NUM_THREADS=1"},
+
+		// Several at once.
+		{
+			name: "all problems sorted by line",
+			in: `# site settings
+NFS_PATH=/export/../x
+WORKER=2
+CPU=0
+GROUP_ID=100
+MEMORY=lots
+USER_ID=-1
+REGISTRY=https://docker.io
+workers=4
+`,
+			want: Settings{GroupID: i64(100), FSGroup: i64(100)},
+			problems: []string{
+				`E mlops.env:2: NFS_PATH="/export/../x": has a ".." element; ` + pathOK,
+				`E mlops.env:2: NFS_PATH="/export/../x": NFS_SERVER is missing: set both NFS_SERVER and NFS_PATH, or neither`,
+				`W mlops.env:3: WORKER="2": unknown key WORKER: did you mean WORKERS?`,
+				`E mlops.env:4: CPU="0": must be greater than 0; ` + qtyOK,
+				`E mlops.env:6: MEMORY="lots": is not a Kubernetes quantity; ` + qtyOK,
+				`E mlops.env:7: USER_ID="-1": must be ` + idRange,
+				`E mlops.env:8: REGISTRY="https://docker.io": has a scheme; ` + regOK,
+				`W mlops.env:9: workers="4": unknown key workers: did you mean WORKERS? (keys are case-sensitive)`,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, problems := decodeText(t, tt.in)
+			if diff := cmp.Diff(tt.want, got, equateQuantity); diff != "" {
+				t.Errorf("settings (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.problems, render(problems)); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+			for _, p := range problems {
+				if p.Source != "mlops.env" {
+					t.Errorf("problem Source = %q", p.Source)
+				}
+			}
+		})
+	}
+}
+
+func TestDecodeDefaultsAreCopies(t *testing.T) {
+	s, problems := decodeText(t, "GROUP_ID=100\nGPUS_PER_WORKER=2\n")
+	if len(problems) > 0 {
+		t.Fatalf("problems: %v", render(problems))
+	}
+	*s.GroupID, *s.GPUsPerWorker = 1, 1
+	if *s.FSGroup != 100 || *s.SlotsPerWorker != 2 {
+		t.Errorf("defaults share the source pointers: FSGroup %d, SlotsPerWorker %d", *s.FSGroup, *s.SlotsPerWorker)
+	}
+}
+
+func TestDecodeFromMap(t *testing.T) {
+	f := FromMap("ConfigMap/mlops-env", map[string]string{"WORKERS": "x", "CPU": "2", "NFS_SERVER": "nfs"})
+	s, problems := Decode(f)
+	want := []string{
+		`E ConfigMap/mlops-env: NFS_SERVER="nfs": NFS_PATH is missing: set both NFS_SERVER and NFS_PATH, or neither`,
+		`E ConfigMap/mlops-env: WORKERS="x": must be a whole number from 1 to 10000`,
+	}
+	if diff := cmp.Diff(want, render(problems)); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(Settings{CPU: qty("2"), NFSServer: "nfs"}, s, equateQuantity); diff != "" {
+		t.Errorf("settings (-want +got):\n%s", diff)
+	}
+}
+
+func TestKnownKeys(t *testing.T) {
+	want := []string{
+		"CPU", "DATASET_DIR", "FS_GROUP", "GPUS_PER_WORKER", "GROUP_ID", "GROUP_NAME", "MEMORY",
+		"MODEL_DIR", "MODEL_NAME", "MODEL_SCRIPT", "NFS_MOUNT_PATH", "NFS_PATH", "NFS_SERVER",
+		"OUTPUT_DIR", "REGISTRY", "SLOTS_PER_WORKER", "USER_ID", "USER_NAME", "WORKERS",
+	}
+	docs := KnownKeys()
+	var keys []string
+	for _, d := range docs {
+		keys = append(keys, d.Key)
+		if _, ok := specs[d.Key]; !ok {
+			t.Errorf("%s: documented under another key than it is decoded", d.Key)
+		}
+		if d.Type == "" || d.Description == "" || strings.Contains(d.Description, "\n") {
+			t.Errorf("%s: want a type and a one-line description, got %+v", d.Key, d)
+		}
+	}
+	if diff := cmp.Diff(want, keys); diff != "" {
+		t.Errorf("keys (-want +got):\n%s", diff)
+	}
+	if !slices.IsSorted(keys) {
+		t.Errorf("keys not sorted: %v", keys)
+	}
+	if got := docs[slices.Index(keys, "WORKERS")].Type; got != "integer 1..10000" {
+		t.Errorf("WORKERS type = %q", got)
+	}
+}
+
+func TestWithinOneEdit(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{"", "", true},
+		{"ABC", "ABC", true},
+		{"AB", "ABC", true},
+		{"ABC", "AB", true},
+		{"AC", "ABC", true},
+		{"XBC", "ABC", true},
+		{"ABX", "ABC", true},
+		{"BAC", "ABC", true},
+		{"ACB", "ABC", true},
+		{"A", "ABC", false},
+		{"XYC", "ABC", false},
+		{"CBA", "ABC", false},
+		{"BCA", "ABC", false},
+		{"ABCD", "BACE", false},
+	}
+	for _, tt := range tests {
+		if got := withinOneEdit(tt.a, tt.b); got != tt.want {
+			t.Errorf("withinOneEdit(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,168 @@
+// Package env reads mlops.env the way kustomize's configMapGenerator reads an
+// `envs:` file, and decodes its known keys into typed settings.
+//
+// Parse takes the same lines, keys and values as kustomize v5.8
+// (sigs.k8s.io/kustomize/api v0.21 kv.keyValuesFromLines), so the values the
+// function acts on are the values the mlops-env ConfigMap carries into the
+// containers. It is stricter in three places, where kustomize silently
+// produces something unusable: keys must be valid environment variable names
+// (kustomize v5.8's validator is a no-op), a line with an empty key ("=x") is
+// an error (kustomize drops it), and a line longer than bufio.MaxScanTokenSize
+// is an error (kustomize drops it and every line after it).
+package env
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// Entry is one KEY=VALUE pair of an env file, with the 1-based line it came
+// from (0 when it came from a map/ConfigMap).
+type Entry struct {
+	Key   string
+	Value string
+	Line  int
+	// Bare is set for a line with no "=": kustomize gives it the empty value.
+	Bare bool
+}
+
+// File is an env file's entries in file order. Source names the file (e.g.
+// "quickstart/k8s/mlops/multi-node/mlops.env" or "ConfigMap/mlops-env") for
+// messages.
+type File struct {
+	Source  string
+	Entries []Entry
+}
+
+// ParseError names the file, line, the offending text and what is accepted.
+type ParseError struct {
+	Source string
+	Line   int
+	Text   string // the offending line (or key)
+	Reason string
+}
+
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("%s:%d: %q: %s", e.Source, e.Line, e.Text, e.Reason)
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// envVarNameRule is Kubernetes' wording of what IsEnvVarName accepts, without
+// the regular expression it appends.
+const envVarNameRule = "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit"
+
+// longLineText is how much of an over-long line a ParseError quotes.
+const longLineText = 40
+
+// Parse reads data with kustomize v5.8 configMapGenerator envs: semantics:
+// lines as bufio.ScanLines splits them (a trailing "\r" is dropped), invalid
+// UTF-8 rejected, a UTF-8 BOM dropped from the first line only, leading
+// whitespace dropped (trailing whitespace is part of the value), blank lines
+// and lines starting with '#' skipped, split at the first '=', no quote
+// removal, a line without '=' giving its key the empty value, and a repeated
+// key rejected. Errors are *ParseError.
+func Parse(source string, data []byte) (*File, error) {
+	f := &File{Source: source}
+	seen := map[string]int{} // key -> line
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	// Count the bytes consumed so an over-long line can be quoted.
+	consumed := 0
+	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		advance, token, err := bufio.ScanLines(data, atEOF)
+		consumed += advance
+		return advance, token, err
+	})
+	line := 0
+	for sc.Scan() {
+		line++
+		raw := sc.Bytes()
+		if line == 1 {
+			raw = bytes.TrimPrefix(raw, utf8BOM)
+		}
+		fail := func(reason string) error {
+			return &ParseError{Source: source, Line: line, Text: string(raw), Reason: reason}
+		}
+		if !utf8.Valid(raw) {
+			return nil, fail("invalid UTF-8: an env file must be UTF-8 text")
+		}
+		text := string(bytes.TrimLeftFunc(raw, unicode.IsSpace))
+		if text == "" || text[0] == '#' {
+			continue
+		}
+		key, value, hasEq := strings.Cut(text, "=")
+		if reason := keyError(key); reason != "" {
+			return nil, fail(reason)
+		}
+		if first, ok := seen[key]; ok {
+			return nil, fail(fmt.Sprintf("key %s repeats line %d: kustomize's configMapGenerator rejects a repeated key; keep one", key, first))
+		}
+		seen[key] = line
+		f.Entries = append(f.Entries, Entry{Key: key, Value: value, Line: line, Bare: !hasEq})
+	}
+	if err := sc.Err(); err != nil {
+		rest := data[consumed:]
+		if len(rest) > longLineText {
+			rest = append(rest[:longLineText:longLineText], "..."...)
+		}
+		reason := err.Error()
+		if errors.Is(err, bufio.ErrTooLong) {
+			reason = fmt.Sprintf("line is longer than %d bytes: kustomize silently drops it and every line after it; accepted: shorter lines", bufio.MaxScanTokenSize)
+		}
+		return nil, &ParseError{Source: source, Line: line + 1, Text: string(rest), Reason: reason}
+	}
+	return f, nil
+}
+
+// keyError says why key is not a valid environment variable name, or returns "".
+func keyError(key string) string {
+	switch {
+	case key == "":
+		return `the line has no key before "="; accepted: KEY=value`
+	case len(validation.IsEnvVarName(key)) == 0:
+		return ""
+	case strings.TrimRightFunc(key, unicode.IsSpace) != key:
+		return fmt.Sprintf(`%q is not a valid key: remove the whitespace before "="; %s`, key, envVarNameRule)
+	case key == "." || strings.HasPrefix(key, ".."):
+		return fmt.Sprintf("%q is not a valid key: it must not be '.' or start with '..'", key)
+	default:
+		return fmt.Sprintf("%q is not a valid key: %s", key, envVarNameRule)
+	}
+}
+
+// FromMap builds a File from ConfigMap data (keys sorted, Line 0).
+func FromMap(source string, data map[string]string) *File {
+	f := &File{Source: source}
+	for _, k := range slices.Sorted(maps.Keys(data)) {
+		f.Entries = append(f.Entries, Entry{Key: k, Value: data[k]})
+	}
+	return f
+}
+
+// Lookup returns the entry for key.
+func (f *File) Lookup(key string) (Entry, bool) {
+	for _, e := range f.Entries {
+		if e.Key == key {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
+// Map returns the entries as key -> value, as the ConfigMap's data holds them.
+func (f *File) Map() map[string]string {
+	m := make(map[string]string, len(f.Entries))
+	for _, e := range f.Entries {
+		m[e.Key] = e.Value
+	}
+	return m
+}

@@ -1,0 +1,45 @@
+package processor
+
+import (
+	"fmt"
+
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	"github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/validation"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// check decodes a patched object into its upstream Go type, unknown fields
+// disallowed, and runs the mpi-operator's own validation on an MPIJob: what
+// the API server and the operator would refuse is refused here, with its field.
+func check(n *yaml.RNode) field.ErrorList {
+	b, err := n.MarshalJSON()
+	if err != nil {
+		return field.ErrorList{field.InternalError(nil, err)}
+	}
+	switch n.GetKind() {
+	case "MPIJob":
+		job := &kubeflow.MPIJob{}
+		if errs := strictDecode(b, job); len(errs) > 0 {
+			return errs
+		}
+		return validation.ValidateMPIJob(job)
+	case "Pod":
+		return strictDecode(b, &corev1.Pod{})
+	}
+	return nil
+}
+
+func strictDecode(b []byte, into any) field.ErrorList {
+	strict, err := sigsjson.UnmarshalStrict(b, into)
+	if err != nil {
+		return field.ErrorList{field.Invalid(field.NewPath("spec"), "", fmt.Sprintf("does not decode: %v", err))}
+	}
+	var errs field.ErrorList
+	for _, e := range strict {
+		errs = append(errs, field.Invalid(field.NewPath("spec"), "", e.Error()))
+	}
+	return errs
+}

@@ -1,0 +1,69 @@
+package processor
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/env"
+)
+
+// envOrigin says where mlops.env was found, which decides who owns the ConfigMap.
+type envOrigin int
+
+const (
+	fromInline    envOrigin = iota // spec.envFile.inline: mlops-fn writes the ConfigMap
+	fromConfigMap                  // a ConfigMap the user (or configMapGenerator) made: left alone
+	fromDisk                       // spec.envFile.path: mlops-fn writes the ConfigMap
+)
+
+// loadEnv finds mlops.env: inline text, else a ConfigMap among the inputs
+// that mlops-fn did not write, else the file on disk, else the ConfigMap an
+// earlier run wrote (so a package renders again without the file).
+func (p Processor) loadEnv(job *api.TrainingJob, items []*yaml.RNode) (*env.File, envOrigin, error) {
+	src := job.Spec.EnvFile
+	if src.Inline != "" {
+		f, err := env.Parse(p.configName()+": spec.envFile.inline", []byte(src.Inline))
+		return f, fromInline, err
+	}
+	var ours *yaml.RNode
+	if i := findItem(items, "ConfigMap", src.ConfigMapName); i >= 0 {
+		if !generated(items[i]) {
+			f, err := configMapFile(items[i])
+			return f, fromConfigMap, err
+		}
+		ours = items[i]
+	}
+	path := src.Path
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(p.ConfigDir, path)
+	}
+	data, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		f, err := env.Parse(path, data)
+		return f, fromDisk, err
+	case errors.Is(err, fs.ErrNotExist) && ours != nil:
+		f, err := configMapFile(ours)
+		return f, fromDisk, err
+	case errors.Is(err, fs.ErrNotExist):
+		abs, _ := filepath.Abs(path)
+		return nil, 0, fmt.Errorf("%s: spec.envFile: mlops.env not found: no inline text, no ConfigMap %q among the inputs, and no file %s; accepted: one of the three",
+			p.configName(), src.ConfigMapName, abs)
+	default:
+		return nil, 0, fmt.Errorf("%s: spec.envFile.path: %w", p.configName(), err)
+	}
+}
+
+func configMapFile(cm *yaml.RNode) (*env.File, error) {
+	data := cm.GetDataMap()
+	if binary := cm.GetBinaryDataMap(); len(binary) > 0 {
+		return nil, fmt.Errorf("ConfigMap/%s: binaryData is not accepted: mlops.env holds text", cm.GetName())
+	}
+	return env.FromMap("ConfigMap/"+cm.GetName(), data), nil
+}

@@ -1,0 +1,293 @@
+// Package processor is mlops-fn's ResourceList processor: it reads the job spec
+// and mlops.env, renders the overlay patches, and applies them to the matching
+// MPIJob or Pod items, or generates the objects when there is none.
+package processor
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio/filters"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+	"sigs.k8s.io/kustomize/kyaml/yaml/merge2"
+
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/env"
+	"github.com/mlops-fn/mlops-fn/pkg/render"
+	"github.com/mlops-fn/mlops-fn/pkg/schema"
+)
+
+// GeneratedBy marks the objects mlops-fn wrote, so the next run replaces them
+// instead of adding a second copy.
+const GeneratedBy = "mlops-fn.dev/generated-by"
+
+// Processor is the KRM function.
+type Processor struct {
+	// ConfigDir is where a relative spec.envFile.path is resolved: the job
+	// spec's folder when run standalone, else the working directory.
+	ConfigDir string
+	// ConfigFile names the job spec in messages; by default the runner's path annotation.
+	ConfigFile string
+}
+
+// Process renders into rl. On any error it changes no item and returns the
+// error results, which are also in rl.Results.
+func (p Processor) Process(rl *framework.ResourceList) error {
+	if p.ConfigFile == "" {
+		p.ConfigFile = configPath(rl.FunctionConfig)
+	}
+	items, results := p.render(rl)
+	rl.Results = append(rl.Results, results...)
+	if results.ExitCode() != 0 {
+		return errorsOnly(results)
+	}
+	rl.Items = items
+	return nil
+}
+
+// Overlay is what one run computes: the settled plan and the mlops.env it read.
+type Overlay struct {
+	Plan     *render.Plan
+	Env      *env.File
+	Warnings framework.Results
+}
+
+// Resolve reads and checks the job spec and its mlops.env. It is the first half
+// of Process, shared with hydration, which writes the patches instead of applying them.
+func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, envOrigin, framework.Results) {
+	var results framework.Results
+	job, errs := decodeSpec(config)
+	if job == nil || len(errs) > 0 {
+		return nil, 0, p.fieldResults(errs, "")
+	}
+	job.Default()
+	if errs := job.Validate(); len(errs) > 0 {
+		return nil, 0, p.fieldResults(errs, "")
+	}
+	file, origin, err := p.loadEnv(job, items)
+	if err != nil {
+		return nil, 0, framework.Results{{Severity: framework.Error, Message: err.Error(), File: &framework.File{Path: p.envPath(err)}}}
+	}
+	settings, problems := env.Decode(file)
+	for _, pr := range problems {
+		results = append(results, &framework.Result{
+			Severity: severity(pr.Warning), Message: pr.String(),
+			Field: &framework.Field{Path: pr.Key, CurrentValue: pr.Value}, File: &framework.File{Path: pr.Source},
+		})
+	}
+	if results.ExitCode() != 0 {
+		return nil, 0, results
+	}
+	plan, warnings, errs := render.Resolve(job, file, settings)
+	results = append(results, p.fieldResults(errs, file.Source)...)
+	for _, w := range warnings {
+		results = append(results, &framework.Result{Severity: framework.Warning, Message: w.Field + ": " + w.Message, Field: &framework.Field{Path: w.Field}})
+	}
+	if results.ExitCode() != 0 {
+		return nil, 0, results
+	}
+	return &Overlay{Plan: plan, Env: file, Warnings: results}, origin, nil
+}
+
+func (p Processor) render(rl *framework.ResourceList) ([]*yaml.RNode, framework.Results) {
+	o, origin, results := p.Resolve(rl.FunctionConfig, rl.Items)
+	if o == nil {
+		return nil, results
+	}
+	results = o.Warnings
+	schema.Register()
+	items := append([]*yaml.RNode(nil), rl.Items...)
+	plan := o.Plan
+
+	targets, err := p.targets(plan, items)
+	if err != nil {
+		return nil, append(results, errorResult(err))
+	}
+	for _, i := range targets {
+		patched, err := p.patch(plan, items[i])
+		if err != nil {
+			return nil, append(results, errorResult(err))
+		}
+		items[i] = patched
+	}
+	if len(targets) == 0 {
+		obj, err := p.generate(plan, plan.Skeleton())
+		if err != nil {
+			return nil, append(results, errorResult(err))
+		}
+		items = upsert(items, obj)
+	}
+	if origin != fromConfigMap {
+		cm, err := toNode(plan.ConfigMap(o.Env.Map()))
+		if err == nil {
+			err = p.annotate(plan, cm)
+		}
+		if err != nil {
+			return nil, append(results, errorResult(err))
+		}
+		if i := findItem(items, "ConfigMap", plan.ConfigMapName); i >= 0 && !generated(items[i]) {
+			return nil, append(results, errorResult(fmt.Errorf("%s: spec.envFile.inline is set and ConfigMap %q is among the inputs: remove one of them", p.configName(), plan.ConfigMapName)))
+		}
+		items = upsert(items, cm)
+	}
+	return items, results
+}
+
+// targets finds the items to patch: the objects named like the job (or
+// selected by spec.target) that mlops-fn did not generate itself.
+func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error) {
+	kind, apiVersion := "MPIJob", kubeflow.SchemeGroupVersion.String()
+	if plan.Mode == api.ModeSingleNode {
+		kind, apiVersion = "Pod", "v1"
+	}
+	sel := plan.Target
+	explicit := sel.Name != plan.JobName || len(sel.Labels) > 0
+	var found []int
+	for i, it := range items {
+		if it.GetKind() != kind || generated(it) {
+			continue
+		}
+		if sel.Name != "" && it.GetName() != sel.Name {
+			continue
+		}
+		if !hasLabels(it, sel.Labels) {
+			continue
+		}
+		if it.GetApiVersion() != apiVersion {
+			return nil, fmt.Errorf("%s/%s is %s; mlops-fn patches %s %s", kind, it.GetName(), it.GetApiVersion(), apiVersion, kind)
+		}
+		found = append(found, i)
+	}
+	if len(found) == 0 && explicit {
+		return nil, fmt.Errorf("%s: spec.target matches no %s among the %d input items", p.configName(), kind, len(items))
+	}
+	return found, nil
+}
+
+func hasLabels(n *yaml.RNode, want map[string]string) bool {
+	have := n.GetLabels()
+	for k, v := range want {
+		if have[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// patch applies the overlay's patches to a copy of target, as kustomize's
+// patches: field would, and checks the result as the mpi-operator will.
+func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, error) {
+	id := target.GetKind() + "/" + target.GetName()
+	q := *plan
+	q.Name = target.GetName()
+	q.Containers = containerNames(target, plan)
+	if errs := q.CheckName(); len(errs) > 0 {
+		return nil, objectError(id, errs)
+	}
+	out := target.Copy()
+	for _, patch := range q.Patches() {
+		node, err := toNode(patch.Object)
+		if err != nil {
+			return nil, err
+		}
+		if out, err = merge2.Merge(node, out, yaml.MergeOptions{ListIncreaseDirection: yaml.MergeOptionsListPrepend}); err != nil {
+			return nil, fmt.Errorf("%s: applying %s: %w", id, patch.File, err)
+		}
+	}
+	if errs := check(out); len(errs) > 0 {
+		return nil, objectError(id, errs)
+	}
+	return out, nil
+}
+
+// generate builds the full object from the skeleton, by the same patches.
+func (p Processor) generate(plan *render.Plan, skeleton any) (*yaml.RNode, error) {
+	node, err := toNode(skeleton)
+	if err != nil {
+		return nil, err
+	}
+	out, err := p.patch(plan, node)
+	if err != nil {
+		return nil, err
+	}
+	return out, p.annotate(plan, out)
+}
+
+// annotate marks a generated object as mlops-fn's and gives it a file: next to
+// the job spec, named kind_name.yaml as kpt names new files.
+func (p Processor) annotate(plan *render.Plan, n *yaml.RNode) error {
+	dir := path.Dir(p.ConfigFile)
+	if p.ConfigFile == "" {
+		dir = "."
+	}
+	file := path.Join(dir, strings.ToLower(n.GetKind())+"_"+n.GetName()+".yaml")
+	for _, a := range [][2]string{{GeneratedBy, api.Kind + "/" + plan.JobName}, {kioutil.PathAnnotation, file}} {
+		// Plain style: yaml.SetAnnotation would quote the value.
+		if err := n.PipeE(yaml.LookupCreate(yaml.MappingNode, "metadata", "annotations"), yaml.SetField(a[0], yaml.NewStringRNode(a[1]))); err != nil {
+			return err
+		}
+	}
+	// Conventional field order: apiVersion, kind, metadata, spec; name first.
+	_, err := filters.FormatFilter{UseSchema: true}.Filter([]*yaml.RNode{n})
+	return err
+}
+
+func generated(n *yaml.RNode) bool {
+	_, ok := n.GetAnnotations()[GeneratedBy]
+	return ok
+}
+
+func findItem(items []*yaml.RNode, kind, name string) int {
+	for i, it := range items {
+		if it.GetKind() == kind && it.GetName() == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// upsert replaces the item of the same kind, name and namespace, else appends.
+func upsert(items []*yaml.RNode, n *yaml.RNode) []*yaml.RNode {
+	for i, it := range items {
+		if it.GetKind() == n.GetKind() && it.GetName() == n.GetName() && it.GetNamespace() == n.GetNamespace() {
+			items[i] = n
+			return items
+		}
+	}
+	return append(items, n)
+}
+
+// containerNames takes the training container of each pod template of the
+// target: the one named like the spec's container, else the first, which is
+// the one the mpi-operator treats as main.
+func containerNames(target *yaml.RNode, plan *render.Plan) render.ContainerNames {
+	names := render.ContainerNames{}
+	lookups := map[kubeflow.MPIReplicaType][]string{"": {"spec", "containers"}}
+	if plan.Mode == api.ModeMultiNode {
+		lookups = map[kubeflow.MPIReplicaType][]string{
+			kubeflow.MPIReplicaTypeLauncher: {"spec", "mpiReplicaSpecs", "Launcher", "template", "spec", "containers"},
+			kubeflow.MPIReplicaTypeWorker:   {"spec", "mpiReplicaSpecs", "Worker", "template", "spec", "containers"},
+		}
+	}
+	for role, fieldPath := range lookups {
+		list, err := target.Pipe(yaml.Lookup(fieldPath...))
+		if err != nil || list == nil {
+			continue
+		}
+		elems, _ := list.Elements()
+		for i, c := range elems {
+			name, _ := c.GetString("name")
+			if i == 0 || name == plan.ContainerName {
+				names[role] = name
+			}
+			if name == plan.ContainerName {
+				break
+			}
+		}
+	}
+	return names
+}

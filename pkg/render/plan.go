@@ -1,0 +1,310 @@
+// Package render turns a job spec and its mlops.env into typed Kubernetes
+// objects: the overlay patches and the skeletons they apply to. It does no I/O.
+package render
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/env"
+)
+
+// GPUResource is the extended resource the NVIDIA device plugin serves.
+const GPUResource corev1.ResourceName = "nvidia.com/gpu"
+
+// Plan is a job with every value settled: spec defaults, mlops.env overrides
+// and ${KEY} references applied. The builders read nothing else.
+type Plan struct {
+	// JobName is the spec's name; Name is the object's, which a target may change.
+	JobName       string
+	Name          string
+	Target        api.Target
+	Namespace     string
+	Labels        map[string]string
+	Annotations   map[string]string
+	Mode          api.Mode
+	ConfigMapName string
+
+	ContainerName      string
+	Containers         ContainerNames
+	Image              string
+	ImagePullPolicy    corev1.PullPolicy
+	ImagePullSecrets   []string
+	Command            []string
+	Args               []string
+	WorkingDir         string
+	Env                []corev1.EnvVar
+	ServiceAccountName string
+
+	Workers, GPUsPerWorker, SlotsPerWorker int32
+	Limits, LauncherLimits                 corev1.ResourceList
+
+	NodeSelector      map[string]string
+	Tolerations       []corev1.Toleration
+	PriorityClassName string
+
+	MPI       api.MPI
+	RunPolicy api.RunPolicy
+	Volumes   []corev1.Volume
+	Mounts    []corev1.VolumeMount
+
+	RunAsUser, RunAsGroup, FSGroup *int64
+	Home                           string
+	Hardening                      bool
+}
+
+// Warning is advice about a job that renders.
+type Warning struct {
+	Field   string
+	Message string
+}
+
+// Resolve settles job (defaulted and validated) against the mlops.env file and
+// its decoded settings. Errors name the spec field or the mlops.env key.
+func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []Warning, field.ErrorList) {
+	s := &job.Spec
+	spec := field.NewPath("spec")
+	envKey := func(k string) *field.Path { return field.NewPath(file.Source).Key(k) }
+	x := &expander{values: file.Map(), source: file.Source}
+
+	p := &Plan{
+		JobName:            job.Metadata.Name,
+		Target:             api.Target{Name: job.Metadata.Name},
+		Name:               job.Metadata.Name,
+		Namespace:          job.Metadata.Namespace,
+		Labels:             job.Metadata.Labels,
+		Annotations:        job.Metadata.Annotations,
+		Mode:               s.Mode,
+		ConfigMapName:      s.EnvFile.ConfigMapName,
+		ContainerName:      s.ContainerName,
+		Image:              x.str(spec.Child("image"), s.Image),
+		ImagePullPolicy:    s.ImagePullPolicy,
+		ImagePullSecrets:   s.ImagePullSecrets,
+		Command:            x.strs(spec.Child("command"), s.Command),
+		Args:               x.strs(spec.Child("args"), s.Args),
+		WorkingDir:         x.str(spec.Child("workingDir"), s.WorkingDir),
+		ServiceAccountName: s.ServiceAccountName,
+		NodeSelector:       s.NodeSelector,
+		Tolerations:        s.Tolerations,
+		PriorityClassName:  s.PriorityClassName,
+		MPI:                s.MPI,
+		RunPolicy:          s.RunPolicy,
+		Hardening:          *s.Security.Hardening,
+	}
+	if s.Target != nil {
+		p.Target = *s.Target
+	}
+	if s.Script != "" {
+		p.Command = []string{x.str(spec.Child("script"), s.Script)}
+	}
+	for i, e := range s.Env {
+		e.Value = x.str(spec.Child("env").Index(i).Child("value"), e.Value)
+		p.Env = append(p.Env, e)
+	}
+	var errs field.ErrorList
+	var warnings []Warning
+
+	if err := checkImage(p.Image); err != "" {
+		errs = append(errs, field.Invalid(spec.Child("image"), p.Image, err))
+	}
+	if p.WorkingDir != "" && !path.IsAbs(p.WorkingDir) {
+		errs = append(errs, field.Invalid(spec.Child("workingDir"), p.WorkingDir, "accepted: an absolute path"))
+	}
+
+	p.Workers = pick(set.Workers, s.Workers, 0)
+	if p.Mode == api.ModeMultiNode && p.Workers == 0 {
+		errs = append(errs, field.Required(envKey("WORKERS"),
+			fmt.Sprintf("multi-node needs the number of workers: set WORKERS in %s (or spec.workers), 1 to %d", file.Source, api.MaxWorkers)))
+	}
+	p.GPUsPerWorker = pick(set.GPUsPerWorker, s.GPUsPerWorker, 0)
+	p.SlotsPerWorker = pick(set.SlotsPerWorker, s.SlotsPerWorker, max(p.GPUsPerWorker, 1))
+
+	p.Limits = limits(pickQuantity(set.CPU, s.Resources.CPU), pickQuantity(set.Memory, s.Resources.Memory))
+	if p.GPUsPerWorker > 0 {
+		p.Limits[GPUResource] = *resource.NewQuantity(int64(p.GPUsPerWorker), resource.DecimalSI)
+	}
+	p.LauncherLimits = limits(s.LauncherResources.CPU, s.LauncherResources.Memory)
+
+	p.RunAsUser = pick64(set.UserID, s.Security.RunAsUser)
+	p.RunAsGroup = pick64(set.GroupID, s.Security.RunAsGroup)
+	p.FSGroup = pick64(set.FSGroup, s.Security.FSGroup)
+	if p.FSGroup == nil {
+		p.FSGroup = p.RunAsGroup
+	}
+	p.Home = x.str(spec.Child("security", "home"), s.Security.Home)
+	if p.Home == "" {
+		p.Home = api.DefaultMPIHome
+		if set.UserName != "" && set.UserName != "root" {
+			p.Home = "/home/" + set.UserName
+		}
+	}
+	if p.Root() {
+		warnings = append(warnings, Warning{Field: envKey("USER_ID").String(), Message: "the job runs as root: its namespace needs Pod Security level baseline (restricted admits only non-root pods); set USER_ID to a non-zero uid to run under restricted"})
+		if p.Mode == api.ModeMultiNode && p.FSGroup != nil {
+			if _, explicit := file.Lookup("FS_GROUP"); explicit || s.Security.FSGroup != nil {
+				warnings = append(warnings, Warning{Field: envKey("FS_GROUP").String(), Message: "fsGroup is left out: on a root MPIJob it makes the SSH key in /root/.ssh group-readable (mode 0640) and ssh refuses it"})
+			}
+			p.FSGroup = nil
+		}
+	}
+
+	p.Volumes, p.Mounts, errs = volumes(x, s.Volumes, set, file, errs)
+	if p.Mode == api.ModeMultiNode {
+		for _, m := range p.Mounts {
+			if m.MountPath == p.SSHAuthMountPath() || strings.HasPrefix(p.SSHAuthMountPath(), m.MountPath+"/") {
+				errs = append(errs, field.Invalid(spec.Child("volumes"), m.MountPath,
+					fmt.Sprintf("hides %s, where the mpi-operator mounts the SSH keys; accepted: another mount path", p.SSHAuthMountPath())))
+			}
+		}
+	}
+	errs = append(errs, x.errs...)
+	errs = append(errs, p.CheckName()...)
+	return p, warnings, errs
+}
+
+// Root reports whether the containers run as root: uid 0, or no uid given
+// (then the image's user applies, root for the seed images).
+func (p *Plan) Root() bool { return p.RunAsUser == nil || *p.RunAsUser == 0 }
+
+// SSHAuthMountPath follows the mpi-operator's non-root pattern.
+func (p *Plan) SSHAuthMountPath() string {
+	if p.Root() {
+		return "/root/.ssh"
+	}
+	return p.Home + "/.ssh"
+}
+
+// Ranks is mpirun's -np: every slot of every worker, and the launcher's when it takes part.
+func (p *Plan) Ranks() int32 {
+	hosts := p.Workers
+	if p.MPI.RunLauncherAsWorker {
+		hosts++
+	}
+	return hosts * p.SlotsPerWorker
+}
+
+func volumes(x *expander, specVols []api.Volume, set env.Settings, file *env.File, errs field.ErrorList) ([]corev1.Volume, []corev1.VolumeMount, field.ErrorList) {
+	var vols []corev1.Volume
+	var mounts []corev1.VolumeMount
+	mountAt := map[string]string{}
+	addMount := func(p *field.Path, m corev1.VolumeMount) {
+		if !path.IsAbs(m.MountPath) {
+			errs = append(errs, field.Invalid(p, m.MountPath, "accepted: an absolute path in the container"))
+		} else if other, taken := mountAt[m.MountPath]; taken {
+			errs = append(errs, field.Invalid(p, m.MountPath, fmt.Sprintf("is also the mount path of volume %q", other)))
+		}
+		mountAt[m.MountPath] = m.Name
+		mounts = append(mounts, m)
+	}
+	if set.NFSServer != "" && set.NFSPath != "" {
+		key := field.NewPath(file.Source).Key("NFS_MOUNT_PATH")
+		if set.NFSMountPath == "" {
+			errs = append(errs, field.Required(key, "where the NFS share NFS_SERVER:NFS_PATH is mounted in the containers, e.g. /workspace"))
+		} else {
+			vols = append(vols, corev1.Volume{Name: api.NFSVolumeName, VolumeSource: corev1.VolumeSource{
+				NFS: &corev1.NFSVolumeSource{Server: set.NFSServer, Path: set.NFSPath}}})
+			addMount(key, corev1.VolumeMount{Name: api.NFSVolumeName, MountPath: set.NFSMountPath})
+		}
+	}
+	for i, v := range specVols {
+		p := field.NewPath("spec", "volumes").Index(i)
+		vol := corev1.Volume{Name: v.Name}
+		switch {
+		case v.NFS != nil:
+			server := x.str(p.Child("nfs", "server"), v.NFS.Server)
+			if server == "" {
+				server = set.NFSServer
+			}
+			if server == "" {
+				errs = append(errs, field.Required(p.Child("nfs", "server"), "an NFS server: set it here or NFS_SERVER in "+file.Source))
+			}
+			nfsPath := x.str(p.Child("nfs", "path"), v.NFS.Path)
+			if !path.IsAbs(nfsPath) {
+				errs = append(errs, field.Invalid(p.Child("nfs", "path"), nfsPath, "accepted: an absolute path exported by the server"))
+			}
+			vol.NFS = &corev1.NFSVolumeSource{Server: server, Path: nfsPath, ReadOnly: v.ReadOnly}
+		case v.PVC != nil:
+			vol.PersistentVolumeClaim = &corev1.PersistentVolumeClaimVolumeSource{ClaimName: v.PVC.ClaimName, ReadOnly: v.ReadOnly}
+		case v.HostPath != nil:
+			hp := x.str(p.Child("hostPath", "path"), v.HostPath.Path)
+			if !path.IsAbs(hp) {
+				errs = append(errs, field.Invalid(p.Child("hostPath", "path"), hp, "accepted: an absolute path on the node"))
+			}
+			vol.HostPath = &corev1.HostPathVolumeSource{Path: hp, Type: v.HostPath.Type}
+		case v.EmptyDir != nil:
+			vol.EmptyDir = &corev1.EmptyDirVolumeSource{SizeLimit: v.EmptyDir.SizeLimit}
+		}
+		vols = append(vols, vol)
+		addMount(p.Child("mountPath"), corev1.VolumeMount{
+			Name: v.Name, MountPath: x.str(p.Child("mountPath"), v.MountPath), ReadOnly: v.ReadOnly, SubPath: x.str(p.Child("subPath"), v.SubPath)})
+	}
+	return vols, mounts, errs
+}
+
+func pick(fromEnv, fromSpec *int32, fallback int32) int32 {
+	if fromEnv != nil {
+		return *fromEnv
+	}
+	if fromSpec != nil {
+		return *fromSpec
+	}
+	return fallback
+}
+
+func pick64(fromEnv, fromSpec *int64) *int64 {
+	if fromEnv != nil {
+		return fromEnv
+	}
+	return fromSpec
+}
+
+func pickQuantity(fromEnv, fromSpec *resource.Quantity) *resource.Quantity {
+	if fromEnv != nil {
+		return fromEnv
+	}
+	return fromSpec
+}
+
+func limits(cpu, memory *resource.Quantity) corev1.ResourceList {
+	l := corev1.ResourceList{}
+	if cpu != nil {
+		l[corev1.ResourceCPU] = *cpu
+	}
+	if memory != nil {
+		l[corev1.ResourceMemory] = *memory
+	}
+	return l
+}
+
+// imageReference is the distribution reference grammar: [host[:port]/]path[:tag][@digest].
+var imageReference = regexp.MustCompile(`^(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*(?::[0-9]+)?/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@[a-z0-9]+(?:[+._-][a-z0-9]+)*:[0-9a-fA-F]{32,})?$`)
+
+func checkImage(ref string) string {
+	if len(ref) > 255 || !imageReference.MatchString(ref) {
+		return "accepted: an image reference [registry[:port]/]repository[:tag][@digest] with a lowercase repository, e.g. docker.io/library/python:3.12"
+	}
+	return ""
+}
+
+// CheckName applies the mpi-operator's rule that every pod name is a DNS-1035 label.
+func (p *Plan) CheckName() field.ErrorList {
+	names := []string{p.Name}
+	if p.Mode == api.ModeMultiNode {
+		names = []string{p.Name + "-launcher", fmt.Sprintf("%s-worker-%d", p.Name, max(p.Workers-1, 0))}
+	}
+	var errs field.ErrorList
+	for _, n := range names {
+		for _, msg := range validation.IsDNS1035Label(n) {
+			errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), p.Name, fmt.Sprintf("pod name %s: %s", n, msg)))
+		}
+	}
+	return errs
+}
