@@ -35,6 +35,7 @@ func New() *cobra.Command {
 			return runStandalone(args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
+	cmd.AddCommand(newHydrate())
 	return cmd
 }
 

@@ -13,29 +13,29 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/env"
 )
 
-// envOrigin says where mlops.env was found, which decides who owns the ConfigMap.
-type envOrigin int
+// EnvOrigin says where mlops.env was found, which decides who owns the ConfigMap.
+type EnvOrigin int
 
 const (
-	fromInline    envOrigin = iota // spec.envFile.inline: mlops-fn writes the ConfigMap
-	fromConfigMap                  // a ConfigMap the user (or configMapGenerator) made: left alone
-	fromDisk                       // spec.envFile.path: mlops-fn writes the ConfigMap
+	FromInline    EnvOrigin = iota // spec.envFile.inline: mlops-fn writes the ConfigMap
+	FromConfigMap                  // a ConfigMap the user (or configMapGenerator) made: left alone
+	FromDisk                       // spec.envFile.path: mlops-fn writes the ConfigMap
 )
 
 // loadEnv finds mlops.env: inline text, else a ConfigMap among the inputs
 // that mlops-fn did not write, else the file on disk, else the ConfigMap an
 // earlier run wrote (so a package renders again without the file).
-func (p Processor) loadEnv(job *api.TrainingJob, items []*yaml.RNode) (*env.File, envOrigin, error) {
+func (p Processor) loadEnv(job *api.TrainingJob, items []*yaml.RNode) (*env.File, EnvOrigin, error) {
 	src := job.Spec.EnvFile
 	if src.Inline != "" {
 		f, err := env.Parse(p.configName()+": spec.envFile.inline", []byte(src.Inline))
-		return f, fromInline, err
+		return f, FromInline, err
 	}
 	var ours *yaml.RNode
 	if i := findItem(items, "ConfigMap", src.ConfigMapName); i >= 0 {
 		if !generated(items[i]) {
 			f, err := configMapFile(items[i])
-			return f, fromConfigMap, err
+			return f, FromConfigMap, err
 		}
 		ours = items[i]
 	}
@@ -47,10 +47,10 @@ func (p Processor) loadEnv(job *api.TrainingJob, items []*yaml.RNode) (*env.File
 	switch {
 	case err == nil:
 		f, err := env.Parse(path, data)
-		return f, fromDisk, err
+		return f, FromDisk, err
 	case errors.Is(err, fs.ErrNotExist) && ours != nil:
 		f, err := configMapFile(ours)
-		return f, fromDisk, err
+		return f, FromDisk, err
 	case errors.Is(err, fs.ErrNotExist):
 		abs, _ := filepath.Abs(path)
 		return nil, 0, fmt.Errorf("%s: spec.envFile: mlops.env not found: no inline text, no ConfigMap %q among the inputs, and no file %s; accepted: one of the three",

@@ -6,10 +6,10 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// toNode turns a typed object into YAML in the field order of its Go struct,
+// Encode turns a typed object into YAML in the field order of its Go struct,
 // without the empty noise the upstream types marshal (creationTimestamp: null,
 // status: {}, resources: {}, template: {metadata: {}}).
-func toNode(obj any) (*yaml.RNode, error) {
+func Encode(obj any) (*yaml.RNode, error) {
 	b, err := json.Marshal(obj)
 	if err != nil {
 		return nil, err

@@ -51,26 +51,27 @@ func (p Processor) Process(rl *framework.ResourceList) error {
 
 // Overlay is what one run computes: the settled plan and the mlops.env it read.
 type Overlay struct {
-	Plan     *render.Plan
-	Env      *env.File
-	Warnings framework.Results
+	Plan      *render.Plan
+	Env       *env.File
+	EnvOrigin EnvOrigin
+	Warnings  framework.Results
 }
 
 // Resolve reads and checks the job spec and its mlops.env. It is the first half
 // of Process, shared with hydration, which writes the patches instead of applying them.
-func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, envOrigin, framework.Results) {
+func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, framework.Results) {
 	var results framework.Results
 	job, errs := decodeSpec(config)
 	if job == nil || len(errs) > 0 {
-		return nil, 0, p.fieldResults(errs, "")
+		return nil, p.fieldResults(errs, "")
 	}
 	job.Default()
 	if errs := job.Validate(); len(errs) > 0 {
-		return nil, 0, p.fieldResults(errs, "")
+		return nil, p.fieldResults(errs, "")
 	}
 	file, origin, err := p.loadEnv(job, items)
 	if err != nil {
-		return nil, 0, framework.Results{{Severity: framework.Error, Message: err.Error(), File: &framework.File{Path: p.envPath(err)}}}
+		return nil, framework.Results{{Severity: framework.Error, Message: err.Error(), File: &framework.File{Path: p.envPath(err)}}}
 	}
 	settings, problems := env.Decode(file)
 	for _, pr := range problems {
@@ -80,21 +81,19 @@ func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, e
 		})
 	}
 	if results.ExitCode() != 0 {
-		return nil, 0, results
+		return nil, results
 	}
 	plan, warnings, errs := render.Resolve(job, file, settings)
 	results = append(results, p.fieldResults(errs, file.Source)...)
-	for _, w := range warnings {
-		results = append(results, &framework.Result{Severity: framework.Warning, Message: w.Field + ": " + w.Message, Field: &framework.Field{Path: w.Field}})
-	}
+	results = append(results, p.warningResults(warnings, file.Source)...)
 	if results.ExitCode() != 0 {
-		return nil, 0, results
+		return nil, results
 	}
-	return &Overlay{Plan: plan, Env: file, Warnings: results}, origin, nil
+	return &Overlay{Plan: plan, Env: file, EnvOrigin: origin, Warnings: results}, nil
 }
 
 func (p Processor) render(rl *framework.ResourceList) ([]*yaml.RNode, framework.Results) {
-	o, origin, results := p.Resolve(rl.FunctionConfig, rl.Items)
+	o, results := p.Resolve(rl.FunctionConfig, rl.Items)
 	if o == nil {
 		return nil, results
 	}
@@ -121,8 +120,8 @@ func (p Processor) render(rl *framework.ResourceList) ([]*yaml.RNode, framework.
 		}
 		items = upsert(items, obj)
 	}
-	if origin != fromConfigMap {
-		cm, err := toNode(plan.ConfigMap(o.Env.Map()))
+	if o.EnvOrigin != FromConfigMap {
+		cm, err := Encode(plan.ConfigMap(o.Env.Map()))
 		if err == nil {
 			err = p.annotate(plan, cm)
 		}
@@ -190,7 +189,7 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, er
 	}
 	out := target.Copy()
 	for _, patch := range q.Patches() {
-		node, err := toNode(patch.Object)
+		node, err := Encode(patch.Object)
 		if err != nil {
 			return nil, err
 		}
@@ -206,7 +205,7 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, er
 
 // generate builds the full object from the skeleton, by the same patches.
 func (p Processor) generate(plan *render.Plan, skeleton any) (*yaml.RNode, error) {
-	node, err := toNode(skeleton)
+	node, err := Encode(skeleton)
 	if err != nil {
 		return nil, err
 	}

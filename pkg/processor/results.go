@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 
 	"github.com/mlops-fn/mlops-fn/pkg/env"
+	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
 // configName names the job spec in messages.
@@ -23,17 +24,33 @@ func (p Processor) configName() string {
 func (p Processor) fieldResults(errs field.ErrorList, envSource string) framework.Results {
 	var out framework.Results
 	for _, e := range errs {
-		file, fieldPath := p.configName(), e.Field
-		if envSource != "" && strings.HasPrefix(e.Field, envSource+"[") {
-			file, fieldPath = envSource, strings.TrimSuffix(strings.TrimPrefix(e.Field, envSource+"["), "]")
-		}
-		r := &framework.Result{Severity: framework.Error, Message: file + ": " + e.Error(), File: &framework.File{Path: file}, Field: &framework.Field{Path: fieldPath}}
+		file, fieldPath := p.locate(e.Field, envSource)
+		r := &framework.Result{Severity: framework.Error, Message: file + ": " + fieldPath + ": " + e.ErrorBody(),
+			File: &framework.File{Path: file}, Field: &framework.Field{Path: fieldPath}}
 		if e.Type == field.ErrorTypeInvalid || e.Type == field.ErrorTypeNotSupported {
 			r.Field.CurrentValue = e.BadValue
 		}
 		out = append(out, r)
 	}
 	return out
+}
+
+func (p Processor) warningResults(warnings []render.Warning, envSource string) framework.Results {
+	var out framework.Results
+	for _, w := range warnings {
+		file, fieldPath := p.locate(w.Field.String(), envSource)
+		out = append(out, &framework.Result{Severity: framework.Warning, Message: file + ": " + fieldPath + ": " + w.Message,
+			File: &framework.File{Path: file}, Field: &framework.Field{Path: fieldPath}})
+	}
+	return out
+}
+
+// locate splits a field path into its file and the field or key in it.
+func (p Processor) locate(path, envSource string) (file, fieldPath string) {
+	if key, ok := strings.CutPrefix(path, envSource+"["); ok && envSource != "" {
+		return envSource, strings.TrimSuffix(key, "]")
+	}
+	return p.configName(), path
 }
 
 // envPath names the file an mlops.env error is about.

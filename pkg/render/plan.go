@@ -63,7 +63,7 @@ type Plan struct {
 
 // Warning is advice about a job that renders.
 type Warning struct {
-	Field   string
+	Field   *field.Path
 	Message string
 }
 
@@ -147,10 +147,10 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 		}
 	}
 	if p.Root() {
-		warnings = append(warnings, Warning{Field: envKey("USER_ID").String(), Message: "the job runs as root: its namespace needs Pod Security level baseline (restricted admits only non-root pods); set USER_ID to a non-zero uid to run under restricted"})
+		warnings = append(warnings, Warning{Field: envKey("USER_ID"), Message: "the job runs as root: its namespace needs Pod Security level baseline (restricted admits only non-root pods); set USER_ID to a non-zero uid to run under restricted"})
 		if p.Mode == api.ModeMultiNode && p.FSGroup != nil {
 			if _, explicit := file.Lookup("FS_GROUP"); explicit || s.Security.FSGroup != nil {
-				warnings = append(warnings, Warning{Field: envKey("FS_GROUP").String(), Message: "fsGroup is left out: on a root MPIJob it makes the SSH key in /root/.ssh group-readable (mode 0640) and ssh refuses it"})
+				warnings = append(warnings, Warning{Field: envKey("FS_GROUP"), Message: "fsGroup is left out: on a root MPIJob it makes the SSH key in /root/.ssh group-readable (mode 0640) and ssh refuses it"})
 			}
 			p.FSGroup = nil
 		}

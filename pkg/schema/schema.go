@@ -13,6 +13,7 @@ import (
 
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // mpiJob describes the path from an MPIJob down to its pod templates; the
@@ -44,22 +45,45 @@ const mpiJob = `{
   }
 }`
 
-var register sync.Once
+var registerMu sync.Mutex
 
 // Register adds the MPIJob definitions to kyaml's global schema, beside the
 // built-in Kubernetes ones, so merges in this process treat MPIJob as kustomize
-// does when given Document.
+// does when given Document. It registers again after kyaml's schema was reset
+// or replaced (a kustomization's openapi: field does that).
 func Register() {
-	register.Do(func() {
-		if err := openapi.AddSchema([]byte(mpiJob)); err != nil {
-			panic(fmt.Sprintf("mlops-fn's MPIJob schema does not parse: %v", err))
-		}
-	})
+	registerMu.Lock()
+	defer registerMu.Unlock()
+	if openapi.SchemaForResourceType(yaml.TypeMeta{APIVersion: "kubeflow.org/v2beta1", Kind: "MPIJob"}) != nil {
+		return
+	}
+	if err := openapi.AddSchema([]byte(mpiJob)); err != nil {
+		panic(fmt.Sprintf("mlops-fn's MPIJob schema does not parse: %v", err))
+	}
+}
+
+// documentRoots are the kinds Document describes besides MPIJob: kustomize uses
+// the document instead of its built-in schema, so the kinds an overlay commonly
+// patches keep their merge keys.
+var documentRoots = []string{
+	"org.kubeflow.v2beta1.MPIJob",
+	"io.k8s.api.core.v1.Pod",
+	"io.k8s.api.core.v1.ConfigMap",
+	"io.k8s.api.core.v1.Secret",
+	"io.k8s.api.core.v1.Service",
+	"io.k8s.api.core.v1.ServiceAccount",
+	"io.k8s.api.core.v1.PersistentVolume",
+	"io.k8s.api.core.v1.PersistentVolumeClaim",
+	"io.k8s.api.apps.v1.Deployment",
+	"io.k8s.api.apps.v1.StatefulSet",
+	"io.k8s.api.apps.v1.DaemonSet",
+	"io.k8s.api.batch.v1.Job",
+	"io.k8s.api.batch.v1.CronJob",
 }
 
 // Document is a self-contained OpenAPI v2 document for a kustomization's
 // `openapi: {path: …}` field: kustomize then uses it instead of its built-in
-// schema, so it holds the MPIJob definitions and every Kubernetes definition
+// schema, so it holds MPIJob, the common built-in kinds, and every definition
 // they reach.
 func Document() ([]byte, error) {
 	Register()
@@ -82,8 +106,10 @@ func Document() ([]byte, error) {
 		}
 		return nil
 	}
-	if err := visit("org.kubeflow.v2beta1.MPIJob"); err != nil {
-		return nil, err
+	for _, root := range documentRoots {
+		if err := visit(root); err != nil {
+			return nil, err
+		}
 	}
 	doc := spec.Swagger{SwaggerProps: spec.SwaggerProps{
 		Swagger:     "2.0",
