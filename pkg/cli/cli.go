@@ -137,6 +137,9 @@ func readConfig(name string) (*yaml.RNode, error) {
 	}
 	config, err := yaml.Parse(string(data))
 	if err != nil {
+		if bytes.Contains(data, []byte("${")) {
+			return nil, fmt.Errorf("%s: %w (a ${KEY} inside a flow list [a, ${KEY}] must be quoted: \"${KEY}\")", name, err)
+		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return config, nil

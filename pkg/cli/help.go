@@ -12,7 +12,7 @@ import (
 func help() string {
 	var keys strings.Builder
 	for _, k := range env.KnownKeys() {
-		fmt.Fprintf(&keys, "  %-17s %-9s %s\n", k.Key, k.Type, k.Description)
+		fmt.Fprintf(&keys, "  %-17s %-22s %s\n", k.Key, k.Type, k.Description)
 	}
 	return fmt.Sprintf(`mlops-fn renders distributed-training manifests from two small files:
 mlops.env (KEY=VALUE, the site and the user) and a job spec (the workload).

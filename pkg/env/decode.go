@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"net"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -11,21 +12,29 @@ import (
 	"unicode"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Settings are the known keys, typed. A nil pointer / empty string means the
-// key is absent from the file, so the job spec's own value applies: values
-// present in mlops.env override the spec.
+// key is absent from the file (or its value is invalid), so the job spec's own
+// value applies: values present in mlops.env override the spec. Decode fills
+// in nothing the file does not set; defaults are the renderer's, applied after
+// the spec so that a value written in the job spec beats one derived from
+// mlops.env.
 type Settings struct {
 	Registry, DatasetDir, ModelDir, OutputDir, ModelName, ModelScript string
 	NFSServer, NFSPath, NFSMountPath                                  string
 	UserName, GroupName                                               string
-	// FSGroup defaults to GroupID: volumes then belong to the group the
-	// containers run as, which is what a non-root job needs to write them.
+	// FSGroup is nil unless the file sets FS_GROUP. When neither it nor
+	// spec.security.fsGroup is set, the renderer uses the group the containers
+	// run as (GROUP_ID, else spec.security.runAsGroup): a non-root job needs
+	// that to write its volumes.
 	UserID, GroupID, FSGroup *int64
-	// SlotsPerWorker defaults to GPUsPerWorker when that is above 0: one MPI
-	// rank per GPU is the usual layout.
+	// SlotsPerWorker is nil unless the file sets SLOTS_PER_WORKER. When neither
+	// it nor spec.slotsPerWorker is set, the renderer uses one MPI rank per GPU
+	// (GPUS_PER_WORKER when above 0, else 1).
 	Workers, GPUsPerWorker, SlotsPerWorker *int32
 	CPU, Memory                            *resource.Quantity
 }
@@ -63,7 +72,6 @@ type keySpec struct {
 }
 
 const (
-	maxID            = 2147483647
 	quantityAccepted = "a Kubernetes quantity such as 500m, 2 (cpu) or 4Gi (memory)"
 	pathAccepted     = `an absolute path without ".." elements, such as /mnt/data`
 )
@@ -82,32 +90,32 @@ var specs = map[string]keySpec{
 		func(s *Settings, v string) { s.OutputDir = v }),
 	"MODEL_NAME": textSpec("MODEL_NAME", "Name of the model to train, for the training program.", "a model name such as resnet50",
 		func(s *Settings, v string) { s.ModelName = v }),
-	"MODEL_SCRIPT": textSpec("MODEL_SCRIPT", "Training script in the image, run as the training program (like spec.script).", "a script path such as /opt/train/train.py",
+	"MODEL_SCRIPT": textSpec("MODEL_SCRIPT", "Training script name, for ${MODEL_SCRIPT} in the job spec's script.", "a script path such as /opt/train/train.py",
 		func(s *Settings, v string) { s.ModelScript = v }),
 	"NFS_SERVER": {
 		KeyDoc:   KeyDoc{"NFS_SERVER", "host", "NFS server of the shared \"nfs\" volume; needs NFS_PATH."},
-		accepted: "a hostname such as nfs.example.com (lowercase) or an IP address such as 10.0.0.5 or fd00::5, without scheme, port, path or spaces",
+		accepted: "a hostname such as nfs.example.com or an IP address such as 10.0.0.5 or fd00::5, without scheme, port, path or spaces",
 		decode:   decodeHost,
 	},
 	"NFS_PATH": pathSpec("NFS_PATH", "Export on NFS_SERVER mounted as the shared \"nfs\" volume; needs NFS_SERVER.", true,
 		func(s *Settings, v string) { s.NFSPath = v }),
 	"NFS_MOUNT_PATH": pathSpec("NFS_MOUNT_PATH", "Where the shared \"nfs\" volume is mounted in the containers.", false,
 		func(s *Settings, v string) { s.NFSMountPath = v }),
-	"USER_ID": intSpec("USER_ID", "User the containers run as (runAsUser); overrides spec.security.runAsUser.", 0, maxID,
+	"USER_ID": intSpec("USER_ID", "User the containers run as (runAsUser); overrides spec.security.runAsUser.", 0, api.MaxID,
 		func(s *Settings, n *int64) { s.UserID = n }),
 	"USER_NAME": textSpec("USER_NAME", "Name of USER_ID in the image; the non-root home is /home/$USER_NAME.", "a user name such as mpiuser",
 		func(s *Settings, v string) { s.UserName = v }),
-	"GROUP_ID": intSpec("GROUP_ID", "Group the containers run as (runAsGroup); overrides spec.security.runAsGroup.", 0, maxID,
+	"GROUP_ID": intSpec("GROUP_ID", "Group the containers run as (runAsGroup); overrides spec.security.runAsGroup.", 0, api.MaxID,
 		func(s *Settings, n *int64) { s.GroupID = n }),
 	"GROUP_NAME": textSpec("GROUP_NAME", "Name of GROUP_ID in the image.", "a group name such as mpiuser",
 		func(s *Settings, v string) { s.GroupName = v }),
-	"FS_GROUP": intSpec("FS_GROUP", "Group that owns the mounted volumes (fsGroup); overrides spec.security.fsGroup. Default: GROUP_ID.", 0, maxID,
+	"FS_GROUP": intSpec("FS_GROUP", "Group that owns the mounted volumes (fsGroup); overrides spec.security.fsGroup. Default: GROUP_ID.", 0, api.MaxID,
 		func(s *Settings, n *int64) { s.FSGroup = n }),
-	"WORKERS": intSpec("WORKERS", "Number of worker pods; overrides spec.workers.", 1, 10000,
+	"WORKERS": intSpec("WORKERS", "Number of worker pods; overrides spec.workers.", 1, api.MaxWorkers,
 		func(s *Settings, n *int32) { s.Workers = n }),
-	"GPUS_PER_WORKER": intSpec("GPUS_PER_WORKER", "GPUs (nvidia.com/gpu) per worker, 0 for none; overrides spec.gpusPerWorker.", 0, 64,
+	"GPUS_PER_WORKER": intSpec("GPUS_PER_WORKER", "GPUs (nvidia.com/gpu) per worker, 0 for none; overrides spec.gpusPerWorker.", 0, api.MaxGPUs,
 		func(s *Settings, n *int32) { s.GPUsPerWorker = n }),
-	"SLOTS_PER_WORKER": intSpec("SLOTS_PER_WORKER", "MPI slots (ranks) per worker; overrides spec.slotsPerWorker. Default: GPUS_PER_WORKER when above 0.", 1, 1024,
+	"SLOTS_PER_WORKER": intSpec("SLOTS_PER_WORKER", "MPI slots (ranks) per worker; overrides spec.slotsPerWorker. Default: GPUS_PER_WORKER when above 0, else 1.", 1, api.MaxSlots,
 		func(s *Settings, n *int32) { s.SlotsPerWorker = n }),
 	"CPU":    quantitySpec("CPU", "CPU limit of each worker (or of the single-node Pod); overrides spec.resources.cpu.", func(s *Settings, q *resource.Quantity) { s.CPU = q }),
 	"MEMORY": quantitySpec("MEMORY", "Memory limit of each worker (or of the single-node Pod); overrides spec.resources.memory.", func(s *Settings, q *resource.Quantity) { s.Memory = q }),
@@ -140,7 +148,7 @@ func Decode(f *File) (Settings, []Problem) {
 		}
 		spec, known := specs[e.Key]
 		if !known {
-			if k := suggest(e.Key); k != "" {
+			if k := Closest(e.Key, knownKeys); k != "" {
 				msg := fmt.Sprintf("unknown key %s: did you mean %s?", e.Key, k)
 				if strings.EqualFold(e.Key, k) {
 					msg += " (keys are case-sensitive)"
@@ -172,13 +180,6 @@ func Decode(f *File) (Settings, []Problem) {
 		report(server, false, "NFS_PATH is missing: set both NFS_SERVER and NFS_PATH, or neither")
 	}
 
-	if _, ok := f.Lookup("FS_GROUP"); !ok && s.GroupID != nil {
-		s.FSGroup = ptr(*s.GroupID)
-	}
-	if _, ok := f.Lookup("SLOTS_PER_WORKER"); !ok && s.GPUsPerWorker != nil && *s.GPUsPerWorker > 0 {
-		s.SlotsPerWorker = ptr(*s.GPUsPerWorker)
-	}
-
 	slices.SortStableFunc(problems, func(a, b Problem) int {
 		return cmp.Or(cmp.Compare(a.Line, b.Line), strings.Compare(a.Key, b.Key))
 	})
@@ -187,24 +188,47 @@ func Decode(f *File) (Settings, []Problem) {
 
 func ptr[T any](v T) *T { return &v }
 
-// suggest returns the known key that key likely misspells: the same key in
-// another case, or one edit away from it (ignoring case); "" if none.
-func suggest(key string) string {
-	upper := strings.ToUpper(key)
-	if _, ok := specs[upper]; ok {
-		return upper
-	}
-	for _, k := range knownKeys {
-		if withinOneEdit(upper, k) {
-			return k
+// Closest returns the candidate that key most likely misspells: one that
+// differs from key by at most one insertion, deletion, substitution or swap of
+// adjacent characters, ignoring case. It prefers key itself, then a candidate
+// that differs only in case, then one edit away; among equals, the
+// alphabetically first. It returns "" when no candidate is that close.
+func Closest(key string, candidates []string) string {
+	folded := foldRunes(key)
+	best, bestRank := "", 3
+	for _, c := range candidates {
+		rank := 3
+		switch {
+		case c == key:
+			rank = 0
+		case strings.EqualFold(c, key):
+			rank = 1
+		case withinOneEdit(folded, foldRunes(c)):
+			rank = 2
+		}
+		if rank < bestRank || rank == bestRank && rank < 3 && c < best {
+			best, bestRank = c, rank
 		}
 	}
-	return ""
+	return best
+}
+
+// foldRunes returns s's runes, each replaced by the smallest rune of its
+// case-folding orbit, so that two strings are equal under strings.EqualFold
+// exactly when their foldRunes are equal.
+func foldRunes(s string) []rune {
+	rs := []rune(s)
+	for i, r := range rs {
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			rs[i] = min(rs[i], f)
+		}
+	}
+	return rs
 }
 
 // withinOneEdit reports whether a turns into b by at most one insertion,
-// deletion, substitution or swap of adjacent bytes.
-func withinOneEdit(a, b string) bool {
+// deletion, substitution or swap of adjacent runes.
+func withinOneEdit(a, b []rune) bool {
 	if len(a) > len(b) {
 		a, b = b, a
 	}
@@ -219,17 +243,22 @@ func withinOneEdit(a, b string) bool {
 	case i == len(a):
 		return true
 	case len(a) < len(b):
-		return a[i:] == b[i+1:]
-	case a[i+1:] == b[i+1:]:
+		return slices.Equal(a[i:], b[i+1:])
+	case slices.Equal(a[i+1:], b[i+1:]):
 		return true
 	default:
-		return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
+		return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && slices.Equal(a[i+2:], b[i+2:])
 	}
+}
+
+// wholeNumberText reports whether v is one or more ASCII digits.
+func wholeNumberText(v string) bool {
+	return v != "" && strings.TrimLeft(v, "0123456789") == ""
 }
 
 // wholeNumber parses v as digits only: strconv alone would take "+5" and "-0".
 func wholeNumber(v string, lo, hi int64) (int64, bool) {
-	if v == "" || strings.TrimLeft(v, "0123456789") != "" {
+	if !wholeNumberText(v) {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
@@ -309,6 +338,8 @@ func decodeRegistry(s *Settings, v string) (string, bool) {
 	return "", true
 }
 
+// decodeHost reads NFS_SERVER: a Pod's nfs volume takes a bare host, a
+// hostname (in any case: DNS names are case-insensitive) or an IP address.
 func decodeHost(s *Settings, v string) (string, bool) {
 	if wrong := hostProblem(v); wrong != "" {
 		return wrong, false
@@ -316,13 +347,39 @@ func decodeHost(s *Settings, v string) (string, bool) {
 	if strings.Contains(v, "/") {
 		return "has a path; put the export in NFS_PATH", false
 	}
-	addr, err := netip.ParseAddr(v)
-	isIP := err == nil && addr.Zone() == "" // a zone only means something on the host that wrote it
-	if !isIP && len(validation.IsDNS1123Subdomain(v)) > 0 {
+	if addr, err := netip.ParseAddr(v); err == nil {
+		if addr.Zone() != "" {
+			return "has an IPv6 zone, which only means something on the host that wrote it", false
+		}
+		s.NFSServer = v
+		return "", true
+	}
+	if host, port, err := net.SplitHostPort(v); err == nil && host != "" && wholeNumberText(port) {
+		return "has a port; an nfs volume takes the host only", false
+	}
+	if inner, ok := strings.CutPrefix(v, "["); ok {
+		if inner, ok := strings.CutSuffix(inner, "]"); ok {
+			if _, err := netip.ParseAddr(inner); err == nil {
+				return "has brackets; write the IPv6 address without them, e.g. fd00::5", false
+			}
+		}
+	}
+	if len(validation.IsDNS1123Subdomain(asciiLower(v))) > 0 {
 		return "", false
 	}
 	s.NFSServer = v
 	return "", true
+}
+
+// asciiLower lowercases A-Z only: strings.ToLower would also turn the Kelvin
+// sign (U+212A) into a plain "k" and let it pass as a hostname.
+func asciiLower(v string) string {
+	return strings.Map(func(r rune) rune {
+		if 'A' <= r && r <= 'Z' {
+			return r + ('a' - 'A')
+		}
+		return r
+	}, v)
 }
 
 // hostProblem catches the mistakes REGISTRY and NFS_SERVER share.

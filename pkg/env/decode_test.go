@@ -47,7 +47,7 @@ func TestDecode(t *testing.T) {
 		idRange = "a whole number from 0 to 2147483647"
 		qtyOK   = "accepted: a Kubernetes quantity such as 500m, 2 (cpu) or 4Gi (memory)"
 		pathOK  = `accepted: an absolute path without ".." elements, such as /mnt/data`
-		hostOK  = "accepted: a hostname such as nfs.example.com (lowercase) or an IP address such as 10.0.0.5 or fd00::5, without scheme, port, path or spaces"
+		hostOK  = "accepted: a hostname such as nfs.example.com or an IP address such as 10.0.0.5 or fd00::5, without scheme, port, path or spaces"
 		regOK   = "accepted: an image registry such as docker.io, ghcr.io/team or registry.example.com:5000, without a scheme or whitespace"
 	)
 	tests := []struct {
@@ -113,25 +113,27 @@ HOROVOD_FUSION_THRESHOLD=0
 		{name: "WORKERS word", in: "WORKERS=four", problems: []string{`E mlops.env:1: WORKERS="four": must be a whole number from 1 to 10000`}},
 		{name: "WORKERS quoted", in: `WORKERS="4"`, problems: []string{`E mlops.env:1: WORKERS="\"4\"": must be a whole number from 1 to 10000`}},
 		{name: "GPUS_PER_WORKER 0 sets no slots", in: "GPUS_PER_WORKER=0", want: Settings{GPUsPerWorker: i32(0)}},
-		{name: "GPUS_PER_WORKER max", in: "GPUS_PER_WORKER=64", want: Settings{GPUsPerWorker: i32(64), SlotsPerWorker: i32(64)}},
+		{name: "GPUS_PER_WORKER max", in: "GPUS_PER_WORKER=64", want: Settings{GPUsPerWorker: i32(64)}},
 		{name: "GPUS_PER_WORKER too many", in: "GPUS_PER_WORKER=65", problems: []string{`E mlops.env:1: GPUS_PER_WORKER="65": must be a whole number from 0 to 64`}},
 		{name: "SLOTS_PER_WORKER max", in: "SLOTS_PER_WORKER=1024", want: Settings{SlotsPerWorker: i32(1024)}},
 		{name: "SLOTS_PER_WORKER zero", in: "SLOTS_PER_WORKER=0", problems: []string{`E mlops.env:1: SLOTS_PER_WORKER="0": must be a whole number from 1 to 1024`}},
 		{name: "SLOTS_PER_WORKER too many", in: "SLOTS_PER_WORKER=1025", problems: []string{`E mlops.env:1: SLOTS_PER_WORKER="1025": must be a whole number from 1 to 1024`}},
 
-		// Defaults.
-		{name: "FS_GROUP defaults to GROUP_ID", in: "GROUP_ID=100", want: Settings{GroupID: i64(100), FSGroup: i64(100)}},
-		{name: "FS_GROUP set wins", in: "GROUP_ID=100\nFS_GROUP=200", want: Settings{GroupID: i64(100), FSGroup: i64(200)}},
+		// No defaults: the renderer applies them after the job spec, which
+		// beats anything derived from mlops.env.
+		{name: "GROUP_ID leaves FS_GROUP unset", in: "GROUP_ID=100", want: Settings{GroupID: i64(100)}},
+		{name: "FS_GROUP is read as written", in: "GROUP_ID=100\nFS_GROUP=200", want: Settings{GroupID: i64(100), FSGroup: i64(200)}},
+		{name: "FS_GROUP alone", in: "FS_GROUP=0", want: Settings{FSGroup: i64(0)}},
 		{
-			name:     "invalid FS_GROUP is not defaulted",
+			name:     "invalid FS_GROUP stays unset",
 			in:       "GROUP_ID=100\nFS_GROUP=x",
 			want:     Settings{GroupID: i64(100)},
 			problems: []string{`E mlops.env:2: FS_GROUP="x": must be ` + idRange},
 		},
-		{name: "slots default to GPUs", in: "GPUS_PER_WORKER=4", want: Settings{GPUsPerWorker: i32(4), SlotsPerWorker: i32(4)}},
-		{name: "slots set win", in: "SLOTS_PER_WORKER=1\nGPUS_PER_WORKER=4", want: Settings{GPUsPerWorker: i32(4), SlotsPerWorker: i32(1)}},
+		{name: "GPUS_PER_WORKER leaves SLOTS_PER_WORKER unset", in: "GPUS_PER_WORKER=4", want: Settings{GPUsPerWorker: i32(4)}},
+		{name: "SLOTS_PER_WORKER is read as written", in: "SLOTS_PER_WORKER=1\nGPUS_PER_WORKER=4", want: Settings{GPUsPerWorker: i32(4), SlotsPerWorker: i32(1)}},
 		{
-			name:     "invalid slots are not defaulted",
+			name:     "invalid SLOTS_PER_WORKER stays unset",
 			in:       "SLOTS_PER_WORKER=0\nGPUS_PER_WORKER=4",
 			want:     Settings{GPUsPerWorker: i32(4)},
 			problems: []string{`E mlops.env:1: SLOTS_PER_WORKER="0": must be a whole number from 1 to 1024`},
@@ -167,9 +169,20 @@ HOROVOD_FUSION_THRESHOLD=0
 		{name: "NFS_SERVER without path", in: "NFS_SERVER=nfs", want: Settings{NFSServer: "nfs"}, problems: []string{`E mlops.env:1: NFS_SERVER="nfs": NFS_PATH is missing: set both NFS_SERVER and NFS_PATH, or neither`}},
 		{name: "NFS_SERVER scheme", in: "NFS_SERVER=nfs://nfs.example.com\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="nfs://nfs.example.com": has a scheme; ` + hostOK}},
 		{name: "NFS_SERVER with path", in: "NFS_SERVER=nfs.example.com:/export\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="nfs.example.com:/export": has a path; put the export in NFS_PATH; ` + hostOK}},
-		{name: "NFS_SERVER with port", in: "NFS_SERVER=nfs.example.com:2049\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="nfs.example.com:2049": must be a hostname such as nfs.example.com (lowercase) or an IP address such as 10.0.0.5 or fd00::5, without scheme, port, path or spaces`}},
-		{name: "NFS_SERVER uppercase", in: "NFS_SERVER=NFS.example.com\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="NFS.example.com": must be a hostname such as nfs.example.com (lowercase) or an IP address such as 10.0.0.5 or fd00::5, without scheme, port, path or spaces`}},
-		{name: "NFS_SERVER IPv6 zone", in: "NFS_SERVER=fe80::1%eth0\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="fe80::1%eth0": must be a hostname such as nfs.example.com (lowercase) or an IP address such as 10.0.0.5 or fd00::5, without scheme, port, path or spaces`}},
+		{name: "NFS_SERVER uppercase", in: "NFS_SERVER=NFS.Example.COM\nNFS_PATH=/e", want: Settings{NFSServer: "NFS.Example.COM", NFSPath: "/e"}},
+		{name: "NFS_SERVER uppercase short name", in: "NFS_SERVER=FILER01\nNFS_PATH=/e", want: Settings{NFSServer: "FILER01", NFSPath: "/e"}},
+		{name: "NFS IPv6 uppercase hex", in: "NFS_SERVER=FD00::A\nNFS_PATH=/e", want: Settings{NFSServer: "FD00::A", NFSPath: "/e"}},
+		{name: "NFS IPv4-mapped IPv6", in: "NFS_SERVER=::ffff:10.0.0.5\nNFS_PATH=/e", want: Settings{NFSServer: "::ffff:10.0.0.5", NFSPath: "/e"}},
+		{name: "NFS_SERVER with port", in: "NFS_SERVER=nfs.example.com:2049\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="nfs.example.com:2049": has a port; an nfs volume takes the host only; ` + hostOK}},
+		{name: "NFS_SERVER uppercase with port", in: "NFS_SERVER=NFS:2049\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="NFS:2049": has a port; an nfs volume takes the host only; ` + hostOK}},
+		{name: "NFS_SERVER IPv4 with port", in: "NFS_SERVER=10.0.0.5:2049\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="10.0.0.5:2049": has a port; an nfs volume takes the host only; ` + hostOK}},
+		{name: "NFS_SERVER bracketed IPv6 with port", in: "NFS_SERVER=[fd00::5]:2049\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="[fd00::5]:2049": has a port; an nfs volume takes the host only; ` + hostOK}},
+		{name: "NFS_SERVER bracketed IPv6", in: "NFS_SERVER=[fd00::5]\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="[fd00::5]": has brackets; write the IPv6 address without them, e.g. fd00::5; ` + hostOK}},
+		{name: "NFS_SERVER empty port", in: "NFS_SERVER=nfs:\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="nfs:": must be ` + hostOK[len("accepted: "):]}},
+		{name: "NFS_SERVER IPv6 zone", in: "NFS_SERVER=fe80::1%eth0\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="fe80::1%eth0": has an IPv6 zone, which only means something on the host that wrote it; ` + hostOK}},
+		{name: "NFS_SERVER underscore", in: "NFS_SERVER=nfs_server\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="nfs_server": must be ` + hostOK[len("accepted: "):]}},
+		{name: "NFS_SERVER trailing dot", in: "NFS_SERVER=nfs.example.com.\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="nfs.example.com.": must be ` + hostOK[len("accepted: "):]}},
+		{name: "NFS_SERVER Kelvin sign is not k", in: "NFS_SERVER=\u212aube\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{"E mlops.env:1: NFS_SERVER=\"\u212aube\": must be " + hostOK[len("accepted: "):]}},
 		{name: "NFS_SERVER inner space", in: "NFS_SERVER=nfs server\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="nfs server": contains whitespace; ` + hostOK}},
 		{name: "NFS_SERVER empty", in: "NFS_SERVER=\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="": is empty; ` + hostOK}},
 
@@ -226,7 +239,7 @@ USER_ID=-1
 REGISTRY=https://docker.io
 workers=4
 `,
-			want: Settings{GroupID: i64(100), FSGroup: i64(100)},
+			want: Settings{GroupID: i64(100)},
 			problems: []string{
 				`E mlops.env:2: NFS_PATH="/export/../x": has a ".." element; ` + pathOK,
 				`E mlops.env:2: NFS_PATH="/export/../x": NFS_SERVER is missing: set both NFS_SERVER and NFS_PATH, or neither`,
@@ -254,17 +267,6 @@ workers=4
 				}
 			}
 		})
-	}
-}
-
-func TestDecodeDefaultsAreCopies(t *testing.T) {
-	s, problems := decodeText(t, "GROUP_ID=100\nGPUS_PER_WORKER=2\n")
-	if len(problems) > 0 {
-		t.Fatalf("problems: %v", render(problems))
-	}
-	*s.GroupID, *s.GPUsPerWorker = 1, 1
-	if *s.FSGroup != 100 || *s.SlotsPerWorker != 2 {
-		t.Errorf("defaults share the source pointers: FSGroup %d, SlotsPerWorker %d", *s.FSGroup, *s.SlotsPerWorker)
 	}
 }
 
@@ -309,6 +311,50 @@ func TestKnownKeys(t *testing.T) {
 	if got := docs[slices.Index(keys, "WORKERS")].Type; got != "integer 1..10000" {
 		t.Errorf("WORKERS type = %q", got)
 	}
+	// The renderer applies these defaults; the descriptions still say them.
+	for key, def := range map[string]string{"FS_GROUP": "Default: GROUP_ID.", "SLOTS_PER_WORKER": "Default: GPUS_PER_WORKER when above 0, else 1."} {
+		if d := docs[slices.Index(keys, key)].Description; !strings.HasSuffix(d, def) {
+			t.Errorf("%s description %q does not end in %q", key, d, def)
+		}
+	}
+}
+
+func TestClosest(t *testing.T) {
+	refs := []string{"REGISTRY", "MODEL_SCRIPT", "DATASET_DIR", "region"}
+	tests := []struct {
+		name       string
+		key        string
+		candidates []string
+		want       string
+	}{
+		{name: "no candidates", key: "REGISTRY"},
+		{name: "nothing close", key: "IMAGE", candidates: refs},
+		{name: "two edits away", key: "REGSTRYX", candidates: refs},
+		{name: "swapped letters", key: "REGSITRY", candidates: refs, want: "REGISTRY"},
+		{name: "missing letter", key: "REGISTY", candidates: refs, want: "REGISTRY"},
+		{name: "extra letter", key: "REGISTRYY", candidates: refs, want: "REGISTRY"},
+		{name: "wrong letter", key: "MODEL_SCRIPY", candidates: refs, want: "MODEL_SCRIPT"},
+		{name: "case only", key: "registry", candidates: refs, want: "REGISTRY"},
+		{name: "case and an edit", key: "Model_Scrpt", candidates: refs, want: "MODEL_SCRIPT"},
+		{name: "lowercase candidate", key: "REGON", candidates: refs, want: "region"},
+		{name: "key itself", key: "region", candidates: refs, want: "region"},
+		{name: "key itself beats a case match", key: "ab", candidates: []string{"AB", "ab"}, want: "ab"},
+		{name: "case match beats an edit", key: "_x", candidates: []string{"-x", "_X"}, want: "_X"},
+		{name: "ties go to the alphabetically first", key: "AC", candidates: []string{"ACD", "ABC", "AD"}, want: "ABC"},
+		{name: "ties among case matches", key: "Ab", candidates: []string{"ab", "AB"}, want: "AB"},
+		{name: "transposition at the end", key: "WORKESR", candidates: []string{"WORKERS"}, want: "WORKERS"},
+		{name: "one letter apart", key: "X", candidates: []string{"Y"}, want: "Y"},
+		{name: "non-ASCII counts one rune", key: "NAÏVE", candidates: []string{"naïv"}, want: "naïv"},
+		{name: "non-ASCII substitution", key: "NAÏVE", candidates: []string{"naive"}, want: "naive"},
+		{name: "non-ASCII case folding", key: "ΣΟΦΙΑ", candidates: []string{"σοφια"}, want: "σοφια"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Closest(tt.key, tt.candidates); got != tt.want {
+				t.Errorf("Closest(%q, %q) = %q, want %q", tt.key, tt.candidates, got, tt.want)
+			}
+		})
+	}
 }
 
 func TestWithinOneEdit(t *testing.T) {
@@ -317,6 +363,7 @@ func TestWithinOneEdit(t *testing.T) {
 		want bool
 	}{
 		{"", "", true},
+		{"", "A", true},
 		{"ABC", "ABC", true},
 		{"AB", "ABC", true},
 		{"ABC", "AB", true},
@@ -325,15 +372,20 @@ func TestWithinOneEdit(t *testing.T) {
 		{"ABX", "ABC", true},
 		{"BAC", "ABC", true},
 		{"ACB", "ABC", true},
+		{"日本", "日木", true},
+		{"日本語", "本日語", true},
 		{"A", "ABC", false},
 		{"XYC", "ABC", false},
 		{"CBA", "ABC", false},
 		{"BCA", "ABC", false},
 		{"ABCD", "BACE", false},
+		{"日本語", "語本日", false},
 	}
 	for _, tt := range tests {
-		if got := withinOneEdit(tt.a, tt.b); got != tt.want {
-			t.Errorf("withinOneEdit(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		for _, args := range [][2]string{{tt.a, tt.b}, {tt.b, tt.a}} {
+			if got := withinOneEdit([]rune(args[0]), []rune(args[1])); got != tt.want {
+				t.Errorf("withinOneEdit(%q, %q) = %v, want %v", args[0], args[1], got, tt.want)
+			}
 		}
 	}
 }

@@ -55,6 +55,28 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s:%d: %q: %s", e.Source, e.Line, e.Text, e.Reason)
 }
 
+// ParseErrors are the bad lines of one file, in line order; Parse returns
+// them all at once. errors.As with a *ParseError target finds the first.
+type ParseErrors []*ParseError
+
+// Error puts each bad line on a line of its own.
+func (es ParseErrors) Error() string {
+	msgs := make([]string, len(es))
+	for i, e := range es {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// Unwrap returns the elements, for errors.Is and errors.As.
+func (es ParseErrors) Unwrap() []error {
+	errs := make([]error, len(es))
+	for i, e := range es {
+		errs[i] = e
+	}
+	return errs
+}
+
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // envVarNameRule is Kubernetes' wording of what IsEnvVarName accepts, without
@@ -70,9 +92,12 @@ const longLineText = 40
 // whitespace dropped (trailing whitespace is part of the value), blank lines
 // and lines starting with '#' skipped, split at the first '=', no quote
 // removal, a line without '=' giving its key the empty value, and a repeated
-// key rejected. Errors are *ParseError.
+// key rejected. It reads on past a bad line, so the error, if any, is a
+// ParseErrors naming every bad line (a line of invalid UTF-8, an invalid key,
+// a repeated key, an over-long line) and the File is nil.
 func Parse(source string, data []byte) (*File, error) {
 	f := &File{Source: source}
+	var errs ParseErrors
 	seen := map[string]int{} // key -> line
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	// Count the bytes consumed so an over-long line can be quoted.
@@ -89,11 +114,12 @@ func Parse(source string, data []byte) (*File, error) {
 		if line == 1 {
 			raw = bytes.TrimPrefix(raw, utf8BOM)
 		}
-		fail := func(reason string) error {
-			return &ParseError{Source: source, Line: line, Text: string(raw), Reason: reason}
+		fail := func(reason string) {
+			errs = append(errs, &ParseError{Source: source, Line: line, Text: string(raw), Reason: reason})
 		}
 		if !utf8.Valid(raw) {
-			return nil, fail("invalid UTF-8: an env file must be UTF-8 text")
+			fail("invalid UTF-8: an env file must be UTF-8 text")
+			continue
 		}
 		text := string(bytes.TrimLeftFunc(raw, unicode.IsSpace))
 		if text == "" || text[0] == '#' {
@@ -101,10 +127,12 @@ func Parse(source string, data []byte) (*File, error) {
 		}
 		key, value, hasEq := strings.Cut(text, "=")
 		if reason := keyError(key); reason != "" {
-			return nil, fail(reason)
+			fail(reason)
+			continue
 		}
 		if first, ok := seen[key]; ok {
-			return nil, fail(fmt.Sprintf("key %s repeats line %d: kustomize's configMapGenerator rejects a repeated key; keep one", key, first))
+			fail(fmt.Sprintf("key %s repeats line %d: kustomize's configMapGenerator rejects a repeated key; keep one", key, first))
+			continue
 		}
 		seen[key] = line
 		f.Entries = append(f.Entries, Entry{Key: key, Value: value, Line: line, Bare: !hasEq})
@@ -118,7 +146,11 @@ func Parse(source string, data []byte) (*File, error) {
 		if errors.Is(err, bufio.ErrTooLong) {
 			reason = fmt.Sprintf("line is longer than %d bytes: kustomize silently drops it and every line after it; accepted: shorter lines", bufio.MaxScanTokenSize)
 		}
-		return nil, &ParseError{Source: source, Line: line + 1, Text: string(rest), Reason: reason}
+		// The scanner stops here: the lines after it go unchecked.
+		errs = append(errs, &ParseError{Source: source, Line: line + 1, Text: string(rest), Reason: reason})
+	}
+	if len(errs) > 0 {
+		return nil, errs
 	}
 	return f, nil
 }

@@ -74,6 +74,10 @@ func TestKustomizeParity(t *testing.T) {
 		"A=1\nA=2\n",
 		"\ufeffA=1\nA=2\n",
 		"A\nA=1\n",
+		// Parse reads on past a bad line; the file is still rejected.
+		"A=1\nA=2\nB=\xff\nB=1\n",
+		"9A=1\nA=\xff\n",
+		"A=1\nA=2\nA=3\n",
 	}
 	stricter := []string{
 		"9WORKERS=2\n",
@@ -84,6 +88,7 @@ func TestKustomizeParity(t *testing.T) {
 		"..A=1\n",
 		"A=1\n\ufeffB=2\n",
 		"A=1\nB=" + strings.Repeat("x", 70000) + "\nC=3\n",
+		"9A=1\nMY KEY=2\n=3\nOK=4\n",
 	}
 
 	for _, in := range agree {

@@ -86,7 +86,7 @@ func Render(o Options) (*Overlay, error) {
 	out := &Overlay{Files: map[string][]byte{}, Warnings: resolved.Warnings}
 	var patchFiles []string
 	for _, patch := range resolved.Plan.Patches() {
-		b, err := encode(header, patch.Object)
+		b, err := encode(header, patch)
 		if err != nil {
 			return nil, err
 		}
@@ -111,8 +111,8 @@ func Render(o Options) (*Overlay, error) {
 	return out, nil
 }
 
-func encode(header string, obj any) ([]byte, error) {
-	n, err := processor.Encode(obj)
+func encode(header string, patch render.Patch) ([]byte, error) {
+	n, err := processor.EncodePatch(patch)
 	if err != nil {
 		return nil, err
 	}

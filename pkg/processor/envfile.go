@@ -52,9 +52,12 @@ func (p Processor) loadEnv(job *api.TrainingJob, items []*yaml.RNode) (*env.File
 		f, err := configMapFile(ours)
 		return f, FromDisk, err
 	case errors.Is(err, fs.ErrNotExist):
-		abs, _ := filepath.Abs(path)
+		where := path
+		if p.ConfigDir == "" && !filepath.IsAbs(path) {
+			where += " in the working directory"
+		}
 		return nil, 0, fmt.Errorf("%s: spec.envFile: mlops.env not found: no inline text, no ConfigMap %q among the inputs, and no file %s; accepted: one of the three",
-			p.configName(), src.ConfigMapName, abs)
+			p.configName(), src.ConfigMapName, where)
 	default:
 		return nil, 0, fmt.Errorf("%s: spec.envFile.path: %w", p.configName(), err)
 	}

@@ -2,8 +2,13 @@ package processor
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
 // Encode turns a typed object into YAML in the field order of its Go struct,
@@ -54,4 +59,56 @@ func empty(n *yaml.Node) bool {
 		return n.Tag == yaml.NodeTagNull
 	}
 	return false
+}
+
+// EncodePatch encodes a patch and writes its deletions: each field in
+// patch.Clear becomes null in every container, which a strategic merge
+// (kyaml's and kustomize's) reads as "remove".
+func EncodePatch(patch render.Patch) (*yaml.RNode, error) {
+	n, err := Encode(patch.Object)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range containers(n) {
+		for _, f := range patch.Clear {
+			// Appended by hand: kyaml's SetField reads a null value as "delete the field".
+			c.YNode().Content = append(c.YNode().Content,
+				&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: f},
+				&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagNull, Value: "null"})
+		}
+	}
+	return n, nil
+}
+
+// podSpecPaths lead from an object to its pod specs, by the role render gives them.
+var podSpecPaths = map[kubeflow.MPIReplicaType][]string{
+	"":                              {"spec"},
+	kubeflow.MPIReplicaTypeLauncher: {"spec", "mpiReplicaSpecs", "Launcher", "template", "spec"},
+	kubeflow.MPIReplicaTypeWorker:   {"spec", "mpiReplicaSpecs", "Worker", "template", "spec"},
+}
+
+// containerLists returns an MPIJob's or a Pod's containers by role.
+func containerLists(n *yaml.RNode) map[kubeflow.MPIReplicaType][]*yaml.RNode {
+	out := map[kubeflow.MPIReplicaType][]*yaml.RNode{}
+	for role, p := range podSpecPaths {
+		if (role == "") != (n.GetKind() == "Pod") {
+			continue
+		}
+		list, err := n.Pipe(yaml.Lookup(append(append([]string(nil), p...), "containers")...))
+		if err != nil || list == nil {
+			continue
+		}
+		if elems, err := list.Elements(); err == nil {
+			out[role] = elems
+		}
+	}
+	return out
+}
+
+func containers(n *yaml.RNode) []*yaml.RNode {
+	var all []*yaml.RNode
+	for _, role := range slices.Sorted(maps.Keys(containerLists(n))) {
+		all = append(all, containerLists(n)[role]...)
+	}
+	return all
 }

@@ -5,7 +5,9 @@ package processor
 
 import (
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
@@ -162,9 +164,34 @@ func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error
 		found = append(found, i)
 	}
 	if len(found) == 0 && explicit {
-		return nil, fmt.Errorf("%s: spec.target matches no %s among the %d input items", p.configName(), kind, len(items))
+		seen := []string{}
+		for _, it := range items {
+			if it.GetKind() == kind {
+				seen = append(seen, describe(it.GetName(), it.GetLabels()))
+			}
+		}
+		if len(seen) == 0 {
+			seen = []string{"none"}
+		}
+		return nil, fmt.Errorf("%s: spec.target: %s matches no %s among the inputs; the inputs' %ss: %s",
+			p.configName(), describe(sel.Name, sel.Labels), kind, kind, strings.Join(seen, ", "))
 	}
 	return found, nil
+}
+
+// describe names an object or a selector: `name` with labels a=b,c=d.
+func describe(name string, labels map[string]string) string {
+	var kv []string
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		kv = append(kv, k+"="+labels[k])
+	}
+	switch {
+	case name == "":
+		return "labels " + strings.Join(kv, ",")
+	case len(kv) == 0:
+		return fmt.Sprintf("%q", name)
+	}
+	return fmt.Sprintf("%q with labels %s", name, strings.Join(kv, ","))
 }
 
 func hasLabels(n *yaml.RNode, want map[string]string) bool {
@@ -189,7 +216,7 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, er
 	}
 	out := target.Copy()
 	for _, patch := range q.Patches() {
-		node, err := Encode(patch.Object)
+		node, err := EncodePatch(patch)
 		if err != nil {
 			return nil, err
 		}
@@ -265,20 +292,8 @@ func upsert(items []*yaml.RNode, n *yaml.RNode) []*yaml.RNode {
 // the one the mpi-operator treats as main.
 func containerNames(target *yaml.RNode, plan *render.Plan) render.ContainerNames {
 	names := render.ContainerNames{}
-	lookups := map[kubeflow.MPIReplicaType][]string{"": {"spec", "containers"}}
-	if plan.Mode == api.ModeMultiNode {
-		lookups = map[kubeflow.MPIReplicaType][]string{
-			kubeflow.MPIReplicaTypeLauncher: {"spec", "mpiReplicaSpecs", "Launcher", "template", "spec", "containers"},
-			kubeflow.MPIReplicaTypeWorker:   {"spec", "mpiReplicaSpecs", "Worker", "template", "spec", "containers"},
-		}
-	}
-	for role, fieldPath := range lookups {
-		list, err := target.Pipe(yaml.Lookup(fieldPath...))
-		if err != nil || list == nil {
-			continue
-		}
-		elems, _ := list.Elements()
-		for i, c := range elems {
+	for role, list := range containerLists(target) {
+		for i, c := range list {
 			name, _ := c.GetString("name")
 			if i == 0 || name == plan.ContainerName {
 				names[role] = name

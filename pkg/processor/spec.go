@@ -2,6 +2,7 @@ package processor
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -19,8 +20,15 @@ func decodeSpec(config *yaml.RNode) (*api.TrainingJob, field.ErrorList) {
 	if config == nil || config.IsNilOrEmpty() {
 		return nil, field.ErrorList{field.Required(field.NewPath("functionConfig"), "mlops-fn needs its job spec: "+want)}
 	}
-	if config.GetApiVersion() != api.APIVersion || config.GetKind() != api.Kind {
-		return nil, field.ErrorList{field.Invalid(field.NewPath("kind"), config.GetApiVersion()+"/"+config.GetKind(), "accepted: "+want)}
+	var errs field.ErrorList
+	if v := config.GetApiVersion(); v != api.APIVersion {
+		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), v, "accepted: "+api.APIVersion+" (mlops-fn's job spec)"))
+	}
+	if k := config.GetKind(); k != api.Kind {
+		errs = append(errs, field.Invalid(field.NewPath("kind"), k, "accepted: "+api.Kind+" (mlops-fn's job spec)"))
+	}
+	if len(errs) > 0 {
+		return nil, errs
 	}
 	b, err := config.MarshalJSON()
 	if err != nil {
@@ -29,11 +37,10 @@ func decodeSpec(config *yaml.RNode) (*api.TrainingJob, field.ErrorList) {
 	job := &api.TrainingJob{}
 	strict, err := sigsjson.UnmarshalStrict(b, job)
 	if err != nil {
-		return nil, field.ErrorList{field.Invalid(field.NewPath("functionConfig"), "", decodeMessage(err))}
+		return nil, field.ErrorList{decodeError(err)}
 	}
-	var errs field.ErrorList
 	for _, e := range strict {
-		errs = append(errs, field.Invalid(field.NewPath("functionConfig"), "", decodeMessage(e)))
+		errs = append(errs, decodeError(e))
 	}
 	// The runners' bookkeeping annotations describe the config file, not the job.
 	for k := range job.Metadata.Annotations {
@@ -47,16 +54,24 @@ func decodeSpec(config *yaml.RNode) (*api.TrainingJob, field.ErrorList) {
 	return job, errs
 }
 
-// decodeMessage turns encoding/json's wording into the spec's terms.
-func decodeMessage(err error) string {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "json: ")
-	msg = strings.ReplaceAll(msg, "Go struct field ", "field ")
-	msg = strings.ReplaceAll(msg, "TrainingJob.", "")
-	if strings.HasPrefix(msg, "unknown field") {
-		msg += fmt.Sprintf("; accepted: the fields of %s %s (see mlops-fn --help)", api.APIVersion, api.Kind)
+// unknownField and wrongType read the field path out of encoding/json's errors.
+var (
+	unknownField = regexp.MustCompile(`^(?:json: )?unknown field "(.*)"$`)
+	wrongType    = regexp.MustCompile(`cannot unmarshal (\S+) into Go struct field [A-Za-z0-9]+\.(\S+) of type (\S+)`)
+)
+
+// decodeError turns a decoding error into one about the spec's field.
+func decodeError(err error) *field.Error {
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if m := unknownField.FindStringSubmatch(msg); m != nil {
+		return &field.Error{Type: field.ErrorTypeInvalid, Field: m[1], BadValue: field.OmitValueType{},
+			Detail: fmt.Sprintf("unknown field; accepted: the fields of %s %s, listed in the README's job spec reference", api.APIVersion, api.Kind)}
 	}
-	return msg
+	if m := wrongType.FindStringSubmatch(msg); m != nil {
+		return &field.Error{Type: field.ErrorTypeTypeInvalid, Field: m[2], BadValue: field.OmitValueType{},
+			Detail: fmt.Sprintf("is a %s; accepted: a %s", m[1], m[3])}
+	}
+	return &field.Error{Type: field.ErrorTypeInvalid, Field: "spec", BadValue: field.OmitValueType{}, Detail: msg}
 }
 
 // configPath is where the runner says the function config lives, if it says.

@@ -2,9 +2,13 @@ package render
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/mlops-fn/mlops-fn/pkg/env"
 )
 
 var reference = regexp.MustCompile(`\$\{([^}]*)\}`)
@@ -22,8 +26,13 @@ func (x *expander) str(p *field.Path, s string) string {
 		key := ref[2 : len(ref)-1]
 		v, ok := x.values[key]
 		if !ok {
-			x.errs = append(x.errs, field.Invalid(p, s,
-				fmt.Sprintf("references ${%s}, which %s does not define; accepted: a key of %s", key, x.source, x.source)))
+			msg := fmt.Sprintf("references ${%s}, which %s does not define", key, x.source)
+			if near := env.Closest(key, slices.Collect(maps.Keys(x.values))); near != "" {
+				msg += fmt.Sprintf(": did you mean ${%s}?", near)
+			} else {
+				msg += fmt.Sprintf("; accepted: a key of %s", x.source)
+			}
+			x.errs = append(x.errs, field.Invalid(p, s, msg))
 		}
 		return v
 	})

@@ -24,6 +24,9 @@ const (
 type Patch struct {
 	File   string
 	Object any
+	// Clear names container fields the patch deletes (null in the patch): a
+	// target's own args would otherwise trail the command this patch sets.
+	Clear []string
 }
 
 // role is the pod a template describes.
@@ -42,15 +45,24 @@ func (p *Plan) Patches() []Patch {
 		workload = PodPatchFile
 	}
 	patches := []Patch{
-		{workload, p.object(p.fillWorkload, p.fillMPIJob)},
-		{SecurityContextPatchFile, p.object(p.fillSecurity, func(s *kubeflow.MPIJobSpec) {
+		{File: workload, Object: p.object(p.fillWorkload, p.fillMPIJob), Clear: p.clearedArgs()},
+		{File: SecurityContextPatchFile, Object: p.object(p.fillSecurity, func(s *kubeflow.MPIJobSpec) {
 			s.SSHAuthMountPath = p.SSHAuthMountPath()
 		})},
 	}
 	if len(p.Volumes) > 0 {
-		patches = append(patches, Patch{NFSVolumePatchFile, p.object(p.fillVolumes, nil)})
+		patches = append(patches, Patch{File: NFSVolumePatchFile, Object: p.object(p.fillVolumes, nil)})
 	}
 	return patches
+}
+
+// clearedArgs: an MPIJob's command lines are wholly mlops-fn's (mpirun, sshd);
+// a Pod's are when the spec gives a command without args.
+func (p *Plan) clearedArgs() []string {
+	if p.Mode == api.ModeMultiNode || (len(p.Command) > 0 && len(p.Args) == 0) {
+		return []string{"args"}
+	}
+	return nil
 }
 
 // Skeleton is what a base holds: the object's identity and its container names.
@@ -146,7 +158,9 @@ func (p *Plan) fillWorkload(r role, spec *corev1.PodSpec, c *corev1.Container) {
 	switch r {
 	case launcher:
 		c.Command = p.mpirun()
-		c.Resources.Limits = p.LauncherLimits
+		if !p.MPI.RunLauncherAsWorker {
+			c.Resources.Limits = p.LauncherLimits
+		}
 	case worker:
 		c.Command = p.workerCommand()
 	case single:

@@ -112,7 +112,10 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 	var errs field.ErrorList
 	var warnings []Warning
 
-	if err := checkImage(p.Image); err != "" {
+	if err := checkImage(p.Image); err != "" && len(x.errs) == 0 {
+		if p.Image != s.Image {
+			err = fmt.Sprintf("(expanded from %q) %s", s.Image, err)
+		}
 		errs = append(errs, field.Invalid(spec.Child("image"), p.Image, err))
 	}
 	if p.WorkingDir != "" && !path.IsAbs(p.WorkingDir) {
@@ -125,6 +128,7 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 			fmt.Sprintf("multi-node needs the number of workers: set WORKERS in %s (or spec.workers), 1 to %d", file.Source, api.MaxWorkers)))
 	}
 	p.GPUsPerWorker = pick(set.GPUsPerWorker, s.GPUsPerWorker, 0)
+	// One rank per GPU, unless SLOTS_PER_WORKER or spec.slotsPerWorker says otherwise.
 	p.SlotsPerWorker = pick(set.SlotsPerWorker, s.SlotsPerWorker, max(p.GPUsPerWorker, 1))
 
 	p.Limits = limits(pickQuantity(set.CPU, s.Resources.CPU), pickQuantity(set.Memory, s.Resources.Memory))
@@ -135,6 +139,7 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 
 	p.RunAsUser = pick64(set.UserID, s.Security.RunAsUser)
 	p.RunAsGroup = pick64(set.GroupID, s.Security.RunAsGroup)
+	// Volumes belong to the group the job runs as, unless FS_GROUP or spec.security.fsGroup says otherwise.
 	p.FSGroup = pick64(set.FSGroup, s.Security.FSGroup)
 	if p.FSGroup == nil {
 		p.FSGroup = p.RunAsGroup
@@ -147,10 +152,15 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 		}
 	}
 	if p.Root() {
-		warnings = append(warnings, Warning{Field: envKey("USER_ID"), Message: "the job runs as root: its namespace needs Pod Security level baseline (restricted admits only non-root pods); set USER_ID to a non-zero uid to run under restricted"})
+		msg := "is 0: the job runs as root"
+		if p.RunAsUser == nil {
+			msg = "is not set, so the image's user applies (root for most training images)"
+		}
+		warnings = append(warnings, Warning{Field: envKey("USER_ID"), Message: msg +
+			": its namespace needs Pod Security level baseline (restricted admits only non-root pods); set USER_ID to a non-zero uid to run under restricted"})
 		if p.Mode == api.ModeMultiNode && p.FSGroup != nil {
 			if _, explicit := file.Lookup("FS_GROUP"); explicit || s.Security.FSGroup != nil {
-				warnings = append(warnings, Warning{Field: envKey("FS_GROUP"), Message: "fsGroup is left out: on a root MPIJob it makes the SSH key in /root/.ssh group-readable (mode 0640) and ssh refuses it"})
+				warnings = append(warnings, Warning{Field: envKey("FS_GROUP"), Message: "fsGroup is left out: on a root MPIJob it makes the SSH key in /root/.ssh group-readable (mode 0640) and ssh refuses it; to have the volumes owned by that group, run as a non-root USER_ID"})
 			}
 			p.FSGroup = nil
 		}
@@ -240,7 +250,7 @@ func volumes(x *expander, specVols []api.Volume, set env.Settings, file *env.Fil
 			}
 			vol.HostPath = &corev1.HostPathVolumeSource{Path: hp, Type: v.HostPath.Type}
 		case v.EmptyDir != nil:
-			vol.EmptyDir = &corev1.EmptyDirVolumeSource{SizeLimit: v.EmptyDir.SizeLimit}
+			vol.EmptyDir = &corev1.EmptyDirVolumeSource{Medium: v.EmptyDir.Medium, SizeLimit: v.EmptyDir.SizeLimit}
 		}
 		vols = append(vols, vol)
 		addMount(p.Child("mountPath"), corev1.VolumeMount{
@@ -288,10 +298,26 @@ func limits(cpu, memory *resource.Quantity) corev1.ResourceList {
 var imageReference = regexp.MustCompile(`^(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*(?::[0-9]+)?/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@[a-z0-9]+(?:[+._-][a-z0-9]+)*:[0-9a-fA-F]{32,})?$`)
 
 func checkImage(ref string) string {
-	if len(ref) > 255 || !imageReference.MatchString(ref) {
-		return "accepted: an image reference [registry[:port]/]repository[:tag][@digest] with a lowercase repository, e.g. docker.io/library/python:3.12"
+	if len(ref) <= 255 && imageReference.MatchString(ref) {
+		return ""
 	}
-	return ""
+	const accepted = "accepted: an image reference [registry[:port]/]repository[:tag][@digest] with a lowercase repository, e.g. docker.io/library/python:3.12"
+	repo, _, _ := strings.Cut(ref, "@")
+	if i := strings.LastIndex(repo, ":"); i > strings.LastIndex(repo, "/") {
+		repo = repo[:i]
+	}
+	if _, path, found := strings.Cut(repo, "/"); found {
+		repo = path
+	}
+	switch {
+	case strings.ContainsAny(ref, " \t"):
+		return "contains whitespace; " + accepted
+	case strings.ToLower(repo) != repo:
+		return "the repository has uppercase letters; " + accepted
+	case len(ref) > 255:
+		return "is longer than 255 characters; " + accepted
+	}
+	return accepted
 }
 
 // CheckName applies the mpi-operator's rule that every pod name is a DNS-1035 label.

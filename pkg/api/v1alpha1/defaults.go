@@ -10,7 +10,7 @@ const (
 	DefaultMPIHome       = "/home/mpiuser"
 )
 
-// DefaultMPIArgs are the mpirun flags of the Horovod examples (seeds 000 and 002).
+// DefaultMPIArgs are OpenMPI's mpirun flags of the Horovod examples (seeds 000 and 002).
 var DefaultMPIArgs = []string{"-bind-to", "none", "-map-by", "slot", "-mca", "pml", "ob1", "-mca", "btl", "^openib"}
 
 // DefaultForwardEnv is what Horovod jobs forward to every rank.
@@ -35,7 +35,8 @@ func (j *TrainingJob) Default() {
 	if s.MPI.Implementation == "" {
 		s.MPI.Implementation = OpenMPI
 	}
-	if s.MPI.Args == nil {
+	if s.MPI.Args == nil && s.MPI.Implementation == OpenMPI {
+		// OpenMPI's flags; Intel MPI's and MPICH's Hydra rejects them.
 		s.MPI.Args = append([]string(nil), DefaultMPIArgs...)
 	}
 	if s.MPI.ForwardEnv == nil {

@@ -158,7 +158,9 @@ type HostPath struct {
 }
 
 type EmptyDir struct {
-	SizeLimit *resource.Quantity `json:"sizeLimit,omitempty"`
+	// Medium "Memory" makes a tmpfs, e.g. for /dev/shm.
+	Medium    corev1.StorageMedium `json:"medium,omitempty"`
+	SizeLimit *resource.Quantity   `json:"sizeLimit,omitempty"`
 }
 
 type RunPolicy struct {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"path"
 	"slices"
 	"strings"
 
@@ -25,9 +26,11 @@ const (
 // (image, paths) are checked by the renderer once expanded.
 func (j *TrainingJob) Validate() field.ErrorList {
 	var errs field.ErrorList
-	if j.APIVersion != APIVersion || j.Kind != Kind {
-		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), j.APIVersion+", "+j.Kind,
-			fmt.Sprintf("accepted: apiVersion %s, kind %s", APIVersion, Kind)))
+	if j.APIVersion != APIVersion {
+		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), j.APIVersion, "accepted: "+APIVersion))
+	}
+	if j.Kind != Kind {
+		errs = append(errs, field.Invalid(field.NewPath("kind"), j.Kind, "accepted: "+Kind))
 	}
 	meta := field.NewPath("metadata")
 	if j.Metadata.Name == "" {
@@ -152,8 +155,14 @@ func validateVolumes(p *field.Path, vols []Volume) field.ErrorList {
 			errs = append(errs, field.Duplicate(vp.Child("name"), v.Name))
 		}
 		seen[v.Name] = true
-		if v.MountPath == "" {
+		switch {
+		case v.MountPath == "":
 			errs = append(errs, field.Required(vp.Child("mountPath"), "an absolute path in the container, e.g. ${DATASET_DIR}"))
+		case !strings.Contains(v.MountPath, "${") && !path.IsAbs(v.MountPath):
+			errs = append(errs, field.Invalid(vp.Child("mountPath"), v.MountPath, "accepted: an absolute path in the container"))
+		}
+		if v.EmptyDir != nil {
+			errs = append(errs, oneOf(vp.Child("emptyDir", "medium"), string(v.EmptyDir.Medium), "", string(corev1.StorageMediumMemory))...)
 		}
 		sources := 0
 		for _, set := range []bool{v.NFS != nil, v.PVC != nil, v.HostPath != nil, v.EmptyDir != nil} {

@@ -1,0 +1,39 @@
+# mlops-fn: `make build test` is what CI runs (see .ci/run and the README).
+GO      ?= go
+BIN     := bin/mlops-fn
+IMAGE   ?= mlops-fn:dev
+OVERLAYS := $(sort $(dir $(wildcard quickstart/k8s/mlops/*/job.yaml examples/*/job.yaml)))
+
+.PHONY: build test golden-update hydrate lint image clean
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(BIN) ./fn
+
+# Unit, golden and kustomize-equivalence tests, the drift check of the
+# hydrated overlays, and the lint.
+test: build lint
+	$(GO) test ./...
+	./$(BIN) hydrate --check $(OVERLAYS)
+
+# Rewrites testdata/*/expected.yaml and stderr.txt from the current output:
+# read `git diff testdata` before committing.
+golden-update:
+	$(GO) test ./fn -run TestGolden -update
+
+# Regenerates the hydrated overlays from their job.yaml and mlops.env.
+hydrate: build
+	./$(BIN) hydrate $(OVERLAYS)
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+# FROM scratch: the users kustomize and kpt run as must be named in /etc/passwd.
+image: build
+	mkdir -p bin/image
+	printf 'root:x:0:0:root:/:/sbin/nologin\nnobody:x:65534:65534:nobody:/:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/:/sbin/nologin\n' > bin/image/passwd
+	printf 'root:x:0:\nnobody:x:65534:\nnonroot:x:65532:\n' > bin/image/group
+	docker build -t $(IMAGE) .
+
+clean:
+	rm -rf bin

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mlops-fn/mlops-fn/pkg/env"
+)
+
+// TestREADMEIsComplete keeps the README's reference tables in step with the
+// code: every mlops.env key has a row, every golden error case is in the
+// error catalogue, and every case the catalogue names exists.
+func TestREADMEIsComplete(t *testing.T) {
+	data, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	for _, k := range env.KnownKeys() {
+		if !strings.Contains(readme, "| `"+k.Key+"` |") {
+			t.Errorf("README: the mlops.env table has no row for %s", k.Key)
+		}
+	}
+	cases, _ := filepath.Glob("../testdata/error-*")
+	if len(cases) == 0 {
+		t.Fatal("no error cases under ../testdata")
+	}
+	for _, c := range cases {
+		if name := filepath.Base(c); !strings.Contains(readme, "`"+name+"`") {
+			t.Errorf("README: the error catalogue does not list the golden case %s", name)
+		}
+	}
+	_, catalogue, _ := strings.Cut(readme, "## Errors")
+	catalogue, _, _ = strings.Cut(catalogue, "\n## ")
+	for _, field := range strings.Split(catalogue, "`") {
+		if strings.HasPrefix(field, "error-") {
+			if _, err := os.Stat(filepath.Join("../testdata", field)); err != nil {
+				t.Errorf("README: the error catalogue names %s, which is not a golden case", field)
+			}
+		}
+	}
+}

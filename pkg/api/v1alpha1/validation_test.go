@@ -1,0 +1,157 @@
+package v1alpha1
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+func valid() *TrainingJob {
+	j := &TrainingJob{
+		APIVersion: APIVersion,
+		Kind:       Kind,
+		Metadata:   ObjectMeta{Name: "resnet50"},
+		Spec:       TrainingJobSpec{Image: "docker.io/library/python:3.12", Command: []string{"python", "train.py"}},
+	}
+	j.Default()
+	return j
+}
+
+func TestDefault(t *testing.T) {
+	j := &TrainingJob{Metadata: ObjectMeta{Name: "bert"}}
+	j.Default()
+	cpu, mem := resource.MustParse("1"), resource.MustParse("1Gi")
+	on := true
+	want := TrainingJobSpec{
+		Mode:              ModeMultiNode,
+		EnvFile:           EnvFile{Path: "mlops.env", ConfigMapName: "mlops-env"},
+		ContainerName:     "bert",
+		LauncherResources: &Resources{CPU: &cpu, Memory: &mem},
+		MPI: MPI{
+			Implementation:         OpenMPI,
+			Args:                   DefaultMPIArgs,
+			ForwardEnv:             DefaultForwardEnv,
+			LauncherCreationPolicy: "AtStartup",
+		},
+		RunPolicy: RunPolicy{CleanPodPolicy: "Running", RestartPolicy: "Never"},
+		Security:  Security{Hardening: &on},
+	}
+	if diff := cmp.Diff(want, j.Spec); diff != "" {
+		t.Errorf("defaults (-want +got):\n%s", diff)
+	}
+
+	// Defaults never overwrite what the user wrote.
+	off := false
+	j = &TrainingJob{Metadata: ObjectMeta{Name: "bert"}, Spec: TrainingJobSpec{
+		Mode: ModeSingleNode, ContainerName: "main", MPI: MPI{Implementation: Intel, Args: []string{}},
+		Security: Security{Hardening: &off}, RunPolicy: RunPolicy{CleanPodPolicy: "All"},
+	}}
+	j.Default()
+	if j.Spec.Mode != ModeSingleNode || j.Spec.ContainerName != "main" || *j.Spec.Security.Hardening || j.Spec.RunPolicy.CleanPodPolicy != "All" {
+		t.Errorf("a default replaced a user value: %+v", j.Spec)
+	}
+	if len(j.Spec.MPI.Args) != 0 {
+		t.Errorf("an explicitly empty mpi.args was filled: %v", j.Spec.MPI.Args)
+	}
+
+	// Intel MPI and MPICH do not understand OpenMPI's flags: no default args for them.
+	intel := &TrainingJob{Metadata: ObjectMeta{Name: "bert"}, Spec: TrainingJobSpec{MPI: MPI{Implementation: MPICH}}}
+	intel.Default()
+	if intel.Spec.MPI.Args != nil {
+		t.Errorf("MPICH got OpenMPI's args: %v", intel.Spec.MPI.Args)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	i32 := func(v int32) *int32 { return &v }
+	i64 := func(v int64) *int64 { return &v }
+	q := func(s string) *resource.Quantity { v := resource.MustParse(s); return &v }
+	cases := []struct {
+		name   string
+		mutate func(*TrainingJob)
+		want   []string
+	}{
+		{"valid", func(*TrainingJob) {}, nil},
+		{"wrong kind", func(j *TrainingJob) { j.Kind = "Job" },
+			[]string{`kind: Invalid value: "Job": accepted: TrainingJob`}},
+		{"wrong apiVersion", func(j *TrainingJob) { j.APIVersion = "mlops-fn.dev/v1" },
+			[]string{`apiVersion: Invalid value: "mlops-fn.dev/v1": accepted: mlops-fn.dev/v1alpha1`}},
+		{"relative literal mount path", func(j *TrainingJob) {
+			j.Spec.Volumes = []Volume{{Name: "out", MountPath: "output", EmptyDir: &EmptyDir{Medium: "Disk"}}}
+		}, []string{
+			`spec.volumes[0].mountPath: Invalid value: "output": accepted: an absolute path in the container`,
+			`spec.volumes[0].emptyDir.medium: Unsupported value: "Disk": supported values: "", "Memory"`,
+		}},
+		{"no name", func(j *TrainingJob) { j.Metadata.Name = "" },
+			[]string{"metadata.name: Required value: the job's name: a DNS label such as resnet50"}},
+		{"name not a DNS label", func(j *TrainingJob) { j.Metadata.Name = "ResNet_50" },
+			[]string{`metadata.name: Invalid value: "ResNet_50": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`}},
+		{"unknown mode", func(j *TrainingJob) { j.Spec.Mode = "multinode" },
+			[]string{`spec.mode: Unsupported value: "multinode": supported values: "single-node", "multi-node"`}},
+		{"no image", func(j *TrainingJob) { j.Spec.Image = "" },
+			[]string{"spec.image: Required value: an image reference such as ${REGISTRY}/model-zoo:2.1.0"}},
+		{"script and command", func(j *TrainingJob) { j.Spec.Script = "/train.sh" },
+			[]string{"spec.script: Forbidden: set either script or command, not both"}},
+		{"multi-node without a program", func(j *TrainingJob) { j.Spec.Command = nil },
+			[]string{"spec.command: Required value: multi-node: the program mpirun starts (command or script)"}},
+		{"single-node may use the image's entrypoint", func(j *TrainingJob) { j.Spec.Mode = ModeSingleNode; j.Spec.Command = nil }, nil},
+		{"counts out of range", func(j *TrainingJob) {
+			j.Spec.Workers, j.Spec.GPUsPerWorker, j.Spec.SlotsPerWorker = i32(0), i32(65), i32(2000)
+		}, []string{
+			"spec.workers: Invalid value: 0: accepted: 1 to 10000",
+			"spec.gpusPerWorker: Invalid value: 65: accepted: 0 to 64",
+			"spec.slotsPerWorker: Invalid value: 2000: accepted: 1 to 1024",
+		}},
+		{"zero cpu", func(j *TrainingJob) { j.Spec.Resources.CPU = q("0") },
+			[]string{`spec.resources.cpu: Invalid value: "0": accepted: a quantity greater than zero`}},
+		{"ids out of range", func(j *TrainingJob) { j.Spec.Security.RunAsUser, j.Spec.Security.FSGroup = i64(-1), i64(1<<31) },
+			[]string{"spec.security.runAsUser: Invalid value: -1: accepted: 0 to 2147483647", "spec.security.fsGroup: Invalid value: 2147483648: accepted: 0 to 2147483647"}},
+		{"relative home", func(j *TrainingJob) { j.Spec.Security.Home = "home/me" },
+			[]string{`spec.security.home: Invalid value: "home/me": accepted: an absolute path such as /home/mpiuser`}},
+		{"unknown mpi", func(j *TrainingJob) { j.Spec.MPI.Implementation = "MVAPICH" },
+			[]string{`spec.mpi.implementation: Unsupported value: "MVAPICH": supported values: "OpenMPI", "Intel", "MPICH"`}},
+		{"bad forwarded variable", func(j *TrainingJob) { j.Spec.MPI.ForwardEnv = []string{"1X=2"} },
+			[]string{`spec.mpi.forwardEnv[0]: Invalid value: "1X=2": a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')`}},
+		{"cleanPodPolicy", func(j *TrainingJob) { j.Spec.RunPolicy.CleanPodPolicy = "Always" },
+			[]string{`spec.runPolicy.cleanPodPolicy: Unsupported value: "Always": supported values: "None", "Running", "All"`}},
+		{"restartPolicy", func(j *TrainingJob) { j.Spec.RunPolicy.RestartPolicy = "Always" },
+			[]string{`spec.runPolicy.restartPolicy: Unsupported value: "Always": supported values: "Never", "OnFailure"`}},
+		{"volumes", func(j *TrainingJob) {
+			j.Spec.Volumes = []Volume{
+				{Name: "data", MountPath: "/data", PVC: &PVCSource{ClaimName: "data"}, HostPath: &HostPath{Path: "/d"}},
+				{Name: "data", MountPath: "/d2", EmptyDir: &EmptyDir{}},
+				{Name: "nfs", EmptyDir: &EmptyDir{}},
+			}
+		}, []string{
+			`spec.volumes[0]: Invalid value: "data": has 2 sources; accepted: exactly one of nfs, pvc, hostPath, emptyDir`,
+			`spec.volumes[1].name: Duplicate value: "data"`,
+			`spec.volumes[2].name: Invalid value: "nfs": reserved for the NFS share from NFS_SERVER and NFS_PATH`,
+			"spec.volumes[2].mountPath: Required value: an absolute path in the container, e.g. ${DATASET_DIR}",
+		}},
+		{"toleration", func(j *TrainingJob) {
+			j.Spec.Tolerations = []corev1.Toleration{{Key: "gpu", Operator: "Exists", Value: "yes", Effect: "NoRun"}}
+		}, []string{
+			`spec.tolerations[0].effect: Unsupported value: "NoRun": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`,
+			`spec.tolerations[0].value: Invalid value: "yes": must be empty when operator is Exists`,
+		}},
+		{"node selector", func(j *TrainingJob) { j.Spec.NodeSelector = map[string]string{"gpu": "a b"} },
+			[]string{`spec.nodeSelector[gpu]: Invalid value: "a b": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`}},
+		{"empty target", func(j *TrainingJob) { j.Spec.Target = &Target{} },
+			[]string{"spec.target: Required value: a name, labels, or both"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			j := valid()
+			c.mutate(j)
+			var got []string
+			for _, e := range j.Validate() {
+				got = append(got, e.Error())
+			}
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
