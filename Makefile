@@ -1,8 +1,8 @@
 # mlops-fn: `make build test` is what CI runs (see .ci/run and the README).
 GO      ?= go
 BIN     := bin/mlops-fn
-IMAGE   ?= mlops-fn:dev
-OVERLAYS := $(sort $(dir $(wildcard quickstart/k8s/mlops/*/job.yaml examples/*/job.yaml)))
+IMAGE   ?= localhost/mlops-fn:dev
+OVERLAYS := $(sort $(dir $(wildcard quickstart/k8s/mlops/*/job.yaml examples/*/job.yaml examples/*/*/job.yaml)))
 
 .PHONY: build test golden-update hydrate lint image clean
 

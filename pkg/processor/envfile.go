@@ -22,6 +22,9 @@ const (
 	FromDisk                       // spec.envFile.path: mlops-fn writes the ConfigMap
 )
 
+// needsHashSuffix marks a configMapGenerator's ConfigMap whose name kustomize will hash.
+const needsHashSuffix = "internal.config.kubernetes.io/needsHashSuffix"
+
 // loadEnv finds mlops.env: inline text, else a ConfigMap among the inputs
 // that mlops-fn did not write, else the file on disk, else the ConfigMap an
 // earlier run wrote (so a package renders again without the file).
@@ -34,6 +37,9 @@ func (p Processor) loadEnv(job *api.TrainingJob, items []*yaml.RNode) (*env.File
 	var ours *yaml.RNode
 	if i := findItem(items, "ConfigMap", src.ConfigMapName); i >= 0 {
 		if !generated(items[i]) {
+			if job.Spec.Mode == api.ModeMultiNode && items[i].GetAnnotations()[needsHashSuffix] == "enabled" {
+				return nil, 0, fmt.Errorf("ConfigMap/%s: configMapGenerator will add a name hash, which kustomize does not write into an MPIJob's envFrom: add `options: {disableNameSuffixHash: true}` to its configMapGenerator entry", src.ConfigMapName)
+			}
 			f, err := configMapFile(items[i])
 			return f, FromConfigMap, err
 		}

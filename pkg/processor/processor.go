@@ -34,15 +34,28 @@ type Processor struct {
 	ConfigDir string
 	// ConfigFile names the job spec in messages; by default the runner's path annotation.
 	ConfigFile string
+
+	// outputDir is where generated objects are filed: the config's folder in the runner's package.
+	outputDir string
 }
 
 // Process renders into rl. On any error it changes no item and returns the
 // error results, which are also in rl.Results.
 func (p Processor) Process(rl *framework.ResourceList) error {
-	if p.ConfigFile == "" {
-		p.ConfigFile = configPath(rl.FunctionConfig)
+	// Generated objects go next to the function config, wherever the runner keeps it.
+	p.outputDir = "."
+	if at := configPath(rl.FunctionConfig); at != "" {
+		p.outputDir = path.Dir(at)
+		if p.ConfigFile == "" {
+			p.ConfigFile = at
+		}
 	}
-	items, results := p.render(rl)
+	config, p, err := p.dereference(rl.FunctionConfig)
+	if err != nil {
+		rl.Results = append(rl.Results, errorResult(err))
+		return framework.Results{errorResult(err)}
+	}
+	items, results := p.render(config, rl.Items)
 	rl.Results = append(rl.Results, results...)
 	if results.ExitCode() != 0 {
 		return errorsOnly(results)
@@ -94,14 +107,14 @@ func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, f
 	return &Overlay{Plan: plan, Env: file, EnvOrigin: origin, Warnings: results}, nil
 }
 
-func (p Processor) render(rl *framework.ResourceList) ([]*yaml.RNode, framework.Results) {
-	o, results := p.Resolve(rl.FunctionConfig, rl.Items)
+func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNode, framework.Results) {
+	o, results := p.Resolve(config, input)
 	if o == nil {
 		return nil, results
 	}
 	results = o.Warnings
 	schema.Register()
-	items := append([]*yaml.RNode(nil), rl.Items...)
+	items := append([]*yaml.RNode(nil), input...)
 	plan := o.Plan
 
 	targets, err := p.targets(plan, items)
@@ -246,11 +259,7 @@ func (p Processor) generate(plan *render.Plan, skeleton any) (*yaml.RNode, error
 // annotate marks a generated object as mlops-fn's and gives it a file: next to
 // the job spec, named kind_name.yaml as kpt names new files.
 func (p Processor) annotate(plan *render.Plan, n *yaml.RNode) error {
-	dir := path.Dir(p.ConfigFile)
-	if p.ConfigFile == "" {
-		dir = "."
-	}
-	file := path.Join(dir, strings.ToLower(n.GetKind())+"_"+n.GetName()+".yaml")
+	file := path.Join(p.outputDir, strings.ToLower(n.GetKind())+"_"+n.GetName()+".yaml")
 	for _, a := range [][2]string{{GeneratedBy, api.Kind + "/" + plan.JobName}, {kioutil.PathAnnotation, file}} {
 		// Plain style: yaml.SetAnnotation would quote the value.
 		if err := n.PipeE(yaml.LookupCreate(yaml.MappingNode, "metadata", "annotations"), yaml.SetField(a[0], yaml.NewStringRNode(a[1]))); err != nil {

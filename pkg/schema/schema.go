@@ -62,9 +62,10 @@ func Register() {
 	}
 }
 
-// documentRoots are the kinds Document describes besides MPIJob: kustomize uses
-// the document instead of its built-in schema, so the kinds an overlay commonly
-// patches keep their merge keys.
+// documentRoots are the kinds Document describes: kustomize uses the document
+// instead of its built-in schema, so the core kinds a training overlay holds
+// keep their merge keys. An overlay that also patches a Deployment or a Job
+// needs their definitions added here.
 var documentRoots = []string{
 	"org.kubeflow.v2beta1.MPIJob",
 	"io.k8s.api.core.v1.Pod",
@@ -72,13 +73,7 @@ var documentRoots = []string{
 	"io.k8s.api.core.v1.Secret",
 	"io.k8s.api.core.v1.Service",
 	"io.k8s.api.core.v1.ServiceAccount",
-	"io.k8s.api.core.v1.PersistentVolume",
 	"io.k8s.api.core.v1.PersistentVolumeClaim",
-	"io.k8s.api.apps.v1.Deployment",
-	"io.k8s.api.apps.v1.StatefulSet",
-	"io.k8s.api.apps.v1.DaemonSet",
-	"io.k8s.api.batch.v1.Job",
-	"io.k8s.api.batch.v1.CronJob",
 }
 
 // Document is a self-contained OpenAPI v2 document for a kustomization's

@@ -1,0 +1,325 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// The runner tests drive the real kustomize, kpt, kubectl and Docker on the
+// quickstart, from the repository root as the README's commands are written.
+// A missing tool skips its runner with the command that installs it.
+
+const repoRoot = ".."
+
+var (
+	buildOnce sync.Once
+	buildErr  error
+	imageOnce sync.Once
+	imageErr  error
+)
+
+// binary builds bin/mlops-fn, the path the quickstart's exec configs name.
+func binary(t *testing.T) {
+	t.Helper()
+	buildOnce.Do(func() {
+		out, err := exec.Command("go", "build", "-o", filepath.Join(repoRoot, "bin", "mlops-fn"), ".").CombinedOutput()
+		if err != nil {
+			buildErr = &commandError{"go build", string(out), err}
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+}
+
+// image builds localhost/mlops-fn:dev with `make image` when a Docker daemon answers.
+func image(t *testing.T) {
+	t.Helper()
+	if err := exec.Command("docker", "info").Run(); err != nil {
+		t.Skip("no Docker daemon answers `docker info`: container runners not tested")
+	}
+	binary(t)
+	imageOnce.Do(func() {
+		out, err := exec.Command("make", "-C", repoRoot, "image", "IMAGE=localhost/mlops-fn:dev").CombinedOutput()
+		if err != nil {
+			imageErr = &commandError{"make image", string(out), err}
+		}
+	})
+	if imageErr != nil {
+		t.Fatal(imageErr)
+	}
+}
+
+type commandError struct {
+	cmd, output string
+	err         error
+}
+
+func (e *commandError) Error() string { return e.cmd + ": " + e.err.Error() + "\n" + e.output }
+
+// tool finds a runner's binary on PATH or in GOPATH/bin, or skips.
+func tool(t *testing.T, name, install string) string {
+	t.Helper()
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	if gopath, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+		p := filepath.Join(strings.TrimSpace(string(gopath)), "bin", name)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	t.Skipf("%s not found: %s (.ci/run installs it)", name, install)
+	return ""
+}
+
+func kustomizeBin(t *testing.T) string {
+	return tool(t, "kustomize", "go install sigs.k8s.io/kustomize/kustomize/v5@v5.8.2")
+}
+
+func kptBin(t *testing.T) string {
+	return tool(t, "kpt", "install kpt v1.0.0-beta.56 from github.com/kptdev/kpt releases")
+}
+
+// run runs a command in the repository root and returns its stdout.
+func run(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = repoRoot
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String()
+}
+
+// objects indexes the job's objects (MPIJob or Pod, and the ConfigMap) by
+// kind/name, without the runners' bookkeeping annotations.
+func objects(t *testing.T, out string) map[string]map[string]any {
+	t.Helper()
+	nodes, err := (&kio.ByteReader{Reader: strings.NewReader(out), OmitReaderAnnotations: true}).Read()
+	if err != nil {
+		t.Fatalf("output does not parse: %v\n%s", err, out)
+	}
+	got := map[string]map[string]any{}
+	for _, n := range nodes {
+		switch n.GetKind() {
+		case "MPIJob", "Pod", "ConfigMap":
+		default:
+			continue
+		}
+		annotations := n.GetAnnotations()
+		for k := range annotations {
+			if k == "mlops-fn.dev/generated-by" || strings.Contains(k, "config.kubernetes.io/") || strings.Contains(k, "config.k8s.io/") {
+				delete(annotations, k)
+			}
+		}
+		if err := n.SetAnnotations(annotations); err != nil {
+			t.Fatal(err)
+		}
+		m, err := n.Map()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if md := m["metadata"].(map[string]any); len(annotations) == 0 {
+			delete(md, "annotations")
+		}
+		got[n.GetKind()+"/"+n.GetName()] = m
+	}
+	if len(got) != 2 {
+		t.Fatalf("want the job and its ConfigMap, got %d objects:\n%s", len(got), out)
+	}
+	return got
+}
+
+// readPackage concatenates a kpt package's resources, without the Kptfile and the job spec.
+func readPackage(t *testing.T, dir string) string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	var b strings.Builder
+	for _, f := range files {
+		if filepath.Base(f) == "job.yaml" {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString("---\n")
+		b.Write(data)
+	}
+	return b.String()
+}
+
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// tempPackage is a folder for kpt under the repository's bin/ (git-ignored),
+// named relative to the root so kpt's exec paths resolve as documented.
+func tempPackage(t *testing.T) (rel, abs string) {
+	t.Helper()
+	dir, err := os.MkdirTemp(filepath.Join(repoRoot, "bin"), "kpt-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	rel, _ = filepath.Rel(repoRoot, dir)
+	return rel, dir
+}
+
+// TestRunnersAgree renders each quickstart overlay with every runner and
+// compares the objects with what `kubectl apply -k` applies.
+func TestRunnersAgree(t *testing.T) {
+	for _, mode := range []string{"multi-node", "single-node"} {
+		t.Run(mode, func(t *testing.T) {
+			overlay := "quickstart/k8s/mlops/" + mode
+			kubectl := tool(t, "kubectl", "install kubectl v1.32")
+			want := objects(t, run(t, kubectl, "kustomize", overlay))
+			check := func(t *testing.T, out string) {
+				t.Helper()
+				if diff := cmp.Diff(want, objects(t, out)); diff != "" {
+					t.Errorf("differs from kubectl apply -k (-kubectl +runner):\n%s", diff)
+				}
+			}
+			t.Run("kustomize hydrated", func(t *testing.T) {
+				check(t, run(t, kustomizeBin(t), "build", overlay))
+			})
+			t.Run("kustomize exec", func(t *testing.T) {
+				binary(t)
+				check(t, run(t, kustomizeBin(t), "build", "--enable-alpha-plugins", "--enable-exec", overlay+"/kustomize-exec"))
+			})
+			t.Run("krusty exec", func(t *testing.T) {
+				binary(t)
+				opts := krusty.MakeDefaultOptions()
+				opts.PluginConfig = types.EnabledPluginConfig(types.BploUseStaticallyLinked)
+				opts.PluginConfig.FnpLoadingOptions.EnableExec = true
+				m, err := krusty.MakeKustomizer(opts).Run(filesys.MakeFsOnDisk(), filepath.Join(repoRoot, overlay, "kustomize-exec"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				out, err := m.AsYaml()
+				if err != nil {
+					t.Fatal(err)
+				}
+				check(t, string(out))
+			})
+			t.Run("kustomize container", func(t *testing.T) {
+				image(t)
+				check(t, run(t, kustomizeBin(t), "build", "--enable-alpha-plugins", "--load-restrictor", "LoadRestrictionsNone", overlay+"/kustomize-container"))
+			})
+			t.Run("kpt render exec", func(t *testing.T) {
+				kpt := kptBin(t)
+				binary(t)
+				rel, abs := tempPackage(t)
+				copyDir(t, filepath.Join(repoRoot, "quickstart/kpt", mode), abs)
+				run(t, kpt, "fn", "render", rel, "--allow-exec")
+				first := readPackage(t, abs)
+				check(t, first)
+				if committed := readPackage(t, filepath.Join(repoRoot, "quickstart/kpt", mode)); committed != first {
+					t.Errorf("quickstart/kpt/%s is stale: render it again (kpt fn render quickstart/kpt/%s --allow-exec)\n%s", mode, mode, cmp.Diff(committed, first))
+				}
+				run(t, kpt, "fn", "render", rel, "--allow-exec")
+				if second := readPackage(t, abs); second != first {
+					t.Errorf("the second render changed the package:\n%s", cmp.Diff(first, second))
+				}
+			})
+			t.Run("kpt eval exec", func(t *testing.T) {
+				kpt := kptBin(t)
+				binary(t)
+				rel, abs := tempPackage(t)
+				run(t, kpt, "fn", "eval", "--exec", "bin/mlops-fn", rel, "--", "job="+overlay+"/job.yaml")
+				check(t, readPackage(t, abs))
+			})
+			t.Run("kpt render image", func(t *testing.T) {
+				kpt := kptBin(t)
+				image(t)
+				// A container cannot read the overlay: the package holds the job spec
+				// and the mlops-env ConfigMap an exec render wrote.
+				rel, abs := tempPackage(t)
+				copyDir(t, filepath.Join(repoRoot, "quickstart/kpt", mode), abs)
+				job, err := os.ReadFile(filepath.Join(repoRoot, overlay, "job.yaml"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(abs, "job.yaml"), job, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				kptfile := "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: image\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\npipeline:\n  mutators:\n  - image: localhost/mlops-fn:dev\n    configPath: job.yaml\n"
+				if err := os.WriteFile(filepath.Join(abs, "Kptfile"), []byte(kptfile), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				run(t, kpt, "fn", "render", rel, "--image-pull-policy", "never")
+				check(t, readPackage(t, abs))
+			})
+			t.Run("standalone", func(t *testing.T) {
+				binary(t)
+				check(t, run(t, "bin/mlops-fn", overlay+"/job.yaml"))
+			})
+		})
+	}
+}
+
+// TestKustomizeWithoutExecFails: kustomize's defaults, which kubectl apply -k
+// uses, refuse the function with a clear error instead of skipping it.
+func TestKustomizeWithoutExecFails(t *testing.T) {
+	binary(t)
+	dir := filepath.Join(repoRoot, "quickstart/k8s/mlops/multi-node/kustomize-exec")
+	_, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
+	if err == nil || !strings.Contains(err.Error(), "external plugins disabled") {
+		t.Fatalf("kustomize's default options: want the error %q, got %v", "external plugins disabled", err)
+	}
+	kubectl := tool(t, "kubectl", "install kubectl v1.32")
+	cmd := exec.Command(kubectl, "kustomize", dir)
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "external plugins disabled") {
+		t.Fatalf("kubectl kustomize: want the error %q, got %v:\n%s", "external plugins disabled", err, out)
+	}
+}
+
+// TestKustomizeSkipsExecSilently pins the trap the README warns about: with
+// --enable-alpha-plugins but without --enable-exec, kustomize exits 0 and
+// leaves the skeleton unpatched. If kustomize ever fails here instead, the
+// README's warning can go.
+func TestKustomizeSkipsExecSilently(t *testing.T) {
+	binary(t)
+	out := run(t, kustomizeBin(t), "build", "--enable-alpha-plugins", "quickstart/k8s/mlops/multi-node/kustomize-exec")
+	nodes, err := (&kio.ByteReader{Reader: strings.NewReader(out)}).Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes {
+		if n.GetKind() == "MPIJob" {
+			if img, _ := n.Pipe(yaml.Lookup("spec", "mpiReplicaSpecs", "Worker", "template", "spec", "containers", "[name=resnet50-training]", "image")); img != nil {
+				t.Fatalf("kustomize now runs exec functions without --enable-exec: drop the README's warning")
+			}
+			return
+		}
+	}
+	t.Fatalf("no MPIJob in the output:\n%s", out)
+}

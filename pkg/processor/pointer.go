@@ -1,0 +1,48 @@
+package processor
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// JobKey is the one key of a ConfigMap function config: the path of the job
+// spec, relative to the working directory. Exec runners then read the same
+// job.yaml and mlops.env as `kubectl apply -k` does, with no copy to keep in
+// step: `kpt fn eval --exec mlops-fn PKG -- job=path/job.yaml`, or a
+// kustomization's transformers: entry.
+const JobKey = "job"
+
+// dereference replaces a ConfigMap config by the job spec it names; the
+// spec's folder then anchors mlops.env, as in standalone runs.
+func (p Processor) dereference(config *yaml.RNode) (*yaml.RNode, Processor, error) {
+	if config == nil || config.GetKind() != "ConfigMap" || config.GetApiVersion() != "v1" {
+		return config, p, nil
+	}
+	name := "ConfigMap/" + config.GetName()
+	data := config.GetDataMap()
+	for _, k := range slices.Sorted(maps.Keys(data)) {
+		if k != JobKey {
+			return nil, p, fmt.Errorf("%s: data.%s: unknown key; accepted: %s, the path of the %s file", name, k, JobKey, "TrainingJob")
+		}
+	}
+	job := data[JobKey]
+	if job == "" {
+		return nil, p, fmt.Errorf("%s: data.%s: Required value: the path of the TrainingJob file, relative to the working directory", name, JobKey)
+	}
+	b, err := os.ReadFile(job)
+	if err != nil {
+		wd, _ := os.Getwd()
+		return nil, p, fmt.Errorf("%s: data.%s: %w (the working directory is %s)", name, JobKey, err, wd)
+	}
+	spec, err := yaml.Parse(string(b))
+	if err != nil {
+		return nil, p, fmt.Errorf("%s: %w", job, err)
+	}
+	p.ConfigDir, p.ConfigFile = filepath.Dir(job), job
+	return spec, p, nil
+}
