@@ -323,3 +323,15 @@ func TestKustomizeSkipsExecSilently(t *testing.T) {
 	}
 	t.Fatalf("no MPIJob in the output:\n%s", out)
 }
+
+// TestKptFnDoc: kpt shows the image's --help as the function's documentation.
+func TestKptFnDoc(t *testing.T) {
+	kpt := kptBin(t)
+	image(t)
+	out := run(t, kpt, "fn", "doc", "--image", "localhost/mlops-fn:dev")
+	for _, want := range []string{"mlops-fn renders", "WORKERS", "Job spec (function config):"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("kpt fn doc lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package processor
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+const job = `apiVersion: mlops-fn.dev/v1alpha1
+kind: TrainingJob
+metadata:
+  name: bert
+spec:
+  image: docker.io/nlp/bert:1
+  command: [python, train.py]
+`
+
+const envText = "WORKERS=2\nUSER_ID=1000\nGROUP_ID=1000\n"
+
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// chdir runs the function where exec runners run it.
+func chdir(t *testing.T, dir string) {
+	t.Helper()
+	wd, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chdir(wd) })
+}
+
+func kinds(items []*yaml.RNode) string {
+	var k []string
+	for _, n := range items {
+		k = append(k, n.GetKind()+"/"+n.GetName())
+	}
+	return strings.Join(k, ",")
+}
+
+// TestConfigMapConfig: a ConfigMap config names the job spec; mlops.env is read next to it.
+func TestConfigMapConfig(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"job.yaml": job, "mlops.env": envText})
+	chdir(t, filepath.Dir(dir))
+	pointer := func(data string) *yaml.RNode {
+		return yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mlops-fn\ndata:\n" + data)
+	}
+	rl := &framework.ResourceList{FunctionConfig: pointer("  job: " + filepath.Base(dir) + "/job.yaml\n")}
+	if err := (Processor{}).Process(rl); err != nil {
+		t.Fatal(err)
+	}
+	if got := kinds(rl.Items); got != "MPIJob/bert,ConfigMap/mlops-env" {
+		t.Errorf("items: %s", got)
+	}
+
+	for _, c := range []struct{ data, want string }{
+		{"  jobs: job.yaml\n", "ConfigMap/mlops-fn: data.jobs: unknown key; accepted: job, the path of the TrainingJob file"},
+		{"  other: x\n", "ConfigMap/mlops-fn: data.other: unknown key"},
+		{"  job: \"\"\n", "ConfigMap/mlops-fn: data.job: Required value: the path of the TrainingJob file, relative to the working directory"},
+		{"  job: nowhere/job.yaml\n", "ConfigMap/mlops-fn: data.job: open nowhere/job.yaml: no such file or directory (the working directory is "},
+	} {
+		rl := &framework.ResourceList{FunctionConfig: pointer(c.data)}
+		err := (Processor{}).Process(rl)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("data %q: want an error containing %q, got %v", c.data, c.want, err)
+		}
+		if len(rl.Items) != 0 {
+			t.Errorf("data %q: a failing run produced items", c.data)
+		}
+	}
+}
+
+// TestHashedConfigMapIsRefused: a configMapGenerator ConfigMap that kustomize
+// will rename would leave the MPIJob's envFrom dangling.
+func TestHashedConfigMapIsRefused(t *testing.T) {
+	cm := yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mlops-env\n  annotations:\n    internal.config.kubernetes.io/needsHashSuffix: enabled\ndata:\n  WORKERS: \"2\"\n")
+	rl := &framework.ResourceList{FunctionConfig: yaml.MustParse(job), Items: []*yaml.RNode{cm}}
+	err := (Processor{}).Process(rl)
+	if err == nil || !strings.Contains(err.Error(), "disableNameSuffixHash: true") {
+		t.Fatalf("want the disableNameSuffixHash error, got %v", err)
+	}
+	if len(rl.Items) != 1 || rl.Items[0].MustString() != cm.MustString() {
+		t.Errorf("items changed on error: %s", kinds(rl.Items))
+	}
+	// The same ConfigMap without the hash is read as mlops.env.
+	plain := yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mlops-env\ndata:\n  WORKERS: \"3\"\n")
+	rl = &framework.ResourceList{FunctionConfig: yaml.MustParse(job), Items: []*yaml.RNode{plain}}
+	if err := (Processor{}).Process(rl); err != nil {
+		t.Fatal(err)
+	}
+	if got := kinds(rl.Items); got != "ConfigMap/mlops-env,MPIJob/bert" {
+		t.Errorf("items: %s", got)
+	}
+	if r, _ := rl.Items[1].Pipe(yaml.Lookup("spec", "mpiReplicaSpecs", "Worker", "replicas")); r == nil || r.YNode().Value != "3" {
+		t.Errorf("workers not taken from the ConfigMap: %v", r)
+	}
+}
+
+// TestGeneratedObjectsAreFiledNextToTheConfig: kpt writes new objects where
+// their path annotation says, beside the function config in the package.
+func TestGeneratedObjectsAreFiledNextToTheConfig(t *testing.T) {
+	config := yaml.MustParse(job)
+	if err := config.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, "jobs/job.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := config.PipeE(yaml.Lookup("spec"), yaml.SetField("envFile", yaml.MustParse("inline: |\n  WORKERS=2\n"))); err != nil {
+		t.Fatal(err)
+	}
+	rl := &framework.ResourceList{FunctionConfig: config}
+	if err := (Processor{}).Process(rl); err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, n := range rl.Items {
+		paths = append(paths, n.GetAnnotations()[kioutil.PathAnnotation])
+	}
+	if diff := cmp.Diff([]string{"jobs/mpijob_bert.yaml", "jobs/configmap_mlops-env.yaml"}, paths); diff != "" {
+		t.Errorf("paths (-want +got):\n%s", diff)
+	}
+}
