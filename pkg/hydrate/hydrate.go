@@ -94,9 +94,7 @@ func Render(o Options) (*Overlay, error) {
 		patchFiles = append(patchFiles, patch.File)
 	}
 	if resolved.Plan.Mode == api.ModeMultiNode {
-		if out.Files[SchemaFile], err = schema.Document(); err != nil {
-			return nil, err
-		}
+		out.Files[SchemaFile] = schema.Document()
 	}
 	kust, err := kustomization(filepath.Join(o.Dir, kustomizationFile), header, o.Resources, patchFiles, resolved.Plan, envFile, out.Files[SchemaFile] != nil)
 	if err != nil {
@@ -112,6 +110,7 @@ func Render(o Options) (*Overlay, error) {
 }
 
 func encode(header string, patch render.Patch) ([]byte, error) {
+	schema.Register()
 	n, err := processor.EncodePatch(patch)
 	if err != nil {
 		return nil, err

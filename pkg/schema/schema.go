@@ -4,10 +4,9 @@
 package schema
 
 import (
+	_ "embed"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"sync"
 
@@ -16,143 +15,111 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// mpiJob describes the path from an MPIJob down to its pod templates; the
-// merge keys below that come from the Kubernetes definitions it references.
-const mpiJob = `{
-  "definitions": {
-    "org.kubeflow.v2beta1.MPIJob": {
-      "type": "object",
-      "x-kubernetes-group-version-kind": [{"group": "kubeflow.org", "kind": "MPIJob", "version": "v2beta1"}],
-      "properties": {
-        "apiVersion": {"type": "string"},
-        "kind": {"type": "string"},
-        "metadata": {"$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
-        "spec": {"$ref": "#/definitions/org.kubeflow.v2beta1.MPIJobSpec"}
-      }
-    },
-    "org.kubeflow.v2beta1.MPIJobSpec": {
-      "type": "object",
-      "properties": {
-        "mpiReplicaSpecs": {"type": "object", "additionalProperties": {"$ref": "#/definitions/org.kubeflow.v2beta1.ReplicaSpec"}}
-      }
-    },
-    "org.kubeflow.v2beta1.ReplicaSpec": {
-      "type": "object",
-      "properties": {
-        "template": {"$ref": "#/definitions/io.k8s.api.core.v1.PodTemplateSpec"}
-      }
-    }
-  }
-}`
+// document is the OpenAPI v2 document kustomize and kyaml merge with: the
+// MPIJob definitions above plus the Kubernetes definitions they and the core
+// kinds reach. It is generated from kyaml's built-in schema by
+// `go test ./pkg/schema -update` (TestDocumentIsCurrent keeps it current), so
+// a run parses 200 KB instead of kyaml's whole Kubernetes schema.
+//
+//go:embed mpijob-schema.json
+var document []byte
+
+// Document is the schema a kustomization names in `openapi: {path: …}`:
+// kustomize then uses it instead of its built-in schema.
+func Document() []byte { return document }
 
 var registerMu sync.Mutex
 
-// Register adds the MPIJob definitions to kyaml's global schema, beside the
-// built-in Kubernetes ones, so merges in this process treat MPIJob as kustomize
-// does when given Document. It registers again after kyaml's schema was reset
-// or replaced (a kustomization's openapi: field does that).
+// Register makes Document kyaml's schema in this process, so merges treat an
+// MPIJob as kustomize does given the hydrated overlay. kyaml's built-in
+// Kubernetes schema is not loaded: the document covers the kinds mlops-fn
+// merges. It is done again after anything (a test's reset) removed it.
 func Register() {
 	registerMu.Lock()
 	defer registerMu.Unlock()
-	if openapi.SchemaForResourceType(yaml.TypeMeta{APIVersion: "kubeflow.org/v2beta1", Kind: "MPIJob"}) != nil {
+	openapi.SuppressBuiltInSchemaUse()
+	if openapi.SchemaForResourceType(mpiJobType) != nil {
 		return
 	}
-	if err := openapi.AddSchema([]byte(mpiJob)); err != nil {
-		panic(fmt.Sprintf("mlops-fn's MPIJob schema does not parse: %v", err))
-	}
-}
-
-// documentRoots are the kinds Document describes: kustomize uses the document
-// instead of its built-in schema, so the core kinds a training overlay holds
-// keep their merge keys. An overlay that also patches a Deployment or a Job
-// needs their definitions added here.
-var documentRoots = []string{
-	"org.kubeflow.v2beta1.MPIJob",
-	"io.k8s.api.core.v1.Pod",
-	"io.k8s.api.core.v1.ConfigMap",
-	"io.k8s.api.core.v1.Secret",
-	"io.k8s.api.core.v1.Service",
-	"io.k8s.api.core.v1.ServiceAccount",
-	"io.k8s.api.core.v1.PersistentVolumeClaim",
-}
-
-// Document is a self-contained OpenAPI v2 document for a kustomization's
-// `openapi: {path: …}` field: kustomize then uses it instead of its built-in
-// schema, so it holds MPIJob, the common built-in kinds, and every definition
-// they reach.
-func Document() ([]byte, error) {
-	Register()
-	all := openapi.Schema().Definitions
-	keep := spec.Definitions{}
-	var visit func(name string) error
-	visit = func(name string) error {
-		if _, done := keep[name]; done {
-			return nil
-		}
-		def, ok := all[name]
-		if !ok {
-			return fmt.Errorf("schema: definition %s is missing", name)
-		}
-		keep[name] = def
-		for _, ref := range refs(def) {
-			if err := visit(ref); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for _, root := range documentRoots {
-		if err := visit(root); err != nil {
-			return nil, err
-		}
-	}
-	doc := spec.Swagger{SwaggerProps: spec.SwaggerProps{
-		Swagger:     "2.0",
-		Info:        &spec.Info{InfoProps: spec.InfoProps{Title: "Kubeflow MPIJob for kustomize (written by mlops-fn)", Version: "v2beta1"}},
-		Paths:       &spec.Paths{Paths: map[string]spec.PathItem{}},
-		Definitions: keep,
-	}}
-	// Re-encode through a map so keys come out sorted: same input, same bytes.
-	raw, err := json.Marshal(doc)
+	defs, err := definitions(document)
 	if err != nil {
-		return nil, err
+		panic(fmt.Sprintf("mlops-fn's embedded schema does not load: %v", err))
 	}
-	var sorted map[string]any
-	if err := json.Unmarshal(raw, &sorted); err != nil {
-		return nil, err
-	}
-	out, err := json.MarshalIndent(sorted, "", " ")
-	return append(out, '\n'), err
+	openapi.AddDefinitions(defs)
 }
 
-// refs lists the definitions a schema refers to, anywhere inside it.
-func refs(s spec.Schema) []string {
-	var out []string
-	var walk func(s *spec.Schema)
-	walk = func(s *spec.Schema) {
-		if s == nil {
-			return
+var mpiJobType = yaml.TypeMeta{APIVersion: "kubeflow.org/v2beta1", Kind: "MPIJob"}
+
+// definitions reads the document with encoding/json: kube-openapi's own
+// decoder spends several milliseconds on it, a third of a run.
+func definitions(doc []byte) (spec.Definitions, error) {
+	var d struct {
+		Definitions map[string]map[string]any `json:"definitions"`
+	}
+	if err := json.Unmarshal(doc, &d); err != nil {
+		return nil, err
+	}
+	defs := spec.Definitions{}
+	for name, def := range d.Definitions {
+		s, err := toSchema(def)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		if r := s.Ref.String(); r != "" {
-			out = append(out, strings.TrimPrefix(r, "#/definitions/"))
+		defs[name] = s
+	}
+	return defs, nil
+}
+
+// toSchema converts the subset of OpenAPI v2 the document uses.
+func toSchema(m map[string]any) (spec.Schema, error) {
+	var s spec.Schema
+	sub := func(v any) (*spec.Schema, error) {
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("want an object, got %T", v)
 		}
-		for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
-			p := s.Properties[k]
-			walk(&p)
-		}
-		if s.AdditionalProperties != nil {
-			walk(s.AdditionalProperties.Schema)
-		}
-		if s.Items != nil {
-			walk(s.Items.Schema)
-			for i := range s.Items.Schemas {
-				walk(&s.Items.Schemas[i])
+		inner, err := toSchema(obj)
+		return &inner, err
+	}
+	for k, v := range m {
+		var err error
+		switch k {
+		case "$ref":
+			s.Ref, err = spec.NewRef(v.(string))
+		case "type":
+			s.Type = spec.StringOrArray{v.(string)}
+		case "format":
+			s.Format = v.(string)
+		case "required":
+			for _, r := range v.([]any) {
+				s.Required = append(s.Required, r.(string))
 			}
+		case "properties":
+			s.Properties = map[string]spec.Schema{}
+			for name, pv := range v.(map[string]any) {
+				var p *spec.Schema
+				if p, err = sub(pv); err != nil {
+					return s, fmt.Errorf("%s: %w", name, err)
+				}
+				s.Properties[name] = *p
+			}
+		case "additionalProperties":
+			var p *spec.Schema
+			p, err = sub(v)
+			s.AdditionalProperties = &spec.SchemaOrBool{Allows: true, Schema: p}
+		case "items":
+			var p *spec.Schema
+			p, err = sub(v)
+			s.Items = &spec.SchemaOrArray{Schema: p}
+		default:
+			if !strings.HasPrefix(k, "x-") {
+				return s, fmt.Errorf("keyword %q is not read here; teach toSchema", k)
+			}
+			s.AddExtension(k, v)
 		}
-		for i := range s.AllOf {
-			walk(&s.AllOf[i])
+		if err != nil {
+			return s, err
 		}
 	}
-	walk(&s)
-	return out
+	return s, nil
 }

@@ -1,0 +1,229 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+	"sigs.k8s.io/kustomize/kyaml/openapi"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+var update = flag.Bool("update", false, "rewrite mpijob-schema.json from kyaml's built-in schema")
+
+// mpiJob describes the path from an MPIJob down to its pod templates; the
+// merge keys below that come from the Kubernetes definitions it references.
+const mpiJob = `{
+  "definitions": {
+    "org.kubeflow.v2beta1.MPIJob": {
+      "type": "object",
+      "x-kubernetes-group-version-kind": [{"group": "kubeflow.org", "kind": "MPIJob", "version": "v2beta1"}],
+      "properties": {
+        "apiVersion": {"type": "string"},
+        "kind": {"type": "string"},
+        "metadata": {"$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+        "spec": {"$ref": "#/definitions/org.kubeflow.v2beta1.MPIJobSpec"}
+      }
+    },
+    "org.kubeflow.v2beta1.MPIJobSpec": {
+      "type": "object",
+      "properties": {
+        "mpiReplicaSpecs": {"type": "object", "additionalProperties": {"$ref": "#/definitions/org.kubeflow.v2beta1.ReplicaSpec"}}
+      }
+    },
+    "org.kubeflow.v2beta1.ReplicaSpec": {
+      "type": "object",
+      "properties": {
+        "template": {"$ref": "#/definitions/io.k8s.api.core.v1.PodTemplateSpec"}
+      }
+    }
+  }
+}`
+
+// documentRoots are the kinds the document describes: kustomize uses it
+// instead of its built-in schema, so the core kinds a training overlay holds
+// keep their merge keys. An overlay that also patches a Deployment or a Job
+// needs their definitions added here.
+var documentRoots = []string{
+	"org.kubeflow.v2beta1.MPIJob",
+	"io.k8s.api.core.v1.Pod",
+	"io.k8s.api.core.v1.ConfigMap",
+	"io.k8s.api.core.v1.Secret",
+	"io.k8s.api.core.v1.Service",
+	"io.k8s.api.core.v1.ServiceAccount",
+	"io.k8s.api.core.v1.PersistentVolumeClaim",
+}
+
+// generate builds the document: the MPIJob definitions and every definition of
+// kyaml's built-in Kubernetes schema the roots reach, keys sorted.
+func generate() ([]byte, error) {
+	openapi.ResetOpenAPI()
+	defer openapi.ResetOpenAPI()
+	if err := openapi.AddSchema([]byte(mpiJob)); err != nil {
+		return nil, err
+	}
+	all := openapi.Schema().Definitions
+	keep := spec.Definitions{}
+	var visit func(name string) error
+	visit = func(name string) error {
+		if _, done := keep[name]; done {
+			return nil
+		}
+		def, ok := all[name]
+		if !ok {
+			return fmt.Errorf("definition %s is missing", name)
+		}
+		keep[name] = withoutDescriptions(def)
+		for _, ref := range refs(def) {
+			if err := visit(ref); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, root := range documentRoots {
+		if err := visit(root); err != nil {
+			return nil, err
+		}
+	}
+	doc := spec.Swagger{SwaggerProps: spec.SwaggerProps{
+		Swagger:     "2.0",
+		Info:        &spec.Info{InfoProps: spec.InfoProps{Title: "Kubeflow MPIJob for kustomize (written by mlops-fn)", Version: "v2beta1"}},
+		Paths:       &spec.Paths{Paths: map[string]spec.PathItem{}},
+		Definitions: keep,
+	}}
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	var sorted map[string]any
+	if err := json.Unmarshal(raw, &sorted); err != nil {
+		return nil, err
+	}
+	out, err := json.MarshalIndent(sorted, "", " ")
+	return append(out, '\n'), err
+}
+
+// withoutDescriptions drops the prose, most of the bytes: merges read only
+// types, references and the x-kubernetes-patch extensions.
+func withoutDescriptions(s spec.Schema) spec.Schema {
+	s.Description = ""
+	if s.Properties != nil {
+		props := map[string]spec.Schema{}
+		for k, p := range s.Properties {
+			props[k] = withoutDescriptions(p)
+		}
+		s.Properties = props
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		inner := withoutDescriptions(*s.AdditionalProperties.Schema)
+		s.AdditionalProperties = &spec.SchemaOrBool{Allows: s.AdditionalProperties.Allows, Schema: &inner}
+	}
+	if s.Items != nil && s.Items.Schema != nil {
+		inner := withoutDescriptions(*s.Items.Schema)
+		s.Items = &spec.SchemaOrArray{Schema: &inner}
+	}
+	return s
+}
+
+// refs lists the definitions a schema refers to, anywhere inside it.
+func refs(s spec.Schema) []string {
+	var out []string
+	var walk func(s *spec.Schema)
+	walk = func(s *spec.Schema) {
+		if s == nil {
+			return
+		}
+		if r := s.Ref.String(); r != "" {
+			out = append(out, strings.TrimPrefix(r, "#/definitions/"))
+		}
+		for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
+			p := s.Properties[k]
+			walk(&p)
+		}
+		if s.AdditionalProperties != nil {
+			walk(s.AdditionalProperties.Schema)
+		}
+		if s.Items != nil {
+			walk(s.Items.Schema)
+			for i := range s.Items.Schemas {
+				walk(&s.Items.Schemas[i])
+			}
+		}
+		for i := range s.AllOf {
+			walk(&s.AllOf[i])
+		}
+	}
+	walk(&s)
+	return out
+}
+
+// TestDocumentIsCurrent: the embedded document is what kyaml's schema gives
+// now; `go test ./pkg/schema -update` rewrites it after a kyaml upgrade.
+func TestDocumentIsCurrent(t *testing.T) {
+	want, err := generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.WriteFile("mpijob-schema.json", want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if !bytes.Equal(want, Document()) {
+		t.Errorf("mpijob-schema.json is stale; run `go test ./pkg/schema -update` and read the diff:\n%s", cmp.Diff(string(want), string(Document())))
+	}
+}
+
+// TestRegisterGivesMergeKeys: after Register, kyaml knows the MPIJob's
+// containers merge by name, and Pod's still do.
+func TestRegisterGivesMergeKeys(t *testing.T) {
+	openapi.ResetOpenAPI()
+	Register()
+	for _, c := range []struct {
+		apiVersion, kind string
+		path             []string
+	}{
+		{"kubeflow.org/v2beta1", "MPIJob", []string{"spec", "mpiReplicaSpecs", "Worker", "template", "spec", "containers"}},
+		{"v1", "Pod", []string{"spec", "containers"}},
+	} {
+		s := openapi.SchemaForResourceType(yamlType(c.apiVersion, c.kind))
+		if s == nil {
+			t.Fatalf("%s: no schema", c.kind)
+		}
+		if _, key := s.Lookup(c.path...).PatchStrategyAndKey(); key != "name" {
+			t.Errorf("%s %v: merge key %q, want name", c.kind, c.path, key)
+		}
+	}
+}
+
+func yamlType(apiVersion, kind string) yaml.TypeMeta {
+	return yaml.TypeMeta{APIVersion: apiVersion, Kind: kind}
+}
+
+// TestDefinitionsMatchKubeOpenAPI: the light reader gives kyaml the same
+// definitions as kube-openapi's decoder of the same document.
+func TestDefinitionsMatchKubeOpenAPI(t *testing.T) {
+	got, err := definitions(Document())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want spec.Swagger
+	if err := want.UnmarshalJSON(Document()); err != nil {
+		t.Fatal(err)
+	}
+	gotJSON, _ := json.Marshal(got)
+	wantJSON, _ := json.Marshal(want.Definitions)
+	if !bytes.Equal(gotJSON, wantJSON) {
+		t.Errorf("definitions differ:\n%s", cmp.Diff(string(wantJSON), string(gotJSON)))
+	}
+}
