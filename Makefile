@@ -4,7 +4,7 @@ BIN     := bin/mlops-fn
 IMAGE   ?= localhost/mlops-fn:dev
 OVERLAYS := $(sort $(dir $(wildcard quickstart/k8s/mlops/*/job.yaml examples/*/job.yaml examples/*/*/job.yaml)))
 
-.PHONY: build test golden-update hydrate lint image clean
+.PHONY: build test golden-update hydrate lint image bench clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(BIN) ./fn
@@ -34,6 +34,10 @@ image: build
 	printf 'root:x:0:0:root:/:/sbin/nologin\nnobody:x:65534:65534:nobody:/:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/:/sbin/nologin\n' > bin/image/passwd
 	printf 'root:x:0:\nnobody:x:65534:\nnonroot:x:65532:\n' > bin/image/group
 	docker build -t $(IMAGE) .
+
+# The cost table against a pass-through kyaml function (README "Performance").
+bench:
+	$(GO) run ./bench
 
 clean:
 	rm -rf bin

@@ -1,8 +1,6 @@
 package processor
 
 import (
-	"fmt"
-
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	"github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/validation"
 	corev1 "k8s.io/api/core/v1"
@@ -22,24 +20,25 @@ func check(n *yaml.RNode) field.ErrorList {
 	switch n.GetKind() {
 	case "MPIJob":
 		job := &kubeflow.MPIJob{}
-		if errs := strictDecode(b, job); len(errs) > 0 {
+		if errs := strictDecode(b, job, "kubeflow.org/v2beta1 MPIJob"); len(errs) > 0 {
 			return errs
 		}
 		return validation.ValidateMPIJob(job)
 	case "Pod":
-		return strictDecode(b, &corev1.Pod{})
+		return strictDecode(b, &corev1.Pod{}, "v1 Pod")
 	}
 	return nil
 }
 
-func strictDecode(b []byte, into any) field.ErrorList {
+func strictDecode(b []byte, into any, kind string) field.ErrorList {
+	accepted := "the fields of " + kind
 	strict, err := sigsjson.UnmarshalStrict(b, into)
 	if err != nil {
-		return field.ErrorList{field.Invalid(field.NewPath("spec"), "", fmt.Sprintf("does not decode: %v", err))}
+		return field.ErrorList{decodeError(err, accepted)}
 	}
 	var errs field.ErrorList
 	for _, e := range strict {
-		errs = append(errs, field.Invalid(field.NewPath("spec"), "", e.Error()))
+		errs = append(errs, decodeError(e, accepted))
 	}
 	return errs
 }

@@ -126,6 +126,11 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 		if err != nil {
 			return nil, append(results, errorResult(err))
 		}
+		// A target is the user's: check the result as the API server and the
+		// mpi-operator will. Generated objects are typed through and through.
+		if errs := check(patched); len(errs) > 0 {
+			return nil, append(results, errorResult(objectError(patched.GetKind()+"/"+patched.GetName(), errs)))
+		}
 		items[i] = patched
 	}
 	if len(targets) == 0 {
@@ -218,7 +223,7 @@ func hasLabels(n *yaml.RNode, want map[string]string) bool {
 }
 
 // patch applies the overlay's patches to a copy of target, as kustomize's
-// patches: field would, and checks the result as the mpi-operator will.
+// patches: field would.
 func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, error) {
 	id := target.GetKind() + "/" + target.GetName()
 	q := *plan
@@ -236,9 +241,6 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, er
 		if out, err = merge2.Merge(node, out, yaml.MergeOptions{ListIncreaseDirection: yaml.MergeOptionsListPrepend}); err != nil {
 			return nil, fmt.Errorf("%s: applying %s: %w", id, patch.File, err)
 		}
-	}
-	if errs := check(out); len(errs) > 0 {
-		return nil, objectError(id, errs)
 	}
 	return out, nil
 }

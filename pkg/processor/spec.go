@@ -37,10 +37,10 @@ func decodeSpec(config *yaml.RNode) (*api.TrainingJob, field.ErrorList) {
 	job := &api.TrainingJob{}
 	strict, err := sigsjson.UnmarshalStrict(b, job)
 	if err != nil {
-		return nil, field.ErrorList{decodeError(err)}
+		return nil, field.ErrorList{decodeError(err, specFields)}
 	}
 	for _, e := range strict {
-		errs = append(errs, decodeError(e))
+		errs = append(errs, decodeError(e, specFields))
 	}
 	// The runners' bookkeeping annotations describe the config file, not the job.
 	for k := range job.Metadata.Annotations {
@@ -60,12 +60,16 @@ var (
 	wrongType    = regexp.MustCompile(`cannot unmarshal (\S+) into Go struct field [A-Za-z0-9]+\.(\S+) of type (\S+)`)
 )
 
-// decodeError turns a decoding error into one about the spec's field.
-func decodeError(err error) *field.Error {
+// specFields is what decodeError says a job spec accepts.
+var specFields = fmt.Sprintf("the fields of %s %s, listed in the README's job spec reference", api.APIVersion, api.Kind)
+
+// decodeError turns a decoding error into one about the field it names;
+// accepted says which fields exist.
+func decodeError(err error, accepted string) *field.Error {
 	msg := strings.TrimPrefix(err.Error(), "json: ")
 	if m := unknownField.FindStringSubmatch(msg); m != nil {
 		return &field.Error{Type: field.ErrorTypeInvalid, Field: m[1], BadValue: field.OmitValueType{},
-			Detail: fmt.Sprintf("unknown field; accepted: the fields of %s %s, listed in the README's job spec reference", api.APIVersion, api.Kind)}
+			Detail: "unknown field; accepted: " + accepted}
 	}
 	if m := wrongType.FindStringSubmatch(msg); m != nil {
 		return &field.Error{Type: field.ErrorTypeTypeInvalid, Field: m[2], BadValue: field.OmitValueType{},

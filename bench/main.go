@@ -1,0 +1,287 @@
+// Command bench measures what mlops-fn costs its users against the floor, a
+// kyaml function that only passes its input through, built the same way and
+// timed in the same run: `make bench`. It prints one table; ratios are what
+// to read, absolute times on shared machines are noise.
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+)
+
+const (
+	overlay  = "quickstart/k8s/mlops/multi-node"
+	skeleton = "quickstart/common/tensorflow/k8s/mlops/multi-node/mpijob.yaml"
+	runs     = 31
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	for _, b := range [][2]string{{"bin/mlops-fn", "./fn"}, {"bin/floor", "./bench/floor"}} {
+		if err := sh("", "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-ldflags=-s -w", "-o", b[0], b[1]); err != nil {
+			return err
+		}
+	}
+	fn, floor := abs("bin/mlops-fn"), abs("bin/floor")
+	rl, err := resourceList(0)
+	if err != nil {
+		return err
+	}
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(w, "measure\tmlops-fn\tfloor\tratio\n")
+
+	// 1. The quickstart, whole process.
+	tf, tb, _, _ := compare(fn, floor, rl, runs)
+	row(w, "quickstart ResourceList, median of "+fmt.Sprint(runs), tf, tb)
+
+	// 2. Pass-through of unrelated items plus the job.
+	perItem := map[int]time.Duration{}
+	for _, n := range []int{1000, 10000, 50000} {
+		rl, err := resourceList(n)
+		if err != nil {
+			return err
+		}
+		tf, tb, mf, mb := compare(fn, floor, rl, 5)
+		row(w, fmt.Sprintf("%d items + job, median of 5", n), tf, tb)
+		fmt.Fprintf(w, "  peak memory\t%d MB\t%d MB\t%.2f\n", mf/1024, mb/1024, float64(mf)/float64(mb))
+		perItem[n] = tf / time.Duration(n)
+	}
+	fmt.Fprintf(w, "growth 10k -> 50k items (time per item, 1.00 = linear)\t%.2f\t\t\n", float64(perItem[50000])/float64(perItem[10000]))
+
+	// 3. kustomize with the function vs. the hydrated overlay.
+	if kustomize, err := exec.LookPath("kustomize"); err == nil {
+		var withFn, hydrated []time.Duration
+		for i := 0; i < 11; i++ {
+			d, _, err := timed(kustomize, "build", "--enable-alpha-plugins", "--enable-exec", overlay+"/kustomize-exec")
+			if err != nil {
+				return err
+			}
+			withFn = append(withFn, d)
+			d, _, err = timed(kustomize, "build", overlay)
+			if err != nil {
+				return err
+			}
+			hydrated = append(hydrated, d)
+		}
+		fmt.Fprintf(w, "kustomize build: exec function vs hydrated, median of 11\t%v\t%v\t%.2f\n", median(withFn), median(hydrated), ratio(median(withFn), median(hydrated)))
+	} else {
+		fmt.Fprintf(w, "kustomize build\tskipped: kustomize not on PATH\t\t\n")
+	}
+
+	// 4. Sizes.
+	sf, sb := size(fn), size(floor)
+	fmt.Fprintf(w, "binary size\t%.1f MB\t%.1f MB\t%.2f\n", mb(sf), mb(sb), float64(sf)/float64(sb))
+	if err := exec.Command("docker", "info").Run(); err == nil {
+		fi, err := image("bin/mlops-fn", "localhost/mlops-fn:bench")
+		if err != nil {
+			return err
+		}
+		bi, err := image("bin/floor", "localhost/floor:bench")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "image size, uncompressed\t%.1f MB\t%.1f MB\t%.2f\n", mb(fi[0]), mb(bi[0]), float64(fi[0])/float64(bi[0]))
+		fmt.Fprintf(w, "image size, gzip\t%.1f MB\t%.1f MB\t%.2f\n", mb(fi[1]), mb(bi[1]), float64(fi[1])/float64(bi[1]))
+	} else {
+		fmt.Fprintf(w, "image size\tskipped: no Docker daemon\t\t\n")
+	}
+	w.Flush()
+
+	// 5. The Go benchmarks of the hot paths.
+	fmt.Println()
+	return sh("", "go", "test", "-run", "^$", "-bench", ".", "-benchmem", "./pkg/...")
+}
+
+// resourceList is the input kustomize hands the function for the quickstart:
+// the skeleton and the job spec, plus n unrelated ConfigMaps.
+func resourceList(n int) ([]byte, error) {
+	skel, err := os.ReadFile(skeleton)
+	if err != nil {
+		return nil, err
+	}
+	job, err := os.ReadFile(overlay + "/job.yaml")
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.WriteString("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n")
+	b.WriteString(indentItem(string(skel)))
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: unrelated-%d\n    labels:\n      app: other\n  data:\n    key: value-%d\n", i, i)
+	}
+	b.WriteString("functionConfig:\n")
+	for _, line := range strings.Split(strings.TrimSpace(string(job)), "\n") {
+		b.WriteString("  " + line + "\n")
+	}
+	return b.Bytes(), nil
+}
+
+func indentItem(doc string) string {
+	var b strings.Builder
+	first := true
+	for _, line := range strings.Split(strings.TrimSpace(doc), "\n") {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		if first {
+			b.WriteString("- " + line + "\n")
+			first = false
+			continue
+		}
+		b.WriteString("  " + line + "\n")
+	}
+	return b.String()
+}
+
+// compare runs the two binaries alternately on the same input, in the
+// overlay's folder (where mlops.env is), and returns median times and peak RSS.
+func compare(fn, floor string, input []byte, n int) (tf, tb time.Duration, mf, mb int64) {
+	var df, db []time.Duration
+	for i := 0; i < n; i++ {
+		d, m, err := timedIn(overlay, fn, input)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		df, mf = append(df, d), max(mf, m)
+		d, m, err = timedIn(overlay, floor, input)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		db, mb = append(db, d), max(mb, m)
+	}
+	return median(df), median(db), mf, mb
+}
+
+func timedIn(dir, bin string, input []byte) (time.Duration, int64, error) {
+	cmd := exec.Command(bin)
+	cmd.Dir = dir
+	cmd.Stdin = bytes.NewReader(input)
+	cmd.Stdout = io.Discard
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return 0, 0, fmt.Errorf("%s: %v\n%s", bin, err, stderr.String())
+	}
+	return time.Since(start), cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss, nil
+}
+
+func timed(bin string, args ...string) (time.Duration, int64, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout = io.Discard
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return 0, 0, fmt.Errorf("%s %v: %v\n%s", bin, args, err, stderr.String())
+	}
+	return time.Since(start), cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss, nil
+}
+
+// image builds a FROM-scratch image of bin the way the Dockerfile does and
+// returns its uncompressed and gzip-compressed sizes.
+func image(bin, tag string) ([2]int64, error) {
+	if err := sh("", "make", "image", "IMAGE="+tag); err != nil {
+		return [2]int64{}, err
+	}
+	if bin != "bin/mlops-fn" {
+		// The floor in the same image layout: copy it over the function's binary.
+		ctx, err := os.MkdirTemp("", "floor-image-")
+		if err != nil {
+			return [2]int64{}, err
+		}
+		defer os.RemoveAll(ctx)
+		df := "FROM " + "localhost/mlops-fn:bench" + "\nCOPY floor /usr/local/bin/mlops-fn\n"
+		if err := os.WriteFile(filepath.Join(ctx, "Dockerfile"), []byte(df), 0o644); err != nil {
+			return [2]int64{}, err
+		}
+		data, err := os.ReadFile(bin)
+		if err != nil {
+			return [2]int64{}, err
+		}
+		if err := os.WriteFile(filepath.Join(ctx, "floor"), data, 0o755); err != nil {
+			return [2]int64{}, err
+		}
+		if err := sh("", "docker", "build", "-q", "-t", tag, ctx); err != nil {
+			return [2]int64{}, err
+		}
+	}
+	out, err := exec.Command("docker", "image", "inspect", "-f", "{{.Size}}", tag).Output()
+	if err != nil {
+		return [2]int64{}, err
+	}
+	var raw int64
+	fmt.Sscan(string(out), &raw)
+	save := exec.Command("docker", "save", tag)
+	var tar bytes.Buffer
+	save.Stdout = &tar
+	if err := save.Run(); err != nil {
+		return [2]int64{}, err
+	}
+	var gz countingWriter
+	zw := gzip.NewWriter(&gz)
+	if _, err := io.Copy(zw, &tar); err != nil {
+		return [2]int64{}, err
+	}
+	zw.Close()
+	return [2]int64{raw, int64(gz)}, nil
+}
+
+type countingWriter int64
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	*c += countingWriter(len(p))
+	return len(p), nil
+}
+
+func row(w io.Writer, name string, f, b time.Duration) {
+	fmt.Fprintf(w, "%s\t%v\t%v\t%.2f\n", name, f.Round(100*time.Microsecond), b.Round(100*time.Microsecond), ratio(f, b))
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ratio(a, b time.Duration) float64 { return float64(a) / float64(b) }
+
+func size(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+func mb(n int64) float64 { return float64(n) / (1 << 20) }
+
+func abs(p string) string {
+	a, _ := filepath.Abs(p)
+	return a
+}
+
+func sh(dir, name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	return cmd.Run()
+}
