@@ -196,33 +196,32 @@ func timed(bin string, args ...string) (time.Duration, int64, error) {
 	return time.Since(start), cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss, nil
 }
 
-// image builds a FROM-scratch image of bin the way the Dockerfile does and
+// image builds bin into an image with the repository's Dockerfile, in a
+// context holding just that binary as bin/mlops-fn and the user files, and
 // returns its uncompressed and gzip-compressed sizes.
 func image(bin, tag string) ([2]int64, error) {
-	if err := sh("", "make", "image", "IMAGE="+tag); err != nil {
+	if err := sh("", "make", "image"); err != nil { // writes bin/image/{passwd,group}
 		return [2]int64{}, err
 	}
-	if bin != "bin/mlops-fn" {
-		// The floor in the same image layout: copy it over the function's binary.
-		ctx, err := os.MkdirTemp("", "floor-image-")
+	ctx, err := os.MkdirTemp("", "bench-image-")
+	if err != nil {
+		return [2]int64{}, err
+	}
+	defer os.RemoveAll(ctx)
+	for from, to := range map[string]string{"Dockerfile": "Dockerfile", bin: "bin/mlops-fn", "bin/image/passwd": "bin/image/passwd", "bin/image/group": "bin/image/group"} {
+		data, err := os.ReadFile(from)
 		if err != nil {
 			return [2]int64{}, err
 		}
-		defer os.RemoveAll(ctx)
-		df := "FROM " + "localhost/mlops-fn:bench" + "\nCOPY floor /usr/local/bin/mlops-fn\n"
-		if err := os.WriteFile(filepath.Join(ctx, "Dockerfile"), []byte(df), 0o644); err != nil {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(ctx, to)), 0o755); err != nil {
 			return [2]int64{}, err
 		}
-		data, err := os.ReadFile(bin)
-		if err != nil {
+		if err := os.WriteFile(filepath.Join(ctx, to), data, 0o755); err != nil {
 			return [2]int64{}, err
 		}
-		if err := os.WriteFile(filepath.Join(ctx, "floor"), data, 0o755); err != nil {
-			return [2]int64{}, err
-		}
-		if err := sh("", "docker", "build", "-q", "-t", tag, ctx); err != nil {
-			return [2]int64{}, err
-		}
+	}
+	if err := sh("", "docker", "build", "-q", "-t", tag, ctx); err != nil {
+		return [2]int64{}, err
 	}
 	out, err := exec.Command("docker", "image", "inspect", "-f", "{{.Size}}", tag).Output()
 	if err != nil {

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Builds (or finds in the cache) every upstream binary `make e2e` runs, pinned in
+# hack/e2e/versions.env, and prints the cache folder they are in. Run on its own to warm the
+# cache: hack/e2e/build.sh
+#
+# Cache: .cache/e2e/<name>-<version>-<hash of the tools module's go.mod and go.sum>/. A folder is
+# reused as long as its version and module pins match; a build goes to a temporary name and is
+# renamed when complete, so an interrupted build is redone, not reused.
+#
+#   kubernetes-*/   kube-apiserver, kube-controller-manager, kube-scheduler, kubectl (hack/tools)
+#   etcd-*/         etcd (go.etcd.io/etcd/server/v3, the version Kubernetes requires; hack/tools)
+#   mpi-operator-*/ mpi-operator and the MPIJob CRD from the same module (hack/tools/mpi-operator)
+#   kwok-*/         kwok and its stage files (go install sigs.k8s.io/kwok/cmd/kwok@version)
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$ROOT/hack/e2e/lib.sh"
+source "$ROOT/hack/e2e/versions.env"
+CACHE="${E2E_CACHE:-$ROOT/.cache/e2e}"
+TOOLS="$ROOT/hack/tools"
+export GOWORK=off GOFLAGS="-mod=readonly -trimpath" CGO_ENABLED=0
+# Two compile jobs at a time: kube-apiserver's link peaks at about 2.2 GB.
+GO_BUILD=(go build -p 2 -ldflags "-s -w")
+
+modhash() { cat "$@" | sha256sum | cut -c1-12; }
+# mod_dir DIR MODULE@VERSION: where the module's source is in the module cache (downloaded
+# from DIR's point of view: its go.sum checks it).
+mod_dir() { (cd "$1" && GOFLAGS= go mod download -json "$2" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p'); }
+
+# cache_dir NAME VERSION PINFILE...: the cache folder of a build, named after the version and
+# a hash of the files that pin it. is_built DIR: it was built completely.
+cache_dir() { echo "$CACHE/$1-$2-$(modhash "${@:3}")"; }
+is_built() { [ -f "$1/.complete" ]; }
+# finish DIR: marks a build complete (atomically) and removes older builds of the same name.
+finish() {
+  local dir=$1 name=${1##*/}
+  name=${name%%-v*}
+  touch "$dir.tmp/.complete"
+  rm -rf "$dir"; mv "$dir.tmp" "$dir"
+  find "$CACHE" -mindepth 1 -maxdepth 1 -type d -name "$name-v*" ! -path "$dir" -exec rm -rf {} +
+}
+timed() { local t=$SECONDS; "$@"; log "  ... ${1##*/} ${*: -1}: $((SECONDS - t)) s"; }
+
+build_kubernetes() {
+  local dir cmd
+  dir=$(cache_dir kubernetes "$KUBERNETES_VERSION" "$TOOLS/go.mod" "$TOOLS/go.sum"); K8S_DIR=$dir
+  is_built "$dir" && return
+  local minor=${KUBERNETES_VERSION#v1.}; minor=${minor%%.*}
+  # kubectl refuses a server without a proper version: stamp what `make release` would.
+  local ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$KUBERNETES_VERSION"
+  ldflags+=" -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
+  ldflags+=" -X k8s.io/component-base/version.gitTreeState=clean"
+  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
+  log "building Kubernetes $KUBERNETES_VERSION into $dir (about 10 min cold on 2 cores)"
+  for cmd in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
+    (cd "$TOOLS" && timed go build -p 2 -ldflags "$ldflags" -o "$dir.tmp/$cmd" "k8s.io/kubernetes/cmd/$cmd")
+  done
+  finish "$dir"
+}
+
+build_etcd() {
+  local dir
+  dir=$(cache_dir etcd "$ETCD_VERSION" "$TOOLS/go.mod" "$TOOLS/go.sum"); ETCD_DIR=$dir
+  is_built "$dir" && return
+  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
+  log "building etcd $ETCD_VERSION into $dir"
+  (cd "$TOOLS" && timed "${GO_BUILD[@]}" -o "$dir.tmp/etcd" go.etcd.io/etcd/server/v3)
+  finish "$dir"
+}
+
+build_mpi_operator() {
+  local dir src
+  dir=$(cache_dir mpi-operator "$MPI_OPERATOR_VERSION" "$TOOLS/mpi-operator/go.mod" "$TOOLS/mpi-operator/go.sum"); MPI_DIR=$dir
+  is_built "$dir" && return
+  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
+  log "building mpi-operator $MPI_OPERATOR_VERSION into $dir"
+  (cd "$TOOLS/mpi-operator" && timed "${GO_BUILD[@]}" -o "$dir.tmp/mpi-operator" github.com/kubeflow/mpi-operator/cmd/mpi-operator)
+  src=$(mod_dir "$TOOLS/mpi-operator" "github.com/kubeflow/mpi-operator@$MPI_OPERATOR_VERSION")
+  cp "$src/manifests/base/kubeflow.org_mpijobs.yaml" "$dir.tmp/"
+  finish "$dir"
+}
+
+build_kwok() {
+  local dir src f
+  dir=$(cache_dir kwok "$KWOK_VERSION" "$ROOT/hack/e2e/kwok/pod-complete.yaml"); KWOK_DIR=$dir
+  is_built "$dir" && return
+  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
+  log "building kwok $KWOK_VERSION into $dir"
+  GOFLAGS=-trimpath GOBIN="$dir.tmp" timed go install -p 2 -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
+  # Stages: kwok's own for the node and for pods becoming Running and being deleted, and ours
+  # for completing a pod on request (hack/e2e/kwok/pod-complete.yaml).
+  src=$(mod_dir / "sigs.k8s.io/kwok@$KWOK_VERSION")/kustomize/stage
+  for f in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
+    pod/fast/pod-ready.yaml pod/fast/pod-delete.yaml; do
+    cat "$src/$f"; echo "---"
+  done >"$dir.tmp/stages.yaml"
+  cat "$ROOT/hack/e2e/kwok/pod-complete.yaml" >>"$dir.tmp/stages.yaml"
+  finish "$dir"
+}
+
+build_all() {
+  mkdir -p "$CACHE"
+  local t=$SECONDS
+  build_etcd
+  build_kubernetes
+  build_mpi_operator
+  build_kwok
+  log "binaries ready in $((SECONDS - t)) s: $CACHE"
+}
+
+if [ "${BASH_SOURCE[0]}" == "$0" ]; then
+  build_all
+  echo "$CACHE"
+fi

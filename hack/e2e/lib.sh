@@ -1,0 +1,101 @@
+# Helpers for hack/e2e/run.sh (sourced): logging, PASS/FAIL bookkeeping, waiting, and the
+# processes the harness starts (each in its own process group, all stopped by stop_all).
+
+log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+section() { printf '\n=== %s\n' "$*"; }
+
+PASSED=0
+FAILED=0
+FAILURES=()
+pass() { PASSED=$((PASSED + 1)); printf 'PASS  %s\n' "$1"; }
+# fail DESCRIPTION [DETAIL...]: the detail is indented under the FAIL line.
+fail() {
+  FAILED=$((FAILED + 1)); FAILURES+=("$1")
+  printf 'FAIL  %s\n' "$1"
+  shift
+  if [ $# -gt 0 ]; then printf '%s\n' "$@" | sed 's/^/        /'; fi
+}
+# expect_eq DESCRIPTION EXPECTED ACTUAL
+expect_eq() {
+  if [ "$2" == "$3" ]; then pass "$1"; else fail "$1" "expected: $2" "actual:   $3"; fi
+}
+
+# wait_until TIMEOUT_SECONDS COMMAND...: retries COMMAND (quietly) once a second.
+wait_until() {
+  local deadline=$((SECONDS + $1)); shift
+  until "$@" >/dev/null 2>&1; do
+    [ "$SECONDS" -lt "$deadline" ] || return 1
+    sleep 1
+  done
+}
+
+# wait_for_port PORT TIMEOUT_SECONDS: until something listens on 127.0.0.1:PORT.
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+wait_for_port() { wait_until "$2" port_open "$1"; }
+
+# free_port: a TCP port nothing on 127.0.0.1 listens on (inside the harness's own network
+# namespace every port is free; this matters only with E2E_NETNS=0).
+free_port() {
+  local p
+  for _ in $(seq 200); do
+    p=$((20000 + RANDOM % 30000))
+    port_open "$p" || { echo "$p"; return 0; }
+  done
+  die "no free port found"
+}
+
+# start NAME COMMAND...: runs COMMAND in its own process group (setsid), output to
+# $RUN/logs/NAME.log. The pid (= process group id) is remembered for stop_all.
+STARTED_PIDS=()
+STARTED_NAMES=()
+start() {
+  local name=$1; shift
+  log "starting $name"
+  setsid "$@" >"$RUN/logs/$name.log" 2>&1 </dev/null &
+  STARTED_PIDS+=("$!")
+  STARTED_NAMES+=("$name")
+}
+# alive NAME: the process started as NAME is still running (else print its log's tail).
+alive() {
+  local i
+  for i in "${!STARTED_NAMES[@]}"; do
+    if [ "${STARTED_NAMES[$i]}" == "$1" ]; then
+      kill -0 "${STARTED_PIDS[$i]}" 2>/dev/null && return 0
+      log "$1 exited; the end of its log:"; tail -n 30 "$RUN/logs/$1.log" >&2
+      return 1
+    fi
+  done
+  return 1
+}
+# stop_all: TERM each started process group, newest first; KILL what is left after 10 s.
+stop_all() {
+  local i pid
+  for ((i = ${#STARTED_PIDS[@]} - 1; i >= 0; i--)); do
+    kill -TERM -- "-${STARTED_PIDS[$i]}" 2>/dev/null || true
+  done
+  for ((i = ${#STARTED_PIDS[@]} - 1; i >= 0; i--)); do
+    pid=${STARTED_PIDS[$i]}
+    for _ in $(seq 100); do kill -0 -- "-$pid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 -- "-$pid" 2>/dev/null; then
+      log "${STARTED_NAMES[$i]} ignored SIGTERM: killing it"
+      kill -KILL -- "-$pid" 2>/dev/null || true
+    fi
+    wait "$pid" 2>/dev/null || true
+  done
+  STARTED_PIDS=()
+  STARTED_NAMES=()
+}
+
+# env_get FILE KEY: the value of KEY in an mlops.env file (kustomize envs: syntax: split at the
+# first '=', leading whitespace dropped), empty when absent.
+env_get() { sed -n "s/^[[:space:]]*$2=//p" "$1" | tail -n 1; }
+# spec_get FILE FIELD: a scalar directly under the job spec's spec: (two-space indent).
+spec_get() {
+  awk -v f="$2" '/^spec:/ {s=1; next} /^[^ #]/ {s=0}
+    s && $1 == f":" {v=$2; sub(/[ \t]*#.*/, "", v); gsub(/"/, "", v); print v; exit}' "$1"
+}
+# meta_name FILE: metadata.name of a job spec.
+meta_name() {
+  awk '/^metadata:/ {m=1; next} /^[^ #]/ {m=0} m && $1 == "name:" {print $2; exit}' "$1"
+}
