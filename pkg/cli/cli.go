@@ -56,7 +56,7 @@ func runResourceList(in io.Reader, out, stderr io.Writer) error {
 	err = framework.Execute(p, rw)
 	report(stderr, results)
 	if err != nil && len(results) == 0 {
-		fmt.Fprintf(stderr, "mlops-fn: error: %v\n", err)
+		reportError(stderr, err)
 	}
 	return err
 }
@@ -78,9 +78,9 @@ func collectGarbageOnlyIfLarge(inputBytes int) {
 // reaches stdout unless the whole run succeeds.
 func runStandalone(args []string, in io.Reader, out, stderr io.Writer) error {
 	configFile := args[0]
-	config, err := readConfig(configFile)
+	config, err := processor.ReadSpec(configFile)
 	if err != nil {
-		fmt.Fprintf(stderr, "mlops-fn: error: %v\n", err)
+		reportError(stderr, err)
 		return err
 	}
 	var inputs []*yaml.RNode
@@ -96,7 +96,7 @@ func runStandalone(args []string, in io.Reader, out, stderr io.Writer) error {
 	for _, name := range args[1:] {
 		nodes, err := readInput(name, in)
 		if err != nil {
-			fmt.Fprintf(stderr, "mlops-fn: error: %v\n", err)
+			reportError(stderr, err)
 			return err
 		}
 		inputs = append(inputs, nodes...)
@@ -115,7 +115,7 @@ func runStandalone(args []string, in io.Reader, out, stderr io.Writer) error {
 		kioutil.SeqIndentAnnotation,
 	}}
 	if err := w.Write(rl.Items); err != nil {
-		fmt.Fprintf(stderr, "mlops-fn: error: %v\n", err)
+		reportError(stderr, err)
 		return err
 	}
 	_, err = out.Write(buf.Bytes())
@@ -130,9 +130,22 @@ func readInput(name string, stdin io.Reader) ([]*yaml.RNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	nodes, err := (&kio.ByteReader{Reader: bytes.NewReader(data), OmitReaderAnnotations: true}).Read()
+	r := &kio.ByteReader{Reader: bytes.NewReader(data), OmitReaderAnnotations: true}
+	nodes, err := r.Read()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if r.WrappingKind != "" {
+		return nil, fmt.Errorf("%s is a %s; accepted: plain objects (pipe a ResourceList to mlops-fn on stdin instead)", name, r.WrappingKind)
+	}
+	// Messages about an input object name its file; the writer drops the annotation.
+	for i, n := range nodes {
+		if n.YNode().Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("%s: document %d is a YAML %s; accepted: Kubernetes objects (YAML maps)", name, i+1, kindName(n))
+		}
+		if err := n.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, name)); err != nil {
+			return nil, err
+		}
 	}
 	return nodes, nil
 }
@@ -149,27 +162,25 @@ func (r reporter) Process(rl *framework.ResourceList) error {
 	return err
 }
 
+func kindName(n *yaml.RNode) string {
+	if n.YNode().Kind == yaml.SequenceNode {
+		return "list"
+	}
+	return "scalar"
+}
+
+// reportError writes an error that is not a result, a line of stderr per line.
+func reportError(w io.Writer, err error) {
+	report(w, framework.Results{{Severity: framework.Error, Message: err.Error()}})
+}
+
 // report writes errors and warnings to stderr, one per line.
 func report(w io.Writer, results framework.Results) {
 	for _, r := range results {
-		for _, line := range strings.Split(r.Message, "\n") {
-			fmt.Fprintf(w, "mlops-fn: %s: %s\n", r.Severity, line)
+		for _, line := range strings.Split(strings.TrimSpace(r.Message), "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				fmt.Fprintf(w, "mlops-fn: %s: %s\n", r.Severity, line)
+			}
 		}
 	}
-}
-
-// readConfig reads the job spec file given on the command line.
-func readConfig(name string) (*yaml.RNode, error) {
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return nil, err
-	}
-	config, err := yaml.Parse(string(data))
-	if err != nil {
-		if bytes.Contains(data, []byte("${")) {
-			return nil, fmt.Errorf("%s: %w (a ${KEY} inside a flow list [a, ${KEY}] must be quoted: \"${KEY}\")", name, err)
-		}
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return config, nil
 }

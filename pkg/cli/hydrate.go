@@ -64,7 +64,7 @@ func fail(cmd *cobra.Command, err error) error {
 	if results, ok := err.(framework.Results); ok {
 		report(cmd.ErrOrStderr(), results)
 	} else {
-		fmt.Fprintf(cmd.ErrOrStderr(), "mlops-fn: error: %v\n", err)
+		reportError(cmd.ErrOrStderr(), err)
 	}
 	return err
 }

@@ -94,7 +94,7 @@ var specs = map[string]keySpec{
 		func(s *Settings, v string) { s.ModelScript = v }),
 	"NFS_SERVER": {
 		KeyDoc:   KeyDoc{"NFS_SERVER", "host", "NFS server of the shared \"nfs\" volume; needs NFS_PATH."},
-		accepted: "a hostname such as nfs.example.com or an IP address such as 10.0.0.5 or fd00::5, without scheme, port, path or spaces",
+		accepted: NFSServerAccepted,
 		decode:   decodeHost,
 	},
 	"NFS_PATH": pathSpec("NFS_PATH", "Export on NFS_SERVER mounted as the shared \"nfs\" volume; needs NFS_SERVER.", true,
@@ -143,6 +143,15 @@ func Decode(f *File) (Settings, []Problem) {
 		problems = append(problems, Problem{Source: f.Source, Line: e.Line, Key: e.Key, Value: e.Value, Message: msg, Warning: warning})
 	}
 	for _, e := range f.Entries {
+		// A ConfigMap's keys are checked here, a file's by Parse already.
+		if msgs := validation.IsEnvVarName(e.Key); len(msgs) > 0 {
+			report(e, false, "is not a valid key: "+envVarNameRule)
+			continue
+		}
+		if i := strings.IndexFunc(e.Value, isControl); i >= 0 {
+			report(e, false, fmt.Sprintf("contains the control character %U: a container's environment cannot carry it; accepted: printable text", []rune(e.Value[i:])[0]))
+			continue
+		}
 		if e.Bare {
 			report(e, true, fmt.Sprintf(`%s has no "=": kustomize sets it to the empty string (it does not read your shell environment); write %s=value`, e.Key, e.Key))
 		}
@@ -341,17 +350,30 @@ func decodeRegistry(s *Settings, v string) (string, bool) {
 // decodeHost reads NFS_SERVER: a Pod's nfs volume takes a bare host, a
 // hostname (in any case: DNS names are case-insensitive) or an IP address.
 func decodeHost(s *Settings, v string) (string, bool) {
+	wrong, ok := CheckNFSServer(v)
+	if ok {
+		s.NFSServer = v
+	}
+	return wrong, ok
+}
+
+// NFSServerAccepted says what CheckNFSServer accepts.
+const NFSServerAccepted = "a hostname such as nfs.example.com or an IP address such as 10.0.0.5 or fd00::5, without scheme, port, path or spaces"
+
+// CheckNFSServer tells whether v can be an nfs volume's server, and if not,
+// what is wrong with it ("" when NFSServerAccepted says it all). The job
+// spec's own NFS volumes are held to the same rule as NFS_SERVER.
+func CheckNFSServer(v string) (wrong string, ok bool) {
 	if wrong := hostProblem(v); wrong != "" {
 		return wrong, false
 	}
 	if strings.Contains(v, "/") {
-		return "has a path; put the export in NFS_PATH", false
+		return "has a path; put the export in NFS_PATH (or the volume's nfs.path)", false
 	}
 	if addr, err := netip.ParseAddr(v); err == nil {
 		if addr.Zone() != "" {
 			return "has an IPv6 zone, which only means something on the host that wrote it", false
 		}
-		s.NFSServer = v
 		return "", true
 	}
 	if host, port, err := net.SplitHostPort(v); err == nil && host != "" && wholeNumberText(port) {
@@ -364,11 +386,12 @@ func decodeHost(s *Settings, v string) (string, bool) {
 			}
 		}
 	}
-	if len(validation.IsDNS1123Subdomain(asciiLower(v))) > 0 {
-		return "", false
-	}
-	s.NFSServer = v
-	return "", true
+	return "", len(validation.IsDNS1123Subdomain(asciiLower(v))) == 0
+}
+
+// isControl: the characters an environment variable cannot carry (tab can).
+func isControl(r rune) bool {
+	return r != '\t' && unicode.IsControl(r)
 }
 
 // asciiLower lowercases A-Z only: strings.ToLower would also turn the Kelvin

@@ -168,7 +168,7 @@ HOROVOD_FUSION_THRESHOLD=0
 		{name: "NFS_PATH without server", in: "NFS_PATH=/export", want: Settings{NFSPath: "/export"}, problems: []string{`E mlops.env:1: NFS_PATH="/export": NFS_SERVER is missing: set both NFS_SERVER and NFS_PATH, or neither`}},
 		{name: "NFS_SERVER without path", in: "NFS_SERVER=nfs", want: Settings{NFSServer: "nfs"}, problems: []string{`E mlops.env:1: NFS_SERVER="nfs": NFS_PATH is missing: set both NFS_SERVER and NFS_PATH, or neither`}},
 		{name: "NFS_SERVER scheme", in: "NFS_SERVER=nfs://nfs.example.com\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="nfs://nfs.example.com": has a scheme; ` + hostOK}},
-		{name: "NFS_SERVER with path", in: "NFS_SERVER=nfs.example.com:/export\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="nfs.example.com:/export": has a path; put the export in NFS_PATH; ` + hostOK}},
+		{name: "NFS_SERVER with path", in: "NFS_SERVER=nfs.example.com:/export\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="nfs.example.com:/export": has a path; put the export in NFS_PATH (or the volume's nfs.path); ` + hostOK}},
 		{name: "NFS_SERVER uppercase", in: "NFS_SERVER=NFS.Example.COM\nNFS_PATH=/e", want: Settings{NFSServer: "NFS.Example.COM", NFSPath: "/e"}},
 		{name: "NFS_SERVER uppercase short name", in: "NFS_SERVER=FILER01\nNFS_PATH=/e", want: Settings{NFSServer: "FILER01", NFSPath: "/e"}},
 		{name: "NFS IPv6 uppercase hex", in: "NFS_SERVER=FD00::A\nNFS_PATH=/e", want: Settings{NFSServer: "FD00::A", NFSPath: "/e"}},
@@ -387,5 +387,19 @@ func TestWithinOneEdit(t *testing.T) {
 				t.Errorf("withinOneEdit(%q, %q) = %v, want %v", args[0], args[1], got, tt.want)
 			}
 		}
+	}
+}
+
+// TestDecodeRefusesWhatAContainerCannotCarry: keys from a ConfigMap are held
+// to the file's rule, and no value may hold a control character.
+func TestDecodeRefusesWhatAContainerCannotCarry(t *testing.T) {
+	_, problems := Decode(FromMap("ConfigMap/mlops-env", map[string]string{"9LIVES": "1", "NAME": "a\x00b", "DEL": "x\x7f", "TAB": "a\tb"}))
+	want := []string{
+		`E ConfigMap/mlops-env: 9LIVES="1": is not a valid key: ` + envVarNameRule,
+		`E ConfigMap/mlops-env: DEL="x\x7f": contains the control character U+007F: a container's environment cannot carry it; accepted: printable text`,
+		`E ConfigMap/mlops-env: NAME="a\x00b": contains the control character U+0000: a container's environment cannot carry it; accepted: printable text`,
+	}
+	if diff := cmp.Diff(want, render(problems)); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
 	}
 }

@@ -61,13 +61,9 @@ func Render(o Options) (*Overlay, error) {
 		o.Config = "job.yaml"
 	}
 	configPath := filepath.Join(o.Dir, o.Config)
-	data, err := os.ReadFile(configPath)
+	config, err := processor.ReadSpec(configPath)
 	if err != nil {
 		return nil, err
-	}
-	config, err := yaml.Parse(string(data))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", configPath, err)
 	}
 	p := processor.Processor{ConfigDir: o.Dir, ConfigFile: configPath}
 	resolved, results := p.Resolve(config, nil)

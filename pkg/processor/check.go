@@ -23,7 +23,13 @@ func check(n *yaml.RNode) field.ErrorList {
 		if errs := strictDecode(b, job, "kubeflow.org/v2beta1 MPIJob"); len(errs) > 0 {
 			return errs
 		}
-		return validation.ValidateMPIJob(job)
+		errs := validation.ValidateMPIJob(job)
+		for t := range job.Spec.MPIReplicaSpecs {
+			if t != kubeflow.MPIReplicaTypeLauncher && t != kubeflow.MPIReplicaTypeWorker {
+				errs = append(errs, field.NotSupported(field.NewPath("spec", "mpiReplicaSpecs"), string(t), []string{"Launcher", "Worker"}))
+			}
+		}
+		return errs
 	case "Pod":
 		return strictDecode(b, &corev1.Pod{}, "v1 Pod")
 	}

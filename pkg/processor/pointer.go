@@ -1,13 +1,21 @@
 package processor
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 )
 
 // JobKey is the one key of a ConfigMap function config: the path of the job
@@ -20,7 +28,7 @@ const JobKey = "job"
 // dereference replaces a ConfigMap config by the job spec it names; the
 // spec's folder then anchors mlops.env, as in standalone runs.
 func (p Processor) dereference(config *yaml.RNode) (*yaml.RNode, Processor, error) {
-	if config == nil || config.GetKind() != "ConfigMap" || config.GetApiVersion() != "v1" {
+	if config == nil || config.YNode().Kind != yaml.MappingNode || config.GetKind() != "ConfigMap" || config.GetApiVersion() != "v1" {
 		return config, p, nil
 	}
 	name := "ConfigMap/" + config.GetName()
@@ -34,15 +42,67 @@ func (p Processor) dereference(config *yaml.RNode) (*yaml.RNode, Processor, erro
 	if job == "" {
 		return nil, p, fmt.Errorf("%s: data.%s: Required value: the path of the TrainingJob file, relative to the working directory", name, JobKey)
 	}
-	b, err := os.ReadFile(job)
-	if err != nil {
+	if _, err := os.Stat(job); err != nil {
 		wd, _ := os.Getwd()
 		return nil, p, fmt.Errorf("%s: data.%s: %w (the working directory is %s)", name, JobKey, err, wd)
 	}
-	spec, err := yaml.Parse(string(b))
+	spec, err := ReadSpec(job)
 	if err != nil {
-		return nil, p, fmt.Errorf("%s: %w", job, err)
+		return nil, p, err
 	}
 	p.ConfigDir, p.ConfigFile = filepath.Dir(job), job
 	return spec, p, nil
+}
+
+// ReadSpec reads a job spec file, which holds exactly one YAML document.
+func ReadSpec(path string) (*yaml.RNode, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	want := fmt.Sprintf("one %s (apiVersion %s)", api.Kind, api.APIVersion)
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%s is empty; accepted: %s", path, want)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var docs []*yaml.Node
+	for {
+		var n yaml.Node
+		err := dec.Decode(&n)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			msg := oneLine(err.Error())
+			if unquotedReference(data, msg) {
+				msg += ` (a ${KEY} inside a flow list [a, ${KEY}] must be quoted: "${KEY}")`
+			}
+			return nil, fmt.Errorf("%s: %s", path, msg)
+		}
+		docs = append(docs, &n)
+	}
+	if len(docs) != 1 {
+		return nil, fmt.Errorf("%s holds %d YAML documents; accepted: %s", path, len(docs), want)
+	}
+	return yaml.NewRNode(docs[0]), nil
+}
+
+var yamlErrorLine = regexp.MustCompile(`^yaml: line (\d+): did not find expected ',' or ']'`)
+
+// unquotedReference tells whether a YAML error points at a flow list holding
+// ${KEY}, which YAML reads as the start of a map.
+func unquotedReference(data []byte, msg string) bool {
+	m := yamlErrorLine.FindStringSubmatch(msg)
+	if m == nil {
+		return false
+	}
+	n, _ := strconv.Atoi(m[1])
+	lines := strings.Split(string(data), "\n")
+	// The parser reports the line before the flow list as often as the list's own.
+	for i := n - 1; i <= n && i < len(lines); i++ {
+		if i >= 0 && strings.Contains(lines[i], "[") && strings.Contains(lines[i], "${") {
+			return true
+		}
+	}
+	return false
 }

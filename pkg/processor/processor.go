@@ -8,6 +8,7 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
@@ -64,6 +65,17 @@ func (p Processor) Process(rl *framework.ResourceList) error {
 	return nil
 }
 
+// maxConfigMap is the API server's limit on a ConfigMap's data.
+const maxConfigMap = 1 << 20
+
+func envSize(f *env.File) int {
+	n := 0
+	for _, e := range f.Entries {
+		n += len(e.Key) + len(e.Value)
+	}
+	return n
+}
+
 // Overlay is what one run computes: the settled plan and the mlops.env it read.
 type Overlay struct {
 	Plan      *render.Plan
@@ -88,6 +100,10 @@ func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, f
 	if err != nil {
 		return nil, framework.Results{{Severity: framework.Error, Message: err.Error(), File: &framework.File{Path: p.envPath(err)}}}
 	}
+	if size := envSize(file); size > maxConfigMap {
+		return nil, framework.Results{{Severity: framework.Error, File: &framework.File{Path: file.Source},
+			Message: fmt.Sprintf("%s: holds %d bytes of keys and values; the ConfigMap that carries them into the containers takes at most %d (1 MiB)", file.Source, size, maxConfigMap)}}
+	}
 	settings, problems := env.Decode(file)
 	for _, pr := range problems {
 		results = append(results, &framework.Result{
@@ -108,6 +124,11 @@ func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, f
 }
 
 func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNode, framework.Results) {
+	for i, it := range input {
+		if it.GetApiVersion() == "" || it.GetKind() == "" {
+			return nil, framework.Results{errorResult(fmt.Errorf("input item %d (%s): has no apiVersion or kind; accepted: Kubernetes objects", i+1, identify(it)))}
+		}
+	}
 	o, results := p.Resolve(config, input)
 	if o == nil {
 		return nil, results
@@ -129,7 +150,7 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 		// A target is the user's: check the result as the API server and the
 		// mpi-operator will. Generated objects are typed through and through.
 		if errs := check(patched); len(errs) > 0 {
-			return nil, append(results, errorResult(objectError(patched.GetKind()+"/"+patched.GetName(), errs)))
+			return nil, append(results, errorResult(objectError(identify(items[i]), errs)))
 		}
 		items[i] = patched
 	}
@@ -197,6 +218,19 @@ func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error
 	return found, nil
 }
 
+// identify names an input object in messages: its file, when the runner
+// says, and kind/name.
+func identify(n *yaml.RNode) string {
+	id := n.GetKind() + "/" + n.GetName()
+	if n.GetKind() == "" {
+		id = "named " + strconv.Quote(n.GetName())
+	}
+	if file, _, _ := kioutil.GetFileAnnotations(n); file != "" {
+		return file + ": " + id
+	}
+	return id
+}
+
 // describe names an object or a selector: `name` with labels a=b,c=d.
 func describe(name string, labels map[string]string) string {
 	var kv []string
@@ -225,7 +259,7 @@ func hasLabels(n *yaml.RNode, want map[string]string) bool {
 // patch applies the overlay's patches to a copy of target, as kustomize's
 // patches: field would.
 func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, error) {
-	id := target.GetKind() + "/" + target.GetName()
+	id := identify(target)
 	q := *plan
 	q.Name = target.GetName()
 	q.Containers = containerNames(target, plan)
@@ -239,7 +273,10 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, er
 			return nil, err
 		}
 		if out, err = merge2.Merge(node, out, yaml.MergeOptions{ListIncreaseDirection: yaml.MergeOptionsListPrepend}); err != nil {
-			return nil, fmt.Errorf("%s: applying %s: %w", id, patch.File, err)
+			// kyaml's message goes on to print the whole patch: its first line says what clashed.
+			first, _, _ := strings.Cut(err.Error(), "\n")
+			first = strings.TrimSuffix(first, ": node contents:")
+			return nil, fmt.Errorf("%s: applying %s: %s; accepted: a target whose fields have the types of a %s", id, patch.File, first, target.GetKind())
 		}
 	}
 	return out, nil

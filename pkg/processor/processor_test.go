@@ -1,6 +1,7 @@
 package processor
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,7 +72,7 @@ func TestConfigMapConfig(t *testing.T) {
 		{"  jobs: job.yaml\n", "ConfigMap/mlops-fn: data.jobs: unknown key; accepted: job, the path of the TrainingJob file"},
 		{"  other: x\n", "ConfigMap/mlops-fn: data.other: unknown key"},
 		{"  job: \"\"\n", "ConfigMap/mlops-fn: data.job: Required value: the path of the TrainingJob file, relative to the working directory"},
-		{"  job: nowhere/job.yaml\n", "ConfigMap/mlops-fn: data.job: open nowhere/job.yaml: no such file or directory (the working directory is "},
+		{"  job: nowhere/job.yaml\n", "ConfigMap/mlops-fn: data.job: stat nowhere/job.yaml: no such file or directory (the working directory is "},
 	} {
 		rl := &framework.ResourceList{FunctionConfig: pointer(c.data)}
 		err := (Processor{}).Process(rl)
@@ -130,5 +131,28 @@ func TestGeneratedObjectsAreFiledNextToTheConfig(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"jobs/mpijob_bert.yaml", "jobs/configmap_mlops-env.yaml"}, paths); diff != "" {
 		t.Errorf("paths (-want +got):\n%s", diff)
+	}
+}
+
+// TestHugeEnvFileIsRefused: a 10 MB mlops.env would make a ConfigMap the API
+// server refuses (1 MiB); the function says so instead of writing it.
+func TestHugeEnvFileIsRefused(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("WORKERS=2\n")
+	for i := 0; b.Len() < 10<<20; i++ {
+		fmt.Fprintf(&b, "FILLER_%d=%s\n", i, strings.Repeat("x", 90))
+	}
+	dir := writeFiles(t, map[string]string{"job.yaml": job, "mlops.env": b.String()})
+	config, err := yaml.ReadFile(filepath.Join(dir, "job.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl := &framework.ResourceList{FunctionConfig: config}
+	err = (Processor{ConfigDir: dir}).Process(rl)
+	if err == nil || !strings.Contains(err.Error(), "the ConfigMap that carries them into the containers takes at most 1048576 (1 MiB)") {
+		t.Fatalf("want the 1 MiB error, got %v", err)
+	}
+	if len(rl.Items) != 0 {
+		t.Errorf("a refused run wrote %d items", len(rl.Items))
 	}
 }

@@ -25,7 +25,11 @@ func (p Processor) fieldResults(errs field.ErrorList, envSource string) framewor
 	var out framework.Results
 	for _, e := range errs {
 		file, fieldPath := p.locate(e.Field, envSource)
-		r := &framework.Result{Severity: framework.Error, Message: file + ": " + fieldPath + ": " + e.ErrorBody(),
+		where := file + ": "
+		if fieldPath != "" {
+			where += fieldPath + ": "
+		}
+		r := &framework.Result{Severity: framework.Error, Message: where + e.ErrorBody(),
 			File: &framework.File{Path: file}, Field: &framework.Field{Path: fieldPath}}
 		if e.Type == field.ErrorTypeInvalid || e.Type == field.ErrorTypeNotSupported {
 			r.Field.CurrentValue = e.BadValue

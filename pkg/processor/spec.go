@@ -18,7 +18,10 @@ import (
 func decodeSpec(config *yaml.RNode) (*api.TrainingJob, field.ErrorList) {
 	want := fmt.Sprintf("a %s (apiVersion %s)", api.Kind, api.APIVersion)
 	if config == nil || config.IsNilOrEmpty() {
-		return nil, field.ErrorList{field.Required(field.NewPath("functionConfig"), "mlops-fn needs its job spec: "+want)}
+		return nil, field.ErrorList{&field.Error{Type: field.ErrorTypeRequired, BadValue: field.OmitValueType{}, Detail: "the job spec is missing or empty; accepted: " + want}}
+	}
+	if config.YNode().Kind != yaml.MappingNode {
+		return nil, field.ErrorList{&field.Error{Type: field.ErrorTypeInvalid, BadValue: field.OmitValueType{}, Detail: "is a YAML " + nodeKind(config) + "; accepted: " + want + ", a YAML map"}}
 	}
 	var errs field.ErrorList
 	if v := config.GetApiVersion(); v != api.APIVersion {
@@ -32,7 +35,7 @@ func decodeSpec(config *yaml.RNode) (*api.TrainingJob, field.ErrorList) {
 	}
 	b, err := config.MarshalJSON()
 	if err != nil {
-		return nil, field.ErrorList{field.InternalError(field.NewPath("functionConfig"), err)}
+		return nil, field.ErrorList{&field.Error{Type: field.ErrorTypeInvalid, BadValue: field.OmitValueType{}, Detail: "does not read as YAML: " + oneLine(err.Error())}}
 	}
 	job := &api.TrainingJob{}
 	strict, err := sigsjson.UnmarshalStrict(b, job)
@@ -57,7 +60,7 @@ func decodeSpec(config *yaml.RNode) (*api.TrainingJob, field.ErrorList) {
 // unknownField and wrongType read the field path out of encoding/json's errors.
 var (
 	unknownField = regexp.MustCompile(`^(?:json: )?unknown field "(.*)"$`)
-	wrongType    = regexp.MustCompile(`cannot unmarshal (\S+) into Go struct field [A-Za-z0-9]+\.(\S+) of type (\S+)`)
+	wrongType    = regexp.MustCompile(`cannot unmarshal (.+?) into Go struct field [A-Za-z0-9]+\.(\S+) of type (\S+)`)
 )
 
 // specFields is what decodeError says a job spec accepts.
@@ -73,9 +76,48 @@ func decodeError(err error, accepted string) *field.Error {
 	}
 	if m := wrongType.FindStringSubmatch(msg); m != nil {
 		return &field.Error{Type: field.ErrorTypeTypeInvalid, Field: m[2], BadValue: field.OmitValueType{},
-			Detail: fmt.Sprintf("is a %s; accepted: a %s", m[1], m[3])}
+			Detail: fmt.Sprintf("is %s; accepted: %s", yamlWords(m[1]), yamlWords(m[3]))}
 	}
-	return &field.Error{Type: field.ErrorTypeInvalid, Field: "spec", BadValue: field.OmitValueType{}, Detail: msg}
+	if strings.Contains(msg, "quantities must match") {
+		return &field.Error{Type: field.ErrorTypeInvalid, Field: "spec", BadValue: field.OmitValueType{},
+			Detail: "a resource quantity (cpu, memory or sizeLimit) is not a quantity; accepted: a Kubernetes quantity such as 500m, 2 or 4Gi"}
+	}
+	return &field.Error{Type: field.ErrorTypeInvalid, Field: "spec", BadValue: field.OmitValueType{}, Detail: oneLine(msg)}
+}
+
+// yamlWords names a JSON or Go type as a YAML author knows it.
+func yamlWords(t string) string {
+	switch {
+	case strings.HasPrefix(t, "number"):
+		return "a number " + strings.TrimSpace(strings.TrimPrefix(t, "number"))
+	case t == "string":
+		return "a string"
+	case t == "bool":
+		return "true or false"
+	case t == "array" || strings.HasPrefix(t, "[]"):
+		return "a list"
+	case t == "object" || strings.HasPrefix(t, "map[") || strings.Contains(t, "."):
+		return "a map"
+	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint"):
+		return "a whole number that fits " + t
+	}
+	return "a " + t
+}
+
+// nodeKind names a YAML node's kind for messages.
+func nodeKind(n *yaml.RNode) string {
+	switch n.YNode().Kind {
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.ScalarNode:
+		return "scalar"
+	}
+	return "map"
+}
+
+// oneLine folds a multi-line library error into one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // configPath is where the runner says the function config lives, if it says.

@@ -3,11 +3,13 @@ package render
 import (
 	"fmt"
 	"maps"
+	"path"
 	"regexp"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/env"
 )
 
@@ -47,4 +49,19 @@ func (x *expander) strs(p *field.Path, in []string) []string {
 		out[i] = x.str(p.Index(i), s)
 	}
 	return out
+}
+
+// path expands s and checks it is a clean absolute path, which it returns
+// cleaned; ok is false when anything is wrong, each reported once.
+func (x *expander) path(p *field.Path, s string) (string, bool) {
+	before := len(x.errs)
+	v := x.str(p, s)
+	if len(x.errs) > before {
+		return v, false
+	}
+	if msg := api.CheckAbsPath(v); msg != "" {
+		x.errs = append(x.errs, field.Invalid(p, v, msg))
+		return v, false
+	}
+	return path.Clean(v), true
 }

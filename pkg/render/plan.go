@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
+	"unicode"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -90,7 +92,6 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 		ImagePullSecrets:   s.ImagePullSecrets,
 		Command:            x.strs(spec.Child("command"), s.Command),
 		Args:               x.strs(spec.Child("args"), s.Args),
-		WorkingDir:         x.str(spec.Child("workingDir"), s.WorkingDir),
 		ServiceAccountName: s.ServiceAccountName,
 		NodeSelector:       s.NodeSelector,
 		Tolerations:        s.Tolerations,
@@ -118,8 +119,8 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 		}
 		errs = append(errs, field.Invalid(spec.Child("image"), p.Image, err))
 	}
-	if p.WorkingDir != "" && !path.IsAbs(p.WorkingDir) {
-		errs = append(errs, field.Invalid(spec.Child("workingDir"), p.WorkingDir, "accepted: an absolute path"))
+	if s.WorkingDir != "" {
+		p.WorkingDir, _ = x.path(spec.Child("workingDir"), s.WorkingDir)
 	}
 
 	p.Workers = pick(set.Workers, s.Workers, 0)
@@ -144,7 +145,9 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 	if p.FSGroup == nil {
 		p.FSGroup = p.RunAsGroup
 	}
-	p.Home = x.str(spec.Child("security", "home"), s.Security.Home)
+	if s.Security.Home != "" {
+		p.Home, _ = x.path(spec.Child("security", "home"), s.Security.Home)
+	}
 	if p.Home == "" {
 		p.Home = api.DefaultMPIHome
 		if set.UserName != "" && set.UserName != "root" {
@@ -169,7 +172,7 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 	p.Volumes, p.Mounts, errs = volumes(x, s.Volumes, set, file, errs)
 	if p.Mode == api.ModeMultiNode {
 		for _, m := range p.Mounts {
-			if m.MountPath == p.SSHAuthMountPath() || strings.HasPrefix(p.SSHAuthMountPath(), m.MountPath+"/") {
+			if within(p.SSHAuthMountPath(), m.MountPath) {
 				errs = append(errs, field.Invalid(spec.Child("volumes"), m.MountPath,
 					fmt.Sprintf("hides %s, where the mpi-operator mounts the SSH keys; accepted: another mount path", p.SSHAuthMountPath())))
 			}
@@ -206,9 +209,7 @@ func volumes(x *expander, specVols []api.Volume, set env.Settings, file *env.Fil
 	var mounts []corev1.VolumeMount
 	mountAt := map[string]string{}
 	addMount := func(p *field.Path, m corev1.VolumeMount) {
-		if !path.IsAbs(m.MountPath) {
-			errs = append(errs, field.Invalid(p, m.MountPath, "accepted: an absolute path in the container"))
-		} else if other, taken := mountAt[m.MountPath]; taken {
+		if other, taken := mountAt[m.MountPath]; taken {
 			errs = append(errs, field.Invalid(p, m.MountPath, fmt.Sprintf("is also the mount path of volume %q", other)))
 		}
 		mountAt[m.MountPath] = m.Name
@@ -221,7 +222,7 @@ func volumes(x *expander, specVols []api.Volume, set env.Settings, file *env.Fil
 		} else {
 			vols = append(vols, corev1.Volume{Name: api.NFSVolumeName, VolumeSource: corev1.VolumeSource{
 				NFS: &corev1.NFSVolumeSource{Server: set.NFSServer, Path: set.NFSPath}}})
-			addMount(key, corev1.VolumeMount{Name: api.NFSVolumeName, MountPath: set.NFSMountPath})
+			addMount(key, corev1.VolumeMount{Name: api.NFSVolumeName, MountPath: path.Clean(set.NFSMountPath)})
 		}
 	}
 	for i, v := range specVols {
@@ -235,28 +236,35 @@ func volumes(x *expander, specVols []api.Volume, set env.Settings, file *env.Fil
 			}
 			if server == "" {
 				errs = append(errs, field.Required(p.Child("nfs", "server"), "an NFS server: set it here or NFS_SERVER in "+file.Source))
+			} else if wrong, ok := env.CheckNFSServer(server); !ok {
+				errs = append(errs, field.Invalid(p.Child("nfs", "server"), server, strings.TrimPrefix(wrong+"; accepted: "+env.NFSServerAccepted, "; ")))
 			}
-			nfsPath := x.str(p.Child("nfs", "path"), v.NFS.Path)
-			if !path.IsAbs(nfsPath) {
-				errs = append(errs, field.Invalid(p.Child("nfs", "path"), nfsPath, "accepted: an absolute path exported by the server"))
-			}
+			nfsPath, _ := x.path(p.Child("nfs", "path"), v.NFS.Path)
 			vol.NFS = &corev1.NFSVolumeSource{Server: server, Path: nfsPath, ReadOnly: v.ReadOnly}
 		case v.PVC != nil:
 			vol.PersistentVolumeClaim = &corev1.PersistentVolumeClaimVolumeSource{ClaimName: v.PVC.ClaimName, ReadOnly: v.ReadOnly}
 		case v.HostPath != nil:
-			hp := x.str(p.Child("hostPath", "path"), v.HostPath.Path)
-			if !path.IsAbs(hp) {
-				errs = append(errs, field.Invalid(p.Child("hostPath", "path"), hp, "accepted: an absolute path on the node"))
-			}
+			hp, _ := x.path(p.Child("hostPath", "path"), v.HostPath.Path)
 			vol.HostPath = &corev1.HostPathVolumeSource{Path: hp, Type: v.HostPath.Type}
 		case v.EmptyDir != nil:
 			vol.EmptyDir = &corev1.EmptyDirVolumeSource{Medium: v.EmptyDir.Medium, SizeLimit: v.EmptyDir.SizeLimit}
 		}
 		vols = append(vols, vol)
-		addMount(p.Child("mountPath"), corev1.VolumeMount{
-			Name: v.Name, MountPath: x.str(p.Child("mountPath"), v.MountPath), ReadOnly: v.ReadOnly, SubPath: x.str(p.Child("subPath"), v.SubPath)})
+		subPath := x.str(p.Child("subPath"), v.SubPath)
+		if path.IsAbs(subPath) || slices.Contains(strings.Split(subPath, "/"), "..") {
+			errs = append(errs, field.Invalid(p.Child("subPath"), subPath, `accepted: a relative path inside the volume, without ".."`))
+		}
+		// A mount path that did not expand is reported once, not again as a clash.
+		if mountPath, ok := x.path(p.Child("mountPath"), v.MountPath); ok {
+			addMount(p.Child("mountPath"), corev1.VolumeMount{Name: v.Name, MountPath: mountPath, ReadOnly: v.ReadOnly, SubPath: subPath})
+		}
 	}
 	return vols, mounts, errs
+}
+
+// within tells whether child is parent or lies below it.
+func within(child, parent string) bool {
+	return child == parent || parent == "/" || strings.HasPrefix(child, parent+"/")
 }
 
 func pick(fromEnv, fromSpec *int32, fallback int32) int32 {
@@ -310,7 +318,7 @@ func checkImage(ref string) string {
 		repo = path
 	}
 	switch {
-	case strings.ContainsAny(ref, " \t"):
+	case strings.IndexFunc(ref, unicode.IsSpace) >= 0:
 		return "contains whitespace; " + accepted
 	case strings.ToLower(repo) != repo:
 		return "the repository has uppercase letters; " + accepted

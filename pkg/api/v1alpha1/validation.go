@@ -40,6 +40,12 @@ func (j *TrainingJob) Validate() field.ErrorList {
 			errs = append(errs, field.Invalid(meta.Child("name"), j.Metadata.Name, msg))
 		}
 	}
+	errs = append(errs, validateLabels(meta.Child("labels"), j.Metadata.Labels)...)
+	for _, k := range slices.Sorted(maps.Keys(j.Metadata.Annotations)) {
+		for _, msg := range validation.IsQualifiedName(k) {
+			errs = append(errs, field.Invalid(meta.Child("annotations").Key(k), k, msg))
+		}
+	}
 	if ns := j.Metadata.Namespace; ns != "" {
 		for _, msg := range validation.IsDNS1123Label(ns) {
 			errs = append(errs, field.Invalid(meta.Child("namespace"), ns, msg))
@@ -79,6 +85,13 @@ func (s *TrainingJobSpec) validate(p *field.Path) field.ErrorList {
 		for _, msg := range validation.IsEnvVarName(e.Name) {
 			errs = append(errs, field.Invalid(p.Child("env").Index(i).Child("name"), e.Name, msg))
 		}
+		if e.Value != "" && e.ValueFrom != nil {
+			errs = append(errs, field.Invalid(p.Child("env").Index(i).Child("valueFrom"), e.Name, "accepted: value or valueFrom, not both"))
+		}
+	}
+	errs = append(errs, literalPath(p.Child("workingDir"), s.WorkingDir)...)
+	for _, msg := range validation.IsDNS1123Subdomain(s.EnvFile.ConfigMapName) {
+		errs = append(errs, field.Invalid(p.Child("envFile", "configMapName"), s.EnvFile.ConfigMapName, msg))
 	}
 	if sa := s.ServiceAccountName; sa != "" {
 		for _, msg := range validation.IsDNS1123Subdomain(sa) {
@@ -131,6 +144,14 @@ func (m MPI) validate(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, oneOf(p.Child("implementation"), string(m.Implementation), string(OpenMPI), string(Intel), string(MPICH))...)
 	errs = append(errs, oneOf(p.Child("launcherCreationPolicy"), m.LauncherCreationPolicy, "AtStartup", "WaitForWorkersReady")...)
+	for i, a := range m.Args {
+		if slices.Contains([]string{"-np", "-n", "--np", "--n", "-c"}, a) || strings.HasPrefix(a, "-np=") || strings.HasPrefix(a, "--np=") {
+			errs = append(errs, field.Invalid(p.Child("args").Index(i), a, "mlops-fn sets the number of ranks from workers × slots; accepted: the other mpirun flags"))
+		}
+	}
+	if m.WorkerCommand != nil && len(m.WorkerCommand) == 0 {
+		errs = append(errs, field.Invalid(p.Child("workerCommand"), "[]", "an empty command leaves the workers without sshd; accepted: a command, or leave the field out for the default"))
+	}
 	for i, kv := range m.ForwardEnv {
 		name, _, _ := strings.Cut(kv, "=")
 		for _, msg := range validation.IsEnvVarName(name) {
@@ -155,14 +176,14 @@ func validateVolumes(p *field.Path, vols []Volume) field.ErrorList {
 			errs = append(errs, field.Duplicate(vp.Child("name"), v.Name))
 		}
 		seen[v.Name] = true
-		switch {
-		case v.MountPath == "":
+		if v.MountPath == "" {
 			errs = append(errs, field.Required(vp.Child("mountPath"), "an absolute path in the container, e.g. ${DATASET_DIR}"))
-		case !strings.Contains(v.MountPath, "${") && !path.IsAbs(v.MountPath):
-			errs = append(errs, field.Invalid(vp.Child("mountPath"), v.MountPath, "accepted: an absolute path in the container"))
 		}
-		if v.EmptyDir != nil {
-			errs = append(errs, oneOf(vp.Child("emptyDir", "medium"), string(v.EmptyDir.Medium), "", string(corev1.StorageMediumMemory))...)
+		errs = append(errs, literalPath(vp.Child("mountPath"), v.MountPath)...)
+		if v.SubPath != "" && !strings.Contains(v.SubPath, "${") {
+			if path.IsAbs(v.SubPath) || hasDotDot(v.SubPath) {
+				errs = append(errs, field.Invalid(vp.Child("subPath"), v.SubPath, `accepted: a relative path inside the volume, without ".."`))
+			}
 		}
 		sources := 0
 		for _, set := range []bool{v.NFS != nil, v.PVC != nil, v.HostPath != nil, v.EmptyDir != nil} {
@@ -178,14 +199,56 @@ func validateVolumes(p *field.Path, vols []Volume) field.ErrorList {
 				errs = append(errs, field.Invalid(vp.Child("pvc", "claimName"), v.PVC.ClaimName, msg))
 			}
 		}
-		if v.NFS != nil && v.NFS.Path == "" {
-			errs = append(errs, field.Required(vp.Child("nfs", "path"), "the absolute path exported by the NFS server"))
+		if v.NFS != nil {
+			if v.NFS.Path == "" {
+				errs = append(errs, field.Required(vp.Child("nfs", "path"), "the absolute path exported by the NFS server"))
+			}
+			errs = append(errs, literalPath(vp.Child("nfs", "path"), v.NFS.Path)...)
 		}
-		if v.HostPath != nil && v.HostPath.Path == "" {
-			errs = append(errs, field.Required(vp.Child("hostPath", "path"), "an absolute path on the node"))
+		if v.HostPath != nil {
+			if v.HostPath.Path == "" {
+				errs = append(errs, field.Required(vp.Child("hostPath", "path"), "an absolute path on the node"))
+			}
+			errs = append(errs, literalPath(vp.Child("hostPath", "path"), v.HostPath.Path)...)
+			if t := v.HostPath.Type; t != nil {
+				errs = append(errs, oneOf(vp.Child("hostPath", "type"), string(*t), "", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket", "CharDevice", "BlockDevice")...)
+			}
+		}
+		if v.EmptyDir != nil {
+			errs = append(errs, oneOf(vp.Child("emptyDir", "medium"), string(v.EmptyDir.Medium), "", string(corev1.StorageMediumMemory))...)
+			if q := v.EmptyDir.SizeLimit; q != nil && q.Sign() <= 0 {
+				errs = append(errs, field.Invalid(vp.Child("emptyDir", "sizeLimit"), q.String(), "accepted: a quantity greater than zero, such as 8Gi"))
+			}
 		}
 	}
 	return errs
+}
+
+// CheckAbsPath says what is wrong with p as an absolute path, "" when nothing:
+// the renderer applies it to expanded values, Validate to literal ones.
+func CheckAbsPath(p string) string {
+	switch {
+	case !path.IsAbs(p):
+		return "accepted: an absolute path"
+	case hasDotDot(p):
+		return `has a ".." element; accepted: an absolute path without ".."`
+	}
+	return ""
+}
+
+// literalPath checks a path that references no ${KEY}: those are checked once expanded.
+func literalPath(p *field.Path, value string) field.ErrorList {
+	if value == "" || strings.Contains(value, "${") {
+		return nil
+	}
+	if msg := CheckAbsPath(value); msg != "" {
+		return field.ErrorList{field.Invalid(p, value, msg)}
+	}
+	return nil
+}
+
+func hasDotDot(p string) bool {
+	return slices.Contains(strings.Split(p, "/"), "..")
 }
 
 // NFSVolumeName is the volume made from NFS_SERVER and NFS_PATH.
@@ -217,9 +280,7 @@ func (s Security) validate(p *field.Path) field.ErrorList {
 			errs = append(errs, field.Invalid(p.Child(id.name), *id.v, fmt.Sprintf("accepted: 0 to %d", MaxID)))
 		}
 	}
-	if s.Home != "" && !strings.HasPrefix(s.Home, "/") {
-		errs = append(errs, field.Invalid(p.Child("home"), s.Home, "accepted: an absolute path such as /home/mpiuser"))
-	}
+	errs = append(errs, literalPath(p.Child("home"), s.Home)...)
 	return errs
 }
 
@@ -246,6 +307,12 @@ func validateToleration(p *field.Path, t corev1.Toleration) field.ErrorList {
 	}
 	if t.Operator == corev1.TolerationOpExists && t.Value != "" {
 		errs = append(errs, field.Invalid(p.Child("value"), t.Value, "must be empty when operator is Exists"))
+	}
+	if t.Key == "" && t.Operator != corev1.TolerationOpExists {
+		errs = append(errs, field.Invalid(p.Child("operator"), string(t.Operator), "an empty key matches every taint only with operator Exists; accepted: a key, or operator Exists"))
+	}
+	if t.TolerationSeconds != nil && t.Effect != corev1.TaintEffectNoExecute {
+		errs = append(errs, field.Invalid(p.Child("tolerationSeconds"), *t.TolerationSeconds, "only applies to effect NoExecute"))
 	}
 	if t.Key != "" {
 		for _, msg := range validation.IsQualifiedName(t.Key) {

@@ -81,7 +81,7 @@ func TestValidate(t *testing.T) {
 		{"relative literal mount path", func(j *TrainingJob) {
 			j.Spec.Volumes = []Volume{{Name: "out", MountPath: "output", EmptyDir: &EmptyDir{Medium: "Disk"}}}
 		}, []string{
-			`spec.volumes[0].mountPath: Invalid value: "output": accepted: an absolute path in the container`,
+			`spec.volumes[0].mountPath: Invalid value: "output": accepted: an absolute path`,
 			`spec.volumes[0].emptyDir.medium: Unsupported value: "Disk": supported values: "", "Memory"`,
 		}},
 		{"no name", func(j *TrainingJob) { j.Metadata.Name = "" },
@@ -109,7 +109,29 @@ func TestValidate(t *testing.T) {
 		{"ids out of range", func(j *TrainingJob) { j.Spec.Security.RunAsUser, j.Spec.Security.FSGroup = i64(-1), i64(1<<31) },
 			[]string{"spec.security.runAsUser: Invalid value: -1: accepted: 0 to 2147483647", "spec.security.fsGroup: Invalid value: 2147483648: accepted: 0 to 2147483647"}},
 		{"relative home", func(j *TrainingJob) { j.Spec.Security.Home = "home/me" },
-			[]string{`spec.security.home: Invalid value: "home/me": accepted: an absolute path such as /home/mpiuser`}},
+			[]string{`spec.security.home: Invalid value: "home/me": accepted: an absolute path`}},
+		{"traversal", func(j *TrainingJob) {
+			j.Spec.WorkingDir = "/work/../etc"
+			j.Spec.Volumes = []Volume{{Name: "d", MountPath: "/d", SubPath: "../alice", HostPath: &HostPath{Path: "/data/../etc"}}}
+		}, []string{
+			`spec.workingDir: Invalid value: "/work/../etc": has a ".." element; accepted: an absolute path without ".."`,
+			`spec.volumes[0].subPath: Invalid value: "../alice": accepted: a relative path inside the volume, without ".."`,
+			`spec.volumes[0].hostPath.path: Invalid value: "/data/../etc": has a ".." element; accepted: an absolute path without ".."`,
+		}},
+		{"env value and valueFrom", func(j *TrainingJob) {
+			j.Spec.Env = []corev1.EnvVar{{Name: "A", Value: "x", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}
+		}, []string{`spec.env[0].valueFrom: Invalid value: "A": accepted: value or valueFrom, not both`}},
+		{"mpi args set the ranks", func(j *TrainingJob) { j.Spec.MPI.Args = []string{"-np", "8"}; j.Spec.MPI.WorkerCommand = []string{} }, []string{
+			`spec.mpi.args[0]: Invalid value: "-np": mlops-fn sets the number of ranks from workers × slots; accepted: the other mpirun flags`,
+			`spec.mpi.workerCommand: Invalid value: "[]": an empty command leaves the workers without sshd; accepted: a command, or leave the field out for the default`,
+		}},
+		{"labels and annotations", func(j *TrainingJob) {
+			j.Metadata.Labels = map[string]string{"a b": "c"}
+			j.Metadata.Annotations = map[string]string{"x/y/z": "v"}
+		}, []string{
+			`metadata.labels[a b]: Invalid value: "a b": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+			`metadata.annotations[x/y/z]: Invalid value: "x/y/z": a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+		}},
 		{"unknown mpi", func(j *TrainingJob) { j.Spec.MPI.Implementation = "MVAPICH" },
 			[]string{`spec.mpi.implementation: Unsupported value: "MVAPICH": supported values: "OpenMPI", "Intel", "MPICH"`}},
 		{"bad forwarded variable", func(j *TrainingJob) { j.Spec.MPI.ForwardEnv = []string{"1X=2"} },

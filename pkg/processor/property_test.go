@@ -1,0 +1,122 @@
+package processor
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+const unrelated = `# team tooling
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: tensorboard # keep me
+spec:
+  replicas: 1
+---
+apiVersion: v1
+kind: Service
+metadata: {name: tensorboard, labels: {b: "2", a: "1"}}
+spec:
+  ports: [{port: 6006}]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: other
+data:
+  z: "1"
+  a: "2"
+`
+
+func process(t *testing.T, env, spec string, items []*yaml.RNode) []*yaml.RNode {
+	t.Helper()
+	config, err := fuzzJob(env, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl := &framework.ResourceList{FunctionConfig: config, Items: copyAll(items)}
+	if err := (Processor{}).Process(rl); err != nil {
+		t.Fatal(err)
+	}
+	return rl.Items
+}
+
+const propertyEnv = "WORKERS=3\nGPUS_PER_WORKER=2\nUSER_ID=1000\nGROUP_ID=1000\nNFS_SERVER=nfs\nNFS_PATH=/export\nNFS_MOUNT_PATH=/w\nZ=1\nA=2\nM=3\n"
+const propertySpec = "  nodeSelector: {b: \"2\", a: \"1\", c: \"3\"}\n  volumes: [{name: data, mountPath: /data, readOnly: true, nfs: {path: /d}}]\n"
+
+// TestDeterministic: the same input gives the same bytes, run after run, in
+// spite of Go's randomised map order.
+func TestDeterministic(t *testing.T) {
+	items, err := parseItems(unrelated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := serialize(process(t, propertyEnv, propertySpec, items))
+	for i := 0; i < 25; i++ {
+		if got := serialize(process(t, propertyEnv, propertySpec, items)); got != first {
+			t.Fatalf("run %d differs:\n%s\n---- first:\n%s", i, got, first)
+		}
+	}
+}
+
+// TestOrderIndependent: shuffling the input items changes only their order:
+// every object comes out the same.
+func TestOrderIndependent(t *testing.T) {
+	items, err := parseItems(unrelated + "---\napiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata:\n  name: bert\nspec:\n  mpiReplicaSpecs:\n    Worker:\n      template:\n        spec:\n          containers: [{name: bert}]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := func(nodes []*yaml.RNode) map[string]string {
+		m := map[string]string{}
+		for _, n := range nodes {
+			m[n.GetKind()+"/"+n.GetName()] = n.MustString()
+		}
+		return m
+	}
+	want := byID(process(t, propertyEnv, propertySpec, items))
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 10; i++ {
+		shuffled := copyAll(items)
+		r.Shuffle(len(shuffled), func(a, b int) { shuffled[a], shuffled[b] = shuffled[b], shuffled[a] })
+		got := byID(process(t, propertyEnv, propertySpec, shuffled))
+		for id, text := range want {
+			if got[id] != text {
+				t.Fatalf("shuffle %d: %s differs:\n%s\n---- unshuffled:\n%s", i, id, got[id], text)
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("shuffle %d: %d objects, want %d", i, len(got), len(want))
+		}
+	}
+}
+
+// TestUpdatedInPlace: a generated object from an earlier run is replaced where
+// it stands when mlops.env changes, never added a second time.
+func TestUpdatedInPlace(t *testing.T) {
+	items, err := parseItems(unrelated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := process(t, propertyEnv, propertySpec, items)
+	second := process(t, strings.Replace(propertyEnv, "WORKERS=3", "WORKERS=5", 1), propertySpec, first)
+	if len(second) != len(first) {
+		t.Fatalf("%d items after the second run, %d after the first: %s", len(second), len(first), kinds(second))
+	}
+	for i := range first {
+		if first[i].GetKind() != second[i].GetKind() || first[i].GetName() != second[i].GetName() {
+			t.Fatalf("item %d moved: %s", i, kinds(second))
+		}
+	}
+	job := second[len(second)-2]
+	workers, _ := job.Pipe(yaml.Lookup("spec", "mpiReplicaSpecs", "Worker", "replicas"))
+	if workers == nil || workers.YNode().Value != "5" {
+		t.Errorf("the MPIJob was not updated: %s", job.MustString())
+	}
+	if !strings.Contains(serialize(second), "-np\n            - \"10\"") {
+		t.Errorf("-np does not follow WORKERS x slots (5 x 2):\n%s", job.MustString())
+	}
+}
