@@ -101,7 +101,9 @@ func run() error {
 	} else {
 		fmt.Fprintf(w, "image size\tskipped: no Docker daemon\t\t\n")
 	}
-	w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
 
 	// 5. The Go benchmarks of the hot paths.
 	fmt.Println()
@@ -207,7 +209,7 @@ func image(bin, tag string) ([2]int64, error) {
 	if err != nil {
 		return [2]int64{}, err
 	}
-	defer os.RemoveAll(ctx)
+	defer func() { _ = os.RemoveAll(ctx) }()
 	for from, to := range map[string]string{"Dockerfile": "Dockerfile", bin: "bin/mlops-fn", "bin/image/passwd": "bin/image/passwd", "bin/image/group": "bin/image/group"} {
 		data, err := os.ReadFile(from)
 		if err != nil {
@@ -228,7 +230,9 @@ func image(bin, tag string) ([2]int64, error) {
 		return [2]int64{}, err
 	}
 	var raw int64
-	fmt.Sscan(string(out), &raw)
+	if _, err := fmt.Sscan(string(out), &raw); err != nil {
+		return [2]int64{}, err
+	}
 	save := exec.Command("docker", "save", tag)
 	var tar bytes.Buffer
 	save.Stdout = &tar
@@ -240,7 +244,9 @@ func image(bin, tag string) ([2]int64, error) {
 	if _, err := io.Copy(zw, &tar); err != nil {
 		return [2]int64{}, err
 	}
-	zw.Close()
+	if err := zw.Close(); err != nil {
+		return [2]int64{}, err
+	}
 	return [2]int64{raw, int64(gz)}, nil
 }
 

@@ -81,6 +81,7 @@ func plain(t *testing.T, nodes []*yaml.RNode) []string {
 	var out []string
 	for _, n := range nodes {
 		n = n.Copy()
+		//nolint:staticcheck // the runners still write the legacy annotations
 		for _, a := range []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation, kioutil.IdAnnotation, kioutil.LegacyIdAnnotation} {
 			if _, err := n.Pipe(yaml.ClearAnnotation(a)); err != nil {
 				t.Fatal(err)

@@ -15,6 +15,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
 // The runner tests drive the real kustomize, kpt, kubectl and Docker on the
@@ -189,7 +191,7 @@ func tempPackage(t *testing.T) (rel, abs string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	rel, _ = filepath.Rel(repoRoot, dir)
 	return rel, dir
 }
@@ -333,5 +335,38 @@ func TestKptFnDoc(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("kpt fn doc lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestImageRunsLockedDown: the image works as kpt and kustomize run it, and
+// tighter still: not root, read-only root filesystem, no network, no
+// capabilities, no privilege escalation.
+func TestImageRunsLockedDown(t *testing.T) {
+	image(t)
+	env, err := os.ReadFile(filepath.Join(repoRoot, "quickstart/k8s/mlops/multi-node/mlops.env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	config, err := processor.ReadSpec(filepath.Join(repoRoot, "quickstart/k8s/mlops/multi-node/job.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := config.PipeE(yaml.Lookup("spec"), yaml.SetField("envFile", yaml.NewMapRNode(&map[string]string{"inline": string(env)}))); err != nil {
+		t.Fatal(err)
+	}
+	var in bytes.Buffer
+	if err := (kio.ByteWriter{Writer: &in, WrappingKind: kio.ResourceListKind, WrappingAPIVersion: kio.ResourceListAPIVersion, FunctionConfig: config}).Write(nil); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("docker", "run", "--rm", "-i", "--read-only", "--network", "none", "--user", "65534:65534",
+		"--cap-drop", "ALL", "--security-opt", "no-new-privileges", "localhost/mlops-fn:dev")
+	cmd.Stdin = &in
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("docker run: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "kind: MPIJob") || !strings.Contains(stdout.String(), "kind: ConfigMap") {
+		t.Fatalf("no MPIJob and ConfigMap in the output:\n%s", stdout.String())
 	}
 }

@@ -109,6 +109,7 @@ func runStandalone(args []string, in io.Reader, out, stderr io.Writer) error {
 		return err
 	}
 	var buf bytes.Buffer
+	//nolint:staticcheck // runners still write the legacy annotations: plain YAML drops them too
 	w := kio.ByteWriter{Writer: &buf, ClearAnnotations: []string{
 		kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, kioutil.IndexAnnotation,
 		kioutil.LegacyIndexAnnotation, kioutil.IdAnnotation, kioutil.LegacyIdAnnotation,

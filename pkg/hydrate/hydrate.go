@@ -250,15 +250,15 @@ func (o *Overlay) Write(dir string) error {
 		_, werr := tmp.Write(o.Files[name])
 		cerr := tmp.Close()
 		if err := errors.Join(werr, cerr); err != nil {
-			os.Remove(tmp.Name())
+			_ = os.Remove(tmp.Name())
 			return err
 		}
 		if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-			os.Remove(tmp.Name())
+			_ = os.Remove(tmp.Name())
 			return err
 		}
 		if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
-			os.Remove(tmp.Name())
+			_ = os.Remove(tmp.Name())
 			return err
 		}
 	}

@@ -101,6 +101,7 @@ func transform(t *testing.T, dir string, skeleton *yaml.RNode) []map[string]any 
 	}
 	var out []map[string]any
 	for _, n := range rl.Items {
+		//nolint:staticcheck // the runners still write the legacy annotations
 		for _, a := range []string{processor.GeneratedBy, kioutil.PathAnnotation, kioutil.LegacyPathAnnotation} {
 			if _, err := n.Pipe(yaml.ClearAnnotation(a)); err != nil {
 				t.Fatal(err)
