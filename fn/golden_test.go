@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	corev1 "k8s.io/api/core/v1"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/kustomize/kyaml/kio"
@@ -95,6 +96,8 @@ func decodeStrictly(t *testing.T, out string) {
 			obj = &kubeflow.MPIJob{}
 		case "Pod":
 			obj = &corev1.Pod{}
+		case "PyTorchJob":
+			obj = &kubeflowv1.PyTorchJob{}
 		case "ConfigMap":
 			obj = &corev1.ConfigMap{}
 		default:

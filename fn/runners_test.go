@@ -119,7 +119,7 @@ func objects(t *testing.T, out string) map[string]map[string]any {
 	got := map[string]map[string]any{}
 	for _, n := range nodes {
 		switch n.GetKind() {
-		case "MPIJob", "Pod", "ConfigMap":
+		case "MPIJob", "Pod", "PyTorchJob", "ConfigMap":
 		default:
 			continue
 		}
@@ -199,7 +199,7 @@ func tempPackage(t *testing.T) (rel, abs string) {
 // TestRunnersAgree renders each quickstart overlay with every runner and
 // compares the objects with what `kubectl apply -k` applies.
 func TestRunnersAgree(t *testing.T) {
-	for _, mode := range []string{"multi-node", "single-node"} {
+	for _, mode := range []string{"multi-node", "single-node", "elastic"} {
 		t.Run(mode, func(t *testing.T) {
 			overlay := "quickstart/k8s/mlops/" + mode
 			kubectl := tool(t, "kubectl", "install kubectl v1.32")

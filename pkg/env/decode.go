@@ -37,6 +37,9 @@ type Settings struct {
 	// (GPUS_PER_WORKER when above 0, else 1).
 	Workers, GPUsPerWorker, SlotsPerWorker *int32
 	CPU, Memory                            *resource.Quantity
+	// The elastic mode's bounds and etcd rendezvous.
+	MinWorkers, MaxWorkers *int32
+	RendezvousEndpoint     string
 }
 
 // Problem is a finding about one key of the file.
@@ -117,6 +120,21 @@ var specs = map[string]keySpec{
 		func(s *Settings, n *int32) { s.GPUsPerWorker = n }),
 	"SLOTS_PER_WORKER": intSpec("SLOTS_PER_WORKER", "MPI slots (ranks) per worker; overrides spec.slotsPerWorker. Default: GPUS_PER_WORKER when above 0, else 1.", 1, api.MaxSlots,
 		func(s *Settings, n *int32) { s.SlotsPerWorker = n }),
+	"MIN_WORKERS": intSpec("MIN_WORKERS", "Elastic: the fewest workers the job runs with; overrides spec.elastic.minWorkers. Default: WORKERS.", 1, api.MaxWorkers,
+		func(s *Settings, n *int32) { s.MinWorkers = n }),
+	"MAX_WORKERS": intSpec("MAX_WORKERS", "Elastic: the most workers the job grows to; overrides spec.elastic.maxWorkers. Default: WORKERS.", 1, api.MaxWorkers,
+		func(s *Settings, n *int32) { s.MaxWorkers = n }),
+	"RDZV_ENDPOINT": {
+		KeyDoc:   KeyDoc{"RDZV_ENDPOINT", "host:port", "Elastic: the etcd server of an etcd rendezvous; overrides spec.elastic.rendezvousEndpoint."},
+		accepted: RendezvousAccepted,
+		decode: func(s *Settings, v string) (string, bool) {
+			wrong, ok := CheckRendezvous(v)
+			if ok {
+				s.RendezvousEndpoint = v
+			}
+			return wrong, ok
+		},
+	},
 	"CPU":    quantitySpec("CPU", "CPU limit of each worker (or of the single-node Pod); overrides spec.resources.cpu.", func(s *Settings, q *resource.Quantity) { s.CPU = q }),
 	"MEMORY": quantitySpec("MEMORY", "Memory limit of each worker (or of the single-node Pod); overrides spec.resources.memory.", func(s *Settings, q *resource.Quantity) { s.Memory = q }),
 }
@@ -355,6 +373,27 @@ func decodeHost(s *Settings, v string) (string, bool) {
 		s.NFSServer = v
 	}
 	return wrong, ok
+}
+
+// RendezvousAccepted says what CheckRendezvous accepts.
+const RendezvousAccepted = "host:port of the etcd server, such as etcd.example.com:2379 or 10.0.0.9:2379"
+
+// CheckRendezvous tells whether v is a host:port an etcd rendezvous can use.
+func CheckRendezvous(v string) (wrong string, ok bool) {
+	if wrong := hostProblem(v); wrong != "" {
+		return wrong, false
+	}
+	host, port, err := net.SplitHostPort(v)
+	if err != nil || !wholeNumberText(port) {
+		return "has no port", false
+	}
+	if n, _ := strconv.Atoi(port); n < 1 || n > 65535 {
+		return "has a port outside 1 to 65535", false
+	}
+	if _, err := netip.ParseAddr(host); err == nil {
+		return "", true
+	}
+	return "", len(validation.IsDNS1123Subdomain(asciiLower(host))) == 0
 }
 
 // NFSServerAccepted says what CheckNFSServer accepts.

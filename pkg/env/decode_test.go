@@ -287,9 +287,9 @@ func TestDecodeFromMap(t *testing.T) {
 
 func TestKnownKeys(t *testing.T) {
 	want := []string{
-		"CPU", "DATASET_DIR", "FS_GROUP", "GPUS_PER_WORKER", "GROUP_ID", "GROUP_NAME", "MEMORY",
-		"MODEL_DIR", "MODEL_NAME", "MODEL_SCRIPT", "NFS_MOUNT_PATH", "NFS_PATH", "NFS_SERVER",
-		"OUTPUT_DIR", "REGISTRY", "SLOTS_PER_WORKER", "USER_ID", "USER_NAME", "WORKERS",
+		"CPU", "DATASET_DIR", "FS_GROUP", "GPUS_PER_WORKER", "GROUP_ID", "GROUP_NAME", "MAX_WORKERS", "MEMORY",
+		"MIN_WORKERS", "MODEL_DIR", "MODEL_NAME", "MODEL_SCRIPT", "NFS_MOUNT_PATH", "NFS_PATH", "NFS_SERVER",
+		"OUTPUT_DIR", "RDZV_ENDPOINT", "REGISTRY", "SLOTS_PER_WORKER", "USER_ID", "USER_NAME", "WORKERS",
 	}
 	docs := KnownKeys()
 	var keys []string
@@ -401,5 +401,25 @@ func TestDecodeRefusesWhatAContainerCannotCarry(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, render(problems)); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+}
+
+func TestCheckRendezvous(t *testing.T) {
+	for _, c := range []struct {
+		in, wrong string
+		ok        bool
+	}{
+		{"etcd.example.com:2379", "", true},
+		{"10.0.0.9:2379", "", true},
+		{"[fd00::9]:2379", "", true},
+		{"etcd.example.com", "has no port", false},
+		{"etcd:0", "has a port outside 1 to 65535", false},
+		{"http://etcd:2379", "has a scheme", false},
+		{"etcd_1:2379", "", false},
+	} {
+		wrong, ok := CheckRendezvous(c.in)
+		if wrong != c.wrong || ok != c.ok {
+			t.Errorf("%q: got (%q, %v), want (%q, %v)", c.in, wrong, ok, c.wrong, c.ok)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	"github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/validation"
+	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	corev1 "k8s.io/api/core/v1"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/kustomize/api/krusty"
@@ -69,6 +70,9 @@ func TestCommittedOverlays(t *testing.T) {
 					jobs++
 				case "Pod":
 					decode(t, b, &corev1.Pod{})
+					jobs++
+				case "PyTorchJob":
+					decode(t, b, &kubeflowv1.PyTorchJob{})
 					jobs++
 				case "ConfigMap":
 					decode(t, b, &corev1.ConfigMap{})

@@ -133,6 +133,8 @@ func TestKustomizeAppliesTheSamePatches(t *testing.T) {
 		"seed003-single-node-quickstart",
 		"volumes-every-kind",
 		"intel-mpi",
+		"elastic-c10d",
+		"elastic-etcd-run-id",
 	} {
 		t.Run(c, func(t *testing.T) {
 			if _, err := os.Stat(filepath.Join("..", "..", "testdata", c)); err != nil {
@@ -253,7 +255,7 @@ configMapGenerator:
   options:
     disableNameSuffixHash: true
 openapi:
-  path: mpijob-schema.json
+  path: crd-schema.json
 `
 	if diff := cmp.Diff(want, string(got)); diff != "" {
 		t.Errorf("kustomization.yaml (-want +got):\n%s", diff)

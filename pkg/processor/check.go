@@ -3,6 +3,7 @@ package processor
 import (
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	"github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/validation"
+	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
@@ -32,6 +33,15 @@ func check(n *yaml.RNode) field.ErrorList {
 		return errs
 	case "Pod":
 		return strictDecode(b, &corev1.Pod{}, "v1 Pod")
+	case kubeflowv1.PyTorchJobKind:
+		job := &kubeflowv1.PyTorchJob{}
+		errs := strictDecode(b, job, "kubeflow.org/v1 PyTorchJob")
+		for t := range job.Spec.PyTorchReplicaSpecs {
+			if t != kubeflowv1.PyTorchJobReplicaTypeWorker && t != kubeflowv1.PyTorchJobReplicaTypeMaster {
+				errs = append(errs, field.NotSupported(field.NewPath("spec", "pytorchReplicaSpecs"), string(t), []string{"Master", "Worker"}))
+			}
+		}
+		return errs
 	}
 	return nil
 }

@@ -80,20 +80,20 @@ func EncodePatch(patch render.Patch) (*yaml.RNode, error) {
 	return n, nil
 }
 
-// podSpecPaths lead from an object to its pod specs, by the role render gives them.
-var podSpecPaths = map[kubeflow.MPIReplicaType][]string{
-	"":                              {"spec"},
-	kubeflow.MPIReplicaTypeLauncher: {"spec", "mpiReplicaSpecs", "Launcher", "template", "spec"},
-	kubeflow.MPIReplicaTypeWorker:   {"spec", "mpiReplicaSpecs", "Worker", "template", "spec"},
+// podSpecPaths lead from each kind to its pod specs, by the role render gives them.
+var podSpecPaths = map[string]map[kubeflow.MPIReplicaType][]string{
+	"Pod": {"": {"spec"}},
+	"MPIJob": {
+		kubeflow.MPIReplicaTypeLauncher: {"spec", "mpiReplicaSpecs", "Launcher", "template", "spec"},
+		kubeflow.MPIReplicaTypeWorker:   {"spec", "mpiReplicaSpecs", "Worker", "template", "spec"},
+	},
+	"PyTorchJob": {"": {"spec", "pytorchReplicaSpecs", "Worker", "template", "spec"}},
 }
 
-// containerLists returns an MPIJob's or a Pod's containers by role.
+// containerLists returns the containers of an MPIJob, a Pod or a PyTorchJob by role.
 func containerLists(n *yaml.RNode) map[kubeflow.MPIReplicaType][]*yaml.RNode {
 	out := map[kubeflow.MPIReplicaType][]*yaml.RNode{}
-	for role, p := range podSpecPaths {
-		if (role == "") != (n.GetKind() == "Pod") {
-			continue
-		}
+	for role, p := range podSpecPaths[n.GetKind()] {
 		list, err := n.Pipe(yaml.Lookup(append(append([]string(nil), p...), "containers")...))
 		if err != nil || list == nil {
 			continue

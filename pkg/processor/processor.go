@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio/filters"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
@@ -125,6 +126,9 @@ func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, f
 
 func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNode, framework.Results) {
 	for i, it := range input {
+		if it.YNode().Kind != yaml.MappingNode {
+			return nil, framework.Results{errorResult(fmt.Errorf("input item %d is a YAML %s; accepted: Kubernetes objects (YAML maps)", i+1, nodeKind(it)))}
+		}
 		if it.GetApiVersion() == "" || it.GetKind() == "" {
 			return nil, framework.Results{errorResult(fmt.Errorf("input item %d (%s): has no apiVersion or kind; accepted: Kubernetes objects", i+1, identify(it)))}
 		}
@@ -181,8 +185,11 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 // selected by spec.target) that mlops-fn did not generate itself.
 func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error) {
 	kind, apiVersion := "MPIJob", kubeflow.SchemeGroupVersion.String()
-	if plan.Mode == api.ModeSingleNode {
+	switch plan.Mode {
+	case api.ModeSingleNode:
 		kind, apiVersion = "Pod", "v1"
+	case api.ModeElastic:
+		kind, apiVersion = kubeflowv1.PyTorchJobKind, kubeflowv1.SchemeGroupVersion.String()
 	}
 	sel := plan.Target
 	explicit := sel.Name != plan.JobName || len(sel.Labels) > 0
@@ -261,7 +268,7 @@ func hasLabels(n *yaml.RNode, want map[string]string) bool {
 func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, error) {
 	id := identify(target)
 	q := *plan
-	q.Name = target.GetName()
+	q.Name, q.Namespace = target.GetName(), target.GetNamespace()
 	q.Containers = containerNames(target, plan)
 	if errs := q.CheckName(); len(errs) > 0 {
 		return nil, objectError(id, errs)

@@ -1,10 +1,12 @@
 package render
 
 import (
+	"net"
 	"strconv"
 	"strings"
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -18,9 +20,10 @@ const (
 	PodPatchFile             = "pod-patch.yaml"
 	SecurityContextPatchFile = "security-context-patch.yaml"
 	NFSVolumePatchFile       = "nfs-volume-patch.yaml"
+	PyTorchJobPatchFile      = "pytorchjob-patch.yaml"
 )
 
-// Patch is one strategic-merge patch: a partial *kubeflow.MPIJob or *corev1.Pod.
+// Patch is one strategic-merge patch: a partial *kubeflow.MPIJob, *corev1.Pod or *kubeflowv1.PyTorchJob.
 type Patch struct {
 	File   string
 	Object any
@@ -33,21 +36,21 @@ type Patch struct {
 type role string
 
 const (
-	launcher role = "launcher"
-	worker   role = "worker"
-	single   role = "pod"
+	launcher      role = "launcher"
+	worker        role = "worker"
+	single        role = "pod"
+	elasticWorker role = "elastic worker"
 )
 
 // Patches are the overlay's patches. Applied in order to Skeleton they give the full object.
 func (p *Plan) Patches() []Patch {
-	workload := MPIJobPatchFile
-	if p.Mode == api.ModeSingleNode {
-		workload = PodPatchFile
-	}
+	workload := map[api.Mode]string{api.ModeMultiNode: MPIJobPatchFile, api.ModeSingleNode: PodPatchFile, api.ModeElastic: PyTorchJobPatchFile}[p.Mode]
 	patches := []Patch{
-		{File: workload, Object: p.object(p.fillWorkload, p.fillMPIJob), Clear: p.clearedArgs()},
-		{File: SecurityContextPatchFile, Object: p.object(p.fillSecurity, func(s *kubeflow.MPIJobSpec) {
-			s.SSHAuthMountPath = p.SSHAuthMountPath()
+		{File: workload, Object: p.object(p.fillWorkload, p.fillJob), Clear: p.clearedArgs()},
+		{File: SecurityContextPatchFile, Object: p.object(p.fillSecurity, func(obj any) {
+			if job, ok := obj.(*kubeflow.MPIJob); ok {
+				job.Spec.SSHAuthMountPath = p.SSHAuthMountPath()
+			}
 		})},
 	}
 	if len(p.Volumes) > 0 {
@@ -67,15 +70,17 @@ func (p *Plan) clearedArgs() []string {
 
 // Skeleton is what a base holds: the object's identity and its container names.
 func (p *Plan) Skeleton() any {
-	obj := p.object(func(_ role, spec *corev1.PodSpec, c *corev1.Container) {}, nil)
 	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, Labels: p.Labels, Annotations: p.Annotations}
-	switch o := obj.(type) {
-	case *kubeflow.MPIJob:
-		o.ObjectMeta = meta
-	case *corev1.Pod:
-		o.ObjectMeta = meta
-	}
-	return obj
+	return p.object(func(role, *corev1.PodSpec, *corev1.Container) {}, func(obj any) {
+		switch o := obj.(type) {
+		case *kubeflow.MPIJob:
+			o.ObjectMeta = meta
+		case *kubeflowv1.PyTorchJob:
+			o.ObjectMeta = meta
+		case *corev1.Pod:
+			o.ObjectMeta = meta
+		}
+	})
 }
 
 // ConfigMap carries every mlops.env key into the containers through envFrom.
@@ -90,35 +95,45 @@ func (p *Plan) ConfigMap(data map[string]string) *corev1.ConfigMap {
 // ContainerNames maps a role to the container the patches address; unset roles use ContainerName.
 type ContainerNames map[kubeflow.MPIReplicaType]string
 
-// object builds an MPIJob or a Pod whose pod specs are filled per role, each
-// with exactly one container, the training container.
-func (p *Plan) object(fill func(role, *corev1.PodSpec, *corev1.Container), fillJob func(*kubeflow.MPIJobSpec)) any {
-	template := func(r role, name string) corev1.PodSpec {
+// object builds the job's object (an MPIJob, a Pod or a PyTorchJob) whose pod
+// specs are filled per role, each with exactly one container, the training
+// container; fillJob, when given, sets the object's own fields.
+func (p *Plan) object(fill func(role, *corev1.PodSpec, *corev1.Container), fillJob func(any)) any {
+	template := func(r role, name string) corev1.PodTemplateSpec {
 		spec := corev1.PodSpec{}
 		c := corev1.Container{Name: name}
 		fill(r, &spec, &c)
 		spec.Containers = []corev1.Container{c}
-		return spec
+		return corev1.PodTemplateSpec{Spec: spec}
 	}
-	if p.Mode == api.ModeSingleNode {
-		return &corev1.Pod{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-			ObjectMeta: metav1.ObjectMeta{Name: p.Name},
-			Spec:       template(single, p.containerName("")),
+	// kustomize matches a patch to its target by namespace and name.
+	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace}
+	var obj any
+	switch p.Mode {
+	case api.ModeSingleNode:
+		obj = &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: meta, Spec: template(single, p.containerName("")).Spec}
+	case api.ModeElastic:
+		obj = &kubeflowv1.PyTorchJob{
+			TypeMeta:   metav1.TypeMeta{APIVersion: kubeflowv1.SchemeGroupVersion.String(), Kind: kubeflowv1.PyTorchJobKind},
+			ObjectMeta: meta,
+			Spec: kubeflowv1.PyTorchJobSpec{PyTorchReplicaSpecs: map[kubeflowv1.ReplicaType]*kubeflowv1.ReplicaSpec{
+				kubeflowv1.PyTorchJobReplicaTypeWorker: {Template: template(elasticWorker, p.containerName(""))},
+			}},
+		}
+	default:
+		obj = &kubeflow.MPIJob{
+			TypeMeta:   metav1.TypeMeta{APIVersion: kubeflow.SchemeGroupVersion.String(), Kind: "MPIJob"},
+			ObjectMeta: meta,
+			Spec: kubeflow.MPIJobSpec{MPIReplicaSpecs: map[kubeflow.MPIReplicaType]*kubeflow.ReplicaSpec{
+				kubeflow.MPIReplicaTypeLauncher: {Template: template(launcher, p.containerName(kubeflow.MPIReplicaTypeLauncher))},
+				kubeflow.MPIReplicaTypeWorker:   {Template: template(worker, p.containerName(kubeflow.MPIReplicaTypeWorker))},
+			}},
 		}
 	}
-	job := &kubeflow.MPIJob{
-		TypeMeta:   metav1.TypeMeta{APIVersion: kubeflow.SchemeGroupVersion.String(), Kind: "MPIJob"},
-		ObjectMeta: metav1.ObjectMeta{Name: p.Name},
-		Spec: kubeflow.MPIJobSpec{MPIReplicaSpecs: map[kubeflow.MPIReplicaType]*kubeflow.ReplicaSpec{
-			kubeflow.MPIReplicaTypeLauncher: {Template: corev1.PodTemplateSpec{Spec: template(launcher, p.containerName(kubeflow.MPIReplicaTypeLauncher))}},
-			kubeflow.MPIReplicaTypeWorker:   {Template: corev1.PodTemplateSpec{Spec: template(worker, p.containerName(kubeflow.MPIReplicaTypeWorker))}},
-		}},
-	}
 	if fillJob != nil {
-		fillJob(&job.Spec)
+		fillJob(obj)
 	}
-	return job
+	return obj
 }
 
 func (p *Plan) containerName(t kubeflow.MPIReplicaType) string {
@@ -126,6 +141,16 @@ func (p *Plan) containerName(t kubeflow.MPIReplicaType) string {
 		return n
 	}
 	return p.ContainerName
+}
+
+// fillJob sets an MPIJob's or a PyTorchJob's own fields.
+func (p *Plan) fillJob(obj any) {
+	switch job := obj.(type) {
+	case *kubeflow.MPIJob:
+		p.fillMPIJob(&job.Spec)
+	case *kubeflowv1.PyTorchJob:
+		p.fillPyTorchJob(&job.Spec)
+	}
 }
 
 func (p *Plan) fillMPIJob(s *kubeflow.MPIJobSpec) {
@@ -147,6 +172,49 @@ func (p *Plan) fillMPIJob(s *kubeflow.MPIJobSpec) {
 	}
 }
 
+// fillPyTorchJob: the operator turns elasticPolicy into torchrun's PET_*
+// variables (nnodes min:max, rendezvous, restarts, procs per node).
+func (p *Plan) fillPyTorchJob(s *kubeflowv1.PyTorchJobSpec) {
+	s.RunPolicy = kubeflowv1.RunPolicy{
+		CleanPodPolicy:          ptr.To(kubeflowv1.CleanPodPolicy(p.RunPolicy.CleanPodPolicy)),
+		TTLSecondsAfterFinished: p.RunPolicy.TTLSecondsAfterFinished,
+		ActiveDeadlineSeconds:   p.RunPolicy.ActiveDeadlineSeconds,
+		BackoffLimit:            p.RunPolicy.BackoffLimit,
+	}
+	e := p.Elastic
+	policy := &kubeflowv1.ElasticPolicy{
+		MinReplicas: ptr.To(e.MinWorkers),
+		MaxReplicas: ptr.To(e.MaxWorkers),
+		RDZVBackend: ptr.To(kubeflowv1.RDZVBackend(e.Backend)),
+		MaxRestarts: e.MaxRestarts,
+	}
+	if e.Backend != "c10d" {
+		// A shared etcd tells jobs apart by id: the job's name is unique in its namespace.
+		host, port, _ := net.SplitHostPort(e.Endpoint)
+		n, _ := strconv.Atoi(port)
+		policy.RDZVHost, policy.RDZVPort = ptr.To(host), ptr.To(int32(n))
+		policy.RDZVID = ptr.To(p.rendezvousID())
+	}
+	s.ElasticPolicy = policy
+	s.NprocPerNode = ptr.To(strconv.Itoa(int(e.ProcsPerWorker)))
+	w := s.PyTorchReplicaSpecs[kubeflowv1.PyTorchJobReplicaTypeWorker]
+	w.Replicas = ptr.To(p.Workers)
+	w.RestartPolicy = kubeflowv1.RestartPolicy(p.RunPolicy.RestartPolicy)
+}
+
+// rendezvousID is spec.elastic.runId, else namespace-name when the namespace
+// is known, so two jobs of one spec in different namespaces sharing an etcd do
+// not meet either.
+func (p *Plan) rendezvousID() string {
+	if p.Elastic.RunID != "" {
+		return p.Elastic.RunID
+	}
+	if p.Namespace != "" {
+		return p.Namespace + "-" + p.Name
+	}
+	return p.Name
+}
+
 func (p *Plan) fillWorkload(r role, spec *corev1.PodSpec, c *corev1.Container) {
 	c.Image = p.Image
 	c.ImagePullPolicy = p.ImagePullPolicy
@@ -166,6 +234,10 @@ func (p *Plan) fillWorkload(r role, spec *corev1.PodSpec, c *corev1.Container) {
 	case single:
 		c.Command, c.Args = p.Command, p.Args
 		spec.RestartPolicy = p.RunPolicy.RestartPolicy
+	case elasticWorker:
+		c.Command, c.Args = p.Command, p.Args
+		// The operator reads the c10d rendezvous port from this port's name.
+		c.Ports = []corev1.ContainerPort{{Name: kubeflowv1.PyTorchJobDefaultPortName, ContainerPort: kubeflowv1.PyTorchJobDefaultPort}}
 	}
 	if len(c.Resources.Limits) == 0 {
 		c.Resources.Limits = nil

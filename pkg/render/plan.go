@@ -54,6 +54,7 @@ type Plan struct {
 	PriorityClassName string
 
 	MPI       api.MPI
+	Elastic   ElasticPlan
 	RunPolicy api.RunPolicy
 	Volumes   []corev1.Volume
 	Mounts    []corev1.VolumeMount
@@ -61,6 +62,15 @@ type Plan struct {
 	RunAsUser, RunAsGroup, FSGroup *int64
 	Home                           string
 	Hardening                      bool
+}
+
+// ElasticPlan is an elastic job's settled shape.
+type ElasticPlan struct {
+	MinWorkers, MaxWorkers int32
+	Backend, Endpoint      string
+	RunID                  string
+	MaxRestarts            *int32
+	ProcsPerWorker         int32
 }
 
 // Warning is advice about a job that renders.
@@ -124,11 +134,14 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 	}
 
 	p.Workers = pick(set.Workers, s.Workers, 0)
-	if p.Mode == api.ModeMultiNode && p.Workers == 0 {
+	if p.Mode != api.ModeSingleNode && p.Workers == 0 {
 		errs = append(errs, field.Required(envKey("WORKERS"),
-			fmt.Sprintf("multi-node needs the number of workers: set WORKERS in %s (or spec.workers), 1 to %d", file.Source, api.MaxWorkers)))
+			fmt.Sprintf("%s needs the number of workers: set WORKERS in %s (or spec.workers), 1 to %d", p.Mode, file.Source, api.MaxWorkers)))
 	}
 	p.GPUsPerWorker = pick(set.GPUsPerWorker, s.GPUsPerWorker, 0)
+	if p.Mode == api.ModeElastic && p.Workers > 0 {
+		p.Elastic, errs = elastic(s.Elastic, set, p.Workers, p.GPUsPerWorker, envKey, errs)
+	}
 	// One rank per GPU, unless SLOTS_PER_WORKER or spec.slotsPerWorker says otherwise.
 	p.SlotsPerWorker = pick(set.SlotsPerWorker, s.SlotsPerWorker, max(p.GPUsPerWorker, 1))
 
@@ -202,6 +215,41 @@ func (p *Plan) Ranks() int32 {
 		hosts++
 	}
 	return hosts * p.SlotsPerWorker
+}
+
+// elastic settles the elastic bounds and rendezvous: MIN_WORKERS <= WORKERS
+// <= MAX_WORKERS, and an etcd server exactly when the backend is etcd.
+func elastic(e api.Elastic, set env.Settings, workers, gpus int32, envKey func(string) *field.Path, errs field.ErrorList) (ElasticPlan, field.ErrorList) {
+	spec := field.NewPath("spec", "elastic")
+	ep := ElasticPlan{
+		MinWorkers:     pick(set.MinWorkers, e.MinWorkers, workers),
+		MaxWorkers:     pick(set.MaxWorkers, e.MaxWorkers, workers),
+		Backend:        e.RendezvousBackend,
+		Endpoint:       e.RendezvousEndpoint,
+		RunID:          e.RunID,
+		MaxRestarts:    e.MaxRestarts,
+		ProcsPerWorker: pick(nil, e.ProcsPerWorker, max(gpus, 1)),
+	}
+	if set.RendezvousEndpoint != "" {
+		ep.Endpoint = set.RendezvousEndpoint
+	} else if ep.Endpoint != "" {
+		if wrong, ok := env.CheckRendezvous(ep.Endpoint); !ok {
+			errs = append(errs, field.Invalid(spec.Child("rendezvousEndpoint"), ep.Endpoint, strings.TrimPrefix(wrong+"; accepted: "+env.RendezvousAccepted, "; ")))
+		}
+	}
+	if ep.MinWorkers > workers {
+		errs = append(errs, field.Invalid(envKey("MIN_WORKERS"), ep.MinWorkers, fmt.Sprintf("is more than the %d workers the job starts with (WORKERS); accepted: 1 to %d", workers, workers)))
+	}
+	if ep.MaxWorkers < workers {
+		errs = append(errs, field.Invalid(envKey("MAX_WORKERS"), ep.MaxWorkers, fmt.Sprintf("is fewer than the %d workers the job starts with (WORKERS); accepted: %d to %d", workers, workers, api.MaxWorkers)))
+	}
+	switch {
+	case ep.Backend == "c10d" && ep.Endpoint != "":
+		errs = append(errs, field.Invalid(envKey("RDZV_ENDPOINT"), ep.Endpoint, "the c10d rendezvous runs on worker 0 and takes no server; accepted: no RDZV_ENDPOINT, or spec.elastic.rendezvousBackend etcd"))
+	case ep.Backend != "c10d" && ep.Endpoint == "":
+		errs = append(errs, field.Required(envKey("RDZV_ENDPOINT"), "the "+ep.Backend+" rendezvous needs its etcd server: set RDZV_ENDPOINT (or spec.elastic.rendezvousEndpoint) to host:port"))
+	}
+	return ep, errs
 }
 
 func volumes(x *expander, specVols []api.Volume, set env.Settings, file *env.File, errs field.ErrorList) ([]corev1.Volume, []corev1.VolumeMount, field.ErrorList) {
@@ -331,8 +379,11 @@ func checkImage(ref string) string {
 // CheckName applies the mpi-operator's rule that every pod name is a DNS-1035 label.
 func (p *Plan) CheckName() field.ErrorList {
 	names := []string{p.Name}
-	if p.Mode == api.ModeMultiNode {
+	switch p.Mode {
+	case api.ModeMultiNode:
 		names = []string{p.Name + "-launcher", fmt.Sprintf("%s-worker-%d", p.Name, max(p.Workers-1, 0))}
+	case api.ModeElastic:
+		names = []string{fmt.Sprintf("%s-worker-%d", p.Name, max(p.Elastic.MaxWorkers, p.Workers)-1)}
 	}
 	var errs field.ErrorList
 	for _, n := range names {

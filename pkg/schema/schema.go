@@ -1,6 +1,7 @@
-// Package schema gives kustomize's merge the shape of the MPIJob CRD. Without
-// it a strategic-merge patch replaces the containers, volumes and env lists of
-// an MPIJob instead of merging them by name, as it does for built-in kinds.
+// Package schema gives kustomize's merge the shape of the MPIJob and
+// PyTorchJob CRDs. Without it a strategic-merge patch replaces the containers,
+// volumes and env lists of such a job instead of merging them by name, as it
+// does for built-in kinds.
 package schema
 
 import (
@@ -21,7 +22,7 @@ import (
 // `go test ./pkg/schema -update` (TestDocumentIsCurrent keeps it current), so
 // a run parses 200 KB instead of kyaml's whole Kubernetes schema.
 //
-//go:embed mpijob-schema.json
+//go:embed crd-schema.json
 var document []byte
 
 // Document is the schema a kustomization names in `openapi: {path: …}`:

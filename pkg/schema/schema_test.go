@@ -17,10 +17,11 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-var update = flag.Bool("update", false, "rewrite mpijob-schema.json from kyaml's built-in schema")
+var update = flag.Bool("update", false, "rewrite crd-schema.json from kyaml's built-in schema")
 
-// mpiJob describes the path from an MPIJob down to its pod templates; the
-// merge keys below that come from the Kubernetes definitions it references.
+// mpiJob describes the path from an MPIJob (and a PyTorchJob, whose replica
+// specs have the same template field) down to its pod templates; the merge
+// keys below that come from the Kubernetes definitions it references.
 const mpiJob = `{
   "definitions": {
     "org.kubeflow.v2beta1.MPIJob": {
@@ -39,6 +40,22 @@ const mpiJob = `{
         "mpiReplicaSpecs": {"type": "object", "additionalProperties": {"$ref": "#/definitions/org.kubeflow.v2beta1.ReplicaSpec"}}
       }
     },
+    "org.kubeflow.v1.PyTorchJob": {
+      "type": "object",
+      "x-kubernetes-group-version-kind": [{"group": "kubeflow.org", "kind": "PyTorchJob", "version": "v1"}],
+      "properties": {
+        "apiVersion": {"type": "string"},
+        "kind": {"type": "string"},
+        "metadata": {"$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+        "spec": {"$ref": "#/definitions/org.kubeflow.v1.PyTorchJobSpec"}
+      }
+    },
+    "org.kubeflow.v1.PyTorchJobSpec": {
+      "type": "object",
+      "properties": {
+        "pytorchReplicaSpecs": {"type": "object", "additionalProperties": {"$ref": "#/definitions/org.kubeflow.v2beta1.ReplicaSpec"}}
+      }
+    },
     "org.kubeflow.v2beta1.ReplicaSpec": {
       "type": "object",
       "properties": {
@@ -54,6 +71,7 @@ const mpiJob = `{
 // needs their definitions added here.
 var documentRoots = []string{
 	"org.kubeflow.v2beta1.MPIJob",
+	"org.kubeflow.v1.PyTorchJob",
 	"io.k8s.api.core.v1.Pod",
 	"io.k8s.api.core.v1.ConfigMap",
 	"io.k8s.api.core.v1.Secret",
@@ -96,7 +114,7 @@ func generate() ([]byte, error) {
 	}
 	doc := spec.Swagger{SwaggerProps: spec.SwaggerProps{
 		Swagger:     "2.0",
-		Info:        &spec.Info{InfoProps: spec.InfoProps{Title: "Kubeflow MPIJob for kustomize (written by mlops-fn)", Version: "v2beta1"}},
+		Info:        &spec.Info{InfoProps: spec.InfoProps{Title: "Kubeflow MPIJob and PyTorchJob for kustomize (written by mlops-fn)", Version: "v2beta1"}},
 		Paths:       &spec.Paths{Paths: map[string]spec.PathItem{}},
 		Definitions: keep,
 	}}
@@ -174,13 +192,13 @@ func TestDocumentIsCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	if *update {
-		if err := os.WriteFile("mpijob-schema.json", want, 0o644); err != nil {
+		if err := os.WriteFile("crd-schema.json", want, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
 	if !bytes.Equal(want, Document()) {
-		t.Errorf("mpijob-schema.json is stale; run `go test ./pkg/schema -update` and read the diff:\n%s", cmp.Diff(string(want), string(Document())))
+		t.Errorf("crd-schema.json is stale; run `go test ./pkg/schema -update` and read the diff:\n%s", cmp.Diff(string(want), string(Document())))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 )
 
 const (
+	PyTorchContainerName = "pytorch"
 	DefaultEnvPath       = "mlops.env"
 	DefaultConfigMapName = "mlops-env"
 	DefaultMPIHome       = "/home/mpiuser"
@@ -31,6 +32,13 @@ func (j *TrainingJob) Default() {
 	}
 	if s.ContainerName == "" {
 		s.ContainerName = j.Metadata.Name
+		if s.Mode == ModeElastic {
+			// The training-operator sets the rendezvous variables in the container of this name only.
+			s.ContainerName = PyTorchContainerName
+		}
+	}
+	if s.Mode == ModeElastic && s.Elastic.RendezvousBackend == "" {
+		s.Elastic.RendezvousBackend = "c10d"
 	}
 	if s.MPI.Implementation == "" {
 		s.MPI.Implementation = OpenMPI
@@ -54,6 +62,10 @@ func (j *TrainingJob) Default() {
 	}
 	if s.RunPolicy.RestartPolicy == "" {
 		s.RunPolicy.RestartPolicy = "Never"
+		if s.Mode == ModeElastic {
+			// An elastic group survives a lost worker only if its pod comes back.
+			s.RunPolicy.RestartPolicy = "OnFailure"
+		}
 	}
 	if s.Security.Hardening == nil {
 		on := true

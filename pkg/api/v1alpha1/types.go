@@ -19,6 +19,8 @@ type Mode string
 const (
 	ModeSingleNode Mode = "single-node"
 	ModeMultiNode  Mode = "multi-node"
+	// ModeElastic is an elastic PyTorchJob: torchrun workers between min and max.
+	ModeElastic Mode = "elastic"
 )
 
 // MPIImplementation mirrors the MPIJob field of the same name.
@@ -86,6 +88,7 @@ type TrainingJobSpec struct {
 	PriorityClassName string              `json:"priorityClassName,omitempty"`
 
 	MPI       MPI       `json:"mpi,omitempty"`
+	Elastic   Elastic   `json:"elastic,omitempty"`
 	Volumes   []Volume  `json:"volumes,omitempty"`
 	RunPolicy RunPolicy `json:"runPolicy,omitempty"`
 	Security  Security  `json:"security,omitempty"`
@@ -126,6 +129,26 @@ type MPI struct {
 	LauncherCreationPolicy string `json:"launcherCreationPolicy,omitempty"`
 	// RunLauncherAsWorker makes the launcher take a rank too.
 	RunLauncherAsWorker bool `json:"runLauncherAsWorker,omitempty"`
+}
+
+// Elastic shapes an elastic PyTorchJob (mode elastic); MIN_WORKERS,
+// MAX_WORKERS and RDZV_ENDPOINT in mlops.env win over it.
+type Elastic struct {
+	// MinWorkers and MaxWorkers bound the workers; WORKERS is where the job starts. Default: WORKERS.
+	MinWorkers *int32 `json:"minWorkers,omitempty"`
+	MaxWorkers *int32 `json:"maxWorkers,omitempty"`
+	// RendezvousBackend is c10d (default: the rendezvous runs on worker 0), etcd or etcd-v2.
+	RendezvousBackend string `json:"rendezvousBackend,omitempty"`
+	// RendezvousEndpoint is the etcd server, host:port; required with etcd.
+	RendezvousEndpoint string `json:"rendezvousEndpoint,omitempty"`
+	// RunID names the run in an etcd rendezvous. Default: NAMESPACE-NAME (NAME without a
+	// namespace): two live jobs cannot share it; set it for parallel runs of one spec
+	// in namespaces the spec does not name.
+	RunID string `json:"runId,omitempty"`
+	// MaxRestarts is how often torchrun restarts the workers' group.
+	MaxRestarts *int32 `json:"maxRestarts,omitempty"`
+	// ProcsPerWorker is torchrun's nproc_per_node. Default: GPUS_PER_WORKER, else 1.
+	ProcsPerWorker *int32 `json:"procsPerWorker,omitempty"`
 }
 
 // Volume is a data volume mounted on every training container. NFS_SERVER/NFS_PATH add

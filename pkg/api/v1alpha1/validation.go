@@ -57,7 +57,7 @@ func (j *TrainingJob) Validate() field.ErrorList {
 
 func (s *TrainingJobSpec) validate(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, oneOf(p.Child("mode"), string(s.Mode), string(ModeSingleNode), string(ModeMultiNode))...)
+	errs = append(errs, oneOf(p.Child("mode"), string(s.Mode), string(ModeSingleNode), string(ModeMultiNode), string(ModeElastic))...)
 	if s.Image == "" {
 		errs = append(errs, field.Required(p.Child("image"), "an image reference such as ${REGISTRY}/model-zoo:2.1.0"))
 	}
@@ -80,6 +80,12 @@ func (s *TrainingJobSpec) validate(p *field.Path) field.ErrorList {
 	}
 	if s.Mode == ModeMultiNode && s.Script == "" && len(s.Command) == 0 {
 		errs = append(errs, field.Required(p.Child("command"), "multi-node: the program mpirun starts (command or script)"))
+	}
+	if s.Mode == ModeElastic {
+		if s.Script == "" && len(s.Command) == 0 {
+			errs = append(errs, field.Required(p.Child("command"), "elastic: the torchrun command, e.g. [torchrun, /workspace/train.py]"))
+		}
+		errs = append(errs, s.Elastic.validate(p.Child("elastic"))...)
 	}
 	for i, e := range s.Env {
 		for _, msg := range validation.IsEnvVarName(e.Name) {
@@ -249,6 +255,21 @@ func literalPath(p *field.Path, value string) field.ErrorList {
 
 func hasDotDot(p string) bool {
 	return slices.Contains(strings.Split(p, "/"), "..")
+}
+
+func (e Elastic) validate(p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, intRange(p.Child("minWorkers"), e.MinWorkers, 1, MaxWorkers)...)
+	errs = append(errs, intRange(p.Child("maxWorkers"), e.MaxWorkers, 1, MaxWorkers)...)
+	errs = append(errs, intRange(p.Child("maxRestarts"), e.MaxRestarts, 0, 1000)...)
+	errs = append(errs, intRange(p.Child("procsPerWorker"), e.ProcsPerWorker, 1, MaxSlots)...)
+	errs = append(errs, oneOf(p.Child("rendezvousBackend"), e.RendezvousBackend, "c10d", "etcd", "etcd-v2")...)
+	if e.RunID != "" {
+		for _, msg := range validation.IsDNS1123Subdomain(e.RunID) {
+			errs = append(errs, field.Invalid(p.Child("runId"), e.RunID, msg))
+		}
+	}
+	return errs
 }
 
 // NFSVolumeName is the volume made from NFS_SERVER and NFS_PATH.
