@@ -46,7 +46,7 @@ func New() *cobra.Command {
 func runResourceList(in io.Reader, out, stderr io.Writer) error {
 	input, err := io.ReadAll(in)
 	if err != nil {
-		fmt.Fprintf(stderr, "mlops-fn: error: reading the ResourceList: %v\n", err)
+		reportError(stderr, fmt.Errorf("reading the ResourceList: %w", err))
 		return err
 	}
 	collectGarbageOnlyIfLarge(len(input))
@@ -83,18 +83,20 @@ func runStandalone(args []string, in io.Reader, out, stderr io.Writer) error {
 		reportError(stderr, err)
 		return err
 	}
-	var inputs []*yaml.RNode
+	// Read every input first: their size decides how the run collects garbage.
+	data := make([][]byte, len(args)-1)
 	size := 0
-	for _, name := range args[1:] {
-		if fi, err := os.Stat(name); err == nil {
-			size += int(fi.Size())
-		} else if name == "-" {
-			size += smallInput // unknown: assume large
+	for i, name := range args[1:] {
+		if data[i], err = readFile(name, in); err != nil {
+			reportError(stderr, err)
+			return err
 		}
+		size += len(data[i])
 	}
 	collectGarbageOnlyIfLarge(size)
-	for _, name := range args[1:] {
-		nodes, err := readInput(name, in)
+	var inputs []*yaml.RNode
+	for i, name := range args[1:] {
+		nodes, err := parseInput(name, data[i])
 		if err != nil {
 			reportError(stderr, err)
 			return err
@@ -123,14 +125,16 @@ func runStandalone(args []string, in io.Reader, out, stderr io.Writer) error {
 	return err
 }
 
-func readInput(name string, stdin io.Reader) ([]*yaml.RNode, error) {
+// readFile reads an input file, or stdin for "-".
+func readFile(name string, stdin io.Reader) ([]byte, error) {
 	if name == "-" {
-		return (&kio.ByteReader{Reader: stdin, OmitReaderAnnotations: true}).Read()
+		return io.ReadAll(stdin)
 	}
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return nil, err
-	}
+	return os.ReadFile(name)
+}
+
+// parseInput reads the objects of one input: plain Kubernetes objects only.
+func parseInput(name string, data []byte) ([]*yaml.RNode, error) {
 	r := &kio.ByteReader{Reader: bytes.NewReader(data), OmitReaderAnnotations: true}
 	nodes, err := r.Read()
 	if err != nil {
@@ -142,7 +146,7 @@ func readInput(name string, stdin io.Reader) ([]*yaml.RNode, error) {
 	// Messages about an input object name its file; the writer drops the annotation.
 	for i, n := range nodes {
 		if n.YNode().Kind != yaml.MappingNode {
-			return nil, fmt.Errorf("%s: document %d is a YAML %s; accepted: Kubernetes objects (YAML maps)", name, i+1, kindName(n))
+			return nil, fmt.Errorf("%s: document %d is a YAML %s; accepted: Kubernetes objects (YAML maps)", name, i+1, processor.NodeKind(n))
 		}
 		if err := n.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, name)); err != nil {
 			return nil, err
@@ -161,13 +165,6 @@ func (r reporter) Process(rl *framework.ResourceList) error {
 	err := r.Processor.Process(rl)
 	*r.results = rl.Results
 	return err
-}
-
-func kindName(n *yaml.RNode) string {
-	if n.YNode().Kind == yaml.SequenceNode {
-		return "list"
-	}
-	return "scalar"
 }
 
 // reportError writes an error that is not a result, a line of stderr per line.

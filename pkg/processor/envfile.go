@@ -71,7 +71,7 @@ func (p Processor) loadEnv(job *api.TrainingJob, items []*yaml.RNode) (*env.File
 
 func configMapFile(cm *yaml.RNode) (*env.File, error) {
 	if d := cm.Field("data"); d != nil && d.Value.YNode().Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("ConfigMap/%s: data is a YAML %s; accepted: a map of KEY: value", cm.GetName(), nodeKind(d.Value))
+		return nil, fmt.Errorf("ConfigMap/%s: data is a YAML %s; accepted: a map of KEY: value", cm.GetName(), NodeKind(d.Value))
 	}
 	data := cm.GetDataMap()
 	if binary := cm.GetBinaryDataMap(); len(binary) > 0 {

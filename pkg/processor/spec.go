@@ -21,7 +21,7 @@ func decodeSpec(config *yaml.RNode) (*api.TrainingJob, field.ErrorList) {
 		return nil, field.ErrorList{&field.Error{Type: field.ErrorTypeRequired, BadValue: field.OmitValueType{}, Detail: "the job spec is missing or empty; accepted: " + want}}
 	}
 	if config.YNode().Kind != yaml.MappingNode {
-		return nil, field.ErrorList{&field.Error{Type: field.ErrorTypeInvalid, BadValue: field.OmitValueType{}, Detail: "is a YAML " + nodeKind(config) + "; accepted: " + want + ", a YAML map"}}
+		return nil, field.ErrorList{&field.Error{Type: field.ErrorTypeInvalid, BadValue: field.OmitValueType{}, Detail: "is a YAML " + NodeKind(config) + "; accepted: " + want + ", a YAML map"}}
 	}
 	var errs field.ErrorList
 	if v := config.GetApiVersion(); v != api.APIVersion {
@@ -104,8 +104,8 @@ func yamlWords(t string) string {
 	return "a " + t
 }
 
-// nodeKind names a YAML node's kind for messages.
-func nodeKind(n *yaml.RNode) string {
+// NodeKind names a YAML node's kind for messages: map, list or scalar.
+func NodeKind(n *yaml.RNode) string {
 	switch n.YNode().Kind {
 	case yaml.SequenceNode:
 		return "list"
