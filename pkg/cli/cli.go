@@ -63,7 +63,7 @@ func runResourceList(in io.Reader, out, stderr io.Writer) error {
 
 // smallInput is the size below which a run keeps all its garbage: the heap
 // stays a few tens of MB, and collecting it cost half a quickstart run's time.
-const smallInput = 4 << 20
+const smallInput = 1 << 20
 
 // collectGarbageOnlyIfLarge turns the collector off for small inputs, with a
 // memory limit as the safety net that turns it back on under pressure.
