@@ -4,7 +4,7 @@ BIN     := bin/mlops-fn
 IMAGE   ?= localhost/mlops-fn:dev
 OVERLAYS := $(sort $(dir $(wildcard quickstart/k8s/mlops/*/job.yaml examples/*/job.yaml examples/*/*/job.yaml)))
 
-.PHONY: build test golden-update hydrate lint fuzz vuln image bench clean
+.PHONY: build test golden-update hydrate lint fuzz vuln image bench e2e clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(BIN) ./fn
@@ -52,6 +52,12 @@ image: build
 # The cost table against a pass-through kyaml function (README "Performance").
 bench:
 	$(GO) run ./bench
+
+# Every overlay against a real control plane on 127.0.0.1: etcd, kube-apiserver,
+# kube-controller-manager, kube-scheduler, mpi-operator, and kwok as the kubelet, pinned in
+# hack/e2e/versions.env and built once into .cache/e2e (15-25 min cold on 2 cores, then 2 min).
+e2e: build
+	hack/e2e/run.sh
 
 clean:
 	rm -rf bin

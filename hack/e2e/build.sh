@@ -11,6 +11,8 @@
 #   etcd-*/         etcd (go.etcd.io/etcd/server/v3, the version Kubernetes requires; hack/tools)
 #   mpi-operator-*/ mpi-operator and the MPIJob CRD from the same module (hack/tools/mpi-operator)
 #   kwok-*/         kwok and its stage files (go install sigs.k8s.io/kwok/cmd/kwok@version)
+#   training-operator-*/  the PyTorchJob CRD (elastic mode) from that module; nothing is built
+# shellcheck disable=SC2034  # K8S_DIR, ETCD_DIR, MPI_DIR, KWOK_DIR, TRAINING_DIR: for run.sh
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$ROOT/hack/e2e/lib.sh"
@@ -24,7 +26,7 @@ GO_BUILD=(go build -p 2 -ldflags "-s -w")
 modhash() { cat "$@" | sha256sum | cut -c1-12; }
 # mod_dir DIR MODULE@VERSION: where the module's source is in the module cache (downloaded
 # from DIR's point of view: its go.sum checks it).
-mod_dir() { (cd "$1" && GOFLAGS= go mod download -json "$2" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p'); }
+mod_dir() { (cd "$1" && GOFLAGS='' go mod download -json "$2" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p'); }
 
 # cache_dir NAME VERSION PINFILE...: the cache folder of a build, named after the version and
 # a hash of the files that pin it. is_built DIR: it was built completely.
@@ -50,7 +52,7 @@ build_kubernetes() {
   ldflags+=" -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
   ldflags+=" -X k8s.io/component-base/version.gitTreeState=clean"
   rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
-  log "building Kubernetes $KUBERNETES_VERSION into $dir (about 10 min cold on 2 cores)"
+  log "building Kubernetes $KUBERNETES_VERSION into $dir (5-10 min cold on 2 cores)"
   for cmd in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
     (cd "$TOOLS" && timed go build -p 2 -ldflags "$ldflags" -o "$dir.tmp/$cmd" "k8s.io/kubernetes/cmd/$cmd")
   done
@@ -97,6 +99,16 @@ build_kwok() {
   finish "$dir"
 }
 
+fetch_training_operator_crd() {
+  local dir src
+  dir=$(cache_dir training-operator "$TRAINING_OPERATOR_VERSION" "$ROOT/hack/e2e/versions.env"); TRAINING_DIR=$dir
+  is_built "$dir" && return
+  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
+  src=$(mod_dir / "github.com/kubeflow/training-operator@$TRAINING_OPERATOR_VERSION")
+  cp "$src/manifests/base/crds/kubeflow.org_pytorchjobs.yaml" "$dir.tmp/"
+  finish "$dir"
+}
+
 build_all() {
   mkdir -p "$CACHE"
   local t=$SECONDS
@@ -104,6 +116,7 @@ build_all() {
   build_kubernetes
   build_mpi_operator
   build_kwok
+  fetch_training_operator_crd
   log "binaries ready in $((SECONDS - t)) s: $CACHE"
 }
 

@@ -7,6 +7,8 @@ section() { printf '\n=== %s\n' "$*"; }
 
 PASSED=0
 FAILED=0
+SKIPPED=0
+skip() { SKIPPED=$((SKIPPED + 1)); printf 'SKIP  %s\n' "$1"; }
 FAILURES=()
 pass() { PASSED=$((PASSED + 1)); printf 'PASS  %s\n' "$1"; }
 # fail DESCRIPTION [DETAIL...]: the detail is indented under the FAIL line.
@@ -30,9 +32,8 @@ wait_until() {
   done
 }
 
-# wait_for_port PORT TIMEOUT_SECONDS: until something listens on 127.0.0.1:PORT.
+# port_open PORT: something listens on 127.0.0.1:PORT.
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-wait_for_port() { wait_until "$2" port_open "$1"; }
 
 # free_port: a TCP port nothing on 127.0.0.1 listens on (inside the harness's own network
 # namespace every port is free; this matters only with E2E_NETNS=0).

@@ -12,9 +12,12 @@
 #   2. applied for real, mpi-operator creates the launcher and exactly WORKERS workers, the
 #      hostfile has SLOTS slots a worker, the pods carry mlops.env's ids, NFS volume, GPU limits
 #      and envFrom; the pods run, and the job succeeds when kwok completes the launcher;
-#   3. the Pod Security level mlops-fn names (its warning; none = restricted) admits the pods
-#      and the level below rejects them, with the real PodSecurity admission;
+#   3. the Pod Security level mlops-fn names (its warning "needs Pod Security level LEVEL";
+#      none = restricted) is the lowest that admits the pods, with the real PodSecurity
+#      admission; under restricted, mpi-operator's pods (or the Pod) of a job needing more
+#      are refused;
 #   4. single-node: the Pod is admitted, runs and succeeds.
+# A PyTorchJob (elastic) gets checks 1 and 3 only: no controller of it runs here.
 #
 # Prints PASS/FAIL a check, then "N passed, N failed"; exits 1 on any failure. Every process it
 # starts is stopped at the end, failure or not; logs are kept in .cache/e2e/logs.
@@ -94,11 +97,11 @@ start_cluster() {
   wait_until 60 https_healthy "$kcm_port" || { alive kube-controller-manager; die "kube-controller-manager not healthy"; }
   wait_until 60 https_healthy "$sched_port" || { alive kube-scheduler; die "kube-scheduler not healthy"; }
 
-  # The MPIJob CRD; "Established" can lag the create by a moment, and `kubectl wait` can fail
-  # once right after the create: poll.
-  kubectl apply --server-side -f "$MPI_DIR/kubeflow.org_mpijobs.yaml" >/dev/null
-  wait_until 60 kubectl wait --for=condition=Established --timeout=5s crd/mpijobs.kubeflow.org ||
-    die "the MPIJob CRD did not become Established"
+  # The MPIJob and PyTorchJob CRDs; "Established" can lag the create by a moment, and
+  # `kubectl wait` can fail once right after the create: poll.
+  kubectl apply --server-side -f "$MPI_DIR/kubeflow.org_mpijobs.yaml" -f "$TRAINING_DIR/kubeflow.org_pytorchjobs.yaml" >/dev/null
+  wait_until 60 kubectl wait --for=condition=Established --timeout=5s crd/mpijobs.kubeflow.org crd/pytorchjobs.kubeflow.org ||
+    die "the CRDs did not become Established"
   # mpi-operator takes a leader-election lease in its lock namespace, which must exist.
   # Its health endpoint is :8080 on every interface, not configurable (hence the netns).
   kubectl create namespace mpi-operator >/dev/null
@@ -129,7 +132,7 @@ load_overlay() {
   O_JOB=$(meta_name "$job")
   O_MODE=$(spec_get "$job" mode); O_MODE=${O_MODE:-multi-node}
   O_SLUG=$(echo "$O_DIR" | sed 's#^quickstart/k8s/mlops/#qs-#; s#^examples/##; s#/#-#g')
-  O_WORKERS=$(env_get "$env" WORKERS); O_WORKERS=${O_WORKERS:-$(spec_get "$job" workers)}
+  O_WORKERS=$(env_get "$env" WORKERS); O_WORKERS=${O_WORKERS:-$(spec_get "$job" workers)}; O_WORKERS=${O_WORKERS:-1}
   O_GPUS=$(env_get "$env" GPUS_PER_WORKER); O_GPUS=${O_GPUS:-$(spec_get "$job" gpusPerWorker)}; O_GPUS=${O_GPUS:-0}
   O_SLOTS=$(env_get "$env" SLOTS_PER_WORKER); O_SLOTS=${O_SLOTS:-$(spec_get "$job" slotsPerWorker)}
   if [ -z "$O_SLOTS" ]; then if [ "$O_GPUS" -gt 0 ]; then O_SLOTS=$O_GPUS; else O_SLOTS=1; fi; fi
@@ -151,6 +154,17 @@ load_overlay() {
   O_CLAIMED=${O_CLAIMED:-restricted}
   RENDERED=$RUN/$O_SLUG.yaml
   kubectl kustomize "$O_DIR" >"$RENDERED"
+  # The same as JSON (kubectl fills in the namespace it would use: dropped).
+  kubectl create --dry-run=client -o json -f "$RENDERED" | jq -s '{kind: "List", apiVersion: "v1",
+    items: [.[] | if .kind == "List" then .items[] else . end | del(.metadata.namespace)]}' >"$RUN/$O_SLUG.json"
+  O_KIND=$(jq -r '[.items[].kind | select(. == "MPIJob" or . == "Pod" or . == "PyTorchJob")][0] // "none"' "$RUN/$O_SLUG.json")
+}
+
+# apply_service_accounts NAMESPACE: creates the overlay's ServiceAccounts there.
+apply_service_accounts() {
+  if [ "$(jq '[.items[] | select(.kind == "ServiceAccount")] | length' "$RUN/$O_SLUG.json")" -gt 0 ]; then
+    jq '.items |= map(select(.kind == "ServiceAccount"))' "$RUN/$O_SLUG.json" | kubectl apply -f - -n "$1" --server-side >/dev/null
+  fi
 }
 
 # new_ns NAME [LEVEL]: a namespace (enforcing Pod Security LEVEL), once its default
@@ -165,14 +179,31 @@ new_ns() {
 
 # Check 1: server and client dry runs accept every object; broken objects are refused.
 check_dry_run() {
-  local ns=dry-$O_SLUG out want got
+  local ns=dry-$O_SLUG out want got others
   new_ns "$ns"
   want=$(grep -c '^kind:' "$RENDERED")
+  # In a fresh namespace a server dry run cannot admit a Pod whose ServiceAccount the same apply
+  # creates (a dry run stores nothing; ServiceAccount admission looks it up): every other
+  # object must be accepted, and all of them once the ServiceAccounts exist.
   if out=$(kubectl apply -k "$O_DIR" -n "$ns" --server-side --dry-run=server 2>&1); then
     got=$(echo "$out" | grep -c 'serverside-applied (server dry run)' || true)
-    expect_eq "$O_DIR: apply -k --server-side --dry-run=server accepts all $want objects" "$want" "$got"
+    expect_eq "$O_DIR: apply -k --server-side --dry-run=server accepts all $want objects in a fresh namespace" "$want" "$got"
   else
-    fail "$O_DIR: apply -k --server-side --dry-run=server accepts all objects" "$out"
+    others=$(echo "$out" | grep -v 'serverside-applied (server dry run)' |
+      grep -v "error looking up service account $ns/.*: serviceaccount \".*\" not found" || true)
+    if [ -z "$others" ]; then
+      pass "$O_DIR: apply -k --server-side --dry-run=server in a fresh namespace refuses only Pods whose new ServiceAccount a dry run cannot see"
+      echo "$out" | grep 'not found' | cut -c1-250 | sed 's/^/        /'
+    else
+      fail "$O_DIR: apply -k --server-side --dry-run=server accepts all objects in a fresh namespace" "$out"
+    fi
+    apply_service_accounts "$ns"
+    if out=$(kubectl apply -k "$O_DIR" -n "$ns" --server-side --dry-run=server 2>&1); then
+      got=$(echo "$out" | grep -c 'serverside-applied (server dry run)' || true)
+      expect_eq "$O_DIR: apply -k --server-side --dry-run=server accepts all $want objects once its ServiceAccounts exist" "$want" "$got"
+    else
+      fail "$O_DIR: apply -k --server-side --dry-run=server accepts all objects once its ServiceAccounts exist" "$out"
+    fi
   fi
   if out=$(kubectl apply -k "$O_DIR" -n "$ns" --dry-run=client 2>&1); then
     got=$(echo "$out" | grep -c '(dry run)' || true)
@@ -216,20 +247,19 @@ psa_probe() {
   local ns=psa-$1-$O_SLUG
   new_ns "$ns" "$1"
   # The pods' ServiceAccount must exist for admission to get as far as Pod Security.
-  kubectl apply -k "$O_DIR" -n "$ns" --server-side --dry-run=client -o json |
-    jq '{kind: "List", apiVersion: "v1", items: [.items[] | select(.kind == "ServiceAccount")]}' |
-    kubectl apply -f - -n "$ns" --server-side >/dev/null
+  apply_service_accounts "$ns"
   kubectl create -f "$RUN/$O_SLUG.pods.json" -n "$ns" --dry-run=server 2>&1
 }
 
 # Check 3: the level mlops-fn names admits the pods, the one below refuses them.
 check_pod_security() {
   local level out i
-  kubectl apply -k "$O_DIR" --dry-run=client -o json | jq --arg job "$O_JOB" '{kind: "List", apiVersion: "v1", items: (
-      [.items[] | select(.kind == "MPIJob") | .spec.mpiReplicaSpecs | to_entries[] |
+  jq --arg job "$O_JOB" '{kind: "List", apiVersion: "v1", items: (
+      [.items[] | select(.kind == "MPIJob" or .kind == "PyTorchJob") |
+        (.spec.mpiReplicaSpecs // .spec.pytorchReplicaSpecs) | to_entries[] |
         {apiVersion: "v1", kind: "Pod", metadata: {name: ($job + "-" + (.key | ascii_downcase) + "-psa-probe")},
          spec: .value.template.spec}] +
-      [.items[] | select(.kind == "Pod")])}' >"$RUN/$O_SLUG.pods.json"
+      [.items[] | select(.kind == "Pod")])}' "$RUN/$O_SLUG.json" >"$RUN/$O_SLUG.pods.json"
   [ -n "$O_WARNINGS" ] && printf '        mlops-fn hydrate --check %s says:\n%s\n' "$O_DIR" "$(echo "$O_WARNINGS" | sed 's/^/          /')"
   O_ADMITTED=""
   for i in "${!LEVELS[@]}"; do
@@ -238,7 +268,7 @@ check_pod_security() {
       O_ADMITTED=$level
       break
     fi
-    PSA_REFUSAL[$level]=$(echo "$out" | grep -o 'violates PodSecurity.*' | head -n 1 | cut -c1-400)
+    PSA_REFUSAL[$level]=$(echo "$out" | grep -o 'violates PodSecurity.*' | head -n 1 | cut -c1-400 || true)
   done
   O_RUN_LEVEL=${O_ADMITTED:-privileged}
   if [ -z "$O_ADMITTED" ]; then
@@ -254,9 +284,9 @@ check_pod_security() {
       printf '        %s\n' "${PSA_REFUSAL[${LEVELS[$j]}]}"
     done
   else
+    below=${below%$'\n'}
     fail "$O_DIR: Pod Security: mlops-fn says the job needs '$O_CLAIMED', it needs '$O_ADMITTED'" \
-      "mlops-fn: ${O_WARNINGS:-(no warning: restricted)}" \
-      "${below:-$O_ADMITTED admits the pods}"
+      "${O_WARNINGS:-mlops-fn: no warning (restricted)}" "${below:-$O_ADMITTED admits the pods}"
   fi
 }
 
@@ -264,16 +294,17 @@ check_pod_security() {
 job_pods() {
   kubectl get pods -n "$NS" -l "training.kubeflow.org/job-name=$O_JOB,training.kubeflow.org/job-role=$1" -o name
 }
-count() { [ -z "$1" ] && echo 0 || echo "$1" | wc -l; }
-all_phase() { # PHASE POD...
-  local p=$1; shift
-  [ -z "$(kubectl get -n "$NS" "$@" -o jsonpath='{.items[*].status.phase}{.status.phase}' | tr ' ' '\n' | grep -vx "$p")" ]
+count() { if [ -z "$1" ]; then echo 0; else echo "$1" | wc -l; fi; }
+all_phase() { # PHASE POD...: each POD exists and is in PHASE.
+  local p=$1 phases; shift
+  phases=$(kubectl get -n "$NS" "$@" -o jsonpath='{.items[*].status.phase}{.status.phase}') || return 1
+  [ "$(echo "$phases" | wc -w)" -eq $# ] && [ -z "$(echo "$phases" | tr ' ' '\n' | grep -vx "$p")" ]
 }
 
 # check_pod_spec POD ROLE: the pod carries what mlops.env says (ROLE: launcher, worker, pod).
 check_pod_spec() {
   local pod=$1 role=$2 json what="$O_DIR: $1"
-  json=$(kubectl get -n "$NS" "$pod" -o json)
+  json=$(kubectl get -n "$NS" "$pod" -o json 2>&1) || { fail "$what: exists" "$json"; return 0; }
   q() { echo "$json" | jq -r "$1"; }
   expect_eq "$what: runAsUser" "${X_UID:-unset}" "$(q '.spec.securityContext.runAsUser // "unset"')"
   expect_eq "$what: runAsGroup" "${X_GID:-unset}" "$(q '.spec.securityContext.runAsGroup // "unset"')"
@@ -376,13 +407,15 @@ check_mpijob() {
   fi
   for i in $workers; do check_pod_spec "$i" worker; done
 
+  # shellcheck disable=SC2086  # $launcher and $workers are lists of pod/NAME
   if wait_until 60 all_phase Running $launcher $workers; then
     pass "$O_DIR: the launcher and $O_WORKERS workers are scheduled on the fake node and Running"
   else
     fail "$O_DIR: the job's pods reach Running" "$(kubectl get pods -n "$NS" -o wide 2>&1)"
     return
   fi
-  kubectl annotate -n "$NS" $launcher e2e.mlops-fn.dev/complete=true >/dev/null
+  [ -n "$launcher" ] || return 0
+  kubectl annotate -n "$NS" "$launcher" e2e.mlops-fn.dev/complete=true >/dev/null
   if wait_until 60 eval "[ \"\$(kubectl get mpijob $O_JOB -n $NS -o jsonpath='{.status.conditions[?(@.type==\"Succeeded\")].status}')\" == True ]"; then
     pass "$O_DIR: the MPIJob is Succeeded once the launcher completes"
   else
@@ -422,7 +455,7 @@ check_refused_for_real() {
   local out
   NS=restricted-$O_SLUG
   new_ns "$NS" restricted
-  if [ "$O_MODE" == single-node ]; then
+  if [ "$O_KIND" == Pod ]; then
     if out=$(kubectl apply -k "$O_DIR" -n "$NS" --server-side 2>&1); then
       fail "$O_DIR: apply -k under 'restricted' refuses the Pod" "$out"
     elif echo "$out" | grep -q 'violates PodSecurity'; then
@@ -446,14 +479,28 @@ run_overlay() {
   log "$O_DIR: job $O_JOB, $O_MODE, workers=$O_WORKERS slots=$O_SLOTS gpus=$O_GPUS uid=${O_UID:-unset}"
   check_dry_run
   check_pod_security
-  [ "$O_RUN_LEVEL" != restricted ] && check_refused_for_real
-  if [ "$O_MODE" == single-node ]; then check_pod; else check_mpijob; fi
+  case $O_KIND in
+    MPIJob | Pod)
+      [ "$O_RUN_LEVEL" != restricted ] && check_refused_for_real
+      if [ "$O_KIND" == Pod ]; then check_pod; else check_mpijob; fi ;;
+    *) skip "$O_DIR: a $O_KIND is not applied for real: the harness runs no controller for it" ;;
+  esac
+}
+
+# on_exit: a run that stops before its summary says so, and which component had died.
+on_exit() {
+  local rc=$? name
+  if [ -z "${SUMMARY_DONE:-}" ]; then
+    log "ERROR: the harness stopped early (status $rc); component logs: .cache/e2e/logs"
+    for name in "${STARTED_NAMES[@]}"; do alive "$name" >/dev/null || true; done
+  fi
+  stop_all
 }
 
 inside() {
   RUN=$1
   mkdir -p "$RUN/logs"
-  trap stop_all EXIT
+  trap on_exit EXIT
   trap 'exit 130' INT TERM
   declare -gA PSA_REFUSAL=()
   start_cluster
@@ -464,8 +511,8 @@ inside() {
 
   local overlays=("${@:2}") d
   if [ ${#overlays[@]} -eq 0 ]; then
-    overlays=(quickstart/k8s/mlops/multi-node quickstart/k8s/mlops/single-node)
-    for d in $(find examples -name job.yaml | sort); do
+    overlays=()
+    for d in $(find quickstart/k8s/mlops -name job.yaml | sort) $(find examples -name job.yaml | sort); do
       [ -f "$(dirname "$d")/kustomization.yaml" ] && overlays+=("$(dirname "$d")")
     done
   fi
@@ -474,10 +521,22 @@ inside() {
 
   for d in "${overlays[@]}"; do run_overlay "$d"; done
 
+  SUMMARY_DONE=1
   section "summary"
   [ "$FAILED" -eq 0 ] || printf 'failed: %s\n' "${FAILURES[@]}"
-  echo "e2e: $PASSED passed, $FAILED failed"
+  echo "e2e: $PASSED passed, $FAILED failed, $SKIPPED skipped"
   [ "$FAILED" -eq 0 ]
+}
+
+# stop_harness PID NETNS_WORDS: TERMs the harness started as PID (or unshare's child, when
+# started through it), then KILLs it after 30 s.
+stop_harness() {
+  local target=$1
+  [ "$2" -gt 1 ] && target=$(pgrep -P "$1" || echo "$1")
+  kill -TERM "$target" 2>/dev/null || true
+  for _ in $(seq 300); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$target" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
 }
 
 main() {
@@ -486,7 +545,7 @@ main() {
   build_all
   export PATH="$K8S_DIR:$PATH"   # the pinned kubectl first
   RUN=$(mktemp -d "${TMPDIR:-/tmp}/mlops-fn-e2e.XXXXXX")
-  trap 'rm -rf "$RUN"' EXIT
+  trap 'rm -rf "$CACHE/logs"; cp -r "$RUN/logs" "$CACHE/logs" 2>/dev/null; rm -rf "$RUN"' EXIT
   # A network namespace of its own (with a PID namespace, so nothing it started can outlive
   # it): only its loopback, nothing listening on the host's, no port conflicts.
   if [ "${E2E_NETNS:-1}" != 0 ] && unshare --net --pid --fork --mount-proc true 2>/dev/null; then
@@ -497,9 +556,10 @@ main() {
   fi
   "${netns[@]}" "$0" --inside "$RUN" "$@" &
   child=$!
-  trap 'kill -TERM "$child" 2>/dev/null; wait "$child"; exit 130' INT TERM
+  # Interrupted: TERM the harness, which stops what it started. Inside unshare (which ignores
+  # TERM) that is unshare's child; the namespace dies with it, whatever it left.
+  trap 'stop_harness "$child" ${#netns[@]}; exit 130' INT TERM
   wait "$child" || rc=$?
-  rm -rf "$CACHE/logs"; cp -r "$RUN/logs" "$CACHE/logs" 2>/dev/null || true
   log "e2e took $((SECONDS - t)) s; component logs: .cache/e2e/logs"
   return "$rc"
 }

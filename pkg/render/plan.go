@@ -168,12 +168,6 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 		}
 	}
 	if p.Root() {
-		msg := "is 0: the job runs as root"
-		if p.RunAsUser == nil {
-			msg = "is not set, so the image's user applies (root for most training images)"
-		}
-		warnings = append(warnings, Warning{Field: envKey("USER_ID"), Message: msg +
-			": its namespace needs Pod Security level baseline (restricted admits only non-root pods); set USER_ID to a non-zero uid to run under restricted"})
 		if p.Mode == api.ModeMultiNode && p.FSGroup != nil {
 			if _, explicit := file.Lookup("FS_GROUP"); explicit || s.Security.FSGroup != nil {
 				warnings = append(warnings, Warning{Field: envKey("FS_GROUP"), Message: "fsGroup is left out: on a root MPIJob it makes the SSH key in /root/.ssh group-readable (mode 0640) and ssh refuses it; to have the volumes owned by that group, run as a non-root USER_ID"})
@@ -183,6 +177,10 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 	}
 
 	p.Volumes, p.Mounts, errs = volumes(x, s.Volumes, set, file, errs)
+	if level, reasons := p.PodSecurityLevel(); level != "restricted" {
+		warnings = append(warnings, Warning{Field: field.NewPath("spec"), Message: fmt.Sprintf(
+			"the job needs Pod Security level %s: %s; the namespace's pod-security.kubernetes.io/enforce label must allow it", level, strings.Join(reasons, "; "))})
+	}
 	if p.Mode == api.ModeMultiNode {
 		for _, m := range p.Mounts {
 			if within(p.SSHAuthMountPath(), m.MountPath) {
@@ -194,6 +192,39 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 	errs = append(errs, x.errs...)
 	errs = append(errs, p.CheckName()...)
 	return p, warnings, errs
+}
+
+// PodSecurityLevel is the strictest Pod Security Standard the job's pods
+// meet, with what keeps them from a stricter one: the level a namespace's
+// pod-security.kubernetes.io/enforce label must allow.
+func (p *Plan) PodSecurityLevel() (level string, reasons []string) {
+	level = "restricted"
+	lower := func(to, why string) {
+		if to == "privileged" || level == "restricted" {
+			level = to
+		}
+		reasons = append(reasons, why)
+	}
+	for _, v := range p.Volumes {
+		if v.HostPath != nil {
+			lower("privileged", fmt.Sprintf("volume %q is a hostPath, which baseline forbids", v.Name))
+		}
+	}
+	switch {
+	case p.RunAsUser == nil:
+		lower("baseline", "USER_ID is not set, so the image's user runs the job, root for most training images; restricted admits only pods that run as non-root: set USER_ID")
+	case *p.RunAsUser == 0:
+		lower("baseline", "USER_ID is 0 (root); restricted admits only pods that run as non-root")
+	}
+	for _, v := range p.Volumes {
+		if v.NFS != nil {
+			lower("baseline", fmt.Sprintf("volume %q is an inline nfs volume, which restricted forbids; a pvc bound to an NFS PersistentVolume is allowed", v.Name))
+		}
+	}
+	if !p.Hardening {
+		lower("baseline", "spec.security.hardening is off; restricted needs allowPrivilegeEscalation false, all capabilities dropped and a seccomp profile")
+	}
+	return level, reasons
 }
 
 // Root reports whether the containers run as root: uid 0, or no uid given
