@@ -11,7 +11,8 @@
 #   etcd-*/         etcd (go.etcd.io/etcd/server/v3, the version Kubernetes requires; hack/tools)
 #   mpi-operator-*/ mpi-operator and the MPIJob CRD from the same module (hack/tools/mpi-operator)
 #   kwok-*/         kwok and its stage files (go install sigs.k8s.io/kwok/cmd/kwok@version)
-#   training-operator-*/  the PyTorchJob CRD (elastic mode) from that module; nothing is built
+#   training-operator-*/  training-operator (cmd/training-operator.v1) and the PyTorchJob CRD
+#                   from the same module (hack/tools/training-operator)
 # shellcheck disable=SC2034  # K8S_DIR, ETCD_DIR, MPI_DIR, KWOK_DIR, TRAINING_DIR: for run.sh
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -99,12 +100,14 @@ build_kwok() {
   finish "$dir"
 }
 
-fetch_training_operator_crd() {
+build_training_operator() {
   local dir src
-  dir=$(cache_dir training-operator "$TRAINING_OPERATOR_VERSION" "$ROOT/hack/e2e/versions.env"); TRAINING_DIR=$dir
+  dir=$(cache_dir training-operator "$TRAINING_OPERATOR_VERSION" "$TOOLS/training-operator/go.mod" "$TOOLS/training-operator/go.sum"); TRAINING_DIR=$dir
   is_built "$dir" && return
   rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
-  src=$(mod_dir / "github.com/kubeflow/training-operator@$TRAINING_OPERATOR_VERSION")
+  log "building training-operator $TRAINING_OPERATOR_VERSION into $dir"
+  (cd "$TOOLS/training-operator" && timed "${GO_BUILD[@]}" -o "$dir.tmp/training-operator" github.com/kubeflow/training-operator/cmd/training-operator.v1)
+  src=$(mod_dir "$TOOLS/training-operator" "github.com/kubeflow/training-operator@$TRAINING_OPERATOR_VERSION")
   cp "$src/manifests/base/crds/kubeflow.org_pytorchjobs.yaml" "$dir.tmp/"
   finish "$dir"
 }
@@ -116,7 +119,7 @@ build_all() {
   build_kubernetes
   build_mpi_operator
   build_kwok
-  fetch_training_operator_crd
+  build_training_operator
   log "binaries ready in $((SECONDS - t)) s: $CACHE"
 }
 

@@ -3,7 +3,8 @@
 #
 # Builds (once, cached in .cache/e2e) etcd, kube-apiserver, kube-controller-manager,
 # kube-scheduler and kubectl of the pinned Kubernetes, the pinned mpi-operator and its MPIJob
-# CRD, and kwok as a fake kubelet (hack/e2e/build.sh, versions in hack/e2e/versions.env); starts
+# CRD, the pinned training-operator and its PyTorchJob CRD, and kwok as a fake kubelet
+# (hack/e2e/build.sh, versions in hack/e2e/versions.env); starts
 # them on 127.0.0.1 inside a network namespace of their own (E2E_NETNS=0: on the host's
 # loopback); then, for the quickstart overlays and every example (each folder with a job.yaml):
 #
@@ -17,7 +18,10 @@
 #      admission; under restricted, mpi-operator's pods (or the Pod) of a job needing more
 #      are refused;
 #   4. single-node: the Pod is admitted, runs and succeeds.
-# A PyTorchJob (elastic) gets checks 1 and 3 only: no controller of it runs here.
+# A PyTorchJob (elastic) gets check 2 from training-operator (its PyTorchJob controller, and its
+# validating webhook): exactly WORKERS workers <job>-worker-N whose pytorch container carries
+# the PET_* variables torchrun reads (nnodes MIN:MAX, rendezvous backend, endpoint and id,
+# procs per node, max restarts), with the same pod checks; the pods run and the job is Running.
 #
 # Prints PASS/FAIL a check, then "N passed, N failed"; exits 1 on any failure. Every process it
 # starts is stopped at the end, failure or not; logs are kept in .cache/e2e/logs.
@@ -45,6 +49,10 @@ gen_certs() {
   cert apiserver /CN=kube-apiserver "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes.default.svc
 extendedKeyUsage=serverAuth"
   cert admin "/O=system:masters/CN=e2e-admin" "extendedKeyUsage=clientAuth"
+  # training-operator's webhook server: the name its own cert rotator would use, and the
+  # address kube-apiserver calls it at.
+  cert training-operator /CN=training-operator "subjectAltName=IP:127.0.0.1,DNS:training-operator.kubeflow.svc
+extendedKeyUsage=serverAuth"
   openssl genrsa -out "$d/sa.key" 2048 2>/dev/null
   openssl rsa -in "$d/sa.key" -pubout -out "$d/sa.pub" 2>/dev/null
 }
@@ -110,12 +118,66 @@ start_cluster() {
     --lock-namespace=mpi-operator --threadiness=4 --kube-api-qps=50 --kube-api-burst=100
   wait_until 60 curl -sf http://127.0.0.1:8080/healthz || { alive mpi-operator; die "mpi-operator not healthy"; }
 
+  start_training_operator
+
   start kwok "$KWOK_DIR/kwok" --kubeconfig="$KUBECONFIG" --config="$KWOK_DIR/stages.yaml" \
     --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake --node-lease-duration-seconds=40
   kubectl apply --server-side -f hack/e2e/manifests/node.yaml >/dev/null
   wait_until 60 node_schedulable || { alive kwok; die "the fake node did not become Ready"; }
   wait_until 60 kubectl get serviceaccount default -n default || die "no default ServiceAccount"
   log "control plane up in $((SECONDS - t)) s"
+}
+
+# TRAINING_CERT_DIR: where training-operator v1.8.1 reads its webhook server's certificate
+# (fixed: its cert rotator waits for a file there, as a kubelet would mount the rotator's Secret).
+TRAINING_CERT_DIR=/tmp/k8s-webhook-server/serving-certs
+
+# start_training_operator: the PyTorchJob controller of training-operator, with its validating
+# webhook registered for pytorchjobs. It will not start its controllers before its cert
+# rotator has a Secret in its namespace (MY_POD_NAMESPACE) and the certificate is in
+# TRAINING_CERT_DIR: it gets an empty Secret (the rotator fills it; nothing reads it) and our
+# certificate, which the webhook configuration below trusts.
+start_training_operator() {
+  local hook_port probe_port metrics_port ca
+  hook_port=$(free_port); probe_port=$(free_port); metrics_port=$(free_port)
+  if [ "${E2E_IN_NETNS:-0}" == 1 ]; then
+    # A mount namespace of our own (unshare --mount-proc): a private tmpfs over the folder.
+    mkdir -p "${TRAINING_CERT_DIR%/*}"
+    mount -t tmpfs -o size=1m,mode=0700 e2e-training-operator "${TRAINING_CERT_DIR%/*}" ||
+      die "cannot mount a tmpfs on ${TRAINING_CERT_DIR%/*}"
+  fi
+  mkdir -p "$TRAINING_CERT_DIR"
+  cp "$RUN/pki/training-operator.crt" "$TRAINING_CERT_DIR/tls.crt"
+  cp "$RUN/pki/training-operator.key" "$TRAINING_CERT_DIR/tls.key"
+  kubectl create namespace kubeflow >/dev/null
+  kubectl create secret generic training-operator-webhook-cert -n kubeflow >/dev/null
+  MY_POD_NAMESPACE=kubeflow start training-operator "$TRAINING_DIR/training-operator" \
+    --enable-scheme=pytorchjob --controller-threads=4 --leader-elect=false \
+    --metrics-bind-address="127.0.0.1:$metrics_port" --health-probe-bind-address="127.0.0.1:$probe_port" \
+    --webhook-server-port="$hook_port" --webhook-service-name=training-operator --webhook-secret-name=training-operator-webhook-cert
+  # Ready: certificates in place, controllers set up, webhook server listening.
+  wait_until 90 curl -sf "http://127.0.0.1:$probe_port/readyz" || { alive training-operator; die "training-operator not ready"; }
+  # Its own ValidatingWebhookConfiguration (validator.training-operator.kubeflow.org) would get
+  # the rotator's CA: ours has another name, our CA and a URL (no Service routing here).
+  ca=$(base64 -w0 <"$RUN/pki/ca.crt")
+  kubectl apply --server-side -f - >/dev/null <<EOF
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: e2e-training-operator}
+webhooks:
+- name: validator.pytorchjob.training-operator.kubeflow.org
+  admissionReviewVersions: [v1]
+  sideEffects: None
+  failurePolicy: Fail
+  clientConfig:
+    url: https://127.0.0.1:$hook_port/validate-kubeflow-org-v1-pytorchjob
+    caBundle: $ca
+  rules:
+  - apiGroups: [kubeflow.org]
+    apiVersions: [v1]
+    operations: [CREATE, UPDATE]
+    resources: [pytorchjobs]
+EOF
 }
 
 node_schedulable() {
@@ -143,6 +205,20 @@ load_overlay() {
   O_MPI=$(awk '/^  mpi:/ {m=1; next} /^  [^ ]/ {m=0} m && $1 == "implementation:" {print $2}' "$job")
   O_MPI=${O_MPI:-OpenMPI}
   O_LAUNCHER_WORKER=$(awk '/^  mpi:/ {m=1; next} /^  [^ ]/ {m=0} m && $1 == "runLauncherAsWorker:" {print $2}' "$job")
+  # Elastic: the torchrun settings (PET_*) the operator must derive from what mlops-fn renders
+  # (README, "Elastic"; render.Plan: MIN/MAX_WORKERS default to WORKERS, procs per worker to
+  # max(GPUs, 1), the etcd rendezvous id to runId, else the job's name).
+  elastic() { awk -v f="$1:" '/^  elastic:/ {m=1; next} /^  [^ ]/ {m=0} m && $1 == f {v=$2; gsub(/"/, "", v); print v}' "$job"; }
+  X_MIN=$(env_get "$env" MIN_WORKERS); X_MIN=${X_MIN:-$(elastic minWorkers)}; X_MIN=${X_MIN:-$O_WORKERS}
+  X_MAX=$(env_get "$env" MAX_WORKERS); X_MAX=${X_MAX:-$(elastic maxWorkers)}; X_MAX=${X_MAX:-$O_WORKERS}
+  X_BACKEND=$(elastic rendezvousBackend); X_BACKEND=${X_BACKEND:-c10d}
+  X_ENDPOINT="$O_JOB-worker-0:23456" X_RDZV_ID=""
+  if [ "$X_BACKEND" != c10d ]; then
+    X_ENDPOINT=$(env_get "$env" RDZV_ENDPOINT); X_ENDPOINT=${X_ENDPOINT:-$(elastic rendezvousEndpoint)}
+    X_RDZV_ID=$(elastic runId); X_RDZV_ID=${X_RDZV_ID:-$O_JOB}
+  fi
+  X_NPROC=$(elastic procsPerWorker); X_NPROC=${X_NPROC:-$((O_GPUS > 0 ? O_GPUS : 1))}
+  X_MAX_RESTARTS=$(elastic maxRestarts)
   # What the pod securityContext must hold ("" = absent): README, "The job spec".
   X_UID=$O_UID X_GID=$O_GID X_NONROOT=""
   [ -n "$O_UID" ] && [ "$O_UID" != 0 ] && X_NONROOT=true
@@ -239,6 +315,9 @@ check_broken_objects() {
   load_overlay quickstart/k8s/mlops/single-node
   expect_rejected "negative: a Pod with runAsUser: \"1000\" (a string) is refused" broken 'runAsUser' \
     's/runAsUser: \([0-9]*\)/runAsUser: "\1"/'
+  load_overlay quickstart/k8s/mlops/elastic
+  expect_rejected "negative: training-operator's webhook refuses a PyTorchJob without a pytorch container" broken \
+    'must have at least one container with name pytorch' 's/^\( *\)name: pytorch$/\1name: trainer/'
 }
 
 # psa_probe LEVEL: the overlay's pods (for an MPIJob: its pod templates as Pods) in a server
@@ -290,9 +369,12 @@ check_pod_security() {
   fi
 }
 
-# job_pods ROLE: names of the MPIJob's pods of that role (launcher, worker).
+# job_pods ROLE: names of the MPIJob's pods of that role (launcher, worker), or of the
+# PyTorchJob's of that replica type (worker).
 job_pods() {
-  kubectl get pods -n "$NS" -l "training.kubeflow.org/job-name=$O_JOB,training.kubeflow.org/job-role=$1" -o name
+  local by=job-role
+  [ "$O_KIND" == PyTorchJob ] && by=replica-type
+  kubectl get pods -n "$NS" -l "training.kubeflow.org/job-name=$O_JOB,training.kubeflow.org/$by=$1" -o name
 }
 count() { if [ -z "$1" ]; then echo 0; else echo "$1" | wc -l; fi; }
 all_phase() { # PHASE POD...: each POD exists and is in PHASE.
@@ -424,6 +506,58 @@ check_mpijob() {
   fi
 }
 
+# Check 2, elastic: the PyTorchJob applied for real.
+check_pytorchjob() {
+  local out workers i pod env want
+  NS=run-$O_SLUG
+  new_ns "$NS" "$O_RUN_LEVEL"
+  pvc_fixtures
+  if ! out=$(kubectl apply -k "$O_DIR" -n "$NS" --server-side 2>&1); then
+    fail "$O_DIR: apply -k in a namespace enforcing '$O_RUN_LEVEL' (training-operator's webhook validates the PyTorchJob)" "$out"; return
+  fi
+  pass "$O_DIR: apply -k in a namespace enforcing '$O_RUN_LEVEL' (training-operator's webhook validates the PyTorchJob)"
+  if wait_until 60 eval '[ "$(count "$(job_pods worker)")" -ge "$O_WORKERS" ]'; then
+    sleep 2
+  else
+    kubectl get events -n "$NS" --sort-by=.lastTimestamp | tail -n 5 | sed 's/^/        /'
+  fi
+  workers=$(job_pods worker)
+  expect_eq "$O_DIR: training-operator creates exactly WORKERS=$O_WORKERS worker pods" "$O_WORKERS" "$(count "$workers")"
+  want=""
+  for ((i = 0; i < O_WORKERS; i++)); do want+="pod/$O_JOB-worker-$i"$'\n'; done
+  expect_eq "$O_DIR: the worker pods are $O_JOB-worker-0..$((O_WORKERS - 1))" "$(printf %s "$want")" "$(echo "$workers" | sort -V)"
+  expect_eq "$O_DIR: no master pod (elastic: workers only)" 0 "$(count "$(job_pods master)")"
+  check_env_configmap
+  [ -n "$workers" ] || return 0
+
+  # What torchrun reads: the operator's PET_* variables in the pytorch container.
+  want="PET_NNODES=$X_MIN:$X_MAX"$'\n'"PET_RDZV_BACKEND=$X_BACKEND"$'\n'"PET_RDZV_ENDPOINT=$X_ENDPOINT"
+  want+=$'\n'"PET_NPROC_PER_NODE=$X_NPROC"
+  [ -n "$X_MAX_RESTARTS" ] && want+=$'\n'"PET_MAX_RESTARTS=$X_MAX_RESTARTS"
+  [ -n "$X_RDZV_ID" ] && want+=$'\n'"PET_RDZV_ID=$X_RDZV_ID"
+  want=$(echo "$want" | sort)
+  for pod in $workers; do
+    env=$(kubectl get -n "$NS" "$pod" -o json |
+      jq -r '.spec.containers[] | select(.name == "pytorch") | .env[]? | select(.name | startswith("PET_")) | "\(.name)=\(.value)"' | sort)
+    expect_eq "$O_DIR: $pod: the pytorch container's PET_* variables (torchrun's nnodes, rendezvous, procs, restarts)" "$want" "$env"
+    [ "$pod" == "${workers%%$'\n'*}" ] && echo "$env" | sed 's/^/        /'
+    check_pod_spec "$pod" worker
+  done
+
+  # shellcheck disable=SC2086  # $workers is a list of pod/NAME
+  if wait_until 60 all_phase Running $workers; then
+    pass "$O_DIR: the $O_WORKERS workers are scheduled on the fake node and Running"
+  else
+    fail "$O_DIR: the job's pods reach Running" "$(kubectl get pods -n "$NS" -o wide 2>&1)"
+    return
+  fi
+  if wait_until 60 eval "[ \"\$(kubectl get pytorchjob $O_JOB -n $NS -o jsonpath='{.status.conditions[?(@.type==\"Running\")].status}')\" == True ]"; then
+    pass "$O_DIR: the PyTorchJob is Running"
+  else
+    fail "$O_DIR: the PyTorchJob is Running" "$(kubectl get pytorchjob "$O_JOB" -n "$NS" -o jsonpath='{.status}' 2>&1)"
+  fi
+}
+
 # Check 4: the single-node Pod applied for real.
 check_pod() {
   local out
@@ -450,7 +584,7 @@ check_pod() {
 }
 
 # Check 3, for real: under 'restricted', a job that needs more is refused when its pods are
-# created (by mpi-operator for an MPIJob, at apply for a Pod).
+# created (by mpi-operator for an MPIJob, training-operator for a PyTorchJob, at apply for a Pod).
 check_refused_for_real() {
   local out
   NS=restricted-$O_SLUG
@@ -467,9 +601,9 @@ check_refused_for_real() {
   fi
   kubectl apply -k "$O_DIR" -n "$NS" --server-side >/dev/null
   if wait_until 60 eval "kubectl get events -n $NS -o jsonpath='{.items[*].message}' | grep -q 'violates PodSecurity'"; then
-    expect_eq "$O_DIR: under 'restricted' mpi-operator's worker pods are refused (violates PodSecurity)" 0 "$(count "$(job_pods worker)")"
+    expect_eq "$O_DIR: under 'restricted' the operator's worker pods are refused (violates PodSecurity)" 0 "$(count "$(job_pods worker)")"
   else
-    fail "$O_DIR: under 'restricted' mpi-operator's worker pods are refused" "$(kubectl get pods,events -n "$NS" 2>&1)"
+    fail "$O_DIR: under 'restricted' the operator's worker pods are refused" "$(kubectl get pods,events -n "$NS" 2>&1)"
   fi
 }
 
@@ -480,9 +614,13 @@ run_overlay() {
   check_dry_run
   check_pod_security
   case $O_KIND in
-    MPIJob | Pod)
+    MPIJob | Pod | PyTorchJob)
       [ "$O_RUN_LEVEL" != restricted ] && check_refused_for_real
-      if [ "$O_KIND" == Pod ]; then check_pod; else check_mpijob; fi ;;
+      case $O_KIND in
+        Pod) check_pod ;;
+        MPIJob) check_mpijob ;;
+        PyTorchJob) check_pytorchjob ;;
+      esac ;;
     *) skip "$O_DIR: a $O_KIND is not applied for real: the harness runs no controller for it" ;;
   esac
 }
@@ -495,6 +633,8 @@ on_exit() {
     for name in "${STARTED_NAMES[@]}"; do alive "$name" >/dev/null || true; done
   fi
   stop_all
+  # On the host's /tmp (no namespace of our own): training-operator's certificate and key.
+  [ "${E2E_IN_NETNS:-0}" == 1 ] || rm -rf "$TRAINING_CERT_DIR"
 }
 
 inside() {
