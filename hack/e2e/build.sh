@@ -70,16 +70,25 @@ build_etcd() {
   finish "$dir"
 }
 
-build_mpi_operator() {
-  local dir src
-  dir=$(cache_dir mpi-operator "$MPI_OPERATOR_VERSION" "$TOOLS/mpi-operator/go.mod" "$TOOLS/mpi-operator/go.sum"); MPI_DIR=$dir
+# build_operator VAR NAME VERSION MODULE_DIR PACKAGE CRD: an operator built in its own tools
+# module (each pins its own k8s.io release), with its CRD copied from the same module; VAR
+# gets the cache folder.
+build_operator() {
+  local var=$1 name=$2 version=$3 mod=$4 pkg=$5 crd=$6 dir src
+  dir=$(cache_dir "$name" "$version" "$mod/go.mod" "$mod/go.sum")
+  printf -v "$var" %s "$dir"
   is_built "$dir" && return
   rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
-  log "building mpi-operator $MPI_OPERATOR_VERSION into $dir"
-  (cd "$TOOLS/mpi-operator" && timed "${GO_BUILD[@]}" -o "$dir.tmp/mpi-operator" github.com/kubeflow/mpi-operator/cmd/mpi-operator)
-  src=$(mod_dir "$TOOLS/mpi-operator" "github.com/kubeflow/mpi-operator@$MPI_OPERATOR_VERSION")
-  cp "$src/manifests/base/kubeflow.org_mpijobs.yaml" "$dir.tmp/"
+  log "building $name $version into $dir"
+  (cd "$mod" && timed "${GO_BUILD[@]}" -o "$dir.tmp/$name" "$pkg")
+  src=$(mod_dir "$mod" "${pkg%%/cmd/*}@$version")
+  cp "$src/$crd" "$dir.tmp/"
   finish "$dir"
+}
+
+build_mpi_operator() {
+  build_operator MPI_DIR mpi-operator "$MPI_OPERATOR_VERSION" "$TOOLS/mpi-operator" \
+    github.com/kubeflow/mpi-operator/cmd/mpi-operator manifests/base/kubeflow.org_mpijobs.yaml
 }
 
 build_kwok() {
@@ -101,15 +110,8 @@ build_kwok() {
 }
 
 build_training_operator() {
-  local dir src
-  dir=$(cache_dir training-operator "$TRAINING_OPERATOR_VERSION" "$TOOLS/training-operator/go.mod" "$TOOLS/training-operator/go.sum"); TRAINING_DIR=$dir
-  is_built "$dir" && return
-  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
-  log "building training-operator $TRAINING_OPERATOR_VERSION into $dir"
-  (cd "$TOOLS/training-operator" && timed "${GO_BUILD[@]}" -o "$dir.tmp/training-operator" github.com/kubeflow/training-operator/cmd/training-operator.v1)
-  src=$(mod_dir "$TOOLS/training-operator" "github.com/kubeflow/training-operator@$TRAINING_OPERATOR_VERSION")
-  cp "$src/manifests/base/crds/kubeflow.org_pytorchjobs.yaml" "$dir.tmp/"
-  finish "$dir"
+  build_operator TRAINING_DIR training-operator "$TRAINING_OPERATOR_VERSION" "$TOOLS/training-operator" \
+    github.com/kubeflow/training-operator/cmd/training-operator.v1 manifests/base/crds/kubeflow.org_pytorchjobs.yaml
 }
 
 build_all() {

@@ -35,13 +35,20 @@ wait_until() {
 # port_open PORT: something listens on 127.0.0.1:PORT.
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
-# free_port: a TCP port nothing on 127.0.0.1 listens on (inside the harness's own network
-# namespace every port is free; this matters only with E2E_NETNS=0).
+# free_port VAR: sets VAR to a TCP port nothing on 127.0.0.1 listens on (inside the harness's
+# own network namespace every port is free; this matters only with E2E_NETNS=0).
+# Ports come from below Linux's ephemeral range (32768-60999), where a component's outgoing
+# connection could take one before its server binds it, and none is handed out twice.
+GIVEN_PORTS=" "
 free_port() {
   local p
   for _ in $(seq 200); do
-    p=$((20000 + RANDOM % 30000))
-    port_open "$p" || { echo "$p"; return 0; }
+    p=$((20000 + RANDOM % 12000))
+    [[ $GIVEN_PORTS == *" $p "* ]] && continue
+    port_open "$p" && continue
+    GIVEN_PORTS+="$p "
+    printf -v "$1" %s "$p"
+    return 0
   done
   die "no free port found"
 }

@@ -72,8 +72,8 @@ https_healthy() { curl -ksf "https://127.0.0.1:$1/healthz" | grep -qx ok; }
 
 start_cluster() {
   local etcd_port peer_port kcm_port sched_port pki=$RUN/pki t=$SECONDS
-  etcd_port=$(free_port); peer_port=$(free_port); API_PORT=$(free_port)
-  kcm_port=$(free_port); sched_port=$(free_port)
+  free_port etcd_port; free_port peer_port; free_port API_PORT
+  free_port kcm_port; free_port sched_port
   gen_certs
   write_kubeconfig
 
@@ -139,7 +139,7 @@ TRAINING_CERT_DIR=/tmp/k8s-webhook-server/serving-certs
 # certificate, which the webhook configuration below trusts.
 start_training_operator() {
   local hook_port probe_port metrics_port ca
-  hook_port=$(free_port); probe_port=$(free_port); metrics_port=$(free_port)
+  free_port hook_port; free_port probe_port; free_port metrics_port
   if [ "${E2E_IN_NETNS:-0}" == 1 ]; then
     # A mount namespace of our own (unshare --mount-proc): a private tmpfs over the folder.
     mkdir -p "${TRAINING_CERT_DIR%/*}"
@@ -448,21 +448,29 @@ EOF
   done
 }
 
-# Check 2: the MPIJob applied for real.
-check_mpijob() {
-  local out workers launcher i want got np
+# apply_for_real NOTE CONDITION: applies the overlay in a fresh namespace enforcing its
+# Pod Security level, then waits up to 60 s for CONDITION (the operator's pods); fails
+# the check and returns 1 when the apply is refused.
+apply_for_real() {
+  local out
   NS=run-$O_SLUG
   new_ns "$NS" "$O_RUN_LEVEL"
   pvc_fixtures
   if ! out=$(kubectl apply -k "$O_DIR" -n "$NS" --server-side 2>&1); then
-    fail "$O_DIR: apply -k in a namespace enforcing '$O_RUN_LEVEL'" "$out"; return
+    fail "$O_DIR: apply -k in a namespace enforcing '$O_RUN_LEVEL'$1" "$out"; return 1
   fi
-  pass "$O_DIR: apply -k in a namespace enforcing '$O_RUN_LEVEL'"
-  if wait_until 60 eval '[ "$(count "$(job_pods worker)")" -ge "$O_WORKERS" ] && [ "$(count "$(job_pods launcher)")" -ge 1 ]'; then
+  pass "$O_DIR: apply -k in a namespace enforcing '$O_RUN_LEVEL'$1"
+  if wait_until 60 eval "$2"; then
     sleep 2
   else
     kubectl get events -n "$NS" --sort-by=.lastTimestamp | tail -n 5 | sed 's/^/        /'
   fi
+}
+
+# Check 2: the MPIJob applied for real.
+check_mpijob() {
+  local workers launcher i want got np
+  apply_for_real "" '[ "$(count "$(job_pods worker)")" -ge "$O_WORKERS" ] && [ "$(count "$(job_pods launcher)")" -ge 1 ]' || return
   workers=$(job_pods worker); launcher=$(job_pods launcher)
   expect_eq "$O_DIR: mpi-operator creates exactly WORKERS=$O_WORKERS worker pods" "$O_WORKERS" "$(count "$workers")"
   expect_eq "$O_DIR: mpi-operator creates one launcher pod" 1 "$(count "$launcher")"
@@ -508,19 +516,8 @@ check_mpijob() {
 
 # Check 2, elastic: the PyTorchJob applied for real.
 check_pytorchjob() {
-  local out workers i pod env want
-  NS=run-$O_SLUG
-  new_ns "$NS" "$O_RUN_LEVEL"
-  pvc_fixtures
-  if ! out=$(kubectl apply -k "$O_DIR" -n "$NS" --server-side 2>&1); then
-    fail "$O_DIR: apply -k in a namespace enforcing '$O_RUN_LEVEL' (training-operator's webhook validates the PyTorchJob)" "$out"; return
-  fi
-  pass "$O_DIR: apply -k in a namespace enforcing '$O_RUN_LEVEL' (training-operator's webhook validates the PyTorchJob)"
-  if wait_until 60 eval '[ "$(count "$(job_pods worker)")" -ge "$O_WORKERS" ]'; then
-    sleep 2
-  else
-    kubectl get events -n "$NS" --sort-by=.lastTimestamp | tail -n 5 | sed 's/^/        /'
-  fi
+  local workers i pod env want
+  apply_for_real " (training-operator's webhook validates the PyTorchJob)" '[ "$(count "$(job_pods worker)")" -ge "$O_WORKERS" ]' || return
   workers=$(job_pods worker)
   expect_eq "$O_DIR: training-operator creates exactly WORKERS=$O_WORKERS worker pods" "$O_WORKERS" "$(count "$workers")"
   want=""
