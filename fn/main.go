@@ -8,7 +8,8 @@ import (
 )
 
 func main() {
-	if err := cli.New().Execute(); err != nil {
+	// cli.Execute has put every error on stderr, once.
+	if err := cli.Execute(cli.New()); err != nil {
 		os.Exit(1)
 	}
 }

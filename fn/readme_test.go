@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -41,4 +42,33 @@ func TestREADMEIsComplete(t *testing.T) {
 			}
 		}
 	}
+	for _, row := range catalogueRow.FindAllStringSubmatch(catalogue, -1) {
+		if want := catalogueMessage(t, row[2]); row[1] != want {
+			t.Errorf("README: the row of %s says\n  %s\nbut its stderr.txt says\n  %s", row[2], row[1], want)
+		}
+	}
+}
+
+// catalogueRow is a row of the error catalogue: | input | `message` | `case` |.
+var catalogueRow = regexp.MustCompile("(?m)^\\| .*? \\| `(.*?)` \\| `(error-[^`]+)` \\|$")
+
+// catalogueMessage is what the catalogue shows of a case: its first error
+// line without the prefix and the case's folder, backquotes as quotes (the
+// table sets it in code), cut to 150 characters.
+func catalogueMessage(t *testing.T, name string) string {
+	data, err := os.ReadFile(filepath.Join("../testdata", name, "stderr.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if msg, ok := strings.CutPrefix(line, "mlops-fn: error: "); ok {
+			msg = strings.ReplaceAll(strings.ReplaceAll(msg, "testdata/"+name+"/", ""), "`", "'")
+			if r := []rune(msg); len(r) > 150 {
+				msg = string(r[:147]) + "…"
+			}
+			return msg
+		}
+	}
+	t.Fatalf("%s/stderr.txt has no error line", name)
+	return ""
 }

@@ -370,3 +370,66 @@ func TestImageRunsLockedDown(t *testing.T) {
 		t.Fatalf("no MPIJob and ConfigMap in the output:\n%s", stdout.String())
 	}
 }
+
+// TestKustomizeExecAfterNamespaceAndPrefix: kustomize's namespace and
+// namePrefix run before a transformer function, so the function finds the
+// skeleton renamed (by its previous name) and writes the ConfigMap into the
+// job's namespace; one job comes out, patched, referring to the renamed
+// ServiceAccount.
+func TestKustomizeExecAfterNamespaceAndPrefix(t *testing.T) {
+	binary(t)
+	_, tmp := tempPackage(t)
+	root, err := filepath.Abs(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := filepath.Abs(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := func(p string) string {
+		r, err := filepath.Rel(dir, filepath.Join(root, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	files := map[string]string{
+		"kustomization.yaml": "namespace: ml\nnamePrefix: dev-\nresources:\n- " + rel("quickstart/common/tensorflow/k8s/mlops/multi-node") + "\ntransformers:\n- mlops-fn.yaml\n",
+		"mlops-fn.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mlops-fn\n  annotations:\n    config.kubernetes.io/function: |\n      exec:\n        path: " +
+			rel("bin/mlops-fn") + "\ndata:\n  job: " + rel("quickstart/k8s/mlops/multi-node/job.yaml") + "\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := run(t, kustomizeBin(t), "build", "--enable-alpha-plugins", "--enable-exec", dir)
+	nodes, err := (&kio.ByteReader{Reader: strings.NewReader(out)}).Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobs, configMaps []*yaml.RNode
+	for _, n := range nodes {
+		switch n.GetKind() {
+		case "MPIJob":
+			jobs = append(jobs, n)
+		case "ConfigMap":
+			configMaps = append(configMaps, n)
+		}
+	}
+	if len(jobs) != 1 || jobs[0].GetName() != "dev-resnet50-training" || jobs[0].GetNamespace() != "ml" {
+		t.Fatalf("want one MPIJob ml/dev-resnet50-training, got %d:\n%s", len(jobs), out)
+	}
+	worker := []string{"spec", "mpiReplicaSpecs", "Worker", "template", "spec"}
+	for field, want := range map[string]string{"serviceAccountName": "dev-model-service", "containers.[name=resnet50-training].image": ""} {
+		path := append(append([]string(nil), worker...), strings.Split(field, ".")...)
+		got, err := jobs[0].Pipe(yaml.Lookup(path...))
+		if err != nil || got == nil || (want != "" && yaml.GetValue(got) != want) {
+			t.Errorf("MPIJob %s: got %v, want %q (empty: any value, i.e. patched)", field, got, want)
+		}
+	}
+	if len(configMaps) != 1 || configMaps[0].GetName() != "mlops-env" || configMaps[0].GetNamespace() != "ml" {
+		t.Fatalf("want the ConfigMap ml/mlops-env, got %d ConfigMaps:\n%s", len(configMaps), out)
+	}
+}

@@ -24,7 +24,7 @@ import (
 func New() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:           "mlops-fn [JOB.yaml [INPUT.yaml|- ...]]",
-		Short:         "Render MPIJob and Pod manifests for distributed training from mlops.env and a job spec",
+		Short:         "Render MPIJob, Pod and PyTorchJob manifests for distributed training from mlops.env and a job spec",
 		Long:          help(),
 		Args:          cobra.ArbitraryArgs,
 		SilenceErrors: true,
@@ -36,6 +36,7 @@ func New() *cobra.Command {
 			return runStandalone(args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
+	cmd.SetFlagErrorFunc(flagError)
 	cmd.AddCommand(newHydrate())
 	return cmd
 }
@@ -43,11 +44,11 @@ func New() *cobra.Command {
 // runResourceList is the KRM function protocol: a ResourceList in, one out.
 // On failure the items go back unchanged with the results, as kpt expects,
 // and the errors also go to stderr, because kustomize drops results.
+// Like every run, it reports its errors itself and returns them marked so.
 func runResourceList(in io.Reader, out, stderr io.Writer) error {
 	input, err := io.ReadAll(in)
 	if err != nil {
-		reportError(stderr, fmt.Errorf("reading the ResourceList: %w", err))
-		return err
+		return reportError(stderr, fmt.Errorf("reading the ResourceList: %w", err))
 	}
 	collectGarbageOnlyIfLarge(len(input))
 	rw := &kio.ByteReadWriter{Reader: bytes.NewReader(input), Writer: out, KeepReaderAnnotations: true}
@@ -55,10 +56,11 @@ func runResourceList(in io.Reader, out, stderr io.Writer) error {
 	p := reporter{Processor: processor.Processor{}, results: &results}
 	err = framework.Execute(p, rw)
 	report(stderr, results)
-	if err != nil && len(results) == 0 {
-		reportError(stderr, err)
+	if err != nil && results.ExitCode() == 0 {
+		// Not one of the results just reported: reading or writing failed.
+		return reportError(stderr, err)
 	}
-	return err
+	return markReported(err)
 }
 
 // smallInput is the size below which a run keeps all its garbage: the heap
@@ -80,16 +82,14 @@ func runStandalone(args []string, in io.Reader, out, stderr io.Writer) error {
 	configFile := args[0]
 	config, err := processor.ReadSpec(configFile)
 	if err != nil {
-		reportError(stderr, err)
-		return err
+		return reportError(stderr, err)
 	}
 	// Read every input first: their size decides how the run collects garbage.
 	data := make([][]byte, len(args)-1)
 	size := 0
 	for i, name := range args[1:] {
 		if data[i], err = readFile(name, in); err != nil {
-			reportError(stderr, err)
-			return err
+			return reportError(stderr, err)
 		}
 		size += len(data[i])
 	}
@@ -98,8 +98,7 @@ func runStandalone(args []string, in io.Reader, out, stderr io.Writer) error {
 	for i, name := range args[1:] {
 		nodes, err := parseInput(name, data[i])
 		if err != nil {
-			reportError(stderr, err)
-			return err
+			return reportError(stderr, err)
 		}
 		inputs = append(inputs, nodes...)
 	}
@@ -108,7 +107,8 @@ func runStandalone(args []string, in io.Reader, out, stderr io.Writer) error {
 	err = p.Process(rl)
 	report(stderr, rl.Results)
 	if err != nil {
-		return err
+		// Process returns its errors among the results.
+		return markReported(err)
 	}
 	var buf bytes.Buffer
 	//nolint:staticcheck // runners still write the legacy annotations: plain YAML drops them too
@@ -118,11 +118,12 @@ func runStandalone(args []string, in io.Reader, out, stderr io.Writer) error {
 		kioutil.SeqIndentAnnotation,
 	}}
 	if err := w.Write(rl.Items); err != nil {
-		reportError(stderr, err)
-		return err
+		return reportError(stderr, err)
 	}
-	_, err = out.Write(buf.Bytes())
-	return err
+	if _, err := out.Write(buf.Bytes()); err != nil {
+		return reportError(stderr, err)
+	}
+	return nil
 }
 
 // readFile reads an input file, or stdin for "-".
@@ -167,9 +168,11 @@ func (r reporter) Process(rl *framework.ResourceList) error {
 	return err
 }
 
-// reportError writes an error that is not a result, a line of stderr per line.
-func reportError(w io.Writer, err error) {
+// reportError writes an error that is not a result, a line of stderr per
+// line, and returns it marked as reported.
+func reportError(w io.Writer, err error) error {
 	report(w, framework.Results{{Severity: framework.Error, Message: err.Error()}})
+	return markReported(err)
 }
 
 // report writes errors and warnings to stderr, one per line.

@@ -17,31 +17,37 @@ func help() string {
 	return fmt.Sprintf(`mlops-fn renders distributed-training manifests from two small files:
 mlops.env (KEY=VALUE, the site and the user) and a job spec (the workload).
 
-Multi-node jobs become a kubeflow.org/v2beta1 MPIJob (a launcher running
-mpirun with -np = workers x slots, and the workers); single-node jobs become a
-Pod. Both get the uid/gid and fsGroup from mlops.env as integers at the pod
-level, the NFS volume from NFS_SERVER/NFS_PATH, and every mlops.env key as an
+spec.mode picks what the job becomes:
+  multi-node   (default) a kubeflow.org/v2beta1 MPIJob: a launcher running mpirun
+               with -np = workers x slots, and the workers
+  single-node  a Pod
+  elastic      a kubeflow.org/v1 PyTorchJob with an elasticPolicy: torchrun workers
+               between MIN_WORKERS and MAX_WORKERS of mlops.env
+All get the uid/gid and fsGroup from mlops.env as integers at the pod level,
+the NFS volume from NFS_SERVER/NFS_PATH, and every mlops.env key as an
 environment variable through the ConfigMap of the same values.
 
 Usage:
   mlops-fn                          KRM function: ResourceList on stdin, ResourceList on stdout
                                     (kustomize transformers:/generators:, kpt fn render/eval)
   mlops-fn JOB.yaml [INPUT.yaml|-]  standalone: print the objects as plain YAML; with inputs,
-                                    patch their MPIJob/Pod instead of generating new ones
+                                    patch their MPIJob/Pod/PyTorchJob instead of generating new ones
+  mlops-fn hydrate DIR...           write DIR's patches and kustomization for kubectl apply -k
 
-Existing MPIJob/Pod items named like the job (or chosen by spec.target) are
-patched; otherwise the objects are generated. Running it again on its output
-changes nothing.
+Existing MPIJob, Pod or PyTorchJob items named like the job (or chosen by
+spec.target) are patched; otherwise the objects are generated. Running it again
+on its output changes nothing.
 
 Job spec (function config):
   apiVersion: %s
   kind: %s
   metadata:
-    name: resnet50                  # MPIJob/Pod name; pods are NAME-launcher, NAME-worker-N
+    name: resnet50                  # MPIJob/Pod/PyTorchJob name; pods NAME-launcher, NAME-worker-N
   spec:
-    mode: multi-node                # or single-node
+    mode: multi-node                # multi-node (default): MPIJob; single-node: Pod; elastic: PyTorchJob
     image: ${REGISTRY}/model-zoo:2.1.0-image-recognition-${MODEL_NAME}
     script: ${MODEL_DIR}/quickstart/${MODEL_SCRIPT}   # or command: [python, train.py]
+    # elastic: command: [torchrun, /workspace/train.py] and elastic: {minWorkers: 1, maxWorkers: 3}
     workingDir: ${MODEL_DIR}
     volumes:
     - name: datasets

@@ -7,7 +7,9 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
+	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
 func newHydrate() *cobra.Command {
@@ -16,14 +18,26 @@ func newHydrate() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hydrate DIR...",
 		Short: "Write an overlay's patch files and kustomization, for `kubectl apply -k DIR`",
-		Long: `hydrate renders DIR/job.yaml with its mlops.env and writes into DIR the
-patches (MPIJob or Pod, securityContext, NFS volumes), the MPIJob schema
-kustomize needs to merge them by name, and the kustomization that lists them.
-kubectl cannot run functions; the hydrated folder needs none.
+		Long: fmt.Sprintf(`hydrate renders DIR/job.yaml with its mlops.env and writes into DIR the
+strategic-merge patches and the kustomization.yaml that lists them:
+  multi-node   %s (MPIJob)
+  single-node  %s (Pod)
+  elastic      %s (PyTorchJob with its elasticPolicy)
+  every mode   %s; %s when the
+               job mounts volumes
+For an MPIJob or a PyTorchJob (CRDs) it adds %s, the schema
+kustomize needs to merge their lists by name. kubectl cannot run functions;
+the hydrated folder needs none.
 
 With --check nothing is written: the command fails when a file in DIR differs
-from what it would write (CI's drift check).`,
-		Args:          cobra.MinimumNArgs(1),
+from what it would write (CI's drift check).`, render.MPIJobPatchFile, render.PodPatchFile,
+			render.PyTorchJobPatchFile, render.SecurityContextPatchFile, render.NFSVolumePatchFile, hydrate.SchemaFile),
+		Args: func(_ *cobra.Command, dirs []string) error {
+			if len(dirs) == 0 {
+				return fmt.Errorf("needs at least one overlay folder (the folder holding %s and %s)", o.Config, api.DefaultEnvPath)
+			}
+			return nil
+		},
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, dirs []string) error {
@@ -39,15 +53,15 @@ from what it would write (CI's drift check).`,
 				report(cmd.ErrOrStderr(), ov.Warnings)
 				overlays[i] = ov
 			}
-			for i, dir := range dirs {
-				if check {
-					if stale := overlays[i].Stale(dir); len(stale) > 0 {
-						return fail(cmd, fmt.Errorf("%s is stale: %s differ from what mlops-fn renders now; run `mlops-fn hydrate %s`", dir, strings.Join(stale, ", "), dir))
-					}
-					continue
-				}
-				if err := overlays[i].Write(dir); err != nil {
+			if !check {
+				if err := hydrate.WriteAll(dirs, overlays); err != nil {
 					return fail(cmd, err)
+				}
+				return nil
+			}
+			for i, dir := range dirs {
+				if stale := overlays[i].Stale(dir); len(stale) > 0 {
+					return fail(cmd, fmt.Errorf("%s is stale: %s differ from what mlops-fn renders now; run `mlops-fn hydrate %s`", dir, strings.Join(stale, ", "), dir))
 				}
 			}
 			return nil
@@ -63,8 +77,7 @@ from what it would write (CI's drift check).`,
 func fail(cmd *cobra.Command, err error) error {
 	if results, ok := err.(framework.Results); ok {
 		report(cmd.ErrOrStderr(), results)
-	} else {
-		reportError(cmd.ErrOrStderr(), err)
+		return markReported(err)
 	}
-	return err
+	return reportError(cmd.ErrOrStderr(), err)
 }

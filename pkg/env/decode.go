@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net"
 	"net/netip"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -106,8 +107,18 @@ var specs = map[string]keySpec{
 		func(s *Settings, v string) { s.NFSMountPath = v }),
 	"USER_ID": intSpec("USER_ID", "User the containers run as (runAsUser); overrides spec.security.runAsUser.", 0, api.MaxID,
 		func(s *Settings, n *int64) { s.UserID = n }),
-	"USER_NAME": textSpec("USER_NAME", "Name of USER_ID in the image; the non-root home is /home/$USER_NAME.", "a user name such as mpiuser",
-		func(s *Settings, v string) { s.UserName = v }),
+	"USER_NAME": {
+		KeyDoc:   KeyDoc{"USER_NAME", "string", "Name of USER_ID in the image; the non-root home is /home/$USER_NAME."},
+		accepted: "a user name such as mpiuser: a lowercase letter or _, then up to 31 lowercase letters, digits, _ or -",
+		decode: func(s *Settings, v string) (string, bool) {
+			// It becomes a path (/home/$USER_NAME/.ssh): no "/", "..", or spaces.
+			if v != "" && !userName.MatchString(v) {
+				return "", false
+			}
+			s.UserName = v
+			return "", true
+		},
+	},
 	"GROUP_ID": intSpec("GROUP_ID", "Group the containers run as (runAsGroup); overrides spec.security.runAsGroup.", 0, api.MaxID,
 		func(s *Settings, n *int64) { s.GroupID = n }),
 	"GROUP_NAME": textSpec("GROUP_NAME", "Name of GROUP_ID in the image.", "a group name such as mpiuser",
@@ -346,6 +357,9 @@ func pathSpec(key, desc string, required bool, set func(*Settings, string)) keyS
 }
 
 // textSpec reads free text; Decode has already refused surrounding whitespace.
+// userName is the portable user name of useradd(8) (NAME_REGEX's default).
+var userName = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}$`)
+
 func textSpec(key, desc, accepted string, set func(*Settings, string)) keySpec {
 	return keySpec{
 		KeyDoc:   KeyDoc{key, "string", desc},

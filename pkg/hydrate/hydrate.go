@@ -73,9 +73,13 @@ func Render(o Options) (*Overlay, error) {
 	if resolved.EnvOrigin != processor.FromDisk {
 		return nil, fmt.Errorf("%s: spec.envFile.inline is set, but kubectl apply -k reads mlops.env from disk: move the text to %s", configPath, filepath.Join(o.Dir, api.DefaultEnvPath))
 	}
-	envFile, err := filepath.Rel(o.Dir, resolved.Env.Source)
+	envFile, err := envFileInside(o.Dir, resolved.Env.Source)
 	if err != nil {
-		return nil, err
+		value := resolved.Env.Source
+		if n, _ := config.Pipe(yaml.Lookup("spec", "envFile", "path")); n != nil && n.YNode().Value != "" {
+			value = n.YNode().Value
+		}
+		return nil, fmt.Errorf("%s: spec.envFile.path: %q is not inside the overlay folder %s; accepted: a file in or below %s (kubectl's kustomize reads only files in or below the kustomization), e.g. %s", configPath, value, o.Dir, o.Dir, api.DefaultEnvPath)
 	}
 	header := fmt.Sprintf(Header, o.Config, envFile)
 
@@ -104,6 +108,28 @@ func Render(o Options) (*Overlay, error) {
 		}
 	}
 	return out, nil
+}
+
+// envFileInside gives the env file's path relative to dir, as the
+// kustomization names it, or an error when the file is not in or below dir:
+// kustomize's load restrictor refuses such a file. Symlinks are not followed.
+func envFileInside(dir, source string) (string, error) {
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	absSource, err := filepath.Abs(source)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(absDir, absSource)
+	if err != nil {
+		return "", err
+	}
+	if rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", fmt.Errorf("%s is not in or below %s", source, dir)
+	}
+	return filepath.ToSlash(rel), nil
 }
 
 func encode(header string, patch render.Patch) ([]byte, error) {
@@ -244,32 +270,113 @@ func (o *Overlay) Stale(dir string) []string {
 }
 
 // Write puts every file in place through a temporary file and a rename, so a
-// failed run leaves each file whole: old or new, never half-written.
+// failed run leaves each file whole: old or new, never half-written. It checks
+// every destination before the first write, as WriteAll does.
 func (o *Overlay) Write(dir string) error {
-	for _, name := range slices.Sorted(maps.Keys(o.Files)) {
-		tmp, err := os.CreateTemp(dir, "."+name+".*")
-		if err != nil {
-			return err
+	return WriteAll([]string{dir}, []*Overlay{o})
+}
+
+// WriteAll writes overlays[i] into dirs[i], all or nothing as far as it can
+// tell beforehand: it checks every destination of every overlay (the folder
+// exists, no destination is a folder or special file), then stages every file as
+// a hidden temporary beside its destination, and only when all of that
+// succeeded renames them into place and removes the stale files. A failure
+// before the renames leaves every folder as it was.
+func WriteAll(dirs []string, overlays []*Overlay) error {
+	if len(dirs) != len(overlays) {
+		return fmt.Errorf("hydrate: %d folders for %d overlays", len(dirs), len(overlays))
+	}
+	var errs []error
+	for i, o := range overlays {
+		errs = append(errs, o.check(dirs[i]))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("nothing was written: %w", err)
+	}
+
+	type staged struct{ tmp, dest string }
+	var all []staged
+	cleanup := func() {
+		for _, s := range all {
+			_ = os.Remove(s.tmp)
 		}
-		_, werr := tmp.Write(o.Files[name])
-		cerr := tmp.Close()
-		if err := errors.Join(werr, cerr); err != nil {
-			_ = os.Remove(tmp.Name())
-			return err
+	}
+	for i, o := range overlays {
+		for _, name := range slices.Sorted(maps.Keys(o.Files)) {
+			tmp, err := stage(dirs[i], name, o.Files[name])
+			if err != nil {
+				cleanup()
+				return fmt.Errorf("nothing was written: %w", err)
+			}
+			all = append(all, staged{tmp, filepath.Join(dirs[i], name)})
 		}
-		if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-			_ = os.Remove(tmp.Name())
-			return err
-		}
-		if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
-			_ = os.Remove(tmp.Name())
+	}
+	for n, s := range all {
+		if err := os.Rename(s.tmp, s.dest); err != nil {
+			all = all[n:]
+			cleanup()
 			return err
 		}
 	}
-	for _, name := range o.Remove {
-		if err := os.Remove(filepath.Join(dir, name)); err != nil {
-			return err
+	for i, o := range overlays {
+		for _, name := range o.Remove {
+			if err := os.Remove(filepath.Join(dirs[i], name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// check tells whether every file of o can be put in place in dir: dir is a
+// folder, and each destination is absent or a regular file (a rename cannot
+// replace a folder).
+func (o *Overlay) check(dir string) error {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("the overlay folder: %w", err)
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("%s is not a folder; accepted: the overlay folder that holds the job spec", dir)
+	}
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(o.Files)) {
+		errs = append(errs, regularOrAbsent(filepath.Join(dir, name), "mlops-fn hydrate writes it"))
+	}
+	for _, name := range o.Remove {
+		errs = append(errs, regularOrAbsent(filepath.Join(dir, name), "mlops-fn hydrate removes it as stale"))
+	}
+	return errors.Join(errs...)
+}
+
+func regularOrAbsent(path, why string) error {
+	info, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case info.Mode().IsRegular() || info.Mode()&fs.ModeSymlink != 0:
+		// A rename replaces a symbolic link itself, as it always has.
+		return nil
+	case info.IsDir():
+		return fmt.Errorf("%s is a folder; accepted: a regular file or nothing there (%s): move the folder away", path, why)
+	default:
+		return fmt.Errorf("%s is not a regular file (mode %s); accepted: a regular file or nothing there (%s)", path, info.Mode(), why)
+	}
+}
+
+// stage writes data to a hidden temporary file in dir, ready to be renamed to name.
+func stage(dir, name string, data []byte) (string, error) {
+	tmp, err := os.CreateTemp(dir, "."+name+".*")
+	if err != nil {
+		return "", err
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), 0o644)); err != nil {
+		_ = os.Remove(tmp.Name())
+		return "", err
+	}
+	return tmp.Name(), nil
 }

@@ -1,10 +1,15 @@
 package processor
 
 import (
+	"maps"
+	"slices"
+	"strings"
+
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	"github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/validation"
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	corev1 "k8s.io/api/core/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -35,15 +40,55 @@ func check(n *yaml.RNode) field.ErrorList {
 		return strictDecode(b, &corev1.Pod{}, "v1 Pod")
 	case kubeflowv1.PyTorchJobKind:
 		job := &kubeflowv1.PyTorchJob{}
-		errs := strictDecode(b, job, "kubeflow.org/v1 PyTorchJob")
-		for t := range job.Spec.PyTorchReplicaSpecs {
-			if t != kubeflowv1.PyTorchJobReplicaTypeWorker && t != kubeflowv1.PyTorchJobReplicaTypeMaster {
-				errs = append(errs, field.NotSupported(field.NewPath("spec", "pytorchReplicaSpecs"), string(t), []string{"Master", "Worker"}))
-			}
+		if errs := strictDecode(b, job, "kubeflow.org/v1 PyTorchJob"); len(errs) > 0 {
+			return errs
 		}
-		return errs
+		return pyTorchJobWebhook(job)
 	}
 	return nil
+}
+
+// pyTorchJobWebhook is the admission check of training-operator v1.8.1
+// (pkg/webhooks/pytorch/pytorchjob_webhook.go, unexported there).
+func pyTorchJobWebhook(job *kubeflowv1.PyTorchJob) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range apivalidation.NameIsDNS1035Label(job.Name, false) {
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), job.Name, msg))
+	}
+	spec := field.NewPath("spec")
+	if e := job.Spec.ElasticPolicy; e != nil && e.NProcPerNode != nil && job.Spec.NprocPerNode != nil {
+		errs = append(errs, field.Forbidden(spec.Child("elasticPolicy", "nProcPerNode"), "must not be used with spec.nprocPerNode"))
+	}
+	replicas := spec.Child("pytorchReplicaSpecs")
+	if job.Spec.PyTorchReplicaSpecs == nil {
+		errs = append(errs, field.Required(replicas, "a Worker (and optionally a Master) replica spec"))
+	}
+	for _, t := range slices.Sorted(maps.Keys(job.Spec.PyTorchReplicaSpecs)) {
+		r, role := job.Spec.PyTorchReplicaSpecs[t], replicas.Key(string(t))
+		containers := role.Child("template", "spec", "containers")
+		if t != kubeflowv1.PyTorchJobReplicaTypeWorker && t != kubeflowv1.PyTorchJobReplicaTypeMaster {
+			errs = append(errs, field.NotSupported(role, string(t), []string{"Master", "Worker"}))
+		}
+		if r == nil || len(r.Template.Spec.Containers) == 0 {
+			errs = append(errs, field.Required(containers, "a container named "+kubeflowv1.PyTorchJobDefaultContainerName))
+			continue
+		}
+		var names []string
+		for i, c := range r.Template.Spec.Containers {
+			if c.Image == "" {
+				errs = append(errs, field.Required(containers.Index(i).Child("image"), "an image reference"))
+			}
+			names = append(names, c.Name)
+		}
+		if !slices.Contains(names, kubeflowv1.PyTorchJobDefaultContainerName) {
+			errs = append(errs, field.Invalid(containers, strings.Join(names, ", "), "the training-operator admits a PyTorchJob only with a container named "+
+				kubeflowv1.PyTorchJobDefaultContainerName+"; accepted: the training container named "+kubeflowv1.PyTorchJobDefaultContainerName))
+		}
+		if t == kubeflowv1.PyTorchJobReplicaTypeMaster && (r.Replicas == nil || *r.Replicas != 1) {
+			errs = append(errs, field.Forbidden(role.Child("replicas"), "a Master has exactly 1 replica"))
+		}
+	}
+	return errs
 }
 
 func strictDecode(b []byte, into any, kind string) field.ErrorList {

@@ -25,6 +25,10 @@ const (
 // needsHashSuffix marks a configMapGenerator's ConfigMap whose name kustomize will hash.
 const needsHashSuffix = "internal.config.kubernetes.io/needsHashSuffix"
 
+// crdKinds are the modes whose job is a custom resource, whose references
+// kustomize does not rewrite.
+var crdKinds = map[api.Mode]string{api.ModeMultiNode: "an MPIJob", api.ModeElastic: "a PyTorchJob"}
+
 // loadEnv finds mlops.env: inline text, else a ConfigMap among the inputs
 // that mlops-fn did not write, else the file on disk, else the ConfigMap an
 // earlier run wrote (so a package renders again without the file).
@@ -37,8 +41,8 @@ func (p Processor) loadEnv(job *api.TrainingJob, items []*yaml.RNode) (*env.File
 	var ours *yaml.RNode
 	if i := findItem(items, "ConfigMap", src.ConfigMapName); i >= 0 {
 		if !generated(items[i]) {
-			if job.Spec.Mode == api.ModeMultiNode && items[i].GetAnnotations()[needsHashSuffix] == "enabled" {
-				return nil, 0, fmt.Errorf("ConfigMap/%s: configMapGenerator will add a name hash, which kustomize does not write into an MPIJob's envFrom: add `options: {disableNameSuffixHash: true}` to its configMapGenerator entry", src.ConfigMapName)
+			if kind := crdKinds[job.Spec.Mode]; kind != "" && items[i].GetAnnotations()[needsHashSuffix] == "enabled" {
+				return nil, 0, fmt.Errorf("ConfigMap/%s: configMapGenerator will add a name hash, which kustomize does not write into the envFrom of %s (a custom resource's fields are unknown to it); accepted: `options: {disableNameSuffixHash: true}` on its configMapGenerator entry", src.ConfigMapName, kind)
 			}
 			f, err := configMapFile(items[i])
 			return f, FromConfigMap, err

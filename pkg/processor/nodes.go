@@ -61,23 +61,44 @@ func empty(n *yaml.Node) bool {
 	return false
 }
 
-// EncodePatch encodes a patch and writes its deletions: each field in
-// patch.Clear becomes null in every container, which a strategic merge
-// (kyaml's and kustomize's) reads as "remove".
+// EncodePatch encodes a patch and writes its deletions (patch.Clear) as
+// nulls, which a strategic merge (kyaml's and kustomize's) reads as "remove".
 func EncodePatch(patch render.Patch) (*yaml.RNode, error) {
 	n, err := Encode(patch.Object)
 	if err != nil {
 		return nil, err
 	}
+	d := patch.Clear
+	for _, spec := range podSpecs(n) {
+		if err := setNulls(spec, d.PodSecurity, "securityContext"); err != nil {
+			return nil, err
+		}
+	}
 	for _, c := range containers(n) {
-		for _, f := range patch.Clear {
-			// Appended by hand: kyaml's SetField reads a null value as "delete the field".
-			c.YNode().Content = append(c.YNode().Content,
-				&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: f},
-				&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagNull, Value: "null"})
+		if err := setNulls(c, d.Container); err != nil {
+			return nil, err
+		}
+		if err := setNulls(c, d.ContainerSecurity, "securityContext"); err != nil {
+			return nil, err
 		}
 	}
 	return n, nil
+}
+
+// setNulls appends key: null for each key to the map at path below n, if the
+// patch sets anything there: a map of nulls alone would leave `{}` behind.
+func setNulls(n *yaml.RNode, keys []string, path ...string) error {
+	m, err := n.Pipe(yaml.Lookup(path...))
+	if err != nil || m == nil || len(m.YNode().Content) == 0 {
+		return err
+	}
+	for _, k := range keys {
+		// Appended by hand: kyaml's SetField reads a null value as "delete the field".
+		m.YNode().Content = append(m.YNode().Content,
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: k},
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagNull, Value: "null"})
+	}
+	return nil
 }
 
 // podSpecPaths lead from each kind to its pod specs, by the role render gives them.
@@ -88,6 +109,18 @@ var podSpecPaths = map[string]map[kubeflow.MPIReplicaType][]string{
 		kubeflow.MPIReplicaTypeWorker:   {"spec", "mpiReplicaSpecs", "Worker", "template", "spec"},
 	},
 	"PyTorchJob": {"": {"spec", "pytorchReplicaSpecs", "Worker", "template", "spec"}},
+}
+
+// podSpecs returns the pod specs of an MPIJob, a Pod or a PyTorchJob, in role order.
+func podSpecs(n *yaml.RNode) []*yaml.RNode {
+	paths := podSpecPaths[n.GetKind()]
+	var specs []*yaml.RNode
+	for _, role := range slices.Sorted(maps.Keys(paths)) {
+		if spec, err := n.Pipe(yaml.Lookup(paths[role]...)); err == nil && spec != nil {
+			specs = append(specs, spec)
+		}
+	}
+	return specs
 }
 
 // containerLists returns the containers of an MPIJob, a Pod or a PyTorchJob by role.

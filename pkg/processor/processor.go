@@ -141,6 +141,14 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 	schema.Register()
 	items := append([]*yaml.RNode(nil), input...)
 	plan := o.Plan
+	// A namePrefix or nameSuffix of kustomize's renamed the objects the job
+	// refers to before this function ran: refer to them by their new names.
+	if i := findItem(items, "ServiceAccount", plan.ServiceAccountName); i >= 0 {
+		plan.ServiceAccountName = items[i].GetName()
+	}
+	if i := findItem(items, "ConfigMap", plan.ConfigMapName); i >= 0 && o.EnvOrigin == FromConfigMap {
+		plan.ConfigMapName = items[i].GetName()
+	}
 
 	targets, err := p.targets(plan, items)
 	if err != nil {
@@ -158,25 +166,49 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 		}
 		items[i] = patched
 	}
+	// The ConfigMap goes where its readers are: the targets' namespaces (a
+	// kustomization's namespace: reached them first), else the job's.
+	namespaces := []string{plan.Namespace}
+	if len(targets) > 0 {
+		namespaces = nil
+		for _, i := range targets {
+			namespaces = append(namespaces, items[i].GetNamespace())
+		}
+		slices.Sort(namespaces)
+		namespaces = slices.Compact(namespaces)
+	}
+	var job *yaml.RNode
 	if len(targets) == 0 {
-		obj, err := p.generate(plan, plan.Skeleton())
-		if err != nil {
+		if job, err = p.generate(plan, plan.Skeleton()); err != nil {
 			return nil, append(results, errorResult(err))
 		}
-		items = upsert(items, obj)
+	}
+	// A job an earlier run generated in another mode, or before a target
+	// came, would run beside this one; the one generated again is replaced
+	// where it stands.
+	owner := api.Kind + "/" + plan.JobName
+	items = slices.DeleteFunc(items, func(it *yaml.RNode) bool {
+		return workloadKinds[it.GetKind()] && it.GetAnnotations()[GeneratedBy] == owner && !sameObject(it, job)
+	})
+	if job != nil {
+		items = upsert(items, job)
 	}
 	if o.EnvOrigin != FromConfigMap {
-		cm, err := Encode(plan.ConfigMap(o.Env.Map()))
-		if err == nil {
-			err = p.annotate(plan, cm)
+		for _, ns := range namespaces {
+			q := *plan
+			q.Namespace = ns
+			cm, err := Encode(q.ConfigMap(o.Env.Map()))
+			if err == nil {
+				err = p.annotate(plan, cm)
+			}
+			if err != nil {
+				return nil, append(results, errorResult(err))
+			}
+			if i := findItem(items, "ConfigMap", plan.ConfigMapName); i >= 0 && !generated(items[i]) {
+				return nil, append(results, errorResult(fmt.Errorf("%s: spec.envFile.inline is set and ConfigMap %q is among the inputs: remove one of them", p.configName(), plan.ConfigMapName)))
+			}
+			items = upsert(items, cm)
 		}
-		if err != nil {
-			return nil, append(results, errorResult(err))
-		}
-		if i := findItem(items, "ConfigMap", plan.ConfigMapName); i >= 0 && !generated(items[i]) {
-			return nil, append(results, errorResult(fmt.Errorf("%s: spec.envFile.inline is set and ConfigMap %q is among the inputs: remove one of them", p.configName(), plan.ConfigMapName)))
-		}
-		items = upsert(items, cm)
 	}
 	return items, results
 }
@@ -194,20 +226,23 @@ func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error
 	sel := plan.Target
 	explicit := sel.Name != plan.JobName || len(sel.Labels) > 0
 	var found []int
-	for i, it := range items {
-		if it.GetKind() != kind || generated(it) {
-			continue
+	// By the name first, else by a name kustomize's namePrefix or nameSuffix replaced.
+	for _, named := range []func(*yaml.RNode) bool{
+		func(it *yaml.RNode) bool { return it.GetName() == sel.Name },
+		func(it *yaml.RNode) bool { return slices.Contains(previousNames(it), sel.Name) },
+	} {
+		for i, it := range items {
+			if it.GetKind() != kind || generated(it) || (sel.Name != "" && !named(it)) || !hasLabels(it, sel.Labels) {
+				continue
+			}
+			if it.GetApiVersion() != apiVersion {
+				return nil, fmt.Errorf("%s/%s is %s; mlops-fn patches %s %s", kind, it.GetName(), it.GetApiVersion(), apiVersion, kind)
+			}
+			found = append(found, i)
 		}
-		if sel.Name != "" && it.GetName() != sel.Name {
-			continue
+		if len(found) > 0 || sel.Name == "" {
+			break
 		}
-		if !hasLabels(it, sel.Labels) {
-			continue
-		}
-		if it.GetApiVersion() != apiVersion {
-			return nil, fmt.Errorf("%s/%s is %s; mlops-fn patches %s %s", kind, it.GetName(), it.GetApiVersion(), apiVersion, kind)
-		}
-		found = append(found, i)
 	}
 	if len(found) == 0 && explicit {
 		seen := []string{}
@@ -317,24 +352,50 @@ func (p Processor) annotate(plan *render.Plan, n *yaml.RNode) error {
 	return err
 }
 
+// workloadKinds are the kinds a job renders to, one per mode.
+var workloadKinds = map[string]bool{"MPIJob": true, "Pod": true, kubeflowv1.PyTorchJobKind: true}
+
 func generated(n *yaml.RNode) bool {
 	_, ok := n.GetAnnotations()[GeneratedBy]
 	return ok
 }
 
+// findItem finds the item of that kind called name, now or, failing that,
+// before kustomize renamed it.
 func findItem(items []*yaml.RNode, kind, name string) int {
 	for i, it := range items {
 		if it.GetKind() == kind && it.GetName() == name {
 			return i
 		}
 	}
+	for i, it := range items {
+		if it.GetKind() == kind && slices.Contains(previousNames(it), name) {
+			return i
+		}
+	}
 	return -1
+}
+
+// previousNamesAnnotation is where kustomize keeps the names its namePrefix,
+// nameSuffix and patches replaced; it hands the annotation to functions.
+const previousNamesAnnotation = "internal.config.kubernetes.io/previousNames"
+
+func previousNames(n *yaml.RNode) []string {
+	v := n.GetAnnotations()[previousNamesAnnotation]
+	if v == "" {
+		return nil
+	}
+	return strings.Split(v, ",")
+}
+
+func sameObject(a, b *yaml.RNode) bool {
+	return a != nil && b != nil && a.GetKind() == b.GetKind() && a.GetName() == b.GetName() && a.GetNamespace() == b.GetNamespace()
 }
 
 // upsert replaces the item of the same kind, name and namespace, else appends.
 func upsert(items []*yaml.RNode, n *yaml.RNode) []*yaml.RNode {
 	for i, it := range items {
-		if it.GetKind() == n.GetKind() && it.GetName() == n.GetName() && it.GetNamespace() == n.GetNamespace() {
+		if sameObject(it, n) {
 			items[i] = n
 			return items
 		}

@@ -120,3 +120,36 @@ func TestUpdatedInPlace(t *testing.T) {
 		t.Errorf("-np does not follow WORKERS x slots (5 x 2):\n%s", job.MustString())
 	}
 }
+
+// TestModeSwitchReplacesTheJob: when the spec changes mode, or a target
+// arrives, the job an earlier run generated goes: the package never holds two
+// jobs for one spec. Other items, and jobs of other specs, stay.
+func TestModeSwitchReplacesTheJob(t *testing.T) {
+	other := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: gpt\n  annotations:\n    mlops-fn.dev/generated-by: TrainingJob/gpt\nspec: {containers: [{name: gpt, image: gpt}]}\n"
+	items, err := parseItems(unrelated + "---\n" + other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	multi := process(t, propertyEnv, propertySpec, items)
+	target := "apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: bert}\nspec: {mpiReplicaSpecs: {Launcher: {template: {spec: {containers: [{name: bert}]}}}, Worker: {template: {spec: {containers: [{name: bert}]}}}}}\n"
+	withTarget, err := parseItems(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		spec  string
+		items []*yaml.RNode
+		want  string
+	}{
+		"multi-node to single-node": {propertySpec + "  mode: single-node\n", multi, "Deployment/tensorboard,Service/tensorboard,ConfigMap/other,Pod/gpt,ConfigMap/mlops-env,Pod/bert"},
+		"multi-node to elastic":     {propertySpec + "  mode: elastic\n", multi, "Deployment/tensorboard,Service/tensorboard,ConfigMap/other,Pod/gpt,ConfigMap/mlops-env,PyTorchJob/bert"},
+		"a target arrives":          {propertySpec, append(copyAll(multi), withTarget...), "Deployment/tensorboard,Service/tensorboard,ConfigMap/other,Pod/gpt,ConfigMap/mlops-env,MPIJob/bert"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := process(t, propertyEnv, tc.spec, tc.items)
+			if kinds(got) != tc.want {
+				t.Fatalf("got %s\nwant %s", kinds(got), tc.want)
+			}
+		})
+	}
+}

@@ -40,7 +40,7 @@ func decodeSpec(config *yaml.RNode) (*api.TrainingJob, field.ErrorList) {
 	job := &api.TrainingJob{}
 	strict, err := sigsjson.UnmarshalStrict(b, job)
 	if err != nil {
-		return nil, field.ErrorList{decodeError(err, specFields)}
+		return nil, field.ErrorList{pinpoint(config, err, decodeError(err, specFields))}
 	}
 	for _, e := range strict {
 		errs = append(errs, decodeError(e, specFields))
@@ -89,7 +89,7 @@ func decodeError(err error, accepted string) *field.Error {
 func yamlWords(t string) string {
 	switch {
 	case strings.HasPrefix(t, "number"):
-		return "a number " + strings.TrimSpace(strings.TrimPrefix(t, "number"))
+		return strings.TrimSpace("a number " + strings.TrimSpace(strings.TrimPrefix(t, "number")))
 	case t == "string":
 		return "a string"
 	case t == "bool":
@@ -102,6 +102,82 @@ func yamlWords(t string) string {
 		return "a whole number that fits " + t
 	}
 	return "a " + t
+}
+
+// pinpoint adds to a type error what encoding/json's message leaves out: the
+// list index or map key of the value, and the value (args: [--lr, 0.1] gives
+// spec.args[1], 0.1, not just spec.args).
+func pinpoint(config *yaml.RNode, err error, e *field.Error) *field.Error {
+	m := wrongType.FindStringSubmatch(err.Error())
+	if m == nil {
+		return e
+	}
+	want := scalarTags(m[3])
+	if want == nil {
+		return e
+	}
+	p, n := locate(config, strings.Split(m[2], "."), nil, want)
+	if n == nil {
+		return e
+	}
+	detail := e.Detail
+	if want[yaml.NodeTagString] {
+		detail += fmt.Sprintf(" (quote it: %q)", n.Value)
+	}
+	return field.Invalid(p, n.Value, detail)
+}
+
+// scalarTags are the YAML tags a Go scalar type reads.
+func scalarTags(goType string) map[string]bool {
+	switch {
+	case goType == "string":
+		return map[string]bool{yaml.NodeTagString: true}
+	case goType == "bool":
+		return map[string]bool{yaml.NodeTagBool: true}
+	case strings.HasPrefix(goType, "int") || strings.HasPrefix(goType, "uint"):
+		return map[string]bool{yaml.NodeTagInt: true}
+	case strings.HasPrefix(goType, "float"):
+		return map[string]bool{yaml.NodeTagInt: true, yaml.NodeTagFloat: true}
+	}
+	return nil
+}
+
+// locate finds the first value along a Go field path (spec.env.value) whose
+// YAML tag is not among want, through every item of the lists and every value
+// of the maps on the way, and returns its path and node.
+func locate(n *yaml.RNode, segs []string, p *field.Path, want map[string]bool) (*field.Path, *yaml.Node) {
+	y := n.YNode()
+	switch {
+	case y.Kind == yaml.SequenceNode:
+		for i, c := range y.Content {
+			if q, bad := locate(yaml.NewRNode(c), segs, p.Index(i), want); bad != nil {
+				return q, bad
+			}
+		}
+	case len(segs) == 0 && y.Kind == yaml.ScalarNode:
+		if !want[y.Tag] {
+			return p, y
+		}
+	case len(segs) > 0 && y.Kind == yaml.MappingNode:
+		if f := n.Field(segs[0]); f != nil {
+			return locate(f.Value, segs[1:], pathChild(p, segs[0]), want)
+		}
+	case len(segs) == 0 && y.Kind == yaml.MappingNode:
+		// A map of scalars (nodeSelector): the first bad value.
+		for i := 0; i+1 < len(y.Content); i += 2 {
+			if v := y.Content[i+1]; v.Kind == yaml.ScalarNode && !want[v.Tag] {
+				return p.Key(y.Content[i].Value), v
+			}
+		}
+	}
+	return nil, nil
+}
+
+func pathChild(p *field.Path, name string) *field.Path {
+	if p == nil {
+		return field.NewPath(name)
+	}
+	return p.Child(name)
 }
 
 // NodeKind names a YAML node's kind for messages: map, list or scalar.

@@ -27,9 +27,19 @@ const (
 type Patch struct {
 	File   string
 	Object any
-	// Clear names container fields the patch deletes (null in the patch): a
-	// target's own args would otherwise trail the command this patch sets.
-	Clear []string
+	// Clear is what the patch deletes (null in the patch) from a target.
+	Clear Deletions
+}
+
+// Deletions are fields a patch deletes in every pod spec and container it
+// holds: values a target brings that would trail or contradict what the patch
+// sets (old args after a new command, runAsNonRoot beside uid 0, a container
+// uid overriding the pod's). They go only into maps the patch sets fields of:
+// with hardening off the containers' securityContext stays the target's.
+type Deletions struct {
+	Container         []string // keys of each container
+	PodSecurity       []string // keys of each pod's securityContext
+	ContainerSecurity []string // keys of each container's securityContext
 }
 
 // role is the pod a template describes.
@@ -46,12 +56,12 @@ const (
 func (p *Plan) Patches() []Patch {
 	workload := map[api.Mode]string{api.ModeMultiNode: MPIJobPatchFile, api.ModeSingleNode: PodPatchFile, api.ModeElastic: PyTorchJobPatchFile}[p.Mode]
 	patches := []Patch{
-		{File: workload, Object: p.object(p.fillWorkload, p.fillJob), Clear: p.clearedArgs()},
+		{File: workload, Object: p.object(p.fillWorkload, p.fillJob), Clear: Deletions{Container: p.clearedArgs()}},
 		{File: SecurityContextPatchFile, Object: p.object(p.fillSecurity, func(obj any) {
 			if job, ok := obj.(*kubeflow.MPIJob); ok {
 				job.Spec.SSHAuthMountPath = p.SSHAuthMountPath()
 			}
-		})},
+		}), Clear: p.clearedSecurity()},
 	}
 	if len(p.Volumes) > 0 {
 		patches = append(patches, Patch{File: NFSVolumePatchFile, Object: p.object(p.fillVolumes, nil)})
@@ -295,6 +305,30 @@ func (p *Plan) workerCommand() []string {
 		return []string{"/usr/sbin/sshd", "-De"}
 	}
 	return []string{"/usr/sbin/sshd", "-De", "-f", p.Home + "/.sshd_config"}
+}
+
+// clearedSecurity: the ids are set once, at the pod level, so a container's
+// own runAsUser, runAsGroup or runAsNonRoot would override them; uid 0 cannot
+// stand beside runAsNonRoot; a root MPIJob keeps no fsGroup (it would make
+// /root/.ssh group-readable) and its sshd keeps its capabilities.
+func (p *Plan) clearedSecurity() Deletions {
+	var d Deletions
+	if p.RunAsUser != nil {
+		d.ContainerSecurity = append(d.ContainerSecurity, "runAsUser", "runAsNonRoot")
+		if *p.RunAsUser == 0 {
+			d.PodSecurity = append(d.PodSecurity, "runAsNonRoot")
+		}
+	}
+	if p.RunAsGroup != nil {
+		d.ContainerSecurity = append(d.ContainerSecurity, "runAsGroup")
+	}
+	if p.Mode == api.ModeMultiNode && p.Root() {
+		if p.FSGroup == nil {
+			d.PodSecurity = append(d.PodSecurity, "fsGroup", "fsGroupChangePolicy")
+		}
+		d.ContainerSecurity = append(d.ContainerSecurity, "capabilities")
+	}
+	return d
 }
 
 func (p *Plan) fillSecurity(r role, spec *corev1.PodSpec, c *corev1.Container) {

@@ -184,7 +184,7 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 	if p.Mode == api.ModeMultiNode {
 		for _, m := range p.Mounts {
 			if within(p.SSHAuthMountPath(), m.MountPath) {
-				errs = append(errs, field.Invalid(spec.Child("volumes"), m.MountPath,
+				errs = append(errs, field.Invalid(mountField(m, s.Volumes, envKey), m.MountPath,
 					fmt.Sprintf("hides %s, where the mpi-operator mounts the SSH keys; accepted: another mount path", p.SSHAuthMountPath())))
 			}
 		}
@@ -268,15 +268,22 @@ func elastic(e api.Elastic, set env.Settings, workers, gpus int32, envKey func(s
 			errs = append(errs, field.Invalid(spec.Child("rendezvousEndpoint"), ep.Endpoint, strings.TrimPrefix(wrong+"; accepted: "+env.RendezvousAccepted, "; ")))
 		}
 	}
+	// An error names the key or field the value came from.
+	from := func(key string, fromEnv bool, specField string) *field.Path {
+		if fromEnv {
+			return envKey(key)
+		}
+		return spec.Child(specField)
+	}
 	if ep.MinWorkers > workers {
-		errs = append(errs, field.Invalid(envKey("MIN_WORKERS"), ep.MinWorkers, fmt.Sprintf("is more than the %d workers the job starts with (WORKERS); accepted: 1 to %d", workers, workers)))
+		errs = append(errs, field.Invalid(from("MIN_WORKERS", set.MinWorkers != nil, "minWorkers"), ep.MinWorkers, fmt.Sprintf("is more than the %d workers the job starts with (WORKERS); accepted: 1 to %d", workers, workers)))
 	}
 	if ep.MaxWorkers < workers {
-		errs = append(errs, field.Invalid(envKey("MAX_WORKERS"), ep.MaxWorkers, fmt.Sprintf("is fewer than the %d workers the job starts with (WORKERS); accepted: %d to %d", workers, workers, api.MaxWorkers)))
+		errs = append(errs, field.Invalid(from("MAX_WORKERS", set.MaxWorkers != nil, "maxWorkers"), ep.MaxWorkers, fmt.Sprintf("is fewer than the %d workers the job starts with (WORKERS); accepted: %d to %d", workers, workers, api.MaxWorkers)))
 	}
 	switch {
 	case ep.Backend == "c10d" && ep.Endpoint != "":
-		errs = append(errs, field.Invalid(envKey("RDZV_ENDPOINT"), ep.Endpoint, "the c10d rendezvous runs on worker 0 and takes no server; accepted: no RDZV_ENDPOINT, or spec.elastic.rendezvousBackend etcd"))
+		errs = append(errs, field.Invalid(from("RDZV_ENDPOINT", set.RendezvousEndpoint != "", "rendezvousEndpoint"), ep.Endpoint, "the c10d rendezvous runs on worker 0 and takes no server; accepted: no RDZV_ENDPOINT or spec.elastic.rendezvousEndpoint, or spec.elastic.rendezvousBackend etcd"))
 	case ep.Backend != "c10d" && ep.Endpoint == "":
 		errs = append(errs, field.Required(envKey("RDZV_ENDPOINT"), "the "+ep.Backend+" rendezvous needs its etcd server: set RDZV_ENDPOINT (or spec.elastic.rendezvousEndpoint) to host:port"))
 	}
@@ -339,6 +346,17 @@ func volumes(x *expander, specVols []api.Volume, set env.Settings, file *env.Fil
 		}
 	}
 	return vols, mounts, errs
+}
+
+// mountField names where a mount came from: spec.volumes[i].mountPath, or
+// NFS_MOUNT_PATH for the share mlops.env describes.
+func mountField(m corev1.VolumeMount, specVols []api.Volume, envKey func(string) *field.Path) *field.Path {
+	for i, v := range specVols {
+		if v.Name == m.Name {
+			return field.NewPath("spec", "volumes").Index(i).Child("mountPath")
+		}
+	}
+	return envKey("NFS_MOUNT_PATH")
 }
 
 // within tells whether child is parent or lies below it.

@@ -65,6 +65,11 @@ func (s *TrainingJobSpec) validate(p *field.Path) field.ErrorList {
 		for _, msg := range validation.IsDNS1123Label(s.ContainerName) {
 			errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName, msg))
 		}
+		if s.Mode == ModeElastic && s.ContainerName != PyTorchContainerName {
+			// training-operator v1.8.1's webhook: "must have at least one container with name pytorch".
+			errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName,
+				"the training-operator admits a PyTorchJob only with a container named "+PyTorchContainerName+"; accepted: "+PyTorchContainerName+" (the default in elastic mode)"))
+		}
 	}
 	if s.ImagePullPolicy != "" {
 		errs = append(errs, oneOf(p.Child("imagePullPolicy"), string(s.ImagePullPolicy),

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
+	"github.com/mlops-fn/mlops-fn/pkg/render"
+)
+
+// runBinary runs bin/mlops-fn in an empty folder and returns its exit code,
+// stdout and stderr.
+func runBinary(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	binary(t)
+	bin, err := filepath.Abs(filepath.Join(repoRoot, "bin", "mlops-fn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = t.TempDir()
+	cmd.Stdin = strings.NewReader("")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	code := 0
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			t.Fatalf("mlops-fn %s: %v", strings.Join(args, " "), err)
+		}
+		code = exit.ExitCode()
+	}
+	return code, stdout.String(), stderr.String()
+}
+
+// TestUsageErrors: a command line mlops-fn rejects exits 1 with one line on
+// stderr naming the command, what was wrong, what is accepted and the --help
+// to read; errors the run reports itself are not printed a second time.
+func TestUsageErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		// prefix starts the line; help is the command whose --help it points to, "" for none.
+		prefix, help string
+		want         []string
+	}{
+		{"hydrate without folders", []string{"hydrate"},
+			"mlops-fn hydrate: error: ", "mlops-fn hydrate", []string{"at least one overlay folder", "job.yaml", "mlops.env"}},
+		{"hydrate without folders names --config", []string{"hydrate", "--config=spec.yaml"},
+			"mlops-fn hydrate: error: ", "mlops-fn hydrate", []string{"overlay folder", "spec.yaml"}},
+		{"unknown flag", []string{"--bogus", "job.yaml"},
+			"mlops-fn: error: ", "mlops-fn", []string{"unknown flag --bogus", "accepted flags: -h/--help"}},
+		{"unknown shorthand", []string{"-x", "job.yaml"},
+			"mlops-fn: error: ", "mlops-fn", []string{"unknown flag -x", "-h/--help"}},
+		{"hydrate's flag given to the function", []string{"--check", "."},
+			"mlops-fn: error: ", "mlops-fn", []string{"unknown flag --check", "`mlops-fn hydrate`"}},
+		{"hydrate unknown flag", []string{"hydrate", "--bogus", "."},
+			"mlops-fn hydrate: error: ", "mlops-fn hydrate", []string{"unknown flag --bogus", "--check", "--config", "--resources"}},
+		{"hydrate flag without value", []string{"hydrate", "--config"},
+			"mlops-fn hydrate: error: ", "mlops-fn hydrate", []string{"--config needs a value", "job spec"}},
+		{"hydrate bad boolean", []string{"hydrate", "--check=maybe", "."},
+			"mlops-fn hydrate: error: ", "mlops-fn hydrate", []string{"--check=maybe", "--check=true", "--check=false"}},
+		{"hydrate bad list", []string{"hydrate", `--resources="base`, "."},
+			"mlops-fn hydrate: error: ", "mlops-fn hydrate", []string{`--resources="base`, "accepted: resources"}},
+		// Reported by the run itself: once, and without the usage treatment.
+		{"missing job spec", []string{"missing.yaml"},
+			"mlops-fn: error: ", "", []string{"open missing.yaml"}},
+		{"hydrate missing folder", []string{"hydrate", "missing"},
+			"mlops-fn: error: ", "", []string{"missing/job.yaml"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := runBinary(t, c.args...)
+			if code != 1 {
+				t.Errorf("exit code %d, want 1", code)
+			}
+			if stdout != "" {
+				t.Errorf("stdout is not empty:\n%s", stdout)
+			}
+			lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+			if len(lines) != 1 || lines[0] == "" || !strings.HasSuffix(stderr, "\n") {
+				t.Fatalf("stderr has %d lines, want exactly one error line:\n%s", len(lines), stderr)
+			}
+			line := lines[0]
+			if !strings.HasPrefix(line, c.prefix) {
+				t.Errorf("stderr does not start with %q:\n%s", c.prefix, line)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(line, w) {
+					t.Errorf("stderr does not name %q:\n%s", w, line)
+				}
+			}
+			if pointer := "see `" + c.help + " --help`"; c.help != "" && !strings.HasSuffix(line, pointer) {
+				t.Errorf("stderr does not end with %q:\n%s", pointer, line)
+			}
+			if c.help == "" && strings.Contains(line, "--help") {
+				t.Errorf("a run's own error got the usage treatment:\n%s", line)
+			}
+		})
+	}
+}
+
+// TestHelpNamesEveryMode: --help (which `kpt fn doc` shows) and hydrate's
+// --help describe every mode, the object each becomes and the files written.
+func TestHelpNamesEveryMode(t *testing.T) {
+	modes := []string{string(api.ModeSingleNode), string(api.ModeMultiNode), string(api.ModeElastic)}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--help"}, append([]string{"MPIJob", "Pod", "PyTorchJob", "kubeflow.org/v1", "elasticPolicy",
+			"torchrun", "MIN_WORKERS", "MAX_WORKERS", "hydrate"}, modes...)},
+		{[]string{"hydrate", "--help"}, append([]string{"MPIJob", "Pod", "PyTorchJob", render.MPIJobPatchFile,
+			render.PodPatchFile, render.PyTorchJobPatchFile, render.SecurityContextPatchFile, render.NFSVolumePatchFile,
+			hydrate.SchemaFile, "kustomization.yaml"}, modes...)},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runBinary(t, c.args...)
+			if code != 0 || stderr != "" {
+				t.Fatalf("exit code %d, stderr:\n%s", code, stderr)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("the help does not mention %q:\n%s", w, stdout)
+				}
+			}
+			if strings.Contains(stdout, "# or single-node") {
+				t.Errorf("the help still offers only multi-node or single-node:\n%s", stdout)
+			}
+		})
+	}
+}

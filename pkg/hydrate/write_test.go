@@ -1,0 +1,282 @@
+package hydrate
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestEnvFileMustBeInsideTheOverlay: kubectl's kustomize reads only files in
+// or below the kustomization, so hydrate refuses an env file elsewhere before
+// writing anything, and names any file inside by its path from the overlay.
+func TestEnvFileMustBeInsideTheOverlay(t *testing.T) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		// path is spec.envFile.path; {root} and {dir} stand for the tree and the overlay.
+		path string
+		// envAt is where mlops.env is put, from the tree's root.
+		envAt string
+		// relativeDir passes the overlay folder relative to the working directory.
+		relativeDir bool
+		// wantEnvs is the configMapGenerator's envs entry; empty: refused.
+		wantEnvs string
+	}{
+		{name: "default", envAt: "overlay/mlops.env", wantEnvs: "mlops.env"},
+		{name: "named", path: "mlops.env", envAt: "overlay/mlops.env", wantEnvs: "mlops.env"},
+		{name: "below", path: "env/team.env", envAt: "overlay/env/team.env", wantEnvs: "env/team.env"},
+		{name: "dot-dot back in", path: "./env/../mlops.env", envAt: "overlay/mlops.env", wantEnvs: "mlops.env"},
+		{name: "up and back in", path: "../overlay/mlops.env", envAt: "overlay/mlops.env", wantEnvs: "mlops.env"},
+		{name: "absolute inside", path: "{dir}/mlops.env", envAt: "overlay/mlops.env", wantEnvs: "mlops.env"},
+		{name: "absolute inside, relative folder", path: "{dir}/env/mlops.env", envAt: "overlay/env/mlops.env", relativeDir: true, wantEnvs: "env/mlops.env"},
+		{name: "sibling folder", path: "../shared/mlops.env", envAt: "shared/mlops.env"},
+		{name: "sibling folder, relative folder", path: "../shared/mlops.env", envAt: "shared/mlops.env", relativeDir: true},
+		{name: "down then out", path: "env/../../shared/mlops.env", envAt: "shared/mlops.env"},
+		{name: "parent", path: "../mlops.env", envAt: "mlops.env"},
+		{name: "absolute outside", path: "{root}/shared/mlops.env", envAt: "shared/mlops.env"},
+		{name: "absolute outside, relative folder", path: "{root}/shared/mlops.env", envAt: "shared/mlops.env", relativeDir: true},
+		{name: "prefix of the folder's name", path: "../overlay2/mlops.env", envAt: "overlay2/mlops.env"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root, _ := overlay(t, "multi-node-nonroot")
+			dir := filepath.Join(root, "overlay")
+			env, err := os.ReadFile(filepath.Join(dir, "mlops.env"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(filepath.Join(dir, "mlops.env")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(root, c.envAt)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			write(t, filepath.Join(root, c.envAt), string(env))
+			value := strings.NewReplacer("{root}", root, "{dir}", dir).Replace(c.path)
+			if c.path != "" {
+				job, err := os.ReadFile(filepath.Join(dir, "job.yaml"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				write(t, filepath.Join(dir, "job.yaml"), string(job)+"  envFile: {path: '"+value+"'}\n")
+			}
+			optsDir := dir
+			if c.relativeDir {
+				if optsDir, err = filepath.Rel(cwd, dir); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := snapshot(t, root)
+
+			ov, err := Render(Options{Dir: optsDir})
+			if c.wantEnvs == "" {
+				if err == nil {
+					t.Fatalf("rendered an overlay with spec.envFile.path %q outside %s", value, optsDir)
+				}
+				for _, want := range []string{filepath.Join(optsDir, "job.yaml"), "spec.envFile.path", value, "in or below", "kustomize"} {
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("the error does not name %q: %v", want, err)
+					}
+				}
+				if diff := cmp.Diff(before, snapshot(t, root)); diff != "" {
+					t.Errorf("the refused run changed the tree (-before +after):\n%s", diff)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := ov.Write(optsDir); err != nil {
+				t.Fatal(err)
+			}
+			k, err := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(k), "  envs:\n  - "+c.wantEnvs+"\n") {
+				t.Errorf("kustomization.yaml does not name %s:\n%s", c.wantEnvs, k)
+			}
+			var data map[string]any
+			for _, o := range kustomize(t, dir) {
+				if o["kind"] == "ConfigMap" {
+					data, _ = o["data"].(map[string]any)
+				}
+			}
+			if data["WORKERS"] != "2" {
+				t.Errorf("the generated ConfigMap does not carry mlops.env: %v", data)
+			}
+		})
+	}
+}
+
+// TestWriteIsAllOrNothing: when one destination cannot be written, no folder
+// changes, not even the ones before it: every file of every overlay is
+// byte-identical to what it was, and no temporary file is left behind.
+func TestWriteIsAllOrNothing(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		// spoil makes a destination unwritable in overlay a or b.
+		spoil func(t *testing.T, a, b string)
+		// single writes b alone, with Overlay.Write.
+		single bool
+		want   string
+	}{
+		{
+			name:  "the last patch of the second overlay is a folder",
+			spoil: func(t *testing.T, _, b string) { replaceByFolder(t, filepath.Join(b, "security-context-patch.yaml")) },
+			want:  "security-context-patch.yaml is a folder",
+		},
+		{
+			name:  "the first overlay's kustomization is a folder",
+			spoil: func(t *testing.T, a, _ string) { replaceByFolder(t, filepath.Join(a, "kustomization.yaml")) },
+			want:  "kustomization.yaml is a folder",
+		},
+		{
+			name:  "a new file of the second overlay is taken by a folder",
+			spoil: func(t *testing.T, _, b string) { replaceByFolder(t, filepath.Join(b, "crd-schema.json")) },
+			want:  "crd-schema.json is a folder",
+		},
+		{
+			name: "the second overlay's folder is gone",
+			spoil: func(t *testing.T, _, b string) {
+				if err := os.RemoveAll(b); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: "the overlay folder",
+		},
+		{
+			name: "the second overlay's folder is a file",
+			spoil: func(t *testing.T, _, b string) {
+				if err := os.RemoveAll(b); err != nil {
+					t.Fatal(err)
+				}
+				write(t, b, "")
+			},
+			want: "is not a folder",
+		},
+		{
+			name:   "one overlay: its second file is a folder",
+			spoil:  func(t *testing.T, _, b string) { replaceByFolder(t, filepath.Join(b, "mpijob-patch.yaml")) },
+			single: true,
+			want:   "mpijob-patch.yaml is a folder",
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rootA, _ := overlay(t, "multi-node-nonroot")
+			rootB, _ := overlay(t, "multi-node-nonroot")
+			a, b := filepath.Join(rootA, "overlay"), filepath.Join(rootB, "overlay")
+			dirs := []string{a, b}
+			var overlays []*Overlay
+			for _, dir := range dirs {
+				// Every file changes: a new worker count, and a new file to write.
+				env, _ := os.ReadFile(filepath.Join(dir, "mlops.env"))
+				write(t, filepath.Join(dir, "mlops.env"), strings.Replace(string(env), "WORKERS=2", "WORKERS=3", 1))
+				if err := os.Remove(filepath.Join(dir, SchemaFile)); err != nil {
+					t.Fatal(err)
+				}
+				ov, err := Render(Options{Dir: dir})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(ov.Stale(dir)) < 2 {
+					t.Fatalf("%s: too little to write for the test to mean anything: %v", dir, ov.Stale(dir))
+				}
+				overlays = append(overlays, ov)
+			}
+			c.spoil(t, a, b)
+			before := map[string]map[string]string{a: snapshot(t, rootA), b: snapshot(t, rootB)}
+
+			var err error
+			if c.single {
+				err = overlays[1].Write(b)
+			} else {
+				err = WriteAll(dirs, overlays)
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "nothing was written") {
+				t.Errorf("error %v; want one that says %q and that nothing was written", err, c.want)
+			}
+			for dir, root := range map[string]string{a: rootA, b: rootB} {
+				if diff := cmp.Diff(before[dir], snapshot(t, root)); diff != "" {
+					t.Errorf("%s changed (-before +after):\n%s", dir, diff)
+				}
+			}
+		})
+	}
+}
+
+// TestWriteAllWritesEveryOverlay: with nothing in the way, every overlay is written and fresh.
+func TestWriteAllWritesEveryOverlay(t *testing.T) {
+	var dirs []string
+	var overlays []*Overlay
+	for _, c := range []string{"multi-node-nonroot", "seed003-single-node-quickstart"} {
+		root, _ := overlay(t, c)
+		dir := filepath.Join(root, "overlay")
+		env, _ := os.ReadFile(filepath.Join(dir, "mlops.env"))
+		write(t, filepath.Join(dir, "mlops.env"), string(env)+"\nEXTRA_KEY=1\n")
+		ov, err := Render(Options{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs, overlays = append(dirs, dir), append(overlays, ov)
+	}
+	if err := WriteAll(dirs, overlays); err != nil {
+		t.Fatal(err)
+	}
+	for i, dir := range dirs {
+		if stale := overlays[i].Stale(dir); len(stale) > 0 {
+			t.Errorf("%s: written, yet stale: %v", dir, stale)
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".") {
+				t.Errorf("%s: temporary file left behind: %s", dir, e.Name())
+			}
+		}
+	}
+	if err := WriteAll(dirs, overlays[:1]); err == nil {
+		t.Error("WriteAll accepted two folders for one overlay")
+	}
+}
+
+func replaceByFolder(t *testing.T, path string) {
+	t.Helper()
+	if err := os.RemoveAll(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(path, "inside"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// snapshot maps every path under root to its content (folders to "folder").
+func snapshot(t *testing.T, root string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() {
+			files[rel] = "folder"
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		files[rel] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
