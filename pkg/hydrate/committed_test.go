@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
-	"github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/validation"
-	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	corev1 "k8s.io/api/core/v1"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
 // committedOverlays are the hydrated folders in the repository: the quickstart's and the examples'.
@@ -35,7 +36,7 @@ func committedOverlays(t *testing.T) []string {
 
 // TestCommittedOverlays: every committed overlay is what mlops-fn renders
 // now (no drift), kubectl's kustomize defaults build it, and its job decodes
-// strictly into the upstream type and passes the mpi-operator's validation.
+// strictly into the upstream type and passes the operators' validation.
 func TestCommittedOverlays(t *testing.T) {
 	for _, dir := range committedOverlays(t) {
 		t.Run(dir, func(t *testing.T) {
@@ -58,21 +59,22 @@ func TestCommittedOverlays(t *testing.T) {
 					t.Fatal(err)
 				}
 				switch r.GetKind() {
-				case "MPIJob":
-					job := &kubeflow.MPIJob{}
-					decode(t, b, job)
-					if errs := validation.ValidateMPIJob(job); len(errs) > 0 {
-						t.Errorf("the mpi-operator refuses it: %v", errs)
+				case "MPIJob", "Pod", "PyTorchJob":
+					// Strictly decoded, and checked as the operator's own validation or webhook would.
+					n, err := yaml.Parse(string(b))
+					if err != nil {
+						t.Fatal(err)
 					}
-					if c := job.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeWorker].Template.Spec.Containers[0]; c.Image == "" || len(c.Command) == 0 {
-						t.Errorf("the worker container lost its image or command: %+v", c)
+					if errs := processor.Check(n); len(errs) > 0 {
+						t.Errorf("%s is refused: %v", r.GetKind(), errs)
 					}
-					jobs++
-				case "Pod":
-					decode(t, b, &corev1.Pod{})
-					jobs++
-				case "PyTorchJob":
-					decode(t, b, &kubeflowv1.PyTorchJob{})
+					if r.GetKind() == "MPIJob" {
+						job := &kubeflow.MPIJob{}
+						decode(t, b, job)
+						if c := job.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeWorker].Template.Spec.Containers[0]; c.Image == "" || len(c.Command) == 0 {
+							t.Errorf("the worker container lost its image or command: %+v", c)
+						}
+					}
 					jobs++
 				case "ConfigMap":
 					decode(t, b, &corev1.ConfigMap{})

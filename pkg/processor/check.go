@@ -15,10 +15,10 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// check decodes a patched object into its upstream Go type, unknown fields
+// Check decodes a patched object into its upstream Go type, unknown fields
 // disallowed, and runs the mpi-operator's own validation on an MPIJob: what
 // the API server and the operator would refuse is refused here, with its field.
-func check(n *yaml.RNode) field.ErrorList {
+func Check(n *yaml.RNode) field.ErrorList {
 	b, err := n.MarshalJSON()
 	if err != nil {
 		return field.ErrorList{field.InternalError(nil, err)}

@@ -161,7 +161,7 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 		}
 		// A target is the user's: check the result as the API server and the
 		// mpi-operator will. Generated objects are typed through and through.
-		if errs := check(patched); len(errs) > 0 {
+		if errs := Check(patched); len(errs) > 0 {
 			return nil, append(results, errorResult(objectError(identify(items[i]), errs)))
 		}
 		items[i] = patched
