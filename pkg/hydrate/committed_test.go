@@ -94,3 +94,75 @@ func decode(t *testing.T, b []byte, into any) {
 		t.Errorf("does not decode strictly: %v %v", err, strict)
 	}
 }
+
+// TestRenamesReachTheJob: an overlay over a committed one that renames
+// everything (namespace, namePrefix, nameSuffix) still gives a job whose pod
+// specs name the renamed ConfigMap and ServiceAccount: the hydrated
+// kustomization's configurations: teaches kustomize the CRDs' references.
+func TestRenamesReachTheJob(t *testing.T) {
+	for _, overlay := range []string{"multi-node", "elastic"} {
+		t.Run(overlay, func(t *testing.T) {
+			dir := t.TempDir()
+			target, err := filepath.Abs(filepath.Join("../../quickstart/k8s/mlops", overlay))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel, err := filepath.Rel(dir, target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, filepath.Join(dir, "kustomization.yaml"), "namespace: ml\nnamePrefix: dev-\nnameSuffix: -v2\nresources:\n- "+rel+"\n")
+			names := map[string]bool{}
+			var jobs []map[string]any
+			for _, obj := range kustomize(t, dir) {
+				kind := obj["kind"].(string)
+				names[kind+"/"+obj["metadata"].(map[string]any)["name"].(string)] = true
+				if kind == "MPIJob" || kind == "PyTorchJob" {
+					jobs = append(jobs, obj)
+				}
+			}
+			if len(jobs) != 1 {
+				t.Fatalf("want one job, got %d", len(jobs))
+			}
+			n, err := yaml.FromMap(jobs[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			refs := 0
+			for _, role := range []string{"Launcher", "Worker"} {
+				spec, _ := n.Pipe(yaml.Lookup("spec", map[string]string{"MPIJob": "mpiReplicaSpecs", "PyTorchJob": "pytorchReplicaSpecs"}[n.GetKind()], role, "template", "spec"))
+				if spec == nil {
+					continue
+				}
+				if sa, _ := spec.GetString("serviceAccountName"); sa != "" {
+					refs++
+					if !names["ServiceAccount/"+sa] {
+						t.Errorf("%s: serviceAccountName %q names no ServiceAccount of the build: %v", role, sa, names)
+					}
+				}
+				cms, _ := spec.Pipe(yaml.Lookup("containers", "[name="+containerName(t, spec)+"]", "envFrom"))
+				elems, _ := cms.Elements()
+				for _, e := range elems {
+					if cm, _ := e.Pipe(yaml.Lookup("configMapRef", "name")); cm != nil {
+						refs++
+						if !names["ConfigMap/"+cm.YNode().Value] {
+							t.Errorf("%s: envFrom names ConfigMap %q, not in the build: %v", role, cm.YNode().Value, names)
+						}
+					}
+				}
+			}
+			if refs < 2 {
+				t.Fatalf("found %d references to check; want the ServiceAccount and the ConfigMap at least", refs)
+			}
+		})
+	}
+}
+
+func containerName(t *testing.T, spec *yaml.RNode) string {
+	t.Helper()
+	name, err := spec.Pipe(yaml.Lookup("containers", "0", "name"))
+	if err != nil || name == nil {
+		t.Fatalf("pod spec without a container: %v", err)
+	}
+	return name.YNode().Value
+}

@@ -230,7 +230,10 @@ resources:
 patches:
 - path: my-patch.yaml
 - path: security-context-patch.yaml
+configurations:
+- my-config.yaml
 `)
+	write(t, filepath.Join(dir, "my-config.yaml"), "nameReference: []\n")
 	write(t, filepath.Join(dir, "my-patch.yaml"), "apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata:\n  name: resnet50\n  labels:\n    team: a\n")
 	for run := 0; run < 2; run++ {
 		ov, err := Render(Options{Dir: dir})
@@ -253,6 +256,9 @@ patches:
 - path: mpijob-patch.yaml
 - path: security-context-patch.yaml
 - path: nfs-volume-patch.yaml
+configurations:
+- my-config.yaml
+- kustomizeconfig.yaml
 configMapGenerator:
 - name: mlops-env
   envs:

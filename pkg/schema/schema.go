@@ -1,7 +1,7 @@
-// Package schema gives kustomize's merge the shape of the MPIJob and
-// PyTorchJob CRDs. Without it a strategic-merge patch replaces the containers,
-// volumes and env lists of such a job instead of merging them by name, as it
-// does for built-in kinds.
+// Package schema tells kustomize what it knows of built-in kinds only, for
+// the MPIJob and PyTorchJob CRDs: their schema (without it a strategic-merge
+// patch replaces the containers, volumes and env lists of such a job instead
+// of merging them by name) and their name references.
 package schema
 
 import (

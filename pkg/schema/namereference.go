@@ -1,0 +1,51 @@
+package schema
+
+import (
+	"fmt"
+	"strings"
+)
+
+// podSpecs are where the CRDs keep their pod specs.
+var podSpecs = []struct{ kind, path string }{
+	{"MPIJob", "spec/mpiReplicaSpecs/Launcher/template/spec"},
+	{"MPIJob", "spec/mpiReplicaSpecs/Worker/template/spec"},
+	{"PyTorchJob", "spec/pytorchReplicaSpecs/Master/template/spec"},
+	{"PyTorchJob", "spec/pytorchReplicaSpecs/Worker/template/spec"},
+}
+
+// references are the pod spec fields that name another object, by its kind:
+// those kustomize renames in a Pod (namePrefix, nameSuffix, a generator's hash).
+var references = []struct {
+	group, version, kind string
+	fields               []string
+}{
+	{"", "v1", "ConfigMap", []string{"containers/envFrom/configMapRef/name", "containers/env/valueFrom/configMapKeyRef/name", "volumes/configMap/name"}},
+	{"", "v1", "Secret", []string{"containers/envFrom/secretRef/name", "containers/env/valueFrom/secretKeyRef/name", "imagePullSecrets/name", "volumes/secret/secretName"}},
+	{"", "v1", "ServiceAccount", []string{"serviceAccountName"}},
+	{"", "v1", "PersistentVolumeClaim", []string{"volumes/persistentVolumeClaim/claimName"}},
+	{"scheduling.k8s.io", "v1", "PriorityClass", []string{"priorityClassName"}},
+}
+
+// NameReferences is a kustomize configuration (a kustomization's
+// configurations: entry) that tells kustomize where an MPIJob's and a
+// PyTorchJob's pod specs name ConfigMaps, Secrets, ServiceAccounts, claims and
+// priority classes. Without it a namePrefix, a nameSuffix or a generator's
+// hash renames those objects but not the job's references to them: kustomize
+// knows these fields in built-in kinds only.
+func NameReferences() []byte {
+	var b strings.Builder
+	b.WriteString("nameReference:\n")
+	for _, r := range references {
+		fmt.Fprintf(&b, "- kind: %s\n", r.kind)
+		if r.group != "" {
+			fmt.Fprintf(&b, "  group: %s\n", r.group)
+		}
+		fmt.Fprintf(&b, "  version: %s\n  fieldSpecs:\n", r.version)
+		for _, s := range podSpecs {
+			for _, f := range r.fields {
+				fmt.Fprintf(&b, "  - group: kubeflow.org\n    kind: %s\n    path: %s/%s\n", s.kind, s.path, f)
+			}
+		}
+	}
+	return []byte(b.String())
+}
