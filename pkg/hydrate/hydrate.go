@@ -32,7 +32,7 @@ const SchemaFile = "crd-schema.json"
 // NameReferenceFile is the kustomize configuration the kustomization names
 // in configurations:, so a namePrefix, nameSuffix or hash reaches the names a
 // CRD's pod specs refer to.
-const NameReferenceFile = "kustomizeconfig.yaml"
+const NameReferenceFile = "crd-name-references.yaml"
 
 const kustomizationFile = "kustomization.yaml"
 
@@ -108,6 +108,12 @@ func Render(o Options) (*Overlay, error) {
 		return nil, err
 	}
 	out.Files[kustomizationFile] = kust
+	// The kustomization is merged into; any other file there must be hydrate's own.
+	for name := range out.Files {
+		if path := filepath.Join(o.Dir, name); name != kustomizationFile && exists(path) && !ownedByUs(path) {
+			return nil, fmt.Errorf("%s exists and mlops-fn did not write it (it lacks mlops-fn's header); accepted: no file there, or one mlops-fn hydrate wrote: move it away", path)
+		}
+	}
 	for _, name := range owned {
 		if _, keep := out.Files[name]; !keep && ownedByUs(filepath.Join(o.Dir, name)) {
 			out.Remove = append(out.Remove, name)
@@ -118,7 +124,7 @@ func Render(o Options) (*Overlay, error) {
 
 // envFileInside gives the env file's path relative to dir, as the
 // kustomization names it, or an error when the file is not in or below dir:
-// kustomize's load restrictor refuses such a file. Symlinks are not followed.
+// kustomize's load restrictor refuses such a file, also through a symlink.
 func envFileInside(dir, source string) (string, error) {
 	absDir, err := filepath.Abs(dir)
 	if err != nil {
@@ -128,14 +134,31 @@ func envFileInside(dir, source string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	rel, err := filepath.Rel(absDir, absSource)
+	rel := mustRel(absDir, absSource)
+	// Where the file really is, checked as kustomize will.
+	realDir, err := filepath.EvalSymlinks(absDir)
 	if err != nil {
 		return "", err
 	}
-	if rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return "", fmt.Errorf("%s is not in or below %s", source, dir)
+	realSource, err := filepath.EvalSymlinks(absSource)
+	if err != nil {
+		return "", err
+	}
+	for _, r := range []string{rel, mustRel(realDir, realSource)} {
+		if r == "" || r == "." || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) || filepath.IsAbs(r) {
+			return "", fmt.Errorf("%s is not in or below %s", source, dir)
+		}
 	}
 	return filepath.ToSlash(rel), nil
+}
+
+// mustRel is filepath.Rel for two absolute paths, "" where there is none.
+func mustRel(base, target string) string {
+	r, err := filepath.Rel(base, target)
+	if err != nil {
+		return ""
+	}
+	return r
 }
 
 func encode(header string, patch render.Patch) ([]byte, error) {
@@ -266,6 +289,11 @@ func upsertByKey(k *yaml.RNode, field, key, value string, entry *yaml.RNode) err
 		}
 	}
 	return list.PipeE(yaml.Append(entry.YNode()))
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 func ownedByUs(path string) bool {

@@ -231,9 +231,9 @@ patches:
 - path: my-patch.yaml
 - path: security-context-patch.yaml
 configurations:
-- my-config.yaml
+- kustomizeconfig.yaml
 `)
-	write(t, filepath.Join(dir, "my-config.yaml"), "nameReference: []\n")
+	write(t, filepath.Join(dir, "kustomizeconfig.yaml"), "nameReference: []\n")
 	write(t, filepath.Join(dir, "my-patch.yaml"), "apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata:\n  name: resnet50\n  labels:\n    team: a\n")
 	for run := 0; run < 2; run++ {
 		ov, err := Render(Options{Dir: dir})
@@ -257,8 +257,8 @@ patches:
 - path: security-context-patch.yaml
 - path: nfs-volume-patch.yaml
 configurations:
-- my-config.yaml
 - kustomizeconfig.yaml
+- crd-name-references.yaml
 configMapGenerator:
 - name: mlops-env
   envs:

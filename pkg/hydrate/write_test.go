@@ -280,3 +280,38 @@ func snapshot(t *testing.T, root string) map[string]string {
 	}
 	return files
 }
+
+// TestEnvFileSymlinkOutsideIsRefused: kustomize's load restrictor follows a
+// symlink, so mlops.env linking outside the overlay is refused too.
+func TestEnvFileSymlinkOutsideIsRefused(t *testing.T) {
+	root, _ := overlay(t, "multi-node-nonroot")
+	dir := filepath.Join(root, "overlay")
+	if err := os.MkdirAll(filepath.Join(root, "shared"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "mlops.env"), filepath.Join(root, "shared", "mlops.env")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../shared/mlops.env", filepath.Join(dir, "mlops.env")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Render(Options{Dir: dir})
+	if err == nil || !strings.Contains(err.Error(), "is not inside the overlay folder") {
+		t.Fatalf("want the env file refused, got %v", err)
+	}
+}
+
+// TestUsersFileIsNotOverwritten: a file hydrate would write that mlops-fn did
+// not write (no header) stops the run before anything is written.
+func TestUsersFileIsNotOverwritten(t *testing.T) {
+	root, _ := overlay(t, "multi-node-nonroot")
+	dir := filepath.Join(root, "overlay")
+	write(t, filepath.Join(dir, NameReferenceFile), "nameReference: [] # mine\n")
+	before := snapshot(t, root)
+	if _, err := Render(Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), "mlops-fn did not write it") {
+		t.Fatalf("want the user's %s protected, got %v", NameReferenceFile, err)
+	}
+	if diff := cmp.Diff(before, snapshot(t, root)); diff != "" {
+		t.Errorf("files changed (-before +after):\n%s", diff)
+	}
+}

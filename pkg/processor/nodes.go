@@ -70,26 +70,41 @@ func EncodePatch(patch render.Patch) (*yaml.RNode, error) {
 	}
 	d := patch.Clear
 	for _, spec := range podSpecs(n) {
-		if err := setNulls(spec, d.PodSecurity, "securityContext"); err != nil {
+		if err := setNulls(spec, d.PodSecurity, true, "securityContext"); err != nil {
 			return nil, err
 		}
 	}
 	for _, c := range containers(n) {
-		if err := setNulls(c, d.Container); err != nil {
+		// Where the patch sets the container's securityContext, before the
+		// forced deletions make one.
+		if err := setNulls(c, d.ContainerIDs, false, "securityContext"); err != nil {
 			return nil, err
 		}
-		if err := setNulls(c, d.ContainerSecurity, "securityContext"); err != nil {
+		if err := setNulls(c, d.Container, true); err != nil {
+			return nil, err
+		}
+		if err := setNulls(c, d.ContainerSecurity, true, "securityContext"); err != nil {
 			return nil, err
 		}
 	}
 	return n, nil
 }
 
-// setNulls appends key: null for each key to the map at path below n, if the
-// patch sets anything there: a map of nulls alone would leave `{}` behind.
-func setNulls(n *yaml.RNode, keys []string, path ...string) error {
-	m, err := n.Pipe(yaml.Lookup(path...))
-	if err != nil || m == nil || len(m.YNode().Content) == 0 {
+// setNulls appends key: null for each key to the map at path below n; that map
+// is made if need be when force is set, else only filled where the patch sets
+// something already (a map of nulls alone leaves `{}` in a target without it).
+func setNulls(n *yaml.RNode, keys []string, force bool, path ...string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	var m *yaml.RNode
+	var err error
+	if force {
+		m, err = n.Pipe(yaml.LookupCreate(yaml.MappingNode, path...))
+	} else {
+		m, err = n.Pipe(yaml.Lookup(path...))
+	}
+	if err != nil || m == nil || len(m.YNode().Content) == 0 && !force {
 		return err
 	}
 	for _, k := range keys {

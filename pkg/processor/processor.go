@@ -186,9 +186,12 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 	// A job an earlier run generated in another mode, or before a target
 	// came, would run beside this one; the one generated again is replaced
 	// where it stands.
+	// Only in the namespace this spec generates into: a spec of the same name
+	// in another namespace owns its own job.
 	owner := api.Kind + "/" + plan.JobName
 	items = slices.DeleteFunc(items, func(it *yaml.RNode) bool {
-		return workloadKinds[it.GetKind()] && it.GetAnnotations()[GeneratedBy] == owner && !sameObject(it, job)
+		return workloadKinds[it.GetKind()] && it.GetAnnotations()[GeneratedBy] == owner &&
+			it.GetNamespace() == plan.Namespace && !sameObject(it, job)
 	})
 	if job != nil {
 		items = upsert(items, job)
@@ -305,6 +308,13 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, er
 	q := *plan
 	q.Name, q.Namespace = target.GetName(), target.GetNamespace()
 	q.Containers = containerNames(target, plan)
+	if q.RunAsUser == nil {
+		// No uid given: the target's own runs the job, so the SSH setup (root
+		// or not) follows it rather than assuming the image's root.
+		if uid := targetUID(target); uid != nil {
+			q.RunAsUser, q.UserFromTarget = uid, true
+		}
+	}
 	if errs := q.CheckName(); len(errs) > 0 {
 		return nil, objectError(id, errs)
 	}
@@ -324,6 +334,18 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, er
 	return out, nil
 }
 
+// targetUID is the runAsUser of the target's first pod spec that sets one.
+func targetUID(target *yaml.RNode) *int64 {
+	for _, spec := range podSpecs(target) {
+		if v, err := spec.Pipe(yaml.Lookup("securityContext", "runAsUser")); err == nil && v != nil {
+			if n, err := strconv.ParseInt(v.YNode().Value, 10, 64); err == nil {
+				return &n
+			}
+		}
+	}
+	return nil
+}
+
 // generate builds the full object from the skeleton, by the same patches.
 func (p Processor) generate(plan *render.Plan, skeleton any) (*yaml.RNode, error) {
 	node, err := Encode(skeleton)
@@ -338,9 +360,15 @@ func (p Processor) generate(plan *render.Plan, skeleton any) (*yaml.RNode, error
 }
 
 // annotate marks a generated object as mlops-fn's and gives it a file: next to
-// the job spec, named kind_name.yaml as kpt names new files.
+// the job spec, named kind_name.yaml as kpt names new files, or
+// kind_namespace_name.yaml for one outside the spec's namespace (a ConfigMap
+// beside targets elsewhere), so no two share a file.
 func (p Processor) annotate(plan *render.Plan, n *yaml.RNode) error {
-	file := path.Join(p.outputDir, strings.ToLower(n.GetKind())+"_"+n.GetName()+".yaml")
+	base := strings.ToLower(n.GetKind()) + "_" + n.GetName() + ".yaml"
+	if ns := n.GetNamespace(); ns != plan.Namespace {
+		base = strings.ToLower(n.GetKind()) + "_" + ns + "_" + n.GetName() + ".yaml"
+	}
+	file := path.Join(p.outputDir, base)
 	for _, a := range [][2]string{{GeneratedBy, api.Kind + "/" + plan.JobName}, {kioutil.PathAnnotation, file}} {
 		// Plain style: yaml.SetAnnotation would quote the value.
 		if err := n.PipeE(yaml.LookupCreate(yaml.MappingNode, "metadata", "annotations"), yaml.SetField(a[0], yaml.NewStringRNode(a[1]))); err != nil {

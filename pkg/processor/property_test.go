@@ -153,3 +153,56 @@ func TestModeSwitchReplacesTheJob(t *testing.T) {
 		})
 	}
 }
+
+// TestNamespacesKeepApart: a spec leaves the job a same-named spec of another
+// namespace generated, and the ConfigMaps it writes beside targets in two
+// namespaces are filed apart (kpt refuses two objects in one file).
+func TestNamespacesKeepApart(t *testing.T) {
+	config := func(ns string) string {
+		return "apiVersion: mlops-fn.dev/v1alpha1\nkind: TrainingJob\nmetadata:\n  name: bert\n  namespace: " + ns +
+			"\nspec:\n  image: docker.io/nlp/bert:1\n  command: [python, train.py]\n  envFile:\n    inline: \"WORKERS=2\\n\"\n"
+	}
+	run := func(spec string, items []*yaml.RNode) []*yaml.RNode {
+		t.Helper()
+		cfg, err := yaml.Parse(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rl := &framework.ResourceList{FunctionConfig: cfg, Items: copyAll(items)}
+		if err := (Processor{}).Process(rl); err != nil {
+			t.Fatal(err)
+		}
+		return rl.Items
+	}
+	teamA := run(config("team-a"), nil)
+	both := run(config("team-b"), teamA)
+	var jobs []string
+	for _, n := range both {
+		if n.GetKind() == "MPIJob" {
+			jobs = append(jobs, n.GetNamespace())
+		}
+	}
+	if strings.Join(jobs, ",") != "team-a,team-b" {
+		t.Fatalf("want the MPIJobs of team-a and team-b, got namespaces %v: %s", jobs, kinds(both))
+	}
+
+	targets, err := parseItems("apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: bert, namespace: a}\n---\n" +
+		"apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: bert, namespace: b}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, n := range run(config("a"), targets) {
+		if n.GetKind() != "ConfigMap" {
+			continue
+		}
+		file := n.GetAnnotations()["internal.config.kubernetes.io/path"]
+		if other, taken := files[file]; taken {
+			t.Fatalf("the ConfigMaps of namespaces %s and %s share the file %s", other, n.GetNamespace(), file)
+		}
+		files[file] = n.GetNamespace()
+	}
+	if len(files) != 2 {
+		t.Fatalf("want a ConfigMap in each target's namespace, got %v", files)
+	}
+}

@@ -112,62 +112,67 @@ func pinpoint(config *yaml.RNode, err error, e *field.Error) *field.Error {
 	if m == nil {
 		return e
 	}
-	want := scalarTags(m[3])
-	if want == nil {
-		return e
-	}
-	p, n := locate(config, strings.Split(m[2], "."), nil, want)
+	found, _, _ := strings.Cut(m[1], " ") // "number 2.5" is a number
+	p, n := locate(config, strings.Split(m[2], "."), nil, found)
 	if n == nil {
 		return e
 	}
+	if n.Kind != yaml.ScalarNode {
+		return &field.Error{Type: field.ErrorTypeTypeInvalid, Field: p.String(), BadValue: field.OmitValueType{}, Detail: e.Detail}
+	}
 	detail := e.Detail
-	if want[yaml.NodeTagString] {
+	if m[3] == "string" {
 		detail += fmt.Sprintf(" (quote it: %q)", n.Value)
 	}
 	return field.Invalid(p, n.Value, detail)
 }
 
-// scalarTags are the YAML tags a Go scalar type reads.
-func scalarTags(goType string) map[string]bool {
+// jsonType is the JSON type a YAML node becomes, as encoding/json names it.
+func jsonType(n *yaml.Node) string {
 	switch {
-	case goType == "string":
-		return map[string]bool{yaml.NodeTagString: true}
-	case goType == "bool":
-		return map[string]bool{yaml.NodeTagBool: true}
-	case strings.HasPrefix(goType, "int") || strings.HasPrefix(goType, "uint"):
-		return map[string]bool{yaml.NodeTagInt: true}
-	case strings.HasPrefix(goType, "float"):
-		return map[string]bool{yaml.NodeTagInt: true, yaml.NodeTagFloat: true}
+	case n.Kind == yaml.SequenceNode:
+		return "array"
+	case n.Kind == yaml.MappingNode:
+		return "object"
+	case n.Tag == yaml.NodeTagInt || n.Tag == yaml.NodeTagFloat:
+		return "number"
+	case n.Tag == yaml.NodeTagBool:
+		return "bool"
+	case n.Tag == yaml.NodeTagNull:
+		return "null"
 	}
-	return nil
+	return "string"
 }
 
-// locate finds the first value along a Go field path (spec.env.value) whose
-// YAML tag is not among want, through every item of the lists and every value
-// of the maps on the way, and returns its path and node.
-func locate(n *yaml.RNode, segs []string, p *field.Path, want map[string]bool) (*field.Path, *yaml.Node) {
+// locate finds, along a Go field path (spec.env.value), through every item of
+// the lists and every value of the maps on the way, the first value of the
+// JSON type the decoder found there, and returns its path and node. At the
+// path's end an item or value of that type (a list's element, a
+// nodeSelector's value) comes before the node itself.
+func locate(n *yaml.RNode, segs []string, p *field.Path, found string) (*field.Path, *yaml.Node) {
 	y := n.YNode()
 	switch {
+	case len(segs) == 0:
+		for i, c := range y.Content {
+			switch {
+			case y.Kind == yaml.SequenceNode && jsonType(c) == found:
+				return p.Index(i), c
+			case y.Kind == yaml.MappingNode && i%2 == 1 && jsonType(c) == found:
+				return p.Key(y.Content[i-1].Value), c
+			}
+		}
+		if y.Kind != yaml.AliasNode && jsonType(y) == found {
+			return p, y
+		}
 	case y.Kind == yaml.SequenceNode:
 		for i, c := range y.Content {
-			if q, bad := locate(yaml.NewRNode(c), segs, p.Index(i), want); bad != nil {
+			if q, bad := locate(yaml.NewRNode(c), segs, p.Index(i), found); bad != nil {
 				return q, bad
 			}
 		}
-	case len(segs) == 0 && y.Kind == yaml.ScalarNode:
-		if !want[y.Tag] {
-			return p, y
-		}
-	case len(segs) > 0 && y.Kind == yaml.MappingNode:
+	case y.Kind == yaml.MappingNode:
 		if f := n.Field(segs[0]); f != nil {
-			return locate(f.Value, segs[1:], pathChild(p, segs[0]), want)
-		}
-	case len(segs) == 0 && y.Kind == yaml.MappingNode:
-		// A map of scalars (nodeSelector): the first bad value.
-		for i := 0; i+1 < len(y.Content); i += 2 {
-			if v := y.Content[i+1]; v.Kind == yaml.ScalarNode && !want[v.Tag] {
-				return p.Key(y.Content[i].Value), v
-			}
+			return locate(f.Value, segs[1:], pathChild(p, segs[0]), found)
 		}
 	}
 	return nil, nil

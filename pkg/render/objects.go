@@ -34,12 +34,15 @@ type Patch struct {
 // Deletions are fields a patch deletes in every pod spec and container it
 // holds: values a target brings that would trail or contradict what the patch
 // sets (old args after a new command, runAsNonRoot beside uid 0, a container
-// uid overriding the pod's). They go only into maps the patch sets fields of:
-// with hardening off the containers' securityContext stays the target's.
+// uid overriding the pod's).
 type Deletions struct {
 	Container         []string // keys of each container
 	PodSecurity       []string // keys of each pod's securityContext
 	ContainerSecurity []string // keys of each container's securityContext
+	// ContainerIDs are keys of each container's securityContext deleted only
+	// where the patch sets that securityContext: with hardening off the
+	// containers' own ids stay, and no empty securityContext is left behind.
+	ContainerIDs []string
 }
 
 // role is the pod a template describes.
@@ -308,19 +311,25 @@ func (p *Plan) workerCommand() []string {
 }
 
 // clearedSecurity: the ids are set once, at the pod level, so a container's
-// own runAsUser, runAsGroup or runAsNonRoot would override them; uid 0 cannot
-// stand beside runAsNonRoot; a root MPIJob keeps no fsGroup (it would make
-// /root/.ssh group-readable) and its sshd keeps its capabilities.
+// own runAsUser, runAsGroup or runAsNonRoot would override them (unless the
+// uid is the target's own); uid 0 cannot stand beside runAsNonRoot; a root
+// MPIJob keeps no fsGroup (it would make /root/.ssh group-readable) and its
+// sshd keeps its capabilities.
 func (p *Plan) clearedSecurity() Deletions {
 	var d Deletions
-	if p.RunAsUser != nil {
-		d.ContainerSecurity = append(d.ContainerSecurity, "runAsUser", "runAsNonRoot")
-		if *p.RunAsUser == 0 {
-			d.PodSecurity = append(d.PodSecurity, "runAsNonRoot")
+	root := p.RunAsUser != nil && *p.RunAsUser == 0
+	if root {
+		d.PodSecurity = append(d.PodSecurity, "runAsNonRoot")
+		d.ContainerSecurity = append(d.ContainerSecurity, "runAsNonRoot")
+	}
+	if p.RunAsUser != nil && !p.UserFromTarget {
+		d.ContainerIDs = append(d.ContainerIDs, "runAsUser")
+		if !root {
+			d.ContainerIDs = append(d.ContainerIDs, "runAsNonRoot")
 		}
 	}
 	if p.RunAsGroup != nil {
-		d.ContainerSecurity = append(d.ContainerSecurity, "runAsGroup")
+		d.ContainerIDs = append(d.ContainerIDs, "runAsGroup")
 	}
 	if p.Mode == api.ModeMultiNode && p.Root() {
 		if p.FSGroup == nil {

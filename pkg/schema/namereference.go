@@ -14,13 +14,20 @@ var podSpecs = []struct{ kind, path string }{
 }
 
 // references are the pod spec fields that name another object, by its kind:
-// those kustomize renames in a Pod (namePrefix, nameSuffix, a generator's hash).
+// those kustomize v5.8's own name references rename in a Pod (namePrefix,
+// nameSuffix, a generator's hash).
 var references = []struct {
 	group, version, kind string
 	fields               []string
 }{
-	{"", "v1", "ConfigMap", []string{"containers/envFrom/configMapRef/name", "containers/env/valueFrom/configMapKeyRef/name", "volumes/configMap/name"}},
-	{"", "v1", "Secret", []string{"containers/envFrom/secretRef/name", "containers/env/valueFrom/secretKeyRef/name", "imagePullSecrets/name", "volumes/secret/secretName"}},
+	{"", "v1", "ConfigMap", []string{
+		"volumes/configMap/name", "volumes/projected/sources/configMap/name",
+		"containers/env/valueFrom/configMapKeyRef/name", "containers/envFrom/configMapRef/name",
+		"initContainers/env/valueFrom/configMapKeyRef/name", "initContainers/envFrom/configMapRef/name"}},
+	{"", "v1", "Secret", []string{
+		"volumes/secret/secretName", "volumes/projected/sources/secret/name", "imagePullSecrets/name",
+		"containers/env/valueFrom/secretKeyRef/name", "containers/envFrom/secretRef/name",
+		"initContainers/env/valueFrom/secretKeyRef/name", "initContainers/envFrom/secretRef/name"}},
 	{"", "v1", "ServiceAccount", []string{"serviceAccountName"}},
 	{"", "v1", "PersistentVolumeClaim", []string{"volumes/persistentVolumeClaim/claimName"}},
 	{"scheduling.k8s.io", "v1", "PriorityClass", []string{"priorityClassName"}},

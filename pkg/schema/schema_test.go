@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -243,5 +245,69 @@ func TestDefinitionsMatchKubeOpenAPI(t *testing.T) {
 	wantJSON, _ := json.Marshal(want.Definitions)
 	if !bytes.Equal(gotJSON, wantJSON) {
 		t.Errorf("definitions differ:\n%s", cmp.Diff(string(wantJSON), string(gotJSON)))
+	}
+}
+
+// TestNameReferencesCoverKustomizesPodFields: every field kustomize's own
+// name references follow in a Pod is followed in each CRD pod spec too. The
+// list is read from the pinned kustomize module's source (an internal package).
+func TestNameReferencesCoverKustomizesPodFields(t *testing.T) {
+	dir, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/kustomize/api").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	src, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(dir)), "internal/konfig/builtinpluginconsts/namereference.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, text, _ := strings.Cut(string(src), "nameReferenceFieldSpecs = `")
+	text, _, _ = strings.Cut(text, "`")
+	var builtin struct {
+		NameReference []struct {
+			Kind       string `yaml:"kind"`
+			FieldSpecs []struct {
+				Kind string `yaml:"kind"`
+				Path string `yaml:"path"`
+			} `yaml:"fieldSpecs"`
+		} `yaml:"nameReference"`
+	}
+	if err := yaml.Unmarshal([]byte(text), &builtin); err != nil {
+		t.Fatal(err)
+	}
+	var ours struct {
+		NameReference []struct {
+			Kind       string `yaml:"kind"`
+			FieldSpecs []struct {
+				Kind string `yaml:"kind"`
+				Path string `yaml:"path"`
+			} `yaml:"fieldSpecs"`
+		} `yaml:"nameReference"`
+	}
+	if err := yaml.Unmarshal(NameReferences(), &ours); err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, ref := range ours.NameReference {
+		for _, fs := range ref.FieldSpecs {
+			have[ref.Kind+" "+fs.Kind+" "+fs.Path] = true
+		}
+	}
+	checked := 0
+	for _, ref := range builtin.NameReference {
+		for _, fs := range ref.FieldSpecs {
+			field, inPodSpec := strings.CutPrefix(fs.Path, "spec/")
+			if fs.Kind != "Pod" || !inPodSpec {
+				continue
+			}
+			for _, s := range podSpecs {
+				checked++
+				if !have[ref.Kind+" "+s.kind+" "+s.path+"/"+field] {
+					t.Errorf("%s: kustomize follows a Pod's %s; the name references miss %s %s/%s", ref.Kind, fs.Path, s.kind, s.path, field)
+				}
+			}
+		}
+	}
+	if checked < 40 {
+		t.Fatalf("checked %d fields: has kustomize's configuration changed shape?", checked)
 	}
 }
