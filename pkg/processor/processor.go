@@ -166,37 +166,21 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 		}
 		items[i] = patched
 	}
-	// The ConfigMap goes where its readers are: the targets' namespaces (a
-	// kustomization's namespace: reached them first), else the job's.
-	namespaces := []string{plan.Namespace}
-	if len(targets) > 0 {
-		namespaces = nil
-		for _, i := range targets {
-			namespaces = append(namespaces, items[i].GetNamespace())
-		}
-		slices.Sort(namespaces)
-		namespaces = slices.Compact(namespaces)
-	}
+	namespaces := configMapNamespaces(plan, items, targets) // before pruning moves the targets
 	var job *yaml.RNode
 	if len(targets) == 0 {
 		if job, err = p.generate(plan, plan.Skeleton()); err != nil {
 			return nil, append(results, errorResult(err))
 		}
 	}
-	// A job an earlier run generated in another mode, or before a target
-	// came, would run beside this one; the one generated again is replaced
-	// where it stands.
-	// Only in the namespace this spec generates into: a spec of the same name
-	// in another namespace owns its own job.
-	owner := api.Kind + "/" + plan.JobName
-	items = slices.DeleteFunc(items, func(it *yaml.RNode) bool {
-		return workloadKinds[it.GetKind()] && it.GetAnnotations()[GeneratedBy] == owner &&
-			it.GetNamespace() == plan.Namespace && !sameObject(it, job)
-	})
+	items = pruneStale(items, plan, job, namespaces)
 	if job != nil {
 		items = upsert(items, job)
 	}
 	if o.EnvOrigin != FromConfigMap {
+		if i := findItem(items, "ConfigMap", plan.ConfigMapName); i >= 0 && !generated(items[i]) {
+			return nil, append(results, errorResult(fmt.Errorf("%s: spec.envFile.inline is set and ConfigMap %q is among the inputs: remove one of them", p.configName(), plan.ConfigMapName)))
+		}
 		for _, ns := range namespaces {
 			q := *plan
 			q.Namespace = ns
@@ -207,13 +191,46 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 			if err != nil {
 				return nil, append(results, errorResult(err))
 			}
-			if i := findItem(items, "ConfigMap", plan.ConfigMapName); i >= 0 && !generated(items[i]) {
-				return nil, append(results, errorResult(fmt.Errorf("%s: spec.envFile.inline is set and ConfigMap %q is among the inputs: remove one of them", p.configName(), plan.ConfigMapName)))
-			}
 			items = upsert(items, cm)
 		}
 	}
 	return items, results
+}
+
+// configMapNamespaces: the ConfigMap goes where its readers are, the targets'
+// namespaces (a kustomization's namespace: reached them first), else the job's.
+func configMapNamespaces(plan *render.Plan, items []*yaml.RNode, targets []int) []string {
+	if len(targets) == 0 {
+		return []string{plan.Namespace}
+	}
+	var namespaces []string
+	for _, i := range targets {
+		namespaces = append(namespaces, items[i].GetNamespace())
+	}
+	slices.Sort(namespaces)
+	return slices.Compact(namespaces)
+}
+
+// pruneStale drops what an earlier run of this spec generated that this run
+// does not: the job generated in another mode, or before a target came, which
+// would run beside this one (job, generated again, stays to be replaced where
+// it stands), and the ConfigMap left where no reader is now. Only in the
+// namespace the spec generates into: a same-named spec of another namespace
+// owns its own objects.
+func pruneStale(items []*yaml.RNode, plan *render.Plan, job *yaml.RNode, namespaces []string) []*yaml.RNode {
+	owner := api.Kind + "/" + plan.JobName
+	return slices.DeleteFunc(items, func(it *yaml.RNode) bool {
+		if it.GetAnnotations()[GeneratedBy] != owner || it.GetNamespace() != plan.Namespace {
+			return false
+		}
+		switch {
+		case workloadKinds[it.GetKind()]:
+			return !sameObject(it, job)
+		case it.GetKind() == "ConfigMap":
+			return !slices.Contains(namespaces, plan.Namespace)
+		}
+		return false
+	})
 }
 
 // targets finds the items to patch: the objects named like the job (or

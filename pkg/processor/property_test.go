@@ -206,3 +206,22 @@ func TestNamespacesKeepApart(t *testing.T) {
 		t.Fatalf("want a ConfigMap in each target's namespace, got %v", files)
 	}
 }
+
+// TestTargetAfterGeneratedJob: when a target arrives after a generated job, the
+// ConfigMap goes to the target's namespace even though the generated job, ahead
+// of it among the items, is dropped, and the old ConfigMap with it.
+func TestTargetAfterGeneratedJob(t *testing.T) {
+	first := process(t, propertyEnv, propertySpec, nil)
+	target, err := parseItems("apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: bert, namespace: ml}\nspec: {mpiReplicaSpecs: {Launcher: {template: {spec: {containers: [{name: bert}]}}}, Worker: {template: {spec: {containers: [{name: bert}]}}}}}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := append(first, target...)
+	var got []string
+	for _, n := range process(t, propertyEnv, propertySpec, items) {
+		got = append(got, n.GetKind()+"/"+n.GetNamespace()+"/"+n.GetName())
+	}
+	if want := "MPIJob/ml/bert,ConfigMap/ml/mlops-env"; strings.Join(got, ",") != want {
+		t.Fatalf("got %s\nwant %s", strings.Join(got, ","), want)
+	}
+}

@@ -248,6 +248,17 @@ func TestDefinitionsMatchKubeOpenAPI(t *testing.T) {
 	}
 }
 
+// nameReferenceConfig is the part of a kustomize configuration read here.
+type nameReferenceConfig struct {
+	NameReference []struct {
+		Kind       string `yaml:"kind"`
+		FieldSpecs []struct {
+			Kind string `yaml:"kind"`
+			Path string `yaml:"path"`
+		} `yaml:"fieldSpecs"`
+	} `yaml:"nameReference"`
+}
+
 // TestNameReferencesCoverKustomizesPodFields: every field kustomize's own
 // name references follow in a Pod is followed in each CRD pod spec too. The
 // list is read from the pinned kustomize module's source (an internal package).
@@ -262,26 +273,9 @@ func TestNameReferencesCoverKustomizesPodFields(t *testing.T) {
 	}
 	_, text, _ := strings.Cut(string(src), "nameReferenceFieldSpecs = `")
 	text, _, _ = strings.Cut(text, "`")
-	var builtin struct {
-		NameReference []struct {
-			Kind       string `yaml:"kind"`
-			FieldSpecs []struct {
-				Kind string `yaml:"kind"`
-				Path string `yaml:"path"`
-			} `yaml:"fieldSpecs"`
-		} `yaml:"nameReference"`
-	}
+	var builtin, ours nameReferenceConfig
 	if err := yaml.Unmarshal([]byte(text), &builtin); err != nil {
 		t.Fatal(err)
-	}
-	var ours struct {
-		NameReference []struct {
-			Kind       string `yaml:"kind"`
-			FieldSpecs []struct {
-				Kind string `yaml:"kind"`
-				Path string `yaml:"path"`
-			} `yaml:"fieldSpecs"`
-		} `yaml:"nameReference"`
 	}
 	if err := yaml.Unmarshal(NameReferences(), &ours); err != nil {
 		t.Fatal(err)
