@@ -622,6 +622,45 @@ run_overlay() {
   esac
 }
 
+# check_renamed DIR: an overlay of the user's over the hydrated DIR renames everything
+# (namePrefix, nameSuffix); the job the operator runs must name the renamed ConfigMap and
+# ServiceAccount (the API server refuses pods whose ServiceAccount does not exist), which
+# takes the hydrated kustomization's crd-name-references.yaml (README, "Why the overlay
+# carries crd-schema.json").
+check_renamed() {
+  local dir=$RUN/renamed-${1//\//-} out pods pod json sa cms cm
+  load_overlay "$1"
+  mkdir -p "$dir"
+  printf 'namePrefix: dev-\nnameSuffix: -v2\nresources:\n- %s\n' "$(realpath --relative-to="$dir" "$O_DIR")" >"$dir/kustomization.yaml"
+  O_JOB=dev-$O_JOB-v2
+  NS=renamed-$O_SLUG
+  new_ns "$NS" privileged
+  if ! out=$(kubectl apply -k "$dir" -n "$NS" --server-side 2>&1); then
+    fail "$O_DIR under namePrefix/nameSuffix: apply -k" "$out"; return
+  fi
+  if ! wait_until 60 eval '[ "$(count "$(job_pods worker)")" -ge "$O_WORKERS" ]'; then
+    fail "$O_DIR under namePrefix/nameSuffix: the operator creates the renamed job's worker pods" \
+      "$(kubectl get events -n "$NS" --sort-by=.lastTimestamp 2>&1 | tail -n 5)"
+    return
+  fi
+  pass "$O_DIR under namePrefix/nameSuffix: the operator creates the pods of $O_JOB (their ServiceAccount exists)"
+  pods=$(job_pods worker)
+  for pod in $pods; do
+    json=$(kubectl get -n "$NS" "$pod" -o json)
+    sa=$(echo "$json" | jq -r '.spec.serviceAccountName // "default"')
+    expect_eq "$O_DIR under namePrefix/nameSuffix: $pod runs as the renamed ServiceAccount" "dev-model-service-v2" "$sa"
+    cms=$(echo "$json" | jq -r '[.spec.containers[].envFrom[]?.configMapRef.name] | unique[]')
+    [ -n "$cms" ] || fail "$O_DIR under namePrefix/nameSuffix: $pod has envFrom" "$json"
+    for cm in $cms; do
+      if kubectl get configmap "$cm" -n "$NS" >/dev/null 2>&1; then
+        pass "$O_DIR under namePrefix/nameSuffix: $pod's envFrom ConfigMap $cm exists"
+      else
+        fail "$O_DIR under namePrefix/nameSuffix: $pod's envFrom ConfigMap $cm exists" "$(kubectl get configmaps -n "$NS" 2>&1)"
+      fi
+    done
+  done
+}
+
 # on_exit: a run that stops before its summary says so, and which component had died.
 on_exit() {
   local rc=$? name
@@ -657,6 +696,11 @@ inside() {
   check_broken_objects
 
   for d in "${overlays[@]}"; do run_overlay "$d"; done
+  if [ $# -le 1 ]; then
+    section "renamed by an overlay on top"
+    check_renamed quickstart/k8s/mlops/multi-node
+    check_renamed quickstart/k8s/mlops/elastic
+  fi
 
   SUMMARY_DONE=1
   section "summary"
