@@ -626,7 +626,7 @@ run_overlay() {
 # (namePrefix, nameSuffix); the job the operator runs must name the renamed ConfigMap and
 # ServiceAccount (the API server refuses pods whose ServiceAccount does not exist), which
 # takes the hydrated kustomization's crd-name-references.yaml (README, "Why the overlay
-# carries crd-schema.json").
+# carries crd-schema.json and crd-name-references.yaml").
 check_renamed() {
   local dir=$RUN/renamed-${1//\//-} out pods pod json sa cms cm
   load_overlay "$1"
