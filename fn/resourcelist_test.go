@@ -109,6 +109,12 @@ func TestResourceListMatchesStandalone(t *testing.T) {
 			if err != nil {
 				t.Skipf("input.yaml does not parse, so no runner would call the function: %v", err)
 			}
+			for _, it := range items {
+				// kyaml's own ResourceList writer indexes metadata as a map (and panics otherwise).
+				if err := processor.CheckMetadata(it); err != nil {
+					t.Skipf("an input's metadata is not a map, so no runner can build the ResourceList: %v", err)
+				}
+			}
 			rl, stderr, runErr := runResourceList(t, dir, items, config)
 			gotItems, _ := rl.Pipe(yaml.Lookup("items"))
 			var got []*yaml.RNode

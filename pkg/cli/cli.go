@@ -149,6 +149,9 @@ func parseInput(name string, data []byte) ([]*yaml.RNode, error) {
 		if n.YNode().Kind != yaml.MappingNode {
 			return nil, fmt.Errorf("%s: document %d is a YAML %s; accepted: Kubernetes objects (YAML maps)", name, i+1, processor.NodeKind(n))
 		}
+		if err := processor.CheckMetadata(n); err != nil {
+			return nil, fmt.Errorf("%s: document %d: %w", name, i+1, err)
+		}
 		if err := n.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, name)); err != nil {
 			return nil, err
 		}

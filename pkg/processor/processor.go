@@ -129,6 +129,9 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 		if it.YNode().Kind != yaml.MappingNode {
 			return nil, framework.Results{errorResult(fmt.Errorf("input item %d is a YAML %s; accepted: Kubernetes objects (YAML maps)", i+1, NodeKind(it)))}
 		}
+		if err := CheckMetadata(it); err != nil {
+			return nil, framework.Results{errorResult(fmt.Errorf("input item %d: %w", i+1, err))}
+		}
 		if it.GetApiVersion() == "" || it.GetKind() == "" {
 			return nil, framework.Results{errorResult(fmt.Errorf("input item %d (%s): has no apiVersion or kind; accepted: Kubernetes objects", i+1, identify(it)))}
 		}
@@ -178,12 +181,14 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 		items = upsert(items, job)
 	}
 	if o.EnvOrigin != FromConfigMap {
-		if i := findItem(items, "ConfigMap", plan.ConfigMapName); i >= 0 && !generated(items[i]) {
-			return nil, append(results, errorResult(fmt.Errorf("%s: spec.envFile.inline is set and ConfigMap %q is among the inputs: remove one of them", p.configName(), plan.ConfigMapName)))
-		}
 		for _, ns := range namespaces {
 			q := *plan
 			q.Namespace = ns
+			for _, it := range items {
+				if it.GetKind() == "ConfigMap" && it.GetName() == plan.ConfigMapName && it.GetNamespace() == ns && !generated(it) {
+					return nil, append(results, errorResult(fmt.Errorf("%s: spec.envFile.inline is set and ConfigMap %q is among the inputs: remove one of them", p.configName(), plan.ConfigMapName)))
+				}
+			}
 			cm, err := Encode(q.ConfigMap(o.Env.Map()))
 			if err == nil {
 				err = p.annotate(plan, cm)
@@ -280,6 +285,38 @@ func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error
 	return found, nil
 }
 
+// CheckMetadata refuses a metadata that is not shaped as Kubernetes' (kyaml's
+// accessors index it as a map of strings and maps of strings).
+func CheckMetadata(n *yaml.RNode) error {
+	meta := n.Field("metadata")
+	if meta == nil || meta.Value.IsNil() {
+		return nil
+	}
+	if meta.Value.YNode().Kind != yaml.MappingNode {
+		return fmt.Errorf("metadata is a YAML %s; accepted: a map (name, namespace, labels, annotations)", NodeKind(meta.Value))
+	}
+	for _, f := range []string{"name", "namespace"} {
+		if v := meta.Value.Field(f); v != nil && !v.Value.IsNil() && v.Value.YNode().Kind != yaml.ScalarNode {
+			return fmt.Errorf("metadata.%s is a YAML %s; accepted: a string", f, NodeKind(v.Value))
+		}
+	}
+	for _, f := range []string{"labels", "annotations"} {
+		v := meta.Value.Field(f)
+		if v == nil || v.Value.IsNil() {
+			continue
+		}
+		if v.Value.YNode().Kind != yaml.MappingNode {
+			return fmt.Errorf("metadata.%s is a YAML %s; accepted: a map of strings", f, NodeKind(v.Value))
+		}
+		for i := 1; i < len(v.Value.YNode().Content); i += 2 {
+			if c := v.Value.YNode().Content[i]; c.Kind != yaml.ScalarNode {
+				return fmt.Errorf("metadata.%s.%s is a YAML %s; accepted: a string", f, v.Value.YNode().Content[i-1].Value, NodeKind(yaml.NewRNode(c)))
+			}
+		}
+	}
+	return nil
+}
+
 // identify names an input object in messages: its file, when the runner
 // says, and kind/name.
 func identify(n *yaml.RNode) string {
@@ -325,12 +362,10 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, er
 	q := *plan
 	q.Name, q.Namespace = target.GetName(), target.GetNamespace()
 	q.Containers = containerNames(target, plan)
-	if q.RunAsUser == nil {
-		// No uid given: the target's own runs the job, so the SSH setup (root
-		// or not) follows it rather than assuming the image's root.
-		if uid := targetUID(target); uid != nil {
-			q.RunAsUser, q.UserFromTarget = uid, true
-		}
+	if uid := targetUID(target); q.Mode == api.ModeMultiNode && q.RunAsUser == nil && uid != "" && uid != "0" {
+		// Without a uid mlops-fn renders root's SSH setup (as a hydrated overlay,
+		// which cannot see the base, does too): it would not work as this user.
+		return nil, fmt.Errorf("%s: the pods run as runAsUser %s, but USER_ID is not set, so mlops-fn would render root's SSH setup (/root/.ssh, a root sshd); accepted: USER_ID=%s (and USER_NAME) in mlops.env, or spec.security.runAsUser", id, uid, uid)
 	}
 	if errs := q.CheckName(); len(errs) > 0 {
 		return nil, objectError(id, errs)
@@ -351,16 +386,14 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, er
 	return out, nil
 }
 
-// targetUID is the runAsUser of the target's first pod spec that sets one.
-func targetUID(target *yaml.RNode) *int64 {
+// targetUID is the runAsUser a pod spec of the target sets, the first found.
+func targetUID(target *yaml.RNode) string {
 	for _, spec := range podSpecs(target) {
-		if v, err := spec.Pipe(yaml.Lookup("securityContext", "runAsUser")); err == nil && v != nil {
-			if n, err := strconv.ParseInt(v.YNode().Value, 10, 64); err == nil {
-				return &n
-			}
+		if v, err := spec.Pipe(yaml.Lookup("securityContext", "runAsUser")); err == nil && v != nil && v.YNode().Kind == yaml.ScalarNode {
+			return v.YNode().Value
 		}
 	}
-	return nil
+	return ""
 }
 
 // generate builds the full object from the skeleton, by the same patches.
@@ -378,11 +411,12 @@ func (p Processor) generate(plan *render.Plan, skeleton any) (*yaml.RNode, error
 
 // annotate marks a generated object as mlops-fn's and gives it a file: next to
 // the job spec, named kind_name.yaml as kpt names new files, or
-// kind_namespace_name.yaml for one outside the spec's namespace (a ConfigMap
-// beside targets elsewhere), so no two share a file.
+// kind_namespace_name.yaml for a namespaced one, so that no two objects share
+// a file (kpt refuses that): same-named jobs of two namespaces, or a ConfigMap
+// beside targets in several.
 func (p Processor) annotate(plan *render.Plan, n *yaml.RNode) error {
 	base := strings.ToLower(n.GetKind()) + "_" + n.GetName() + ".yaml"
-	if ns := n.GetNamespace(); ns != plan.Namespace {
+	if ns := n.GetNamespace(); ns != "" {
 		base = strings.ToLower(n.GetKind()) + "_" + ns + "_" + n.GetName() + ".yaml"
 	}
 	file := path.Join(p.outputDir, base)

@@ -177,7 +177,13 @@ func TestNamespacesKeepApart(t *testing.T) {
 	teamA := run(config("team-a"), nil)
 	both := run(config("team-b"), teamA)
 	var jobs []string
+	files := map[string]string{}
 	for _, n := range both {
+		file := n.GetAnnotations()["internal.config.kubernetes.io/path"]
+		if other, taken := files[file]; taken {
+			t.Fatalf("%s and %s/%s share the file %s", other, n.GetKind(), n.GetNamespace(), file)
+		}
+		files[file] = n.GetKind() + "/" + n.GetNamespace()
 		if n.GetKind() == "MPIJob" {
 			jobs = append(jobs, n.GetNamespace())
 		}
@@ -191,7 +197,7 @@ func TestNamespacesKeepApart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := map[string]string{}
+	files = map[string]string{}
 	for _, n := range run(config("a"), targets) {
 		if n.GetKind() != "ConfigMap" {
 			continue

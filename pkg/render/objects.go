@@ -311,10 +311,9 @@ func (p *Plan) workerCommand() []string {
 }
 
 // clearedSecurity: the ids are set once, at the pod level, so a container's
-// own runAsUser, runAsGroup or runAsNonRoot would override them (unless the
-// uid is the target's own); uid 0 cannot stand beside runAsNonRoot; a root
-// MPIJob keeps no fsGroup (it would make /root/.ssh group-readable) and its
-// sshd keeps its capabilities.
+// own runAsUser, runAsGroup or runAsNonRoot would override them; uid 0 cannot
+// stand beside runAsNonRoot; a root MPIJob keeps no fsGroup (it would make
+// /root/.ssh group-readable) and its sshd keeps its capabilities.
 func (p *Plan) clearedSecurity() Deletions {
 	var d Deletions
 	root := p.RunAsUser != nil && *p.RunAsUser == 0
@@ -322,7 +321,7 @@ func (p *Plan) clearedSecurity() Deletions {
 		d.PodSecurity = append(d.PodSecurity, "runAsNonRoot")
 		d.ContainerSecurity = append(d.ContainerSecurity, "runAsNonRoot")
 	}
-	if p.RunAsUser != nil && !p.UserFromTarget {
+	if p.RunAsUser != nil {
 		d.ContainerIDs = append(d.ContainerIDs, "runAsUser")
 		if !root {
 			d.ContainerIDs = append(d.ContainerIDs, "runAsNonRoot")

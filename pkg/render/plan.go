@@ -60,11 +60,8 @@ type Plan struct {
 	Mounts    []corev1.VolumeMount
 
 	RunAsUser, RunAsGroup, FSGroup *int64
-	// UserFromTarget: mlops.env and the spec give no uid, and RunAsUser is
-	// the patched target's own; its containers' ids are then left alone.
-	UserFromTarget bool
-	Home           string
-	Hardening      bool
+	Home                           string
+	Hardening                      bool
 }
 
 // ElasticPlan is an elastic job's settled shape.
@@ -215,7 +212,7 @@ func (p *Plan) PodSecurityLevel() (level string, reasons []string) {
 	}
 	switch {
 	case p.RunAsUser == nil:
-		lower("baseline", "USER_ID is not set, so the job runs as the uid of a patched target's pod securityContext, else as the image's user, root for most training images; restricted admits only pods that run as non-root: set USER_ID")
+		lower("baseline", "USER_ID is not set, so the image's user runs the job, root for most training images; restricted admits only pods that run as non-root: set USER_ID")
 	case *p.RunAsUser == 0:
 		lower("baseline", "USER_ID is 0 (root); restricted admits only pods that run as non-root")
 	}
