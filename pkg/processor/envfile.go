@@ -27,7 +27,7 @@ const needsHashSuffix = "internal.config.kubernetes.io/needsHashSuffix"
 
 // crdKinds are the modes whose job is a custom resource, whose references
 // kustomize does not rewrite.
-var crdKinds = map[api.Mode]string{api.ModeMultiNode: "an MPIJob", api.ModeElastic: "a PyTorchJob"}
+var crdKinds = map[api.Mode]string{api.ModeMultiNode: "MPIJob", api.ModeElastic: "PyTorchJob"}
 
 // loadEnv finds mlops.env: inline text, else a ConfigMap among the inputs
 // that mlops-fn did not write, else the file on disk, else the ConfigMap an
@@ -42,7 +42,7 @@ func (p Processor) loadEnv(job *api.TrainingJob, items []*yaml.RNode) (*env.File
 	if i := findItem(items, "ConfigMap", src.ConfigMapName); i >= 0 {
 		if !generated(items[i]) {
 			if kind := crdKinds[job.Spec.Mode]; kind != "" && items[i].GetAnnotations()[needsHashSuffix] == "enabled" {
-				return nil, 0, fmt.Errorf("ConfigMap/%s: configMapGenerator will add a name hash, which kustomize does not write into the envFrom of %s (a custom resource's fields are unknown to it); accepted: `options: {disableNameSuffixHash: true}` on its configMapGenerator entry", src.ConfigMapName, kind)
+				return nil, 0, fmt.Errorf("ConfigMap/%s: configMapGenerator will add a name hash, which kustomize does not write into the envFrom of %s (a custom resource's fields are unknown to it); accepted: `options: {disableNameSuffixHash: true}` on its configMapGenerator entry", src.ConfigMapName, withArticle(kind))
 			}
 			f, err := configMapFile(items[i])
 			return f, FromConfigMap, err

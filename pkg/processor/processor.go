@@ -380,7 +380,7 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, er
 			// kyaml's message goes on to print the whole patch: its first line says what clashed.
 			first, _, _ := strings.Cut(err.Error(), "\n")
 			first = strings.TrimSuffix(first, ": node contents:")
-			return nil, fmt.Errorf("%s: applying %s: %s; accepted: a target whose fields have the types of a %s", id, patch.File, first, target.GetKind())
+			return nil, fmt.Errorf("%s: applying %s: %s; accepted: a target whose fields have the types of %s", id, patch.File, first, withArticle(target.GetKind()))
 		}
 	}
 	return out, nil
@@ -394,6 +394,14 @@ func targetUID(target *yaml.RNode) string {
 		}
 	}
 	return ""
+}
+
+// withArticle: "an MPIJob", "a Pod", "a PyTorchJob".
+func withArticle(kind string) string {
+	if strings.HasPrefix(kind, "MPI") {
+		return "an " + kind
+	}
+	return "a " + kind
 }
 
 // generate builds the full object from the skeleton, by the same patches.
