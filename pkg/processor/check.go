@@ -16,8 +16,9 @@ import (
 )
 
 // Check decodes a patched object into its upstream Go type, unknown fields
-// disallowed, and runs the mpi-operator's own validation on an MPIJob: what
-// the API server and the operator would refuse is refused here, with its field.
+// disallowed, and runs the mpi-operator's validation on an MPIJob and the
+// training-operator's webhook rules on a PyTorchJob: what the API server and
+// the operators would refuse is refused here, with its field.
 func Check(n *yaml.RNode) field.ErrorList {
 	b, err := n.MarshalJSON()
 	if err != nil {

@@ -163,7 +163,7 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 			return nil, append(results, errorResult(err))
 		}
 		// A target is the user's: check the result as the API server and the
-		// mpi-operator will. Generated objects are typed through and through.
+		// operators will. Generated objects are typed through and through.
 		if errs := Check(patched); len(errs) > 0 {
 			return nil, append(results, errorResult(objectError(identify(items[i]), errs)))
 		}
