@@ -23,9 +23,10 @@ spec.mode picks what the job becomes:
   single-node  a Pod
   elastic      a kubeflow.org/v1 PyTorchJob with an elasticPolicy: torchrun workers
                between MIN_WORKERS and MAX_WORKERS of mlops.env
-All get the uid/gid and fsGroup from mlops.env as integers at the pod level,
-the NFS volume from NFS_SERVER/NFS_PATH, and every mlops.env key as an
-environment variable through the ConfigMap of the same values.
+All get USER_ID/GROUP_ID from mlops.env as integers at the pod level (and the
+fsGroup, except on a root MPIJob, where it would expose the SSH key), the NFS
+volume from NFS_SERVER/NFS_PATH, and every mlops.env key as an environment
+variable through the ConfigMap of the same values.
 
 Usage:
   mlops-fn                          KRM function: ResourceList on stdin, ResourceList on stdout
@@ -59,6 +60,7 @@ Job spec (function config):
 mlops.env keys (values here win over the spec; every key also becomes an env var):
 %s
 Errors name the file, line or field, the value and what is accepted; the
-exit code is 1 and no output is written.
+exit code is 1. Standalone and hydrate then write nothing; a KRM run returns
+its items unchanged, with the errors as results (and on stderr).
 `, api.APIVersion, api.Kind, keys.String())
 }

@@ -26,12 +26,15 @@ strategic-merge patches and the kustomization.yaml that lists them:
   every mode   %s; %s when the
                job mounts volumes
 For an MPIJob or a PyTorchJob (CRDs) it adds %s, the schema
-kustomize needs to merge their lists by name. kubectl cannot run functions;
-the hydrated folder needs none.
+kustomize needs to merge their lists by name, and %s in
+configurations:, the fields where they name ConfigMaps, Secrets and
+ServiceAccounts, so a namePrefix, nameSuffix or hash renames those references
+too. kubectl cannot run functions; the hydrated folder needs none. Nothing is
+written unless every folder renders; the env file must lie in its folder.
 
 With --check nothing is written: the command fails when a file in DIR differs
 from what it would write (CI's drift check).`, render.MPIJobPatchFile, render.PodPatchFile,
-			render.PyTorchJobPatchFile, render.SecurityContextPatchFile, render.NFSVolumePatchFile, hydrate.SchemaFile),
+			render.PyTorchJobPatchFile, render.SecurityContextPatchFile, render.NFSVolumePatchFile, hydrate.SchemaFile, hydrate.NameReferenceFile),
 		Args: func(_ *cobra.Command, dirs []string) error {
 			if len(dirs) == 0 {
 				return fmt.Errorf("needs at least one overlay folder (the folder holding %s and %s)", o.Config, api.DefaultEnvPath)

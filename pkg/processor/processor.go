@@ -176,7 +176,12 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 			return nil, append(results, errorResult(err))
 		}
 	}
-	items = pruneStale(items, plan, job, namespaces)
+	// The ConfigMaps this run writes, by namespace/name.
+	written := map[string]bool{}
+	for _, ns := range namespaces {
+		written[ns+"/"+plan.ConfigMapName] = o.EnvOrigin != FromConfigMap
+	}
+	items = pruneStale(items, plan, job, written)
 	if job != nil {
 		items = upsert(items, job)
 	}
@@ -219,10 +224,10 @@ func configMapNamespaces(plan *render.Plan, items []*yaml.RNode, targets []int) 
 // pruneStale drops what an earlier run of this spec generated that this run
 // does not: the job generated in another mode, or before a target came, which
 // would run beside this one (job, generated again, stays to be replaced where
-// it stands), and the ConfigMap left where no reader is now. Only in the
+// it stands), and the ConfigMaps it no longer writes. Only in the
 // namespace the spec generates into: a same-named spec of another namespace
 // owns its own objects.
-func pruneStale(items []*yaml.RNode, plan *render.Plan, job *yaml.RNode, namespaces []string) []*yaml.RNode {
+func pruneStale(items []*yaml.RNode, plan *render.Plan, job *yaml.RNode, written map[string]bool) []*yaml.RNode {
 	owner := api.Kind + "/" + plan.JobName
 	return slices.DeleteFunc(items, func(it *yaml.RNode) bool {
 		if it.GetAnnotations()[GeneratedBy] != owner || it.GetNamespace() != plan.Namespace {
@@ -232,7 +237,7 @@ func pruneStale(items []*yaml.RNode, plan *render.Plan, job *yaml.RNode, namespa
 		case workloadKinds[it.GetKind()]:
 			return !sameObject(it, job)
 		case it.GetKind() == "ConfigMap":
-			return !slices.Contains(namespaces, plan.Namespace)
+			return !written[it.GetNamespace()+"/"+it.GetName()]
 		}
 		return false
 	})
@@ -362,10 +367,14 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, er
 	q := *plan
 	q.Name, q.Namespace = target.GetName(), target.GetNamespace()
 	q.Containers = containerNames(target, plan)
-	if uid := targetUID(target); q.Mode == api.ModeMultiNode && q.RunAsUser == nil && uid != "" && uid != "0" {
+	if nonRoot, uid := targetNonRoot(target); q.Mode == api.ModeMultiNode && q.RunAsUser == nil && nonRoot != "" {
 		// Without a uid mlops-fn renders root's SSH setup (as a hydrated overlay,
-		// which cannot see the base, does too): it would not work as this user.
-		return nil, fmt.Errorf("%s: the pods run as runAsUser %s, but USER_ID is not set, so mlops-fn would render root's SSH setup (/root/.ssh, a root sshd); accepted: USER_ID=%s (and USER_NAME) in mlops.env, or spec.security.runAsUser", id, uid, uid)
+		// which cannot see the base, does too): it would not work for this user.
+		accepted := "USER_ID"
+		if uid != "" {
+			accepted += "=" + uid
+		}
+		return nil, fmt.Errorf("%s: %s, but USER_ID is not set, so mlops-fn would render root's SSH setup (/root/.ssh, a root sshd); accepted: %s (and USER_NAME) in mlops.env, or spec.security.runAsUser", id, nonRoot, accepted)
 	}
 	if errs := q.CheckName(); len(errs) > 0 {
 		return nil, objectError(id, errs)
@@ -386,14 +395,30 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, er
 	return out, nil
 }
 
-// targetUID is the runAsUser a pod spec of the target sets, the first found.
-func targetUID(target *yaml.RNode) string {
+// targetNonRoot says where the target asks for a non-root user, in a pod's or
+// a container's securityContext (a runAsUser other than 0, or runAsNonRoot),
+// and the uid if one is given; "" when it does not.
+func targetNonRoot(target *yaml.RNode) (where, uid string) {
 	for _, spec := range podSpecs(target) {
-		if v, err := spec.Pipe(yaml.Lookup("securityContext", "runAsUser")); err == nil && v != nil && v.YNode().Kind == yaml.ScalarNode {
-			return v.YNode().Value
+		contexts := []*yaml.RNode{spec}
+		if list, _ := spec.Pipe(yaml.Lookup("containers")); list != nil {
+			elems, _ := list.Elements()
+			contexts = append(contexts, elems...)
+		}
+		for _, n := range contexts {
+			sc := n.Field("securityContext")
+			if sc == nil || sc.Value.YNode().Kind != yaml.MappingNode {
+				continue
+			}
+			if v := sc.Value.Field("runAsUser"); v != nil && v.Value.YNode().Kind == yaml.ScalarNode && v.Value.YNode().Value != "0" {
+				return "the pods run as runAsUser " + v.Value.YNode().Value, v.Value.YNode().Value
+			}
+			if v := sc.Value.Field("runAsNonRoot"); v != nil && v.Value.YNode().Value == "true" {
+				return "the pods ask for runAsNonRoot", ""
+			}
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // withArticle: "an MPIJob", "a Pod", "a PyTorchJob".

@@ -231,3 +231,23 @@ func TestTargetAfterGeneratedJob(t *testing.T) {
 		t.Fatalf("got %s\nwant %s", strings.Join(got, ","), want)
 	}
 }
+
+// TestRenamedConfigMapReplacesTheOld: a spec that names another ConfigMap
+// leaves no generated ConfigMap of the old name behind.
+func TestRenamedConfigMapReplacesTheOld(t *testing.T) {
+	first := process(t, propertyEnv, propertySpec, nil)
+	config, err := fuzzJob(propertyEnv, propertySpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := config.PipeE(yaml.Lookup("spec", "envFile"), yaml.SetField("configMapName", yaml.NewStringRNode("other-env"))); err != nil {
+		t.Fatal(err)
+	}
+	rl := &framework.ResourceList{FunctionConfig: config, Items: copyAll(first)}
+	if err := (Processor{}).Process(rl); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := kinds(rl.Items), "MPIJob/bert,ConfigMap/other-env"; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}
