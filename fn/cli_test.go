@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/cli"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
@@ -134,5 +135,25 @@ func TestHelpNamesEveryMode(t *testing.T) {
 				t.Errorf("the help still offers only multi-node or single-node:\n%s", stdout)
 			}
 		})
+	}
+}
+
+// TestUnreadableResourceListItem: an item kyaml's ResourceList reader cannot
+// take (its metadata is a list) is named in one line, not shown as a node dump.
+func TestUnreadableResourceListItem(t *testing.T) {
+	in := "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: ok}}\n" +
+		"- {apiVersion: v1, kind: ConfigMap, metadata: [x]}\nfunctionConfig: {apiVersion: mlops-fn.dev/v1alpha1, kind: TrainingJob, metadata: {name: a}, spec: {image: a}}\n"
+	var stdout, stderr bytes.Buffer
+	cmd := cli.New()
+	cmd.SetArgs(nil)
+	cmd.SetIn(strings.NewReader(in))
+	cmd.SetOut(&stdout)
+	cmd.SetErr(&stderr)
+	if err := cli.Execute(cmd); err == nil {
+		t.Fatal("a malformed item was accepted")
+	}
+	want := "mlops-fn: error: the ResourceList's item 2: metadata is a YAML list; accepted: a map (name, namespace, labels, annotations)\n"
+	if stderr.String() != want {
+		t.Errorf("stderr:\n%q\nwant\n%q", stderr.String(), want)
 	}
 }

@@ -58,9 +58,25 @@ func runResourceList(in io.Reader, out, stderr io.Writer) error {
 	report(stderr, results)
 	if err != nil && results.ExitCode() == 0 {
 		// Not one of the results just reported: reading or writing failed.
-		return reportError(stderr, err)
+		return reportError(stderr, explainUnreadable(input, err))
 	}
 	return markReported(err)
+}
+
+// explainUnreadable names the item kyaml's ResourceList reader failed on,
+// where that is a malformed metadata (its message shows only the node).
+func explainUnreadable(input []byte, err error) error {
+	r := &kio.ByteReader{Reader: bytes.NewReader(input), OmitReaderAnnotations: true}
+	items, rerr := r.Read()
+	if rerr != nil {
+		return err
+	}
+	for i, it := range items {
+		if merr := processor.CheckMetadata(it); merr != nil {
+			return fmt.Errorf("the ResourceList's item %d: %w", i+1, merr)
+		}
+	}
+	return err
 }
 
 // smallInput is the size below which a run keeps all its garbage: the heap
