@@ -187,7 +187,7 @@ func kustomization(path, header string, resources, patchFiles []string, plan *re
 		}
 	case errors.Is(err, fs.ErrNotExist):
 		if len(resources) == 0 {
-			return nil, fmt.Errorf("%s does not exist: pass --resources with the base that holds the %s skeleton named %s", path, kindOf(plan), plan.Name)
+			return nil, fmt.Errorf("%s does not exist: pass --resources with the base that holds the %s skeleton named %s", path, render.Kind(plan.Mode), plan.Name)
 		}
 		k = yaml.MustParse("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n")
 		k.YNode().HeadComment = strings.TrimSuffix(header, "\n")
@@ -244,10 +244,6 @@ func setSchema(k *yaml.RNode, withSchema bool) error {
 	}
 	list.YNode().Content = kept
 	return nil
-}
-
-func kindOf(plan *render.Plan) string {
-	return map[api.Mode]string{api.ModeMultiNode: "MPIJob", api.ModeSingleNode: "Pod", api.ModeElastic: "PyTorchJob"}[plan.Mode]
 }
 
 // setPatches keeps the user's patches and lists hydrate's after them, in order.

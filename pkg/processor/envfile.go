@@ -11,6 +11,7 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/env"
+	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
 // EnvOrigin says where mlops.env was found, which decides who owns the ConfigMap.
@@ -25,10 +26,6 @@ const (
 // needsHashSuffix marks a configMapGenerator's ConfigMap whose name kustomize will hash.
 const needsHashSuffix = "internal.config.kubernetes.io/needsHashSuffix"
 
-// crdKinds are the modes whose job is a custom resource, whose references
-// kustomize does not rewrite.
-var crdKinds = map[api.Mode]string{api.ModeMultiNode: "MPIJob", api.ModeElastic: "PyTorchJob"}
-
 // loadEnv finds mlops.env: inline text, else a ConfigMap among the inputs
 // that mlops-fn did not write, else the file on disk, else the ConfigMap an
 // earlier run wrote (so a package renders again without the file).
@@ -41,7 +38,8 @@ func (p Processor) loadEnv(job *api.TrainingJob, items []*yaml.RNode) (*env.File
 	var ours *yaml.RNode
 	if i := findItem(items, "ConfigMap", src.ConfigMapName); i >= 0 {
 		if !generated(items[i]) {
-			if kind := crdKinds[job.Spec.Mode]; kind != "" && items[i].GetAnnotations()[needsHashSuffix] == "enabled" {
+			// A Pod's envFrom kustomize rewrites; a custom resource's it does not know.
+			if kind := render.Kind(job.Spec.Mode); kind != "Pod" && items[i].GetAnnotations()[needsHashSuffix] == "enabled" {
 				return nil, 0, fmt.Errorf("ConfigMap/%s: configMapGenerator will add a name hash, which kustomize does not write into the envFrom of %s (a custom resource's fields are unknown to it); accepted: `options: {disableNameSuffixHash: true}` on its configMapGenerator entry", src.ConfigMapName, withArticle(kind))
 			}
 			f, err := configMapFile(items[i])

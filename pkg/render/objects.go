@@ -23,6 +23,11 @@ const (
 	PyTorchJobPatchFile      = "pytorchjob-patch.yaml"
 )
 
+// Kind is the kind a mode renders the job as.
+func Kind(mode api.Mode) string {
+	return map[api.Mode]string{api.ModeMultiNode: "MPIJob", api.ModeSingleNode: "Pod", api.ModeElastic: kubeflowv1.PyTorchJobKind}[mode]
+}
+
 // Patch is one strategic-merge patch: a partial *kubeflow.MPIJob, *corev1.Pod or *kubeflowv1.PyTorchJob.
 type Patch struct {
 	File   string
