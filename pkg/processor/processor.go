@@ -243,6 +243,25 @@ func pruneStale(items []*yaml.RNode, plan *render.Plan, job *yaml.RNode, written
 	})
 }
 
+// Targets are the items the function patches, each with the plan narrowed
+// to it; none when it generates the job instead.
+func (p Processor) Targets(plan *render.Plan, items []*yaml.RNode) ([]*yaml.RNode, []*render.Plan, error) {
+	found, err := p.targets(plan, items)
+	if err != nil {
+		return nil, nil, err
+	}
+	var targets []*yaml.RNode
+	var plans []*render.Plan
+	for _, i := range found {
+		q, err := p.Narrow(plan, items[i])
+		if err != nil {
+			return nil, nil, err
+		}
+		targets, plans = append(targets, items[i]), append(plans, q)
+	}
+	return targets, plans, nil
+}
+
 // targets finds the items to patch: the objects named like the job (or
 // selected by spec.target) that mlops-fn did not generate itself.
 func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error) {
@@ -264,6 +283,9 @@ func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error
 		for i, it := range items {
 			if it.GetKind() != kind || generated(it) || (sel.Name != "" && !named(it)) || !hasLabels(it, sel.Labels) {
 				continue
+			}
+			if ns := it.GetNamespace(); plan.Namespace != "" && ns != "" && ns != plan.Namespace {
+				continue // the same-named job of another namespace
 			}
 			if it.GetApiVersion() != apiVersion {
 				return nil, fmt.Errorf("%s/%s is %s; mlops-fn patches %s %s", kind, it.GetName(), it.GetApiVersion(), apiVersion, kind)
@@ -360,16 +382,24 @@ func hasLabels(n *yaml.RNode, want map[string]string) bool {
 	return true
 }
 
-// patch applies the overlay's patches to a copy of target, as kustomize's
-// patches: field would.
-func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, error) {
+// Narrow is plan as it applies to target: the target's name, namespace and
+// containers. It refuses a target the plan cannot serve: a non-root target
+// without USER_ID, or one in another namespace than the spec names (a patch
+// cannot move an object, in kustomize or here).
+func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, error) {
 	id := identify(target)
 	q := *plan
 	q.Name, q.Namespace = target.GetName(), target.GetNamespace()
 	q.Containers = containerNames(target, plan)
+	if plan.Namespace != "" && q.Namespace != plan.Namespace {
+		in := fmt.Sprintf("namespace %q", q.Namespace)
+		if q.Namespace == "" {
+			in = "no namespace"
+		}
+		return nil, fmt.Errorf("%s: metadata.namespace: %q, but the target %s has %s, and a patch cannot move an object; accepted: the target in namespace %q (in the base, or through `namespace: %s` in the kustomization), or no metadata.namespace in the spec", p.configName(), plan.Namespace, id, in, plan.Namespace, plan.Namespace)
+	}
 	if nonRoot, uid := targetNonRoot(target); q.Mode == api.ModeMultiNode && q.RunAsUser == nil && nonRoot != "" {
-		// Without a uid mlops-fn renders root's SSH setup (as a hydrated overlay,
-		// which cannot see the base, does too): it would not work for this user.
+		// Without a uid mlops-fn renders root's SSH setup: it would not work for this user.
 		accepted := "USER_ID"
 		if uid != "" {
 			accepted += "=" + uid
@@ -378,6 +408,17 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, er
 	}
 	if errs := q.CheckName(); len(errs) > 0 {
 		return nil, objectError(id, errs)
+	}
+	return &q, nil
+}
+
+// patch applies the overlay's patches to a copy of target, as kustomize's
+// patches: field would.
+func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, error) {
+	id := identify(target)
+	q, err := p.Narrow(plan, target)
+	if err != nil {
+		return nil, err
 	}
 	out := target.Copy()
 	for _, patch := range q.Patches() {

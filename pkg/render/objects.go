@@ -64,7 +64,7 @@ const (
 func (p *Plan) Patches() []Patch {
 	workload := map[api.Mode]string{api.ModeMultiNode: MPIJobPatchFile, api.ModeSingleNode: PodPatchFile, api.ModeElastic: PyTorchJobPatchFile}[p.Mode]
 	patches := []Patch{
-		{File: workload, Object: p.object(p.fillWorkload, p.fillJob), Clear: Deletions{Container: p.clearedArgs()}},
+		{File: workload, Object: p.object(p.fillWorkload, func(obj any) { p.fillJob(obj); p.fillLabels(obj) }), Clear: Deletions{Container: p.clearedArgs()}},
 		{File: SecurityContextPatchFile, Object: p.object(p.fillSecurity, func(obj any) {
 			if job, ok := obj.(*kubeflow.MPIJob); ok {
 				job.Spec.SSHAuthMountPath = p.SSHAuthMountPath()
@@ -90,13 +90,8 @@ func (p *Plan) clearedArgs() []string {
 func (p *Plan) Skeleton() any {
 	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, Labels: p.Labels, Annotations: p.Annotations}
 	return p.object(func(role, *corev1.PodSpec, *corev1.Container) {}, func(obj any) {
-		switch o := obj.(type) {
-		case *kubeflow.MPIJob:
-			o.ObjectMeta = meta
-		case *kubeflowv1.PyTorchJob:
-			o.ObjectMeta = meta
-		case *corev1.Pod:
-			o.ObjectMeta = meta
+		if m, ok := objectMeta(obj); ok {
+			*m = meta
 		}
 	})
 }
@@ -159,6 +154,26 @@ func (p *Plan) containerName(t kubeflow.MPIReplicaType) string {
 		return n
 	}
 	return p.ContainerName
+}
+
+// fillLabels puts the spec's labels and annotations on the job, patched or
+// generated alike (a Kueue queue-name label must reach the job either way).
+func (p *Plan) fillLabels(obj any) {
+	if meta, ok := objectMeta(obj); ok {
+		meta.Labels, meta.Annotations = p.Labels, p.Annotations
+	}
+}
+
+func objectMeta(obj any) (*metav1.ObjectMeta, bool) {
+	switch o := obj.(type) {
+	case *kubeflow.MPIJob:
+		return &o.ObjectMeta, true
+	case *kubeflowv1.PyTorchJob:
+		return &o.ObjectMeta, true
+	case *corev1.Pod:
+		return &o.ObjectMeta, true
+	}
+	return nil, false
 }
 
 // fillJob sets an MPIJob's or a PyTorchJob's own fields.
