@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
@@ -194,9 +195,14 @@ func reportError(w io.Writer, err error) error {
 	return markReported(err)
 }
 
-// report writes errors and warnings to stderr, one per line.
+// report writes errors and warnings to stderr, one per line; warnings not
+// when hydrate's check runs the function (hydrate has printed them).
 func report(w io.Writer, results framework.Results) {
+	quiet := os.Getenv(hydrate.WarningsVariable) == "off"
 	for _, r := range results {
+		if quiet && r.Severity != framework.Error {
+			continue
+		}
 		for _, line := range strings.Split(strings.TrimSpace(r.Message), "\n") {
 			if line = strings.TrimSpace(line); line != "" {
 				fmt.Fprintf(w, "mlops-fn: %s: %s\n", r.Severity, line)

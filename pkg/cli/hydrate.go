@@ -57,13 +57,13 @@ from what it would write (CI's drift check).`, render.MPIJobPatchFile, render.Po
 				overlays[i] = ov
 			}
 			if !check {
-				if err := hydrate.WriteAll(dirs, overlays); err != nil {
+				if err := hydrate.WriteAll(overlays); err != nil {
 					return fail(cmd, err)
 				}
 				return nil
 			}
 			for i, dir := range dirs {
-				if stale := overlays[i].Stale(dir); len(stale) > 0 {
+				if stale := overlays[i].Stale(); len(stale) > 0 {
 					return fail(cmd, fmt.Errorf("%s is stale: %s differ from what mlops-fn renders now; run `mlops-fn hydrate %s`", dir, strings.Join(stale, ", "), dir))
 				}
 			}

@@ -40,7 +40,7 @@ func (p Processor) loadEnv(job *api.TrainingJob, items []*yaml.RNode) (*env.File
 		if !generated(items[i]) {
 			// A Pod's envFrom kustomize rewrites; a custom resource's it does not know.
 			if kind := render.Kind(job.Spec.Mode); kind != "Pod" && items[i].GetAnnotations()[needsHashSuffix] == "enabled" {
-				return nil, 0, fmt.Errorf("ConfigMap/%s: configMapGenerator will add a name hash, which kustomize does not write into the envFrom of %s (a custom resource's fields are unknown to it); accepted: `options: {disableNameSuffixHash: true}` on its configMapGenerator entry", src.ConfigMapName, withArticle(kind))
+				return nil, 0, fmt.Errorf("ConfigMap/%s: configMapGenerator will add a name hash, which kustomize does not write into the envFrom of %s (a custom resource's fields are unknown to it); accepted: `options: {disableNameSuffixHash: true}` on its configMapGenerator entry", src.ConfigMapName, render.WithArticle(kind))
 			}
 			f, err := configMapFile(items[i])
 			return f, FromConfigMap, err

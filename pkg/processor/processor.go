@@ -234,7 +234,7 @@ func pruneStale(items []*yaml.RNode, plan *render.Plan, job *yaml.RNode, written
 			return false
 		}
 		switch {
-		case workloadKinds[it.GetKind()]:
+		case render.IsWorkloadKind(it.GetKind()):
 			return !sameObject(it, job)
 		case it.GetKind() == "ConfigMap":
 			return !written[it.GetNamespace()+"/"+it.GetName()]
@@ -430,7 +430,7 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, er
 			// kyaml's message goes on to print the whole patch: its first line says what clashed.
 			first, _, _ := strings.Cut(err.Error(), "\n")
 			first = strings.TrimSuffix(first, ": node contents:")
-			return nil, fmt.Errorf("%s: applying %s: %s; accepted: a target whose fields have the types of %s", id, patch.File, first, withArticle(target.GetKind()))
+			return nil, fmt.Errorf("%s: applying %s: %s; accepted: a target whose fields have the types of %s", id, patch.File, first, render.WithArticle(target.GetKind()))
 		}
 	}
 	return out, nil
@@ -462,12 +462,12 @@ func targetNonRoot(target *yaml.RNode) (where, uid string) {
 	return "", ""
 }
 
-// withArticle: "an MPIJob", "a Pod", "a PyTorchJob".
-func withArticle(kind string) string {
-	if strings.HasPrefix(kind, "MPI") {
-		return "an " + kind
-	}
-	return "a " + kind
+
+// Generate builds the job the function generates when the inputs hold no
+// target: the skeleton with the patches applied, marked as mlops-fn's.
+func (p Processor) Generate(plan *render.Plan) (*yaml.RNode, error) {
+	schema.Register()
+	return p.generate(plan, plan.Skeleton())
 }
 
 // generate builds the full object from the skeleton, by the same patches.
@@ -505,8 +505,6 @@ func (p Processor) annotate(plan *render.Plan, n *yaml.RNode) error {
 	return err
 }
 
-// workloadKinds are the kinds a job renders to, one per mode.
-var workloadKinds = map[string]bool{"MPIJob": true, "Pod": true, kubeflowv1.PyTorchJobKind: true}
 
 func generated(n *yaml.RNode) bool {
 	_, ok := n.GetAnnotations()[GeneratedBy]

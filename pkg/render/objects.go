@@ -28,6 +28,19 @@ func Kind(mode api.Mode) string {
 	return map[api.Mode]string{api.ModeMultiNode: "MPIJob", api.ModeSingleNode: "Pod", api.ModeElastic: kubeflowv1.PyTorchJobKind}[mode]
 }
 
+// IsWorkloadKind: kind is one a job renders to.
+func IsWorkloadKind(kind string) bool {
+	return kind == Kind(api.ModeMultiNode) || kind == Kind(api.ModeSingleNode) || kind == Kind(api.ModeElastic)
+}
+
+// WithArticle: "an MPIJob", "a Pod", "a PyTorchJob".
+func WithArticle(kind string) string {
+	if strings.HasPrefix(kind, "MPI") {
+		return "an " + kind
+	}
+	return "a " + kind
+}
+
 // Patch is one strategic-merge patch: a partial *kubeflow.MPIJob, *corev1.Pod or *kubeflowv1.PyTorchJob.
 type Patch struct {
 	File   string

@@ -1,0 +1,20 @@
+//go:build !linux
+
+package hydrate
+
+import "os"
+
+// exchange swaps two folders by three renames, where the system has no
+// atomic exchange: between them the path is briefly missing, and a build
+// then fails rather than reading a mixed folder.
+func exchange(a, b string) error {
+	tmp := a + ".swap"
+	if err := os.Rename(b, tmp); err != nil {
+		return err
+	}
+	if err := os.Rename(a, b); err != nil {
+		_ = os.Rename(tmp, b)
+		return err
+	}
+	return os.Rename(tmp, a)
+}

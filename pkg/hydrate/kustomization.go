@@ -1,0 +1,261 @@
+package hydrate
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/kustomize/api/konfig"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// ownedMark ends the line of each configMapGenerator entry hydrate keeps, so
+// a later run finds it again after a rename.
+const ownedMark = "mlops-fn hydrate"
+
+// entries are what hydrate keeps in the user's kustomization: the env
+// ConfigMap's generator, the guard's inputs generator and the component.
+// Everything else there is the user's and stays.
+type entries struct {
+	envName, envNamespace, envFile string
+	inputsName, specFile           string
+}
+
+// token identifies the entries: the guard checks the kustomization still has them.
+func (e entries) token() string {
+	sum := sha256.Sum256([]byte(strings.Join([]string{e.envName, e.envNamespace, e.envFile, e.inputsName, e.specFile, ComponentDir}, "\x00")))
+	return hex.EncodeToString(sum[:8])
+}
+
+// oldLayout are the files an earlier mlops-fn wrote beside the kustomization;
+// their entries go, and the files with them.
+var oldLayout = []string{"mpijob-patch.yaml", "pod-patch.yaml", "pytorchjob-patch.yaml", "security-context-patch.yaml", "nfs-volume-patch.yaml", SchemaFile, NameReferenceFile}
+
+// kustomizationFile finds the overlay's kustomization (kustomization.yaml,
+// .yml or Kustomization, exactly one of them) and the file it really is,
+// through a symbolic link. path is "" when there is none.
+func kustomizationFile(dir string) (path, real string, err error) {
+	var found []string
+	for _, name := range konfig.RecognizedKustomizationFileNames() {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			found = append(found, name)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", "", nil
+	case 1:
+	default:
+		return "", "", fmt.Errorf("%s holds %s: kustomize refuses a folder with more than one; accepted: one of them", dir, strings.Join(found, " and "))
+	}
+	path = filepath.Join(dir, found[0])
+	if real, err = filepath.EvalSymlinks(path); err != nil {
+		return "", "", fmt.Errorf("%s: %w", path, err)
+	}
+	return path, real, nil
+}
+
+// readKustomization parses the user's kustomization, or seeds a new one.
+func readKustomization(path string, resources []string, header string, missing func() error) (*yaml.RNode, []byte, error) {
+	if path == "" {
+		if len(resources) == 0 {
+			return nil, nil, missing()
+		}
+		k := yaml.MustParse("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n")
+		k.YNode().HeadComment = strings.TrimSuffix(header, "\n")
+		return k, nil, k.PipeE(yaml.SetField("resources", yaml.NewListRNode(resources...)))
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return nil, nil, fmt.Errorf("%s is empty; accepted: a kustomization (apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, resources: [the base])", path)
+	}
+	k, err := yaml.Parse(string(data))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if k.YNode().Kind != yaml.MappingNode {
+		return nil, nil, fmt.Errorf("%s is a YAML %s; accepted: a kustomization, a YAML map", path, nodeKind(k))
+	}
+	return k, data, nil
+}
+
+func nodeKind(n *yaml.RNode) string {
+	switch n.YNode().Kind {
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.ScalarNode:
+		return "scalar"
+	}
+	return "map"
+}
+
+// setEntries puts hydrate's entries into k, keeping every other line: the
+// user's own fields of the env generator (literals, more envs, options) too.
+func setEntries(k *yaml.RNode, e entries, crd bool, path string) error {
+	if err := dropOldLayout(k); err != nil {
+		return err
+	}
+	if crd {
+		if p, _ := k.Pipe(yaml.Lookup("openapi", "path")); p != nil {
+			return fmt.Errorf("%s: openapi: path: %s: kustomize reads one OpenAPI document, and mlops-fn's component brings %s (the CRDs' merge keys) for the job's patches; accepted: no openapi: entry in the kustomization (add your definitions to an overlay built on top)", path, p.YNode().Value, SchemaFile)
+		}
+	}
+	gens, err := k.Pipe(yaml.LookupCreate(yaml.SequenceNode, "configMapGenerator"))
+	if err != nil {
+		return err
+	}
+	if gens.YNode().Kind != yaml.SequenceNode {
+		return fmt.Errorf("%s: configMapGenerator is a YAML %s; accepted: a list", path, nodeKind(gens))
+	}
+	var kept []*yaml.Node
+	var env *yaml.RNode
+	for _, g := range gens.YNode().Content {
+		name := yaml.NewRNode(g).Field("name")
+		switch {
+		case name != nil && name.Value.YNode().Value == e.envName:
+			env = yaml.NewRNode(g)
+		case name != nil && strings.Contains(name.Value.YNode().LineComment, ownedMark):
+			continue // hydrate's, of an earlier name
+		}
+		kept = append(kept, g)
+	}
+	if env == nil {
+		env = yaml.NewMapRNode(nil)
+		kept = append(kept, env.YNode())
+	}
+	if err := setEnvGenerator(env, e); err != nil {
+		return fmt.Errorf("%s: configMapGenerator %s: %w", path, e.envName, err)
+	}
+	inputs, err := yaml.Parse(fmt.Sprintf(`name: %s
+files:
+- %s=%s
+literals:
+- %s=%s
+options:
+  disableNameSuffixHash: true
+  annotations:
+    config.kubernetes.io/local-config: "true"
+`, e.inputsName, specKey, e.specFile, kustomizationKey, e.token()))
+	if err != nil {
+		return err
+	}
+	inputs.Field("name").Value.YNode().LineComment = ownedMark + ": what the guard compares the build with"
+	kept = append(kept, inputs.YNode())
+	gens.YNode().Content = kept
+
+	comps, err := k.Pipe(yaml.LookupCreate(yaml.SequenceNode, "components"))
+	if err != nil {
+		return err
+	}
+	if comps.YNode().Kind != yaml.SequenceNode {
+		return fmt.Errorf("%s: components is a YAML %s; accepted: a list", path, nodeKind(comps))
+	}
+	if !slices.ContainsFunc(comps.YNode().Content, func(n *yaml.Node) bool { return n.Value == ComponentDir }) {
+		c := yaml.NewStringRNode(ComponentDir).YNode()
+		c.LineComment = ownedMark + ": the job's patches, written by mlops-fn hydrate"
+		comps.YNode().Content = append(comps.YNode().Content, c)
+	}
+	return nil
+}
+
+// setEnvGenerator makes g generate the env ConfigMap from the env file, under
+// the name the job reads, beside the job, without a hash (kustomize writes no
+// hash into a custom resource's envFrom).
+func setEnvGenerator(g *yaml.RNode, e entries) error {
+	if err := g.PipeE(yaml.SetField("name", yaml.NewStringRNode(e.envName))); err != nil {
+		return err
+	}
+	g.Field("name").Value.YNode().LineComment = ownedMark + ": mlops.env for the job's containers"
+	if e.envNamespace != "" {
+		if err := g.PipeE(yaml.SetField("namespace", yaml.NewStringRNode(e.envNamespace))); err != nil {
+			return err
+		}
+	} else if err := g.PipeE(yaml.Clear("namespace")); err != nil {
+		return err
+	}
+	envs, err := g.Pipe(yaml.LookupCreate(yaml.SequenceNode, "envs"))
+	if err != nil {
+		return err
+	}
+	if envs.YNode().Kind != yaml.SequenceNode {
+		return fmt.Errorf("envs is a YAML %s; accepted: a list", nodeKind(envs))
+	}
+	if !slices.ContainsFunc(envs.YNode().Content, func(n *yaml.Node) bool { return n.Value == e.envFile }) {
+		envs.YNode().Content = append([]*yaml.Node{yaml.NewStringRNode(e.envFile).YNode()}, envs.YNode().Content...)
+	}
+	return g.PipeE(yaml.LookupCreate(yaml.MappingNode, "options"), yaml.SetField("disableNameSuffixHash", yaml.NewScalarRNode("true")))
+}
+
+// dropOldLayout removes the entries of the files an earlier mlops-fn wrote
+// beside the kustomization (now in the component).
+func dropOldLayout(k *yaml.RNode) error {
+	if p, _ := k.Pipe(yaml.Lookup("openapi", "path")); p != nil && p.YNode().Value == SchemaFile {
+		if err := k.PipeE(yaml.Clear("openapi")); err != nil {
+			return err
+		}
+	}
+	for _, field := range []string{"patches", "configurations"} {
+		list := k.Field(field)
+		if list == nil || list.Value.YNode().Kind != yaml.SequenceNode {
+			continue
+		}
+		list.Value.YNode().Content = slices.DeleteFunc(list.Value.YNode().Content, func(n *yaml.Node) bool {
+			name := n.Value
+			if p := yaml.NewRNode(n).Field("path"); n.Kind == yaml.MappingNode && p != nil {
+				name = p.Value.YNode().Value
+			}
+			return slices.Contains(oldLayout, name)
+		})
+		if len(list.Value.YNode().Content) == 0 {
+			if err := k.PipeE(yaml.Clear(field)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// transformerFields act after resources, generators and components: the
+// items hydrate patches are those from before them, as the component sees.
+var transformerFields = []string{"namespace", "namePrefix", "nameSuffix", "commonLabels", "labels", "commonAnnotations",
+	"patches", "patchesStrategicMerge", "patchesJson6902", "images", "replicas", "replacements", "transformers",
+	"validators", "vars", "sortOptions", "buildMetadata"}
+
+// withoutEntries is a copy of k without hydrate's entries: the component, and
+// unless keepEnv the env generator too; with beforeTransformers, also without
+// the fields that act after the component.
+func withoutEntries(k *yaml.RNode, e entries, keepEnv, beforeTransformers bool) (*yaml.RNode, error) {
+	c := k.Copy()
+	if gens := c.Field("configMapGenerator"); gens != nil {
+		gens.Value.YNode().Content = slices.DeleteFunc(gens.Value.YNode().Content, func(n *yaml.Node) bool {
+			name := yaml.NewRNode(n).Field("name")
+			return name != nil && (name.Value.YNode().Value == e.inputsName || (!keepEnv && name.Value.YNode().Value == e.envName))
+		})
+	}
+	if comps := c.Field("components"); comps != nil {
+		comps.Value.YNode().Content = slices.DeleteFunc(comps.Value.YNode().Content, func(n *yaml.Node) bool { return n.Value == ComponentDir })
+	}
+	if beforeTransformers {
+		for _, f := range transformerFields {
+			if err := c.PipeE(yaml.Clear(f)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return c, nil
+}
+
+// exists reports whether path is there, a broken symbolic link included.
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return !errors.Is(err, fs.ErrNotExist)
+}
