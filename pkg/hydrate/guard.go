@@ -20,11 +20,12 @@ import (
 // ("WORKERS=2"). Its kind is the message the user sees. Only replacements
 // fields that kubectl's kustomize v5.5 knows are used (no sourceValue), and
 // the kind and namespace are plain words, as kustomize v5.8 reads target
-// selectors as regular expressions.
+// selectors as regular expressions. No commas: kustomize keeps an object's
+// earlier kinds in a comma-separated annotation.
 
 // GuardKind is the guard object's kind, the start of the message a stale
 // overlay fails with.
-const GuardKind = "mlops-fn: this overlay is out of date, mlops.env or the job spec changed after mlops-fn hydrate wrote it: run mlops-fn hydrate on this folder; hydrate read"
+const GuardKind = "mlops-fn: this overlay is out of date; mlops.env or the job spec changed after mlops-fn hydrate wrote it; run mlops-fn hydrate on this folder; hydrate read"
 
 const (
 	guardAPIVersion = "mlops-fn.dev/v1alpha1"

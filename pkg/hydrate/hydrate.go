@@ -151,6 +151,9 @@ func Render(o Options) (*Overlay, error) {
 	}
 	e := entries{envName: plan.ConfigMapName, envNamespace: plan.Namespace, envFile: envFile, inputsName: plan.JobName + "-mlops-fn-inputs", specFile: o.Config}
 
+	if err := setEntries(k, e, plan.Mode != api.ModeSingleNode, filepath.Join(o.Dir, filepath.Base(kname))); err != nil {
+		return nil, err
+	}
 	// The items the component patches: the base, before the overlay's own transformers.
 	pre, err := withoutEntries(k, e, false, true)
 	if err != nil {
@@ -178,9 +181,6 @@ func Render(o Options) (*Overlay, error) {
 		return nil, err
 	}
 
-	if err := setEntries(k, e, plan.Mode != api.ModeSingleNode, filepath.Join(o.Dir, filepath.Base(kname))); err != nil {
-		return nil, err
-	}
 	text, err := k.String()
 	if err != nil {
 		return nil, err

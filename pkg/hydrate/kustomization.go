@@ -189,10 +189,15 @@ func setEnvGenerator(g *yaml.RNode, e entries) error {
 	if envs.YNode().Kind != yaml.SequenceNode {
 		return fmt.Errorf("envs is a YAML %s; accepted: a list", nodeKind(envs))
 	}
-	if !slices.ContainsFunc(envs.YNode().Content, func(n *yaml.Node) bool { return n.Value == e.envFile }) {
-		envs.YNode().Content = append([]*yaml.Node{yaml.NewStringRNode(e.envFile).YNode()}, envs.YNode().Content...)
+	// The first env file is mlops-fn's; more are the user's.
+	first := yaml.NewStringRNode(e.envFile).YNode()
+	if c := envs.YNode().Content; len(c) > 0 {
+		first.LineComment, first.HeadComment = c[0].LineComment, c[0].HeadComment
+		c[0] = first
+	} else {
+		envs.YNode().Content = []*yaml.Node{first}
 	}
-	return g.PipeE(yaml.LookupCreate(yaml.MappingNode, "options"), yaml.SetField("disableNameSuffixHash", yaml.NewScalarRNode("true")))
+	return g.PipeE(yaml.LookupCreate(yaml.MappingNode, "options"), yaml.SetField("disableNameSuffixHash", yaml.NewRNode(&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagBool, Value: "true"})))
 }
 
 // dropOldLayout removes the entries of the files an earlier mlops-fn wrote

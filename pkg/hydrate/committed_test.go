@@ -1,0 +1,168 @@
+package hydrate
+
+import (
+	"path/filepath"
+	"testing"
+
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	corev1 "k8s.io/api/core/v1"
+	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/kustomize/kyaml/openapi"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/mlops-fn/mlops-fn/pkg/processor"
+)
+
+// committedOverlays are the hydrated folders in the repository: the quickstart's and the examples'.
+func committedOverlays(t *testing.T) []string {
+	t.Helper()
+	var dirs []string
+	for _, pattern := range []string{"../../quickstart/k8s/mlops/*/job.yaml", "../../examples/*/job.yaml", "../../examples/*/*/job.yaml"} {
+		jobs, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range jobs {
+			dirs = append(dirs, filepath.Dir(j))
+		}
+	}
+	if len(dirs) < 8 {
+		t.Fatalf("found only %d hydrated overlays: %v", len(dirs), dirs)
+	}
+	return dirs
+}
+
+// TestCommittedOverlays: every committed overlay is what mlops-fn renders
+// now (no drift), kubectl's kustomize defaults build it, and its job decodes
+// strictly into the upstream type and passes the operators' validation.
+func TestCommittedOverlays(t *testing.T) {
+	for _, dir := range committedOverlays(t) {
+		t.Run(dir, func(t *testing.T) {
+			ov, err := Render(Options{Dir: dir, Function: fnBinary})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stale := ov.Stale(); len(stale) > 0 {
+				t.Fatalf("stale: %v; run `make hydrate` and commit", stale)
+			}
+			openapi.ResetOpenAPI()
+			m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
+			if err != nil {
+				t.Fatalf("kustomize build: %v", err)
+			}
+			jobs := 0
+			for _, r := range m.Resources() {
+				b, err := r.MarshalJSON()
+				if err != nil {
+					t.Fatal(err)
+				}
+				switch r.GetKind() {
+				case "MPIJob", "Pod", "PyTorchJob":
+					// Strictly decoded, and checked as the operator's own validation or webhook would.
+					n, err := yaml.Parse(string(b))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if errs := processor.Check(n); len(errs) > 0 {
+						t.Errorf("%s is refused: %v", r.GetKind(), errs)
+					}
+					if r.GetKind() == "MPIJob" {
+						job := &kubeflow.MPIJob{}
+						decode(t, b, job)
+						if c := job.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeWorker].Template.Spec.Containers[0]; c.Image == "" || len(c.Command) == 0 {
+							t.Errorf("the worker container lost its image or command: %+v", c)
+						}
+					}
+					jobs++
+				case "ConfigMap":
+					decode(t, b, &corev1.ConfigMap{})
+				}
+			}
+			if jobs != 1 {
+				t.Errorf("want one MPIJob or Pod, got %d", jobs)
+			}
+		})
+	}
+}
+
+func decode(t *testing.T, b []byte, into any) {
+	t.Helper()
+	strict, err := sigsjson.UnmarshalStrict(b, into)
+	if err != nil || len(strict) > 0 {
+		t.Errorf("does not decode strictly: %v %v", err, strict)
+	}
+}
+
+// TestRenamesReachTheJob: an overlay over a committed one that renames
+// everything (namespace, namePrefix, nameSuffix) still gives a job whose pod
+// specs name the renamed ConfigMap and ServiceAccount: the hydrated
+// kustomization's configurations: teaches kustomize the CRDs' references.
+func TestRenamesReachTheJob(t *testing.T) {
+	for _, overlay := range []string{"multi-node", "elastic"} {
+		t.Run(overlay, func(t *testing.T) {
+			dir := t.TempDir()
+			target, err := filepath.Abs(filepath.Join("../../quickstart/k8s/mlops", overlay))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel, err := filepath.Rel(dir, target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, filepath.Join(dir, "kustomization.yaml"), "namespace: ml\nnamePrefix: dev-\nnameSuffix: -v2\nresources:\n- "+rel+"\n")
+			names := map[string]bool{}
+			var jobs []map[string]any
+			for _, obj := range kustomize(t, dir) {
+				kind := obj["kind"].(string)
+				names[kind+"/"+obj["metadata"].(map[string]any)["name"].(string)] = true
+				if kind == "MPIJob" || kind == "PyTorchJob" {
+					jobs = append(jobs, obj)
+				}
+			}
+			if len(jobs) != 1 {
+				t.Fatalf("want one job, got %d", len(jobs))
+			}
+			n, err := yaml.FromMap(jobs[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			refs := 0
+			for _, role := range []string{"Launcher", "Worker"} {
+				spec, _ := n.Pipe(yaml.Lookup("spec", map[string]string{"MPIJob": "mpiReplicaSpecs", "PyTorchJob": "pytorchReplicaSpecs"}[n.GetKind()], role, "template", "spec"))
+				if spec == nil {
+					continue
+				}
+				if sa, _ := spec.GetString("serviceAccountName"); sa != "" {
+					refs++
+					if !names["ServiceAccount/"+sa] {
+						t.Errorf("%s: serviceAccountName %q names no ServiceAccount of the build: %v", role, sa, names)
+					}
+				}
+				cms, _ := spec.Pipe(yaml.Lookup("containers", "[name="+containerName(t, spec)+"]", "envFrom"))
+				elems, _ := cms.Elements()
+				for _, e := range elems {
+					if cm, _ := e.Pipe(yaml.Lookup("configMapRef", "name")); cm != nil {
+						refs++
+						if !names["ConfigMap/"+cm.YNode().Value] {
+							t.Errorf("%s: envFrom names ConfigMap %q, not in the build: %v", role, cm.YNode().Value, names)
+						}
+					}
+				}
+			}
+			if refs < 2 {
+				t.Fatalf("found %d references to check; want the ServiceAccount and the ConfigMap at least", refs)
+			}
+		})
+	}
+}
+
+func containerName(t *testing.T, spec *yaml.RNode) string {
+	t.Helper()
+	name, err := spec.Pipe(yaml.Lookup("containers", "0", "name"))
+	if err != nil || name == nil {
+		t.Fatalf("pod spec without a container: %v", err)
+	}
+	return name.YNode().Value
+}

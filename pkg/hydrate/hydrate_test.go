@@ -1,0 +1,383 @@
+package hydrate
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/openapi"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/mlops-fn/mlops-fn/pkg/processor"
+)
+
+// overlay copies a golden case into a temporary tree: base/ holds the
+// skeleton, overlay/ the job spec and mlops.env, hydrated.
+func overlay(t *testing.T, testCase string) (root string, skeleton *yaml.RNode) {
+	t.Helper()
+	root = t.TempDir()
+	src := filepath.Join("..", "..", "testdata", testCase)
+	for _, dir := range []string{"base", "overlay"} {
+		if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"job.yaml", "mlops.env"} {
+		data, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(root, "overlay", f), string(data))
+	}
+	config, err := yaml.ReadFile(filepath.Join(src, "job.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolved, results := processor.Processor{ConfigDir: src}.Resolve(config, nil)
+	if resolved == nil {
+		t.Fatalf("case %s does not resolve: %v", testCase, results)
+	}
+	// The base is the case's own target when it has one, else the plan's skeleton.
+	if target, err := yaml.ReadFile(filepath.Join(src, "input.yaml")); err == nil {
+		skeleton = target
+	} else if skeleton, err = processor.Encode(resolved.Plan.Skeleton()); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(root, "base", "skeleton.yaml"), skeleton.MustString())
+	write(t, filepath.Join(root, "base", "kustomization.yaml"), "resources:\n- skeleton.yaml\n")
+
+	ov, err := Render(Options{Dir: filepath.Join(root, "overlay"), Resources: []string{"../base"}, Function: fnBinary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ov.Write(); err != nil {
+		t.Fatal(err)
+	}
+	return root, skeleton
+}
+
+func write(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// kustomize builds dir in process with kustomize's defaults, as kubectl apply -k does.
+// kyaml's schema is global: it is reset first so the build sees only what the
+// overlay gives it, not what an earlier build or the function registered.
+func kustomize(t *testing.T, dir string) []map[string]any {
+	t.Helper()
+	openapi.ResetOpenAPI()
+	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
+	if err != nil {
+		t.Fatalf("kustomize build %s: %v", dir, err)
+	}
+	var out []map[string]any
+	for _, r := range m.Resources() {
+		obj, err := r.Map()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, obj)
+	}
+	return out
+}
+
+// transform runs the function on the skeleton as kustomize's transformers: would.
+func transform(t *testing.T, dir string, skeleton *yaml.RNode) []map[string]any {
+	t.Helper()
+	config, err := yaml.ReadFile(filepath.Join(dir, "job.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl := &framework.ResourceList{FunctionConfig: config, Items: []*yaml.RNode{skeleton.Copy()}}
+	if err := (processor.Processor{ConfigDir: dir}).Process(rl); err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, n := range rl.Items {
+		//nolint:staticcheck // the runners still write the legacy annotations
+		for _, a := range []string{processor.GeneratedBy, kioutil.PathAnnotation, kioutil.LegacyPathAnnotation} {
+			if _, err := n.Pipe(yaml.ClearAnnotation(a)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(n.GetAnnotations()) == 0 {
+			if err := n.PipeE(yaml.Lookup("metadata"), yaml.Clear("annotations")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		obj, err := n.Map()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, obj)
+	}
+	return out
+}
+
+// TestKustomizeAppliesTheSamePatches: the hydrated overlay, built by
+// kustomize's own machinery, gives the objects the transformer produces, lists
+// merged by name inside the MPIJob as in the Pod.
+func TestKustomizeAppliesTheSamePatches(t *testing.T) {
+	for _, c := range []string{
+		"multi-node-nonroot",
+		"seed000-horovod-4gpu-nfs",
+		"seed002-tensorflow-benchmarks",
+		"seed003-multi-node-quickstart",
+		"seed003-single-node-quickstart",
+		"volumes-every-kind",
+		"intel-mpi",
+		"elastic-c10d",
+		"elastic-etcd-run-id",
+		"patch-root-clears-nonroot-target",
+		"patch-existing-mpijob",
+		"elastic-patch-existing",
+	} {
+		t.Run(c, func(t *testing.T) {
+			if _, err := os.Stat(filepath.Join("..", "..", "testdata", c)); err != nil {
+				t.Fatalf("golden case %s is listed here but missing from testdata (renamed or removed?): update the list: %v", c, err)
+			}
+			root, skeleton := overlay(t, c)
+			got := kustomize(t, filepath.Join(root, "overlay"))
+			want := transform(t, filepath.Join(root, "overlay"), skeleton)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("kustomize and the function disagree (-function +kustomize):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestWithoutTheSchemaKustomizeReplacesLists shows why the overlay carries
+// the MPIJob schema: without it the securityContext patch replaces the
+// containers list and the image is lost.
+func TestWithoutTheSchemaKustomizeReplacesLists(t *testing.T) {
+	root, _ := overlay(t, "multi-node-nonroot")
+	dir := filepath.Join(root, "overlay")
+	component := filepath.Join(dir, ComponentDir, "kustomization.yaml")
+	k, err := os.ReadFile(component)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(k), "openapi:\n  path: "+SchemaFile) {
+		t.Fatalf("the multi-node component does not name the schema:\n%s", k)
+	}
+	with := kustomize(t, dir)
+	write(t, component, strings.Replace(string(k), "openapi:\n  path: "+SchemaFile+"\n", "", 1))
+	without := kustomize(t, dir)
+	image := func(objs []map[string]any) any {
+		for _, o := range objs {
+			if o["kind"] == "MPIJob" {
+				c := o["spec"].(map[string]any)["mpiReplicaSpecs"].(map[string]any)["Worker"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0]
+				return c.(map[string]any)["image"]
+			}
+		}
+		return nil
+	}
+	if image(with) == nil {
+		t.Fatal("with the schema the worker has no image")
+	}
+	if image(without) != nil {
+		t.Fatalf("without the schema kustomize kept the image %v: the schema may no longer be needed", image(without))
+	}
+}
+
+// TestStaleDetectsDrift: editing mlops.env makes the overlay stale until it is hydrated again.
+func TestStaleDetectsDrift(t *testing.T) {
+	root, _ := overlay(t, "multi-node-nonroot")
+	dir := filepath.Join(root, "overlay")
+	fresh, err := Render(Options{Dir: dir, Function: fnBinary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stale := fresh.Stale(); len(stale) > 0 {
+		t.Fatalf("just hydrated, yet stale: %v", stale)
+	}
+	env, _ := os.ReadFile(filepath.Join(dir, "mlops.env"))
+	write(t, filepath.Join(dir, "mlops.env"), strings.Replace(string(env), "WORKERS=2", "WORKERS=3", 1))
+	edited, err := Render(Options{Dir: dir, Function: fnBinary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"mlops-fn/kustomization.yaml", "mlops-fn/mpijob-patch.yaml"}, edited.Stale()); diff != "" {
+		t.Errorf("stale files (-want +got):\n%s", diff)
+	}
+	if err := edited.Write(); err != nil {
+		t.Fatal(err)
+	}
+	if stale := edited.Stale(); len(stale) > 0 {
+		t.Errorf("hydrated again, yet stale: %v", stale)
+	}
+}
+
+// TestKeepsTheUsersKustomization: hydrate owns its entries only; the rest of
+// the file stays, comments included: the user's own fields of the env
+// generator (literals, labels), their patch, configurations and namespace.
+// The entries of the earlier layout (patches beside the kustomization) go. A
+// second run changes nothing.
+func TestKeepsTheUsersKustomization(t *testing.T) {
+	root, _ := overlay(t, "multi-node-nonroot")
+	dir := filepath.Join(root, "overlay")
+	write(t, filepath.Join(dir, "kustomization.yaml"), `# my overlay
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+namespace: team-a # where we train
+resources:
+- ../base
+patches:
+- path: my-patch.yaml
+- path: security-context-patch.yaml
+configurations:
+- kustomizeconfig.yaml
+- crd-name-references.yaml
+configMapGenerator:
+# the site's env
+- name: mlops-env
+  envs:
+  - mlops.env
+  literals:
+  - TEAM=a # ours
+  options:
+    labels:
+      team: a
+openapi:
+  path: crd-schema.json
+`)
+	write(t, filepath.Join(dir, "kustomizeconfig.yaml"), "nameReference: []\n")
+	write(t, filepath.Join(dir, "my-patch.yaml"), "apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata:\n  name: resnet50\n  labels:\n    team: a\n")
+	var once []byte
+	for run := 0; run < 2; run++ {
+		ov, err := Render(Options{Dir: dir, Function: fnBinary})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run == 1 && ov.Kustomization != nil {
+			t.Errorf("the second run rewrites the kustomization:\n%s", cmp.Diff(string(once), string(ov.Kustomization)))
+		}
+		if err := ov.Write(); err != nil {
+			t.Fatal(err)
+		}
+		once, _ = os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+	}
+	want := `# my overlay
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+namespace: team-a # where we train
+resources:
+- ../base
+patches:
+- path: my-patch.yaml
+configurations:
+- kustomizeconfig.yaml
+configMapGenerator:
+# the site's env
+- name: mlops-env # mlops-fn hydrate: mlops.env for the job's containers
+  envs:
+  - mlops.env
+  literals:
+  - TEAM=a # ours
+  options:
+    labels:
+      team: a
+    disableNameSuffixHash: true
+- name: resnet50-mlops-fn-inputs # mlops-fn hydrate: what the guard compares the build with
+  files:
+  - spec=job.yaml
+  literals:
+  - kustomization=9e0909add513f2c6
+  options:
+    disableNameSuffixHash: true
+    annotations:
+      config.kubernetes.io/local-config: "true"
+components:
+- mlops-fn # mlops-fn hydrate: the job's patches, written by mlops-fn hydrate
+`
+	if diff := cmp.Diff(want, string(once)); diff != "" {
+		t.Errorf("kustomization.yaml (-want +got):\n%s", diff)
+	}
+	for _, o := range kustomize(t, dir) {
+		meta := o["metadata"].(map[string]any)
+		switch o["kind"] {
+		case "MPIJob":
+			if meta["namespace"] != "team-a" || meta["labels"].(map[string]any)["team"] != "a" {
+				t.Errorf("the user's namespace or patch was lost: %v", meta)
+			}
+		case "ConfigMap":
+			if o["data"].(map[string]any)["TEAM"] != "a" || meta["labels"].(map[string]any)["team"] != "a" {
+				t.Errorf("the user's literal or label was lost: %v", o)
+			}
+		}
+	}
+}
+
+// TestRefusesTheUsersOpenAPI: kustomize reads one OpenAPI document, and the
+// component brings the CRDs'; the user's entry is named, nothing is written.
+func TestRefusesTheUsersOpenAPI(t *testing.T) {
+	root, _ := overlay(t, "multi-node-nonroot")
+	dir := filepath.Join(root, "overlay")
+	k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+	write(t, filepath.Join(dir, "kustomization.yaml"), string(k)+"openapi:\n  path: mine.json\n")
+	_, err := Render(Options{Dir: dir, Function: fnBinary})
+	if err == nil || !strings.Contains(err.Error(), "kustomization.yaml: openapi: path: mine.json") {
+		t.Fatalf("want the user's openapi: entry named, got %v", err)
+	}
+}
+
+// TestRemovesStaleFiles: a patch hydrate no longer renders leaves the
+// component, and the files of the earlier layout (beside the kustomization,
+// with mlops-fn's header) go with their entries.
+func TestRemovesStaleFiles(t *testing.T) {
+	root, _ := overlay(t, "multi-node-nonroot")
+	dir := filepath.Join(root, "overlay")
+	env, _ := os.ReadFile(filepath.Join(dir, "mlops.env"))
+	var kept []string
+	for _, line := range strings.Split(string(env), "\n") {
+		if !strings.HasPrefix(line, "NFS_") {
+			kept = append(kept, line)
+		}
+	}
+	write(t, filepath.Join(dir, "mlops.env"), strings.Join(kept, "\n"))
+	job, _ := os.ReadFile(filepath.Join(dir, "job.yaml"))
+	write(t, filepath.Join(dir, "job.yaml"), strings.SplitN(string(job), "  volumes:", 2)[0])
+	// The earlier layout's files and entries.
+	for _, f := range []string{"mpijob-patch.yaml", "security-context-patch.yaml"} {
+		write(t, filepath.Join(dir, f), "# Generated by mlops-fn from job.yaml and mlops.env.\nkind: MPIJob\n")
+	}
+	write(t, filepath.Join(dir, "my-patch.yaml"), "# mine\nkind: MPIJob\n")
+	k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+	write(t, filepath.Join(dir, "kustomization.yaml"), string(k)+"patches:\n- path: mpijob-patch.yaml\n- path: security-context-patch.yaml\nopenapi:\n  path: crd-schema.json\n")
+	ov, err := Render(Options{Dir: dir, Function: fnBinary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"mpijob-patch.yaml", "security-context-patch.yaml"}, ov.Remove); diff != "" {
+		t.Fatalf("files to remove (-want +got):\n%s", diff)
+	}
+	if err := ov.Write(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"mpijob-patch.yaml", "security-context-patch.yaml", filepath.Join(ComponentDir, "nfs-volume-patch.yaml")} {
+		if _, err := os.Stat(filepath.Join(dir, f)); !os.IsNotExist(err) {
+			t.Errorf("%s is still there: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "my-patch.yaml")); err != nil {
+		t.Errorf("the user's file went: %v", err)
+	}
+	for _, f := range []string{"kustomization.yaml", filepath.Join(ComponentDir, "kustomization.yaml")} {
+		k, _ := os.ReadFile(filepath.Join(dir, f))
+		for _, gone := range []string{"nfs-volume-patch.yaml", "patches:\n- path: mpijob", "openapi:"} {
+			if f == "kustomization.yaml" && strings.Contains(string(k), gone) || gone == "nfs-volume-patch.yaml" && strings.Contains(string(k), gone) {
+				t.Errorf("%s still lists %s:\n%s", f, gone, k)
+			}
+		}
+	}
+	kustomize(t, dir)
+}
