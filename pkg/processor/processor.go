@@ -462,7 +462,6 @@ func targetNonRoot(target *yaml.RNode) (where, uid string) {
 	return "", ""
 }
 
-
 // Generate builds the job the function generates when the inputs hold no
 // target: the skeleton with the patches applied, marked as mlops-fn's.
 func (p Processor) Generate(plan *render.Plan) (*yaml.RNode, error) {
@@ -504,7 +503,6 @@ func (p Processor) annotate(plan *render.Plan, n *yaml.RNode) error {
 	_, err := filters.FormatFilter{UseSchema: true}.Filter([]*yaml.RNode{n})
 	return err
 }
-
 
 func generated(n *yaml.RNode) bool {
 	_, ok := n.GetAnnotations()[GeneratedBy]
