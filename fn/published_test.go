@@ -1,0 +1,134 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// published are jobs this project did not write: the mpi-operator's and the
+// training-operator's own examples, read from the module cache at the pinned
+// versions, with container names unlike the job's. Each gets a spec that
+// targets it, and the site settings of mlops.env.
+var published = []struct {
+	module, file string
+	spec         string
+	env          string
+}{
+	{"github.com/kubeflow/mpi-operator", "examples/v2beta1/pi/pi.yaml",
+		"name: pi\nspec:\n  mode: multi-node\n  image: mpioperator/mpi-pi:openmpi\n  command: [/home/mpiuser/pi]\n  security: {home: /home/mpiuser}\n",
+		"USER_ID=1000\nGROUP_ID=1000\nUSER_NAME=mpiuser\nWORKERS=3\nCPU=1\nMEMORY=1Gi\nNFS_SERVER=10.0.0.5\nNFS_PATH=/export/pi\nNFS_MOUNT_PATH=/data\n"},
+	{"github.com/kubeflow/mpi-operator", "examples/v2beta1/pi/pi-intel.yaml",
+		"name: pi\n  namespace: hpc\n  labels: {kueue.x-k8s.io/queue-name: team-a}\n  annotations: {team: hpc}\nspec:\n  mode: multi-node\n  image: mpioperator/mpi-pi:intel\n  command: [/home/mpiuser/pi]\n  mpi: {implementation: Intel}\n",
+		"USER_ID=1000\nUSER_NAME=mpiuser\nWORKERS=4\nGPUS_PER_WORKER=2\n"},
+	{"github.com/kubeflow/mpi-operator", "examples/v2beta1/pi/pi-mpich.yaml",
+		"name: pi\nspec:\n  mode: multi-node\n  image: mpioperator/mpi-pi:mpich\n  command: [/home/mpiuser/pi]\n  mpi: {implementation: MPICH}\n",
+		"USER_ID=1000\nUSER_NAME=mpiuser\nWORKERS=2\n"},
+	{"github.com/kubeflow/mpi-operator", "examples/v2beta1/horovod/tensorflow-mnist.yaml",
+		"name: tensorflow-mnist\nspec:\n  mode: multi-node\n  image: docker.io/kubeflow/mpi-horovod-mnist\n  command: [python, /examples/tensorflow_mnist.py]\n",
+		"WORKERS=2\nNFS_SERVER=nfs.lab\nNFS_PATH=/export\nNFS_MOUNT_PATH=/workspace\n"},
+	{"github.com/kubeflow/mpi-operator", "examples/v2beta1/tensorflow-benchmarks/tensorflow-benchmarks.yaml",
+		"name: tensorflow-benchmarks\nspec:\n  mode: multi-node\n  image: mpioperator/tensorflow-benchmarks:latest\n  command: [python, scripts/tf_cnn_benchmarks/tf_cnn_benchmarks.py]\n",
+		"WORKERS=1\nGPUS_PER_WORKER=2\n"},
+	{"github.com/kubeflow/training-operator", "examples/pytorch/elastic/echo/echo.yaml",
+		"name: elastic-example-echo\nspec:\n  mode: elastic\n  image: kubeflow/pytorch-elastic-example-echo:latest\n  command: [torchrun, /workspace/echo.py]\n",
+		"WORKERS=2\nMIN_WORKERS=1\nMAX_WORKERS=3\nUSER_ID=1000\n"},
+	{"github.com/kubeflow/training-operator", "examples/pytorch/elastic/imagenet/imagenet.yaml",
+		"name: elastic-example-imagenet\nspec:\n  mode: elastic\n  image: kubeflow/pytorch-elastic-example-imagenet:latest\n  command: [torchrun, /workspace/examples/imagenet.py]\n",
+		"WORKERS=2\nGPUS_PER_WORKER=1\nNFS_SERVER=10.0.0.5\nNFS_PATH=/export/imagenet\nNFS_MOUNT_PATH=/data\n"},
+}
+
+// moduleDir is where the pinned module's source is in the module cache.
+func moduleDir(t *testing.T, module string) string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", module).Output()
+	if err != nil || strings.TrimSpace(string(out)) == "" {
+		t.Fatalf("go list -m %s: %v (run go mod download)", module, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestRunnersAgreeOnPublishedJobs: on bases the project did not write, the
+// hydrated overlay that kubectl applies, kustomize with the function as an
+// exec transformer, kpt fn eval and the standalone command give the same
+// objects, the user's containers patched where they stand.
+func TestRunnersAgreeOnPublishedJobs(t *testing.T) {
+	kubectl := tool(t, "kubectl", "install kubectl v1.32")
+	binary(t)
+	fn, err := filepath.Abs(filepath.Join(repoRoot, "bin", "mlops-fn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range published {
+		t.Run(filepath.Base(p.file), func(t *testing.T) {
+			job, err := os.ReadFile(filepath.Join(moduleDir(t, p.module), p.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			root := t.TempDir()
+			files := map[string]string{
+				"base/job.yaml":                string(job),
+				"base/kustomization.yaml":      "resources:\n- job.yaml\n",
+				"overlay/job.yaml":             "apiVersion: mlops-fn.dev/v1alpha1\nkind: TrainingJob\nmetadata:\n  " + p.spec,
+				"overlay/mlops.env":            p.env,
+				"exec/kustomization.yaml":      "resources:\n- ../base\ntransformers:\n- fn.yaml\n",
+				"exec/fn.yaml":                 "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mlops-fn\n  annotations:\n    config.kubernetes.io/function: |\n      exec:\n        path: " + fn + "\ndata:\n  job: ../overlay/job.yaml\n",
+				"kpt/" + filepath.Base(p.file): string(job),
+			}
+			if strings.Contains(p.spec, "namespace: hpc") {
+				// The spec's namespace: the base (or the kustomization) puts the job there.
+				files["base/kustomization.yaml"] = "namespace: hpc\nresources:\n- job.yaml\n"
+				files["exec/kustomization.yaml"] = "namespace: hpc\nresources:\n- job.yaml\ntransformers:\n- fn.yaml\n"
+				files["exec/job.yaml"] = string(job)
+				files["kpt/"+filepath.Base(p.file)] = strings.Replace(string(job), "metadata:\n  name: pi\n", "metadata:\n  name: pi\n  namespace: hpc\n", 1)
+			}
+			for name, text := range files {
+				path := filepath.Join(root, name)
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			overlay := filepath.Join(root, "overlay")
+			run(t, fn, "hydrate", "--resources", "../base", overlay)
+			want := objects(t, run(t, kubectl, "kustomize", overlay))
+			check := func(t *testing.T, out string) {
+				t.Helper()
+				if diff := cmp.Diff(want, objects(t, out)); diff != "" {
+					t.Errorf("differs from kubectl apply -k of the hydrated overlay (-kubectl +runner):\n%s", diff)
+				}
+			}
+			t.Run("kustomize exec", func(t *testing.T) {
+				check(t, run(t, kustomizeBin(t), "build", "--enable-alpha-plugins", "--enable-exec", filepath.Join(root, "exec")))
+			})
+			t.Run("kpt eval exec", func(t *testing.T) {
+				kpt := kptBin(t)
+				pkg := filepath.Join(root, "kpt")
+				run(t, kpt, "fn", "eval", "--exec", fn, pkg, "--", "job="+filepath.Join(overlay, "job.yaml"))
+				check(t, readPackage(t, pkg))
+			})
+			t.Run("standalone", func(t *testing.T) {
+				check(t, run(t, fn, filepath.Join(overlay, "job.yaml"), filepath.Join(root, "kpt", filepath.Base(p.file))))
+			})
+			// The user's containers carry the site settings; no second container.
+			for _, obj := range want {
+				if obj["kind"] == "ConfigMap" {
+					continue
+				}
+				text := run(t, kubectl, "kustomize", overlay)
+				if strings.Count(text, "- name: mpi-launcher") > 1 || strings.Count(text, "image:") != strings.Count(string(job), "image:") {
+					t.Errorf("the hydrated job has another container than the published one's:\n%s", text)
+				}
+				if !strings.Contains(text, "envFrom:") {
+					t.Errorf("the user's containers got no envFrom:\n%s", text)
+				}
+			}
+		})
+	}
+}

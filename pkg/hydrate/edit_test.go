@@ -1,0 +1,218 @@
+package hydrate
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/mlops-fn/mlops-fn/pkg/env"
+)
+
+// editValues are a valid value for each documented key that differs from
+// the quickstart's, and one for a key mlops-fn does not know.
+var editValues = map[string]string{
+	"REGISTRY": "ghcr.io/team", "DATASET_DIR": "/data2", "MODEL_DIR": "/Users/models/bert", "OUTPUT_DIR": "/Users/out2",
+	"MODEL_NAME": "bert", "MODEL_SCRIPT": "train2.sh", "NFS_SERVER": "10.1.2.3", "NFS_PATH": "/export/other",
+	"NFS_MOUNT_PATH": "/mnt/nfs", "USER_ID": "4242", "USER_NAME": "alice", "GROUP_ID": "4343", "GROUP_NAME": "alice",
+	"FS_GROUP": "4444", "WORKERS": "8", "GPUS_PER_WORKER": "4", "SLOTS_PER_WORKER": "2", "CPU": "8", "MEMORY": "32Gi",
+	"MIN_WORKERS": "1", "MAX_WORKERS": "9", "RDZV_ENDPOINT": "etcd.example:2379", "UNKNOWN_KEY": "1",
+}
+
+// copyTree copies a folder, symbolic links as links.
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, path)
+		dest := filepath.Join(to, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(dest, 0o755)
+		case d.Type()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(link, dest)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dest, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// quickstartCopy copies the repository's quickstart and gives the overlay of mode in it.
+func quickstartCopy(t *testing.T, mode string) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "quickstart")
+	copyTree(t, "../../quickstart", root)
+	return filepath.Join(root, "k8s", "mlops", mode)
+}
+
+// edit is a change a user makes without running hydrate.
+type edit struct {
+	name  string
+	apply func(dir string) bool // false: does not apply to this overlay
+}
+
+func editEnv(key, how string) edit {
+	return edit{name: how + " " + key, apply: func(dir string) bool {
+		path := filepath.Join(dir, "mlops.env")
+		data, _ := os.ReadFile(path)
+		lines := strings.Split(string(data), "\n")
+		at := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, key+"=") })
+		switch {
+		case how == "change" && at >= 0:
+			lines[at] = key + "=" + editValues[key]
+		case how == "remove" && at >= 0:
+			lines = slices.Delete(lines, at, at+1)
+		case how == "add" && at < 0:
+			lines = append(lines[:len(lines)-1], key+"="+editValues[key], "")
+		default:
+			return false
+		}
+		return os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644) == nil
+	}}
+}
+
+func editSpec(name, old, replacement string) edit {
+	return edit{name: name, apply: func(dir string) bool {
+		path := filepath.Join(dir, "job.yaml")
+		data, _ := os.ReadFile(path)
+		if !bytes.Contains(data, []byte(old)) {
+			return false
+		}
+		return os.WriteFile(path, bytes.Replace(data, []byte(old), []byte(replacement), 1), 0o644) == nil
+	}}
+}
+
+// TestEditWithoutHydrate is what a user does: edit mlops.env or job.yaml in
+// a hydrated quickstart overlay and build it with kubectl, without running
+// hydrate. For every documented key and an unknown one (changed, removed,
+// added) and for edits of the job spec, the build either equals a fresh
+// hydrate's or fails saying to run hydrate; never exit 0 with objects that
+// disagree with the inputs. It builds with kustomize's own code (kubectl's
+// options) and, where kubectl is installed, with kubectl kustomize too.
+func TestEditWithoutHydrate(t *testing.T) {
+	kubectl, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Log("kubectl is not installed: the builds run in process only (CI installs kubectl)")
+	}
+	var edits []edit
+	keys := []string{"UNKNOWN_KEY"}
+	for _, doc := range env.KnownKeys() {
+		keys = append(keys, doc.Key)
+	}
+	for _, k := range keys {
+		if editValues[k] == "" {
+			t.Fatalf("no edit value for %s: add one to editValues", k)
+		}
+		for _, how := range []string{"change", "remove", "add"} {
+			edits = append(edits, editEnv(k, how))
+		}
+	}
+	edits = append(edits,
+		editSpec("rename the job", "name: resnet50-", "name: bert-"),
+		editSpec("add a namespace", "metadata:\n", "metadata:\n  namespace: ml\n"),
+		editSpec("add a label", "metadata:\n", "metadata:\n  labels: {kueue.x-k8s.io/queue-name: team}\n"),
+		editSpec("switch to single-node", "mode: multi-node", "mode: single-node"),
+		editSpec("switch to multi-node", "mode: single-node", "mode: multi-node"),
+		editSpec("change the image", "image: ${REGISTRY}/", "image: ${REGISTRY}/other/"),
+		editSpec("add a comment", "spec:\n", "# a comment\nspec:\n"),
+		editSpec("append after a blank line", "path: /export/datasets\n", "path: /export/datasets\n\n  workers: 3\n"),
+		editSpec("set workers in the spec", "spec:\n", "spec:\n  workers: 5\n"),
+	)
+	counts := map[string]int{}
+	for _, mode := range []string{"multi-node", "single-node", "elastic"} {
+		for _, e := range edits {
+			t.Run(mode+"/"+e.name, func(t *testing.T) {
+				stale := quickstartCopy(t, mode)
+				if !e.apply(stale) {
+					t.Skip("does not apply to this overlay")
+				}
+				fresh := quickstartCopy(t, mode)
+				e.apply(fresh)
+				var want []*yaml.RNode
+				ov, err := Render(Options{Dir: fresh, Function: fnBinary})
+				if err == nil {
+					err = ov.Write()
+				}
+				if err == nil {
+					if want, err = stagedBuild(fresh, nil, nil, kubectlOptions()); err != nil {
+						t.Fatalf("the freshly hydrated overlay does not build: %v", err)
+					}
+				}
+				got, buildErr := stagedBuild(stale, nil, nil, kubectlOptions())
+				outcome := judge(t, "kustomize", want, got, buildErr)
+				counts[outcome]++
+				if kubectl == "" {
+					return
+				}
+				cmd := exec.Command(kubectl, "kustomize", stale)
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				out, err := cmd.Output()
+				if err != nil {
+					judge(t, "kubectl", want, nil, &cmdError{err, stderr.String()})
+					return
+				}
+				nodes, err := kio.FromBytes(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				judge(t, "kubectl", want, nodes, nil)
+			})
+		}
+	}
+	t.Logf("outcomes: %v", counts)
+	if counts["refused"] == 0 || counts["equal"] == 0 {
+		t.Errorf("want both outcomes among the edits, got %v", counts)
+	}
+}
+
+type cmdError struct {
+	err    error
+	stderr string
+}
+
+func (e *cmdError) Error() string { return e.err.Error() + ": " + e.stderr }
+
+// judge passes a stale build that failed saying to run hydrate, or that
+// equals the fresh hydrate's (want nil: hydrate refused the edit).
+func judge(t *testing.T, builder string, want, got []*yaml.RNode, buildErr error) string {
+	t.Helper()
+	if buildErr != nil {
+		if !strings.Contains(buildErr.Error(), "run mlops-fn hydrate on this folder") {
+			t.Errorf("%s: the stale build fails without saying to run hydrate: %v", builder, buildErr)
+		}
+		return "refused"
+	}
+	if want == nil {
+		t.Errorf("%s: hydrate refuses the edited inputs, yet the stale overlay builds with exit 0", builder)
+		return "wrong"
+	}
+	diff, err := difference(want, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff != "" {
+		t.Errorf("%s: the stale build exits 0 and differs from a fresh hydrate's (-fresh +stale):\n%s", builder, diff)
+		return "wrong"
+	}
+	return "equal"
+}
