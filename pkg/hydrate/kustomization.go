@@ -151,6 +151,7 @@ options:
 	inputs.Field("name").Value.YNode().LineComment = ownedMark + ": what the guard compares the build with"
 	kept = append(kept, inputs.YNode())
 	gens.YNode().Content = kept
+	gens.YNode().Style = 0
 
 	comps, err := k.Pipe(yaml.LookupCreate(yaml.SequenceNode, "components"))
 	if err != nil {
@@ -163,6 +164,7 @@ options:
 		c := yaml.NewStringRNode(ComponentDir).YNode()
 		c.LineComment = ownedMark + ": the job's patches, written by mlops-fn hydrate"
 		comps.YNode().Content = append(comps.YNode().Content, c)
+		comps.YNode().Style = 0 // block style: a flow list cannot carry the comment
 	}
 	return nil
 }

@@ -13,12 +13,16 @@ import (
 var fnBinary string
 
 func TestMain(m *testing.M) {
+	if at := os.Getenv(killAtVariable); at != "" {
+		os.Exit(hydrateAndDie(at))
+	}
 	dir, err := os.MkdirTemp("", "mlops-fn-hydrate-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	fnBinary = filepath.Join(dir, "mlops-fn")
+	os.Setenv(fnVariable, fnBinary)
 	if out, err := exec.Command("go", "build", "-o", fnBinary, "../../fn").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building mlops-fn for the tests: %v\n%s", err, out)
 		os.Exit(1)

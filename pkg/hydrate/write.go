@@ -115,6 +115,7 @@ func (o *Overlay) stage() (*stagedOverlay, error) {
 		}
 	}
 	if o.Kustomization == nil {
+		afterStep("stage")
 		return s, nil
 	}
 	s.oldMode = 0o644
@@ -129,6 +130,7 @@ func (o *Overlay) stage() (*stagedOverlay, error) {
 		s.cleanup()
 		return nil, err
 	}
+	afterStep("stage")
 	return s, nil
 }
 

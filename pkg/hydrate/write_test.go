@@ -358,3 +358,44 @@ func TestUsersFileIsNotOverwritten(t *testing.T) {
 		t.Errorf("files changed (-before +after):\n%s", diff)
 	}
 }
+
+// TestSymlinkedKustomizationStaysALink: hydrate writes through a symbolic
+// link to the file it names, and the link stays.
+func TestSymlinkedKustomizationStaysALink(t *testing.T) {
+	root, _ := overlay(t, "multi-node-nonroot")
+	dir := filepath.Join(root, "overlay")
+	if err := os.MkdirAll(filepath.Join(dir, "conf"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "kustomization.yaml"), filepath.Join(dir, "conf", "kustomization.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("conf/kustomization.yaml", filepath.Join(dir, "kustomization.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+	write(t, filepath.Join(dir, "conf", "kustomization.yaml"), strings.Replace(string(k), "components:\n- mlops-fn", "components: []", 1))
+	ov, err := Render(Options{Dir: dir, Function: fnBinary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ov.Kustomization == nil {
+		t.Fatal("nothing to write into the kustomization: the test means nothing")
+	}
+	if err := ov.Write(); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Lstat(filepath.Join(dir, "kustomization.yaml"))
+	if err != nil || info.Mode()&fs.ModeSymlink == 0 {
+		t.Fatalf("kustomization.yaml is no longer a link: %v %v", info, err)
+	}
+	k, err = os.ReadFile(filepath.Join(dir, "conf", "kustomization.yaml"))
+	if err != nil {
+		entries, _ := os.ReadDir(filepath.Join(dir, "conf"))
+		t.Fatalf("%v %v", err, entries)
+	}
+	if !strings.Contains(string(k), "- mlops-fn") {
+		t.Errorf("the link's target did not get the component entry (%d bytes):\n%s", len(k), k)
+	}
+	kustomize(t, dir)
+}

@@ -1,0 +1,135 @@
+package hydrate
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// A child test process hydrates the folder in killDirVariable and kills
+// itself with SIGKILL after write step number killAtVariable.
+const (
+	killAtVariable  = "MLOPS_FN_TEST_KILL_AT"
+	killDirVariable = "MLOPS_FN_TEST_KILL_DIR"
+	fnVariable      = "MLOPS_FN_TEST_FN"
+)
+
+func hydrateAndDie(at string) int {
+	n, err := strconv.Atoi(at)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	steps := 0
+	afterStep = func(string) {
+		if steps++; steps == n {
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		}
+	}
+	ov, err := Render(Options{Dir: os.Getenv(killDirVariable), Function: os.Getenv(fnVariable)})
+	if err == nil {
+		err = ov.Write()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// withoutTemporaries is a snapshot without hydrate's temporary names.
+func withoutTemporaries(files map[string]string) map[string]string {
+	out := map[string]string{}
+	for name, data := range files {
+		if !strings.Contains(name, tempPrefix) {
+			out[name] = data
+		}
+	}
+	return out
+}
+
+// TestKillAtEveryStep: hydrate killed with SIGKILL after any step of its
+// write leaves the folder as before or as after; only between the two steps
+// of a write that changes hydrate's kustomization entries may it be neither,
+// and then the overlay refuses to build, saying to run hydrate. The next run
+// leaves no temporary file and gives the same folder as an uninterrupted run.
+func TestKillAtEveryStep(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(t *testing.T, dir string)
+	}{
+		{"a value", func(t *testing.T, dir string) {
+			env, _ := os.ReadFile(filepath.Join(dir, "mlops.env"))
+			write(t, filepath.Join(dir, "mlops.env"), strings.Replace(string(env), "WORKERS=2", "WORKERS=5", 1))
+		}},
+		{"another env file", func(t *testing.T, dir string) {
+			env, _ := os.ReadFile(filepath.Join(dir, "mlops.env"))
+			write(t, filepath.Join(dir, "site.env"), strings.Replace(string(env), "WORKERS=2", "WORKERS=6", 1))
+			job, _ := os.ReadFile(filepath.Join(dir, "job.yaml"))
+			write(t, filepath.Join(dir, "job.yaml"), string(job)+"  envFile: {path: site.env}\n")
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			base, _ := overlay(t, "multi-node-nonroot")
+			c.edit(t, filepath.Join(base, "overlay"))
+			before := snapshot(t, base)
+
+			// An uninterrupted run, counting its steps.
+			done := t.TempDir()
+			copyTree(t, base, done)
+			var steps []string
+			afterStep = func(s string) { steps = append(steps, s) }
+			ov, err := Render(Options{Dir: filepath.Join(done, "overlay"), Function: fnBinary})
+			if err == nil {
+				err = ov.Write()
+			}
+			afterStep = func(string) {}
+			if err != nil {
+				t.Fatal(err)
+			}
+			after := snapshot(t, done)
+			t.Logf("steps: %v", steps)
+
+			for n := 1; n <= len(steps); n++ {
+				root := t.TempDir()
+				copyTree(t, base, root)
+				dir := filepath.Join(root, "overlay")
+				cmd := exec.Command(os.Args[0], "-test.run=^$")
+				cmd.Env = append(os.Environ(), killAtVariable+"="+strconv.Itoa(n), killDirVariable+"="+dir, fnVariable+"="+fnBinary)
+				out, err := cmd.CombinedOutput()
+				var exit *exec.ExitError
+				if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+					t.Fatalf("step %d (%s): want the child killed, got %v\n%s", n, steps[n-1], err, out)
+				}
+				now := withoutTemporaries(snapshot(t, root))
+				switch {
+				case cmp.Equal(now, before), cmp.Equal(now, after):
+				case steps[n-1] == "component" && n < len(steps) && steps[n] == "kustomization":
+					if _, err := stagedBuild(dir, nil, nil, kubectlOptions()); err == nil || !strings.Contains(err.Error(), "run mlops-fn hydrate on this folder") {
+						t.Errorf("killed between the component and the kustomization: want a build that says to run hydrate, got %v", err)
+					}
+				default:
+					t.Errorf("killed after step %d (%s): the folder is neither as before nor as after (-after +now):\n%s", n, steps[n-1], cmp.Diff(after, now))
+				}
+				ov, err := Render(Options{Dir: dir, Function: fnBinary})
+				if err == nil {
+					err = ov.Write()
+				}
+				if err != nil {
+					t.Fatalf("the run after the kill: %v", err)
+				}
+				if diff := cmp.Diff(after, snapshot(t, root)); diff != "" {
+					t.Errorf("after step %d and another run, the folder differs from an uninterrupted run's (-want +got):\n%s", n, diff)
+				}
+			}
+		})
+	}
+}
