@@ -167,7 +167,11 @@ func Render(o Options) (*Overlay, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: building the base: %w", o.Dir, err)
 	}
-	if err := out.renderComponent(p, plan, items, header); err != nil {
+	namespace := ""
+	if n := k.Field("namespace"); n != nil {
+		namespace = n.Value.YNode().Value
+	}
+	if err := out.renderComponent(p, plan, items, namespace, header); err != nil {
 		return nil, err
 	}
 	object, replacements := guard(guardInputs{
@@ -201,10 +205,25 @@ func Render(o Options) (*Overlay, error) {
 
 // renderComponent writes the job's patches, one set per target, or the
 // whole job when the base has none, as the function would generate it.
-func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, items []*yaml.RNode, header string) error {
-	targets, plans, err := p.Targets(plan, items)
+func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, items []*yaml.RNode, namespace, header string) error {
+	// The function sees the targets after the kustomization's namespace:
+	// moved them; the patches find them by kind and name before it does.
+	seen := items
+	if namespace != "" {
+		seen = make([]*yaml.RNode, len(items))
+		for i, it := range items {
+			seen[i] = it.Copy()
+			if err := seen[i].SetNamespace(namespace); err != nil {
+				return err
+			}
+		}
+	}
+	targets, plans, err := p.Targets(plan, seen)
 	if err != nil {
 		return err
+	}
+	for i, t := range targets {
+		targets[i] = items[slices.Index(seen, t)]
 	}
 	if len(targets) == 0 {
 		// The function would generate the job beside these: two jobs for one spec.

@@ -381,3 +381,86 @@ func TestRemovesStaleFiles(t *testing.T) {
 	}
 	kustomize(t, dir)
 }
+
+// TestSpecChangesWorkOrFailAtHydrate: a rename, a namespace, a mode switch
+// or a target either give an overlay that builds (checked against the
+// function by Render itself) or fail at hydrate time with a clear error,
+// never an overlay kubectl cannot build.
+func TestSpecChangesWorkOrFailAtHydrate(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		// job and kustomization replace text in those files; "" appends.
+		job, kustomization [2]string
+		wantErr            string // "" : builds, with wantInBuild in the job
+		wantInBuild        string
+	}{
+		{name: "rename, the base's job keeps its name", job: [2]string{"name: resnet50\n", "name: bert\n"},
+			wantErr: "the base holds MPIJob/resnet50, which is not the job of"},
+		{name: "rename, with spec.target naming the base's job", job: [2]string{"name: resnet50\nspec:\n", "name: bert\nspec:\n  target: {name: resnet50}\n"},
+			wantInBuild: "name: resnet50"},
+		{name: "namespace, the base's job has none", job: [2]string{"name: resnet50\n", "name: resnet50\n  namespace: ml\n"},
+			wantErr: "a patch cannot move an object"},
+		{name: "namespace, and namespace: in the kustomization", job: [2]string{"name: resnet50\n", "name: resnet50\n  namespace: ml\n"},
+			kustomization: [2]string{"", "namespace: ml\n"}, wantInBuild: "namespace: ml"},
+		{name: "namespace in the kustomization only", kustomization: [2]string{"", "namespace: team\n"}, wantInBuild: "namespace: team"},
+		{name: "labels and annotations", job: [2]string{"name: resnet50\n", "name: resnet50\n  labels: {kueue.x-k8s.io/queue-name: team-a}\n  annotations: {owner: alice}\n"},
+			wantInBuild: "kueue.x-k8s.io/queue-name: team-a"},
+		{name: "mode switch, the base holds the MPIJob", job: [2]string{"mode: multi-node", "mode: single-node"},
+			wantErr: "the base holds MPIJob/resnet50, which is not the job of"},
+		{name: "a target that is not there", job: [2]string{"spec:\n", "spec:\n  target: {name: other}\n"},
+			wantErr: `spec.target: "other" matches no MPIJob among the inputs`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root, _ := overlay(t, "multi-node-nonroot")
+			dir := filepath.Join(root, "overlay")
+			for file, r := range map[string][2]string{"job.yaml": c.job, "kustomization.yaml": c.kustomization} {
+				if r == [2]string{} {
+					continue
+				}
+				data, _ := os.ReadFile(filepath.Join(dir, file))
+				text := string(data) + r[1]
+				if r[0] != "" {
+					if !strings.Contains(string(data), r[0]) {
+						t.Fatalf("%s lacks %q", file, r[0])
+					}
+					text = strings.Replace(string(data), r[0], r[1], 1)
+				}
+				write(t, filepath.Join(dir, file), text)
+			}
+			before := snapshot(t, root)
+			ov, err := Render(Options{Dir: dir, Function: fnBinary})
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("want an error with %q, got %v", c.wantErr, err)
+				}
+				if diff := cmp.Diff(before, snapshot(t, root)); diff != "" {
+					t.Errorf("the refused run changed files:\n%s", diff)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := ov.Write(); err != nil {
+				t.Fatal(err)
+			}
+			jobs := 0
+			for _, o := range kustomize(t, dir) {
+				if o["kind"] != "MPIJob" {
+					continue
+				}
+				jobs++
+				n, err := yaml.FromMap(o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s := n.MustString(); !strings.Contains(s, c.wantInBuild) {
+					t.Errorf("the job lacks %q:\n%s", c.wantInBuild, s)
+				}
+			}
+			if jobs != 1 {
+				t.Errorf("want one MPIJob, got %d", jobs)
+			}
+		})
+	}
+}
