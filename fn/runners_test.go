@@ -263,7 +263,7 @@ func TestRunnersAgree(t *testing.T) {
 				kpt := kptBin(t)
 				image(t)
 				// A container cannot read the overlay: the package holds the job spec
-				// and the mlops-env ConfigMap an exec render wrote.
+				// and the env ConfigMap an exec render wrote.
 				rel, abs := tempPackage(t)
 				copyDir(t, filepath.Join(repoRoot, "quickstart/kpt", mode), abs)
 				job, err := os.ReadFile(filepath.Join(repoRoot, overlay, "job.yaml"))
@@ -429,7 +429,7 @@ func TestKustomizeExecAfterNamespaceAndPrefix(t *testing.T) {
 			t.Errorf("MPIJob %s: got %v, want %q (empty: any value, i.e. patched)", field, got, want)
 		}
 	}
-	if len(configMaps) != 1 || configMaps[0].GetName() != "mlops-env" || configMaps[0].GetNamespace() != "ml" {
-		t.Fatalf("want the ConfigMap ml/mlops-env, got %d ConfigMaps:\n%s", len(configMaps), out)
+	if len(configMaps) != 1 || configMaps[0].GetName() != "resnet50-training-mpijob-env" || configMaps[0].GetNamespace() != "ml" {
+		t.Fatalf("want the ConfigMap ml/resnet50-training-mpijob-env, got %d ConfigMaps:\n%s", len(configMaps), out)
 	}
 }

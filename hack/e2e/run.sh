@@ -387,15 +387,15 @@ all_phase() { # PHASE POD...: each POD exists and is in PHASE.
 check_pod_spec() {
   local pod=$1 role=$2 json what="$O_DIR: $1"
   json=$(kubectl get -n "$NS" "$pod" -o json 2>&1) || { fail "$what: exists" "$json"; return 0; }
-  q() { echo "$json" | jq -r "$1"; }
+  q() { echo "$json" | jq -r "$@"; }
   expect_eq "$what: runAsUser" "${X_UID:-unset}" "$(q '.spec.securityContext.runAsUser // "unset"')"
   expect_eq "$what: runAsGroup" "${X_GID:-unset}" "$(q '.spec.securityContext.runAsGroup // "unset"')"
   expect_eq "$what: fsGroup" "${X_FSGROUP:-unset}" "$(q '.spec.securityContext.fsGroup // "unset"')"
   expect_eq "$what: runAsNonRoot" "${X_NONROOT:-unset}" "$(q '.spec.securityContext.runAsNonRoot // "unset"')"
   expect_eq "$what: no container overrides the pod's user or group" "" \
     "$(q '[.spec.containers[] | .securityContext // {} | {runAsUser, runAsGroup} | select(.runAsUser != null or .runAsGroup != null)] | if length > 0 then tostring else "" end')"
-  expect_eq "$what: every container has envFrom the mlops-env ConfigMap" true \
-    "$(q '[.spec.containers[] | [.envFrom[]?.configMapRef.name] | index("mlops-env") != null] | all')"
+  expect_eq "$what: every container has envFrom the job's env ConfigMap $(env_configmap)" true \
+    "$(q --arg cm "$(env_configmap)" '[.spec.containers[] | [.envFrom[]?.configMapRef.name] | index($cm) != null] | all')"
   if [ -n "$O_NFS_SERVER" ]; then
     expect_eq "$what: NFS volume nfs (server path)" "$O_NFS_SERVER $O_NFS_PATH" \
       "$(q '.spec.volumes[]? | select(.name == "nfs") | "\(.nfs.server) \(.nfs.path)"')"
@@ -410,12 +410,15 @@ check_pod_spec() {
   return 0
 }
 
+# env_configmap: the job's env ConfigMap, NAME-KIND-env (README: one per job).
+env_configmap() { echo "$O_JOB-$(echo "$O_KIND" | tr '[:upper:]' '[:lower:]')-env"; }
+
 check_env_configmap() {
   local want got
   want=$(jq -Rn '[inputs | select(test("^\\s*(#|$)") | not) | sub("^\\s+"; "") |
     capture("^(?<k>[^=]+)(=(?<v>.*))?$") | {(.k): (.v // "")}] | add // {}' <"$O_DIR/mlops.env" | jq -S -c .)
-  got=$(kubectl get configmap mlops-env -n "$NS" -o json | jq -S -c '.data // {}')
-  expect_eq "$O_DIR: ConfigMap mlops-env holds mlops.env's keys and values" "$want" "$got"
+  got=$(kubectl get configmap "$(env_configmap)" -n "$NS" -o json | jq -S -c '.data // {}')
+  expect_eq "$O_DIR: ConfigMap $(env_configmap) holds mlops.env's keys and values" "$want" "$got"
 }
 
 # pvc_fixtures: a bound PersistentVolume and claim for each claim the pods mount (the examples
@@ -625,8 +628,8 @@ run_overlay() {
 # check_renamed DIR: an overlay of the user's over the hydrated DIR renames everything
 # (namePrefix, nameSuffix); the job the operator runs must name the renamed ConfigMap and
 # ServiceAccount (the API server refuses pods whose ServiceAccount does not exist), which
-# takes the hydrated kustomization's crd-name-references.yaml (README, "Why the overlay
-# carries crd-schema.json and crd-name-references.yaml").
+# takes the hydrated component's crd-name-references.yaml (README, "What mlops-fn hydrate
+# writes").
 check_renamed() {
   local dir=$RUN/renamed-${1//\//-} out pods pod json sa cms cm
   load_overlay "$1"
@@ -663,6 +666,39 @@ check_renamed() {
       fi
     done
   done
+}
+
+# check_edited: a user edits the multi-node quickstart's mlops.env and runs kubectl apply -k
+# without hydrating again: the API server gets nothing, and kubectl says to run hydrate.
+# After hydrate, the job the operator runs has the new worker count.
+check_edited() {
+  local root=$RUN/edited dir out want=5
+  rm -rf "$root" && mkdir -p "$root" && cp -r quickstart "$root/"
+  dir=$root/quickstart/k8s/mlops/multi-node
+  load_overlay "$dir"
+  sed -i "s/^WORKERS=.*/WORKERS=$want/" "$dir/mlops.env"
+  NS=edited
+  new_ns "$NS" privileged
+  if out=$(kubectl apply -k "$dir" -n "$NS" --server-side 2>&1); then
+    fail "edited mlops.env, not hydrated: kubectl apply -k fails" "$out"
+  elif grep -q "run mlops-fn hydrate on this folder" <<<"$out"; then
+    pass "edited mlops.env, not hydrated: kubectl apply -k fails, saying to run mlops-fn hydrate"
+  else
+    fail "edited mlops.env, not hydrated: kubectl apply -k says to run mlops-fn hydrate" "$out"
+  fi
+  expect_eq "edited mlops.env, not hydrated: nothing reached the API server" "" \
+    "$(kubectl get mpijobs,configmaps -n "$NS" -o name 2>&1 | grep -v kube-root-ca.crt)"
+  if ! out=$("$MLOPS_FN" hydrate "$dir" 2>&1); then fail "edited mlops.env: mlops-fn hydrate" "$out"; return; fi
+  if ! out=$(kubectl apply -k "$dir" -n "$NS" --server-side 2>&1); then
+    fail "edited mlops.env, hydrated: kubectl apply -k" "$out"; return
+  fi
+  pass "edited mlops.env, hydrated: kubectl apply -k succeeds"
+  O_WORKERS=$want
+  if wait_until 60 eval '[ "$(count "$(job_pods worker)")" -ge "$O_WORKERS" ]'; then
+    pass "edited mlops.env, hydrated: the operator creates $want worker pods"
+  else
+    fail "edited mlops.env, hydrated: the operator creates $want worker pods" "$(kubectl get pods -n "$NS" 2>&1)"
+  fi
 }
 
 # on_exit: a run that stops before its summary says so, and which component had died.
@@ -707,6 +743,8 @@ inside() {
   else
     skip "the quickstarts under namePrefix/nameSuffix: only the overlays named on the command line run"
   fi
+  section "edited, then applied without and with mlops-fn hydrate"
+  if [ $# -le 1 ]; then check_edited; else skip "the edited quickstart: only the overlays named on the command line run"; fi
 
   SUMMARY_DONE=1
   section "summary"

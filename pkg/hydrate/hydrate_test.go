@@ -239,7 +239,7 @@ configurations:
 - crd-name-references.yaml
 configMapGenerator:
 # the site's env
-- name: mlops-env
+- name: resnet50-mpijob-env
   envs:
   - mlops.env
   literals:
@@ -278,7 +278,7 @@ configurations:
 - kustomizeconfig.yaml
 configMapGenerator:
 # the site's env
-- name: mlops-env # mlops-fn hydrate: mlops.env for the job's containers
+- name: resnet50-mpijob-env # mlops-fn hydrate: mlops.env for the job's containers
   envs:
   - mlops.env
   literals:
@@ -291,7 +291,7 @@ configMapGenerator:
   files:
   - spec=job.yaml
   literals:
-  - kustomization=9e0909add513f2c6
+  - kustomization=7a9a557d570c1f1c
   options:
     disableNameSuffixHash: true
     annotations:

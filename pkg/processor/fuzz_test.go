@@ -41,7 +41,7 @@ func FuzzProcess(f *testing.F) {
 	f.Add("WORKERS=2\nNFS_SERVER=nfs\nNFS_PATH=/x\nNFS_MOUNT_PATH=/w\n", "  mode: single-node\n", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: bert\nspec:\n  containers:\n  - name: bert\n    args: [x]\n")
 	f.Add("WORKERS=3\nGPUS_PER_WORKER=2\n", "  mpi: {implementation: Intel}\n", "# keep\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x # me\nspec: {replicas: 1}\n")
 	f.Add("WORKERS=1\n", "", "apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata:\n  name: bert\nspec:\n  mpiReplicaSpecs:\n    Worker:\n      template:\n        spec:\n          containers:\n          - name: w\n            env: [{name: A, value: b}]\n")
-	f.Add("WORKERS=2\n", "  volumes: [{name: d, mountPath: /d, emptyDir: {}}]\n", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mlops-env\ndata:\n  WORKERS: \"4\"\n")
+	f.Add("WORKERS=2\n", "  volumes: [{name: d, mountPath: /d, emptyDir: {}}]\n", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bert-mpijob-env\ndata:\n  WORKERS: \"4\"\n")
 	f.Fuzz(func(t *testing.T, envText, specTail, itemsText string) {
 		config, err := fuzzJob(envText, specTail)
 		if err != nil {
@@ -85,7 +85,7 @@ func FuzzProcess(f *testing.F) {
 func owned(in *yaml.RNode) bool {
 	switch in.GetKind() {
 	case "MPIJob", "Pod", "ConfigMap":
-		return in.GetName() == "bert" || in.GetName() == "mlops-env" || len(in.GetLabels()) > 0
+		return in.GetName() == "bert" || strings.HasPrefix(in.GetName(), "bert-") && strings.HasSuffix(in.GetName(), "-env") || len(in.GetLabels()) > 0
 	}
 	return false
 }

@@ -64,7 +64,7 @@ func TestConfigMapConfig(t *testing.T) {
 	if err := (Processor{}).Process(rl); err != nil {
 		t.Fatal(err)
 	}
-	if got := kinds(rl.Items); got != "MPIJob/bert,ConfigMap/mlops-env" {
+	if got := kinds(rl.Items); got != "MPIJob/bert,ConfigMap/bert-mpijob-env" {
 		t.Errorf("items: %s", got)
 	}
 
@@ -88,7 +88,7 @@ func TestConfigMapConfig(t *testing.T) {
 // TestHashedConfigMapIsRefused: a configMapGenerator ConfigMap that kustomize
 // will rename would leave the MPIJob's envFrom dangling.
 func TestHashedConfigMapIsRefused(t *testing.T) {
-	cm := yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mlops-env\n  annotations:\n    internal.config.kubernetes.io/needsHashSuffix: enabled\ndata:\n  WORKERS: \"2\"\n")
+	cm := yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bert-mpijob-env\n  annotations:\n    internal.config.kubernetes.io/needsHashSuffix: enabled\ndata:\n  WORKERS: \"2\"\n")
 	rl := &framework.ResourceList{FunctionConfig: yaml.MustParse(job), Items: []*yaml.RNode{cm}}
 	err := (Processor{}).Process(rl)
 	if err == nil || !strings.Contains(err.Error(), "disableNameSuffixHash: true") {
@@ -98,12 +98,12 @@ func TestHashedConfigMapIsRefused(t *testing.T) {
 		t.Errorf("items changed on error: %s", kinds(rl.Items))
 	}
 	// The same ConfigMap without the hash is read as mlops.env.
-	plain := yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mlops-env\ndata:\n  WORKERS: \"3\"\n")
+	plain := yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bert-mpijob-env\ndata:\n  WORKERS: \"3\"\n")
 	rl = &framework.ResourceList{FunctionConfig: yaml.MustParse(job), Items: []*yaml.RNode{plain}}
 	if err := (Processor{}).Process(rl); err != nil {
 		t.Fatal(err)
 	}
-	if got := kinds(rl.Items); got != "ConfigMap/mlops-env,MPIJob/bert" {
+	if got := kinds(rl.Items); got != "ConfigMap/bert-mpijob-env,MPIJob/bert" {
 		t.Errorf("items: %s", got)
 	}
 	if r, _ := rl.Items[1].Pipe(yaml.Lookup("spec", "mpiReplicaSpecs", "Worker", "replicas")); r == nil || r.YNode().Value != "3" {
@@ -129,7 +129,7 @@ func TestGeneratedObjectsAreFiledNextToTheConfig(t *testing.T) {
 	for _, n := range rl.Items {
 		paths = append(paths, n.GetAnnotations()[kioutil.PathAnnotation])
 	}
-	if diff := cmp.Diff([]string{"jobs/mpijob_bert.yaml", "jobs/configmap_mlops-env.yaml"}, paths); diff != "" {
+	if diff := cmp.Diff([]string{"jobs/mpijob_bert.yaml", "jobs/configmap_bert-mpijob-env.yaml"}, paths); diff != "" {
 		t.Errorf("paths (-want +got):\n%s", diff)
 	}
 }

@@ -141,9 +141,9 @@ func TestModeSwitchReplacesTheJob(t *testing.T) {
 		items []*yaml.RNode
 		want  string
 	}{
-		"multi-node to single-node": {propertySpec + "  mode: single-node\n", multi, "Deployment/tensorboard,Service/tensorboard,ConfigMap/other,Pod/gpt,ConfigMap/mlops-env,Pod/bert"},
-		"multi-node to elastic":     {propertySpec + "  mode: elastic\n", multi, "Deployment/tensorboard,Service/tensorboard,ConfigMap/other,Pod/gpt,ConfigMap/mlops-env,PyTorchJob/bert"},
-		"a target arrives":          {propertySpec, append(copyAll(multi), withTarget...), "Deployment/tensorboard,Service/tensorboard,ConfigMap/other,Pod/gpt,ConfigMap/mlops-env,MPIJob/bert"},
+		"multi-node to single-node": {propertySpec + "  mode: single-node\n", multi, "Deployment/tensorboard,Service/tensorboard,ConfigMap/other,Pod/gpt,Pod/bert,ConfigMap/bert-pod-env"},
+		"multi-node to elastic":     {propertySpec + "  mode: elastic\n", multi, "Deployment/tensorboard,Service/tensorboard,ConfigMap/other,Pod/gpt,PyTorchJob/bert,ConfigMap/bert-pytorchjob-env"},
+		"a target arrives":          {propertySpec, append(copyAll(multi), withTarget...), "Deployment/tensorboard,Service/tensorboard,ConfigMap/other,Pod/gpt,ConfigMap/bert-mpijob-env,MPIJob/bert"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			got := process(t, propertyEnv, tc.spec, tc.items)
@@ -223,7 +223,7 @@ func TestTargetAfterGeneratedJob(t *testing.T) {
 	for _, n := range process(t, propertyEnv, propertySpec, items) {
 		got = append(got, n.GetKind()+"/"+n.GetNamespace()+"/"+n.GetName())
 	}
-	if want := "MPIJob/ml/bert,ConfigMap/ml/mlops-env"; strings.Join(got, ",") != want {
+	if want := "MPIJob/ml/bert,ConfigMap/ml/bert-mpijob-env"; strings.Join(got, ",") != want {
 		t.Fatalf("got %s\nwant %s", strings.Join(got, ","), want)
 	}
 }

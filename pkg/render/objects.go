@@ -25,7 +25,7 @@ const (
 
 // Kind is the kind a mode renders the job as.
 func Kind(mode api.Mode) string {
-	return map[api.Mode]string{api.ModeMultiNode: "MPIJob", api.ModeSingleNode: "Pod", api.ModeElastic: kubeflowv1.PyTorchJobKind}[mode]
+	return mode.Kind()
 }
 
 // IsWorkloadKind: kind is one a job renders to.

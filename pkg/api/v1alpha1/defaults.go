@@ -1,13 +1,14 @@
 package v1alpha1
 
 import (
+	"strings"
+
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 const (
 	PyTorchContainerName = "pytorch"
 	DefaultEnvPath       = "mlops.env"
-	DefaultConfigMapName = "mlops-env"
 	DefaultMPIHome       = "/home/mpiuser"
 )
 
@@ -16,6 +17,13 @@ var DefaultMPIArgs = []string{"-bind-to", "none", "-map-by", "slot", "-mca", "pm
 
 // DefaultForwardEnv is what Horovod jobs forward to every rank.
 var DefaultForwardEnv = []string{"NCCL_DEBUG=INFO", "LD_LIBRARY_PATH", "PATH"}
+
+// DefaultConfigMapName is the env ConfigMap of one job: two jobs in a
+// namespace (the multi-node and single-node quickstarts share a name) never
+// write one ConfigMap, and deleting one job's objects keeps the other's.
+func DefaultConfigMapName(name string, mode Mode) string {
+	return name + "-" + strings.ToLower(mode.Kind()) + "-env"
+}
 
 // Default fills what the user left out. Values that mlops.env may still set
 // (workers, slots, ids) stay unset here; the renderer settles them.
@@ -28,7 +36,7 @@ func (j *TrainingJob) Default() {
 		s.EnvFile.Path = DefaultEnvPath
 	}
 	if s.EnvFile.ConfigMapName == "" {
-		s.EnvFile.ConfigMapName = DefaultConfigMapName
+		s.EnvFile.ConfigMapName = DefaultConfigMapName(j.Metadata.Name, s.Mode)
 	}
 	if s.ContainerName == "" {
 		s.ContainerName = j.Metadata.Name

@@ -23,6 +23,12 @@ const (
 	ModeElastic Mode = "elastic"
 )
 
+// Kind is the kind a mode renders the job as: an MPIJob (kubeflow.org/v2beta1),
+// a Pod, or a PyTorchJob (kubeflow.org/v1).
+func (m Mode) Kind() string {
+	return map[Mode]string{ModeMultiNode: "MPIJob", ModeSingleNode: "Pod", ModeElastic: "PyTorchJob"}[m]
+}
+
 // MPIImplementation mirrors the MPIJob field of the same name.
 type MPIImplementation string
 
@@ -99,7 +105,7 @@ type TrainingJobSpec struct {
 type EnvFile struct {
 	// Path is relative to the job spec's file (standalone) or the working directory (exec). Default mlops.env.
 	Path string `json:"path,omitempty"`
-	// ConfigMapName is the ConfigMap that carries the values into the containers. Default mlops-env.
+	// ConfigMapName is the ConfigMap that carries the values into the containers. Default NAME-KIND-env (resnet50-mpijob-env): one per job.
 	ConfigMapName string `json:"configMapName,omitempty"`
 	// Inline holds the file's text, for runners that cannot read files.
 	Inline string `json:"inline,omitempty"`

@@ -26,7 +26,7 @@ func TestDefault(t *testing.T) {
 	on := true
 	want := TrainingJobSpec{
 		Mode:              ModeMultiNode,
-		EnvFile:           EnvFile{Path: "mlops.env", ConfigMapName: "mlops-env"},
+		EnvFile:           EnvFile{Path: "mlops.env", ConfigMapName: "bert-mpijob-env"},
 		ContainerName:     "bert",
 		LauncherResources: &Resources{CPU: &cpu, Memory: &mem},
 		MPI: MPI{
