@@ -166,3 +166,29 @@ func containerName(t *testing.T, spec *yaml.RNode) string {
 	}
 	return name.YNode().Value
 }
+
+// TestOneJobItsOwnObjects: the multi-node and single-node quickstarts (both
+// jobs are named resnet50-training) applied to one namespace share no object
+// but the base's ServiceAccount (README: "One job, its own objects"), so
+// neither overwrites the other's env ConfigMap and kubectl delete -k of one
+// keeps the other's.
+func TestOneJobItsOwnObjects(t *testing.T) {
+	ids := map[string][]string{}
+	for _, mode := range []string{"multi-node", "single-node", "elastic"} {
+		nodes, err := stagedBuild("../../quickstart/k8s/mlops/"+mode, nil, nil, kubectlOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range nodes {
+			ids[n.GetKind()+"/"+n.GetName()] = append(ids[n.GetKind()+"/"+n.GetName()], mode)
+		}
+	}
+	for id, modes := range ids {
+		if len(modes) > 1 && id != "ServiceAccount/model-service" {
+			t.Errorf("%s is in the quickstarts %v: deleting one would delete the other's", id, modes)
+		}
+	}
+	if len(ids["ServiceAccount/model-service"]) != 3 {
+		t.Errorf("the README says the quickstarts share the base's ServiceAccount: %v", ids)
+	}
+}
