@@ -13,6 +13,8 @@ import (
 
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
 // ownedMark ends the line of each configMapGenerator entry hydrate keeps, so
@@ -83,19 +85,9 @@ func readKustomization(path string, resources []string, header string, missing f
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if k.YNode().Kind != yaml.MappingNode {
-		return nil, nil, fmt.Errorf("%s is a YAML %s; accepted: a kustomization, a YAML map", path, nodeKind(k))
+		return nil, nil, fmt.Errorf("%s is a YAML %s; accepted: a kustomization, a YAML map", path, processor.NodeKind(k))
 	}
 	return k, data, nil
-}
-
-func nodeKind(n *yaml.RNode) string {
-	switch n.YNode().Kind {
-	case yaml.SequenceNode:
-		return "list"
-	case yaml.ScalarNode:
-		return "scalar"
-	}
-	return "map"
 }
 
 // setEntries puts hydrate's entries into k, keeping every other line: the
@@ -114,7 +106,7 @@ func setEntries(k *yaml.RNode, e entries, crd bool, path string) error {
 		return err
 	}
 	if gens.YNode().Kind != yaml.SequenceNode {
-		return fmt.Errorf("%s: configMapGenerator is a YAML %s; accepted: a list", path, nodeKind(gens))
+		return fmt.Errorf("%s: configMapGenerator is a YAML %s; accepted: a list", path, processor.NodeKind(gens))
 	}
 	var kept []*yaml.Node
 	var env *yaml.RNode
@@ -158,7 +150,7 @@ options:
 		return err
 	}
 	if comps.YNode().Kind != yaml.SequenceNode {
-		return fmt.Errorf("%s: components is a YAML %s; accepted: a list", path, nodeKind(comps))
+		return fmt.Errorf("%s: components is a YAML %s; accepted: a list", path, processor.NodeKind(comps))
 	}
 	if !slices.ContainsFunc(comps.YNode().Content, func(n *yaml.Node) bool { return n.Value == ComponentDir }) {
 		c := yaml.NewStringRNode(ComponentDir).YNode()
@@ -189,7 +181,7 @@ func setEnvGenerator(g *yaml.RNode, e entries) error {
 		return err
 	}
 	if envs.YNode().Kind != yaml.SequenceNode {
-		return fmt.Errorf("envs is a YAML %s; accepted: a list", nodeKind(envs))
+		return fmt.Errorf("envs is a YAML %s; accepted: a list", processor.NodeKind(envs))
 	}
 	// The first env file is mlops-fn's; more are the user's.
 	first := yaml.NewStringRNode(e.envFile).YNode()

@@ -155,26 +155,8 @@ func TestWriteIsAllOrNothing(t *testing.T) {
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rootA, _ := overlay(t, "multi-node-nonroot")
-			rootB, _ := overlay(t, "multi-node-nonroot")
+			rootA, rootB, overlays := twoEditedOverlays(t)
 			a, b := filepath.Join(rootA, "overlay"), filepath.Join(rootB, "overlay")
-			var overlays []*Overlay
-			for _, dir := range []string{a, b} {
-				// The component and the kustomization change: a new worker
-				// count, and hydrate's component entry to put back.
-				env, _ := os.ReadFile(filepath.Join(dir, "mlops.env"))
-				write(t, filepath.Join(dir, "mlops.env"), strings.Replace(string(env), "WORKERS=2", "WORKERS=3", 1))
-				k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
-				write(t, filepath.Join(dir, "kustomization.yaml"), strings.Replace(string(k), "components:\n- mlops-fn", "components: []", 1))
-				ov, err := Render(Options{Dir: dir, Function: fnBinary})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if stale := ov.Stale(); len(stale) < 3 || ov.Kustomization == nil {
-					t.Fatalf("%s: too little to write for the test to mean anything: %v", dir, stale)
-				}
-				overlays = append(overlays, ov)
-			}
 			c.spoil(t, a, b)
 			before := map[string]map[string]string{a: snapshot(t, rootA), b: snapshot(t, rootB)}
 
@@ -194,6 +176,31 @@ func TestWriteIsAllOrNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// twoEditedOverlays are two hydrated trees whose component and kustomization
+// both change on the next write: a new worker count, and hydrate's component
+// entry to put back.
+func twoEditedOverlays(t *testing.T) (rootA, rootB string, overlays []*Overlay) {
+	t.Helper()
+	rootA, _ = overlay(t, "multi-node-nonroot")
+	rootB, _ = overlay(t, "multi-node-nonroot")
+	for _, root := range []string{rootA, rootB} {
+		dir := filepath.Join(root, "overlay")
+		env, _ := os.ReadFile(filepath.Join(dir, "mlops.env"))
+		write(t, filepath.Join(dir, "mlops.env"), strings.Replace(string(env), "WORKERS=2", "WORKERS=3", 1))
+		k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+		write(t, filepath.Join(dir, "kustomization.yaml"), strings.Replace(string(k), "components:\n- mlops-fn", "components: []", 1))
+		ov, err := Render(Options{Dir: dir, Function: fnBinary})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stale := ov.Stale(); len(stale) < 3 || ov.Kustomization == nil {
+			t.Fatalf("%s: too little to write for the test to mean anything: %v", dir, stale)
+		}
+		overlays = append(overlays, ov)
+	}
+	return rootA, rootB, overlays
 }
 
 // TestWriteAllWritesEveryOverlay: with nothing in the way, every overlay is written and fresh.
@@ -233,21 +240,8 @@ func TestWriteAllWritesEveryOverlay(t *testing.T) {
 // TestWriteIsAllOrNothingAfterTheFirstFolder: a folder that fails once the
 // first is in place puts the first back.
 func TestWriteIsAllOrNothingAfterTheFirstFolder(t *testing.T) {
-	rootA, _ := overlay(t, "multi-node-nonroot")
-	rootB, _ := overlay(t, "multi-node-nonroot")
+	rootA, rootB, overlays := twoEditedOverlays(t)
 	a, b := filepath.Join(rootA, "overlay"), filepath.Join(rootB, "overlay")
-	var overlays []*Overlay
-	for _, dir := range []string{a, b} {
-		env, _ := os.ReadFile(filepath.Join(dir, "mlops.env"))
-		write(t, filepath.Join(dir, "mlops.env"), strings.Replace(string(env), "WORKERS=2", "WORKERS=3", 1))
-		k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
-		write(t, filepath.Join(dir, "kustomization.yaml"), strings.Replace(string(k), "components:\n- mlops-fn", "components: []", 1))
-		ov, err := Render(Options{Dir: dir, Function: fnBinary})
-		if err != nil {
-			t.Fatal(err)
-		}
-		overlays = append(overlays, ov)
-	}
 	beforeA := snapshot(t, rootA)
 	// Once a is in place, b's kustomization becomes a folder: its rename fails.
 	steps := 0
