@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // published are jobs this project did not write: the mpi-operator's and the
@@ -54,7 +56,8 @@ func moduleDir(t *testing.T, module string) string {
 
 // TestRunnersAgreeOnPublishedJobs: on bases the project did not write, the
 // hydrated overlay that kubectl applies, kustomize with the function as an
-// exec transformer, kpt fn eval and the standalone command give the same
+// exec transformer or in its image, the function on a ResourceList, kpt fn
+// eval and the standalone command give the same
 // objects, the user's containers patched where they stand.
 func TestRunnersAgreeOnPublishedJobs(t *testing.T) {
 	kubectl := tool(t, "kubectl", "install kubectl v1.32")
@@ -112,6 +115,72 @@ func TestRunnersAgreeOnPublishedJobs(t *testing.T) {
 				pkg := filepath.Join(root, "kpt")
 				run(t, kpt, "fn", "eval", "--exec", fn, pkg, "--", "job="+filepath.Join(overlay, "job.yaml"))
 				check(t, readPackage(t, pkg))
+			})
+			t.Run("KRM, spec as function config", func(t *testing.T) {
+				// As a container runner calls it: the spec is the function config,
+				// mlops.env arrives as the ConfigMap kustomize's generator makes.
+				var items []*yaml.RNode
+				for _, f := range []string{filepath.Join(root, "kpt", filepath.Base(p.file))} {
+					items = append(items, readNodes(t, f)...)
+				}
+				for id, obj := range want {
+					if strings.HasPrefix(id, "ConfigMap/") {
+						cm, err := yaml.FromMap(obj)
+						if err != nil {
+							t.Fatal(err)
+						}
+						items = append(items, cm)
+					}
+				}
+				config, err := yaml.ReadFile(filepath.Join(overlay, "job.yaml"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				out, stderr, err := runResourceList(t, root, items, config)
+				if err != nil {
+					t.Fatalf("%v\n%s", err, stderr)
+				}
+				list, err := out.Pipe(yaml.Lookup("items"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				elems, err := list.Elements()
+				if err != nil {
+					t.Fatal(err)
+				}
+				text, err := kio.StringAll(elems)
+				if err != nil {
+					t.Fatal(err)
+				}
+				check(t, text)
+			})
+			t.Run("kustomize container", func(t *testing.T) {
+				image(t)
+				dir := filepath.Join(root, "container")
+				name := strings.Fields(strings.SplitN(p.spec, "\n", 2)[0])[1]
+				envName := ""
+				for id := range want {
+					if strings.HasPrefix(id, "ConfigMap/") {
+						envName = strings.TrimPrefix(id, "ConfigMap/")
+					}
+				}
+				ns, specNS := "", ""
+				if strings.Contains(p.spec, "namespace: hpc") {
+					ns, specNS = "namespace: hpc\n", "      namespace: hpc\n"
+				}
+				for file, text := range map[string]string{
+					"kustomization.yaml":        ns + "resources:\n- ../base\nconfigMapGenerator:\n- name: " + envName + "\n  envs: [../overlay/mlops.env]\n  options: {disableNameSuffixHash: true}\ntransformers:\n- config\n",
+					"config/kustomization.yaml": "resources:\n- ../../overlay/job.yaml\npatches:\n- patch: |\n    apiVersion: mlops-fn.dev/v1alpha1\n    kind: TrainingJob\n    metadata:\n      name: " + name + "\n" + specNS + "      annotations:\n        config.kubernetes.io/function: |\n          container:\n            image: localhost/mlops-fn:dev\n",
+				} {
+					path := filepath.Join(dir, file)
+					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				check(t, run(t, kustomizeBin(t), "build", "--enable-alpha-plugins", "--load-restrictor", "LoadRestrictionsNone", dir))
 			})
 			t.Run("standalone", func(t *testing.T) {
 				check(t, run(t, fn, filepath.Join(overlay, "job.yaml"), filepath.Join(root, "kpt", filepath.Base(p.file))))
