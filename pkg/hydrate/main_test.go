@@ -22,7 +22,6 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	fnBinary = filepath.Join(dir, "mlops-fn")
-	os.Setenv(fnVariable, fnBinary)
 	if out, err := exec.Command("go", "build", "-o", fnBinary, "../../fn").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building mlops-fn for the tests: %v\n%s", err, out)
 		os.Exit(1)
