@@ -18,22 +18,31 @@ func newHydrate() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hydrate DIR...",
 		Short: "Write an overlay's patch files and kustomization, for `kubectl apply -k DIR`",
-		Long: fmt.Sprintf(`hydrate renders DIR/job.yaml with its mlops.env and writes into DIR the
-strategic-merge patches and the kustomization.yaml that lists them:
+		Long: fmt.Sprintf(`hydrate renders DIR/job.yaml with its mlops.env against the base that
+DIR/kustomization.yaml names (the job's own containers, as the function finds
+them) and writes DIR/%s/, a kustomize Component kubectl applies without mlops-fn:
   multi-node   %s (MPIJob)
   single-node  %s (Pod)
   elastic      %s (PyTorchJob with its elasticPolicy)
   every mode   %s; %s when the
-               job mounts volumes
+               job mounts volumes (or the whole job, when the base has none)
+  the guard    makes the build fail, saying to run hydrate, once mlops.env or
+               job.yaml changed after this run
 For an MPIJob or a PyTorchJob (CRDs) it adds %s, the schema
-kustomize needs to merge their lists by name, and %s in
-configurations:, the fields where they name ConfigMaps, Secrets and
-ServiceAccounts, so a namePrefix, nameSuffix or hash renames those references
-too. kubectl cannot run functions; the hydrated folder needs none. Nothing is
-written unless every folder renders; the env file must lie in its folder.
+kustomize needs to merge their lists by name, and %s,
+the fields where they name ConfigMaps, Secrets and ServiceAccounts.
+In DIR/kustomization.yaml it keeps three entries (marked "# mlops-fn hydrate"):
+the env ConfigMap's generator, the guard's inputs and the component; every
+other line stays. After any edit of job.yaml or mlops.env, run hydrate again.
 
-With --check nothing is written: the command fails when a file in DIR differs
-from what it would write (CI's drift check).`, render.MPIJobPatchFile, render.PodPatchFile,
+Before writing, it builds the overlay as kubectl does and compares it with
+mlops-fn run as a kustomize exec transformer on the same kustomization; on a
+difference it writes nothing and prints it. Nothing is written unless every
+folder renders; a folder's component is swapped in one step, and a failure
+puts every folder back. The env file must lie in its folder.
+
+With --check nothing is written: the command fails when DIR differs from what
+it would write (CI's drift check).`, hydrate.ComponentDir, render.MPIJobPatchFile, render.PodPatchFile,
 			render.PyTorchJobPatchFile, render.SecurityContextPatchFile, render.NFSVolumePatchFile, hydrate.SchemaFile, hydrate.NameReferenceFile),
 		Args: func(_ *cobra.Command, dirs []string) error {
 			if len(dirs) == 0 {
