@@ -62,9 +62,19 @@ func (s *staged) Open(p string) (filesys.File, error) {
 	return s.disk.Open(p)
 }
 
+// virtualDir: p holds a staged file.
+func (s *staged) virtualDir(p string) bool {
+	for f := range s.files {
+		if strings.HasPrefix(f, p+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *staged) IsDir(p string) bool {
 	a := abs(p)
-	if s.dirs[a] {
+	if s.dirs[a] || s.virtualDir(a) {
 		return true
 	}
 	return !s.hidden(a) && s.files[a] == nil && s.disk.IsDir(p)
@@ -72,7 +82,7 @@ func (s *staged) IsDir(p string) bool {
 
 func (s *staged) Exists(p string) bool {
 	a := abs(p)
-	if s.dirs[a] || s.files[a] != nil {
+	if s.dirs[a] || s.files[a] != nil || s.virtualDir(a) {
 		return true
 	}
 	return !s.hidden(a) && s.disk.Exists(p)
@@ -102,8 +112,8 @@ func (s *staged) ReadDir(p string) ([]string, error) {
 		}
 	}
 	for f := range s.files {
-		if filepath.Dir(f) == a {
-			names[filepath.Base(f)] = true
+		if rel, err := filepath.Rel(a, f); err == nil && !strings.HasPrefix(rel, "..") {
+			names[strings.Split(rel, string(filepath.Separator))[0]] = true
 		}
 	}
 	return slices.Sorted(maps.Keys(names)), nil
@@ -112,7 +122,7 @@ func (s *staged) ReadDir(p string) ([]string, error) {
 func (s *staged) CleanedAbs(p string) (filesys.ConfirmedDir, string, error) {
 	a := abs(p)
 	switch {
-	case s.dirs[a]:
+	case s.dirs[a], s.virtualDir(a):
 		return filesys.ConfirmedDir(a), "", nil
 	case s.files[a] != nil || s.hidden(a):
 		return filesys.ConfirmedDir(filepath.Dir(a)), filepath.Base(a), nil
@@ -187,4 +197,21 @@ func difference(want, got []*yaml.RNode) (string, error) {
 		return "", err
 	}
 	return cmp.Diff(w, g), nil
+}
+
+// stagedBuild builds dir as it will be: files (by name in dir) replaced and,
+// when component is given, the component folder replaced by it.
+func stagedBuild(dir string, files, component map[string][]byte, o *krusty.Options) ([]*yaml.RNode, error) {
+	s := newStaged()
+	for name, b := range files {
+		s.files[filepath.Join(dir, name)] = b
+	}
+	if component != nil {
+		c := filepath.Join(dir, ComponentDir)
+		s.dirs[c] = true
+		for name, b := range component {
+			s.files[filepath.Join(c, name)] = b
+		}
+	}
+	return build(s, dir, o)
 }

@@ -90,6 +90,46 @@ func editEnv(key, how string) edit {
 	}}
 }
 
+// editBase edits the job's skeleton in the quickstart's base: change gets
+// its text, and says whether it changed anything.
+func editBase(name string, change func(string) (string, bool)) edit {
+	return edit{name: name, apply: func(dir string) bool {
+		files, _ := filepath.Glob(filepath.Join(dir, "..", "..", "..", "common", "tensorflow", "k8s", "mlops", filepath.Base(dir), "*.yaml"))
+		for _, path := range files {
+			data, _ := os.ReadFile(path)
+			if filepath.Base(path) == "kustomization.yaml" {
+				continue
+			}
+			if text, ok := change(string(data)); ok {
+				return os.WriteFile(path, []byte(text), 0o644) == nil
+			}
+		}
+		return false
+	}}
+}
+
+func replaceAll(old, replacement string) func(string) (string, bool) {
+	return func(text string) (string, bool) {
+		return strings.ReplaceAll(text, old, replacement), strings.Contains(text, old)
+	}
+}
+
+// sidecarFirst puts a container before the first of each containers list.
+func sidecarFirst(text string) (string, bool) {
+	lines := strings.Split(text, "\n")
+	var out []string
+	changed := false
+	for i, l := range lines {
+		out = append(out, l)
+		if strings.TrimSpace(l) == "containers:" && i+1 < len(lines) {
+			indent := lines[i+1][:len(lines[i+1])-len(strings.TrimLeft(lines[i+1], " "))]
+			out = append(out, indent+"- {name: sidecar, image: busybox}")
+			changed = true
+		}
+	}
+	return strings.Join(out, "\n"), changed
+}
+
 func editSpec(name, old, replacement string) edit {
 	return edit{name: name, apply: func(dir string) bool {
 		path := filepath.Join(dir, "job.yaml")
@@ -101,9 +141,9 @@ func editSpec(name, old, replacement string) edit {
 	}}
 }
 
-// TestEditWithoutHydrate is what a user does: edit mlops.env or job.yaml in
-// a hydrated quickstart overlay and build it with kubectl, without running
-// hydrate. For every documented key and an unknown one (changed, removed,
+// TestEditWithoutHydrate is what a user does: edit mlops.env, job.yaml or the
+// base's job in a hydrated quickstart overlay and build it with kubectl,
+// without running hydrate. For every documented key and an unknown one (changed, removed,
 // added) and for edits of the job spec, the build either equals a fresh
 // hydrate's or fails saying to run hydrate; never exit 0 with objects that
 // disagree with the inputs. It builds with kustomize's own code (kubectl's
@@ -136,6 +176,10 @@ func TestEditWithoutHydrate(t *testing.T) {
 		editSpec("add a comment", "spec:\n", "# a comment\nspec:\n"),
 		editSpec("append after a blank line", "path: /export/datasets\n", "path: /export/datasets\n\n  workers: 3\n"),
 		editSpec("set workers in the spec", "spec:\n", "spec:\n  workers: 5\n"),
+		editBase("rename the base's containers", replaceAll("- name: resnet50-training", "- name: trainer")),
+		editBase("rename the base's pytorch container", replaceAll("- name: pytorch", "- name: torch")),
+		editBase("rename the base's job", replaceAll("  name: resnet50-", "  name: other-")),
+		editBase("add a container before the base's", sidecarFirst),
 	)
 	counts := map[string]int{}
 	for _, mode := range []string{"multi-node", "single-node", "elastic"} {
@@ -197,7 +241,9 @@ func (e *cmdError) Error() string { return e.err.Error() + ": " + e.stderr }
 func judge(t *testing.T, builder string, want, got []*yaml.RNode, buildErr error) string {
 	t.Helper()
 	if buildErr != nil {
-		if !strings.Contains(buildErr.Error(), "run mlops-fn hydrate on this folder") {
+		// An edit of the base's job is refused by the guard too, in
+		// kustomize's words: the object or container it no longer finds.
+		if !strings.Contains(buildErr.Error(), "run mlops-fn hydrate on this folder") && !strings.Contains(buildErr.Error(), filepath.Join(ComponentDir, guardDir)+"'") {
 			t.Errorf("%s: the stale build fails without saying to run hydrate: %v", builder, buildErr)
 		}
 		return "refused"

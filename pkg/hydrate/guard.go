@@ -7,10 +7,14 @@ import (
 	"strconv"
 	"strings"
 
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
 	"github.com/mlops-fn/mlops-fn/pkg/env"
+	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
-// The guard makes a hydrated overlay refuse to build once its inputs changed:
+// The guard makes a hydrated overlay refuse to build once its inputs changed
+// (mlops.env, the job spec, the base's job and its containers):
 // plain kustomize (kubectl apply -k) cannot run mlops-fn, so an edit of
 // mlops.env or the job spec would otherwise ship the patches of the old
 // values with exit 0. kustomize can compare only by selecting: a replacement
@@ -46,6 +50,7 @@ type guardInputs struct {
 	specFile      string // the spec's file name, for messages
 	specText      string
 	token         string
+	targets       []*yaml.RNode // the base's objects the patches address
 }
 
 type guardBuilder struct {
@@ -112,6 +117,26 @@ func guard(in guardInputs) (object map[string]any, replacements []any) {
 	g.compare("after", fmt.Sprintf("%s after line %d: ", in.specFile, len(lines)), "",
 		inputs(specKey, map[string]any{"delimiter": in.specText, "index": 1}), ": ")
 	g.compare("kustomization", "kustomization.yaml, mlops-fn's entries: ", in.token, inputs(kustomizationKey, nil), ": ")
+	// The base: each target is still there, with the containers the patches
+	// address where they were (a patch aimed at a renamed container adds one).
+	for _, t := range in.targets {
+		for _, path := range processor.PodSpecPaths(t.GetKind()) {
+			list, err := t.Pipe(yaml.Lookup(append(append([]string(nil), path...), "containers")...))
+			if err != nil || list == nil {
+				continue
+			}
+			elems, _ := list.Elements()
+			for i, c := range elems {
+				name, _ := c.GetString("name")
+				source := map[string]any{"kind": t.GetKind(), "name": t.GetName(), "fieldPath": fmt.Sprintf("%s.containers.%d.name", strings.Join(path, "."), i)}
+				if ns := t.GetNamespace(); ns != "" {
+					source["namespace"] = ns
+				}
+				where := fmt.Sprintf("%s/%s %s container %d: ", t.GetKind(), t.GetName(), strings.Join(path, "."), i)
+				g.compare(fmt.Sprintf("base%d", len(g.prefixes)), where, name, source, ": ")
+			}
+		}
+	}
 
 	// Done: a plain name and labels, so overlays built on top see one guard per job.
 	g.prefixes["done"] = in.jobName

@@ -206,7 +206,7 @@ func TestStaleDetectsDrift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"mlops-fn/kustomization.yaml", "mlops-fn/mpijob-patch.yaml"}, edited.Stale()); diff != "" {
+	if diff := cmp.Diff([]string{"mlops-fn/guard/kustomization.yaml", "mlops-fn/mpijob-patch.yaml"}, edited.Stale()); diff != "" {
 		t.Errorf("stale files (-want +got):\n%s", diff)
 	}
 	if err := edited.Write(); err != nil {

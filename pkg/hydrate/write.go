@@ -109,7 +109,8 @@ func (o *Overlay) stage() (*stagedOverlay, error) {
 		return s, err
 	}
 	for name, data := range o.Component {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+		file := filepath.Join(dir, filepath.FromSlash(name))
+		if err := errors.Join(os.MkdirAll(filepath.Dir(file), 0o755), os.WriteFile(file, data, 0o644)); err != nil {
 			s.cleanup()
 			return nil, err
 		}

@@ -126,12 +126,21 @@ var podSpecPaths = map[string]map[kubeflow.MPIReplicaType][]string{
 	"PyTorchJob": {"": {"spec", "pytorchReplicaSpecs", "Worker", "template", "spec"}},
 }
 
+// PodSpecPaths lead from an object of kind to its pod specs, in role order.
+func PodSpecPaths(kind string) [][]string {
+	paths := podSpecPaths[kind]
+	var out [][]string
+	for _, role := range slices.Sorted(maps.Keys(paths)) {
+		out = append(out, paths[role])
+	}
+	return out
+}
+
 // podSpecs returns the pod specs of an MPIJob, a Pod or a PyTorchJob, in role order.
 func podSpecs(n *yaml.RNode) []*yaml.RNode {
-	paths := podSpecPaths[n.GetKind()]
 	var specs []*yaml.RNode
-	for _, role := range slices.Sorted(maps.Keys(paths)) {
-		if spec, err := n.Pipe(yaml.Lookup(paths[role]...)); err == nil && spec != nil {
+	for _, path := range PodSpecPaths(n.GetKind()) {
+		if spec, err := n.Pipe(yaml.Lookup(path...)); err == nil && spec != nil {
 			specs = append(specs, spec)
 		}
 	}
