@@ -63,6 +63,17 @@ func (p Problem) String() string {
 	return fmt.Sprintf("%s: %s=%q: %s", loc, p.Key, p.Value, p.Message)
 }
 
+// commentAt finds a shell-style comment after a value (whitespace, then
+// #), -1 when there is none.
+func commentAt(v string) int {
+	for i := 1; i < len(v); i++ {
+		if v[i] == '#' && (v[i-1] == ' ' || v[i-1] == '\t') {
+			return strings.LastIndexFunc(v[:i], func(r rune) bool { return r != ' ' && r != '\t' }) + 1
+		}
+	}
+	return -1
+}
+
 // KeyDoc documents one known key.
 type KeyDoc struct{ Key, Type, Description string }
 
@@ -164,8 +175,9 @@ func KnownKeys() []KeyDoc {
 }
 
 // Decode types the known keys of f. It returns every problem found, errors and
-// warnings, sorted by line then key.
-func Decode(f *File) (Settings, []Problem) {
+// warnings, sorted by line then key. A key one edit away from a known key is
+// an error (its value would be lost) unless extraKeys names it: the user's own.
+func Decode(f *File, extraKeys ...string) (Settings, []Problem) {
 	var s Settings
 	var problems []Problem
 	report := func(e Entry, warning bool, msg string) {
@@ -186,13 +198,17 @@ func Decode(f *File) (Settings, []Problem) {
 		}
 		spec, known := specs[e.Key]
 		if !known {
-			if k := Closest(e.Key, knownKeys); k != "" {
+			if k := Closest(e.Key, knownKeys); k != "" && !slices.Contains(extraKeys, e.Key) {
 				msg := fmt.Sprintf("unknown key %s: did you mean %s?", e.Key, k)
 				if strings.EqualFold(e.Key, k) {
 					msg += " (keys are case-sensitive)"
 				}
-				report(e, true, msg)
+				report(e, false, fmt.Sprintf("%s; accepted: %s, or %s listed in the job spec's spec.envFile.extraKeys if it is a key of your own", msg, k, e.Key))
 			}
+			continue
+		}
+		if i := commentAt(e.Value); i >= 0 {
+			report(e, false, fmt.Sprintf("has a comment after the value (%q): kustomize keeps it in the value, only a line that starts with # is a comment; accepted: %s, with the comment on a line of its own", e.Value[i:], spec.accepted))
 			continue
 		}
 		if strings.TrimSpace(e.Value) != e.Value {

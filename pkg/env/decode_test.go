@@ -32,13 +32,13 @@ func render(ps []Problem) []string {
 }
 
 // decodeText parses in as mlops.env and decodes it.
-func decodeText(t *testing.T, in string) (Settings, []Problem) {
+func decodeText(t *testing.T, in string, extraKeys ...string) (Settings, []Problem) {
 	t.Helper()
 	f, err := Parse("mlops.env", []byte(in))
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}
-	return Decode(f)
+	return Decode(f, extraKeys...)
 }
 
 func TestDecode(t *testing.T) {
@@ -51,10 +51,11 @@ func TestDecode(t *testing.T) {
 		regOK   = "accepted: an image registry such as docker.io, ghcr.io/team or registry.example.com:5000, without a scheme or whitespace"
 	)
 	tests := []struct {
-		name     string
-		in       string
-		want     Settings
-		problems []string
+		name      string
+		in        string
+		extraKeys []string
+		want      Settings
+		problems  []string
 	}{
 		{name: "empty file"},
 		{
@@ -215,15 +216,18 @@ HOROVOD_FUSION_THRESHOLD=0
 		},
 
 		// Misspelt keys.
-		{name: "missing letter", in: "WORKER=4", problems: []string{`W mlops.env:1: WORKER="4": unknown key WORKER: did you mean WORKERS?`}},
-		{name: "missing S inside", in: "GPU_PER_WORKER=2", problems: []string{`W mlops.env:1: GPU_PER_WORKER="2": unknown key GPU_PER_WORKER: did you mean GPUS_PER_WORKER?`}},
-		{name: "lower case", in: "workers=4", problems: []string{`W mlops.env:1: workers="4": unknown key workers: did you mean WORKERS? (keys are case-sensitive)`}},
-		{name: "lower case and an edit", in: "worker=4", problems: []string{`W mlops.env:1: worker="4": unknown key worker: did you mean WORKERS?`}},
-		{name: "missing underscore", in: "USERID=1000", problems: []string{`W mlops.env:1: USERID="1000": unknown key USERID: did you mean USER_ID?`}},
-		{name: "missing R", in: "NFS_SEVER=nfs", problems: []string{`W mlops.env:1: NFS_SEVER="nfs": unknown key NFS_SEVER: did you mean NFS_SERVER?`}},
-		{name: "swapped letters", in: "WOKRERS=4", problems: []string{`W mlops.env:1: WOKRERS="4": unknown key WOKRERS: did you mean WORKERS?`}},
-		{name: "wrong letter", in: "MEMORU=4Gi", problems: []string{`W mlops.env:1: MEMORU="4Gi": unknown key MEMORU: did you mean MEMORY?`}},
-		{name: "extra letter", in: "CPUS=4", problems: []string{`W mlops.env:1: CPUS="4": unknown key CPUS: did you mean CPU?`}},
+		{name: "missing letter", in: "WORKER=4", problems: []string{`E mlops.env:1: WORKER="4": unknown key WORKER: did you mean WORKERS?; accepted: WORKERS, or WORKER listed in the job spec's spec.envFile.extraKeys if it is a key of your own`}},
+		{name: "missing S inside", in: "GPU_PER_WORKER=2", problems: []string{`E mlops.env:1: GPU_PER_WORKER="2": unknown key GPU_PER_WORKER: did you mean GPUS_PER_WORKER?; accepted: GPUS_PER_WORKER, or GPU_PER_WORKER listed in the job spec's spec.envFile.extraKeys if it is a key of your own`}},
+		{name: "lower case", in: "workers=4", problems: []string{`E mlops.env:1: workers="4": unknown key workers: did you mean WORKERS? (keys are case-sensitive); accepted: WORKERS, or workers listed in the job spec's spec.envFile.extraKeys if it is a key of your own`}},
+		{name: "lower case and an edit", in: "worker=4", problems: []string{`E mlops.env:1: worker="4": unknown key worker: did you mean WORKERS?; accepted: WORKERS, or worker listed in the job spec's spec.envFile.extraKeys if it is a key of your own`}},
+		{name: "missing underscore", in: "USERID=1000", problems: []string{`E mlops.env:1: USERID="1000": unknown key USERID: did you mean USER_ID?; accepted: USER_ID, or USERID listed in the job spec's spec.envFile.extraKeys if it is a key of your own`}},
+		{name: "missing R", in: "NFS_SEVER=nfs", problems: []string{`E mlops.env:1: NFS_SEVER="nfs": unknown key NFS_SEVER: did you mean NFS_SERVER?; accepted: NFS_SERVER, or NFS_SEVER listed in the job spec's spec.envFile.extraKeys if it is a key of your own`}},
+		{name: "swapped letters", in: "WOKRERS=4", problems: []string{`E mlops.env:1: WOKRERS="4": unknown key WOKRERS: did you mean WORKERS?; accepted: WORKERS, or WOKRERS listed in the job spec's spec.envFile.extraKeys if it is a key of your own`}},
+		{name: "wrong letter", in: "MEMORU=4Gi", problems: []string{`E mlops.env:1: MEMORU="4Gi": unknown key MEMORU: did you mean MEMORY?; accepted: MEMORY, or MEMORU listed in the job spec's spec.envFile.extraKeys if it is a key of your own`}},
+		{name: "declared as the user's own", in: "GPU_PER_WORKER=2", extraKeys: []string{"GPU_PER_WORKER"}},
+		{name: "comment after a path", in: "NFS_PATH=/export/users   # team share\nNFS_SERVER=nfs", want: Settings{NFSServer: "nfs"}, problems: []string{`E mlops.env:1: NFS_PATH="/export/users   # team share": has a comment after the value ("   # team share"): kustomize keeps it in the value, only a line that starts with # is a comment; accepted: ` + strings.TrimPrefix(pathOK, "accepted: ") + `, with the comment on a line of its own`}},
+		{name: "a # inside a value", in: "MODEL_NAME=resnet#50", want: Settings{ModelName: "resnet#50"}},
+		{name: "extra letter", in: "CPUS=4", problems: []string{`E mlops.env:1: CPUS="4": unknown key CPUS: did you mean CPU?; accepted: CPU, or CPUS listed in the job spec's spec.envFile.extraKeys if it is a key of your own`}},
 		{name: "two edits away is just an extra variable", in: "WORKERS_X=4\nNCCL_DEBUG=INFO\nOMP_NUM_THREADS=1"},
 
 		// Several at once.
@@ -243,18 +247,18 @@ workers=4
 			problems: []string{
 				`E mlops.env:2: NFS_PATH="/export/../x": has a ".." element; ` + pathOK,
 				`E mlops.env:2: NFS_PATH="/export/../x": NFS_SERVER is missing: set both NFS_SERVER and NFS_PATH, or neither`,
-				`W mlops.env:3: WORKER="2": unknown key WORKER: did you mean WORKERS?`,
+				`E mlops.env:3: WORKER="2": unknown key WORKER: did you mean WORKERS?; accepted: WORKERS, or WORKER listed in the job spec's spec.envFile.extraKeys if it is a key of your own`,
 				`E mlops.env:4: CPU="0": must be greater than 0; ` + qtyOK,
 				`E mlops.env:6: MEMORY="lots": is not a Kubernetes quantity; ` + qtyOK,
 				`E mlops.env:7: USER_ID="-1": must be ` + idRange,
 				`E mlops.env:8: REGISTRY="https://docker.io": has a scheme; ` + regOK,
-				`W mlops.env:9: workers="4": unknown key workers: did you mean WORKERS? (keys are case-sensitive)`,
+				`E mlops.env:9: workers="4": unknown key workers: did you mean WORKERS? (keys are case-sensitive); accepted: WORKERS, or workers listed in the job spec's spec.envFile.extraKeys if it is a key of your own`,
 			},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, problems := decodeText(t, tt.in)
+			got, problems := decodeText(t, tt.in, tt.extraKeys...)
 			if diff := cmp.Diff(tt.want, got, equateQuantity); diff != "" {
 				t.Errorf("settings (-want +got):\n%s", diff)
 			}

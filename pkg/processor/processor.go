@@ -105,7 +105,7 @@ func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, f
 		return nil, framework.Results{{Severity: framework.Error, File: &framework.File{Path: file.Source},
 			Message: fmt.Sprintf("%s: holds %d bytes of keys and values; the ConfigMap that carries them into the containers takes at most %d (1 MiB)", file.Source, size, maxConfigMap)}}
 	}
-	settings, problems := env.Decode(file)
+	settings, problems := env.Decode(file, job.Spec.EnvFile.ExtraKeys...)
 	for _, pr := range problems {
 		results = append(results, &framework.Result{
 			Severity: severity(pr.Warning), Message: pr.String(),

@@ -109,6 +109,10 @@ type EnvFile struct {
 	ConfigMapName string `json:"configMapName,omitempty"`
 	// Inline holds the file's text, for runners that cannot read files.
 	Inline string `json:"inline,omitempty"`
+	// ExtraKeys are keys of the user's own in mlops.env that are one edit
+	// away from a key mlops-fn knows (GPU_PER_WORKER): without them listed here
+	// such a key is an error, as it most likely misspells the known one.
+	ExtraKeys []string `json:"extraKeys,omitempty"`
 }
 
 // Target selects items by name and/or labels; both must match when both are set.
