@@ -63,6 +63,9 @@ func (p Problem) String() string {
 	return fmt.Sprintf("%s: %s=%q: %s", loc, p.Key, p.Value, p.Message)
 }
 
+// envReference is a ${KEY} in a value, which kustomize does not expand.
+var envReference = regexp.MustCompile(`\$\{([-._a-zA-Z][-._a-zA-Z0-9]*)(?::-[^}]*)?\}`)
+
 // commentAt finds a shell-style comment after a value (whitespace, then
 // #), -1 when there is none.
 func commentAt(v string) int {
@@ -192,6 +195,12 @@ func Decode(f *File, extraKeys ...string) (Settings, []Problem) {
 		if i := strings.IndexFunc(e.Value, isControl); i >= 0 {
 			report(e, false, fmt.Sprintf("contains the control character %U: a container's environment cannot carry it; accepted: printable text", []rune(e.Value[i:])[0]))
 			continue
+		}
+		if m := envReference.FindStringSubmatch(e.Value); m != nil {
+			if v, defined := f.Lookup(m[1]); defined {
+				report(e, false, fmt.Sprintf("references %s, but kustomize writes mlops.env values as they are: the containers would see the text %s, not %q; accepted: the value written out (%s=%s)", m[0], m[0], v.Value, e.Key, strings.Replace(e.Value, m[0], v.Value, 1)))
+				continue
+			}
 		}
 		if e.Bare {
 			report(e, true, fmt.Sprintf(`%s has no "=": kustomize sets it to the empty string (it does not read your shell environment); write %s=value`, e.Key, e.Key))

@@ -6,6 +6,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -13,7 +14,13 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/env"
 )
 
-var reference = regexp.MustCompile(`\$\{([^}]*)\}`)
+// reference is ${KEY} or ${KEY:-default}, or the same behind a second $,
+// which escapes it: $${HOSTNAME} is the text ${HOSTNAME}, for a shell to
+// expand at run time.
+var reference = regexp.MustCompile(`\$?\$\{([^}]*)\}`)
+
+// keyName is what a reference may name: an mlops.env key.
+var keyName = regexp.MustCompile(`^[-._a-zA-Z][-._a-zA-Z0-9]*$`)
 
 // expander substitutes ${KEY} with mlops.env values and collects the
 // references to keys the file does not define.
@@ -25,14 +32,29 @@ type expander struct {
 
 func (x *expander) str(p *field.Path, s string) string {
 	return reference.ReplaceAllStringFunc(s, func(ref string) string {
-		key := ref[2 : len(ref)-1]
+		if strings.HasPrefix(ref, "$$") {
+			return ref[1:]
+		}
+		inner := ref[2 : len(ref)-1]
+		key, fallback, hasDefault := strings.Cut(inner, ":-")
+		if !keyName.MatchString(key) {
+			msg := fmt.Sprintf("%s is not a reference mlops-fn expands; accepted: ${KEY} or ${KEY:-default} for a key of %s", ref, x.source)
+			if key != "" {
+				msg += fmt.Sprintf(", or $%s for the text %s (a shell expands it at run time)", ref, ref)
+			}
+			x.errs = append(x.errs, field.Invalid(p, s, msg))
+			return ref
+		}
 		v, ok := x.values[key]
-		if !ok {
+		switch {
+		case hasDefault && (!ok || v == ""):
+			return fallback
+		case !ok:
 			msg := fmt.Sprintf("references ${%s}, which %s does not define", key, x.source)
 			if near := env.Closest(key, slices.Collect(maps.Keys(x.values))); near != "" {
 				msg += fmt.Sprintf(": did you mean ${%s}?", near)
 			} else {
-				msg += fmt.Sprintf("; accepted: a key of %s", x.source)
+				msg += fmt.Sprintf("; accepted: a key of %s, or $${%s} for the text ${%s} (a shell expands it at run time)", x.source, key, key)
 			}
 			x.errs = append(x.errs, field.Invalid(p, s, msg))
 		}

@@ -113,15 +113,25 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 	if s.Target != nil {
 		p.Target = *s.Target
 	}
+	var errs field.ErrorList
+	var warnings []Warning
 	if s.Script != "" {
-		p.Command = []string{x.str(spec.Child("script"), s.Script)}
+		script := x.str(spec.Child("script"), s.Script)
+		p.Command = []string{script}
+		if strings.IndexFunc(script, unicode.IsSpace) >= 0 {
+			// The whole text is one program's path: the arguments would be part of its name.
+			errs = append(errs, field.Invalid(spec.Child("script"), script, "is run as one program whose path is the whole text, spaces included; accepted: the script's path alone, and the arguments as command: [python, train.py, --lr, \"0.1\"] (or the script's path in command and the arguments in args)"))
+		}
 	}
 	for i, e := range s.Env {
+		if _, ok := x.values[e.Name]; ok {
+			// envFrom the env ConfigMap carries the key already; an env entry would
+			// win in the container while the job follows mlops.env.
+			errs = append(errs, field.Invalid(spec.Child("env").Index(i).Child("name"), e.Name, fmt.Sprintf("is a key of %s, whose value reaches the containers through the env ConfigMap; an env entry of the same name would override it there while the job is rendered from %s; accepted: the value in %s only, or another name", x.source, x.source, x.source)))
+		}
 		e.Value = x.str(spec.Child("env").Index(i).Child("value"), e.Value)
 		p.Env = append(p.Env, e)
 	}
-	var errs field.ErrorList
-	var warnings []Warning
 
 	if err := checkImage(p.Image); err != "" && len(x.errs) == 0 {
 		if p.Image != s.Image {
@@ -399,8 +409,15 @@ func limits(cpu, memory *resource.Quantity) corev1.ResourceList {
 	return l
 }
 
-// imageReference is the distribution reference grammar: [host[:port]/]path[:tag][@digest].
-var imageReference = regexp.MustCompile(`^(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*(?::[0-9]+)?/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@[a-z0-9]+(?:[+._-][a-z0-9]+)*:[0-9a-fA-F]{32,})?$`)
+// repoAndTag is an image reference without its digest.
+func repoAndTag(ref string) string {
+	r, _, _ := strings.Cut(ref, "@")
+	return r
+}
+
+// imageReference is the distribution reference grammar, [host[:port]/]path[:tag][@digest],
+// with the digests container runtimes accept: sha256 or sha512, lowercase hex.
+var imageReference = regexp.MustCompile(`^(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*(?::[0-9]+)?/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@(?:sha256:[a-f0-9]{64}|sha512:[a-f0-9]{128}))?$`)
 
 func checkImage(ref string) string {
 	if len(ref) <= 255 && imageReference.MatchString(ref) {
@@ -414,9 +431,12 @@ func checkImage(ref string) string {
 	if _, path, found := strings.Cut(repo, "/"); found {
 		repo = path
 	}
+	_, digest, hasDigest := strings.Cut(ref, "@")
 	switch {
 	case strings.IndexFunc(ref, unicode.IsSpace) >= 0:
 		return "contains whitespace; " + accepted
+	case hasDigest && imageReference.MatchString(repoAndTag(ref)):
+		return fmt.Sprintf("has the digest %q, which container runtimes refuse; accepted: @sha256: and 64 lowercase hex digits, or @sha512: and 128", digest)
 	case strings.ToLower(repo) != repo:
 		return "the repository has uppercase letters; " + accepted
 	case len(ref) > 255:
