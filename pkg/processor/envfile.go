@@ -36,6 +36,9 @@ func (p Processor) loadEnv(job *api.TrainingJob, items []*yaml.RNode) (*env.File
 		return f, FromInline, err
 	}
 	var ours *yaml.RNode
+	if err := oneConfigMapPerNamespace(items, src.ConfigMapName); err != nil {
+		return nil, 0, err
+	}
 	if i := findItem(items, "ConfigMap", src.ConfigMapName); i >= 0 {
 		if !generated(items[i]) {
 			// A Pod's envFrom kustomize rewrites; a custom resource's it does not know.
@@ -75,9 +78,54 @@ func configMapFile(cm *yaml.RNode) (*env.File, error) {
 	if d := cm.Field("data"); d != nil && d.Value.YNode().Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("ConfigMap/%s: data is a YAML %s; accepted: a map of KEY: value", cm.GetName(), NodeKind(d.Value))
 	}
+	if d := cm.Field("data"); d != nil {
+		c := d.Value.YNode().Content
+		for i := 0; i+1 < len(c); i += 2 {
+			if v := c[i+1]; v.Kind != yaml.ScalarNode || v.Tag != yaml.NodeTagString {
+				return nil, fmt.Errorf("ConfigMap/%s: data.%s: %s is a YAML %s, and the API server takes only strings in a ConfigMap's data; accepted: a string (quote it: %q)", cm.GetName(), c[i].Value, v.Value, yamlType(v), v.Value)
+			}
+		}
+	}
 	data := cm.GetDataMap()
 	if binary := cm.GetBinaryDataMap(); len(binary) > 0 {
 		return nil, fmt.Errorf("ConfigMap/%s: binaryData is not accepted: mlops.env holds text", cm.GetName())
 	}
 	return env.FromMap("ConfigMap/"+cm.GetName(), data), nil
+}
+
+// yamlType names a node's type as the user wrote it: number, boolean, null, map, list.
+func yamlType(n *yaml.Node) string {
+	switch {
+	case n.Kind == yaml.MappingNode:
+		return "map"
+	case n.Kind == yaml.SequenceNode:
+		return "list"
+	case n.Tag == yaml.NodeTagInt, n.Tag == yaml.NodeTagFloat:
+		return "number"
+	case n.Tag == yaml.NodeTagBool:
+		return "boolean"
+	case n.Tag == yaml.NodeTagNull:
+		return "null"
+	}
+	return "string"
+}
+
+// oneConfigMapPerNamespace refuses two env ConfigMaps of one name in one
+// namespace among the inputs: which one the job reads would be chance.
+func oneConfigMapPerNamespace(items []*yaml.RNode, name string) error {
+	seen := map[string]string{}
+	for _, it := range items {
+		if it.GetKind() != "ConfigMap" || it.GetName() != name || generated(it) {
+			continue
+		}
+		if first, twice := seen[it.GetNamespace()]; twice {
+			where := fmt.Sprintf("in namespace %q", it.GetNamespace())
+			if it.GetNamespace() == "" {
+				where = "without a namespace"
+			}
+			return fmt.Errorf("ConfigMap/%s is among the inputs twice %s (%s, and %s); accepted: one ConfigMap of the job's env per namespace", name, where, first, identify(it))
+		}
+		seen[it.GetNamespace()] = identify(it)
+	}
+	return nil
 }

@@ -33,6 +33,10 @@ func decodeSpec(config *yaml.RNode) (*api.TrainingJob, field.ErrorList) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
+	if p := nullIn(config, nil); p != nil {
+		// encoding/json turns a null into "" in a list or a map of strings.
+		return nil, field.ErrorList{field.Invalid(p, "null", "is null (an empty YAML value); accepted: a value, or leave the entry out")}
+	}
 	b, err := config.MarshalJSON()
 	if err != nil {
 		return nil, field.ErrorList{&field.Error{Type: field.ErrorTypeInvalid, BadValue: field.OmitValueType{}, Detail: "does not read as YAML: " + oneLine(err.Error())}}
@@ -55,6 +59,30 @@ func decodeSpec(config *yaml.RNode) (*api.TrainingJob, field.ErrorList) {
 		job.Metadata.Annotations = nil
 	}
 	return job, errs
+}
+
+// nullIn finds the first null in n, the path to it; nil when there is none.
+func nullIn(n *yaml.RNode, p *field.Path) *field.Path {
+	y := n.YNode()
+	switch y.Kind {
+	case yaml.ScalarNode:
+		if y.Tag == yaml.NodeTagNull && p != nil {
+			return p
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(y.Content); i += 2 {
+			if found := nullIn(yaml.NewRNode(y.Content[i+1]), pathChild(p, y.Content[i].Value)); found != nil {
+				return found
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range y.Content {
+			if found := nullIn(yaml.NewRNode(c), p.Index(i)); found != nil {
+				return found
+			}
+		}
+	}
+	return nil
 }
 
 // unknownField and wrongType read the field path out of encoding/json's errors.

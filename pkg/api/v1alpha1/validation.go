@@ -99,6 +99,10 @@ func (s *TrainingJobSpec) validate(p *field.Path) field.ErrorList {
 		if e.Value != "" && e.ValueFrom != nil {
 			errs = append(errs, field.Invalid(p.Child("env").Index(i).Child("valueFrom"), e.Name, "accepted: value or valueFrom, not both"))
 		}
+		if v := e.ValueFrom; v != nil && v.FieldRef == nil && v.ResourceFieldRef == nil && v.ConfigMapKeyRef == nil && v.SecretKeyRef == nil && v.FileKeyRef == nil {
+			// An empty valueFrom would be dropped, leaving the variable empty.
+			errs = append(errs, field.Invalid(p.Child("env").Index(i).Child("valueFrom"), e.Name, "names no source; accepted: one of fieldRef, resourceFieldRef, configMapKeyRef, secretKeyRef, fileKeyRef"))
+		}
 	}
 	errs = append(errs, literalPath(p.Child("workingDir"), s.WorkingDir)...)
 	for _, msg := range validation.IsDNS1123Subdomain(s.EnvFile.ConfigMapName) {
