@@ -186,6 +186,11 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 		}
 	}
 
+	for _, k := range unusedKeys[p.Mode] {
+		if _, set := file.Lookup(k); set {
+			warnings = append(warnings, Warning{Field: envKey(k), Message: fmt.Sprintf("mode %s does not use %s: the value only reaches the containers' environment", p.Mode, k)})
+		}
+	}
 	p.Volumes, p.Mounts, errs = volumes(x, s.Volumes, set, file, errs)
 	if level, reasons := p.PodSecurityLevel(); level != "restricted" {
 		warnings = append(warnings, Warning{Field: field.NewPath("spec"), Message: fmt.Sprintf(
@@ -413,6 +418,14 @@ func limits(cpu, memory *resource.Quantity) corev1.ResourceList {
 func repoAndTag(ref string) string {
 	r, _, _ := strings.Cut(ref, "@")
 	return r
+}
+
+// unusedKeys are the mlops.env keys a mode does not render from: a site's
+// shared mlops.env may hold them, so they are reported, not refused.
+var unusedKeys = map[api.Mode][]string{
+	api.ModeSingleNode: {"WORKERS", "SLOTS_PER_WORKER", "MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"},
+	api.ModeMultiNode:  {"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"},
+	api.ModeElastic:    {"SLOTS_PER_WORKER"},
 }
 
 // imageReference is the distribution reference grammar, [host[:port]/]path[:tag][@digest],
