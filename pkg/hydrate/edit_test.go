@@ -224,8 +224,8 @@ func TestEditWithoutHydrate(t *testing.T) {
 		}
 	}
 	t.Logf("outcomes: %v", counts)
-	if counts["refused"] == 0 || counts["equal"] == 0 {
-		t.Errorf("want both outcomes among the edits, got %v", counts)
+	if counts["refused"] < len(edits) {
+		t.Errorf("want most edits refused, got %v", counts)
 	}
 }
 

@@ -37,6 +37,7 @@ const (
 	// The inputs ConfigMap's keys: the job spec's text and the token of
 	// hydrate's kustomization entries.
 	specKey          = "spec"
+	envKey           = "env"
 	kustomizationKey = "kustomization"
 )
 
@@ -49,6 +50,8 @@ type guardInputs struct {
 	env           *env.File
 	specFile      string // the spec's file name, for messages
 	specText      string
+	envFile       string // mlops.env's path in the overlay, for messages
+	envText       string
 	token         string
 	targets       []*yaml.RNode // the base's objects the patches address
 }
@@ -108,14 +111,20 @@ func guard(in guardInputs) (object map[string]any, replacements []any) {
 		}
 		return s
 	}
-	lines := strings.Split(in.specText, "\n")
-	for i, line := range lines {
-		g.compare("line "+strconv.Itoa(i+1), fmt.Sprintf("%s:%d: ", in.specFile, i+1), line,
-			inputs(specKey, map[string]any{"delimiter": "\n", "index": i}), ": ")
+	// The files line by line: any edit, a key of the user's own added to
+	// mlops.env too (it may misspell one of mlops-fn's), needs hydrate.
+	for _, f := range []struct{ key, name, text string }{{envKey, in.envFile, in.envText}, {specKey, in.specFile, in.specText}} {
+		lines := strings.Split(f.text, "\n")
+		for i, line := range lines {
+			g.compare(f.key+strconv.Itoa(i+1), fmt.Sprintf("%s:%d: ", f.name, i+1), line,
+				inputs(f.key, map[string]any{"delimiter": "\n", "index": i}), ": ")
+		}
+		if f.text != "" {
+			// Lines added after the last one compared.
+			g.compare(f.key+"after", fmt.Sprintf("%s after line %d: ", f.name, len(lines)), "",
+				inputs(f.key, map[string]any{"delimiter": f.text, "index": 1}), ": ")
+		}
 	}
-	// Lines added after the last one compared.
-	g.compare("after", fmt.Sprintf("%s after line %d: ", in.specFile, len(lines)), "",
-		inputs(specKey, map[string]any{"delimiter": in.specText, "index": 1}), ": ")
 	g.compare("kustomization", "kustomization.yaml, mlops-fn's entries: ", in.token, inputs(kustomizationKey, nil), ": ")
 	// The base: each target is still there, with the containers the patches
 	// address where they were (a patch aimed at a renamed container adds one).

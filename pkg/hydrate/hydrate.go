@@ -122,6 +122,10 @@ func Render(o Options) (*Overlay, error) {
 		}
 		return nil, fmt.Errorf("%s: spec.envFile.path: %q is not inside the overlay folder %s; accepted: a file in or below %s (kubectl's kustomize reads only files in or below the kustomization), e.g. %s", configPath, value, o.Dir, o.Dir, api.DefaultEnvPath)
 	}
+	envText, err := os.ReadFile(resolved.Env.Source)
+	if err != nil {
+		return nil, err
+	}
 	dir, err := filepath.EvalSymlinks(o.Dir)
 	if err != nil {
 		return nil, err
@@ -179,7 +183,8 @@ func Render(o Options) (*Overlay, error) {
 	}
 	object, replacements := guard(guardInputs{
 		jobName: plan.JobName, namespace: plan.Namespace, configMapName: plan.ConfigMapName, inputsName: e.inputsName,
-		env: resolved.Env, specFile: o.Config, specText: string(specText), token: e.token(), targets: out.targets(),
+		env: resolved.Env, specFile: o.Config, specText: string(specText), envFile: envFile, envText: string(envText),
+		token: e.token(), targets: out.targets(),
 	})
 	if err := out.componentKustomization(header, plan, object, replacements); err != nil {
 		return nil, err

@@ -290,6 +290,7 @@ configMapGenerator:
 - name: resnet50-mlops-fn-inputs # mlops-fn hydrate: what the guard compares the build with
   files:
   - spec=job.yaml
+  - env=mlops.env
   literals:
   - kustomization=7a9a557d570c1f1c
   options:

@@ -130,13 +130,14 @@ func setEntries(k *yaml.RNode, e entries, crd bool, path string) error {
 	inputs, err := yaml.Parse(fmt.Sprintf(`name: %s
 files:
 - %s=%s
+- %s=%s
 literals:
 - %s=%s
 options:
   disableNameSuffixHash: true
   annotations:
     config.kubernetes.io/local-config: "true"
-`, e.inputsName, specKey, e.specFile, kustomizationKey, e.token()))
+`, e.inputsName, specKey, e.specFile, envKey, e.envFile, kustomizationKey, e.token()))
 	if err != nil {
 		return err
 	}
