@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -264,20 +265,61 @@ func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, it
 		names[t.GetName()] = true
 	}
 	for i, q := range plans {
-		for _, patch := range q.Patches() {
-			name := patch.File
+		fileName := func(name string) string {
 			if len(plans) > 1 {
-				name = strings.TrimSuffix(name, ".yaml") + "." + targets[i].GetName() + ".yaml"
+				return strings.TrimSuffix(name, ".yaml") + "." + targets[i].GetName() + ".yaml"
 			}
+			return name
+		}
+		for _, patch := range q.Patches() {
 			b, err := encode(header, patch)
 			if err != nil {
 				return err
 			}
-			out.Component[name] = b
-			out.patches = append(out.patches, patchEntry{file: name, target: targets[i]})
+			out.Component[fileName(patch.File)] = b
+			out.patches = append(out.patches, patchEntry{file: fileName(patch.File), target: targets[i]})
+		}
+		if q.LauncherRanks != nil {
+			b, err := ranksPatch(header, targets[i], q)
+			if err != nil {
+				return err
+			}
+			out.Component[fileName(ranksPatchFile)] = b
+			out.patches = append(out.patches, patchEntry{file: fileName(ranksPatchFile), target: targets[i]})
 		}
 	}
 	return nil
+}
+
+// ranksPatchFile sets the rank count in the mpirun line the target's
+// launcher keeps (a spec without a command).
+const ranksPatchFile = "launcher-ranks-patch.yaml"
+
+// ranksPatch is a JSON patch: it tests that the launcher container and the
+// flag stand where hydrate saw them, then replaces the count after the flag,
+// as the function does; a base edited since fails the test, loudly.
+func ranksPatch(header string, target *yaml.RNode, q *render.Plan) ([]byte, error) {
+	launcher := []string{"spec", "mpiReplicaSpecs", string(kubeflow.MPIReplicaTypeLauncher), "template", "spec"}
+	spec := "/" + strings.Join(launcher, "/")
+	containers, err := target.Pipe(yaml.Lookup(append(launcher, "containers")...))
+	if err != nil || containers == nil {
+		return nil, fmt.Errorf("%s/%s has no launcher containers", target.GetKind(), target.GetName())
+	}
+	elems, err := containers.Elements()
+	if err != nil {
+		return nil, err
+	}
+	name := q.Containers[kubeflow.MPIReplicaTypeLauncher]
+	index := slices.IndexFunc(elems, func(c *yaml.RNode) bool { n, _ := c.GetString("name"); return n == name })
+	ref := q.LauncherRanks
+	at := fmt.Sprintf("%s/containers/%d", spec, index)
+	ops := []any{
+		map[string]any{"op": "test", "path": at + "/name", "value": name},
+		map[string]any{"op": "test", "path": fmt.Sprintf("%s/%s/%d", at, ref.Field, ref.Index-1), "value": ref.Flag},
+		map[string]any{"op": "replace", "path": fmt.Sprintf("%s/%s/%d", at, ref.Field, ref.Index), "value": strconv.Itoa(int(q.Ranks()))},
+	}
+	b, err := yaml.Marshal(ops)
+	return append([]byte(header), b...), err
 }
 
 // envFileInside gives the env file's path relative to dir, as the

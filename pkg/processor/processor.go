@@ -409,7 +409,50 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 	if errs := q.CheckName(); len(errs) > 0 {
 		return nil, objectError(id, errs)
 	}
+	if q.Mode == api.ModeMultiNode && q.KeepsProgram() {
+		ref, err := launcherRanks(target, q.Containers[kubeflow.MPIReplicaTypeLauncher], q.Ranks())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", id, err)
+		}
+		q.LauncherRanks = &ref
+	}
 	return &q, nil
+}
+
+// launcherRanks finds the rank count in the mpirun line of the target's
+// launcher container, which mlops-fn keeps when the spec names no command.
+func launcherRanks(target *yaml.RNode, container string, ranks int32) (render.ArgumentRef, error) {
+	c, err := target.Pipe(yaml.Lookup(append(append([]string(nil), podSpecPaths["MPIJob"][kubeflow.MPIReplicaTypeLauncher]...), "containers", "[name="+container+"]")...))
+	if err != nil || c == nil {
+		return render.ArgumentRef{}, fmt.Errorf("has no launcher container %q; accepted: an MPIJob with a launcher, or spec.command", container)
+	}
+	command, _ := c.GetSlice("command")
+	args, _ := c.GetSlice("args")
+	line := strings.Join(append(toStrings(command), toStrings(args)...), " ")
+	if ref, ok := render.RanksArgument(toStrings(command), toStrings(args)); ok {
+		return ref, nil
+	}
+	return render.ArgumentRef{}, fmt.Errorf("the launcher runs %q, no mpirun -np N, so its ranks would not follow workers × slots (%d); accepted: mpirun -np N (or -n N) in the launcher's command or args, where mlops-fn sets N, or spec.command (mlops-fn then writes the mpirun line)", line, ranks)
+}
+
+func toStrings(list []any) []string {
+	out := make([]string, len(list))
+	for i, v := range list {
+		out[i] = fmt.Sprint(v)
+	}
+	return out
+}
+
+// setLauncherRanks writes the rank count where q.LauncherRanks says.
+func setLauncherRanks(job *yaml.RNode, q *render.Plan) error {
+	ref := q.LauncherRanks
+	path := append(append([]string(nil), podSpecPaths["MPIJob"][kubeflow.MPIReplicaTypeLauncher]...), "containers", "[name="+q.Containers[kubeflow.MPIReplicaTypeLauncher]+"]", ref.Field, strconv.Itoa(ref.Index))
+	n, err := job.Pipe(yaml.Lookup(path...))
+	if err != nil || n == nil {
+		return fmt.Errorf("the launcher's %s[%d] is gone: %v", ref.Field, ref.Index, err)
+	}
+	n.YNode().Value, n.YNode().Tag, n.YNode().Style = strconv.Itoa(int(q.Ranks())), yaml.NodeTagString, yaml.DoubleQuotedStyle
+	return nil
 }
 
 // patch applies the overlay's patches to a copy of target, as kustomize's
@@ -431,6 +474,11 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, er
 			first, _, _ := strings.Cut(err.Error(), "\n")
 			first = strings.TrimSuffix(first, ": node contents:")
 			return nil, fmt.Errorf("%s: applying %s: %s; accepted: a target whose fields have the types of %s", id, patch.File, first, render.WithArticle(target.GetKind()))
+		}
+	}
+	if q.LauncherRanks != nil {
+		if err := setLauncherRanks(out, q); err != nil {
+			return nil, fmt.Errorf("%s: %w", id, err)
 		}
 	}
 	return out, nil
@@ -470,7 +518,19 @@ func (p Processor) Generate(plan *render.Plan) (*yaml.RNode, error) {
 }
 
 // generate builds the full object from the skeleton, by the same patches.
+// With no target to take them from, the spec must name the image, and for an
+// MPIJob or a PyTorchJob the command.
 func (p Processor) generate(plan *render.Plan, skeleton any) (*yaml.RNode, error) {
+	missing := ""
+	switch {
+	case plan.Image == "":
+		missing = "image"
+	case plan.KeepsProgram() && plan.Mode != api.ModeSingleNode:
+		missing = "command (or script)"
+	}
+	if missing != "" {
+		return nil, fmt.Errorf("%s: spec.%s: Required value: the inputs hold no %s named %s whose %s mlops-fn could keep, so it generates the job; accepted: spec.%s, or the job among the inputs (spec.target selects it)", p.configName(), strings.Fields(missing)[0], render.Kind(plan.Mode), plan.Target.Name, strings.Fields(missing)[0], strings.Fields(missing)[0])
+	}
 	node, err := Encode(skeleton)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,8 @@ package render
 
 import (
 	"net"
+	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -93,7 +95,7 @@ func (p *Plan) Patches() []Patch {
 // clearedArgs: an MPIJob's command lines are wholly mlops-fn's (mpirun, sshd);
 // a Pod's are when the spec gives a command without args.
 func (p *Plan) clearedArgs() []string {
-	if p.Mode == api.ModeMultiNode || (len(p.Command) > 0 && len(p.Args) == 0) {
+	if (p.Mode == api.ModeMultiNode && !p.KeepsProgram()) || (len(p.Command) > 0 && len(p.Args) == 0) {
 		return []string{"args"}
 	}
 	return nil
@@ -271,12 +273,16 @@ func (p *Plan) fillWorkload(r role, spec *corev1.PodSpec, c *corev1.Container) {
 	c.Resources.Limits = p.Limits
 	switch r {
 	case launcher:
-		c.Command = p.mpirun()
+		if !p.KeepsProgram() {
+			c.Command = p.mpirun()
+		}
 		if !p.MPI.RunLauncherAsWorker {
 			c.Resources.Limits = p.LauncherLimits
 		}
 	case worker:
-		c.Command = p.workerCommand()
+		if !p.KeepsProgram() || p.MPI.WorkerCommand != nil {
+			c.Command = p.workerCommand()
+		}
 	case single:
 		c.Command, c.Args = p.Command, p.Args
 		spec.RestartPolicy = p.RunPolicy.RestartPolicy
@@ -330,6 +336,38 @@ func (p *Plan) mpirun() []string {
 	}
 	cmd = append(cmd, p.Command...)
 	return append(cmd, p.Args...)
+}
+
+// KeepsProgram: the spec names no command or script, so the target keeps its
+// own (an MPIJob's launcher its mpirun line, whose rank count mlops-fn sets
+// at LauncherRanks, its workers their sshd).
+func (p *Plan) KeepsProgram() bool { return len(p.Command) == 0 }
+
+// ArgumentRef is one element of a container's command or args.
+type ArgumentRef struct {
+	Field string // "command" or "args"
+	Index int
+	Flag  string // the flag before it, as written: -np, -n, --np, --n or -c
+}
+
+// RanksArgument finds the rank count of an mpirun (or mpiexec) line given as
+// a container's command and args: the element after -np, -n, --np, --n or -c.
+func RanksArgument(command, args []string) (ArgumentRef, bool) {
+	line := append(append([]string(nil), command...), args...)
+	mpirun := false
+	for i, tok := range line {
+		if b := path.Base(tok); b == "mpirun" || b == "mpiexec" {
+			mpirun = true
+			continue
+		}
+		if mpirun && i+1 < len(line) && slices.Contains([]string{"-np", "-n", "--np", "--n", "-c"}, tok) {
+			if i+1 < len(command) {
+				return ArgumentRef{Field: "command", Index: i + 1, Flag: tok}, true
+			}
+			return ArgumentRef{Field: "args", Index: i + 1 - len(command), Flag: tok}, true
+		}
+	}
+	return ArgumentRef{}, false
 }
 
 // workerCommand runs sshd in the foreground; a non-root user brings its own config.

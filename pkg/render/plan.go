@@ -59,6 +59,10 @@ type Plan struct {
 	Volumes   []corev1.Volume
 	Mounts    []corev1.VolumeMount
 
+	// LauncherRanks is where a kept mpirun line of the target's launcher
+	// holds its rank count; the processor sets it to Ranks.
+	LauncherRanks *ArgumentRef
+
 	RunAsUser, RunAsGroup, FSGroup *int64
 	Home                           string
 	Hardening                      bool
@@ -133,7 +137,7 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 		p.Env = append(p.Env, e)
 	}
 
-	if err := checkImage(p.Image); err != "" && len(x.errs) == 0 {
+	if err := checkImage(p.Image); p.Image != "" && err != "" && len(x.errs) == 0 {
 		if p.Image != s.Image {
 			err = fmt.Sprintf("(expanded from %q) %s", s.Image, err)
 		}

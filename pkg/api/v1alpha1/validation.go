@@ -58,9 +58,6 @@ func (j *TrainingJob) Validate() field.ErrorList {
 func (s *TrainingJobSpec) validate(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, oneOf(p.Child("mode"), string(s.Mode), string(ModeSingleNode), string(ModeMultiNode), string(ModeElastic))...)
-	if s.Image == "" {
-		errs = append(errs, field.Required(p.Child("image"), "an image reference such as ${REGISTRY}/model-zoo:2.1.0"))
-	}
 	if s.ContainerName != "" {
 		for _, msg := range validation.IsDNS1123Label(s.ContainerName) {
 			errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName, msg))
@@ -83,13 +80,7 @@ func (s *TrainingJobSpec) validate(p *field.Path) field.ErrorList {
 	if s.Script != "" && len(s.Command) > 0 {
 		errs = append(errs, field.Forbidden(p.Child("script"), "set either script or command, not both"))
 	}
-	if s.Mode == ModeMultiNode && s.Script == "" && len(s.Command) == 0 {
-		errs = append(errs, field.Required(p.Child("command"), "multi-node: the program mpirun starts (command or script)"))
-	}
 	if s.Mode == ModeElastic {
-		if s.Script == "" && len(s.Command) == 0 {
-			errs = append(errs, field.Required(p.Child("command"), "elastic: the torchrun command, e.g. [torchrun, /workspace/train.py]"))
-		}
 		errs = append(errs, s.Elastic.validate(p.Child("elastic"))...)
 	}
 	for i, e := range s.Env {
