@@ -38,7 +38,7 @@ func New() *cobra.Command {
 		},
 	}
 	cmd.SetFlagErrorFunc(flagError)
-	cmd.AddCommand(newHydrate())
+	cmd.AddCommand(newHydrate(), newInit())
 	return cmd
 }
 

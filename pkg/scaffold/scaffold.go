@@ -1,0 +1,196 @@
+// Package scaffold writes a new job's folder: a commented mlops.env, the job
+// spec, and a base whose skeleton is named like the job, ready for hydrate.
+package scaffold
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/processor"
+)
+
+// BaseDir is the base in the new folder; its kustomization lists the skeleton.
+const BaseDir = "base"
+
+// Options say what job to start.
+type Options struct {
+	Name    string
+	Mode    api.Mode
+	Image   string   // "" : the mode's demo image
+	Command []string // nil: the demo's command (with the demo image), else none
+}
+
+// demo is a job that runs on any cluster with the operator: the operators'
+// own examples.
+var demo = map[api.Mode]struct {
+	image   string
+	command []string
+}{
+	api.ModeMultiNode:  {"mpioperator/mpi-pi:openmpi", []string{"/home/mpiuser/pi"}},
+	api.ModeSingleNode: {"python:3.12-slim", []string{"python", "-c", "import os; print('hello from', os.uname().nodename)"}},
+	api.ModeElastic:    {"kubeflow/pytorch-elastic-example-echo:latest", []string{"python", "-m", "torch.distributed.run", "/workspace/echo.py"}},
+}
+
+// Files are the new folder's files, by path in it.
+func Files(o Options) (map[string][]byte, error) {
+	if o.Mode == "" {
+		o.Mode = api.ModeMultiNode
+	}
+	d, ok := demo[o.Mode]
+	if !ok {
+		return nil, fmt.Errorf("--mode %q: accepted: %s, %s or %s", o.Mode, api.ModeMultiNode, api.ModeSingleNode, api.ModeElastic)
+	}
+	for _, msg := range validation.IsDNS1035Label(o.Name) {
+		return nil, fmt.Errorf("--name %q: %s (the job's name is a DNS label: lowercase letters, digits and '-', starting with a letter)", o.Name, msg)
+	}
+	image, command := o.Image, o.Command
+	comment := "your training image"
+	if image == "" {
+		image, comment = d.image, "the operator's own example: put your training image here"
+		if command == nil {
+			command = d.command
+		}
+	}
+	spec := fmt.Sprintf(`# The workload's shape. mlops.env holds the site and you, and its values win over
+# the same ones here. After editing either file, run mlops-fn hydrate on this folder.
+apiVersion: %s
+kind: %s
+metadata:
+  name: %s
+  annotations:
+    config.kubernetes.io/local-config: "true"
+spec:
+  mode: %s
+  image: %s # %s
+`, api.APIVersion, api.Kind, o.Name, o.Mode, image, comment)
+	if len(command) > 0 {
+		spec += "  command: " + flowList(command) + " # " + map[api.Mode]string{
+			api.ModeMultiNode:  "mlops-fn runs it under mpirun -np WORKERS x slots",
+			api.ModeSingleNode: "the Pod's command",
+			api.ModeElastic:    "the torchrun line; the training-operator passes it the rendezvous",
+		}[o.Mode] + "\n"
+	}
+	files := map[string][]byte{
+		"job.yaml":  []byte(spec),
+		"mlops.env": []byte(envFile(o.Mode)),
+	}
+	skeleton, kind, err := skeletonOf(files)
+	if err != nil {
+		return nil, err
+	}
+	name := strings.ToLower(kind) + ".yaml"
+	files[filepath.Join(BaseDir, name)] = skeleton
+	files[filepath.Join(BaseDir, "kustomization.yaml")] = []byte("# The job's skeleton: the overlay above patches it (mlops-fn hydrate).\nresources:\n- " + name + "\n")
+	return files, nil
+}
+
+// flowList writes a YAML flow list, each item quoted where YAML needs it.
+func flowList(items []string) string {
+	quoted := make([]string, len(items))
+	for i, s := range items {
+		n := yaml.NewStringRNode(s)
+		text, err := n.String()
+		if err != nil || strings.ContainsAny(s, ",[]{}#&*!|>'\"%@` ") {
+			text = strconv.Quote(s)
+		}
+		quoted[i] = strings.TrimSpace(text)
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
+}
+
+// envFile is a commented mlops.env for mode.
+func envFile(mode api.Mode) string {
+	shape := "WORKERS=2\nCPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n"
+	switch mode {
+	case api.ModeSingleNode:
+		shape = "CPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n"
+	case api.ModeElastic:
+		shape = "WORKERS=2\nMIN_WORKERS=1\nMAX_WORKERS=3\nCPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n"
+	}
+	return `# mlops.env: your site and you. Every key is also an environment variable of the
+# training containers. After editing, run mlops-fn hydrate on this folder, then
+# kubectl apply -k it (until then the build fails, saying so).
+
+# Who the job runs as: your uid and gid (id -u, id -g), your user name in the image.
+USER_ID=1000
+GROUP_ID=1000
+USER_NAME=mpiuser
+
+# The shape of the job.
+` + shape + `
+# A shared NFS folder, mounted read-write in every container (all three or none):
+# NFS_SERVER=nfs.example.com
+# NFS_PATH=/export/users
+# NFS_MOUNT_PATH=/workspace
+
+# Where images come from, for ${REGISTRY} in job.yaml's image:
+# REGISTRY=ghcr.io/your-team
+`
+}
+
+// skeletonOf renders the skeleton the spec's job patches: its kind, name and
+// container names, as mlops-fn would generate them.
+func skeletonOf(files map[string][]byte) ([]byte, string, error) {
+	dir, err := os.MkdirTemp("", "mlops-fn-init-")
+	if err != nil {
+		return nil, "", err
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return nil, "", err
+		}
+	}
+	config, err := processor.ReadSpec(filepath.Join(dir, "job.yaml"))
+	if err != nil {
+		return nil, "", err
+	}
+	resolved, results := processor.Processor{ConfigDir: dir, ConfigFile: "job.yaml"}.Resolve(config, nil)
+	if resolved == nil {
+		return nil, "", results
+	}
+	n, err := processor.Encode(resolved.Plan.Skeleton())
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := n.String()
+	return []byte("# " + n.GetKind() + " " + n.GetName() + ": the names mlops-fn's patches find; they fill in the rest.\n" + s), n.GetKind(), err
+}
+
+// Write puts files into dir, which must not exist or be empty, in one
+// rename: a failure leaves no folder behind.
+func Write(dir string, files map[string][]byte, finish func(staged string) error) error {
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return fmt.Errorf("%s exists and is not empty; accepted: a new folder (mlops-fn init writes a whole job's folder)", dir)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	parent := filepath.Dir(filepath.Clean(dir))
+	staged, err := os.MkdirTemp(parent, ".mlops-fn-tmp-init-")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.RemoveAll(staged) }()
+	for name, b := range files {
+		path := filepath.Join(staged, name)
+		if err := errors.Join(os.MkdirAll(filepath.Dir(path), 0o755), os.WriteFile(path, b, 0o644)); err != nil {
+			return err
+		}
+	}
+	if err := os.Chmod(staged, 0o755); err != nil {
+		return err
+	}
+	if err := finish(staged); err != nil {
+		return err
+	}
+	return os.Rename(staged, dir)
+}
