@@ -73,8 +73,22 @@ func TestUsageErrors(t *testing.T) {
 			"mlops-fn: error: ", "", []string{"open missing.yaml"}},
 		{"hydrate missing folder", []string{"hydrate", "missing"},
 			"mlops-fn: error: ", "", []string{"missing/job.yaml"}},
+		{"hydrate given the job spec instead of its folder", []string{"hydrate", "{repo}/quickstart/k8s/mlops/multi-node/job.yaml"},
+			"mlops-fn: error: ", "", []string{"is a file", "mlops-fn hydrate {repo}/quickstart/k8s/mlops/multi-node"}},
+		{"init into a folder that holds files", []string{"init", "{repo}/quickstart/k8s/mlops/multi-node"},
+			"mlops-fn: error: ", "", []string{"exists and is not empty"}},
+	}
+	repo, err := filepath.Abs(repoRoot)
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, c := range cases {
+		for i := range c.args {
+			c.args[i] = strings.ReplaceAll(c.args[i], "{repo}", repo)
+		}
+		for i := range c.want {
+			c.want[i] = strings.ReplaceAll(c.want[i], "{repo}", repo)
+		}
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			code, stdout, stderr := runBinary(t, c.args...)
@@ -155,5 +169,33 @@ func TestUnreadableResourceListItem(t *testing.T) {
 	want := "mlops-fn: error: the ResourceList's item 2: metadata is a YAML list; accepted: a map (name, namespace, labels, annotations)\n"
 	if stderr.String() != want {
 		t.Errorf("stderr:\n%q\nwant\n%q", stderr.String(), want)
+	}
+}
+
+// TestStdinIsAResourceList: with no arguments stdin must be a ResourceList
+// whose items are objects; anything else is named, exit 1, the input back.
+func TestStdinIsAResourceList(t *testing.T) {
+	binary(t)
+	for name, c := range map[string]struct{ in, want string }{
+		"a job spec":         {"apiVersion: mlops-fn.dev/v1alpha1\nkind: TrainingJob\nmetadata: {name: x}\n", "standard input holds a TrainingJob, not a ResourceList"},
+		"nothing":            {"", "standard input holds no kind, not a ResourceList"},
+		"an item that is 42": {"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [42]\n", "the ResourceList's item 1 is 42, not an object"},
+		"a job config naming a folder": {"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig: {apiVersion: v1, kind: ConfigMap, metadata: {name: x}, data: {job: quickstart}}\n",
+			`data.job: "quickstart" is a folder`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cmd := exec.Command(filepath.Join("bin", "mlops-fn"))
+			cmd.Dir = repoRoot
+			cmd.Stdin = strings.NewReader(c.in)
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			if err == nil || !strings.Contains(stderr.String(), c.want) {
+				t.Errorf("want exit 1 and %q, got %v:\n%s", c.want, err, stderr.String())
+			}
+			if c.in != "" && !strings.Contains(c.want, "folder") && stdout.String() != c.in {
+				t.Errorf("stdout is not the input unchanged:\n%s", stdout.String())
+			}
+		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	k8syaml "sigs.k8s.io/yaml"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
@@ -52,6 +53,10 @@ func runResourceList(in io.Reader, out, stderr io.Writer) error {
 		return reportError(stderr, fmt.Errorf("reading the ResourceList: %w", err))
 	}
 	collectGarbageOnlyIfLarge(len(input))
+	if err := isResourceList(input); err != nil {
+		_, _ = out.Write(input) // the input back unchanged, as on any failure
+		return reportError(stderr, err)
+	}
 	rw := &kio.ByteReadWriter{Reader: bytes.NewReader(input), Writer: out, KeepReaderAnnotations: true}
 	var results framework.Results
 	p := reporter{Processor: processor.Processor{}, results: &results}
@@ -62,6 +67,43 @@ func runResourceList(in io.Reader, out, stderr io.Writer) error {
 		return reportError(stderr, explainUnreadable(input, err))
 	}
 	return markReported(err)
+}
+
+// isResourceList refuses stdin that is no ResourceList (kyaml would pass
+// other objects through, exit 0) and items that are no objects, naming them.
+func isResourceList(input []byte) error {
+	var doc struct {
+		Kind  string `json:"kind"`
+		Items []any  `json:"items"`
+	}
+	if err := k8syaml.Unmarshal(input, &doc); err != nil {
+		return nil // kyaml's reader says what is wrong
+	}
+	if doc.Kind != kio.ResourceListKind {
+		what := "no kind"
+		if doc.Kind != "" {
+			what = "a " + doc.Kind
+		}
+		return fmt.Errorf("standard input holds %s, not a ResourceList: with no arguments mlops-fn is a KRM function and reads the ResourceList kustomize and kpt send; accepted: a ResourceList on stdin, or mlops-fn JOB.yaml [INPUT.yaml ...] for a job spec file", what)
+	}
+	for i, it := range doc.Items {
+		if _, ok := it.(map[string]any); !ok {
+			return fmt.Errorf("the ResourceList's item %d is %s, not an object; accepted: Kubernetes objects (YAML maps)", i+1, describeValue(it))
+		}
+	}
+	return nil
+}
+
+func describeValue(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "a list"
+	case string:
+		return fmt.Sprintf("the string %q", v)
+	}
+	return fmt.Sprintf("%v", v)
 }
 
 // explainUnreadable names the item kyaml's ResourceList reader failed on,

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -55,6 +57,11 @@ it would write (CI's drift check).`, hydrate.ComponentDir, render.MPIJobPatchFil
 		RunE: func(cmd *cobra.Command, dirs []string) error {
 			// Render every folder before writing any, so a bad one leaves all untouched.
 			overlays := make([]*hydrate.Overlay, len(dirs))
+			for _, dir := range dirs {
+				if info, err := os.Stat(dir); err == nil && !info.IsDir() {
+					return fail(cmd, fmt.Errorf("%s is a file; hydrate takes the overlay folder that holds %s and %s: mlops-fn hydrate %s", dir, o.Config, api.DefaultEnvPath, filepath.Dir(dir)))
+				}
+			}
 			for i, dir := range dirs {
 				opts := o
 				opts.Dir = dir

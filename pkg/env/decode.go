@@ -216,6 +216,10 @@ func Decode(f *File, extraKeys ...string) (Settings, []Problem) {
 			}
 			continue
 		}
+		if v := e.Value; len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+			report(e, false, fmt.Sprintf("is in quotes, which kustomize keeps in the value (it does not remove them); accepted: %s, written without quotes: %s=%s", spec.accepted, e.Key, v[1:len(v)-1]))
+			continue
+		}
 		if i := commentAt(e.Value); i >= 0 {
 			report(e, false, fmt.Sprintf("has a comment after the value (%q): kustomize keeps it in the value, only a line that starts with # is a comment; accepted: %s, with the comment on a line of its own", e.Value[i:], spec.accepted))
 			continue

@@ -42,9 +42,11 @@ func (p Processor) dereference(config *yaml.RNode) (*yaml.RNode, Processor, erro
 	if job == "" {
 		return nil, p, fmt.Errorf("%s: data.%s: Required value: the path of the TrainingJob file, relative to the working directory", name, JobKey)
 	}
-	if _, err := os.Stat(job); err != nil {
+	if info, err := os.Stat(job); err != nil {
 		wd, _ := os.Getwd()
 		return nil, p, fmt.Errorf("%s: data.%s: %w (the working directory is %s)", name, JobKey, err, wd)
+	} else if info.IsDir() {
+		return nil, p, fmt.Errorf("%s: data.%s: %q is a folder; accepted: the path of the TrainingJob file, such as %s", name, JobKey, job, filepath.Join(job, "job.yaml"))
 	}
 	spec, err := ReadSpec(job)
 	if err != nil {
