@@ -75,6 +75,8 @@ func TestUsageErrors(t *testing.T) {
 			"mlops-fn: error: ", "", []string{"missing/job.yaml"}},
 		{"hydrate given the job spec instead of its folder", []string{"hydrate", "{repo}/quickstart/k8s/mlops/multi-node/job.yaml"},
 			"mlops-fn: error: ", "", []string{"is a file", "mlops-fn hydrate {repo}/quickstart/k8s/mlops/multi-node"}},
+		{"hydrate given one folder twice", []string{"hydrate", "{repo}/quickstart/k8s/mlops/multi-node", "{repo}/quickstart/k8s/mlops/multi-node/"},
+			"mlops-fn: error: ", "", []string{"are the same folder"}},
 		{"init into a folder that holds files", []string{"init", "{repo}/quickstart/k8s/mlops/multi-node"},
 			"mlops-fn: error: ", "", []string{"exists and is not empty"}},
 	}

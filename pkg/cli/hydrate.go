@@ -57,7 +57,16 @@ it would write (CI's drift check).`, hydrate.ComponentDir, render.MPIJobPatchFil
 		RunE: func(cmd *cobra.Command, dirs []string) error {
 			// Render every folder before writing any, so a bad one leaves all untouched.
 			overlays := make([]*hydrate.Overlay, len(dirs))
+			seen := map[string]string{}
 			for _, dir := range dirs {
+				if real, err := filepath.EvalSymlinks(dir); err == nil {
+					if abs, err := filepath.Abs(real); err == nil {
+						if first, twice := seen[abs]; twice {
+							return fail(cmd, fmt.Errorf("%s and %s are the same folder; accepted: each overlay folder once", first, dir))
+						}
+						seen[abs] = dir
+					}
+				}
 				if info, err := os.Stat(dir); err == nil && !info.IsDir() {
 					return fail(cmd, fmt.Errorf("%s is a file; hydrate takes the overlay folder that holds %s and %s: mlops-fn hydrate %s", dir, o.Config, api.DefaultEnvPath, filepath.Dir(dir)))
 				}

@@ -180,6 +180,7 @@ func TestEditWithoutHydrate(t *testing.T) {
 		editBase("rename the base's pytorch container", replaceAll("- name: pytorch", "- name: torch")),
 		editBase("rename the base's job", replaceAll("  name: resnet50-", "  name: other-")),
 		editBase("add a container before the base's", sidecarFirst),
+		editBase("change the base job's apiVersion", replaceAll("kubeflow.org/v2beta1", "kubeflow.org/v1")),
 	)
 	counts := map[string]int{}
 	for _, mode := range []string{"multi-node", "single-node", "elastic"} {

@@ -2,19 +2,5 @@
 
 package hydrate
 
-import "os"
-
-// exchange swaps two folders by three renames, where the system has no
-// atomic exchange: between them the path is briefly missing, and a build
-// then fails rather than reading a mixed folder.
-func exchange(a, b string) error {
-	tmp := a + ".swap"
-	if err := os.Rename(b, tmp); err != nil {
-		return err
-	}
-	if err := os.Rename(a, b); err != nil {
-		_ = os.Rename(tmp, b)
-		return err
-	}
-	return os.Rename(tmp, a)
-}
+// exchange swaps two folders; this system has no atomic exchange.
+func exchange(a, b string) error { return exchangeByRenames(a, b) }

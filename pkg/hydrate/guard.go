@@ -137,7 +137,12 @@ func guard(in guardInputs) (object map[string]any, replacements []any) {
 			elems, _ := list.Elements()
 			for i, c := range elems {
 				name, _ := c.GetString("name")
-				source := map[string]any{"kind": t.GetKind(), "name": t.GetName(), "fieldPath": fmt.Sprintf("%s.containers.%d.name", strings.Join(path, "."), i)}
+				group, version, _ := strings.Cut(t.GetApiVersion(), "/")
+				if version == "" {
+					group, version = "", group
+				}
+				// The apiVersion too: patches aimed at v2beta1 match no v1 job.
+				source := map[string]any{"group": group, "version": version, "kind": t.GetKind(), "name": t.GetName(), "fieldPath": fmt.Sprintf("%s.containers.%d.name", strings.Join(path, "."), i)}
 				if ns := t.GetNamespace(); ns != "" {
 					source["namespace"] = ns
 				}

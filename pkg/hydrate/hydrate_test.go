@@ -1,8 +1,10 @@
 package hydrate
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -408,6 +410,8 @@ func TestSpecChangesWorkOrFailAtHydrate(t *testing.T) {
 			wantInBuild: "kueue.x-k8s.io/queue-name: team-a"},
 		{name: "mode switch, the base holds the MPIJob", job: [2]string{"mode: multi-node", "mode: single-node"},
 			wantErr: "the base holds MPIJob/resnet50, which is not the job of"},
+		{name: "a target by labels", job: [2]string{"spec:\n", "spec:\n  target: {labels: {app: train}}\n"},
+			wantErr: "spec.target.labels: a hydrated overlay patches the objects it found"},
 		{name: "a target that is not there", job: [2]string{"spec:\n", "spec:\n  target: {name: other}\n"},
 			wantErr: `spec.target: "other" matches no MPIJob among the inputs`},
 	} {
@@ -463,5 +467,107 @@ func TestSpecChangesWorkOrFailAtHydrate(t *testing.T) {
 				t.Errorf("want one MPIJob, got %d", jobs)
 			}
 		})
+	}
+}
+
+// TestKustomizationEdgeCases: what users write in their kustomization, each
+// a case a review found: hydrate keeps the user's lines and builds.
+func TestKustomizationEdgeCases(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		// edit changes the hydrated kustomization (and job.yaml when spec != "").
+		edit, spec [2]string
+		// the build's env ConfigMaps, name → a key of theirs that must be there
+		wantConfigMaps map[string]string
+		wantText       []string // in the kustomization afterwards
+	}{
+		{name: "the job renamed: the env generator is renamed in place, the user's literal kept",
+			edit:           [2]string{"  envs:\n  - mlops.env\n", "  envs:\n  - mlops.env\n  literals:\n  - TEAM=vision # mine\n"},
+			spec:           [2]string{"name: resnet50\nspec:\n", "name: resnet-b\nspec:\n  target: {name: resnet50}\n"},
+			wantConfigMaps: map[string]string{"resnet-b-mpijob-env": "TEAM"},
+			wantText:       []string{"- TEAM=vision # mine"}},
+		{name: "the user's own env generator: their env file stays, mlops.env first",
+			edit:           [2]string{"- name: resnet50-mpijob-env # mlops-fn hydrate: mlops.env for the job's containers\n  envs:\n  - mlops.env\n", "- name: resnet50-mpijob-env\n  envs:\n  - team.env # team settings\n"},
+			wantConfigMaps: map[string]string{"resnet50-mpijob-env": "TEAM"},
+			wantText:       []string{"  - mlops.env\n  - team.env # team settings\n"}},
+		{name: "a comment after components:",
+			edit:           [2]string{"components:\n", "components: # hydrate adds its folder here\n"},
+			wantConfigMaps: map[string]string{"resnet50-mpijob-env": "WORKERS"},
+			wantText:       []string{"components: # hydrate adds its folder here\n- mlops-fn"}},
+		{name: "a flow list with a comment",
+			edit:           [2]string{"components:\n- mlops-fn # mlops-fn hydrate: the job's patches, written by mlops-fn hydrate\n", "components: [] # none yet\n"},
+			wantConfigMaps: map[string]string{"resnet50-mpijob-env": "WORKERS"},
+			wantText:       []string{"components: # none yet\n- mlops-fn"}},
+		{name: "the component written ./mlops-fn",
+			edit:           [2]string{"- mlops-fn # mlops-fn hydrate", "- ./mlops-fn # mlops-fn hydrate"},
+			wantConfigMaps: map[string]string{"resnet50-mpijob-env": "WORKERS"},
+			wantText:       []string{"- ./mlops-fn"}},
+		{name: "an overlay of an earlier mlops-fn: its mlops-env generator becomes the job's",
+			edit:           [2]string{"- name: resnet50-mpijob-env # mlops-fn hydrate: mlops.env for the job's containers\n", "- name: mlops-env\n"},
+			wantConfigMaps: map[string]string{"resnet50-mpijob-env": "WORKERS"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root, _ := overlay(t, "multi-node-nonroot")
+			dir := filepath.Join(root, "overlay")
+			write(t, filepath.Join(dir, "team.env"), "TEAM=vision\n")
+			for file, r := range map[string][2]string{"kustomization.yaml": c.edit, "job.yaml": c.spec} {
+				if r == [2]string{} {
+					continue
+				}
+				data, _ := os.ReadFile(filepath.Join(dir, file))
+				if !strings.Contains(string(data), r[0]) {
+					t.Fatalf("%s lacks %q:\n%s", file, r[0], data)
+				}
+				write(t, filepath.Join(dir, file), strings.Replace(string(data), r[0], r[1], 1))
+			}
+			ov, err := Render(Options{Dir: dir, Function: fnBinary})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := ov.Write(); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]map[string]any{}
+			for _, o := range kustomize(t, dir) {
+				if o["kind"] == "ConfigMap" {
+					got[o["metadata"].(map[string]any)["name"].(string)] = o["data"].(map[string]any)
+				}
+			}
+			if len(got) != len(c.wantConfigMaps) {
+				t.Errorf("ConfigMaps %v; want %v (no orphan)", slices.Sorted(maps.Keys(got)), c.wantConfigMaps)
+			}
+			for name, key := range c.wantConfigMaps {
+				if _, ok := got[name][key]; !ok {
+					t.Errorf("ConfigMap %s lacks %s: %v", name, key, got[name])
+				}
+			}
+			k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+			for _, w := range c.wantText {
+				if !strings.Contains(string(k), w) {
+					t.Errorf("kustomization.yaml lacks %q:\n%s", w, k)
+				}
+			}
+		})
+	}
+}
+
+// TestEnvConfigMapBesideTheJob: a base that puts the job in a namespace gets
+// the env ConfigMap there too, as the function writes it.
+func TestEnvConfigMapBesideTheJob(t *testing.T) {
+	root, _ := overlay(t, "multi-node-nonroot")
+	k, _ := os.ReadFile(filepath.Join(root, "base", "kustomization.yaml"))
+	write(t, filepath.Join(root, "base", "kustomization.yaml"), "namespace: vision\n"+string(k))
+	dir := filepath.Join(root, "overlay")
+	ov, err := Render(Options{Dir: dir, Function: fnBinary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ov.Write(); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range kustomize(t, dir) {
+		if ns := o["metadata"].(map[string]any)["namespace"]; (o["kind"] == "ConfigMap" || o["kind"] == "MPIJob") && ns != "vision" {
+			t.Errorf("%s %v is in namespace %v, not the job's (vision)", o["kind"], o["metadata"], ns)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -109,22 +110,32 @@ func setEntries(k *yaml.RNode, e entries, crd bool, path string) error {
 		return fmt.Errorf("%s: configMapGenerator is a YAML %s; accepted: a list", path, processor.NodeKind(gens))
 	}
 	var kept []*yaml.Node
-	var env *yaml.RNode
+	var env, earlier *yaml.RNode
 	for _, g := range gens.YNode().Content {
 		name := yaml.NewRNode(g).Field("name")
 		switch {
-		case name != nil && name.Value.YNode().Value == e.envName:
+		case name == nil:
+		case name.Value.YNode().Value == e.envName:
 			env = yaml.NewRNode(g)
-		case name != nil && strings.Contains(name.Value.YNode().LineComment, ownedMark):
-			continue // hydrate's, of an earlier name
+		case strings.HasSuffix(name.Value.YNode().Value, inputsSuffix) && strings.Contains(name.Value.YNode().LineComment, ownedMark):
+			continue // the guard's inputs, written anew below
+		case earlier == nil && hydrates(yaml.NewRNode(g), e):
+			// The env generator hydrate kept under an earlier name (the job
+			// renamed, another mode, or mlops-env of mlops-fn before v0.2):
+			// renamed in place, the user's fields in it kept.
+			earlier = yaml.NewRNode(g)
 		}
 		kept = append(kept, g)
 	}
+	owned := env != nil && strings.Contains(env.Field("name").Value.YNode().LineComment, ownedMark)
+	if env == nil && earlier != nil {
+		env, owned = earlier, true
+	}
 	if env == nil {
-		env = yaml.NewMapRNode(nil)
+		env, owned = yaml.NewMapRNode(nil), true
 		kept = append(kept, env.YNode())
 	}
-	if err := setEnvGenerator(env, e); err != nil {
+	if err := setEnvGenerator(env, e, owned); err != nil {
 		return fmt.Errorf("%s: configMapGenerator %s: %w", path, e.envName, err)
 	}
 	inputs, err := yaml.Parse(fmt.Sprintf(`name: %s
@@ -144,7 +155,7 @@ options:
 	inputs.Field("name").Value.YNode().LineComment = ownedMark + ": what the guard compares the build with"
 	kept = append(kept, inputs.YNode())
 	gens.YNode().Content = kept
-	gens.YNode().Style = 0
+	blockStyle(k, "configMapGenerator")
 
 	comps, err := k.Pipe(yaml.LookupCreate(yaml.SequenceNode, "components"))
 	if err != nil {
@@ -153,19 +164,49 @@ options:
 	if comps.YNode().Kind != yaml.SequenceNode {
 		return fmt.Errorf("%s: components is a YAML %s; accepted: a list", path, processor.NodeKind(comps))
 	}
-	if !slices.ContainsFunc(comps.YNode().Content, func(n *yaml.Node) bool { return n.Value == ComponentDir }) {
+	if !slices.ContainsFunc(comps.YNode().Content, isComponentEntry) {
 		c := yaml.NewStringRNode(ComponentDir).YNode()
 		c.LineComment = ownedMark + ": the job's patches, written by mlops-fn hydrate"
 		comps.YNode().Content = append(comps.YNode().Content, c)
-		comps.YNode().Style = 0 // block style: a flow list cannot carry the comment
+		blockStyle(k, "components")
 	}
 	return nil
+}
+
+// inputsSuffix ends the name of the guard's inputs generator.
+const inputsSuffix = "-mlops-fn-inputs"
+
+func isComponentEntry(n *yaml.Node) bool { return path.Clean(n.Value) == ComponentDir }
+
+// hydrates: g is an env generator hydrate wrote, under another name: marked
+// so, or mlops-env from mlops.env, as mlops-fn wrote it before one per job.
+func hydrates(g *yaml.RNode, e entries) bool {
+	name := g.Field("name")
+	if strings.Contains(name.Value.YNode().LineComment, ownedMark) {
+		return true
+	}
+	envs, _ := g.GetSlice("envs")
+	return name.Value.YNode().Value == "mlops-env" && len(envs) == 1 && envs[0] == e.envFile
+}
+
+// blockStyle writes field's list in block style, so hydrate's entries can
+// carry their comments; a comment on the flow list moves to the key.
+func blockStyle(k *yaml.RNode, field string) {
+	c := k.YNode().Content
+	for i := 0; i+1 < len(c); i += 2 {
+		if key, list := c[i], c[i+1]; key.Value == field && list.Style&yaml.FlowStyle != 0 {
+			list.Style = 0
+			if key.LineComment == "" {
+				key.LineComment, list.LineComment = list.LineComment, ""
+			}
+		}
+	}
 }
 
 // setEnvGenerator makes g generate the env ConfigMap from the env file, under
 // the name the job reads, beside the job, without a hash (kustomize writes no
 // hash into a custom resource's envFrom).
-func setEnvGenerator(g *yaml.RNode, e entries) error {
+func setEnvGenerator(g *yaml.RNode, e entries, owned bool) error {
 	if err := g.PipeE(yaml.SetField("name", yaml.NewStringRNode(e.envName))); err != nil {
 		return err
 	}
@@ -184,13 +225,16 @@ func setEnvGenerator(g *yaml.RNode, e entries) error {
 	if envs.YNode().Kind != yaml.SequenceNode {
 		return fmt.Errorf("envs is a YAML %s; accepted: a list", processor.NodeKind(envs))
 	}
-	// The first env file is mlops-fn's; more are the user's.
-	first := yaml.NewStringRNode(e.envFile).YNode()
-	if c := envs.YNode().Content; len(c) > 0 {
-		first.LineComment, first.HeadComment = c[0].LineComment, c[0].HeadComment
-		c[0] = first
-	} else {
-		envs.YNode().Content = []*yaml.Node{first}
+	// In hydrate's entry the first env file is mlops-fn's (it follows
+	// spec.envFile.path); more are the user's. In the user's own entry
+	// mlops.env is put first, the user's files kept.
+	c := envs.YNode().Content
+	switch {
+	case slices.ContainsFunc(c, func(n *yaml.Node) bool { return n.Value == e.envFile }):
+	case owned && len(c) > 0:
+		c[0].Value = e.envFile
+	default:
+		envs.YNode().Content = append([]*yaml.Node{yaml.NewStringRNode(e.envFile).YNode()}, c...)
 	}
 	return g.PipeE(yaml.LookupCreate(yaml.MappingNode, "options"), yaml.SetField("disableNameSuffixHash", yaml.NewRNode(&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagBool, Value: "true"})))
 }
@@ -235,14 +279,24 @@ var transformerFields = []string{"namespace", "namePrefix", "nameSuffix", "commo
 // the fields that act after the component.
 func withoutEntries(k *yaml.RNode, e entries, keepEnv, beforeTransformers bool) (*yaml.RNode, error) {
 	c := k.Copy()
-	if gens := c.Field("configMapGenerator"); gens != nil {
-		gens.Value.YNode().Content = slices.DeleteFunc(gens.Value.YNode().Content, func(n *yaml.Node) bool {
+	for field, drop := range map[string]func(*yaml.Node) bool{
+		"configMapGenerator": func(n *yaml.Node) bool {
 			name := yaml.NewRNode(n).Field("name")
 			return name != nil && (name.Value.YNode().Value == e.inputsName || (!keepEnv && name.Value.YNode().Value == e.envName))
-		})
-	}
-	if comps := c.Field("components"); comps != nil {
-		comps.Value.YNode().Content = slices.DeleteFunc(comps.Value.YNode().Content, func(n *yaml.Node) bool { return n.Value == ComponentDir })
+		},
+		"components": isComponentEntry,
+	} {
+		list := c.Field(field)
+		if list == nil {
+			continue
+		}
+		list.Value.YNode().Content = slices.DeleteFunc(list.Value.YNode().Content, drop)
+		if len(list.Value.YNode().Content) == 0 {
+			// An empty list under a commented key would not parse again.
+			if err := c.PipeE(yaml.Clear(field)); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if beforeTransformers {
 		for _, f := range transformerFields {

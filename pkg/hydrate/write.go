@@ -106,7 +106,8 @@ func (o *Overlay) stage() (*stagedOverlay, error) {
 	}
 	s.component = dir
 	if err := os.Chmod(dir, 0o755); err != nil {
-		return s, err
+		s.cleanup()
+		return nil, err
 	}
 	for name, data := range o.Component {
 		file := filepath.Join(dir, filepath.FromSlash(name))
