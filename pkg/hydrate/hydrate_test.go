@@ -142,6 +142,8 @@ func TestKustomizeAppliesTheSamePatches(t *testing.T) {
 		"patch-root-clears-nonroot-target",
 		"patch-existing-mpijob",
 		"elastic-patch-existing",
+		"patch-target-sidecar-hardened",
+		"site-settings-published-pi",
 	} {
 		t.Run(c, func(t *testing.T) {
 			if _, err := os.Stat(filepath.Join("..", "..", "testdata", c)); err != nil {

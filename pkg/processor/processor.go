@@ -391,6 +391,7 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 	q := *plan
 	q.Name, q.Namespace = target.GetName(), target.GetNamespace()
 	q.Containers = containerNames(target, plan)
+	q.Sidecars = sidecars(target, q.Containers, plan)
 	if plan.Namespace != "" && q.Namespace != plan.Namespace {
 		in := fmt.Sprintf("namespace %q", q.Namespace)
 		if q.Namespace == "" {
@@ -610,6 +611,24 @@ func upsert(items []*yaml.RNode, n *yaml.RNode) []*yaml.RNode {
 		}
 	}
 	return append(items, n)
+}
+
+// sidecars are the containers of each pod template other than the training
+// container the patches address.
+func sidecars(target *yaml.RNode, training render.ContainerNames, plan *render.Plan) map[kubeflow.MPIReplicaType][]string {
+	out := map[kubeflow.MPIReplicaType][]string{}
+	for role, list := range containerLists(target) {
+		main := training[role]
+		if main == "" {
+			main = plan.ContainerName
+		}
+		for _, c := range list {
+			if name, _ := c.GetString("name"); name != main && name != "" {
+				out[role] = append(out[role], name)
+			}
+		}
+	}
+	return out
 }
 
 // containerNames takes the training container of each pod template of the

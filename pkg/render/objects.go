@@ -80,7 +80,7 @@ func (p *Plan) Patches() []Patch {
 	workload := map[api.Mode]string{api.ModeMultiNode: MPIJobPatchFile, api.ModeSingleNode: PodPatchFile, api.ModeElastic: PyTorchJobPatchFile}[p.Mode]
 	patches := []Patch{
 		{File: workload, Object: p.object(p.fillWorkload, func(obj any) { p.fillJob(obj); p.fillLabels(obj) }), Clear: Deletions{Container: p.clearedArgs()}},
-		{File: SecurityContextPatchFile, Object: p.object(p.fillSecurity, func(obj any) {
+		{File: SecurityContextPatchFile, Object: p.objectWithSidecars(p.fillSecurity, func(obj any) {
 			if job, ok := obj.(*kubeflow.MPIJob); ok {
 				job.Spec.SSHAuthMountPath = p.SSHAuthMountPath()
 			}
@@ -127,11 +127,30 @@ type ContainerNames map[kubeflow.MPIReplicaType]string
 // specs are filled per role, each with exactly one container, the training
 // container; fillJob, when given, sets the object's own fields.
 func (p *Plan) object(fill func(role, *corev1.PodSpec, *corev1.Container), fillJob func(any)) any {
+	return p.build(fill, fillJob, false)
+}
+
+// objectWithSidecars is object with the target's other containers filled
+// too: the securityContext hardens every container of the pod, or the pod
+// would not be what Pod Security level the job claims.
+func (p *Plan) objectWithSidecars(fill func(role, *corev1.PodSpec, *corev1.Container), fillJob func(any)) any {
+	return p.build(fill, fillJob, true)
+}
+
+func (p *Plan) build(fill func(role, *corev1.PodSpec, *corev1.Container), fillJob func(any), sidecars bool) any {
 	template := func(r role, name string) corev1.PodTemplateSpec {
 		spec := corev1.PodSpec{}
 		c := corev1.Container{Name: name}
 		fill(r, &spec, &c)
 		spec.Containers = []corev1.Container{c}
+		for _, s := range p.Sidecars[replicaType(r)] {
+			if !sidecars {
+				break
+			}
+			sc := corev1.Container{Name: s}
+			fill(r, &spec, &sc)
+			spec.Containers = append(spec.Containers, sc)
+		}
 		return corev1.PodTemplateSpec{Spec: spec}
 	}
 	// kustomize matches a patch to its target by namespace and name.
@@ -162,6 +181,18 @@ func (p *Plan) object(fill func(role, *corev1.PodSpec, *corev1.Container), fillJ
 		fillJob(obj)
 	}
 	return obj
+}
+
+// replicaType is the key of a role in ContainerNames: the MPIJob's replica
+// type, "" for a Pod's or a PyTorchJob's single template.
+func replicaType(r role) kubeflow.MPIReplicaType {
+	switch r {
+	case launcher:
+		return kubeflow.MPIReplicaTypeLauncher
+	case worker:
+		return kubeflow.MPIReplicaTypeWorker
+	}
+	return ""
 }
 
 func (p *Plan) containerName(t kubeflow.MPIReplicaType) string {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -37,6 +38,9 @@ type Plan struct {
 
 	ContainerName      string
 	Containers         ContainerNames
+	// Sidecars are a target's other containers, by role: the securityContext
+	// patch hardens them too.
+	Sidecars map[kubeflow.MPIReplicaType][]string
 	Image              string
 	ImagePullPolicy    corev1.PullPolicy
 	ImagePullSecrets   []string
