@@ -36,11 +36,11 @@ type Plan struct {
 	Mode          api.Mode
 	ConfigMapName string
 
-	ContainerName      string
-	Containers         ContainerNames
+	ContainerName string
+	Containers    ContainerNames
 	// Sidecars are a target's other containers, by role: the securityContext
 	// patch hardens them too.
-	Sidecars map[kubeflow.MPIReplicaType][]string
+	Sidecars           map[kubeflow.MPIReplicaType][]string
 	Image              string
 	ImagePullPolicy    corev1.PullPolicy
 	ImagePullSecrets   []string
