@@ -21,7 +21,7 @@ import (
 // whose source selects nothing fails the build and prints the selector. So
 // the guard object's name is set, a line at a time, to what the build reads
 // now ("WORKERS=8"), and a replacement selects it by what hydrate read
-// ("WORKERS=2"). Its kind is the message the user sees. Only replacements
+// ("WORKERS=2"). Its kind is the message the user sees. Only replacement
 // fields that kubectl's kustomize v5.5 knows are used (no sourceValue), and
 // the kind and namespace are plain words, as kustomize v5.8 reads target
 // selectors as regular expressions. No commas: kustomize keeps an object's
@@ -29,7 +29,7 @@ import (
 
 // GuardKind is the guard object's kind, the start of the message a stale
 // overlay fails with.
-const GuardKind = "mlops-fn: this overlay is out of date; mlops.env or the job spec changed after mlops-fn hydrate wrote it; run mlops-fn hydrate on this folder; hydrate read"
+const GuardKind = "mlops-fn: this overlay is out of date; mlops.env or the job spec or the base changed after mlops-fn hydrate wrote it; run mlops-fn hydrate on this folder; hydrate read"
 
 const (
 	guardAPIVersion = "mlops-fn.dev/v1alpha1"

@@ -573,3 +573,12 @@ func TestEnvConfigMapBesideTheJob(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardKindIsSafe: kustomize keeps an object's earlier kinds in a
+// comma-separated annotation (a comma in the kind panics it) and v5.8 matches
+// target selectors as regular expressions.
+func TestGuardKindIsSafe(t *testing.T) {
+	if i := strings.IndexAny(GuardKind, ",()[]{}*+?|^$\\"); i >= 0 {
+		t.Errorf("GuardKind has %q at %d: %s", GuardKind[i], i, GuardKind)
+	}
+}
