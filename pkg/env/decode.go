@@ -41,6 +41,11 @@ type Settings struct {
 	// The elastic mode's bounds and etcd rendezvous.
 	MinWorkers, MaxWorkers *int32
 	RendezvousEndpoint     string
+	// GPUResource names the accelerator GPUS_PER_WORKER counts; ShmSize sizes
+	// a memory-backed /dev/shm; Queue is the Kueue LocalQueue.
+	GPUResource string
+	ShmSize     *resource.Quantity
+	Queue       string
 }
 
 // Problem is a finding about one key of the file.
@@ -141,7 +146,7 @@ var specs = map[string]keySpec{
 		func(s *Settings, n *int64) { s.FSGroup = n }),
 	"WORKERS": intSpec("WORKERS", "Number of worker pods; overrides spec.workers.", 1, api.MaxWorkers,
 		func(s *Settings, n *int32) { s.Workers = n }),
-	"GPUS_PER_WORKER": intSpec("GPUS_PER_WORKER", "GPUs (nvidia.com/gpu) per worker, 0 for none; overrides spec.gpusPerWorker.", 0, api.MaxGPUs,
+	"GPUS_PER_WORKER": intSpec("GPUS_PER_WORKER", "GPUs (GPU_RESOURCE, default nvidia.com/gpu) per worker, 0 for none; overrides spec.gpusPerWorker.", 0, api.MaxGPUs,
 		func(s *Settings, n *int32) { s.GPUsPerWorker = n }),
 	"SLOTS_PER_WORKER": intSpec("SLOTS_PER_WORKER", "MPI slots (ranks) per worker; overrides spec.slotsPerWorker. Default: GPUS_PER_WORKER when above 0, else 1.", 1, api.MaxSlots,
 		func(s *Settings, n *int32) { s.SlotsPerWorker = n }),
@@ -149,6 +154,31 @@ var specs = map[string]keySpec{
 		func(s *Settings, n *int32) { s.MinWorkers = n }),
 	"MAX_WORKERS": intSpec("MAX_WORKERS", "Elastic: the most workers the job grows to; overrides spec.elastic.maxWorkers. Default: WORKERS.", 1, api.MaxWorkers,
 		func(s *Settings, n *int32) { s.MaxWorkers = n }),
+	"GPU_RESOURCE": {
+		KeyDoc:   KeyDoc{"GPU_RESOURCE", "resource name", "The extended resource GPUS_PER_WORKER counts. Default: nvidia.com/gpu."},
+		accepted: "an extended resource name such as nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915 or habana.ai/gaudi",
+		decode: func(s *Settings, v string) (string, bool) {
+			domain, _, found := strings.Cut(v, "/")
+			if !found || len(validation.IsQualifiedName(v)) > 0 || strings.HasSuffix(domain, "kubernetes.io") || strings.HasSuffix(domain, "k8s.io") {
+				return "", false
+			}
+			s.GPUResource = v
+			return "", true
+		},
+	},
+	"SHM_SIZE": quantitySpec("SHM_SIZE", "Size of a memory-backed /dev/shm in every training container (PyTorch DataLoader workers, NCCL), e.g. 2Gi. Default: the runtime's 64 MiB.",
+		func(s *Settings, q *resource.Quantity) { s.ShmSize = q }),
+	"QUEUE": {
+		KeyDoc:   KeyDoc{"QUEUE", "queue name", "The Kueue LocalQueue of the job: its kueue.x-k8s.io/queue-name label."},
+		accepted: "a LocalQueue name such as team-a: lowercase letters, digits, '-' and '.', at most 63 characters",
+		decode: func(s *Settings, v string) (string, bool) {
+			if len(validation.IsDNS1123Subdomain(v)) > 0 || len(validation.IsValidLabelValue(v)) > 0 {
+				return "", false
+			}
+			s.Queue = v
+			return "", true
+		},
+	},
 	"RDZV_ENDPOINT": {
 		KeyDoc:   KeyDoc{"RDZV_ENDPOINT", "host:port", "Elastic: the etcd server of an etcd rendezvous; overrides spec.elastic.rendezvousEndpoint."},
 		accepted: RendezvousAccepted,

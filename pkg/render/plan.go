@@ -4,6 +4,7 @@ package render
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -165,7 +166,11 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 
 	p.Limits = limits(pickQuantity(set.CPU, s.Resources.CPU), pickQuantity(set.Memory, s.Resources.Memory))
 	if p.GPUsPerWorker > 0 {
-		p.Limits[GPUResource] = *resource.NewQuantity(int64(p.GPUsPerWorker), resource.DecimalSI)
+		gpu := GPUResource
+		if set.GPUResource != "" {
+			gpu = corev1.ResourceName(set.GPUResource)
+		}
+		p.Limits[gpu] = *resource.NewQuantity(int64(p.GPUsPerWorker), resource.DecimalSI)
 	}
 	p.LauncherLimits = limits(s.LauncherResources.CPU, s.LauncherResources.Memory)
 
@@ -200,6 +205,14 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 		}
 	}
 	p.Volumes, p.Mounts, errs = volumes(x, s.Volumes, set, file, errs)
+	if set.Queue != "" {
+		// mlops.env wins over a queue-name label of the spec.
+		p.Labels = maps.Clone(p.Labels)
+		if p.Labels == nil {
+			p.Labels = map[string]string{}
+		}
+		p.Labels[api.QueueLabel] = set.Queue
+	}
 	if level, reasons := p.PodSecurityLevel(); level != "restricted" {
 		warnings = append(warnings, Warning{Field: field.NewPath("spec"), Message: fmt.Sprintf(
 			"the job needs Pod Security level %s: %s; the namespace's pod-security.kubernetes.io/enforce label must allow it", level, strings.Join(reasons, "; "))})
@@ -319,7 +332,11 @@ func volumes(x *expander, specVols []api.Volume, set env.Settings, file *env.Fil
 	mountAt := map[string]string{}
 	addMount := func(p *field.Path, m corev1.VolumeMount) {
 		if other, taken := mountAt[m.MountPath]; taken {
-			errs = append(errs, field.Invalid(p, m.MountPath, fmt.Sprintf("is also the mount path of volume %q", other)))
+			msg := fmt.Sprintf("is also the mount path of volume %q", other)
+			if other == api.ShmVolumeName {
+				msg += ", the memory-backed /dev/shm of SHM_SIZE; accepted: this volume or SHM_SIZE, not both"
+			}
+			errs = append(errs, field.Invalid(p, m.MountPath, msg))
 		}
 		mountAt[m.MountPath] = m.Name
 		mounts = append(mounts, m)
@@ -334,8 +351,17 @@ func volumes(x *expander, specVols []api.Volume, set env.Settings, file *env.Fil
 			addMount(key, corev1.VolumeMount{Name: api.NFSVolumeName, MountPath: path.Clean(set.NFSMountPath)})
 		}
 	}
+	if set.ShmSize != nil {
+		// DataLoader workers and NCCL outgrow the runtime's 64 MiB /dev/shm.
+		vols = append(vols, corev1.Volume{Name: api.ShmVolumeName, VolumeSource: corev1.VolumeSource{
+			EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory, SizeLimit: set.ShmSize}}})
+		addMount(field.NewPath(file.Source).Key("SHM_SIZE"), corev1.VolumeMount{Name: api.ShmVolumeName, MountPath: api.ShmPath})
+	}
 	for i, v := range specVols {
 		p := field.NewPath("spec", "volumes").Index(i)
+		if set.ShmSize != nil && v.Name == api.ShmVolumeName {
+			errs = append(errs, field.Invalid(p.Child("name"), v.Name, "is the name of SHM_SIZE's /dev/shm volume; accepted: another name, or SHM_SIZE alone"))
+		}
 		vol := corev1.Volume{Name: v.Name}
 		switch {
 		case v.NFS != nil:

@@ -275,6 +275,15 @@ func (e Elastic) validate(p *field.Path) field.ErrorList {
 // NFSVolumeName is the volume made from NFS_SERVER and NFS_PATH.
 const NFSVolumeName = "nfs"
 
+// ShmVolumeName is the memory-backed volume SHM_SIZE mounts at ShmPath.
+const (
+	ShmVolumeName = "dshm"
+	ShmPath       = "/dev/shm"
+)
+
+// QueueLabel names a Kueue LocalQueue on a job (QUEUE of mlops.env).
+const QueueLabel = "kueue.x-k8s.io/queue-name"
+
 func (r RunPolicy) validate(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, oneOf(p.Child("cleanPodPolicy"), r.CleanPodPolicy, "None", "Running", "All")...)
