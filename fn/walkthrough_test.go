@@ -89,7 +89,7 @@ func TestInitEveryMode(t *testing.T) {
 	}
 	// A bad name leaves nothing behind.
 	dir := filepath.Join(t.TempDir(), "Bad_Name")
-	if out, err := exec.Command(fn, "init", dir).CombinedOutput(); err == nil || !strings.Contains(string(out), `--name "Bad_Name"`) {
+	if out, err := exec.Command(fn, "init", dir).CombinedOutput(); err == nil || !strings.Contains(string(out), `the job's name "Bad_Name"`) {
 		t.Errorf("init with an invalid job name: want it refused, got %v\n%s", err, out)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {

@@ -197,6 +197,12 @@ var specs = map[string]keySpec{
 // knownKeys are the keys of specs, sorted, so suggestions and KnownKeys are deterministic.
 var knownKeys = slices.Sorted(maps.Keys(specs))
 
+// IsKnownKey: key is one Decode understands.
+func IsKnownKey(key string) bool {
+	_, ok := specs[key]
+	return ok
+}
+
 // KnownKeys lists the keys Decode understands, sorted, each with a one-line
 // description (for the README and --help).
 func KnownKeys() []KeyDoc {
@@ -227,6 +233,10 @@ func Decode(f *File, extraKeys ...string) (Settings, []Problem) {
 			continue
 		}
 		if m := envReference.FindStringSubmatch(e.Value); m != nil {
+			if m[1] == e.Key {
+				report(e, false, fmt.Sprintf("references itself, but kustomize writes mlops.env values as they are: the containers would see the text %s, not the variable's value before it; accepted: the whole value written out", m[0]))
+				continue
+			}
 			if v, defined := f.Lookup(m[1]); defined {
 				report(e, false, fmt.Sprintf("references %s, but kustomize writes mlops.env values as they are: the containers would see the text %s, not %q; accepted: the value written out (%s=%s)", m[0], m[0], v.Value, e.Key, strings.Replace(e.Value, m[0], v.Value, 1)))
 				continue

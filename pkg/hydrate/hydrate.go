@@ -329,7 +329,7 @@ func ranksPatch(header string, target *yaml.RNode, q *render.Plan) ([]byte, erro
 	at := fmt.Sprintf("%s/containers/%d", spec, index)
 	ops := []any{
 		map[string]any{"op": "test", "path": at + "/name", "value": name},
-		map[string]any{"op": "test", "path": fmt.Sprintf("%s/%s/%d", at, ref.Field, ref.Index-1), "value": ref.Flag},
+		map[string]any{"op": "test", "path": fmt.Sprintf("%s/%s/%d", at, ref.FlagAt.Field, ref.FlagAt.Index), "value": ref.Flag},
 		map[string]any{"op": "replace", "path": fmt.Sprintf("%s/%s/%d", at, ref.Field, ref.Index), "value": strconv.Itoa(int(q.Ranks()))},
 	}
 	b, err := yaml.Marshal(ops)

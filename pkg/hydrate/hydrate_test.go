@@ -144,6 +144,7 @@ func TestKustomizeAppliesTheSamePatches(t *testing.T) {
 		"elastic-patch-existing",
 		"patch-target-sidecar-hardened",
 		"site-settings-published-pi",
+		"site-settings-rank-count-in-args",
 	} {
 		t.Run(c, func(t *testing.T) {
 			if _, err := os.Stat(filepath.Join("..", "..", "testdata", c)); err != nil {

@@ -410,7 +410,13 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 	if errs := q.CheckName(); len(errs) > 0 {
 		return nil, objectError(id, errs)
 	}
+	if c := privilegedContainer(target); c != "" && q.Hardening {
+		return nil, fmt.Errorf("%s: container %s is privileged (or adds capabilities), and the API server refuses such a container with the allowPrivilegeEscalation: false mlops-fn's hardening sets on every container; accepted: no privileged container in the job, or spec.security.hardening: false (the job then needs Pod Security level privileged)", id, c)
+	}
 	if q.Mode == api.ModeMultiNode && q.KeepsProgram() {
+		if err := p.keptProgram(target, &q); err != nil {
+			return nil, fmt.Errorf("%s: %w", id, err)
+		}
 		ref, err := launcherRanks(target, q.Containers[kubeflow.MPIReplicaTypeLauncher], q.Ranks())
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", id, err)
@@ -418,6 +424,64 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 		q.LauncherRanks = &ref
 	}
 	return &q, nil
+}
+
+// keptProgram refuses what would be lost or wrong when an MPIJob's launcher
+// keeps its own mpirun line: the spec's args and mpirun flags (only a spec
+// command carries them), and a target whose MPI implementation, slots or
+// launcher-as-worker differ from the plan's (the rank count and the
+// operator's hostfile follow the plan).
+func (p Processor) keptProgram(target *yaml.RNode, q *render.Plan) error {
+	switch {
+	case len(q.Args) > 0:
+		return fmt.Errorf("keeps its launcher's mpirun line (the spec has no command), so spec.args %q would be lost; accepted: spec.command with them (mlops-fn then writes the mpirun line), or no spec.args", q.Args)
+	case !slices.Equal(q.MPI.Args, api.DefaultMPIArgs) && q.MPI.Implementation == api.OpenMPI || q.MPI.Implementation != api.OpenMPI && len(q.MPI.Args) > 0:
+		return fmt.Errorf("keeps its launcher's mpirun line (the spec has no command), so spec.mpi.args %q would be lost; accepted: spec.command (mlops-fn then writes the mpirun line), or no spec.mpi.args", q.MPI.Args)
+	case !slices.Equal(q.MPI.ForwardEnv, api.DefaultForwardEnv):
+		return fmt.Errorf("keeps its launcher's mpirun line (the spec has no command), so spec.mpi.forwardEnv %q would be lost; accepted: spec.command (mlops-fn then writes the mpirun line), or no spec.mpi.forwardEnv", q.MPI.ForwardEnv)
+	}
+	for _, f := range []struct{ field, have, want, fix string }{
+		{"mpiImplementation", valueAt(target, "spec", "mpiImplementation"), string(q.MPI.Implementation), "spec.mpi.implementation: %s"},
+		{"slotsPerWorker", valueAt(target, "spec", "slotsPerWorker"), strconv.Itoa(int(q.SlotsPerWorker)), "SLOTS_PER_WORKER=%s in mlops.env (or spec.slotsPerWorker)"},
+		{"runLauncherAsWorker", valueAt(target, "spec", "runLauncherAsWorker"), strconv.FormatBool(q.MPI.RunLauncherAsWorker), "spec.mpi.runLauncherAsWorker: %s"},
+	} {
+		if f.have != "" && f.have != f.want {
+			return fmt.Errorf("has %s: %s, and mlops-fn would render %s (its rank count and the operator's hostfile follow it); accepted: "+f.fix, f.field, f.have, f.want, f.have)
+		}
+	}
+	return nil
+}
+
+// valueAt is the scalar at path in n, "" when there is none.
+func valueAt(n *yaml.RNode, path ...string) string {
+	v, err := n.Pipe(yaml.Lookup(path...))
+	if err != nil || v == nil || v.YNode().Kind != yaml.ScalarNode {
+		return ""
+	}
+	return v.YNode().Value
+}
+
+// privilegedContainer names a container of the target that runs privileged
+// or adds capabilities, "" when none does.
+func privilegedContainer(target *yaml.RNode) string {
+	for _, list := range containerLists(target) {
+		for _, c := range list {
+			if valueAt(c, "securityContext", "privileged") == "true" || lookupList(c, "securityContext", "capabilities", "add") > 0 {
+				name, _ := c.GetString("name")
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+// lookupList is the length of the list at path in n, 0 when there is none.
+func lookupList(n *yaml.RNode, path ...string) int {
+	v, err := n.Pipe(yaml.Lookup(path...))
+	if err != nil || v == nil || v.YNode().Kind != yaml.SequenceNode {
+		return 0
+	}
+	return len(v.YNode().Content)
 }
 
 // launcherRanks finds the rank count in the mpirun line of the target's
@@ -433,7 +497,10 @@ func launcherRanks(target *yaml.RNode, container string, ranks int32) (render.Ar
 	if ref, ok := render.RanksArgument(toStrings(command), toStrings(args)); ok {
 		return ref, nil
 	}
-	return render.ArgumentRef{}, fmt.Errorf("the launcher runs %q, no mpirun -np N, so its ranks would not follow workers × slots (%d); accepted: mpirun -np N (or -n N) in the launcher's command or args, where mlops-fn sets N, or spec.command (mlops-fn then writes the mpirun line)", line, ranks)
+	if slices.ContainsFunc(append(toStrings(command), toStrings(args)...), func(tok string) bool { return strings.Contains(tok, " ") && strings.Contains(tok, "mpirun") }) {
+		return render.ArgumentRef{}, fmt.Errorf("the launcher runs mpirun inside a shell string (%s), which mlops-fn does not edit, so its ranks would not follow workers × slots (%d); accepted: mpirun and -np N as items of the launcher's command or args, where mlops-fn sets N, or spec.command (mlops-fn then writes the mpirun line)", strconv.Quote(line), ranks)
+	}
+	return render.ArgumentRef{}, fmt.Errorf("the launcher runs %q, with no -np N among mpirun's own options (before the program), so its ranks would not follow workers × slots (%d); accepted: mpirun -np N (or -n N) in the launcher's command or args, where mlops-fn sets N, or spec.command (mlops-fn then writes the mpirun line)", line, ranks)
 }
 
 func toStrings(list []any) []string {

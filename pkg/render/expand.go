@@ -47,6 +47,11 @@ func (x *expander) str(p *field.Path, s string) string {
 		}
 		v, ok := x.values[key]
 		switch {
+		case hasDefault && !ok && !env.IsKnownKey(key):
+			// Most likely a variable of the container's shell (${LOCAL_RANK:-0}):
+			// a default put in now would be every rank's value.
+			x.errs = append(x.errs, field.Invalid(p, s, fmt.Sprintf("references %s, but %s is neither in %s nor a key mlops-fn knows, so mlops-fn would write %q in now, for every pod; accepted: $%s for the shell to expand at run time, or %s in %s", ref, key, x.source, fallback, ref, key, x.source)))
+			return ref
 		case hasDefault && (!ok || v == ""):
 			return fallback
 		case !ok:

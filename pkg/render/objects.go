@@ -379,23 +379,50 @@ type ArgumentRef struct {
 	Field string // "command" or "args"
 	Index int
 	Flag  string // the flag before it, as written: -np, -n, --np, --n or -c
+	// FlagAt is where the flag stands: the end of command when the count
+	// begins args.
+	FlagAt *ArgumentRef
 }
 
+// rankFlags set mpirun's number of ranks; mpirunValues are the mpirun
+// (OpenMPI, Hydra) options that take values, by how many.
+var (
+	rankFlags    = []string{"-np", "-n", "--np", "--n", "-c"}
+	mpirunValues = map[string]int{
+		"-x": 1, "-H": 1, "--host": 1, "-host": 1, "-hostfile": 1, "--hostfile": 1, "-machinefile": 1, "--machinefile": 1,
+		"-f": 1, "-wdir": 1, "--wdir": 1, "-bind-to": 1, "--bind-to": 1, "-map-by": 1, "--map-by": 1, "-rank-by": 1, "--rank-by": 1,
+		"-npernode": 1, "--npernode": 1, "-N": 1, "-ppn": 1, "-perhost": 1, "-genvlist": 1, "-envlist": 1, "-iface": 1,
+		"-mca": 2, "--mca": 2, "-gmca": 2, "--gmca": 2, "-genv": 2, "-env": 2,
+	}
+)
+
 // RanksArgument finds the rank count of an mpirun (or mpiexec) line given as
-// a container's command and args: the element after -np, -n, --np, --n or -c.
+// a container's command and args: the value after -np, -n, --np, --n or -c
+// among mpirun's own options, before the program it starts (whose own -n or
+// -c is not mpirun's).
 func RanksArgument(command, args []string) (ArgumentRef, bool) {
 	line := append(append([]string(nil), command...), args...)
-	mpirun := false
-	for i, tok := range line {
-		if b := path.Base(tok); b == "mpirun" || b == "mpiexec" {
-			mpirun = true
-			continue
+	at := func(i int) ArgumentRef {
+		if i < len(command) {
+			return ArgumentRef{Field: "command", Index: i}
 		}
-		if mpirun && i+1 < len(line) && slices.Contains([]string{"-np", "-n", "--np", "--n", "-c"}, tok) {
-			if i+1 < len(command) {
-				return ArgumentRef{Field: "command", Index: i + 1, Flag: tok}, true
-			}
-			return ArgumentRef{Field: "args", Index: i + 1 - len(command), Flag: tok}, true
+		return ArgumentRef{Field: "args", Index: i - len(command)}
+	}
+	start := slices.IndexFunc(line, func(tok string) bool { b := path.Base(tok); return b == "mpirun" || b == "mpiexec" })
+	if start < 0 {
+		return ArgumentRef{}, false
+	}
+	for i := start + 1; i < len(line); i++ {
+		tok := line[i]
+		switch {
+		case !strings.HasPrefix(tok, "-"):
+			return ArgumentRef{}, false // the program: mpirun's options ended
+		case slices.Contains(rankFlags, tok) && i+1 < len(line):
+			ref, flag := at(i+1), at(i)
+			ref.Flag, ref.FlagAt = tok, &flag
+			return ref, true
+		default:
+			i += mpirunValues[tok]
 		}
 	}
 	return ArgumentRef{}, false

@@ -50,7 +50,10 @@ func Files(o Options) (map[string][]byte, error) {
 		return nil, fmt.Errorf("--mode %q: accepted: %s, %s or %s", o.Mode, api.ModeMultiNode, api.ModeSingleNode, api.ModeElastic)
 	}
 	for _, msg := range validation.IsDNS1035Label(o.Name) {
-		return nil, fmt.Errorf("--name %q: %s (the job's name is a DNS label: lowercase letters, digits and '-', starting with a letter)", o.Name, msg)
+		return nil, fmt.Errorf("the job's name %q (--name, else the folder's name): %s; accepted: a DNS label, lowercase letters, digits and '-', starting with a letter, e.g. --name my-job", o.Name, msg)
+	}
+	if o.Image != "" && o.Command == nil && o.Mode != api.ModeSingleNode {
+		return nil, fmt.Errorf("--image %s without --command: mode %s needs the program %s starts; accepted: --command python,train.py (comma-separated)", o.Image, o.Mode, map[api.Mode]string{api.ModeMultiNode: "mpirun", api.ModeElastic: "torchrun"}[o.Mode])
 	}
 	image, command := o.Image, o.Command
 	comment := "your training image"
