@@ -247,7 +247,7 @@ func Decode(f *File, extraKeys ...string) (Settings, []Problem) {
 		}
 		spec, known := specs[e.Key]
 		if !known {
-			if k := Closest(e.Key, knownKeys); k != "" && !slices.Contains(extraKeys, e.Key) {
+			if k := Closest(e.Key, knownKeys); k != "" && !slices.Contains(extraKeys, e.Key) && !shortSubstitution(e.Key, k) {
 				msg := fmt.Sprintf("unknown key %s: did you mean %s?", e.Key, k)
 				if strings.EqualFold(e.Key, k) {
 					msg += " (keys are case-sensitive)"
@@ -318,6 +318,12 @@ func Closest(key string, candidates []string) string {
 		}
 	}
 	return best
+}
+
+// shortSubstitution: key and known are short and differ in one letter (GPU,
+// NPU beside CPU), which is another word rather than a misspelling.
+func shortSubstitution(key, known string) bool {
+	return len(key) == len(known) && len(key) <= 4 && !strings.EqualFold(key, known)
 }
 
 // foldRunes returns s's runes, each replaced by the smallest rune of its

@@ -228,6 +228,7 @@ HOROVOD_FUSION_THRESHOLD=0
 		{name: "declared as the user's own", in: "GPU_PER_WORKER=2", extraKeys: []string{"GPU_PER_WORKER"}},
 		{name: "comment after a path", in: "NFS_PATH=/export/users   # team share\nNFS_SERVER=nfs", want: Settings{NFSServer: "nfs"}, problems: []string{`E mlops.env:1: NFS_PATH="/export/users   # team share": has a comment after the value ("   # team share"): kustomize keeps it in the value, only a line that starts with # is a comment; accepted: ` + strings.TrimPrefix(pathOK, "accepted: ") + `, with the comment on a line of its own`}},
 		{name: "a # inside a value", in: "MODEL_NAME=resnet#50", want: Settings{ModelName: "resnet#50"}},
+		{name: "a short key of the user's, one letter from CPU", in: "GPU=a100\nNPU=1"},
 		{name: "a value referencing itself", in: "PATH=${PATH}:/opt/bin", problems: []string{`E mlops.env:1: PATH="${PATH}:/opt/bin": references itself, but kustomize writes mlops.env values as they are: the containers would see the text ${PATH}, not the variable's value before it; accepted: the whole value written out`}},
 		{name: "extra letter", in: "CPUS=4", problems: []string{`E mlops.env:1: CPUS="4": unknown key CPUS: did you mean CPU?; accepted: CPU, or CPUS listed in the job spec's spec.envFile.extraKeys if it is a key of your own`}},
 		{name: "two edits away is just an extra variable", in: "WORKERS_X=4\nNCCL_DEBUG=INFO\nOMP_NUM_THREADS=1"},

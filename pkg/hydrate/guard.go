@@ -129,25 +129,9 @@ func guard(in guardInputs) (object map[string]any, replacements []any) {
 	// The base: each target is still there, with the containers the patches
 	// address where they were (a patch aimed at a renamed container adds one).
 	for _, t := range in.targets {
-		for _, path := range processor.PodSpecPaths(t.GetKind()) {
-			list, err := t.Pipe(yaml.Lookup(append(append([]string(nil), path...), "containers")...))
-			if err != nil || list == nil {
-				continue
-			}
-			elems, _ := list.Elements()
-			for i, c := range elems {
-				name, _ := c.GetString("name")
-				group, version, _ := strings.Cut(t.GetApiVersion(), "/")
-				if version == "" {
-					group, version = "", group
-				}
-				// The apiVersion too: patches aimed at v2beta1 match no v1 job.
-				source := map[string]any{"group": group, "version": version, "kind": t.GetKind(), "name": t.GetName(), "fieldPath": fmt.Sprintf("%s.containers.%d.name", strings.Join(path, "."), i)}
-				if ns := t.GetNamespace(); ns != "" {
-					source["namespace"] = ns
-				}
-				where := fmt.Sprintf("%s/%s %s container %d: ", t.GetKind(), t.GetName(), strings.Join(path, "."), i)
-				g.compare(fmt.Sprintf("base%d", len(g.prefixes)), where, name, source, ": ")
+		for _, podSpec := range processor.PodSpecPaths(t.GetKind()) {
+			for _, field := range []string{"containers", "initContainers"} {
+				g.baseContainers(t, append(append([]string(nil), podSpec...), field))
 			}
 		}
 	}
@@ -176,6 +160,30 @@ func guard(in guardInputs) (object map[string]any, replacements []any) {
 		},
 	}
 	return object, g.replacements
+}
+
+// baseContainers checks the names of the containers at path in the target
+// t, by index: a patch aimed at a container renamed or moved since would add one.
+func (g *guardBuilder) baseContainers(t *yaml.RNode, path []string) {
+	list, err := t.Pipe(yaml.Lookup(path...))
+	if err != nil || list == nil {
+		return
+	}
+	elems, _ := list.Elements()
+	group, version, _ := strings.Cut(t.GetApiVersion(), "/")
+	if version == "" {
+		group, version = "", group
+	}
+	for i, c := range elems {
+		name, _ := c.GetString("name")
+		// The apiVersion too: patches aimed at v2beta1 match no v1 job.
+		source := map[string]any{"group": group, "version": version, "kind": t.GetKind(), "name": t.GetName(), "fieldPath": fmt.Sprintf("%s.%d.name", strings.Join(path, "."), i)}
+		if ns := t.GetNamespace(); ns != "" {
+			source["namespace"] = ns
+		}
+		where := fmt.Sprintf("%s/%s %s %d: ", t.GetKind(), t.GetName(), strings.Join(path, "."), i)
+		g.compare(fmt.Sprintf("base%d", len(g.prefixes)), where, name, source, ": ")
+	}
 }
 
 // compare adds the three replacements that check one value: the guard's name

@@ -143,6 +143,7 @@ func TestKustomizeAppliesTheSamePatches(t *testing.T) {
 		"patch-existing-mpijob",
 		"elastic-patch-existing",
 		"patch-target-sidecar-hardened",
+		"patch-target-init-container-hardened",
 		"site-settings-published-pi",
 		"site-settings-rank-count-in-args",
 	} {

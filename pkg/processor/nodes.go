@@ -149,9 +149,18 @@ func podSpecs(n *yaml.RNode) []*yaml.RNode {
 
 // containerLists returns the containers of an MPIJob, a Pod or a PyTorchJob by role.
 func containerLists(n *yaml.RNode) map[kubeflow.MPIReplicaType][]*yaml.RNode {
+	return lists(n, "containers")
+}
+
+// initContainerLists returns their init containers (native sidecars among them) by role.
+func initContainerLists(n *yaml.RNode) map[kubeflow.MPIReplicaType][]*yaml.RNode {
+	return lists(n, "initContainers")
+}
+
+func lists(n *yaml.RNode, field string) map[kubeflow.MPIReplicaType][]*yaml.RNode {
 	out := map[kubeflow.MPIReplicaType][]*yaml.RNode{}
 	for role, p := range podSpecPaths[n.GetKind()] {
-		list, err := n.Pipe(yaml.Lookup(append(append([]string(nil), p...), "containers")...))
+		list, err := n.Pipe(yaml.Lookup(append(append([]string(nil), p...), field)...))
 		if err != nil || list == nil {
 			continue
 		}
@@ -162,10 +171,13 @@ func containerLists(n *yaml.RNode) map[kubeflow.MPIReplicaType][]*yaml.RNode {
 	return out
 }
 
+// containers are every container and init container of n, in role order.
 func containers(n *yaml.RNode) []*yaml.RNode {
 	var all []*yaml.RNode
-	for _, role := range slices.Sorted(maps.Keys(containerLists(n))) {
-		all = append(all, containerLists(n)[role]...)
+	for _, byRole := range []map[kubeflow.MPIReplicaType][]*yaml.RNode{containerLists(n), initContainerLists(n)} {
+		for _, role := range slices.Sorted(maps.Keys(byRole)) {
+			all = append(all, byRole[role]...)
+		}
 	}
 	return all
 }

@@ -392,6 +392,7 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 	q.Name, q.Namespace = target.GetName(), target.GetNamespace()
 	q.Containers = containerNames(target, plan)
 	q.Sidecars = sidecars(target, q.Containers, plan)
+	q.InitContainers = names(initContainerLists(target))
 	if plan.Namespace != "" && q.Namespace != plan.Namespace {
 		in := fmt.Sprintf("namespace %q", q.Namespace)
 		if q.Namespace == "" {
@@ -464,8 +465,8 @@ func valueAt(n *yaml.RNode, path ...string) string {
 // privilegedContainer names a container of the target that runs privileged
 // or adds capabilities, "" when none does.
 func privilegedContainer(target *yaml.RNode) string {
-	for _, list := range containerLists(target) {
-		for _, c := range list {
+	for _, c := range containers(target) {
+		{
 			if valueAt(c, "securityContext", "privileged") == "true" || lookupList(c, "securityContext", "capabilities", "add") > 0 {
 				name, _ := c.GetString("name")
 				return name
@@ -678,6 +679,19 @@ func upsert(items []*yaml.RNode, n *yaml.RNode) []*yaml.RNode {
 		}
 	}
 	return append(items, n)
+}
+
+// names are the containers' names by role.
+func names(byRole map[kubeflow.MPIReplicaType][]*yaml.RNode) map[kubeflow.MPIReplicaType][]string {
+	out := map[kubeflow.MPIReplicaType][]string{}
+	for role, list := range byRole {
+		for _, c := range list {
+			if name, _ := c.GetString("name"); name != "" {
+				out[role] = append(out[role], name)
+			}
+		}
+	}
+	return out
 }
 
 // sidecars are the containers of each pod template other than the training

@@ -151,6 +151,14 @@ func (p *Plan) build(fill func(role, *corev1.PodSpec, *corev1.Container), fillJo
 			fill(r, &spec, &sc)
 			spec.Containers = append(spec.Containers, sc)
 		}
+		for _, s := range p.InitContainers[replicaType(r)] {
+			if !sidecars {
+				break
+			}
+			ic := corev1.Container{Name: s}
+			fill(r, &spec, &ic)
+			spec.InitContainers = append(spec.InitContainers, ic)
+		}
 		return corev1.PodTemplateSpec{Spec: spec}
 	}
 	// kustomize matches a patch to its target by namespace and name.
@@ -396,6 +404,13 @@ var (
 	}
 )
 
+// isMPILauncher: tok runs mpirun, mpiexec (mpiexec.hydra, mpirun.openmpi)
+// or horovodrun, whose -np counts ranks alike.
+func isMPILauncher(tok string) bool {
+	b := path.Base(tok)
+	return strings.HasPrefix(b, "mpirun") || strings.HasPrefix(b, "mpiexec") || b == "horovodrun"
+}
+
 // RanksArgument finds the rank count of an mpirun (or mpiexec) line given as
 // a container's command and args: the value after -np, -n, --np, --n or -c
 // among mpirun's own options, before the program it starts (whose own -n or
@@ -408,7 +423,7 @@ func RanksArgument(command, args []string) (ArgumentRef, bool) {
 		}
 		return ArgumentRef{Field: "args", Index: i - len(command)}
 	}
-	start := slices.IndexFunc(line, func(tok string) bool { b := path.Base(tok); return b == "mpirun" || b == "mpiexec" })
+	start := slices.IndexFunc(line, isMPILauncher)
 	if start < 0 {
 		return ArgumentRef{}, false
 	}

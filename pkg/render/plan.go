@@ -41,7 +41,9 @@ type Plan struct {
 	Containers    ContainerNames
 	// Sidecars are a target's other containers, by role: the securityContext
 	// patch hardens them too.
-	Sidecars           map[kubeflow.MPIReplicaType][]string
+	Sidecars map[kubeflow.MPIReplicaType][]string
+	// InitContainers are a target's init containers, by role: hardened alike.
+	InitContainers     map[kubeflow.MPIReplicaType][]string
 	Image              string
 	ImagePullPolicy    corev1.PullPolicy
 	ImagePullSecrets   []string
