@@ -402,6 +402,13 @@ check_pod_spec() {
     expect_eq "$what: every container mounts nfs at NFS_MOUNT_PATH" "$O_NFS_MOUNT" \
       "$(q '[.spec.containers[] | [.volumeMounts[]? | select(.name == "nfs") | .mountPath][0] // "missing"] | unique | join(",")')"
   fi
+  if [ "$role" == launcher ] && [ "$O_MPI" == OpenMPI ]; then
+    # OpenMPI 5 ignores the operator's OMPI_MCA_orte_default_hostfile: mlops-fn passes the file itself.
+    expect_eq "$what: mpirun reads the operator's hostfile (--hostfile /etc/mpi/hostfile)" true \
+      "$(q '[.spec.containers[0].command // [] | join(" ") | contains("--hostfile /etc/mpi/hostfile")] | all')"
+    expect_eq "$what: /etc/mpi/hostfile is mounted" true \
+      "$(q '[.spec.containers[0].volumeMounts[]? | select(.mountPath == "/etc/mpi")] | length > 0')"
+  fi
   local gpus=$O_GPUS cpu=$O_CPU memory=$O_MEMORY
   if [ "$role" == launcher ] && [ "$O_LAUNCHER_WORKER" != true ]; then gpus=0 cpu="" memory=""; fi
   expect_eq "$what: nvidia.com/gpu limit" "$gpus" "$(q '.spec.containers[0].resources.limits["nvidia.com/gpu"] // "0"')"

@@ -344,6 +344,10 @@ func (p *Plan) fillWorkload(r role, spec *corev1.PodSpec, c *corev1.Container) {
 	}
 }
 
+// OperatorHostfile is where the mpi-operator mounts the hostfile it writes
+// (v0.8: its ConfigMap at /etc/mpi).
+const OperatorHostfile = "/etc/mpi/hostfile"
+
 // mpirun is the launcher's command: -np follows workers × slots.
 func (p *Plan) mpirun() []string {
 	cmd := []string{"mpirun"}
@@ -352,7 +356,10 @@ func (p *Plan) mpirun() []string {
 		if p.Root() {
 			cmd = append(cmd, "--allow-run-as-root")
 		}
-		cmd = append(cmd, "-np", np)
+		// The operator sets only OpenMPI 4's OMPI_MCA_orte_default_hostfile;
+		// OpenMPI 5 (PRRTE, the operator's own images) ignores it and would start
+		// every rank on the launcher. The flag reads the same file under both.
+		cmd = append(cmd, "-np", np, "--hostfile", OperatorHostfile)
 		cmd = append(cmd, p.MPI.Args...)
 		for _, v := range p.MPI.ForwardEnv {
 			cmd = append(cmd, "-x", v)
