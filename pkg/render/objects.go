@@ -253,6 +253,10 @@ func (p *Plan) fillMPIJob(s *kubeflow.MPIJobSpec) {
 		ActiveDeadlineSeconds:   p.RunPolicy.ActiveDeadlineSeconds,
 		BackoffLimit:            p.RunPolicy.BackoffLimit,
 	}
+	if sp := p.RunPolicy.SchedulingPolicy; sp != nil {
+		s.RunPolicy.SchedulingPolicy = &kubeflow.SchedulingPolicy{MinAvailable: sp.MinAvailable, Queue: sp.Queue,
+			PriorityClass: sp.PriorityClass, ScheduleTimeoutSeconds: sp.ScheduleTimeoutSeconds}
+	}
 	for t, n := range map[kubeflow.MPIReplicaType]int32{kubeflow.MPIReplicaTypeLauncher: 1, kubeflow.MPIReplicaTypeWorker: p.Workers} {
 		s.MPIReplicaSpecs[t].Replicas = ptr.To(n)
 		s.MPIReplicaSpecs[t].RestartPolicy = kubeflow.RestartPolicy(p.RunPolicy.RestartPolicy)
@@ -267,6 +271,10 @@ func (p *Plan) fillPyTorchJob(s *kubeflowv1.PyTorchJobSpec) {
 		TTLSecondsAfterFinished: p.RunPolicy.TTLSecondsAfterFinished,
 		ActiveDeadlineSeconds:   p.RunPolicy.ActiveDeadlineSeconds,
 		BackoffLimit:            p.RunPolicy.BackoffLimit,
+	}
+	if sp := p.RunPolicy.SchedulingPolicy; sp != nil {
+		s.RunPolicy.SchedulingPolicy = &kubeflowv1.SchedulingPolicy{MinAvailable: sp.MinAvailable, Queue: sp.Queue,
+			PriorityClass: sp.PriorityClass, ScheduleTimeoutSeconds: sp.ScheduleTimeoutSeconds}
 	}
 	e := p.Elastic
 	policy := &kubeflowv1.ElasticPolicy{

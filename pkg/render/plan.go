@@ -165,6 +165,16 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 	}
 	// One rank per GPU, unless SLOTS_PER_WORKER or spec.slotsPerWorker says otherwise.
 	p.SlotsPerWorker = pick(set.SlotsPerWorker, s.SlotsPerWorker, max(p.GPUsPerWorker, 1))
+	if sp := s.RunPolicy.SchedulingPolicy; sp != nil && sp.MinAvailable != nil {
+		pods, which := p.Workers, "the workers (WORKERS)"
+		if p.Mode == api.ModeMultiNode {
+			pods, which = p.Workers+1, "the workers (WORKERS) and the launcher"
+		}
+		if *sp.MinAvailable > pods {
+			errs = append(errs, field.Invalid(spec.Child("runPolicy", "schedulingPolicy", "minAvailable"), *sp.MinAvailable,
+				fmt.Sprintf("is more than the job's %d pods, %s: the group would never start; accepted: 1 to %d", pods, which, pods)))
+		}
+	}
 
 	p.Limits = limits(pickQuantity(set.CPU, s.Resources.CPU), pickQuantity(set.Memory, s.Resources.Memory))
 	if p.GPUsPerWorker > 0 {

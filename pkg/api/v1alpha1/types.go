@@ -204,6 +204,22 @@ type RunPolicy struct {
 	BackoffLimit            *int32 `json:"backoffLimit,omitempty"`
 	// RestartPolicy of the pods: Never (default) or OnFailure.
 	RestartPolicy corev1.RestartPolicy `json:"restartPolicy,omitempty"`
+	// SchedulingPolicy is the operators' gang scheduling (Volcano,
+	// scheduler-plugins): MPIJob and PyTorchJob only.
+	SchedulingPolicy *SchedulingPolicy `json:"schedulingPolicy,omitempty"`
+}
+
+// SchedulingPolicy mirrors the operators' runPolicy.schedulingPolicy: the
+// pods start together or not at all, so a half-started job holds no GPUs.
+type SchedulingPolicy struct {
+	// MinAvailable pods to start together; default (the operators'): all of them.
+	MinAvailable *int32 `json:"minAvailable,omitempty"`
+	// Queue is the Volcano queue.
+	Queue string `json:"queue,omitempty"`
+	// PriorityClass of the pod group (Volcano).
+	PriorityClass string `json:"priorityClass,omitempty"`
+	// ScheduleTimeoutSeconds before the group gives up (scheduler-plugins).
+	ScheduleTimeoutSeconds *int32 `json:"scheduleTimeoutSeconds,omitempty"`
 }
 
 // Security holds the identity defaults; USER_ID, GROUP_ID and FS_GROUP win over them.

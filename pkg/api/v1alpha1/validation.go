@@ -123,6 +123,9 @@ func (s *TrainingJobSpec) validate(p *field.Path) field.ErrorList {
 	errs = append(errs, s.MPI.validate(p.Child("mpi"))...)
 	errs = append(errs, validateVolumes(p.Child("volumes"), s.Volumes)...)
 	errs = append(errs, s.RunPolicy.validate(p.Child("runPolicy"))...)
+	if s.Mode == ModeSingleNode && s.RunPolicy.SchedulingPolicy != nil {
+		errs = append(errs, field.Forbidden(p.Child("runPolicy", "schedulingPolicy"), "a single-node Pod has no gang to schedule; accepted: mode multi-node or elastic, or no schedulingPolicy"))
+	}
 	errs = append(errs, s.Security.validate(p.Child("security"))...)
 	if s.Target != nil {
 		if s.Target.Name == "" && len(s.Target.Labels) == 0 {
@@ -299,6 +302,24 @@ func (r RunPolicy) validate(p *field.Path) field.ErrorList {
 	}
 	if r.BackoffLimit != nil && *r.BackoffLimit < 0 {
 		errs = append(errs, field.Invalid(p.Child("backoffLimit"), *r.BackoffLimit, "accepted: 0 or more"))
+	}
+	if sp := r.SchedulingPolicy; sp != nil {
+		sp := *sp
+		q := p.Child("schedulingPolicy")
+		if sp.MinAvailable != nil && *sp.MinAvailable < 1 {
+			errs = append(errs, field.Invalid(q.Child("minAvailable"), *sp.MinAvailable, "accepted: 1 or more (at most the job's pods)"))
+		}
+		if sp.ScheduleTimeoutSeconds != nil && *sp.ScheduleTimeoutSeconds < 1 {
+			errs = append(errs, field.Invalid(q.Child("scheduleTimeoutSeconds"), *sp.ScheduleTimeoutSeconds, "accepted: 1 or more"))
+		}
+		for _, name := range []struct{ field, v string }{{"queue", sp.Queue}, {"priorityClass", sp.PriorityClass}} {
+			if name.v == "" {
+				continue
+			}
+			for _, msg := range validation.IsDNS1123Subdomain(name.v) {
+				errs = append(errs, field.Invalid(q.Child(name.field), name.v, msg))
+			}
+		}
 	}
 	return errs
 }
