@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/env"
@@ -170,10 +171,8 @@ func (g *guardBuilder) baseContainers(t *yaml.RNode, path []string) {
 		return
 	}
 	elems, _ := list.Elements()
-	group, version, _ := strings.Cut(t.GetApiVersion(), "/")
-	if version == "" {
-		group, version = "", group
-	}
+	gv, _ := schema.ParseGroupVersion(t.GetApiVersion())
+	group, version := gv.Group, gv.Version
 	for i, c := range elems {
 		name, _ := c.GetString("name")
 		// The apiVersion too: patches aimed at v2beta1 match no v1 job.

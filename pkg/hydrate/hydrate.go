@@ -20,6 +20,7 @@ import (
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio/filters"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -436,10 +437,8 @@ type patchEntry struct {
 func (out *Overlay) componentKustomization(header string, plan *render.Plan, guardObject map[string]any, replacements []any) error {
 	var patches []any
 	for _, p := range out.patches {
-		group, version, _ := strings.Cut(p.target.GetApiVersion(), "/")
-		if version == "" {
-			group, version = "", group
-		}
+		gv, _ := k8sschema.ParseGroupVersion(p.target.GetApiVersion())
+		group, version := gv.Group, gv.Version
 		target := map[string]any{"version": version, "kind": p.target.GetKind(), "name": "^" + regexp.QuoteMeta(p.target.GetName()) + "$"}
 		if group != "" {
 			target["group"] = group

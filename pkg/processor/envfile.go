@@ -82,7 +82,7 @@ func configMapFile(cm *yaml.RNode) (*env.File, error) {
 		c := d.Value.YNode().Content
 		for i := 0; i+1 < len(c); i += 2 {
 			if v := c[i+1]; v.Kind != yaml.ScalarNode || v.Tag != yaml.NodeTagString {
-				return nil, fmt.Errorf("ConfigMap/%s: data.%s: %s is a YAML %s, and the API server takes only strings in a ConfigMap's data; accepted: a string (quote it: %q)", cm.GetName(), c[i].Value, v.Value, yamlType(v), v.Value)
+				return nil, fmt.Errorf("ConfigMap/%s: data.%s: %s is a YAML %s, and the API server takes only strings in a ConfigMap's data; accepted: a string (quote it: %q)", cm.GetName(), c[i].Value, v.Value, jsonType(v), v.Value)
 			}
 		}
 	}
@@ -91,23 +91,6 @@ func configMapFile(cm *yaml.RNode) (*env.File, error) {
 		return nil, fmt.Errorf("ConfigMap/%s: binaryData is not accepted: mlops.env holds text", cm.GetName())
 	}
 	return env.FromMap("ConfigMap/"+cm.GetName(), data), nil
-}
-
-// yamlType names a node's type as the user wrote it: number, boolean, null, map, list.
-func yamlType(n *yaml.Node) string {
-	switch {
-	case n.Kind == yaml.MappingNode:
-		return "map"
-	case n.Kind == yaml.SequenceNode:
-		return "list"
-	case n.Tag == yaml.NodeTagInt, n.Tag == yaml.NodeTagFloat:
-		return "number"
-	case n.Tag == yaml.NodeTagBool:
-		return "boolean"
-	case n.Tag == yaml.NodeTagNull:
-		return "null"
-	}
-	return "string"
 }
 
 // oneConfigMapPerNamespace refuses two env ConfigMaps of one name in one

@@ -143,21 +143,18 @@ func (p *Plan) build(fill func(role, *corev1.PodSpec, *corev1.Container), fillJo
 		c := corev1.Container{Name: name}
 		fill(r, &spec, &c)
 		spec.Containers = []corev1.Container{c}
-		for _, s := range p.Sidecars[replicaType(r)] {
-			if !sidecars {
-				break
+		if sidecars {
+			filled := func(name string) corev1.Container {
+				other := corev1.Container{Name: name}
+				fill(r, &spec, &other)
+				return other
 			}
-			sc := corev1.Container{Name: s}
-			fill(r, &spec, &sc)
-			spec.Containers = append(spec.Containers, sc)
-		}
-		for _, s := range p.InitContainers[replicaType(r)] {
-			if !sidecars {
-				break
+			for _, s := range p.Sidecars[replicaType(r)] {
+				spec.Containers = append(spec.Containers, filled(s))
 			}
-			ic := corev1.Container{Name: s}
-			fill(r, &spec, &ic)
-			spec.InitContainers = append(spec.InitContainers, ic)
+			for _, s := range p.InitContainers[replicaType(r)] {
+				spec.InitContainers = append(spec.InitContainers, filled(s))
+			}
 		}
 		return corev1.PodTemplateSpec{Spec: spec}
 	}
