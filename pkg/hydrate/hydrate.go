@@ -100,11 +100,12 @@ func Render(o Options) (*Overlay, error) {
 		o.Config = "job.yaml"
 	}
 	configPath := filepath.Join(o.Dir, o.Config)
-	config, err := processor.ReadSpec(configPath)
+	// Read once: the guard compares the very text the patches come from.
+	specText, err := os.ReadFile(configPath)
 	if err != nil {
 		return nil, err
 	}
-	specText, err := os.ReadFile(configPath)
+	config, err := processor.ParseSpec(configPath, specText)
 	if err != nil {
 		return nil, err
 	}

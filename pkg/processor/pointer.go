@@ -62,6 +62,11 @@ func ReadSpec(path string) (*yaml.RNode, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParseSpec(path, data)
+}
+
+// ParseSpec parses the text of the job spec file at path.
+func ParseSpec(path string, data []byte) (*yaml.RNode, error) {
 	want := fmt.Sprintf("one %s (apiVersion %s)", api.Kind, api.APIVersion)
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("%s is empty; accepted: %s", path, want)
