@@ -5,12 +5,13 @@ import (
 	"errors"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
-	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/cli"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
@@ -126,16 +127,18 @@ func TestUsageErrors(t *testing.T) {
 // TestHelpNamesEveryMode: --help (which `kpt fn doc` shows) and hydrate's
 // --help describe every mode, the object each becomes and the files written.
 func TestHelpNamesEveryMode(t *testing.T) {
-	modes := []string{string(api.ModeSingleNode), string(api.ModeMultiNode), string(api.ModeElastic)}
+	modes, kinds, patchFiles := jobkind.Modes(), []string{}, []string{}
+	for _, k := range jobkind.Kinds {
+		kinds, patchFiles = append(kinds, k.Kind), append(patchFiles, k.PatchFile)
+	}
 	for _, c := range []struct {
 		args []string
 		want []string
 	}{
-		{[]string{"--help"}, append([]string{"MPIJob", "Pod", "PyTorchJob", "kubeflow.org/v1", "elasticPolicy",
-			"torchrun", "MIN_WORKERS", "MAX_WORKERS", "hydrate"}, modes...)},
-		{[]string{"hydrate", "--help"}, append([]string{"MPIJob", "Pod", "PyTorchJob", render.MPIJobPatchFile,
-			render.PodPatchFile, render.PyTorchJobPatchFile, render.SecurityContextPatchFile, render.NFSVolumePatchFile,
-			hydrate.SchemaFile, "kustomization.yaml"}, modes...)},
+		{[]string{"--help"}, slices.Concat([]string{"kubeflow.org/v1", "elasticPolicy",
+			"torchrun", "MIN_WORKERS", "MAX_WORKERS", "hydrate"}, kinds, modes)},
+		{[]string{"hydrate", "--help"}, slices.Concat([]string{render.SecurityContextPatchFile, render.NFSVolumePatchFile,
+			hydrate.SchemaFile, "kustomization.yaml"}, kinds, patchFiles, modes)},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			code, stdout, stderr := runBinary(t, c.args...)

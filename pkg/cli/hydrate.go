@@ -11,6 +11,7 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
@@ -23,10 +24,7 @@ func newHydrate() *cobra.Command {
 		Long: fmt.Sprintf(`hydrate renders DIR/job.yaml with its mlops.env against the base that
 DIR/kustomization.yaml names (the job's own containers, as the function finds
 them) and writes DIR/%s/, a kustomize Component kubectl applies without mlops-fn:
-  multi-node   %s (MPIJob)
-  single-node  %s (Pod)
-  elastic      %s (PyTorchJob with its elasticPolicy)
-  every mode   %s; %s when the
+%s  every mode   %s; %s when the
                job mounts volumes (or the whole job, when the base has none)
   the guard    makes the build fail, saying to run hydrate, once mlops.env or
                job.yaml changed after this run
@@ -44,8 +42,8 @@ folder renders; a folder's component is swapped in one step, and a failure
 puts every folder back. The env file must lie in its folder.
 
 With --check nothing is written: the command fails when DIR differs from what
-it would write (CI's drift check).`, hydrate.ComponentDir, render.MPIJobPatchFile, render.PodPatchFile,
-			render.PyTorchJobPatchFile, render.SecurityContextPatchFile, render.NFSVolumePatchFile, hydrate.SchemaFile, hydrate.NameReferenceFile),
+it would write (CI's drift check).`, hydrate.ComponentDir, patchFiles(),
+			render.SecurityContextPatchFile, render.NFSVolumePatchFile, hydrate.SchemaFile, hydrate.NameReferenceFile),
 		Args: func(_ *cobra.Command, dirs []string) error {
 			if len(dirs) == 0 {
 				return fmt.Errorf("needs at least one overlay folder (the folder holding %s and %s)", o.Config, api.DefaultEnvPath)
@@ -108,4 +106,13 @@ func fail(cmd *cobra.Command, err error) error {
 		return markReported(err)
 	}
 	return reportError(cmd.ErrOrStderr(), err)
+}
+
+// patchFiles lists each mode's patch file and kind, from the job kinds table.
+func patchFiles() string {
+	var b strings.Builder
+	for _, k := range jobkind.Kinds {
+		fmt.Fprintf(&b, "  %-12s %s (%s)\n", k.Mode, k.PatchFile, k.Kind)
+	}
+	return b.String()
 }

@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 	"github.com/mlops-fn/mlops-fn/pkg/schema"
@@ -146,7 +147,7 @@ func Render(o Options) (*Overlay, error) {
 	}
 	seedHeader := fmt.Sprintf("# After editing %s or %s, run `mlops-fn hydrate` on this folder, then\n# `kubectl apply -k` it: until hydrate has run, the build fails and says so.\n# Lines you add here stay; the entries marked `# mlops-fn hydrate` are hydrate's.\n", o.Config, envFile)
 	k, old, err := readKustomization(kpath, o.Resources, seedHeader, func() error {
-		return fmt.Errorf("%s does not exist: pass --resources with the base that holds the %s skeleton named %s", filepath.Join(o.Dir, "kustomization.yaml"), render.Kind(plan.Mode), plan.Name)
+		return fmt.Errorf("%s does not exist: pass --resources with the base that holds the %s skeleton named %s", filepath.Join(o.Dir, "kustomization.yaml"), plan.JobKind().Kind, plan.Name)
 	})
 	if err != nil {
 		return nil, err
@@ -250,9 +251,9 @@ func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, it
 	if len(targets) == 0 {
 		// The function would generate the job beside these: two jobs for one spec.
 		for _, it := range items {
-			if kind := it.GetKind(); kind == render.Kind(plan.Mode) || (render.IsWorkloadKind(kind) && it.GetName() == plan.Target.Name) {
+			if kind := it.GetKind(); kind == plan.JobKind().Kind || (jobkind.Is(kind) && it.GetName() == plan.Target.Name) {
 				return fmt.Errorf("%s: the base holds %s/%s, which is not the job of %s (a %s named %s); accepted: a base whose %s is named %s, or spec.target naming the one to patch (mode %s renders %s %s)",
-					p.ConfigFile, kind, it.GetName(), p.ConfigFile, render.Kind(plan.Mode), plan.Target.Name, render.Kind(plan.Mode), plan.Target.Name, plan.Mode, render.WithArticle(render.Kind(plan.Mode)), plan.Name)
+					p.ConfigFile, kind, it.GetName(), p.ConfigFile, plan.JobKind().Kind, plan.Target.Name, plan.JobKind().Kind, plan.Target.Name, plan.Mode, jobkind.WithArticle(plan.JobKind().Kind), plan.Name)
 			}
 		}
 		job, err := p.Generate(plan)

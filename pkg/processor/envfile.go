@@ -11,7 +11,7 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/env"
-	"github.com/mlops-fn/mlops-fn/pkg/render"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
 // EnvOrigin says where mlops.env was found, which decides who owns the ConfigMap.
@@ -42,8 +42,8 @@ func (p Processor) loadEnv(job *api.TrainingJob, items []*yaml.RNode) (*env.File
 	if i := findItem(items, "ConfigMap", src.ConfigMapName); i >= 0 {
 		if !generated(items[i]) {
 			// A Pod's envFrom kustomize rewrites; a custom resource's it does not know.
-			if kind := render.Kind(job.Spec.Mode); kind != "Pod" && items[i].GetAnnotations()[needsHashSuffix] == "enabled" {
-				return nil, 0, fmt.Errorf("ConfigMap/%s: configMapGenerator will add a name hash, which kustomize does not write into the envFrom of %s (a custom resource's fields are unknown to it); accepted: `options: {disableNameSuffixHash: true}` on its configMapGenerator entry", src.ConfigMapName, render.WithArticle(kind))
+			if kind := jobkind.ForMode(job.Spec.Mode).Kind; kind != "Pod" && items[i].GetAnnotations()[needsHashSuffix] == "enabled" {
+				return nil, 0, fmt.Errorf("ConfigMap/%s: configMapGenerator will add a name hash, which kustomize does not write into the envFrom of %s (a custom resource's fields are unknown to it); accepted: `options: {disableNameSuffixHash: true}` on its configMapGenerator entry", src.ConfigMapName, jobkind.WithArticle(kind))
 			}
 			f, err := configMapFile(items[i])
 			return f, FromConfigMap, err

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -83,8 +84,7 @@ func FuzzProcess(f *testing.F) {
 
 // owned: the job's MPIJob/Pod and the ConfigMap may change; all else may not.
 func owned(in *yaml.RNode) bool {
-	switch in.GetKind() {
-	case "MPIJob", "Pod", "ConfigMap":
+	if in.GetKind() == "ConfigMap" || jobkind.Is(in.GetKind()) {
 		return in.GetName() == "bert" || strings.HasPrefix(in.GetName(), "bert-") && strings.HasSuffix(in.GetName(), "-env") || len(in.GetLabels()) > 0
 	}
 	return false

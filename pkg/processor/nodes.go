@@ -8,6 +8,7 @@ import (
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
@@ -116,22 +117,12 @@ func setNulls(n *yaml.RNode, keys []string, force bool, path ...string) error {
 	return nil
 }
 
-// podSpecPaths lead from each kind to its pod specs, by the role render gives them.
-var podSpecPaths = map[string]map[kubeflow.MPIReplicaType][]string{
-	"Pod": {"": {"spec"}},
-	"MPIJob": {
-		kubeflow.MPIReplicaTypeLauncher: {"spec", "mpiReplicaSpecs", "Launcher", "template", "spec"},
-		kubeflow.MPIReplicaTypeWorker:   {"spec", "mpiReplicaSpecs", "Worker", "template", "spec"},
-	},
-	"PyTorchJob": {"": {"spec", "pytorchReplicaSpecs", "Worker", "template", "spec"}},
-}
-
 // PodSpecPaths lead from an object of kind to its pod specs, in role order.
 func PodSpecPaths(kind string) [][]string {
-	paths := podSpecPaths[kind]
+	k, _ := jobkind.ForKind(kind)
 	var out [][]string
-	for _, role := range slices.Sorted(maps.Keys(paths)) {
-		out = append(out, paths[role])
+	for _, s := range k.PodSpecs {
+		out = append(out, s.Path)
 	}
 	return out
 }
@@ -159,13 +150,14 @@ func initContainerLists(n *yaml.RNode) map[kubeflow.MPIReplicaType][]*yaml.RNode
 
 func lists(n *yaml.RNode, field string) map[kubeflow.MPIReplicaType][]*yaml.RNode {
 	out := map[kubeflow.MPIReplicaType][]*yaml.RNode{}
-	for role, p := range podSpecPaths[n.GetKind()] {
-		list, err := n.Pipe(yaml.Lookup(append(append([]string(nil), p...), field)...))
+	k, _ := jobkind.ForKind(n.GetKind())
+	for _, s := range k.PodSpecs {
+		list, err := n.Pipe(yaml.Lookup(append(slices.Clone(s.Path), field)...))
 		if err != nil || list == nil {
 			continue
 		}
 		if elems, err := list.Elements(); err == nil {
-			out[role] = elems
+			out[s.Role] = elems
 		}
 	}
 	return out

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
-	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio/filters"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
@@ -21,6 +20,7 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/env"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 	"github.com/mlops-fn/mlops-fn/pkg/schema"
 )
@@ -234,7 +234,7 @@ func pruneStale(items []*yaml.RNode, plan *render.Plan, job *yaml.RNode, written
 			return false
 		}
 		switch {
-		case render.IsWorkloadKind(it.GetKind()):
+		case jobkind.Is(it.GetKind()):
 			return !sameObject(it, job)
 		case it.GetKind() == "ConfigMap":
 			return !written[it.GetNamespace()+"/"+it.GetName()]
@@ -265,13 +265,7 @@ func (p Processor) Targets(plan *render.Plan, items []*yaml.RNode) ([]*yaml.RNod
 // targets finds the items to patch: the objects named like the job (or
 // selected by spec.target) that mlops-fn did not generate itself.
 func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error) {
-	kind, apiVersion := "MPIJob", kubeflow.SchemeGroupVersion.String()
-	switch plan.Mode {
-	case api.ModeSingleNode:
-		kind, apiVersion = "Pod", "v1"
-	case api.ModeElastic:
-		kind, apiVersion = kubeflowv1.PyTorchJobKind, kubeflowv1.SchemeGroupVersion.String()
-	}
+	kind, apiVersion := plan.JobKind().Kind, plan.JobKind().APIVersion
 	sel := plan.Target
 	explicit := sel.Name != plan.JobName || len(sel.Labels) > 0
 	var found []int
@@ -488,7 +482,7 @@ func lookupList(n *yaml.RNode, path ...string) int {
 // launcherRanks finds the rank count in the mpirun line of the target's
 // launcher container, which mlops-fn keeps when the spec names no command.
 func launcherRanks(target *yaml.RNode, container string, ranks int32) (render.ArgumentRef, error) {
-	c, err := target.Pipe(yaml.Lookup(append(append([]string(nil), podSpecPaths["MPIJob"][kubeflow.MPIReplicaTypeLauncher]...), "containers", "[name="+container+"]")...))
+	c, err := target.Pipe(yaml.Lookup(append(launcherPodSpec(), "containers", "[name="+container+"]")...))
 	if err != nil || c == nil {
 		return render.ArgumentRef{}, fmt.Errorf("has no launcher container %q; accepted: an MPIJob with a launcher, or spec.command", container)
 	}
@@ -512,10 +506,15 @@ func toStrings(list []any) []string {
 	return out
 }
 
+// launcherPodSpec is where an MPIJob keeps its launcher's pod spec.
+func launcherPodSpec() []string {
+	return jobkind.ForMode(api.ModeMultiNode).PodSpecPath(kubeflow.MPIReplicaTypeLauncher)
+}
+
 // setLauncherRanks writes the rank count where q.LauncherRanks says.
 func setLauncherRanks(job *yaml.RNode, q *render.Plan) error {
 	ref := q.LauncherRanks
-	path := append(append([]string(nil), podSpecPaths["MPIJob"][kubeflow.MPIReplicaTypeLauncher]...), "containers", "[name="+q.Containers[kubeflow.MPIReplicaTypeLauncher]+"]", ref.Field, strconv.Itoa(ref.Index))
+	path := append(launcherPodSpec(), "containers", "[name="+q.Containers[kubeflow.MPIReplicaTypeLauncher]+"]", ref.Field, strconv.Itoa(ref.Index))
 	n, err := job.Pipe(yaml.Lookup(path...))
 	if err != nil || n == nil {
 		return fmt.Errorf("the launcher's %s[%d] is gone: %v", ref.Field, ref.Index, err)
@@ -542,7 +541,7 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, er
 			// kyaml's message goes on to print the whole patch: its first line says what clashed.
 			first, _, _ := strings.Cut(err.Error(), "\n")
 			first = strings.TrimSuffix(first, ": node contents:")
-			return nil, fmt.Errorf("%s: applying %s: %s; accepted: a target whose fields have the types of %s", id, patch.File, first, render.WithArticle(target.GetKind()))
+			return nil, fmt.Errorf("%s: applying %s: %s; accepted: a target whose fields have the types of %s", id, patch.File, first, jobkind.WithArticle(target.GetKind()))
 		}
 	}
 	if q.LauncherRanks != nil {
@@ -598,7 +597,7 @@ func (p Processor) generate(plan *render.Plan, skeleton any) (*yaml.RNode, error
 		missing = "command (or script)"
 	}
 	if missing != "" {
-		return nil, fmt.Errorf("%s: spec.%s: Required value: the inputs hold no %s named %s whose %s mlops-fn could keep, so it generates the job; accepted: spec.%s, or the job among the inputs (spec.target selects it)", p.configName(), strings.Fields(missing)[0], render.Kind(plan.Mode), plan.Target.Name, strings.Fields(missing)[0], strings.Fields(missing)[0])
+		return nil, fmt.Errorf("%s: spec.%s: Required value: the inputs hold no %s named %s whose %s mlops-fn could keep, so it generates the job; accepted: spec.%s, or the job among the inputs (spec.target selects it)", p.configName(), strings.Fields(missing)[0], plan.JobKind().Kind, plan.Target.Name, strings.Fields(missing)[0], strings.Fields(missing)[0])
 	}
 	node, err := Encode(skeleton)
 	if err != nil {

@@ -16,32 +16,12 @@ import (
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 )
 
-// Patch files of an overlay, in the order the kustomization lists them.
+// Patch files of an overlay after the job's own (jobkind's PatchFile), in
+// the order the kustomization lists them.
 const (
-	MPIJobPatchFile          = "mpijob-patch.yaml"
-	PodPatchFile             = "pod-patch.yaml"
 	SecurityContextPatchFile = "security-context-patch.yaml"
 	NFSVolumePatchFile       = "nfs-volume-patch.yaml"
-	PyTorchJobPatchFile      = "pytorchjob-patch.yaml"
 )
-
-// Kind is the kind a mode renders the job as.
-func Kind(mode api.Mode) string {
-	return mode.Kind()
-}
-
-// IsWorkloadKind: kind is one a job renders to.
-func IsWorkloadKind(kind string) bool {
-	return kind == Kind(api.ModeMultiNode) || kind == Kind(api.ModeSingleNode) || kind == Kind(api.ModeElastic)
-}
-
-// WithArticle: "an MPIJob", "a Pod", "a PyTorchJob".
-func WithArticle(kind string) string {
-	if strings.HasPrefix(kind, "MPI") {
-		return "an " + kind
-	}
-	return "a " + kind
-}
 
 // Patch is one strategic-merge patch: a partial *kubeflow.MPIJob, *corev1.Pod or *kubeflowv1.PyTorchJob.
 type Patch struct {
@@ -77,9 +57,8 @@ const (
 
 // Patches are the overlay's patches. Applied in order to Skeleton they give the full object.
 func (p *Plan) Patches() []Patch {
-	workload := map[api.Mode]string{api.ModeMultiNode: MPIJobPatchFile, api.ModeSingleNode: PodPatchFile, api.ModeElastic: PyTorchJobPatchFile}[p.Mode]
 	patches := []Patch{
-		{File: workload, Object: p.object(p.fillWorkload, func(obj any) { p.fillJob(obj); p.fillLabels(obj) }), Clear: Deletions{Container: p.clearedArgs()}},
+		{File: p.JobKind().PatchFile, Object: p.object(p.fillWorkload, func(obj any) { p.fillJob(obj); p.fillLabels(obj) }), Clear: Deletions{Container: p.clearedArgs()}},
 		{File: SecurityContextPatchFile, Object: p.objectWithSidecars(p.fillSecurity, func(obj any) {
 			if job, ok := obj.(*kubeflow.MPIJob); ok {
 				job.Spec.SSHAuthMountPath = p.SSHAuthMountPath()

@@ -19,6 +19,7 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/env"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
 // GPUResource is the extended resource the NVIDIA device plugin serves.
@@ -83,6 +84,9 @@ type ElasticPlan struct {
 	MaxRestarts            *int32
 	ProcsPerWorker         int32
 }
+
+// JobKind is the row of the job kinds table the plan renders.
+func (p *Plan) JobKind() jobkind.JobKind { return jobkind.ForMode(p.Mode) }
 
 // Warning is advice about a job that renders.
 type Warning struct {

@@ -3,15 +3,9 @@ package schema
 import (
 	"fmt"
 	"strings"
-)
 
-// podSpecs are where the CRDs keep their pod specs.
-var podSpecs = []struct{ kind, path string }{
-	{"MPIJob", "spec/mpiReplicaSpecs/Launcher/template/spec"},
-	{"MPIJob", "spec/mpiReplicaSpecs/Worker/template/spec"},
-	{"PyTorchJob", "spec/pytorchReplicaSpecs/Master/template/spec"},
-	{"PyTorchJob", "spec/pytorchReplicaSpecs/Worker/template/spec"},
-}
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+)
 
 // references are the pod spec fields that name another object, by its kind:
 // those kustomize v5.8's own name references rename in a Pod (namePrefix,
@@ -48,9 +42,12 @@ func NameReferences() []byte {
 			fmt.Fprintf(&b, "  group: %s\n", r.group)
 		}
 		fmt.Fprintf(&b, "  version: %s\n  fieldSpecs:\n", r.version)
-		for _, s := range podSpecs {
-			for _, f := range r.fields {
-				fmt.Fprintf(&b, "  - group: kubeflow.org\n    kind: %s\n    path: %s/%s\n", s.kind, s.path, f)
+		for _, k := range jobkind.Kinds {
+			group, _, _ := strings.Cut(k.APIVersion, "/")
+			for _, s := range k.ReferencePodSpecs {
+				for _, f := range r.fields {
+					fmt.Fprintf(&b, "  - group: %s\n    kind: %s\n    path: %s/%s\n", group, k.Kind, s, f)
+				}
 			}
 		}
 	}

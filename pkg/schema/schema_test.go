@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -293,10 +294,12 @@ func TestNameReferencesCoverKustomizesPodFields(t *testing.T) {
 			if fs.Kind != "Pod" || !inPodSpec {
 				continue
 			}
-			for _, s := range podSpecs {
-				checked++
-				if !have[ref.Kind+" "+s.kind+" "+s.path+"/"+field] {
-					t.Errorf("%s: kustomize follows a Pod's %s; the name references miss %s %s/%s", ref.Kind, fs.Path, s.kind, s.path, field)
+			for _, k := range jobkind.Kinds {
+				for _, s := range k.ReferencePodSpecs {
+					checked++
+					if !have[ref.Kind+" "+k.Kind+" "+s+"/"+field] {
+						t.Errorf("%s: kustomize follows a Pod's %s; the name references miss %s %s/%s", ref.Kind, fs.Path, k.Kind, s, field)
+					}
 				}
 			}
 		}

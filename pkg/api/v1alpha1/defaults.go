@@ -3,6 +3,7 @@ package v1alpha1
 import (
 	"strings"
 
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
@@ -22,7 +23,7 @@ var DefaultForwardEnv = []string{"NCCL_DEBUG=INFO", "LD_LIBRARY_PATH", "PATH"}
 // namespace (the multi-node and single-node quickstarts share a name) never
 // write one ConfigMap, and deleting one job's objects keeps the other's.
 func DefaultConfigMapName(name string, mode Mode) string {
-	return name + "-" + strings.ToLower(mode.Kind()) + "-env"
+	return name + "-" + strings.ToLower(jobkind.ForMode(mode).Kind) + "-env"
 }
 
 // Default fills what the user left out. Values that mlops.env may still set

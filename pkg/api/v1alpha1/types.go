@@ -4,6 +4,8 @@ package v1alpha1
 import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
 const (
@@ -13,21 +15,15 @@ const (
 	Kind       = "TrainingJob"
 )
 
-// Mode picks the workload kind: a Pod, or an MPIJob with a launcher and workers.
-type Mode string
+// Mode picks the workload kind: a Pod, an MPIJob with a launcher and
+// workers, or an elastic PyTorchJob (the job kinds table, pkg/jobkind).
+type Mode = jobkind.Mode
 
 const (
-	ModeSingleNode Mode = "single-node"
-	ModeMultiNode  Mode = "multi-node"
-	// ModeElastic is an elastic PyTorchJob: torchrun workers between min and max.
-	ModeElastic Mode = "elastic"
+	ModeSingleNode = jobkind.SingleNode
+	ModeMultiNode  = jobkind.MultiNode
+	ModeElastic    = jobkind.Elastic
 )
-
-// Kind is the kind a mode renders the job as: an MPIJob (kubeflow.org/v2beta1),
-// a Pod, or a PyTorchJob (kubeflow.org/v1).
-func (m Mode) Kind() string {
-	return map[Mode]string{ModeMultiNode: "MPIJob", ModeSingleNode: "Pod", ModeElastic: "PyTorchJob"}[m]
-}
 
 // MPIImplementation mirrors the MPIJob field of the same name.
 type MPIImplementation string

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -57,7 +58,7 @@ func (j *TrainingJob) Validate() field.ErrorList {
 
 func (s *TrainingJobSpec) validate(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, oneOf(p.Child("mode"), string(s.Mode), string(ModeSingleNode), string(ModeMultiNode), string(ModeElastic))...)
+	errs = append(errs, oneOf(p.Child("mode"), string(s.Mode), jobkind.Modes()...)...)
 	if s.ContainerName != "" {
 		for _, msg := range validation.IsDNS1123Label(s.ContainerName) {
 			errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName, msg))
