@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
@@ -199,7 +200,7 @@ func tempPackage(t *testing.T) (rel, abs string) {
 // TestRunnersAgree renders each quickstart overlay with every runner and
 // compares the objects with what `kubectl apply -k` applies.
 func TestRunnersAgree(t *testing.T) {
-	for _, mode := range []string{"multi-node", "single-node", "elastic"} {
+	for _, mode := range jobkind.Modes() {
 		t.Run(mode, func(t *testing.T) {
 			overlay := "quickstart/k8s/mlops/" + mode
 			kubectl := tool(t, "kubectl", "install kubectl v1.32")

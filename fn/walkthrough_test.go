@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
 // TestWalkthrough runs the README's first-job walkthrough as written, in a
@@ -67,7 +69,8 @@ func TestInitEveryMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for mode, kind := range map[string]string{"multi-node": "MPIJob", "single-node": "Pod", "elastic": "PyTorchJob"} {
+	for _, k := range jobkind.Kinds {
+		mode, kind := string(k.Mode), k.Kind
 		t.Run(mode, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "bert-"+mode)
 			if out, err := exec.Command(fn, "init", "--mode", mode, dir).CombinedOutput(); err != nil {

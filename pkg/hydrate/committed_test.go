@@ -1,6 +1,7 @@
 package hydrate
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
@@ -58,8 +60,8 @@ func TestCommittedOverlays(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				switch r.GetKind() {
-				case "MPIJob", "Pod", "PyTorchJob":
+				switch {
+				case jobkind.Is(r.GetKind()):
 					// Strictly decoded, and checked as the operator's own validation or webhook would.
 					n, err := yaml.Parse(string(b))
 					if err != nil {
@@ -76,12 +78,12 @@ func TestCommittedOverlays(t *testing.T) {
 						}
 					}
 					jobs++
-				case "ConfigMap":
+				case r.GetKind() == "ConfigMap":
 					decode(t, b, &corev1.ConfigMap{})
 				}
 			}
 			if jobs != 1 {
-				t.Errorf("want one MPIJob or Pod, got %d", jobs)
+				t.Errorf("want one job, got %d", jobs)
 			}
 		})
 	}
@@ -100,7 +102,11 @@ func decode(t *testing.T, b []byte, into any) {
 // specs name the renamed ConfigMap and ServiceAccount: the hydrated
 // kustomization's configurations: teaches kustomize the CRDs' references.
 func TestRenamesReachTheJob(t *testing.T) {
-	for _, overlay := range []string{"multi-node", "elastic"} {
+	for _, k := range jobkind.Kinds {
+		if k.ReferencePodSpecs == nil {
+			continue // a Pod: kustomize knows its references
+		}
+		overlay := string(k.Mode)
 		t.Run(overlay, func(t *testing.T) {
 			dir := t.TempDir()
 			target, err := filepath.Abs(filepath.Join("../../quickstart/k8s/mlops", overlay))
@@ -117,40 +123,42 @@ func TestRenamesReachTheJob(t *testing.T) {
 			for _, obj := range kustomize(t, dir) {
 				kind := obj["kind"].(string)
 				names[kind+"/"+obj["metadata"].(map[string]any)["name"].(string)] = true
-				if kind == "MPIJob" || kind == "PyTorchJob" {
+				if jobkind.Is(kind) {
 					jobs = append(jobs, obj)
 				}
 			}
 			if len(jobs) != 1 {
 				t.Fatalf("want one job, got %d", len(jobs))
 			}
-			n, err := yaml.FromMap(jobs[0])
-			if err != nil {
-				t.Fatal(err)
-			}
+			// Every reference of the job, wherever its kind keeps them.
 			refs := 0
-			for _, role := range []string{"Launcher", "Worker"} {
-				spec, _ := n.Pipe(yaml.Lookup("spec", map[string]string{"MPIJob": "mpiReplicaSpecs", "PyTorchJob": "pytorchReplicaSpecs"}[n.GetKind()], role, "template", "spec"))
-				if spec == nil {
-					continue
-				}
-				if sa, _ := spec.GetString("serviceAccountName"); sa != "" {
-					refs++
-					if !names["ServiceAccount/"+sa] {
-						t.Errorf("%s: serviceAccountName %q names no ServiceAccount of the build: %v", role, sa, names)
-					}
-				}
-				cms, _ := spec.Pipe(yaml.Lookup("containers", "[name="+containerName(t, spec)+"]", "envFrom"))
-				elems, _ := cms.Elements()
-				for _, e := range elems {
-					if cm, _ := e.Pipe(yaml.Lookup("configMapRef", "name")); cm != nil {
-						refs++
-						if !names["ConfigMap/"+cm.YNode().Value] {
-							t.Errorf("%s: envFrom names ConfigMap %q, not in the build: %v", role, cm.YNode().Value, names)
+			var walk func(v any)
+			walk = func(v any) {
+				switch v := v.(type) {
+				case map[string]any:
+					for k, inner := range v {
+						ref, kind := "", ""
+						switch k {
+						case "serviceAccountName":
+							ref, kind = fmt.Sprint(inner), "ServiceAccount"
+						case "configMapRef", "configMapKeyRef":
+							ref, kind = fmt.Sprint(inner.(map[string]any)["name"]), "ConfigMap"
 						}
+						if kind != "" {
+							refs++
+							if !names[kind+"/"+ref] {
+								t.Errorf("%s names %s %q, not in the build: %v", k, kind, ref, names)
+							}
+						}
+						walk(inner)
+					}
+				case []any:
+					for _, inner := range v {
+						walk(inner)
 					}
 				}
 			}
+			walk(jobs[0])
 			if refs < 2 {
 				t.Fatalf("found %d references to check; want the ServiceAccount and the ConfigMap at least", refs)
 			}
@@ -174,7 +182,7 @@ func containerName(t *testing.T, spec *yaml.RNode) string {
 // keeps the other's.
 func TestOneJobItsOwnObjects(t *testing.T) {
 	ids := map[string][]string{}
-	for _, mode := range []string{"multi-node", "single-node", "elastic"} {
+	for _, mode := range jobkind.Modes() {
 		nodes, err := stagedBuild("../../quickstart/k8s/mlops/"+mode, nil, nil, kubectlOptions())
 		if err != nil {
 			t.Fatal(err)
@@ -188,7 +196,7 @@ func TestOneJobItsOwnObjects(t *testing.T) {
 			t.Errorf("%s is in the quickstarts %v: deleting one would delete the other's", id, modes)
 		}
 	}
-	if len(ids["ServiceAccount/model-service"]) != 3 {
+	if len(ids["ServiceAccount/model-service"]) != len(jobkind.Kinds) {
 		t.Errorf("the README says the quickstarts share the base's ServiceAccount: %v", ids)
 	}
 }

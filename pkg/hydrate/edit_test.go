@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/env"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
 // editValues are a valid value for each documented key that differs from
@@ -184,7 +185,7 @@ func TestEditWithoutHydrate(t *testing.T) {
 		editBase("change the base job's apiVersion", replaceAll("kubeflow.org/v2beta1", "kubeflow.org/v1")),
 	)
 	counts := map[string]int{}
-	for _, mode := range []string{"multi-node", "single-node", "elastic"} {
+	for _, mode := range jobkind.Modes() {
 		for _, e := range edits {
 			t.Run(mode+"/"+e.name, func(t *testing.T) {
 				stale := quickstartCopy(t, mode)

@@ -11,10 +11,12 @@ import (
 	"strings"
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
-	"github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/validation"
+	mpivalidation "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/validation"
+	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	corev1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -26,6 +28,8 @@ const (
 	MultiNode  Mode = "multi-node"
 	// Elastic is an elastic PyTorchJob: torchrun workers between min and max.
 	Elastic Mode = "elastic"
+	// TrainJob is a Kubeflow Trainer v2 TrainJob on a training runtime.
+	TrainJob Mode = "trainjob"
 )
 
 // Role names a pod template of a job: an MPIJob's replica type, "" for the
@@ -37,6 +41,25 @@ type PodSpec struct {
 	Role Role
 	Path []string
 }
+
+// Reference is a field, slash-separated, that names an object of Kind.
+type Reference struct{ Kind, Path string }
+
+// RuntimePatchManager owns the runtime patch mlops-fn writes into a TrainJob.
+const RuntimePatchManager = "mlops-fn.dev/mlops-fn"
+
+// trainJobPodSpec is where a TrainJob's runtime patch of mlops-fn's keeps the
+// pod spec of a replicated job of the runtime.
+func trainJobPodSpec(replicatedJob string) []string {
+	return []string{"spec", "runtimePatches", "[manager=" + RuntimePatchManager + "]", "trainingRuntimeSpec", "template", "spec",
+		"replicatedJobs", "[name=" + replicatedJob + "]", "template", "spec", "template", "spec"}
+}
+
+// TrainJob roles: the replicated jobs of Trainer's built-in runtimes.
+const (
+	TrainerNode     Role = "node"
+	TrainerLauncher Role = "launcher"
+)
 
 // JobKind is one row of the table.
 type JobKind struct {
@@ -50,6 +73,12 @@ type JobKind struct {
 	// ReferencePodSpecs are every pod spec the kind may hold, slash-separated,
 	// where kustomize must rename the objects a job names.
 	ReferencePodSpecs []string
+	// ProgramPath is where the training program (command, args) is when the
+	// kind keeps it outside its pod specs' containers: a TrainJob's trainer.
+	ProgramPath []string
+	// References are the kind's other fields that name an object, by that
+	// object's kind.
+	References []Reference
 	// New is an empty object of the upstream Go type.
 	New func() any
 	// Validate is what the operator (its validation or its webhook) refuses.
@@ -80,6 +109,21 @@ var Kinds = []JobKind{
 		ReferencePodSpecs: []string{"spec/pytorchReplicaSpecs/Master/template/spec", "spec/pytorchReplicaSpecs/Worker/template/spec"},
 		New:               func() any { return &kubeflowv1.PyTorchJob{} },
 		Validate:          func(obj any) field.ErrorList { return pyTorchJobWebhook(obj.(*kubeflowv1.PyTorchJob)) },
+	},
+	{
+		Mode: TrainJob, Kind: trainer.TrainJobKind, APIVersion: trainer.GroupVersion.String(), PatchFile: "trainjob-patch.yaml",
+		PodSpecs: []PodSpec{
+			{TrainerLauncher, trainJobPodSpec(string(TrainerLauncher))},
+			{TrainerNode, trainJobPodSpec(string(TrainerNode))},
+		},
+		ReferencePodSpecs: []string{"spec/runtimePatches/trainingRuntimeSpec/template/spec/replicatedJobs/template/spec/template/spec"},
+		ProgramPath:       []string{"spec", "trainer"},
+		References: []Reference{
+			{"ConfigMap", "spec/trainer/env/valueFrom/configMapKeyRef/name"},
+			{"Secret", "spec/trainer/env/valueFrom/secretKeyRef/name"},
+		},
+		New:      func() any { return &trainer.TrainJob{} },
+		Validate: func(obj any) field.ErrorList { return validateTrainJob(obj.(*trainer.TrainJob)) },
 	},
 }
 
@@ -140,7 +184,7 @@ func WithArticle(kind string) string {
 // validateMPIJob is the mpi-operator's validation, plus the replica types it
 // has no controller for.
 func validateMPIJob(job *kubeflow.MPIJob) field.ErrorList {
-	errs := validation.ValidateMPIJob(job)
+	errs := mpivalidation.ValidateMPIJob(job)
 	for t := range job.Spec.MPIReplicaSpecs {
 		if t != kubeflow.MPIReplicaTypeLauncher && t != kubeflow.MPIReplicaTypeWorker {
 			errs = append(errs, field.NotSupported(field.NewPath("spec", "mpiReplicaSpecs"), string(t), []string{"Launcher", "Worker"}))
@@ -188,6 +232,25 @@ func pyTorchJobWebhook(job *kubeflowv1.PyTorchJob) field.ErrorList {
 		if t == kubeflowv1.PyTorchJobReplicaTypeMaster && (r.Replicas == nil || *r.Replicas != 1) {
 			errs = append(errs, field.Forbidden(role.Child("replicas"), "a Master has exactly 1 replica"))
 		}
+	}
+	return errs
+}
+
+// validateTrainJob is what the TrainJob CRD's rules and Trainer's webhook
+// check without the runtime at hand: the name is a DNS-1035 label (the
+// JobSet's and its pods' names derive from it), each runtime patch has a
+// domain-prefixed manager, and numNodes is positive.
+func validateTrainJob(job *trainer.TrainJob) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range apivalidation.NameIsDNS1035Label(job.Name, false) {
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), job.Name, msg))
+	}
+	spec := field.NewPath("spec")
+	for i, p := range job.Spec.RuntimePatches {
+		errs = append(errs, validation.IsDomainPrefixedPath(spec.Child("runtimePatches").Index(i).Child("manager"), p.Manager)...)
+	}
+	if t := job.Spec.Trainer; t != nil && t.NumNodes != nil && *t.NumNodes < 1 {
+		errs = append(errs, field.Invalid(spec.Child("trainer", "numNodes"), *t.NumNodes, "must be at least 1"))
 	}
 	return errs
 }

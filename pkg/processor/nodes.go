@@ -70,6 +70,12 @@ func EncodePatch(patch render.Patch) (*yaml.RNode, error) {
 		return nil, err
 	}
 	d := patch.Clear
+	if program := jobKindOf(n).ProgramPath; program != nil {
+		if err := setNulls(n, d.Container, true, program...); err != nil {
+			return nil, err
+		}
+		d.Container = nil
+	}
 	for _, spec := range podSpecs(n) {
 		if err := setNulls(spec, d.PodSecurity, true, "securityContext"); err != nil {
 			return nil, err
@@ -117,6 +123,12 @@ func setNulls(n *yaml.RNode, keys []string, force bool, path ...string) error {
 	return nil
 }
 
+// jobKindOf is n's row of the job kinds table, empty for another kind.
+func jobKindOf(n *yaml.RNode) jobkind.JobKind {
+	k, _ := jobkind.ForKind(n.GetKind())
+	return k
+}
+
 // PodSpecPaths lead from an object of kind to its pod specs, in role order.
 func PodSpecPaths(kind string) [][]string {
 	k, _ := jobkind.ForKind(kind)
@@ -150,8 +162,7 @@ func initContainerLists(n *yaml.RNode) map[kubeflow.MPIReplicaType][]*yaml.RNode
 
 func lists(n *yaml.RNode, field string) map[kubeflow.MPIReplicaType][]*yaml.RNode {
 	out := map[kubeflow.MPIReplicaType][]*yaml.RNode{}
-	k, _ := jobkind.ForKind(n.GetKind())
-	for _, s := range k.PodSpecs {
+	for _, s := range jobKindOf(n).PodSpecs {
 		list, err := n.Pipe(yaml.Lookup(append(slices.Clone(s.Path), field)...))
 		if err != nil || list == nil {
 			continue

@@ -8,12 +8,14 @@ import (
 	"strings"
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
 // Patch files of an overlay after the job's own (jobkind's PatchFile), in
@@ -53,6 +55,9 @@ const (
 	worker        role = "worker"
 	single        role = "pod"
 	elasticWorker role = "elastic worker"
+	// A TrainJob's pods: the runtime's node and launcher replicated jobs.
+	trainerNode     role = "trainer node"
+	trainerLauncher role = "trainer launcher"
 )
 
 // Patches are the overlay's patches. Applied in order to Skeleton they give the full object.
@@ -151,6 +156,8 @@ func (p *Plan) build(fill func(role, *corev1.PodSpec, *corev1.Container), fillJo
 				kubeflowv1.PyTorchJobReplicaTypeWorker: {Template: template(elasticWorker, p.containerName(""))},
 			}},
 		}
+	case api.ModeTrainJob:
+		obj = p.trainJob(meta, template)
 	default:
 		obj = &kubeflow.MPIJob{
 			TypeMeta:   metav1.TypeMeta{APIVersion: kubeflow.SchemeGroupVersion.String(), Kind: "MPIJob"},
@@ -175,6 +182,10 @@ func replicaType(r role) kubeflow.MPIReplicaType {
 		return kubeflow.MPIReplicaTypeLauncher
 	case worker:
 		return kubeflow.MPIReplicaTypeWorker
+	case trainerNode:
+		return jobkind.TrainerNode
+	case trainerLauncher:
+		return jobkind.TrainerLauncher
 	}
 	return ""
 }
@@ -202,6 +213,8 @@ func objectMeta(obj any) (*metav1.ObjectMeta, bool) {
 		return &o.ObjectMeta, true
 	case *corev1.Pod:
 		return &o.ObjectMeta, true
+	case *trainer.TrainJob:
+		return &o.ObjectMeta, true
 	}
 	return nil, false
 }
@@ -213,6 +226,8 @@ func (p *Plan) fillJob(obj any) {
 		p.fillMPIJob(&job.Spec)
 	case *kubeflowv1.PyTorchJob:
 		p.fillPyTorchJob(&job.Spec)
+	case *trainer.TrainJob:
+		p.fillTrainJob(job)
 	}
 }
 
@@ -313,6 +328,9 @@ func (p *Plan) fillWorkload(r role, spec *corev1.PodSpec, c *corev1.Container) {
 		c.Command, c.Args = p.Command, p.Args
 		// The operator reads the c10d rendezvous port from this port's name.
 		c.Ports = []corev1.ContainerPort{{Name: kubeflowv1.PyTorchJobDefaultPortName, ContainerPort: kubeflowv1.PyTorchJobDefaultPort}}
+	case trainerNode:
+		c.Command, c.Args = p.Command, p.Args
+		c.EnvFrom, c.Env = nil, append(p.envRefs(), p.Env...)
 	}
 	if len(c.Resources.Limits) == 0 {
 		c.Resources.Limits = nil

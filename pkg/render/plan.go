@@ -61,8 +61,13 @@ type Plan struct {
 	Tolerations       []corev1.Toleration
 	PriorityClassName string
 
-	MPI       api.MPI
-	Elastic   ElasticPlan
+	MPI     api.MPI
+	Elastic ElasticPlan
+	Trainer api.Trainer
+	// EnvKeys are mlops.env's keys, sorted as the env ConfigMap's data is
+	// (whichever the run read): a TrainJob's trainer takes each from that
+	// ConfigMap (it has no envFrom).
+	EnvKeys   []string
 	RunPolicy api.RunPolicy
 	Volumes   []corev1.Volume
 	Mounts    []corev1.VolumeMount
@@ -122,12 +127,14 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 		Tolerations:        s.Tolerations,
 		PriorityClassName:  s.PriorityClassName,
 		MPI:                s.MPI,
+		Trainer:            s.Trainer,
 		RunPolicy:          s.RunPolicy,
 		Hardening:          *s.Security.Hardening,
 	}
 	if s.Target != nil {
 		p.Target = *s.Target
 	}
+	p.EnvKeys = slices.Sorted(maps.Keys(file.Map()))
 	var errs field.ErrorList
 	var warnings []Warning
 	if s.Script != "" {
@@ -188,7 +195,9 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 		}
 		p.Limits[gpu] = *resource.NewQuantity(int64(p.GPUsPerWorker), resource.DecimalSI)
 	}
-	p.LauncherLimits = limits(s.LauncherResources.CPU, s.LauncherResources.Memory)
+	if r := s.LauncherResources; r != nil {
+		p.LauncherLimits = limits(r.CPU, r.Memory)
+	}
 
 	p.RunAsUser = pick64(set.UserID, s.Security.RunAsUser)
 	p.RunAsGroup = pick64(set.GroupID, s.Security.RunAsGroup)
@@ -476,6 +485,7 @@ var unusedKeys = map[api.Mode][]string{
 	api.ModeSingleNode: {"WORKERS", "SLOTS_PER_WORKER", "MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"},
 	api.ModeMultiNode:  {"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"},
 	api.ModeElastic:    {"SLOTS_PER_WORKER"},
+	api.ModeTrainJob:   {"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"},
 }
 
 // imageReference is the distribution reference grammar, [host[:port]/]path[:tag][@digest],
@@ -516,6 +526,12 @@ func (p *Plan) CheckName() field.ErrorList {
 		names = []string{p.Name + "-launcher", fmt.Sprintf("%s-worker-%d", p.Name, max(p.Workers-1, 0))}
 	case api.ModeElastic:
 		names = []string{fmt.Sprintf("%s-worker-%d", p.Name, max(p.Elastic.MaxWorkers, p.Workers)-1)}
+	case api.ModeTrainJob:
+		// JobSet names each replicated job's Job NAME-JOB-0, and its pods after it.
+		names = nil
+		for _, j := range p.Trainer.ReplicatedJobs {
+			names = append(names, p.Name+"-"+j+"-0")
+		}
 	}
 	var errs field.ErrorList
 	for _, n := range names {

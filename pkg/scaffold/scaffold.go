@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
@@ -38,6 +39,9 @@ var demo = map[api.Mode]struct {
 	api.ModeMultiNode:  {"mpioperator/mpi-pi:openmpi", []string{"/home/mpiuser/pi"}},
 	api.ModeSingleNode: {"python:3.12-slim", []string{"python", "-c", "import os; print('hello from', os.uname().nodename)"}},
 	api.ModeElastic:    {"kubeflow/pytorch-elastic-example-echo:latest", []string{"python", "-m", "torch.distributed.run", "/workspace/echo.py"}},
+	// Kubeflow Trainer's own example image (examples/pytorch/image-classification).
+	api.ModeTrainJob: {"pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime", []string{"torchrun", "--no-python", "python3", "-c",
+		"import torch.distributed as d; d.init_process_group('gloo'); print('rank', d.get_rank(), 'of', d.get_world_size())"}},
 }
 
 // Files are the new folder's files, by path in it.
@@ -47,13 +51,13 @@ func Files(o Options) (map[string][]byte, error) {
 	}
 	d, ok := demo[o.Mode]
 	if !ok {
-		return nil, fmt.Errorf("--mode %q: accepted: %s, %s or %s", o.Mode, api.ModeMultiNode, api.ModeSingleNode, api.ModeElastic)
+		return nil, fmt.Errorf("--mode %q: accepted: %s", o.Mode, strings.Join(jobkind.Modes(), ", "))
 	}
 	for _, msg := range validation.IsDNS1035Label(o.Name) {
 		return nil, fmt.Errorf("the job's name %q (--name, else the folder's name): %s; accepted: a DNS label, lowercase letters, digits and '-', starting with a letter, e.g. --name my-job", o.Name, msg)
 	}
 	if o.Image != "" && o.Command == nil && o.Mode != api.ModeSingleNode {
-		return nil, fmt.Errorf("--image %s without --command: mode %s needs the program %s starts; accepted: --command python,train.py (comma-separated)", o.Image, o.Mode, map[api.Mode]string{api.ModeMultiNode: "mpirun", api.ModeElastic: "torchrun"}[o.Mode])
+		return nil, fmt.Errorf("--image %s without --command: mode %s needs the program %s starts; accepted: --command python,train.py (comma-separated)", o.Image, o.Mode, map[api.Mode]string{api.ModeMultiNode: "mpirun", api.ModeElastic: "torchrun", api.ModeTrainJob: "the runtime's launcher (torchrun)"}[o.Mode])
 	}
 	image, command := o.Image, o.Command
 	comment := "your training image"
@@ -80,6 +84,7 @@ spec:
 			api.ModeMultiNode:  "mlops-fn runs it under mpirun -np WORKERS x slots",
 			api.ModeSingleNode: "the Pod's command",
 			api.ModeElastic:    "the torchrun line; the training-operator passes it the rendezvous",
+			api.ModeTrainJob:   "the torchrun line; Kubeflow Trainer's torch-distributed runtime passes it nnodes and the master",
 		}[o.Mode] + "\n"
 	}
 	files := map[string][]byte{
@@ -118,6 +123,8 @@ func envFile(mode api.Mode) string {
 		shape = "CPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n"
 	case api.ModeElastic:
 		shape = "WORKERS=2\nMIN_WORKERS=1\nMAX_WORKERS=3\nCPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n"
+	case api.ModeTrainJob:
+		shape = "# The TrainJob's nodes, and on each its CPU, memory and GPUs.\n" + shape
 	}
 	return `# mlops.env: your site and you. Every key is also an environment variable of the
 # training containers. After editing, run mlops-fn hydrate on this folder, then

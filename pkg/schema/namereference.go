@@ -49,6 +49,11 @@ func NameReferences() []byte {
 					fmt.Fprintf(&b, "  - group: %s\n    kind: %s\n    path: %s/%s\n", group, k.Kind, s, f)
 				}
 			}
+			for _, ref := range k.References {
+				if ref.Kind == r.kind {
+					fmt.Fprintf(&b, "  - group: %s\n    kind: %s\n    path: %s\n", group, k.Kind, ref.Path)
+				}
+			}
 		}
 	}
 	return []byte(b.String())

@@ -64,6 +64,53 @@ const mpiJob = `{
       "properties": {
         "template": {"$ref": "#/definitions/io.k8s.api.core.v1.PodTemplateSpec"}
       }
+    },
+    "org.kubeflow.trainer.v1alpha1.TrainJob": {
+      "type": "object",
+      "x-kubernetes-group-version-kind": [{"group": "trainer.kubeflow.org", "kind": "TrainJob", "version": "v1alpha1"}],
+      "properties": {
+        "apiVersion": {"type": "string"},
+        "kind": {"type": "string"},
+        "metadata": {"$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+        "spec": {"$ref": "#/definitions/org.kubeflow.trainer.v1alpha1.TrainJobSpec"}
+      }
+    },
+    "org.kubeflow.trainer.v1alpha1.TrainJobSpec": {
+      "type": "object",
+      "properties": {
+        "trainer": {
+          "type": "object",
+          "properties": {
+            "env": {"type": "array", "items": {"$ref": "#/definitions/io.k8s.api.core.v1.EnvVar"},
+              "x-kubernetes-patch-merge-key": "name", "x-kubernetes-patch-strategy": "merge"}
+          }
+        },
+        "runtimePatches": {"type": "array", "items": {"$ref": "#/definitions/org.kubeflow.trainer.v1alpha1.RuntimePatch"},
+          "x-kubernetes-patch-merge-key": "manager", "x-kubernetes-patch-strategy": "merge"}
+      }
+    },
+    "org.kubeflow.trainer.v1alpha1.RuntimePatch": {
+      "type": "object",
+      "properties": {
+        "trainingRuntimeSpec": {"type": "object", "properties": {
+          "template": {"type": "object", "properties": {
+            "spec": {"type": "object", "properties": {
+              "replicatedJobs": {"type": "array", "items": {"$ref": "#/definitions/org.kubeflow.trainer.v1alpha1.ReplicatedJobPatch"},
+                "x-kubernetes-patch-merge-key": "name", "x-kubernetes-patch-strategy": "merge"}
+            }}
+          }}
+        }}
+      }
+    },
+    "org.kubeflow.trainer.v1alpha1.ReplicatedJobPatch": {
+      "type": "object",
+      "properties": {
+        "template": {"type": "object", "properties": {
+          "spec": {"type": "object", "properties": {
+            "template": {"$ref": "#/definitions/io.k8s.api.core.v1.PodTemplateSpec"}
+          }}
+        }}
+      }
     }
   }
 }`
@@ -75,6 +122,7 @@ const mpiJob = `{
 var documentRoots = []string{
 	"org.kubeflow.v2beta1.MPIJob",
 	"org.kubeflow.v1.PyTorchJob",
+	"org.kubeflow.trainer.v1alpha1.TrainJob",
 	"io.k8s.api.core.v1.Pod",
 	"io.k8s.api.core.v1.ConfigMap",
 	"io.k8s.api.core.v1.Secret",
@@ -117,7 +165,7 @@ func generate() ([]byte, error) {
 	}
 	doc := spec.Swagger{SwaggerProps: spec.SwaggerProps{
 		Swagger:     "2.0",
-		Info:        &spec.Info{InfoProps: spec.InfoProps{Title: "Kubeflow MPIJob and PyTorchJob for kustomize (written by mlops-fn)", Version: "v2beta1"}},
+		Info:        &spec.Info{InfoProps: spec.InfoProps{Title: "Kubeflow MPIJob, PyTorchJob and TrainJob for kustomize (written by mlops-fn)", Version: "v2beta1"}},
 		Paths:       &spec.Paths{Paths: map[string]spec.PathItem{}},
 		Definitions: keep,
 	}}

@@ -39,12 +39,32 @@ func (j *TrainingJob) Default() {
 	if s.EnvFile.ConfigMapName == "" {
 		s.EnvFile.ConfigMapName = DefaultConfigMapName(j.Metadata.Name, s.Mode)
 	}
+	if s.Security.Hardening == nil {
+		on := true
+		s.Security.Hardening = &on
+	}
 	if s.ContainerName == "" {
 		s.ContainerName = j.Metadata.Name
-		if s.Mode == ModeElastic {
+		switch s.Mode {
+		case ModeElastic:
 			// The training-operator sets the rendezvous variables in the container of this name only.
 			s.ContainerName = PyTorchContainerName
+		case ModeTrainJob:
+			s.ContainerName = TrainerNode
 		}
+	}
+	if s.Mode == ModeTrainJob {
+		// The runtime owns MPI, the launcher and the restart policy: nothing of theirs is defaulted.
+		if s.Trainer.Runtime == "" {
+			s.Trainer.Runtime = DefaultTrainerRuntime
+		}
+		if s.Trainer.RuntimeKind == "" {
+			s.Trainer.RuntimeKind = ClusterTrainingRuntime
+		}
+		if s.Trainer.ReplicatedJobs == nil {
+			s.Trainer.ReplicatedJobs = []string{TrainerNode}
+		}
+		return
 	}
 	if s.Mode == ModeElastic && s.Elastic.RendezvousBackend == "" {
 		s.Elastic.RendezvousBackend = "c10d"
@@ -75,9 +95,5 @@ func (j *TrainingJob) Default() {
 			// An elastic group survives a lost worker only if its pod comes back.
 			s.RunPolicy.RestartPolicy = "OnFailure"
 		}
-	}
-	if s.Security.Hardening == nil {
-		on := true
-		s.Security.Hardening = &on
 	}
 }

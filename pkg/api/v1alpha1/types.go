@@ -23,6 +23,7 @@ const (
 	ModeSingleNode = jobkind.SingleNode
 	ModeMultiNode  = jobkind.MultiNode
 	ModeElastic    = jobkind.Elastic
+	ModeTrainJob   = jobkind.TrainJob
 )
 
 // MPIImplementation mirrors the MPIJob field of the same name.
@@ -91,6 +92,7 @@ type TrainingJobSpec struct {
 
 	MPI       MPI       `json:"mpi,omitempty"`
 	Elastic   Elastic   `json:"elastic,omitempty"`
+	Trainer   Trainer   `json:"trainer,omitempty"`
 	Volumes   []Volume  `json:"volumes,omitempty"`
 	RunPolicy RunPolicy `json:"runPolicy,omitempty"`
 	Security  Security  `json:"security,omitempty"`
@@ -156,6 +158,29 @@ type Elastic struct {
 	// ProcsPerWorker is torchrun's nproc_per_node. Default: GPUS_PER_WORKER, else 1.
 	ProcsPerWorker *int32 `json:"procsPerWorker,omitempty"`
 }
+
+// Trainer shapes a Kubeflow Trainer v2 TrainJob (mode trainjob): the runtime
+// it runs on and which of the runtime's replicated jobs get the site settings.
+type Trainer struct {
+	// Runtime names the training runtime. Default torch-distributed.
+	Runtime string `json:"runtime,omitempty"`
+	// RuntimeKind is ClusterTrainingRuntime (default) or TrainingRuntime (in the job's namespace).
+	RuntimeKind string `json:"runtimeKind,omitempty"`
+	// ReplicatedJobs of the runtime whose pods get the ids, volumes, nodeSelector,
+	// tolerations and pull secrets: node (default), and launcher for an MPI
+	// runtime such as deepspeed-distributed.
+	ReplicatedJobs []string `json:"replicatedJobs,omitempty"`
+}
+
+// Trainer runtime kinds and defaults (Kubeflow Trainer v2).
+const (
+	ClusterTrainingRuntime = "ClusterTrainingRuntime"
+	TrainingRuntime        = "TrainingRuntime"
+	DefaultTrainerRuntime  = "torch-distributed"
+	// TrainerNode is the replicated job and the container a training runtime
+	// runs the trainer in.
+	TrainerNode = string(jobkind.TrainerNode)
+)
 
 // Volume is a data volume mounted on every training container. NFS_SERVER/NFS_PATH add
 // the shared "nfs" volume at NFS_MOUNT_PATH on their own.

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"path"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -121,13 +122,21 @@ func (s *TrainingJobSpec) validate(p *field.Path) field.ErrorList {
 			errs = append(errs, field.Invalid(p.Child("priorityClassName"), pc, msg))
 		}
 	}
-	errs = append(errs, s.MPI.validate(p.Child("mpi"))...)
 	errs = append(errs, validateVolumes(p.Child("volumes"), s.Volumes)...)
-	errs = append(errs, s.RunPolicy.validate(p.Child("runPolicy"))...)
+	if s.Mode != ModeTrainJob {
+		// A TrainJob's runtime owns them: validateTrainJob refuses them.
+		errs = append(errs, s.MPI.validate(p.Child("mpi"))...)
+		errs = append(errs, s.RunPolicy.validate(p.Child("runPolicy"))...)
+	}
 	if s.Mode == ModeSingleNode && s.RunPolicy.SchedulingPolicy != nil {
 		errs = append(errs, field.Forbidden(p.Child("runPolicy", "schedulingPolicy"), "a single-node Pod has no gang to schedule; accepted: mode multi-node or elastic, or no schedulingPolicy"))
 	}
 	errs = append(errs, s.Security.validate(p.Child("security"))...)
+	if s.Mode == ModeTrainJob {
+		errs = append(errs, s.validateTrainJob(p)...)
+	} else if !reflect.DeepEqual(s.Trainer, Trainer{}) {
+		errs = append(errs, field.Forbidden(p.Child("trainer"), fmt.Sprintf("shapes a TrainJob; mode %s renders %s; accepted: mode trainjob, or no spec.trainer", s.Mode, jobkind.WithArticle(jobkind.ForMode(s.Mode).Kind))))
+	}
 	if s.Target != nil {
 		if s.Target.Name == "" && len(s.Target.Labels) == 0 {
 			errs = append(errs, field.Required(p.Child("target"), "a name, labels, or both"))
@@ -391,4 +400,43 @@ func intRange(p *field.Path, v *int32, lo, hi int32) field.ErrorList {
 		return nil
 	}
 	return field.ErrorList{field.Invalid(p, *v, fmt.Sprintf("accepted: %d to %d", lo, hi))}
+}
+
+// validateTrainJob checks spec.trainer and refuses what a TrainJob cannot
+// carry: Trainer v2.3's TrainJob and its runtime patches have no field for it
+// (the training runtime owns it), and dropping it would be silently wrong.
+func (s *TrainingJobSpec) validateTrainJob(p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	t, tp := s.Trainer, p.Child("trainer")
+	for _, msg := range validation.IsDNS1123Subdomain(t.Runtime) {
+		errs = append(errs, field.Invalid(tp.Child("runtime"), t.Runtime, msg))
+	}
+	errs = append(errs, oneOf(tp.Child("runtimeKind"), t.RuntimeKind, ClusterTrainingRuntime, TrainingRuntime)...)
+	if len(t.ReplicatedJobs) == 0 {
+		errs = append(errs, field.Required(tp.Child("replicatedJobs"), "the runtime's replicated jobs whose pods get the site settings, e.g. [node]"))
+	}
+	for i, name := range t.ReplicatedJobs {
+		errs = append(errs, oneOf(tp.Child("replicatedJobs").Index(i), name, string(jobkind.TrainerNode), string(jobkind.TrainerLauncher))...)
+		if slices.Index(t.ReplicatedJobs, name) < i {
+			errs = append(errs, field.Duplicate(tp.Child("replicatedJobs").Index(i), name))
+		}
+	}
+	notCarried := func(path *field.Path, set bool, where string) {
+		if set {
+			errs = append(errs, field.Forbidden(path, "a TrainJob cannot carry it: Kubeflow Trainer's TrainJob and its runtimePatches have no such field, "+where+"; accepted: no "+path.String()+" in mode trainjob, or another mode"))
+		}
+	}
+	notCarried(p.Child("imagePullPolicy"), s.ImagePullPolicy != "", "the training runtime's container sets it")
+	notCarried(p.Child("workingDir"), s.WorkingDir != "", "the training runtime's container sets it")
+	notCarried(p.Child("priorityClassName"), s.PriorityClassName != "", "the training runtime's pod template sets it (or Kueue's priority-class label on the job)")
+	notCarried(p.Child("launcherResources"), s.LauncherResources != nil, "an MPI runtime sizes its launcher")
+	notCarried(p.Child("mpi"), !reflect.DeepEqual(s.MPI, MPI{}), "the runtime's mlPolicy.mpi owns mpirun")
+	notCarried(p.Child("elastic"), !reflect.DeepEqual(s.Elastic, Elastic{}), "the runtime's mlPolicy.torch owns torchrun")
+	rp := s.RunPolicy
+	if d := rp.ActiveDeadlineSeconds; d != nil && *d <= 0 {
+		errs = append(errs, field.Invalid(p.Child("runPolicy", "activeDeadlineSeconds"), *d, "accepted: 1 or more"))
+	}
+	rp.ActiveDeadlineSeconds = nil // the TrainJob's spec.activeDeadlineSeconds
+	notCarried(p.Child("runPolicy"), !reflect.DeepEqual(rp, RunPolicy{}), "only runPolicy.activeDeadlineSeconds is (the runtime sets the restart and gang scheduling policies)")
+	return errs
 }

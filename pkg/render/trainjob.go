@@ -1,0 +1,97 @@
+package render
+
+import (
+	"reflect"
+
+	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+)
+
+// trainJob builds a TrainJob from the pod templates the fill gave each of
+// the runtime's replicated jobs: the node's training container becomes
+// spec.trainer (image, program, env, resources per node), and what a pod
+// spec holds beyond it becomes mlops-fn's runtime patch, the only place a
+// TrainJob carries pod settings.
+func (p *Plan) trainJob(meta metav1.ObjectMeta, template func(role, string) corev1.PodTemplateSpec) *trainer.TrainJob {
+	job := &trainer.TrainJob{TypeMeta: metav1.TypeMeta{APIVersion: trainer.GroupVersion.String(), Kind: trainer.TrainJobKind}, ObjectMeta: meta}
+	node := template(trainerNode, p.containerName(jobkind.TrainerNode)).Spec
+	c := node.Containers[0]
+	t := trainer.Trainer{Command: c.Command, Args: c.Args, Env: c.Env}
+	if c.Image != "" {
+		t.Image = ptr.To(c.Image)
+	}
+	if len(c.Resources.Limits) > 0 {
+		t.ResourcesPerNode = &corev1.ResourceRequirements{Limits: c.Resources.Limits}
+	}
+	if !reflect.DeepEqual(t, trainer.Trainer{}) {
+		job.Spec.Trainer = &t
+	}
+	var patches []trainer.ReplicatedJobPatch
+	for _, name := range p.Trainer.ReplicatedJobs {
+		spec := node
+		if name == string(jobkind.TrainerLauncher) {
+			spec = template(trainerLauncher, p.containerName(jobkind.TrainerLauncher)).Spec
+		}
+		if ps := podSpecPatch(spec); ps != nil {
+			patches = append(patches, trainer.ReplicatedJobPatch{Name: name, Template: &trainer.JobTemplatePatch{
+				Spec: &trainer.JobSpecPatch{Template: &trainer.PodTemplatePatch{Spec: ps}}}})
+		}
+	}
+	if len(patches) > 0 {
+		job.Spec.RuntimePatches = []trainer.RuntimePatch{{Manager: jobkind.RuntimePatchManager,
+			TrainingRuntimeSpec: &trainer.TrainingRuntimeSpecPatch{Template: &trainer.JobSetTemplatePatch{
+				Spec: &trainer.JobSetSpecPatch{ReplicatedJobs: patches}}}}}
+	}
+	return job
+}
+
+// podSpecPatch is the part of spec a runtime patch can carry, nil when
+// there is none: the containers' settings other than those spec.trainer
+// carries are their mounts and securityContext.
+func podSpecPatch(spec corev1.PodSpec) *trainer.PodSpecPatch {
+	ps := trainer.PodSpecPatch{Volumes: spec.Volumes, ImagePullSecrets: spec.ImagePullSecrets,
+		SecurityContext: spec.SecurityContext, NodeSelector: spec.NodeSelector, Tolerations: spec.Tolerations}
+	if spec.ServiceAccountName != "" {
+		ps.ServiceAccountName = ptr.To(spec.ServiceAccountName)
+	}
+	for _, c := range spec.Containers {
+		cp := trainer.ContainerPatch{Name: c.Name, VolumeMounts: c.VolumeMounts}
+		if c.SecurityContext != nil && !reflect.DeepEqual(*c.SecurityContext, corev1.SecurityContext{}) {
+			cp.SecurityContext = c.SecurityContext
+		}
+		if len(cp.VolumeMounts) > 0 || cp.SecurityContext != nil {
+			ps.Containers = append(ps.Containers, cp)
+		}
+	}
+	if reflect.DeepEqual(ps, trainer.PodSpecPatch{}) {
+		return nil
+	}
+	return &ps
+}
+
+// fillTrainJob sets the TrainJob's own fields: its runtime, the node count
+// and processes per node (the runtime derives torchrun's PET_* variables or
+// mpirun's slots from them), and its deadline.
+func (p *Plan) fillTrainJob(job *trainer.TrainJob) {
+	job.Spec.RuntimeRef = trainer.RuntimeRef{Name: p.Trainer.Runtime, APIGroup: ptr.To(trainer.GroupVersion.Group), Kind: ptr.To(p.Trainer.RuntimeKind)}
+	if job.Spec.Trainer == nil {
+		job.Spec.Trainer = &trainer.Trainer{}
+	}
+	job.Spec.Trainer.NumNodes = ptr.To(p.Workers)
+	job.Spec.Trainer.NumProcPerNode = ptr.To(p.SlotsPerWorker)
+	job.Spec.ActiveDeadlineSeconds = ptr.Deref(p.RunPolicy.ActiveDeadlineSeconds, 0)
+}
+
+// envRefs take each mlops.env key from the env ConfigMap.
+func (p *Plan) envRefs() []corev1.EnvVar {
+	var out []corev1.EnvVar
+	for _, k := range p.EnvKeys {
+		out = append(out, corev1.EnvVar{Name: k, ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
+			LocalObjectReference: corev1.LocalObjectReference{Name: p.ConfigMapName}, Key: k}}})
+	}
+	return out
+}
