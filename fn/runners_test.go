@@ -119,9 +119,7 @@ func objects(t *testing.T, out string) map[string]map[string]any {
 	}
 	got := map[string]map[string]any{}
 	for _, n := range nodes {
-		switch n.GetKind() {
-		case "MPIJob", "Pod", "PyTorchJob", "ConfigMap":
-		default:
+		if n.GetKind() != "ConfigMap" && !jobkind.Is(n.GetKind()) {
 			continue
 		}
 		annotations := n.GetAnnotations()

@@ -423,7 +423,7 @@ func (s *TrainingJobSpec) validateTrainJob(p *field.Path) field.ErrorList {
 	}
 	notCarried := func(path *field.Path, set bool, where string) {
 		if set {
-			errs = append(errs, field.Forbidden(path, "a TrainJob cannot carry it: Kubeflow Trainer's TrainJob and its runtimePatches have no such field, "+where+"; accepted: no "+path.String()+" in mode trainjob, or another mode"))
+			errs = append(errs, field.Forbidden(path, "a TrainJob cannot carry it: Kubeflow Trainer's TrainJob and its runtimePatches have no such field ("+where+"); accepted: no "+path.String()+" in mode trainjob, or another mode"))
 		}
 	}
 	notCarried(p.Child("imagePullPolicy"), s.ImagePullPolicy != "", "the training runtime's container sets it")
@@ -437,6 +437,6 @@ func (s *TrainingJobSpec) validateTrainJob(p *field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(p.Child("runPolicy", "activeDeadlineSeconds"), *d, "accepted: 1 or more"))
 	}
 	rp.ActiveDeadlineSeconds = nil // the TrainJob's spec.activeDeadlineSeconds
-	notCarried(p.Child("runPolicy"), !reflect.DeepEqual(rp, RunPolicy{}), "only runPolicy.activeDeadlineSeconds is (the runtime sets the restart and gang scheduling policies)")
+	notCarried(p.Child("runPolicy"), !reflect.DeepEqual(rp, RunPolicy{}), "the runtime sets the restart and gang-scheduling policies; runPolicy.activeDeadlineSeconds alone becomes the TrainJob's")
 	return errs
 }
