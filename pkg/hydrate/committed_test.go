@@ -166,15 +166,6 @@ func TestRenamesReachTheJob(t *testing.T) {
 	}
 }
 
-func containerName(t *testing.T, spec *yaml.RNode) string {
-	t.Helper()
-	name, err := spec.Pipe(yaml.Lookup("containers", "0", "name"))
-	if err != nil || name == nil {
-		t.Fatalf("pod spec without a container: %v", err)
-	}
-	return name.YNode().Value
-}
-
 // TestOneJobItsOwnObjects: the multi-node and single-node quickstarts (both
 // jobs are named resnet50-training) applied to one namespace share no object
 // but the base's ServiceAccount (README: "One job, its own objects"), so

@@ -405,6 +405,10 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 	if errs := q.CheckName(); len(errs) > 0 {
 		return nil, objectError(id, errs)
 	}
+	if q.Mode == api.ModeTrainJob && q.Trainer.Runtime == "" && valueAt(target, "spec", "runtimeRef", "name") == "" {
+		// A TrainJob of its own keeps its runtime; a new one gets the default.
+		q.Trainer.Runtime, q.Trainer.RuntimeKind = api.DefaultTrainerRuntime, api.ClusterTrainingRuntime
+	}
 	if c := privilegedContainer(target); c != "" && q.Hardening {
 		return nil, fmt.Errorf("%s: container %s is privileged (or adds capabilities), and the API server refuses such a container with the allowPrivilegeEscalation: false mlops-fn's hardening sets on every container; accepted: no privileged container in the job, or spec.security.hardening: false (the job then needs Pod Security level privileged)", id, c)
 	}

@@ -230,13 +230,16 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 		}
 	}
 	p.Volumes, p.Mounts, errs = volumes(x, s.Volumes, set, file, errs)
-	if set.Queue != "" {
-		// mlops.env wins over a queue-name label of the spec.
-		p.Labels = maps.Clone(p.Labels)
-		if p.Labels == nil {
-			p.Labels = map[string]string{}
+	// Kueue reads both from the job's labels; mlops.env's QUEUE wins over a
+	// queue-name label of the spec.
+	for label, value := range map[string]string{api.QueueLabel: set.Queue, api.PriorityClassLabel: s.WorkloadPriorityClass} {
+		if value != "" {
+			p.Labels = maps.Clone(p.Labels)
+			if p.Labels == nil {
+				p.Labels = map[string]string{}
+			}
+			p.Labels[label] = value
 		}
-		p.Labels[api.QueueLabel] = set.Queue
 	}
 	if level, reasons := p.PodSecurityLevel(); level != "restricted" {
 		warnings = append(warnings, Warning{Field: field.NewPath("spec"), Message: fmt.Sprintf(

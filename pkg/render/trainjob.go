@@ -77,7 +77,9 @@ func podSpecPatch(spec corev1.PodSpec) *trainer.PodSpecPatch {
 // and processes per node (the runtime derives torchrun's PET_* variables or
 // mpirun's slots from them), and its deadline.
 func (p *Plan) fillTrainJob(job *trainer.TrainJob) {
-	job.Spec.RuntimeRef = trainer.RuntimeRef{Name: p.Trainer.Runtime, APIGroup: ptr.To(trainer.GroupVersion.Group), Kind: ptr.To(p.Trainer.RuntimeKind)}
+	if p.Trainer.Runtime != "" {
+		job.Spec.RuntimeRef = trainer.RuntimeRef{Name: p.Trainer.Runtime, APIGroup: ptr.To(trainer.GroupVersion.Group), Kind: ptr.To(p.Trainer.RuntimeKind)}
+	}
 	if job.Spec.Trainer == nil {
 		job.Spec.Trainer = &trainer.Trainer{}
 	}

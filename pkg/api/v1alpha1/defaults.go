@@ -54,11 +54,10 @@ func (j *TrainingJob) Default() {
 		}
 	}
 	if s.Mode == ModeTrainJob {
-		// The runtime owns MPI, the launcher and the restart policy: nothing of theirs is defaulted.
-		if s.Trainer.Runtime == "" {
-			s.Trainer.Runtime = DefaultTrainerRuntime
-		}
-		if s.Trainer.RuntimeKind == "" {
+		// The runtime owns MPI, the launcher and the restart policy: nothing of
+		// theirs is defaulted. Nor is the runtime: a user's own TrainJob keeps
+		// its runtimeRef unless the spec names one (processor.Narrow).
+		if s.Trainer.Runtime != "" && s.Trainer.RuntimeKind == "" {
 			s.Trainer.RuntimeKind = ClusterTrainingRuntime
 		}
 		if s.Trainer.ReplicatedJobs == nil {

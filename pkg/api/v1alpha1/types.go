@@ -86,6 +86,10 @@ type TrainingJobSpec struct {
 	// LauncherResources are the launcher's limits (it only runs mpirun). Default: 1 CPU, 1Gi.
 	LauncherResources *Resources `json:"launcherResources,omitempty"`
 
+	// WorkloadPriorityClass is the Kueue WorkloadPriorityClass of the job
+	// (its kueue.x-k8s.io/priority-class label): the order Kueue admits in.
+	WorkloadPriorityClass string `json:"workloadPriorityClass,omitempty"`
+
 	NodeSelector      map[string]string   `json:"nodeSelector,omitempty"`
 	Tolerations       []corev1.Toleration `json:"tolerations,omitempty"`
 	PriorityClassName string              `json:"priorityClassName,omitempty"`
@@ -162,7 +166,7 @@ type Elastic struct {
 // Trainer shapes a Kubeflow Trainer v2 TrainJob (mode trainjob): the runtime
 // it runs on and which of the runtime's replicated jobs get the site settings.
 type Trainer struct {
-	// Runtime names the training runtime. Default torch-distributed.
+	// Runtime names the training runtime. Default: a target's own, else torch-distributed.
 	Runtime string `json:"runtime,omitempty"`
 	// RuntimeKind is ClusterTrainingRuntime (default) or TrainingRuntime (in the job's namespace).
 	RuntimeKind string `json:"runtimeKind,omitempty"`

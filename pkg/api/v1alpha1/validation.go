@@ -43,6 +43,9 @@ func (j *TrainingJob) Validate() field.ErrorList {
 		}
 	}
 	errs = append(errs, validateLabels(meta.Child("labels"), j.Metadata.Labels)...)
+	if l, wpc := j.Metadata.Labels[PriorityClassLabel], j.Spec.WorkloadPriorityClass; l != "" && wpc != "" && l != wpc {
+		errs = append(errs, field.Invalid(field.NewPath("spec", "workloadPriorityClass"), wpc, fmt.Sprintf("contradicts the label %s: %s of metadata.labels; accepted: one of them", PriorityClassLabel, l)))
+	}
 	for _, k := range slices.Sorted(maps.Keys(j.Metadata.Annotations)) {
 		for _, msg := range validation.IsQualifiedName(k) {
 			errs = append(errs, field.Invalid(meta.Child("annotations").Key(k), k, msg))
@@ -116,6 +119,11 @@ func (s *TrainingJobSpec) validate(p *field.Path) field.ErrorList {
 	errs = append(errs, validateLabels(p.Child("nodeSelector"), s.NodeSelector)...)
 	for i, t := range s.Tolerations {
 		errs = append(errs, validateToleration(p.Child("tolerations").Index(i), t)...)
+	}
+	if wpc := s.WorkloadPriorityClass; wpc != "" {
+		for _, msg := range validation.IsDNS1123Subdomain(wpc) {
+			errs = append(errs, field.Invalid(p.Child("workloadPriorityClass"), wpc, msg))
+		}
 	}
 	if pc := s.PriorityClassName; pc != "" {
 		for _, msg := range validation.IsDNS1123Subdomain(pc) {
@@ -297,8 +305,12 @@ const (
 	ShmPath       = "/dev/shm"
 )
 
-// QueueLabel names a Kueue LocalQueue on a job (QUEUE of mlops.env).
-const QueueLabel = "kueue.x-k8s.io/queue-name"
+// Kueue's labels on a job: its LocalQueue (QUEUE of mlops.env) and its
+// WorkloadPriorityClass (spec.workloadPriorityClass).
+const (
+	QueueLabel         = "kueue.x-k8s.io/queue-name"
+	PriorityClassLabel = "kueue.x-k8s.io/priority-class"
+)
 
 func (r RunPolicy) validate(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
@@ -408,10 +420,14 @@ func intRange(p *field.Path, v *int32, lo, hi int32) field.ErrorList {
 func (s *TrainingJobSpec) validateTrainJob(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	t, tp := s.Trainer, p.Child("trainer")
-	for _, msg := range validation.IsDNS1123Subdomain(t.Runtime) {
-		errs = append(errs, field.Invalid(tp.Child("runtime"), t.Runtime, msg))
+	if t.Runtime != "" {
+		for _, msg := range validation.IsDNS1123Subdomain(t.Runtime) {
+			errs = append(errs, field.Invalid(tp.Child("runtime"), t.Runtime, msg))
+		}
 	}
-	errs = append(errs, oneOf(tp.Child("runtimeKind"), t.RuntimeKind, ClusterTrainingRuntime, TrainingRuntime)...)
+	if t.RuntimeKind != "" {
+		errs = append(errs, oneOf(tp.Child("runtimeKind"), t.RuntimeKind, ClusterTrainingRuntime, TrainingRuntime)...)
+	}
 	if len(t.ReplicatedJobs) == 0 {
 		errs = append(errs, field.Required(tp.Child("replicatedJobs"), "the runtime's replicated jobs whose pods get the site settings, e.g. [node]"))
 	}
