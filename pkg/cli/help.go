@@ -23,6 +23,8 @@ spec.mode picks what the job becomes:
   single-node  a Pod
   elastic      a kubeflow.org/v1 PyTorchJob with an elasticPolicy: torchrun workers
                between MIN_WORKERS and MAX_WORKERS of mlops.env
+  trainjob     a Kubeflow Trainer v2 TrainJob (trainer.kubeflow.org/v1alpha1) on a
+               training runtime (spec.trainer.runtime, default torch-distributed)
 All get USER_ID/GROUP_ID from mlops.env as integers at the pod level (and the
 fsGroup, except on a root MPIJob, where it would expose the SSH key), the NFS
 volume from NFS_SERVER/NFS_PATH, and every mlops.env key as an environment
@@ -32,7 +34,7 @@ Usage:
   mlops-fn                          KRM function: ResourceList on stdin, ResourceList on stdout
                                     (kustomize transformers:/generators:, kpt fn render/eval)
   mlops-fn JOB.yaml [INPUT.yaml|-]  standalone: print the objects as plain YAML; with inputs,
-                                    patch their MPIJob/Pod/PyTorchJob instead of generating new ones
+                                    patch their MPIJob/Pod/PyTorchJob/TrainJob instead of generating new ones
   mlops-fn hydrate DIR...           write DIR's patches and kustomization for kubectl apply -k
 
 Existing MPIJob, Pod or PyTorchJob items named like the job (or chosen by
@@ -43,9 +45,9 @@ Job spec (function config):
   apiVersion: %s
   kind: %s
   metadata:
-    name: resnet50                  # MPIJob/Pod/PyTorchJob name; pods NAME-launcher, NAME-worker-N
+    name: resnet50                  # the job's name; pods NAME-launcher, NAME-worker-N
   spec:
-    mode: multi-node                # multi-node (default): MPIJob; single-node: Pod; elastic: PyTorchJob
+    mode: multi-node                # multi-node (default): MPIJob; single-node: Pod; elastic: PyTorchJob; trainjob: TrainJob
     image: ${REGISTRY}/model-zoo:2.1.0-image-recognition-${MODEL_NAME}
     script: ${MODEL_DIR}/quickstart/${MODEL_SCRIPT}   # or command: [python, train.py]
     # elastic: command: [torchrun, /workspace/train.py] and elastic: {minWorkers: 1, maxWorkers: 3}

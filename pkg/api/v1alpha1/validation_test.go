@@ -89,7 +89,7 @@ func TestValidate(t *testing.T) {
 		{"name not a DNS label", func(j *TrainingJob) { j.Metadata.Name = "ResNet_50" },
 			[]string{`metadata.name: Invalid value: "ResNet_50": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`}},
 		{"unknown mode", func(j *TrainingJob) { j.Spec.Mode = "multinode" },
-			[]string{`spec.mode: Unsupported value: "multinode": supported values: "single-node", "multi-node", "elastic"`}},
+			[]string{`spec.mode: Unsupported value: "multinode": supported values: "single-node", "multi-node", "elastic", "trainjob"`}},
 		// A target brings them; generating without them is refused later (processor).
 		{"no image: the target's", func(j *TrainingJob) { j.Spec.Image = "" }, nil},
 		{"script and command", func(j *TrainingJob) { j.Spec.Script = "/train.sh" },
