@@ -130,6 +130,8 @@ func guard(in guardInputs) (object map[string]any, replacements []any) {
 	// The base: each target is still there, with the containers the patches
 	// address where they were (a patch aimed at a renamed container adds one).
 	for _, t := range in.targets {
+		// The job itself, for a kind whose base holds no containers (a TrainJob).
+		g.compare(fmt.Sprintf("base%d", len(g.prefixes)), fmt.Sprintf("%s/%s: ", t.GetKind(), t.GetName()), t.GetName(), baseSource(t, "metadata.name"), ": ")
 		for _, podSpec := range processor.PodSpecPaths(t.GetKind()) {
 			for _, field := range []string{"containers", "initContainers"} {
 				g.baseContainers(t, append(append([]string(nil), podSpec...), field))
@@ -171,18 +173,23 @@ func (g *guardBuilder) baseContainers(t *yaml.RNode, path []string) {
 		return
 	}
 	elems, _ := list.Elements()
-	gv, _ := schema.ParseGroupVersion(t.GetApiVersion())
-	group, version := gv.Group, gv.Version
 	for i, c := range elems {
 		name, _ := c.GetString("name")
-		// The apiVersion too: patches aimed at v2beta1 match no v1 job.
-		source := map[string]any{"group": group, "version": version, "kind": t.GetKind(), "name": t.GetName(), "fieldPath": fmt.Sprintf("%s.%d.name", strings.Join(path, "."), i)}
-		if ns := t.GetNamespace(); ns != "" {
-			source["namespace"] = ns
-		}
 		where := fmt.Sprintf("%s/%s %s %d: ", t.GetKind(), t.GetName(), strings.Join(path, "."), i)
-		g.compare(fmt.Sprintf("base%d", len(g.prefixes)), where, name, source, ": ")
+		g.compare(fmt.Sprintf("base%d", len(g.prefixes)), where, name, baseSource(t, fmt.Sprintf("%s.%d.name", strings.Join(path, "."), i)), ": ")
 	}
+}
+
+// baseSource reads fieldPath of the target t as the build has it, selected
+// by its group, version (patches aimed at v2beta1 match no v1 job), kind,
+// name and namespace: a target renamed or moved since selects nothing.
+func baseSource(t *yaml.RNode, fieldPath string) map[string]any {
+	gv, _ := schema.ParseGroupVersion(t.GetApiVersion())
+	source := map[string]any{"group": gv.Group, "version": gv.Version, "kind": t.GetKind(), "name": t.GetName(), "fieldPath": fieldPath}
+	if ns := t.GetNamespace(); ns != "" {
+		source["namespace"] = ns
+	}
+	return source
 }
 
 // compare adds the three replacements that check one value: the guard's name
