@@ -164,7 +164,7 @@ func TestUnreadableResourceListItem(t *testing.T) {
 		"- {apiVersion: v1, kind: ConfigMap, metadata: [x]}\nfunctionConfig: {apiVersion: mlops-fn.dev/v1alpha1, kind: TrainingJob, metadata: {name: a}, spec: {image: a}}\n"
 	var stdout, stderr bytes.Buffer
 	cmd := cli.New()
-	cmd.SetArgs(nil)
+	cmd.SetArgs([]string{}) // not nil: cobra would read the test binary's own flags
 	cmd.SetIn(strings.NewReader(in))
 	cmd.SetOut(&stdout)
 	cmd.SetErr(&stderr)

@@ -115,6 +115,9 @@ func setNulls(n *yaml.RNode, keys []string, force bool, path ...string) error {
 		return err
 	}
 	for _, k := range keys {
+		if m.Field(k) != nil {
+			continue // the patch sets it: its value replaces the target's
+		}
 		// Appended by hand: kyaml's SetField reads a null value as "delete the field".
 		m.YNode().Content = append(m.YNode().Content,
 			&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: k},

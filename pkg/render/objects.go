@@ -337,6 +337,10 @@ func (p *Plan) fillWorkload(r role, spec *corev1.PodSpec, c *corev1.Container) {
 	}
 	spec.ServiceAccountName = p.ServiceAccountName
 	spec.PriorityClassName = p.PriorityClassName
+	if p.HostNetwork {
+		// Service names still resolve from the node's network namespace.
+		spec.HostNetwork, spec.DNSPolicy = true, corev1.DNSClusterFirstWithHostNet
+	}
 	for _, s := range p.ImagePullSecrets {
 		spec.ImagePullSecrets = append(spec.ImagePullSecrets, corev1.LocalObjectReference{Name: s})
 	}
@@ -509,6 +513,13 @@ func (p *Plan) fillSecurity(r role, spec *corev1.PodSpec, c *corev1.Container) {
 			// A root sshd needs its default capabilities to switch users.
 			csc.Capabilities = &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}
 		}
+	}
+	if p.RDMAResource != "" && c.Name == p.containerName(replicaType(r)) && (r != launcher || p.MPI.RunLauncherAsWorker) {
+		// RDMA pins memory; the training container alone holds the devices.
+		if csc.Capabilities == nil {
+			csc.Capabilities = &corev1.Capabilities{}
+		}
+		csc.Capabilities.Add = []corev1.Capability{"IPC_LOCK"}
 	}
 	spec.SecurityContext = psc
 	c.SecurityContext = csc

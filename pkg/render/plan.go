@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/env"
@@ -79,6 +80,10 @@ type Plan struct {
 	RunAsUser, RunAsGroup, FSGroup *int64
 	Home                           string
 	Hardening                      bool
+	HostNetwork                    bool
+	// RDMAResource is the RDMA devices' resource, "" without RDMA; the
+	// training containers get IPC_LOCK with them.
+	RDMAResource corev1.ResourceName
 }
 
 // ElasticPlan is an elastic job's settled shape.
@@ -130,6 +135,7 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 		Trainer:            s.Trainer,
 		RunPolicy:          s.RunPolicy,
 		Hardening:          *s.Security.Hardening,
+		HostNetwork:        s.HostNetwork,
 	}
 	if s.Target != nil {
 		p.Target = *s.Target
@@ -194,6 +200,10 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 			gpu = corev1.ResourceName(set.GPUResource)
 		}
 		p.Limits[gpu] = *resource.NewQuantity(int64(p.GPUsPerWorker), resource.DecimalSI)
+	}
+	if r := s.RDMA; r != nil {
+		p.RDMAResource = corev1.ResourceName(r.Resource)
+		p.Limits[p.RDMAResource] = *resource.NewQuantity(int64(ptr.Deref(r.PerWorker, 1)), resource.DecimalSI)
 	}
 	if r := s.LauncherResources; r != nil {
 		p.LauncherLimits = limits(r.CPU, r.Memory)
@@ -284,6 +294,12 @@ func (p *Plan) PodSecurityLevel() (level string, reasons []string) {
 		if v.NFS != nil {
 			lower("baseline", fmt.Sprintf("volume %q is an inline nfs volume, which restricted forbids; a pvc bound to an NFS PersistentVolume is allowed", v.Name))
 		}
+	}
+	if p.HostNetwork {
+		lower("privileged", "spec.hostNetwork puts the pods in the node's network namespace, which baseline forbids")
+	}
+	if p.RDMAResource != "" {
+		lower("privileged", "spec.rdma adds the IPC_LOCK capability to the training containers (RDMA pins memory), which baseline forbids")
 	}
 	if !p.Hardening {
 		lower("baseline", "spec.security.hardening is off; restricted needs allowPrivilegeEscalation false, all capabilities dropped and a seccomp profile")

@@ -90,6 +90,14 @@ type TrainingJobSpec struct {
 	// (its kueue.x-k8s.io/priority-class label): the order Kueue admits in.
 	WorkloadPriorityClass string `json:"workloadPriorityClass,omitempty"`
 
+	// HostNetwork runs the pods in the node's network namespace (with
+	// dnsPolicy ClusterFirstWithHostNet), as some RDMA and RoCE fabrics need:
+	// Pod Security level privileged.
+	HostNetwork bool `json:"hostNetwork,omitempty"`
+	// RDMA gives each training container RDMA devices of a device plugin
+	// and the IPC_LOCK capability they need to pin memory: Pod Security level privileged.
+	RDMA *RDMA `json:"rdma,omitempty"`
+
 	NodeSelector      map[string]string   `json:"nodeSelector,omitempty"`
 	Tolerations       []corev1.Toleration `json:"tolerations,omitempty"`
 	PriorityClassName string              `json:"priorityClassName,omitempty"`
@@ -161,6 +169,14 @@ type Elastic struct {
 	MaxRestarts *int32 `json:"maxRestarts,omitempty"`
 	// ProcsPerWorker is torchrun's nproc_per_node. Default: GPUS_PER_WORKER, else 1.
 	ProcsPerWorker *int32 `json:"procsPerWorker,omitempty"`
+}
+
+// RDMA names the devices a cluster's RDMA device plugin serves.
+type RDMA struct {
+	// Resource is the plugin's extended resource, e.g. rdma/rdma_shared_device_a.
+	Resource string `json:"resource"`
+	// PerWorker is how many each training container gets. Default 1.
+	PerWorker *int32 `json:"perWorker,omitempty"`
 }
 
 // Trainer shapes a Kubeflow Trainer v2 TrainJob (mode trainjob): the runtime

@@ -120,6 +120,15 @@ func (s *TrainingJobSpec) validate(p *field.Path) field.ErrorList {
 	for i, t := range s.Tolerations {
 		errs = append(errs, validateToleration(p.Child("tolerations").Index(i), t)...)
 	}
+	if r := s.RDMA; r != nil {
+		rp := p.Child("rdma")
+		if r.Resource == "" {
+			errs = append(errs, field.Required(rp.Child("resource"), "the RDMA device plugin's resource name, e.g. rdma/rdma_shared_device_a"))
+		} else if msgs := validation.IsQualifiedName(r.Resource); len(msgs) > 0 || !strings.Contains(r.Resource, "/") || strings.HasPrefix(r.Resource, "kubernetes.io/") {
+			errs = append(errs, field.Invalid(rp.Child("resource"), r.Resource, "accepted: an extended resource name DOMAIN/NAME of the device plugin, e.g. rdma/rdma_shared_device_a"))
+		}
+		errs = append(errs, intRange(rp.Child("perWorker"), r.PerWorker, 1, MaxGPUs)...)
+	}
 	if wpc := s.WorkloadPriorityClass; wpc != "" {
 		for _, msg := range validation.IsDNS1123Subdomain(wpc) {
 			errs = append(errs, field.Invalid(p.Child("workloadPriorityClass"), wpc, msg))
@@ -445,6 +454,7 @@ func (s *TrainingJobSpec) validateTrainJob(p *field.Path) field.ErrorList {
 	notCarried(p.Child("imagePullPolicy"), s.ImagePullPolicy != "", "the training runtime's container sets it")
 	notCarried(p.Child("workingDir"), s.WorkingDir != "", "the training runtime's container sets it")
 	notCarried(p.Child("priorityClassName"), s.PriorityClassName != "", "the training runtime's pod template sets it (or Kueue's priority-class label on the job)")
+	notCarried(p.Child("hostNetwork"), s.HostNetwork, "the training runtime's pod template sets it")
 	notCarried(p.Child("launcherResources"), s.LauncherResources != nil, "an MPI runtime sizes its launcher")
 	notCarried(p.Child("mpi"), !reflect.DeepEqual(s.MPI, MPI{}), "the runtime's mlPolicy.mpi owns mpirun")
 	notCarried(p.Child("elastic"), !reflect.DeepEqual(s.Elastic, Elastic{}), "the runtime's mlPolicy.torch owns torchrun")
