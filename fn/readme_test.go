@@ -10,43 +10,47 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/env"
 )
 
-// TestREADMEIsComplete keeps the README's reference tables in step with the
+// TestDocsAreComplete keeps the reference tables in docs/ in step with the
 // code: every mlops.env key has a row, every golden error case is in the
 // error catalogue, and every case the catalogue names exists.
-func TestREADMEIsComplete(t *testing.T) {
-	data, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := string(data)
+func TestDocsAreComplete(t *testing.T) {
+	keys := readDoc(t, "mlops-env.md")
 	for _, k := range env.KnownKeys() {
-		if !strings.Contains(readme, "| `"+k.Key+"` |") {
-			t.Errorf("README: the mlops.env table has no row for %s", k.Key)
+		if !strings.Contains(keys, "| `"+k.Key+"` |") {
+			t.Errorf("docs/mlops-env.md: the mlops.env table has no row for %s", k.Key)
 		}
 	}
+	catalogue := readDoc(t, "errors.md")
 	cases, _ := filepath.Glob("../testdata/error-*")
 	if len(cases) == 0 {
 		t.Fatal("no error cases under ../testdata")
 	}
 	for _, c := range cases {
-		if name := filepath.Base(c); !strings.Contains(readme, "`"+name+"`") {
-			t.Errorf("README: the error catalogue does not list the golden case %s", name)
+		if name := filepath.Base(c); !strings.Contains(catalogue, "`"+name+"`") {
+			t.Errorf("docs/errors.md: the error catalogue does not list the golden case %s", name)
 		}
 	}
-	_, catalogue, _ := strings.Cut(readme, "## Errors")
-	catalogue, _, _ = strings.Cut(catalogue, "\n## ")
 	for _, field := range strings.Split(catalogue, "`") {
 		if strings.HasPrefix(field, "error-") {
 			if _, err := os.Stat(filepath.Join("../testdata", field)); err != nil {
-				t.Errorf("README: the error catalogue names %s, which is not a golden case", field)
+				t.Errorf("docs/errors.md: the error catalogue names %s, which is not a golden case", field)
 			}
 		}
 	}
 	for _, row := range catalogueRow.FindAllStringSubmatch(catalogue, -1) {
 		if want := catalogueMessage(t, row[2]); row[1] != want {
-			t.Errorf("README: the row of %s says\n  %s\nbut its stderr.txt says\n  %s", row[2], row[1], want)
+			t.Errorf("docs/errors.md: the row of %s says\n  %s\nbut its stderr.txt says\n  %s", row[2], row[1], want)
 		}
 	}
+}
+
+func readDoc(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("../docs", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
 
 // catalogueRow is a row of the error catalogue: | input | `message` | `case` |.

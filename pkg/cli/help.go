@@ -57,7 +57,7 @@ Job spec (function config):
       mountPath: ${DATASET_DIR}
       readOnly: true
       hostPath: {path: /datasets}   # or nfs: {path: /export/data}, pvc: {claimName: data}
-  (all fields: see the README's job spec reference)
+  (all fields: see docs/job-spec.md)
 
 mlops.env keys (values here win over the spec; every key also becomes an env var):
 %s

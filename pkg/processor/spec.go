@@ -92,7 +92,7 @@ var (
 )
 
 // specFields is what decodeError says a job spec accepts.
-var specFields = fmt.Sprintf("the fields of %s %s, listed in the README's job spec reference", api.APIVersion, api.Kind)
+var specFields = fmt.Sprintf("the fields of %s %s, listed in docs/job-spec.md", api.APIVersion, api.Kind)
 
 // decodeError turns a decoding error into one about the field it names;
 // accepted says which fields exist.
