@@ -4,10 +4,15 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	sigsyaml "sigs.k8s.io/yaml"
+
 	"github.com/mlops-fn/mlops-fn/pkg/env"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
 // TestDocsAreComplete keeps the reference tables in docs/ in step with the
@@ -75,4 +80,38 @@ func catalogueMessage(t *testing.T, name string) string {
 	}
 	t.Fatalf("%s/stderr.txt has no error line", name)
 	return ""
+}
+
+// TestCatalogMetadata: metadata.yaml, the function's kpt catalog entry, lists
+// one example package for each mode of the job kinds table, and each exists.
+func TestCatalogMetadata(t *testing.T) {
+	var meta struct {
+		Image              string   `json:"image"`
+		Description        string   `json:"description"`
+		Tags               []string `json:"tags"`
+		SourceURL          string   `json:"sourceURL"`
+		ExamplePackageURLs []string `json:"examplePackageURLs"`
+		License            string   `json:"license"`
+	}
+	data, err := os.ReadFile("../metadata.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sigsyaml.UnmarshalStrict(data, &meta); err != nil {
+		t.Fatalf("metadata.yaml: %v", err)
+	}
+	var want []string
+	for _, m := range jobkind.Modes() {
+		want = append(want, "https://github.com/mlops-fn/mlops-fn/tree/main/quickstart/kpt/"+m)
+		if _, err := os.Stat(filepath.Join("../quickstart/kpt", m, "Kptfile")); err != nil {
+			t.Errorf("mode %s has no kpt example package: %v", m, err)
+		}
+	}
+	slices.Sort(want)
+	if diff := cmp.Diff(want, meta.ExamplePackageURLs); diff != "" {
+		t.Errorf("metadata.yaml's examplePackageURLs (-want +got):\n%s", diff)
+	}
+	if meta.Image == "" || meta.Description == "" || meta.SourceURL == "" || meta.License != "Apache-2.0" {
+		t.Errorf("metadata.yaml: image %q, description %q, sourceURL %q, license %q: each is required (license Apache-2.0, as LICENSE)", meta.Image, meta.Description, meta.SourceURL, meta.License)
+	}
 }
