@@ -1,0 +1,213 @@
+package render
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/env"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+)
+
+// resolve settles a spec (YAML-free: the fields given) against an mlops.env text.
+func resolve(t *testing.T, spec api.TrainingJobSpec, envText string) (*Plan, []Warning) {
+	t.Helper()
+	job := &api.TrainingJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "bert"}, Spec: spec}
+	job.Default()
+	if errs := job.Validate(); len(errs) > 0 {
+		t.Fatalf("the spec does not validate: %v", errs)
+	}
+	file, err := env.Parse("mlops.env", []byte(envText))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, problems := env.Decode(file)
+	if len(problems) > 0 {
+		t.Fatalf("mlops.env: %v", problems)
+	}
+	p, warnings, errs := Resolve(job, file, set)
+	if len(errs) > 0 {
+		t.Fatalf("Resolve: %v", errs)
+	}
+	return p, warnings
+}
+
+var program = api.TrainingJobSpec{Image: "horovod/horovod:0.28.1", Command: []string{"python", "train.py"}}
+
+// TestRanks: -np is every slot of every worker, and the launcher's when it
+// takes part; slots default to one a GPU, else one.
+func TestRanks(t *testing.T) {
+	for _, c := range []struct {
+		name, env string
+		launcher  bool
+		want      int32
+	}{
+		{"one slot a worker without GPUs", "WORKERS=4\n", false, 4},
+		{"one slot a GPU", "WORKERS=4\nGPUS_PER_WORKER=2\n", false, 8},
+		{"SLOTS_PER_WORKER wins over the GPUs", "WORKERS=3\nGPUS_PER_WORKER=8\nSLOTS_PER_WORKER=2\n", false, 6},
+		{"the launcher takes part", "WORKERS=2\nSLOTS_PER_WORKER=4\n", true, 12},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			spec := program
+			spec.MPI.RunLauncherAsWorker = c.launcher
+			p, _ := resolve(t, spec, c.env)
+			if got := p.Ranks(); got != c.want {
+				t.Errorf("Ranks() = %d, want %d", got, c.want)
+			}
+			if got := p.mpirun(); !strings.Contains(strings.Join(got, " "), " -np "+strconv.Itoa(int(c.want))+" ") {
+				t.Errorf("mpirun %q does not pass -np %d", got, c.want)
+			}
+		})
+	}
+}
+
+// TestMPIRunLine: OpenMPI reads the operator's hostfile explicitly (OpenMPI 5
+// ignores the variables the operator sets) and gets --allow-run-as-root only
+// as root; Intel MPI and MPICH get Hydra's flags.
+func TestMPIRunLine(t *testing.T) {
+	for _, c := range []struct {
+		name, env string
+		impl      api.MPIImplementation
+		want      []string
+	}{
+		{"OpenMPI as root", "WORKERS=2\n", api.OpenMPI, []string{"mpirun", "--allow-run-as-root", "-np", "2", "--hostfile", OperatorHostfile,
+			"-bind-to", "none", "-map-by", "slot", "-mca", "pml", "ob1", "-mca", "btl", "^openib",
+			"-x", "NCCL_DEBUG=INFO", "-x", "LD_LIBRARY_PATH", "-x", "PATH", "python", "train.py"}},
+		{"OpenMPI as a user", "WORKERS=2\nUSER_ID=1000\n", api.OpenMPI, []string{"mpirun", "-np", "2", "--hostfile", OperatorHostfile,
+			"-bind-to", "none", "-map-by", "slot", "-mca", "pml", "ob1", "-mca", "btl", "^openib",
+			"-x", "NCCL_DEBUG=INFO", "-x", "LD_LIBRARY_PATH", "-x", "PATH", "python", "train.py"}},
+		{"Intel MPI", "WORKERS=3\n", api.Intel, []string{"mpirun", "-n", "3", "-genv", "NCCL_DEBUG", "INFO", "-genvlist", "LD_LIBRARY_PATH,PATH", "python", "train.py"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			spec := program
+			spec.MPI.Implementation = c.impl
+			p, _ := resolve(t, spec, c.env)
+			if diff := cmp.Diff(c.want, p.mpirun()); diff != "" {
+				t.Errorf("mpirun (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRanksArgument finds mpirun's own -np, not the program's.
+func TestRanksArgument(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		command, args []string
+		want          *ArgumentRef
+	}{
+		{"in command", []string{"mpirun", "-n", "2", "/home/mpiuser/pi"}, nil, &ArgumentRef{Field: "command", Index: 2, Flag: "-n"}},
+		{"count begins args", []string{"mpirun", "-np"}, []string{"4", "python", "train.py"}, &ArgumentRef{Field: "args", Index: 0, Flag: "-np"}},
+		{"after options with values", []string{"mpirun", "-x", "PATH", "--mca", "btl", "tcp", "-np", "8", "prog"}, nil, &ArgumentRef{Field: "command", Index: 7, Flag: "-np"}},
+		{"the program's own -n", []string{"mpirun", "python", "train.py", "-n", "5"}, nil, nil},
+		{"no mpirun", []string{"python", "-n", "3"}, nil, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, ok := RanksArgument(c.command, c.args)
+			if ok != (c.want != nil) {
+				t.Fatalf("found %v (%+v), want %v", ok, got, c.want != nil)
+			}
+			if c.want != nil && (got.Field != c.want.Field || got.Index != c.want.Index || got.Flag != c.want.Flag) {
+				t.Errorf("got %+v, want %+v", got, *c.want)
+			}
+		})
+	}
+}
+
+// TestPodSecurityLevel names the lowest level that admits the pods, and why.
+func TestPodSecurityLevel(t *testing.T) {
+	for _, c := range []struct {
+		name, env string
+		spec      func(*api.TrainingJobSpec)
+		want      string
+		because   string
+	}{
+		{"a non-root job", "WORKERS=1\nUSER_ID=1000\n", func(*api.TrainingJobSpec) {}, "restricted", ""},
+		{"root", "WORKERS=1\n", func(*api.TrainingJobSpec) {}, "baseline", "USER_ID is not set"},
+		{"an inline NFS volume", "WORKERS=1\nUSER_ID=1000\nNFS_SERVER=n\nNFS_PATH=/p\nNFS_MOUNT_PATH=/m\n", func(*api.TrainingJobSpec) {}, "baseline", "inline nfs"},
+		{"a hostPath", "WORKERS=1\nUSER_ID=1000\n", func(s *api.TrainingJobSpec) {
+			s.Volumes = []api.Volume{{Name: "data", MountPath: "/data", HostPath: &api.HostPath{Path: "/mnt"}}}
+		}, "privileged", "hostPath"},
+		{"host networking", "WORKERS=1\nUSER_ID=1000\n", func(s *api.TrainingJobSpec) { s.HostNetwork = true }, "privileged", "network namespace"},
+		{"RDMA", "WORKERS=1\nUSER_ID=1000\n", func(s *api.TrainingJobSpec) { s.RDMA = &api.RDMA{Resource: "rdma/hca"} }, "privileged", "IPC_LOCK"},
+		{"hardening off", "WORKERS=1\nUSER_ID=1000\n", func(s *api.TrainingJobSpec) { s.Security.Hardening = ptr.To(false) }, "baseline", "hardening is off"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			spec := program
+			c.spec(&spec)
+			p, _ := resolve(t, spec, c.env)
+			level, reasons := p.PodSecurityLevel()
+			if level != c.want || !strings.Contains(strings.Join(reasons, "; "), c.because) {
+				t.Errorf("level %s (%q), want %s because of %q", level, reasons, c.want, c.because)
+			}
+		})
+	}
+}
+
+// TestCheckImage accepts what container runtimes pull and says why not.
+func TestCheckImage(t *testing.T) {
+	digest := strings.Repeat("a", 64)
+	for ref, want := range map[string]string{
+		"docker.io/library/python:3.12":              "",
+		"localhost:5000/team/train@sha256:" + digest: "",
+		"x/y@sha256:" + strings.Repeat("a", 40):      "digest",
+		"x/y@md5:abc":                                "digest",
+		"Team/Train:1":                               "uppercase",
+		"x/y :1":                                     "whitespace",
+	} {
+		got := checkImage(ref)
+		if (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("checkImage(%q) = %q, want it to say %q", ref, got, want)
+		}
+	}
+}
+
+// TestTrainJob: the program, node count, processes and resources go in
+// spec.trainer with the env keys from the ConfigMap, sorted; the ids in
+// mlops-fn's runtime patch of the node job.
+func TestTrainJob(t *testing.T) {
+	spec := program
+	spec.Mode = api.ModeTrainJob
+	spec.Trainer.Runtime = "torch-distributed"
+	p, _ := resolve(t, spec, "WORKERS=3\nGPUS_PER_WORKER=2\nUSER_ID=1000\nCPU=4\n")
+	patches := p.Patches()
+	if len(patches) != 2 || patches[0].File != "trainjob-patch.yaml" || patches[1].File != SecurityContextPatchFile {
+		t.Fatalf("patches: %+v", patches)
+	}
+	job := patches[0].Object.(*trainer.TrainJob)
+	tr := job.Spec.Trainer
+	if *tr.NumNodes != 3 || *tr.NumProcPerNode != 2 || !slices.Equal(tr.Command, program.Command) || tr.ResourcesPerNode.Limits.Cpu().String() != "4" {
+		t.Errorf("trainer: %+v", tr)
+	}
+	var names []string
+	for _, e := range tr.Env {
+		if e.ValueFrom == nil || e.ValueFrom.ConfigMapKeyRef.Name != "bert-trainjob-env" {
+			t.Errorf("env %s is not taken from the env ConfigMap: %+v", e.Name, e)
+		}
+		names = append(names, e.Name)
+	}
+	if want := []string{"CPU", "GPUS_PER_WORKER", "USER_ID", "WORKERS"}; !slices.Equal(names, want) {
+		t.Errorf("env %v, want %v", names, want)
+	}
+	if job.Spec.RuntimeRef.Name != "torch-distributed" {
+		t.Errorf("runtimeRef %+v", job.Spec.RuntimeRef)
+	}
+	sec := patches[1].Object.(*trainer.TrainJob).Spec.RuntimePatches
+	if len(sec) != 1 || sec[0].Manager != jobkind.RuntimePatchManager {
+		t.Fatalf("runtime patches %+v", sec)
+	}
+	rj := sec[0].TrainingRuntimeSpec.Template.Spec.ReplicatedJobs
+	if len(rj) != 1 || rj[0].Name != "node" || *rj[0].Template.Spec.Template.Spec.SecurityContext.RunAsUser != 1000 {
+		t.Errorf("replicated jobs %+v", rj)
+	}
+	if podSpecPatch(corev1.PodSpec{Containers: []corev1.Container{{Name: "node", SecurityContext: &corev1.SecurityContext{}}}}) != nil {
+		t.Error("a pod spec with nothing a runtime patch carries gives a patch")
+	}
+}
