@@ -163,7 +163,7 @@ func TestUnreadableResourceListItem(t *testing.T) {
 	in := "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: ok}}\n" +
 		"- {apiVersion: v1, kind: ConfigMap, metadata: [x]}\nfunctionConfig: {apiVersion: mlops-fn.dev/v1alpha1, kind: TrainingJob, metadata: {name: a}, spec: {image: a}}\n"
 	var stdout, stderr bytes.Buffer
-	cmd := cli.New()
+	cmd := cli.New(nil)
 	cmd.SetArgs([]string{}) // not nil: cobra would read the test binary's own flags
 	cmd.SetIn(strings.NewReader(in))
 	cmd.SetOut(&stdout)

@@ -37,7 +37,7 @@ func TestGolden(t *testing.T) {
 				args = append(args, filepath.Join(dir, "input.yaml"))
 			}
 			var stdout, stderr bytes.Buffer
-			cmd := cli.New()
+			cmd := cli.New(nil)
 			cmd.SetArgs(args)
 			cmd.SetOut(&stdout)
 			cmd.SetErr(&stderr)

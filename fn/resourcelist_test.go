@@ -31,7 +31,7 @@ func runResourceList(t *testing.T, dir string, items []*yaml.RNode, config *yaml
 	}
 	defer func() { _ = os.Chdir(wd) }()
 	var stdout, stderr bytes.Buffer
-	cmd := cli.New()
+	cmd := cli.New(nil)
 	cmd.SetArgs([]string{}) // not nil: cobra would read the test binary's own flags
 	cmd.SetIn(&in)
 	cmd.SetOut(&stdout)

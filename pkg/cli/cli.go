@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -22,8 +21,14 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
-// New builds the mlops-fn command.
-func New() *cobra.Command {
+// New builds the mlops-fn command. inputRead, when not nil, learns the size
+// of a run's input once it is read: the program's main decides what that
+// means for the process (its garbage collection); a library sets nothing
+// process-wide.
+func New(inputRead func(bytes int)) *cobra.Command {
+	if inputRead == nil {
+		inputRead = func(int) {}
+	}
 	cmd := &cobra.Command{
 		Use:           "mlops-fn [JOB.yaml [INPUT.yaml|- ...]]",
 		Short:         "Render MPIJob, Pod and PyTorchJob manifests for distributed training from mlops.env and a job spec",
@@ -33,9 +38,9 @@ func New() *cobra.Command {
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return runResourceList(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+				return runResourceList(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), inputRead)
 			}
-			return runStandalone(args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runStandalone(args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), inputRead)
 		},
 	}
 	cmd.SetFlagErrorFunc(flagError)
@@ -47,12 +52,12 @@ func New() *cobra.Command {
 // On failure the items go back unchanged with the results, as kpt expects,
 // and the errors also go to stderr, because kustomize drops results.
 // Like every run, it reports its errors itself and returns them marked so.
-func runResourceList(in io.Reader, out, stderr io.Writer) error {
+func runResourceList(in io.Reader, out, stderr io.Writer, inputRead func(int)) error {
 	input, err := io.ReadAll(in)
 	if err != nil {
 		return reportError(stderr, fmt.Errorf("reading the ResourceList: %w", err))
 	}
-	collectGarbageOnlyIfLarge(len(input))
+	inputRead(len(input))
 	if err := isResourceList(input); err != nil {
 		_, _ = out.Write(input) // the input back unchanged, as on any failure
 		return reportError(stderr, err)
@@ -122,22 +127,9 @@ func explainUnreadable(input []byte, err error) error {
 	return err
 }
 
-// smallInput is the size below which a run keeps all its garbage: the heap
-// stays a few tens of MB, and collecting it cost half a quickstart run's time.
-const smallInput = 1 << 20
-
-// collectGarbageOnlyIfLarge turns the collector off for small inputs, with a
-// memory limit as the safety net that turns it back on under pressure.
-func collectGarbageOnlyIfLarge(inputBytes int) {
-	if inputBytes < smallInput {
-		debug.SetGCPercent(-1)
-		debug.SetMemoryLimit(512 << 20)
-	}
-}
-
 // runStandalone renders `mlops-fn job.yaml [inputs]` to plain YAML. Nothing
 // reaches stdout unless the whole run succeeds.
-func runStandalone(args []string, in io.Reader, out, stderr io.Writer) error {
+func runStandalone(args []string, in io.Reader, out, stderr io.Writer, inputRead func(int)) error {
 	configFile := args[0]
 	config, err := processor.ReadSpec(configFile)
 	if err != nil {
@@ -152,7 +144,7 @@ func runStandalone(args []string, in io.Reader, out, stderr io.Writer) error {
 		}
 		size += len(data[i])
 	}
-	collectGarbageOnlyIfLarge(size)
+	inputRead(size)
 	var inputs []*yaml.RNode
 	for i, name := range args[1:] {
 		nodes, err := parseInput(name, data[i])
