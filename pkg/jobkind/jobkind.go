@@ -196,10 +196,7 @@ func validateMPIJob(job *kubeflow.MPIJob) field.ErrorList {
 // pyTorchJobWebhook is the admission check of the training-operator
 // (pkg/webhooks/pytorch/pytorchjob_webhook.go, unexported there).
 func pyTorchJobWebhook(job *kubeflowv1.PyTorchJob) field.ErrorList {
-	var errs field.ErrorList
-	for _, msg := range apivalidation.NameIsDNS1035Label(job.Name, false) {
-		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), job.Name, msg))
-	}
+	errs := nameIsDNS1035Label(job.Name)
 	spec := field.NewPath("spec")
 	if e := job.Spec.ElasticPolicy; e != nil && e.NProcPerNode != nil && job.Spec.NprocPerNode != nil {
 		errs = append(errs, field.Forbidden(spec.Child("elasticPolicy", "nProcPerNode"), "must not be used with spec.nprocPerNode"))
@@ -241,16 +238,22 @@ func pyTorchJobWebhook(job *kubeflowv1.PyTorchJob) field.ErrorList {
 // JobSet's and its pods' names derive from it), each runtime patch has a
 // domain-prefixed manager, and numNodes is positive.
 func validateTrainJob(job *trainer.TrainJob) field.ErrorList {
-	var errs field.ErrorList
-	for _, msg := range apivalidation.NameIsDNS1035Label(job.Name, false) {
-		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), job.Name, msg))
-	}
+	errs := nameIsDNS1035Label(job.Name)
 	spec := field.NewPath("spec")
 	for i, p := range job.Spec.RuntimePatches {
 		errs = append(errs, validation.IsDomainPrefixedPath(spec.Child("runtimePatches").Index(i).Child("manager"), p.Manager)...)
 	}
 	if t := job.Spec.Trainer; t != nil && t.NumNodes != nil && *t.NumNodes < 1 {
 		errs = append(errs, field.Invalid(spec.Child("trainer", "numNodes"), *t.NumNodes, "must be at least 1"))
+	}
+	return errs
+}
+
+// nameIsDNS1035Label: the operators name Services and pods after the job.
+func nameIsDNS1035Label(name string) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range apivalidation.NameIsDNS1035Label(name, false) {
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, msg))
 	}
 	return errs
 }
