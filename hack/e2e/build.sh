@@ -13,7 +13,11 @@
 #   kwok-*/         kwok and its stage files (go install sigs.k8s.io/kwok/cmd/kwok@version)
 #   training-operator-*/  training-operator (cmd/training-operator.v1) and the PyTorchJob CRD
 #                   from the same module (hack/tools/training-operator)
-# shellcheck disable=SC2034  # K8S_DIR, ETCD_DIR, MPI_DIR, KWOK_DIR, TRAINING_DIR: for run.sh
+#   trainer-*/      Kubeflow Trainer's trainer-controller-manager, its CRDs (TrainJob,
+#                   TrainingRuntime, ClusterTrainingRuntime) and runtimes (torch-distributed,
+#                   deepspeed-distributed), and the JobSet controller (`jobset`: the main
+#                   package at its module root) and JobSet CRD, built in hack/tools/trainer
+# shellcheck disable=SC2034  # K8S_DIR, ETCD_DIR, MPI_DIR, KWOK_DIR, TRAINING_DIR, TRAINER_DIR: for run.sh
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$ROOT/hack/e2e/lib.sh"
@@ -114,6 +118,23 @@ build_training_operator() {
     github.com/kubeflow/training-operator/cmd/training-operator.v1 manifests/base/crds/kubeflow.org_pytorchjobs.yaml
 }
 
+build_trainer() {
+  local dir mod=$TOOLS/trainer src
+  dir=$(cache_dir trainer "$TRAINER_VERSION" "$mod/go.mod" "$mod/go.sum"); TRAINER_DIR=$dir
+  is_built "$dir" && return
+  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
+  log "building Kubeflow Trainer $TRAINER_VERSION and JobSet $JOBSET_VERSION into $dir"
+  (cd "$mod" && timed "${GO_BUILD[@]}" -o "$dir.tmp/jobset" sigs.k8s.io/jobset)
+  (cd "$mod" && timed "${GO_BUILD[@]}" -o "$dir.tmp/trainer-controller-manager" \
+    github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager)
+  src=$(mod_dir "$mod" "github.com/kubeflow/trainer/v2@$TRAINER_VERSION")
+  cp "$src"/manifests/base/crds/trainer.kubeflow.org_*.yaml "$dir.tmp/"
+  cp "$src/manifests/base/runtimes/torch_distributed.yaml" "$src/manifests/base/runtimes/deepspeed_distributed.yaml" "$dir.tmp/"
+  src=$(mod_dir "$mod" "sigs.k8s.io/jobset@$JOBSET_VERSION")
+  cp "$src/config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml" "$dir.tmp/"
+  finish "$dir"
+}
+
 build_all() {
   mkdir -p "$CACHE"
   local t=$SECONDS
@@ -122,6 +143,7 @@ build_all() {
   build_mpi_operator
   build_kwok
   build_training_operator
+  build_trainer
   log "binaries ready in $((SECONDS - t)) s: $CACHE"
 }
 

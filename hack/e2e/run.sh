@@ -3,7 +3,8 @@
 #
 # Builds (once, cached in .cache/e2e) etcd, kube-apiserver, kube-controller-manager,
 # kube-scheduler and kubectl of the pinned Kubernetes, the pinned mpi-operator and its MPIJob
-# CRD, the pinned training-operator and its PyTorchJob CRD, and kwok as a fake kubelet
+# CRD, the pinned training-operator and its PyTorchJob CRD, Kubeflow Trainer and JobSet with
+# their CRDs and Trainer's torch-distributed ClusterTrainingRuntime, and kwok as a fake kubelet
 # (hack/e2e/build.sh, versions in hack/e2e/versions.env); starts
 # them on 127.0.0.1 inside a network namespace of their own (E2E_NETNS=0: on the host's
 # loopback); then, for the quickstart overlays and every example (each folder with a job.yaml):
@@ -22,6 +23,12 @@
 # validating webhook): exactly WORKERS workers <job>-worker-N whose pytorch container carries
 # the PET_* variables torchrun reads (nnodes MIN:MAX, rendezvous backend, endpoint and id,
 # procs per node, max restarts), with the same pod checks; the pods run and the job is Running.
+# A TrainJob (Kubeflow Trainer v2: its webhooks, TrainJob controller and torch plugin, then
+# JobSet, then the Job controller) gets check_trainjob: the JobSet, exactly numNodes node pods
+# carrying the runtime patches' securityContext, ServiceAccount, volumes and mounts, the
+# trainer's image, env and resourcesPerNode, and the PET_* variables torchrun reads; they run,
+# and completing them completes the TrainJob; then its pods' Pod Security level (check 3). The
+# hand-written hack/e2e/manifests/trainjob runs so, and broken copies of it must be refused.
 #
 # Prints PASS/FAIL a check, then "N passed, N failed"; exits 1 on any failure. Every process it
 # starts is stopped at the end, failure or not; logs are kept in .cache/e2e/logs.
@@ -52,6 +59,12 @@ extendedKeyUsage=serverAuth"
   # training-operator's webhook server: the name its own cert rotator would use, and the
   # address kube-apiserver calls it at.
   cert training-operator /CN=training-operator "subjectAltName=IP:127.0.0.1,DNS:training-operator.kubeflow.svc
+extendedKeyUsage=serverAuth"
+  # Trainer's and JobSet's webhook servers: the names of their Services in their release
+  # manifests, and the address kube-apiserver calls them at.
+  cert trainer /CN=kubeflow-trainer-controller-manager "subjectAltName=IP:127.0.0.1,DNS:kubeflow-trainer-controller-manager.kubeflow-system.svc
+extendedKeyUsage=serverAuth"
+  cert jobset /CN=jobset-webhook-service "subjectAltName=IP:127.0.0.1,DNS:jobset-webhook-service.jobset-system.svc
 extendedKeyUsage=serverAuth"
   openssl genrsa -out "$d/sa.key" 2048 2>/dev/null
   openssl rsa -in "$d/sa.key" -pubout -out "$d/sa.pub" 2>/dev/null
@@ -105,10 +118,14 @@ start_cluster() {
   wait_until 60 https_healthy "$kcm_port" || { alive kube-controller-manager; die "kube-controller-manager not healthy"; }
   wait_until 60 https_healthy "$sched_port" || { alive kube-scheduler; die "kube-scheduler not healthy"; }
 
-  # The MPIJob and PyTorchJob CRDs; "Established" can lag the create by a moment, and
-  # `kubectl wait` can fail once right after the create: poll.
-  kubectl apply --server-side -f "$MPI_DIR/kubeflow.org_mpijobs.yaml" -f "$TRAINING_DIR/kubeflow.org_pytorchjobs.yaml" >/dev/null
-  wait_until 60 kubectl wait --for=condition=Established --timeout=5s crd/mpijobs.kubeflow.org crd/pytorchjobs.kubeflow.org ||
+  # The MPIJob, PyTorchJob, JobSet, TrainJob and (Cluster)TrainingRuntime CRDs; "Established"
+  # can lag the create by a moment, and `kubectl wait` can fail once right after the create: poll.
+  kubectl apply --server-side -f "$MPI_DIR/kubeflow.org_mpijobs.yaml" -f "$TRAINING_DIR/kubeflow.org_pytorchjobs.yaml" \
+    -f "$TRAINER_DIR/jobset.x-k8s.io_jobsets.yaml" -f "$TRAINER_DIR/trainer.kubeflow.org_trainjobs.yaml" \
+    -f "$TRAINER_DIR/trainer.kubeflow.org_trainingruntimes.yaml" -f "$TRAINER_DIR/trainer.kubeflow.org_clustertrainingruntimes.yaml" >/dev/null
+  wait_until 60 kubectl wait --for=condition=Established --timeout=5s crd/mpijobs.kubeflow.org crd/pytorchjobs.kubeflow.org \
+    crd/jobsets.jobset.x-k8s.io crd/trainjobs.trainer.kubeflow.org crd/trainingruntimes.trainer.kubeflow.org \
+    crd/clustertrainingruntimes.trainer.kubeflow.org ||
     die "the CRDs did not become Established"
   # mpi-operator takes a leader-election lease in its lock namespace, which must exist.
   # Its health endpoint is :8080 on every interface, not configurable (hence the netns).
@@ -119,6 +136,8 @@ start_cluster() {
   wait_until 60 curl -sf http://127.0.0.1:8080/healthz || { alive mpi-operator; die "mpi-operator not healthy"; }
 
   start_training_operator
+  start_jobset
+  start_trainer
 
   start kwok "$KWOK_DIR/kwok" --kubeconfig="$KUBECONFIG" --config="$KWOK_DIR/stages.yaml" \
     --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake --node-lease-duration-seconds=40
@@ -159,25 +178,97 @@ start_training_operator() {
   wait_until 90 curl -sf "http://127.0.0.1:$probe_port/readyz" || { alive training-operator; die "training-operator not ready"; }
   # Its own ValidatingWebhookConfiguration (validator.training-operator.kubeflow.org) would get
   # the rotator's CA: ours has another name, our CA and a URL (no Service routing here).
+  register_webhooks Validating e2e-training-operator \
+    "validator.pytorchjob.training-operator.kubeflow.org $hook_port /validate-kubeflow-org-v1-pytorchjob kubeflow.org v1 pytorchjobs CREATE,UPDATE"
+}
+
+# register_webhooks Validating|Mutating NAME "WEBHOOK PORT PATH GROUP VERSION RESOURCE OPERATIONS [SELECTOR_KEY]"...:
+# a webhook configuration NAME whose webhooks call https://127.0.0.1:PORT/PATH and trust our CA
+# (no Service routing here), as the component's release manifests register them (rules,
+# failurePolicy: Fail, sideEffects: None). GROUP "-": the core group. SELECTOR_KEY: the
+# objectSelector the release adds, "key" (Exists) or "key!=value" (NotIn).
+register_webhooks() {
+  local kind=$1 name=$2 ca hook port path group version resource ops selector
   ca=$(base64 -w0 <"$RUN/pki/ca.crt")
-  kubectl apply --server-side -f - >/dev/null <<EOF
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingWebhookConfiguration
-metadata: {name: e2e-training-operator}
-webhooks:
-- name: validator.pytorchjob.training-operator.kubeflow.org
-  admissionReviewVersions: [v1]
-  sideEffects: None
-  failurePolicy: Fail
-  clientConfig:
-    url: https://127.0.0.1:$hook_port/validate-kubeflow-org-v1-pytorchjob
-    caBundle: $ca
-  rules:
-  - apiGroups: [kubeflow.org]
-    apiVersions: [v1]
-    operations: [CREATE, UPDATE]
-    resources: [pytorchjobs]
+  shift 2
+  {
+    printf 'apiVersion: admissionregistration.k8s.io/v1\nkind: %sWebhookConfiguration\nmetadata: {name: %s}\nwebhooks:\n' "$kind" "$name"
+    for hook in "$@"; do
+      read -r hook port path group version resource ops selector <<<"$hook"
+      [ "$group" != - ] || group=""
+      printf -- '- name: %s\n  admissionReviewVersions: [v1]\n  sideEffects: None\n  failurePolicy: Fail\n' "$hook"
+      printf '  clientConfig: {url: "https://127.0.0.1:%s%s", caBundle: %s}\n' "$port" "$path" "$ca"
+      printf '  rules: [{apiGroups: ["%s"], apiVersions: [%s], resources: [%s], operations: [%s]}]\n' \
+        "$group" "$version" "$resource" "${ops//,/, }"
+      case $selector in
+        "") ;;
+        *!=*) printf '  objectSelector: {matchExpressions: [{key: "%s", operator: NotIn, values: ["%s"]}]}\n' "${selector%%!=*}" "${selector#*!=}" ;;
+        *) printf '  objectSelector: {matchExpressions: [{key: "%s", operator: Exists}]}\n' "$selector" ;;
+      esac
+    done
+  } | kubectl apply --server-side -f - >/dev/null
+}
+
+# start_jobset: the JobSet controller TrainJobs run through, with its webhooks: JobSet defaulting
+# and validation, and the pod webhooks of its exclusive placement. Its certificate management is
+# off (internalCertManagement.enable: false, read from its Configuration file): it serves our
+# certificate from webhook.certDir. Metrics off; no leader election.
+start_jobset() {
+  local d=$RUN/jobset hook_port probe_port
+  free_port hook_port; free_port probe_port
+  mkdir -p "$d/certs"
+  cp "$RUN/pki/jobset.crt" "$d/certs/tls.crt"
+  cp "$RUN/pki/jobset.key" "$d/certs/tls.key"
+  cat >"$d/config.yaml" <<EOF
+apiVersion: config.jobset.x-k8s.io/v1alpha1
+kind: Configuration
+webhook: {host: 127.0.0.1, port: $hook_port, certDir: $d/certs}
+health: {healthProbeBindAddress: "127.0.0.1:$probe_port"}
+leaderElection: {leaderElect: false}
+internalCertManagement: {enable: false}
 EOF
+  start jobset "$TRAINER_DIR/jobset" --config="$d/config.yaml" --kubeconfig="$KUBECONFIG" --metrics-bind-address=0
+  wait_until 90 curl -sf "http://127.0.0.1:$probe_port/readyz" || { alive jobset; die "jobset not ready"; }
+  register_webhooks Mutating e2e-jobset \
+    "mjobset.kb.io $hook_port /mutate-jobset-x-k8s-io-v1alpha2-jobset jobset.x-k8s.io v1alpha2 jobsets CREATE" \
+    "mpod.kb.io $hook_port /mutate--v1-pod - v1 pods CREATE jobset.sigs.k8s.io/jobset-name"
+  register_webhooks Validating e2e-jobset \
+    "vjobset.kb.io $hook_port /validate-jobset-x-k8s-io-v1alpha2-jobset jobset.x-k8s.io v1alpha2 jobsets CREATE,UPDATE" \
+    "vpod.kb.io $hook_port /validate--v1-pod - v1 pods CREATE jobset.sigs.k8s.io/jobset-name"
+}
+
+# start_trainer: Kubeflow Trainer's controller manager (TrainJob, TrainingRuntime and
+# ClusterTrainingRuntime controllers) with its webhooks, then the torch-distributed
+# ClusterTrainingRuntime of its release. Its certificate management is off
+# (certManagement.enable: false in its Configuration file); its webhook server reads
+# controller-runtime's default folder under $TMPDIR, which is ours. Metrics off; no leader election.
+start_trainer() {
+  local d=$RUN/trainer hook_port probe_port out
+  free_port hook_port; free_port probe_port
+  mkdir -p "$d/tmp/k8s-webhook-server/serving-certs"
+  cp "$RUN/pki/trainer.crt" "$d/tmp/k8s-webhook-server/serving-certs/tls.crt"
+  cp "$RUN/pki/trainer.key" "$d/tmp/k8s-webhook-server/serving-certs/tls.key"
+  cat >"$d/config.yaml" <<EOF
+apiVersion: config.trainer.kubeflow.org/v1alpha1
+kind: Configuration
+webhook: {host: 127.0.0.1, port: $hook_port}
+metrics: {bindAddress: "0"}
+health: {healthProbeBindAddress: "127.0.0.1:$probe_port"}
+certManagement: {enable: false}
+EOF
+  TMPDIR=$d/tmp start trainer "$TRAINER_DIR/trainer-controller-manager" --config="$d/config.yaml" --kubeconfig="$KUBECONFIG"
+  wait_until 90 curl -sf "http://127.0.0.1:$probe_port/readyz" || { alive trainer; die "trainer not ready"; }
+  # Its release's defaulter.trainer.kubeflow.org and validator.trainer.kubeflow.org, with the
+  # objectSelector its release patches in for the runtimes.
+  register_webhooks Mutating e2e-trainer \
+    "defaulter.trainjob.trainer.kubeflow.org $hook_port /mutate-trainer-kubeflow-org-v1alpha1-trainjob trainer.kubeflow.org v1alpha1 trainjobs CREATE,UPDATE"
+  register_webhooks Validating e2e-trainer \
+    "validator.clustertrainingruntime.trainer.kubeflow.org $hook_port /validate-trainer-kubeflow-org-v1alpha1-clustertrainingruntime trainer.kubeflow.org v1alpha1 clustertrainingruntimes CREATE,UPDATE trainer.kubeflow.org/webhook-validation!=disabled" \
+    "validator.trainingruntime.trainer.kubeflow.org $hook_port /validate-trainer-kubeflow-org-v1alpha1-trainingruntime trainer.kubeflow.org v1alpha1 trainingruntimes CREATE,UPDATE trainer.kubeflow.org/webhook-validation!=disabled" \
+    "validator.trainjob.trainer.kubeflow.org $hook_port /validate-trainer-kubeflow-org-v1alpha1-trainjob trainer.kubeflow.org v1alpha1 trainjobs CREATE,UPDATE"
+  # The runtime TrainJobs name, through Trainer's ClusterTrainingRuntime webhook.
+  out=$(kubectl apply --server-side -f "$TRAINER_DIR/torch_distributed.yaml" 2>&1) ||
+    die "the torch-distributed ClusterTrainingRuntime was refused: $out"
 }
 
 node_schedulable() {
@@ -187,13 +278,31 @@ node_schedulable() {
 
 # ---------------------------------------------------------------- overlays
 
-# load_overlay DIR: what the overlay's inputs say the output must be (O_* variables).
+# load_overlay DIR: what the overlay's inputs say the output must be (O_* variables). A folder
+# without job.yaml is a hand-written fixture (hack/e2e/manifests/*): no mlops.env to compare
+# with, the checks go by its objects alone.
 load_overlay() {
   O_DIR=${1%/}
-  local env=$O_DIR/mlops.env job=$O_DIR/job.yaml
+  O_SLUG=$(echo "$O_DIR" | sed 's#^quickstart/k8s/mlops/#qs-#; s#^examples/##; s#^hack/e2e/manifests/#fixture-#; s#/#-#g')
+  RENDERED=$RUN/$O_SLUG.yaml
+  kubectl kustomize "$O_DIR" >"$RENDERED"
+  # The same as JSON (kubectl fills in the namespace it would use: dropped).
+  kubectl create --dry-run=client -o json -f "$RENDERED" | jq -s '{kind: "List", apiVersion: "v1",
+    items: [.[] | if .kind == "List" then .items[] else . end | del(.metadata.namespace)]}' >"$RUN/$O_SLUG.json"
+  O_KIND=$(jq -r '[.items[].kind | select(. == "MPIJob" or . == "Pod" or . == "PyTorchJob" or . == "TrainJob")][0] // "none"' "$RUN/$O_SLUG.json")
+  O_ENV=$O_DIR/mlops.env
+  if [ ! -f "$O_DIR/job.yaml" ]; then
+    # Its Pod Security level: a comment in its kustomization.yaml, worded as mlops-fn's warning.
+    O_ENV="" O_MODE=fixture O_WARNINGS=$(grep -o 'needs Pod Security level [a-z]*' "$O_DIR/kustomization.yaml" || true)
+    O_CLAIMED=${O_WARNINGS##* }; O_CLAIMED=${O_CLAIMED:-restricted}
+    O_JOB=$(jq -r --arg k "$O_KIND" '[.items[] | select(.kind == $k) | .metadata.name][0] // ""' "$RUN/$O_SLUG.json")
+    O_WORKERS="" O_GPUS=0 O_SLOTS="" O_UID="" O_GID="" O_FSGROUP="" O_CPU="" O_MEMORY="" O_NFS_SERVER=""
+    [ "$O_KIND" != TrainJob ] || load_trainjob
+    return 0
+  fi
+  local env=$O_ENV job=$O_DIR/job.yaml
   O_JOB=$(meta_name "$job")
   O_MODE=$(spec_get "$job" mode); O_MODE=${O_MODE:-multi-node}
-  O_SLUG=$(echo "$O_DIR" | sed 's#^quickstart/k8s/mlops/#qs-#; s#^examples/##; s#/#-#g')
   O_WORKERS=$(env_get "$env" WORKERS); O_WORKERS=${O_WORKERS:-$(spec_get "$job" workers)}; O_WORKERS=${O_WORKERS:-1}
   O_GPUS=$(env_get "$env" GPUS_PER_WORKER); O_GPUS=${O_GPUS:-$(spec_get "$job" gpusPerWorker)}; O_GPUS=${O_GPUS:-0}
   O_SLOTS=$(env_get "$env" SLOTS_PER_WORKER); O_SLOTS=${O_SLOTS:-$(spec_get "$job" slotsPerWorker)}
@@ -228,12 +337,34 @@ load_overlay() {
   O_WARNINGS=$("$MLOPS_FN" hydrate --check "$O_DIR" 2>&1 >/dev/null || true)
   O_CLAIMED=$(echo "$O_WARNINGS" | sed -n 's/.*needs Pod Security level \([a-z]*\).*/\1/p' | head -n 1)
   O_CLAIMED=${O_CLAIMED:-restricted}
-  RENDERED=$RUN/$O_SLUG.yaml
-  kubectl kustomize "$O_DIR" >"$RENDERED"
-  # The same as JSON (kubectl fills in the namespace it would use: dropped).
-  kubectl create --dry-run=client -o json -f "$RENDERED" | jq -s '{kind: "List", apiVersion: "v1",
-    items: [.[] | if .kind == "List" then .items[] else . end | del(.metadata.namespace)]}' >"$RUN/$O_SLUG.json"
-  O_KIND=$(jq -r '[.items[].kind | select(. == "MPIJob" or . == "Pod" or . == "PyTorchJob")][0] // "none"' "$RUN/$O_SLUG.json")
+  [ "$O_KIND" != TrainJob ] || load_trainjob
+  return 0
+}
+
+# load_trainjob: what the rendered TrainJob asks Trainer for (T_* variables), whoever wrote it;
+# check_trainjob compares the pods Trainer, JobSet and the Job controller make with it.
+#   T_NODES   trainer.numNodes (the runtime's mlPolicy.numNodes, 1 for torch-distributed, if unset)
+#   T_POD     the runtime patches' pod spec for the replicated job "node", merged in order
+#   T_NODE    the same patches' container "node" (volumeMounts, securityContext)
+#   T_NPROC   PET_NPROC_PER_NODE as Trainer's torch plugin derives it (plugins/torch/torch.go):
+#             numProcPerNode; else "auto" with a GPU in resourcesPerNode (any resource named
+#             *gpu*, requests before limits); else the CPU request (else limit) rounded up, at least 1
+load_trainjob() {
+  T_JSON=$(jq -c '[.items[] | select(.kind == "TrainJob")][0]' "$RUN/$O_SLUG.json")
+  T_NODES=$(echo "$T_JSON" | jq -r '.spec.trainer.numNodes // 1')
+  T_POD=$(echo "$T_JSON" | jq -c '[.spec.runtimePatches[]?.trainingRuntimeSpec.template.spec.replicatedJobs[]? |
+    select(.name == "node") | .template.spec.template.spec // {}] | reduce .[] as $p ({}; . * ($p | del(.containers)) +
+    {volumes: ((.volumes // []) + ($p.volumes // []))})')
+  T_NODE=$(echo "$T_JSON" | jq -c '[.spec.runtimePatches[]?.trainingRuntimeSpec.template.spec.replicatedJobs[]? |
+    select(.name == "node") | .template.spec.template.spec.containers[]? | select(.name == "node")] |
+    reduce .[] as $c ({}; . * ($c | del(.volumeMounts)) + {volumeMounts: ((.volumeMounts // []) + ($c.volumeMounts // []))})')
+  T_NPROC=$(echo "$T_JSON" | jq -r 'def gpus: [(. // {}) | to_entries[] | select(.key | ascii_downcase | contains("gpu")) |
+      .value | tonumber][0] // 0;
+    def cpus: if . == null then 0 else tostring | if endswith("m") then .[:-1] | tonumber / 1000 else tonumber end | ceil end;
+    .spec.trainer as $t | ($t.resourcesPerNode // {}) as $r |
+    if $t.numProcPerNode != null then $t.numProcPerNode | tostring
+    elif ([($r.requests | gpus), ($r.limits | gpus)] | max) > 0 then "auto"
+    else [1, (if ($r.requests.cpu | cpus) > 0 then $r.requests.cpu | cpus else $r.limits.cpu | cpus end)] | max | tostring end')
 }
 
 # apply_service_accounts NAMESPACE: creates the overlay's ServiceAccounts there.
@@ -320,6 +451,32 @@ check_broken_objects() {
     'must have at least one container with name pytorch' 's/^\( *\)name: pytorch$/\1name: trainer/'
 }
 
+# TRAINJOB_FIXTURE: the hand-written TrainJob check_trainjob runs like an overlay, and
+# check_broken_trainjob breaks.
+TRAINJOB_FIXTURE=hack/e2e/manifests/trainjob
+
+# The TrainJob fixture, broken: Trainer's validating webhook (named in the refusal, so the
+# refusal is its and not the CRD schema's) refuses each of its rules mlops-fn's output must keep;
+# the schema refuses a misspelt field. What Trainer v2.3.0 admits although it cannot
+# run, so that mlops-fn must refuse it itself: numNodes 0 (the TrainJob completes at once,
+# without a pod) or below, numProcPerNode 0, and a runtime patch of a container the runtime
+# does not have (its Job is then invalid: a container without image).
+check_broken_trainjob() {
+  local hook='admission webhook "validator.trainjob.trainer.kubeflow.org" denied the request: '
+  load_overlay "$TRAINJOB_FIXTURE"
+  expect_rejected "negative: Trainer's webhook refuses a TrainJob whose runtimeRef names no ClusterTrainingRuntime" broken \
+    "$hook.*specified clusterTrainingRuntime must be created before the TrainJob is created" \
+    '/^  runtimeRef:/,/^  [a-z]/ s/^    name: torch-distributed$/    name: no-such-runtime/'
+  expect_rejected "negative: Trainer's webhook refuses a TrainJob setting a torchrun variable (PET_NNODES) in trainer.env" broken \
+    "$hook.*must not have reserved envs" 's/^    - name: WORKERS$/    - name: PET_NNODES/'
+  expect_rejected "negative: Trainer's webhook refuses env in the runtime patch of container node (only trainer.env may set it)" broken \
+    "$hook.*must not have envs for the" 's/^\(                    - name: node\)$/\1\n                      env: [{name: EXTRA, value: "1"}]/'
+  expect_rejected "negative: Trainer's webhook refuses a runtime patch whose manager is no domain-prefixed path" broken \
+    "$hook.*manager" 's#^  - manager: mlops-fn.dev/mlops-fn$#  - manager: mlops-fn#'
+  expect_rejected "negative: a TrainJob with a misspelt field (runtimePatch) is refused" broken \
+    '.spec.runtimePatch: field not declared in schema' 's/^  runtimePatches:$/  runtimePatch:/'
+}
+
 # psa_probe LEVEL: the overlay's pods (for an MPIJob: its pod templates as Pods) in a server
 # dry run in a namespace enforcing LEVEL. Prints the admission's answer; fails if refused.
 psa_probe() {
@@ -331,15 +488,24 @@ psa_probe() {
 }
 
 # Check 3: the level mlops-fn names admits the pods, the one below refuses them.
+# A TrainJob's pods exist only once Trainer has merged its runtime and patches: POD (one of
+# them, in $NS) is then the probe, as created (its spec, without what the scheduler and the
+# kubelet filled in).
 check_pod_security() {
   local level out i
-  jq --arg job "$O_JOB" '{kind: "List", apiVersion: "v1", items: (
-      [.items[] | select(.kind == "MPIJob" or .kind == "PyTorchJob") |
-        (.spec.mpiReplicaSpecs // .spec.pytorchReplicaSpecs) | to_entries[] |
-        {apiVersion: "v1", kind: "Pod", metadata: {name: ($job + "-" + (.key | ascii_downcase) + "-psa-probe")},
-         spec: .value.template.spec}] +
-      [.items[] | select(.kind == "Pod")])}' "$RUN/$O_SLUG.json" >"$RUN/$O_SLUG.pods.json"
-  [ -n "$O_WARNINGS" ] && printf '        mlops-fn hydrate --check %s says:\n%s\n' "$O_DIR" "$(echo "$O_WARNINGS" | sed 's/^/          /')"
+  if [ -n "${1:-}" ]; then
+    kubectl get -n "$NS" "$1" -o json | jq --arg job "$O_JOB" '{kind: "List", apiVersion: "v1", items: [
+      {apiVersion: "v1", kind: "Pod", metadata: {name: ($job + "-node-psa-probe")}, spec: (.spec | del(.nodeName))}]}' \
+      >"$RUN/$O_SLUG.pods.json"
+  else
+    jq --arg job "$O_JOB" '{kind: "List", apiVersion: "v1", items: (
+        [.items[] | select(.kind == "MPIJob" or .kind == "PyTorchJob") |
+          (.spec.mpiReplicaSpecs // .spec.pytorchReplicaSpecs) | to_entries[] |
+          {apiVersion: "v1", kind: "Pod", metadata: {name: ($job + "-" + (.key | ascii_downcase) + "-psa-probe")},
+           spec: .value.template.spec}] +
+        [.items[] | select(.kind == "Pod")])}' "$RUN/$O_SLUG.json" >"$RUN/$O_SLUG.pods.json"
+  fi
+  [ -n "$O_WARNINGS" ] && [ -n "$O_ENV" ] && printf '        mlops-fn hydrate --check %s says:\n%s\n' "$O_DIR" "$(echo "$O_WARNINGS" | sed 's/^/          /')"
   O_ADMITTED=""
   for i in "${!LEVELS[@]}"; do
     level=${LEVELS[$i]}
@@ -356,15 +522,17 @@ check_pod_security() {
   fi
   local below="" j
   for ((j = 0; j < i; j++)); do below+="${LEVELS[$j]}: ${PSA_REFUSAL[${LEVELS[$j]}]}"$'\n'; done
+  local who="what mlops-fn says the job needs"
+  [ -n "$O_ENV" ] || who="what the fixture is written for"
   if [ "$O_ADMITTED" == "$O_CLAIMED" ]; then
-    pass "$O_DIR: Pod Security '$O_CLAIMED' (what mlops-fn says the job needs) admits the pods"
+    pass "$O_DIR: Pod Security '$O_CLAIMED' ($who) admits the pods"
     for ((j = 0; j < i; j++)); do
       pass "$O_DIR: Pod Security '${LEVELS[$j]}' refuses the pods"
       printf '        %s\n' "${PSA_REFUSAL[${LEVELS[$j]}]}"
     done
   else
     below=${below%$'\n'}
-    fail "$O_DIR: Pod Security: mlops-fn says the job needs '$O_CLAIMED', it needs '$O_ADMITTED'" \
+    fail "$O_DIR: Pod Security: $who is '$O_CLAIMED', it needs '$O_ADMITTED'" \
       "${O_WARNINGS:-mlops-fn: no warning (restricted)}" "${below:-$O_ADMITTED admits the pods}"
   fi
 }
@@ -394,8 +562,16 @@ check_pod_spec() {
   expect_eq "$what: runAsNonRoot" "${X_NONROOT:-unset}" "$(q '.spec.securityContext.runAsNonRoot // "unset"')"
   expect_eq "$what: no container overrides the pod's user or group" "" \
     "$(q '[.spec.containers[] | .securityContext // {} | {runAsUser, runAsGroup} | select(.runAsUser != null or .runAsGroup != null)] | if length > 0 then tostring else "" end')"
-  expect_eq "$what: every container has envFrom the job's env ConfigMap $(env_configmap)" true \
-    "$(q --arg cm "$(env_configmap)" '[.spec.containers[] | [.envFrom[]?.configMapRef.name] | index($cm) != null] | all')"
+  if [ "$O_KIND" == TrainJob ]; then
+    # The Trainer API has no envFrom: every key of mlops.env, one configMapKeyRef each.
+    expect_eq "$what: container node reads each key of mlops.env from the job's env ConfigMap $(env_configmap)" \
+      "$(env_keys | jq -r --arg cm "$(env_configmap)" 'keys[] | "\(.)=\($cm)/\(.)"')" \
+      "$(q -r --arg cm "$(env_configmap)" '[.spec.containers[] | select(.name == "node") | .env[]? |
+        select(.valueFrom.configMapKeyRef.name == $cm) | "\(.name)=\(.valueFrom.configMapKeyRef.name)/\(.valueFrom.configMapKeyRef.key)"] | sort[]')"
+  else
+    expect_eq "$what: every container has envFrom the job's env ConfigMap $(env_configmap)" true \
+      "$(q --arg cm "$(env_configmap)" '[.spec.containers[] | [.envFrom[]?.configMapRef.name] | index($cm) != null] | all')"
+  fi
   if [ -n "$O_NFS_SERVER" ]; then
     expect_eq "$what: NFS volume nfs (server path)" "$O_NFS_SERVER $O_NFS_PATH" \
       "$(q '.spec.volumes[]? | select(.name == "nfs") | "\(.nfs.server) \(.nfs.path)"')"
@@ -420,19 +596,25 @@ check_pod_spec() {
 # env_configmap: the job's env ConfigMap, NAME-KIND-env (README: one per job).
 env_configmap() { echo "$O_JOB-$(echo "$O_KIND" | tr '[:upper:]' '[:lower:]')-env"; }
 
+# env_keys: mlops.env as a JSON object, as kustomize's envs: reads it.
+env_keys() {
+  jq -Rn '[inputs | select(test("^\\s*(#|$)") | not) | sub("^\\s+"; "") |
+    capture("^(?<k>[^=]+)(=(?<v>.*))?$") | {(.k): (.v // "")}] | add // {}' <"$O_DIR/mlops.env" | jq -S -c .
+}
+
 check_env_configmap() {
   local want got
-  want=$(jq -Rn '[inputs | select(test("^\\s*(#|$)") | not) | sub("^\\s+"; "") |
-    capture("^(?<k>[^=]+)(=(?<v>.*))?$") | {(.k): (.v // "")}] | add // {}' <"$O_DIR/mlops.env" | jq -S -c .)
+  want=$(env_keys)
   got=$(kubectl get configmap "$(env_configmap)" -n "$NS" -o json | jq -S -c '.data // {}')
   expect_eq "$O_DIR: ConfigMap $(env_configmap) holds mlops.env's keys and values" "$want" "$got"
 }
 
-# pvc_fixtures: a bound PersistentVolume and claim for each claim the pods mount (the examples
-# expect the user's claims to exist; without them the scheduler leaves the pods Pending).
+# pvc_fixtures: a bound PersistentVolume and claim for each claim the rendered objects' pods
+# mount, wherever their volumes are (a TrainJob's in its runtime patches) (the examples expect the
+# user's claims to exist; without them the scheduler leaves the pods Pending).
 pvc_fixtures() {
   local claim
-  for claim in $(jq -r '[.items[].spec.volumes[]?.persistentVolumeClaim.claimName // empty] | unique[]' "$RUN/$O_SLUG.pods.json"); do
+  for claim in $(jq -r '[.. | objects | .persistentVolumeClaim?.claimName // empty] | unique[]' "$RUN/$O_SLUG.json"); do
     kubectl apply --server-side -f - >/dev/null <<EOF
 apiVersion: v1
 kind: PersistentVolume
@@ -565,6 +747,140 @@ check_pytorchjob() {
   fi
 }
 
+# trainjob_pods: the TrainJob's node pods (JobSet labels them with its name, which is the
+# TrainJob's, and with the replicated job's).
+trainjob_pods() {
+  kubectl get pods -n "$NS" -l "jobset.sigs.k8s.io/jobset-name=$O_JOB,jobset.sigs.k8s.io/replicatedjob-name=node" -o name
+}
+
+# subset_jq: a jq function, subset(a; b): every field a sets, b sets to the same (arrays: the
+# same length, element by element); what the API server defaults in b is not compared.
+subset_jq='def subset(a; b): if (a | type) == "object" then (b | type) == "object" and
+  all(a | keys[]; . as $k | subset(a[$k]; b[$k]))
+  elif (a | type) == "array" then (b | type) == "array" and (a | length) == (b | length) and
+  all(range(a | length); . as $i | subset(a[$i]; b[$i]))
+  else a == b end;'
+
+# Check 2, TrainJob: the TrainJob applied for real (check_trainjob_pod: each pod). Trainer's
+# webhooks default and validate it, Trainer merges runtime, trainer fields and runtime patches
+# into a JobSet, JobSet makes the Job of the replicated job `node`, the Job controller its
+# numNodes pods, kwok runs them; completing them completes the TrainJob.
+check_trainjob() {
+  local pods pod json got want
+  apply_for_real " (Trainer's webhooks default and validate the TrainJob)" '[ "$(count "$(trainjob_pods)")" -ge "$T_NODES" ]' || return
+  if ! json=$(kubectl get jobset "$O_JOB" -n "$NS" -o json 2>&1); then
+    fail "$O_DIR: Trainer creates the JobSet $O_JOB" "$json" "$(kubectl get trainjob "$O_JOB" -n "$NS" -o jsonpath='{.status}' 2>&1)"
+    return
+  fi
+  expect_eq "$O_DIR: Trainer creates the JobSet $O_JOB, owned by the TrainJob" "TrainJob/$O_JOB" \
+    "$(echo "$json" | jq -r '[.metadata.ownerReferences[]? | select(.controller) | "\(.kind)/\(.name)"] | join(",")')"
+  expect_eq "$O_DIR: the JobSet's replicated job node runs numNodes=$T_NODES pods at once (parallelism, completions)" \
+    "$T_NODES $T_NODES" "$(echo "$json" | jq -r '.spec.replicatedJobs[] | select(.name == "node") | .template.spec | "\(.parallelism) \(.completions)"')"
+  pods=$(trainjob_pods)
+  expect_eq "$O_DIR: exactly numNodes=$T_NODES node pods" "$T_NODES" "$(count "$pods")"
+  if [ -n "$O_ENV" ]; then
+    expect_eq "$O_DIR: the TrainJob's numNodes is WORKERS=$O_WORKERS" "$O_WORKERS" "$T_NODES"
+    check_env_configmap
+  fi
+  # kwok does not start containers: a kubelet would refuse one whose configMapKeyRef is missing.
+  got=$(echo "$T_JSON" | jq -r '.spec.trainer.env[]?.valueFrom.configMapKeyRef // empty | select(.optional != true) | "\(.name) \(.key)"' |
+    while read -r cm key; do
+      kubectl get configmap "$cm" -n "$NS" -o json 2>/dev/null | jq -e --arg k "$key" '.data | has($k)' >/dev/null || echo "$cm/$key"
+    done)
+  expect_eq "$O_DIR: every configMapKeyRef of the trainer's env names a key of a ConfigMap in the namespace" "" "$got"
+  [ -n "$pods" ] || return 0
+  # PET_NODE_RANK is the Job's completion index: one pod of each, 0..numNodes-1.
+  want=$(seq 0 $((T_NODES - 1)))
+  # shellcheck disable=SC2086  # $pods is a list of pod/NAME
+  got=$(kubectl get -n "$NS" $pods -o json | jq -r '[.items // [.] | .[] |
+    .metadata.annotations["batch.kubernetes.io/job-completion-index"]] | sort_by(tonumber) | .[]')
+  expect_eq "$O_DIR: the pods' completion indexes (PET_NODE_RANK) are 0..$((T_NODES - 1)), once each" "$want" "$got"
+  for pod in $pods; do
+    check_trainjob_pod "$pod"
+    [ -z "$O_ENV" ] || check_pod_spec "$pod" node
+  done
+  # PET_MASTER_ADDR is rank 0's DNS name: its hostname and subdomain, and the JobSet's headless Service.
+  # shellcheck disable=SC2086
+  got=$(kubectl get -n "$NS" $pods -o json | jq -r '[.items // [.] | .[] |
+    select(.metadata.annotations["batch.kubernetes.io/job-completion-index"] == "0") | "\(.spec.hostname).\(.spec.subdomain)"] | join(",")')
+  expect_eq "$O_DIR: PET_MASTER_ADDR is rank 0's pod: its hostname.subdomain" "$O_JOB-node-0-0.$O_JOB" "$got"
+  expect_eq "$O_DIR: JobSet's headless Service $O_JOB selects the node pods (their DNS names)" "None $O_JOB" \
+    "$(kubectl get service "$O_JOB" -n "$NS" -o jsonpath='{.spec.clusterIP} {.spec.selector.jobset\.sigs\.k8s\.io/jobset-name}' 2>&1)"
+
+  # shellcheck disable=SC2086
+  if wait_until 60 all_phase Running $pods; then
+    pass "$O_DIR: the $T_NODES node pods are scheduled on the fake node and Running"
+  else
+    fail "$O_DIR: the TrainJob's pods reach Running" "$(kubectl get pods -n "$NS" -o wide 2>&1)"
+    return
+  fi
+  # shellcheck disable=SC2086
+  kubectl annotate -n "$NS" $pods e2e.mlops-fn.dev/complete=true >/dev/null
+  if wait_until 60 eval "[ \"\$(kubectl get trainjob $O_JOB -n $NS -o jsonpath='{.status.conditions[?(@.type==\"Complete\")].status}')\" == True ]"; then
+    pass "$O_DIR: the TrainJob is Complete once its node pods complete (Jobs, then JobSet, succeeded)"
+  else
+    fail "$O_DIR: the TrainJob is Complete once its node pods complete" \
+      "$(kubectl get trainjob "$O_JOB" -n "$NS" -o jsonpath='{.status}' 2>&1)" "$(kubectl get jobset "$O_JOB" -n "$NS" -o jsonpath='{.status}' 2>&1)"
+  fi
+}
+
+# check_trainjob_pod POD: the pod carries what the TrainJob says (T_*): the runtime patches'
+# pod securityContext, ServiceAccount, volumes, and the container node's volumeMounts and
+# securityContext; the trainer's image, command, args, env and resourcesPerNode; the PET_*
+# variables Trainer's torch plugin sets for torchrun.
+check_trainjob_pod() {
+  local pod=$1 json node what="$O_DIR: $1" want got
+  json=$(kubectl get -n "$NS" "$pod" -o json 2>&1) || { fail "$what: exists" "$json"; return 0; }
+  node=$(echo "$json" | jq -c '[.spec.containers[] | select(.name == "node")][0]')
+  if [ "$node" == null ]; then fail "$what: has the runtime's container node" "$(echo "$json" | jq -c '[.spec.containers[].name]')"; return 0; fi
+  sub() { jq -n --argjson a "$1" --argjson b "$2" "$subset_jq subset(\$a; \$b)"; }
+  expect_eq "$what: pod securityContext runAsUser/runAsGroup/fsGroup/runAsNonRoot (the runtime patch's)" \
+    "$(echo "$T_POD" | jq -c '.securityContext // {} | [.runAsUser, .runAsGroup, .fsGroup, .runAsNonRoot]')" \
+    "$(echo "$json" | jq -c '.spec.securityContext // {} | [.runAsUser, .runAsGroup, .fsGroup, .runAsNonRoot]')"
+  expect_eq "$what: the runtime patch's whole pod securityContext is the pod's" true \
+    "$(sub "$(echo "$T_POD" | jq -c '.securityContext // {}')" "$(echo "$json" | jq -c '.spec.securityContext // {}')")"
+  if [ "$(echo "$T_POD" | jq -r '.serviceAccountName // ""')" != "" ]; then
+    expect_eq "$what: runs as the runtime patch's ServiceAccount" "$(echo "$T_POD" | jq -r .serviceAccountName)" \
+      "$(echo "$json" | jq -r '.spec.serviceAccountName // "default"')"
+  fi
+  want=$(echo "$T_POD" | jq -r '[.volumes[].name] | join(",")')
+  got=$(jq -rn --argjson p "$T_POD" --argjson pod "$json" "$subset_jq"'
+    [$p.volumes[] | . as $v | select(([$pod.spec.volumes[]? | select(.name == $v.name)][0]) as $w | subset($v; $w)) | .name] | join(",")')
+  expect_eq "$what: the runtime patch's volumes are the pod's (${want:-none})" "$want" "$got"
+  want=$(echo "$T_NODE" | jq -r '[.volumeMounts[] | .name + ":" + .mountPath] | join(",")')
+  got=$(jq -rn --argjson p "$T_NODE" --argjson c "$node" "$subset_jq"'
+    [$p.volumeMounts[] | . as $m | select(([$c.volumeMounts[]? | select(.name == $m.name)][0]) as $w | subset($m; $w)) |
+     .name + ":" + .mountPath] | join(",")')
+  expect_eq "$what: container node has the runtime patch's volumeMounts (${want:-none})" "$want" "$got"
+  expect_eq "$what: container node has the runtime patch's securityContext" true \
+    "$(sub "$(echo "$T_NODE" | jq -c '.securityContext // {}')" "$(echo "$node" | jq -c '.securityContext // {}')")"
+  expect_eq "$what: container node runs the trainer's image, command and args" \
+    "$(echo "$T_JSON" | jq -c '.spec.trainer | [.image, .command, .args]')" "$(echo "$node" | jq -c '[.image, .command, .args]')"
+  want=$(echo "$T_JSON" | jq -c '[.spec.trainer.env[]?]')
+  got=$(jq -n --argjson w "$want" --argjson c "$node" "$subset_jq"'
+    [$w[] | . as $e | select(([$c.env[]? | select(.name == $e.name)][0]) as $x | subset($e; $x))] | length')
+  expect_eq "$what: container node has the trainer's $(echo "$want" | jq length) env variables (values and configMapKeyRefs)" \
+    "$(echo "$want" | jq length)" "$got"
+  # (the API server defaults a request that is not set to the limit)
+  expect_eq "$what: container node's resources are the trainer's resourcesPerNode" \
+    "$(echo "$T_JSON" | jq -S -c '.spec.trainer.resourcesPerNode // {} | {limits, requests: ((.limits // {}) + (.requests // {}))} |
+      with_entries(select(.value != null and .value != {}))')" \
+    "$(echo "$node" | jq -S -c '.resources // {} | {limits, requests} | with_entries(select(.value != null and .value != {}))')"
+  expect_eq "$what: nvidia.com/gpu limit" "$(echo "$T_JSON" | jq -r '.spec.trainer.resourcesPerNode.limits["nvidia.com/gpu"] // "0"')" \
+    "$(echo "$node" | jq -r '.resources.limits["nvidia.com/gpu"] // "0"')"
+  # What torchrun reads: plugins/torch/torch.go (the node rank is the Job's completion index).
+  want="PET_MASTER_ADDR=$O_JOB-node-0-0.$O_JOB"$'\n'"PET_MASTER_PORT=29500"$'\n'"PET_NNODES=$T_NODES"
+  want+=$'\n'"PET_NODE_RANK=fieldRef:metadata.annotations['batch.kubernetes.io/job-completion-index']"$'\n'"PET_NPROC_PER_NODE=$T_NPROC"
+  got=$(echo "$node" | jq -r '.env[]? | select(.name | startswith("PET_")) |
+    "\(.name)=\(.value // ("fieldRef:" + .valueFrom.fieldRef.fieldPath))"' | sort)
+  want=$(echo "$want" | sort)
+  expect_eq "$what: the PET_* variables of Trainer's torch plugin (nnodes, procs per node, node rank, master address and port)" "$want" "$got"
+  [ "$pod" == "${pods%%$'\n'*}" ] && echo "$got" | sed 's/^/        /'
+  expect_eq "$what: container node exposes the master port 29500" true \
+    "$(echo "$node" | jq '[.ports[]?.containerPort] | index(29500) != null')"
+  return 0
+}
+
 # Check 4: the single-node Pod applied for real.
 check_pod() {
   local out
@@ -591,7 +907,8 @@ check_pod() {
 }
 
 # Check 3, for real: under 'restricted', a job that needs more is refused when its pods are
-# created (by mpi-operator for an MPIJob, training-operator for a PyTorchJob, at apply for a Pod).
+# created (by mpi-operator for an MPIJob, training-operator for a PyTorchJob, the Job controller
+# for a TrainJob's JobSet, at apply for a Pod).
 check_refused_for_real() {
   local out
   NS=restricted-$O_SLUG
@@ -608,6 +925,10 @@ check_refused_for_real() {
   fi
   kubectl apply -k "$O_DIR" -n "$NS" --server-side >/dev/null
   if wait_until 60 eval "kubectl get events -n $NS -o jsonpath='{.items[*].message}' | grep -q 'violates PodSecurity'"; then
+    if [ "$O_KIND" == TrainJob ]; then
+      expect_eq "$O_DIR: under 'restricted' the Job controller's pods of the TrainJob are refused (violates PodSecurity)" 0 "$(count "$(trainjob_pods)")"
+      return
+    fi
     expect_eq "$O_DIR: under 'restricted' the operator's worker pods are refused (violates PodSecurity)" 0 "$(count "$(job_pods worker)")"
   else
     fail "$O_DIR: under 'restricted' the operator's worker pods are refused" "$(kubectl get pods,events -n "$NS" 2>&1)"
@@ -615,10 +936,21 @@ check_refused_for_real() {
 }
 
 run_overlay() {
+  local pod
   section "$1"
   load_overlay "$1"
-  log "$O_DIR: job $O_JOB, $O_MODE, workers=$O_WORKERS slots=$O_SLOTS gpus=$O_GPUS uid=${O_UID:-unset}"
+  log "$O_DIR: $O_KIND $O_JOB, $O_MODE, workers=${O_WORKERS:-none} slots=${O_SLOTS:-none} gpus=$O_GPUS uid=${O_UID:-unset}"
   check_dry_run
+  if [ "$O_KIND" == TrainJob ]; then
+    # Its pods exist only once Trainer has merged runtime and patches: applied for real under the
+    # level it claims (the pods must be admitted), then one of them probes each level.
+    O_RUN_LEVEL=$O_CLAIMED
+    [ "$O_RUN_LEVEL" == restricted ] || check_refused_for_real
+    check_trainjob
+    pod=$(trainjob_pods | sed -n 1p)
+    if [ -n "$pod" ]; then check_pod_security "$pod"; else skip "$O_DIR: Pod Security: no pod of the TrainJob to probe"; fi
+    return 0
+  fi
   check_pod_security
   case $O_KIND in
     MPIJob | Pod | PyTorchJob)
@@ -648,13 +980,21 @@ check_renamed() {
   if ! out=$(kubectl apply -k "$dir" -n "$NS" --server-side 2>&1); then
     fail "$O_DIR under namePrefix/nameSuffix: apply -k" "$out"; return
   fi
-  if ! wait_until 60 eval '[ "$(count "$(job_pods worker)")" -ge "$O_WORKERS" ]'; then
+  local n=$O_WORKERS  # the pods to wait for (read in the eval below)
+  if [ "$O_KIND" == TrainJob ]; then
+    # shellcheck disable=SC2034
+    n=$T_NODES
+    renamed_pods() { trainjob_pods; }
+  else
+    renamed_pods() { job_pods worker; }
+  fi
+  if ! wait_until 60 eval '[ "$(count "$(renamed_pods)")" -ge "$n" ]'; then
     fail "$O_DIR under namePrefix/nameSuffix: the operator creates the renamed job's worker pods" \
       "$(kubectl get events -n "$NS" --sort-by=.lastTimestamp 2>&1 | tail -n 5)"
     return
   fi
   pass "$O_DIR under namePrefix/nameSuffix: the operator creates the pods of $O_JOB (their ServiceAccount exists)"
-  pods=$(job_pods worker)
+  pods=$(renamed_pods)
   if [ "$O_KIND" == MPIJob ]; then
     wait_until 60 eval '[ "$(count "$(job_pods launcher)")" -ge 1 ]' || true
     pods+=$'\n'$(job_pods launcher)
@@ -663,13 +1003,13 @@ check_renamed() {
     json=$(kubectl get -n "$NS" "$pod" -o json)
     sa=$(echo "$json" | jq -r '.spec.serviceAccountName // "default"')
     expect_eq "$O_DIR under namePrefix/nameSuffix: $pod runs as the renamed ServiceAccount" "dev-model-service-v2" "$sa"
-    cms=$(echo "$json" | jq -r '[.spec.containers[].envFrom[]?.configMapRef.name] | unique[]')
-    [ -n "$cms" ] || fail "$O_DIR under namePrefix/nameSuffix: $pod has envFrom" "$json"
+    cms=$(echo "$json" | jq -r '[.spec.containers[] | (.envFrom[]?.configMapRef.name), (.env[]?.valueFrom.configMapKeyRef.name // empty)] | unique[]')
+    [ -n "$cms" ] || fail "$O_DIR under namePrefix/nameSuffix: $pod reads the env ConfigMap (envFrom or configMapKeyRef)" "$json"
     for cm in $cms; do
       if kubectl get configmap "$cm" -n "$NS" >/dev/null 2>&1; then
-        pass "$O_DIR under namePrefix/nameSuffix: $pod's envFrom ConfigMap $cm exists"
+        pass "$O_DIR under namePrefix/nameSuffix: $pod's env ConfigMap $cm exists"
       else
-        fail "$O_DIR under namePrefix/nameSuffix: $pod's envFrom ConfigMap $cm exists" "$(kubectl get configmaps -n "$NS" 2>&1)"
+        fail "$O_DIR under namePrefix/nameSuffix: $pod's env ConfigMap $cm exists" "$(kubectl get configmaps -n "$NS" 2>&1)"
       fi
     done
   done
@@ -738,15 +1078,18 @@ inside() {
     for d in $(find quickstart/k8s/mlops -name job.yaml | sort) $(find examples -name job.yaml | sort); do
       [ -f "$(dirname "$d")/kustomization.yaml" ] && overlays+=("$(dirname "$d")")
     done
+    overlays+=("$TRAINJOB_FIXTURE")
   fi
   section "broken objects"
   check_broken_objects
+  check_broken_trainjob
 
   for d in "${overlays[@]}"; do run_overlay "$d"; done
   section "renamed by an overlay on top"
   if [ $# -le 1 ]; then
     check_renamed quickstart/k8s/mlops/multi-node
     check_renamed quickstart/k8s/mlops/elastic
+    [ ! -f quickstart/k8s/mlops/trainjob/job.yaml ] || check_renamed quickstart/k8s/mlops/trainjob
   else
     skip "the quickstarts under namePrefix/nameSuffix: only the overlays named on the command line run"
   fi
