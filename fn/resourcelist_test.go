@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/cli"
+	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
@@ -101,7 +102,7 @@ func TestResourceListMatchesStandalone(t *testing.T) {
 		dir := filepath.Dir(job)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			// What does not parse never reaches a function through kustomize or kpt.
-			config, err := processor.ReadSpec(job)
+			config, err := jobspec.Read(job)
 			if err != nil {
 				t.Skipf("the job spec does not parse, so no runner would call the function: %v", err)
 			}

@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
-	"github.com/mlops-fn/mlops-fn/pkg/processor"
+	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 )
 
 // The runner tests drive the real kustomize, kpt, kubectl and Docker on the
@@ -346,7 +346,7 @@ func TestImageRunsLockedDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	config, err := processor.ReadSpec(filepath.Join(repoRoot, "quickstart/k8s/mlops/multi-node/job.yaml"))
+	config, err := jobspec.Read(filepath.Join(repoRoot, "quickstart/k8s/mlops/multi-node/job.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	k8syaml "sigs.k8s.io/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
+	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
@@ -131,7 +132,7 @@ func explainUnreadable(input []byte, err error) error {
 // reaches stdout unless the whole run succeeds.
 func runStandalone(args []string, in io.Reader, out, stderr io.Writer, inputRead func(int)) error {
 	configFile := args[0]
-	config, err := processor.ReadSpec(configFile)
+	config, err := jobspec.Read(configFile)
 	if err != nil {
 		return reportError(stderr, err)
 	}
@@ -198,7 +199,7 @@ func parseInput(name string, data []byte) ([]*yaml.RNode, error) {
 	// Messages about an input object name its file; the writer drops the annotation.
 	for i, n := range nodes {
 		if n.YNode().Kind != yaml.MappingNode {
-			return nil, fmt.Errorf("%s: document %d is a YAML %s; accepted: Kubernetes objects (YAML maps)", name, i+1, processor.NodeKind(n))
+			return nil, fmt.Errorf("%s: document %d is a YAML %s; accepted: Kubernetes objects (YAML maps)", name, i+1, jobspec.NodeKind(n))
 		}
 		if err := processor.CheckMetadata(n); err != nil {
 			return nil, fmt.Errorf("%s: document %d: %w", name, i+1, err)

@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/env"
-	"github.com/mlops-fn/mlops-fn/pkg/processor"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 )
 
 // The guard makes a hydrated overlay refuse to build once its inputs changed
@@ -132,7 +132,7 @@ func guard(in guardInputs) (object map[string]any, replacements []any) {
 	for _, t := range in.targets {
 		// The job itself, for a kind whose base holds no containers (a TrainJob).
 		g.compare(fmt.Sprintf("base%d", len(g.prefixes)), fmt.Sprintf("%s/%s: ", t.GetKind(), t.GetName()), t.GetName(), baseSource(t, "metadata.name"), ": ")
-		for _, podSpec := range processor.PodSpecPaths(t.GetKind()) {
+		for _, podSpec := range jobnode.PodSpecPaths(t.GetKind()) {
 			for _, field := range []string{"containers", "initContainers"} {
 				g.baseContainers(t, append(append([]string(nil), podSpec...), field))
 			}

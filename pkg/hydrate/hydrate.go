@@ -27,6 +27,8 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
+	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 	"github.com/mlops-fn/mlops-fn/pkg/schema"
@@ -106,7 +108,7 @@ func Render(o Options) (*Overlay, error) {
 	if err != nil {
 		return nil, err
 	}
-	config, err := processor.ParseSpec(configPath, specText)
+	config, err := jobspec.Parse(configPath, specText)
 	if err != nil {
 		return nil, err
 	}
@@ -380,7 +382,7 @@ func mustRel(base, target string) string {
 
 func encode(header string, patch render.Patch) ([]byte, error) {
 	schema.Register()
-	n, err := processor.EncodePatch(patch)
+	n, err := jobnode.EncodePatch(patch)
 	if err != nil {
 		return nil, err
 	}

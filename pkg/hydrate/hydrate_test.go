@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
@@ -48,7 +49,7 @@ func overlay(t *testing.T, testCase string) (root string, skeleton *yaml.RNode) 
 	// The base is the case's own target when it has one, else the plan's skeleton.
 	if target, err := yaml.ReadFile(filepath.Join(src, "input.yaml")); err == nil {
 		skeleton = target
-	} else if skeleton, err = processor.Encode(resolved.Plan.Skeleton()); err != nil {
+	} else if skeleton, err = jobnode.Encode(resolved.Plan.Skeleton()); err != nil {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(root, "base", "skeleton.yaml"), skeleton.MustString())

@@ -12,10 +12,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
-
-	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
 // ownedMark ends the line of each configMapGenerator entry hydrate keeps, so
@@ -86,7 +85,7 @@ func readKustomization(path string, resources []string, header string, missing f
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if k.YNode().Kind != yaml.MappingNode {
-		return nil, nil, fmt.Errorf("%s is a YAML %s; accepted: a kustomization, a YAML map", path, processor.NodeKind(k))
+		return nil, nil, fmt.Errorf("%s is a YAML %s; accepted: a kustomization, a YAML map", path, jobspec.NodeKind(k))
 	}
 	return k, data, nil
 }
@@ -107,7 +106,7 @@ func setEntries(k *yaml.RNode, e entries, crd bool, path string) error {
 		return err
 	}
 	if gens.YNode().Kind != yaml.SequenceNode {
-		return fmt.Errorf("%s: configMapGenerator is a YAML %s; accepted: a list", path, processor.NodeKind(gens))
+		return fmt.Errorf("%s: configMapGenerator is a YAML %s; accepted: a list", path, jobspec.NodeKind(gens))
 	}
 	var kept []*yaml.Node
 	var env, earlier *yaml.RNode
@@ -162,7 +161,7 @@ options:
 		return err
 	}
 	if comps.YNode().Kind != yaml.SequenceNode {
-		return fmt.Errorf("%s: components is a YAML %s; accepted: a list", path, processor.NodeKind(comps))
+		return fmt.Errorf("%s: components is a YAML %s; accepted: a list", path, jobspec.NodeKind(comps))
 	}
 	if !slices.ContainsFunc(comps.YNode().Content, isComponentEntry) {
 		c := yaml.NewStringRNode(ComponentDir).YNode()
@@ -223,7 +222,7 @@ func setEnvGenerator(g *yaml.RNode, e entries, owned bool) error {
 		return err
 	}
 	if envs.YNode().Kind != yaml.SequenceNode {
-		return fmt.Errorf("envs is a YAML %s; accepted: a list", processor.NodeKind(envs))
+		return fmt.Errorf("envs is a YAML %s; accepted: a list", jobspec.NodeKind(envs))
 	}
 	// In hydrate's entry the first env file is mlops-fn's (it follows
 	// spec.envFile.path); more are the user's. In the user's own entry

@@ -2,6 +2,7 @@ package processor
 
 import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -30,11 +31,11 @@ func strictDecode(b []byte, into any, kind string) field.ErrorList {
 	accepted := "the fields of " + kind
 	strict, err := sigsjson.UnmarshalStrict(b, into)
 	if err != nil {
-		return field.ErrorList{decodeError(err, accepted)}
+		return field.ErrorList{jobspec.DecodeError(err, accepted)}
 	}
 	var errs field.ErrorList
 	for _, e := range strict {
-		errs = append(errs, decodeError(e, accepted))
+		errs = append(errs, jobspec.DecodeError(e, accepted))
 	}
 	return errs
 }

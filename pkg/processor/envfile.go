@@ -12,6 +12,7 @@ import (
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/env"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 )
 
 // EnvOrigin says where mlops.env was found, which decides who owns the ConfigMap.
@@ -76,13 +77,13 @@ func (p Processor) loadEnv(job *api.TrainingJob, items []*yaml.RNode) (*env.File
 
 func configMapFile(cm *yaml.RNode) (*env.File, error) {
 	if d := cm.Field("data"); d != nil && d.Value.YNode().Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("ConfigMap/%s: data is a YAML %s; accepted: a map of KEY: value", cm.GetName(), NodeKind(d.Value))
+		return nil, fmt.Errorf("ConfigMap/%s: data is a YAML %s; accepted: a map of KEY: value", cm.GetName(), jobspec.NodeKind(d.Value))
 	}
 	if d := cm.Field("data"); d != nil {
 		c := d.Value.YNode().Content
 		for i := 0; i+1 < len(c); i += 2 {
 			if v := c[i+1]; v.Kind != yaml.ScalarNode || v.Tag != yaml.NodeTagString {
-				return nil, fmt.Errorf("ConfigMap/%s: data.%s: %s is a YAML %s, and the API server takes only strings in a ConfigMap's data; accepted: a string (quote it: %q)", cm.GetName(), c[i].Value, v.Value, jsonType(v), v.Value)
+				return nil, fmt.Errorf("ConfigMap/%s: data.%s: %s is a YAML %s, and the API server takes only strings in a ConfigMap's data; accepted: a string (quote it: %q)", cm.GetName(), c[i].Value, v.Value, jobspec.JSONType(v), v.Value)
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -115,7 +116,7 @@ func FuzzDecodeSpec(f *testing.F) {
 		if err != nil {
 			return
 		}
-		job, errs := decodeSpec(config)
+		job, errs := jobspec.Decode(config)
 		if job == nil || len(errs) > 0 {
 			if len(errs) == 0 {
 				t.Fatal("no job and no error")

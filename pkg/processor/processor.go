@@ -21,6 +21,8 @@ import (
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/env"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
+	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 	"github.com/mlops-fn/mlops-fn/pkg/schema"
 )
@@ -89,7 +91,7 @@ type Overlay struct {
 // of Process, shared with hydration, which writes the patches instead of applying them.
 func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, framework.Results) {
 	var results framework.Results
-	job, errs := decodeSpec(config)
+	job, errs := jobspec.Decode(config)
 	if job == nil || len(errs) > 0 {
 		return nil, p.fieldResults(errs, "")
 	}
@@ -127,7 +129,7 @@ func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, f
 func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNode, framework.Results) {
 	for i, it := range input {
 		if it.YNode().Kind != yaml.MappingNode {
-			return nil, framework.Results{errorResult(fmt.Errorf("input item %d is a YAML %s; accepted: Kubernetes objects (YAML maps)", i+1, NodeKind(it)))}
+			return nil, framework.Results{errorResult(fmt.Errorf("input item %d is a YAML %s; accepted: Kubernetes objects (YAML maps)", i+1, jobspec.NodeKind(it)))}
 		}
 		if err := CheckMetadata(it); err != nil {
 			return nil, framework.Results{errorResult(fmt.Errorf("input item %d: %w", i+1, err))}
@@ -194,7 +196,7 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 					return nil, append(results, errorResult(fmt.Errorf("%s: spec.envFile.inline is set and ConfigMap %q is among the inputs: remove one of them", p.configName(), plan.ConfigMapName)))
 				}
 			}
-			cm, err := Encode(q.ConfigMap(o.Env.Map()))
+			cm, err := jobnode.Encode(q.ConfigMap(o.Env.Map()))
 			if err == nil {
 				err = p.annotate(plan, cm)
 			}
@@ -314,11 +316,11 @@ func CheckMetadata(n *yaml.RNode) error {
 		return nil
 	}
 	if meta.Value.YNode().Kind != yaml.MappingNode {
-		return fmt.Errorf("metadata is a YAML %s; accepted: a map (name, namespace, labels, annotations)", NodeKind(meta.Value))
+		return fmt.Errorf("metadata is a YAML %s; accepted: a map (name, namespace, labels, annotations)", jobspec.NodeKind(meta.Value))
 	}
 	for _, f := range []string{"name", "namespace"} {
 		if v := meta.Value.Field(f); v != nil && !v.Value.IsNil() && v.Value.YNode().Kind != yaml.ScalarNode {
-			return fmt.Errorf("metadata.%s is a YAML %s; accepted: a string", f, NodeKind(v.Value))
+			return fmt.Errorf("metadata.%s is a YAML %s; accepted: a string", f, jobspec.NodeKind(v.Value))
 		}
 	}
 	for _, f := range []string{"labels", "annotations"} {
@@ -327,11 +329,11 @@ func CheckMetadata(n *yaml.RNode) error {
 			continue
 		}
 		if v.Value.YNode().Kind != yaml.MappingNode {
-			return fmt.Errorf("metadata.%s is a YAML %s; accepted: a map of strings", f, NodeKind(v.Value))
+			return fmt.Errorf("metadata.%s is a YAML %s; accepted: a map of strings", f, jobspec.NodeKind(v.Value))
 		}
 		for i := 1; i < len(v.Value.YNode().Content); i += 2 {
 			if c := v.Value.YNode().Content[i]; c.Kind != yaml.ScalarNode {
-				return fmt.Errorf("metadata.%s.%s is a YAML %s; accepted: a string", f, v.Value.YNode().Content[i-1].Value, NodeKind(yaml.NewRNode(c)))
+				return fmt.Errorf("metadata.%s.%s is a YAML %s; accepted: a string", f, v.Value.YNode().Content[i-1].Value, jobspec.NodeKind(yaml.NewRNode(c)))
 			}
 		}
 	}
@@ -386,7 +388,7 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 	q.Name, q.Namespace = target.GetName(), target.GetNamespace()
 	q.Containers = containerNames(target, plan)
 	q.Sidecars = sidecars(target, q.Containers, plan)
-	q.InitContainers = names(initContainerLists(target))
+	q.InitContainers = names(jobnode.InitContainerLists(target))
 	if plan.Namespace != "" && q.Namespace != plan.Namespace {
 		in := fmt.Sprintf("namespace %q", q.Namespace)
 		if q.Namespace == "" {
@@ -463,7 +465,7 @@ func valueAt(n *yaml.RNode, path ...string) string {
 // privilegedContainer names a container of the target that runs privileged
 // or adds capabilities, "" when none does.
 func privilegedContainer(target *yaml.RNode) string {
-	for _, c := range containers(target) {
+	for _, c := range jobnode.Containers(target) {
 		{
 			if valueAt(c, "securityContext", "privileged") == "true" || lookupList(c, "securityContext", "capabilities", "add") > 0 {
 				name, _ := c.GetString("name")
@@ -537,7 +539,7 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, er
 	}
 	out := target.Copy()
 	for _, patch := range q.Patches() {
-		node, err := EncodePatch(patch)
+		node, err := jobnode.EncodePatch(patch)
 		if err != nil {
 			return nil, err
 		}
@@ -560,7 +562,7 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, er
 // a container's securityContext (a runAsUser other than 0, or runAsNonRoot),
 // and the uid if one is given; "" when it does not.
 func targetNonRoot(target *yaml.RNode) (where, uid string) {
-	for _, spec := range podSpecs(target) {
+	for _, spec := range jobnode.PodSpecs(target) {
 		contexts := []*yaml.RNode{spec}
 		if list, _ := spec.Pipe(yaml.Lookup("containers")); list != nil {
 			elems, _ := list.Elements()
@@ -603,7 +605,7 @@ func (p Processor) generate(plan *render.Plan, skeleton any) (*yaml.RNode, error
 	if missing != "" {
 		return nil, fmt.Errorf("%s: spec.%s: Required value: the inputs hold no %s named %s whose %s mlops-fn could keep, so it generates the job; accepted: spec.%s, or the job among the inputs (spec.target selects it)", p.configName(), strings.Fields(missing)[0], plan.JobKind().Kind, plan.Target.Name, strings.Fields(missing)[0], strings.Fields(missing)[0])
 	}
-	node, err := Encode(skeleton)
+	node, err := jobnode.Encode(skeleton)
 	if err != nil {
 		return nil, err
 	}
@@ -701,7 +703,7 @@ func names(byRole map[kubeflow.MPIReplicaType][]*yaml.RNode) map[kubeflow.MPIRep
 // container the patches address.
 func sidecars(target *yaml.RNode, training render.ContainerNames, plan *render.Plan) map[kubeflow.MPIReplicaType][]string {
 	out := map[kubeflow.MPIReplicaType][]string{}
-	for role, list := range containerLists(target) {
+	for role, list := range jobnode.ContainerLists(target) {
 		main := training[role]
 		if main == "" {
 			main = plan.ContainerName
@@ -720,7 +722,7 @@ func sidecars(target *yaml.RNode, training render.ContainerNames, plan *render.P
 // the one the mpi-operator treats as main.
 func containerNames(target *yaml.RNode, plan *render.Plan) render.ContainerNames {
 	names := render.ContainerNames{}
-	for role, list := range containerLists(target) {
+	for role, list := range jobnode.ContainerLists(target) {
 		for i, c := range list {
 			name, _ := c.GetString("name")
 			if i == 0 || name == plan.ContainerName {
@@ -732,4 +734,13 @@ func containerNames(target *yaml.RNode, plan *render.Plan) render.ContainerNames
 		}
 	}
 	return names
+}
+
+// configPath is where the runner says the function config lives, if it says.
+func configPath(config *yaml.RNode) string {
+	if config == nil {
+		return ""
+	}
+	path, _, _ := kioutil.GetFileAnnotations(config)
+	return path
 }

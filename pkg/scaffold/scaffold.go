@@ -16,6 +16,8 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
+	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
@@ -160,7 +162,7 @@ func skeletonOf(files map[string][]byte) ([]byte, string, error) {
 			return nil, "", err
 		}
 	}
-	config, err := processor.ReadSpec(filepath.Join(dir, "job.yaml"))
+	config, err := jobspec.Read(filepath.Join(dir, "job.yaml"))
 	if err != nil {
 		return nil, "", err
 	}
@@ -168,7 +170,7 @@ func skeletonOf(files map[string][]byte) ([]byte, string, error) {
 	if resolved == nil {
 		return nil, "", results
 	}
-	n, err := processor.Encode(resolved.Plan.Skeleton())
+	n, err := jobnode.Encode(resolved.Plan.Skeleton())
 	if err != nil {
 		return nil, "", err
 	}

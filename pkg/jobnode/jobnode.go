@@ -1,4 +1,7 @@
-package processor
+// Package jobnode is a job as YAML: typed objects and patches encoded the
+// way kustomize and kubectl write them, and a job node's pod specs and
+// containers found by the job kinds table.
+package jobnode
 
 import (
 	"encoding/json"
@@ -76,12 +79,12 @@ func EncodePatch(patch render.Patch) (*yaml.RNode, error) {
 		}
 		d.Container = nil
 	}
-	for _, spec := range podSpecs(n) {
+	for _, spec := range PodSpecs(n) {
 		if err := setNulls(spec, d.PodSecurity, true, "securityContext"); err != nil {
 			return nil, err
 		}
 	}
-	for _, c := range containers(n) {
+	for _, c := range Containers(n) {
 		// Where the patch sets the container's securityContext, before the
 		// forced deletions make one.
 		if err := setNulls(c, d.ContainerIDs, false, "securityContext"); err != nil {
@@ -142,8 +145,8 @@ func PodSpecPaths(kind string) [][]string {
 	return out
 }
 
-// podSpecs returns the pod specs of an MPIJob, a Pod or a PyTorchJob, in role order.
-func podSpecs(n *yaml.RNode) []*yaml.RNode {
+// PodSpecs returns the pod specs of an MPIJob, a Pod or a PyTorchJob, in role order.
+func PodSpecs(n *yaml.RNode) []*yaml.RNode {
 	var specs []*yaml.RNode
 	for _, path := range PodSpecPaths(n.GetKind()) {
 		if spec, err := n.Pipe(yaml.Lookup(path...)); err == nil && spec != nil {
@@ -153,13 +156,13 @@ func podSpecs(n *yaml.RNode) []*yaml.RNode {
 	return specs
 }
 
-// containerLists returns the containers of an MPIJob, a Pod or a PyTorchJob by role.
-func containerLists(n *yaml.RNode) map[kubeflow.MPIReplicaType][]*yaml.RNode {
+// ContainerLists returns the containers of an MPIJob, a Pod or a PyTorchJob by role.
+func ContainerLists(n *yaml.RNode) map[kubeflow.MPIReplicaType][]*yaml.RNode {
 	return lists(n, "containers")
 }
 
-// initContainerLists returns their init containers (native sidecars among them) by role.
-func initContainerLists(n *yaml.RNode) map[kubeflow.MPIReplicaType][]*yaml.RNode {
+// InitContainerLists returns their init containers (native sidecars among them) by role.
+func InitContainerLists(n *yaml.RNode) map[kubeflow.MPIReplicaType][]*yaml.RNode {
 	return lists(n, "initContainers")
 }
 
@@ -177,10 +180,10 @@ func lists(n *yaml.RNode, field string) map[kubeflow.MPIReplicaType][]*yaml.RNod
 	return out
 }
 
-// containers are every container and init container of n, in role order.
-func containers(n *yaml.RNode) []*yaml.RNode {
+// Containers are every container and init container of n, in role order.
+func Containers(n *yaml.RNode) []*yaml.RNode {
 	var all []*yaml.RNode
-	for _, byRole := range []map[kubeflow.MPIReplicaType][]*yaml.RNode{containerLists(n), initContainerLists(n)} {
+	for _, byRole := range []map[kubeflow.MPIReplicaType][]*yaml.RNode{ContainerLists(n), InitContainerLists(n)} {
 		for _, role := range slices.Sorted(maps.Keys(byRole)) {
 			all = append(all, byRole[role]...)
 		}

@@ -1,4 +1,6 @@
-package processor
+// Package jobspec reads the job spec (kind TrainingJob): one YAML document,
+// decoded strictly, its errors pinned to the field and line they are about.
+package jobspec
 
 import (
 	"fmt"
@@ -7,15 +9,14 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
-	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 )
 
-// decodeSpec reads the function config strictly: an unknown or misspelt field
+// Decode reads the function config strictly: an unknown or misspelt field
 // is an error, not a silently ignored line.
-func decodeSpec(config *yaml.RNode) (*api.TrainingJob, field.ErrorList) {
+func Decode(config *yaml.RNode) (*api.TrainingJob, field.ErrorList) {
 	want := fmt.Sprintf("a %s (apiVersion %s)", api.Kind, api.APIVersion)
 	if config == nil || config.IsNilOrEmpty() {
 		return nil, field.ErrorList{&field.Error{Type: field.ErrorTypeRequired, BadValue: field.OmitValueType{}, Detail: "the job spec is missing or empty; accepted: " + want}}
@@ -44,10 +45,10 @@ func decodeSpec(config *yaml.RNode) (*api.TrainingJob, field.ErrorList) {
 	job := &api.TrainingJob{}
 	strict, err := sigsjson.UnmarshalStrict(b, job)
 	if err != nil {
-		return nil, field.ErrorList{pinpoint(config, err, decodeError(err, specFields))}
+		return nil, field.ErrorList{pinpoint(config, err, DecodeError(err, specFields))}
 	}
 	for _, e := range strict {
-		errs = append(errs, decodeError(e, specFields))
+		errs = append(errs, DecodeError(e, specFields))
 	}
 	// The runners' bookkeeping annotations describe the config file, not the job.
 	for k := range job.Metadata.Annotations {
@@ -94,9 +95,9 @@ var (
 // specFields is what decodeError says a job spec accepts.
 var specFields = fmt.Sprintf("the fields of %s %s, listed in docs/job-spec.md", api.APIVersion, api.Kind)
 
-// decodeError turns a decoding error into one about the field it names;
+// DecodeError turns a decoding error into one about the field it names;
 // accepted says which fields exist.
-func decodeError(err error, accepted string) *field.Error {
+func DecodeError(err error, accepted string) *field.Error {
 	msg := strings.TrimPrefix(err.Error(), "json: ")
 	if m := unknownField.FindStringSubmatch(msg); m != nil {
 		return &field.Error{Type: field.ErrorTypeInvalid, Field: m[1], BadValue: field.OmitValueType{},
@@ -155,8 +156,8 @@ func pinpoint(config *yaml.RNode, err error, e *field.Error) *field.Error {
 	return field.Invalid(p, n.Value, detail)
 }
 
-// jsonType is the JSON type a YAML node becomes, as encoding/json names it.
-func jsonType(n *yaml.Node) string {
+// JSONType is the JSON type a YAML node becomes, as encoding/json names it.
+func JSONType(n *yaml.Node) string {
 	switch {
 	case n.Kind == yaml.SequenceNode:
 		return "array"
@@ -183,13 +184,13 @@ func locate(n *yaml.RNode, segs []string, p *field.Path, found string) (*field.P
 	case len(segs) == 0:
 		for i, c := range y.Content {
 			switch {
-			case y.Kind == yaml.SequenceNode && jsonType(c) == found:
+			case y.Kind == yaml.SequenceNode && JSONType(c) == found:
 				return p.Index(i), c
-			case y.Kind == yaml.MappingNode && i%2 == 1 && jsonType(c) == found:
+			case y.Kind == yaml.MappingNode && i%2 == 1 && JSONType(c) == found:
 				return p.Key(y.Content[i-1].Value), c
 			}
 		}
-		if y.Kind != yaml.AliasNode && jsonType(y) == found {
+		if y.Kind != yaml.AliasNode && JSONType(y) == found {
 			return p, y
 		}
 	case y.Kind == yaml.SequenceNode:
@@ -227,13 +228,4 @@ func NodeKind(n *yaml.RNode) string {
 // oneLine folds a multi-line library error into one line.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// configPath is where the runner says the function config lives, if it says.
-func configPath(config *yaml.RNode) string {
-	if config == nil {
-		return ""
-	}
-	path, _, _ := kioutil.GetFileAnnotations(config)
-	return path
 }
