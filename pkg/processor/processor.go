@@ -145,9 +145,11 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 	results = o.Warnings
 	schema.Register()
 	items := append([]*yaml.RNode(nil), input...)
-	plan := o.Plan
 	// A namePrefix or nameSuffix of kustomize's renamed the objects the job
-	// refers to before this function ran: refer to them by their new names.
+	// refers to before this function ran: refer to them by their new names,
+	// in a copy (the resolved plan stays as settled).
+	renamed := *o.Plan
+	plan := &renamed
 	if i := findItem(items, "ServiceAccount", plan.ServiceAccountName); i >= 0 {
 		plan.ServiceAccountName = items[i].GetName()
 	}
