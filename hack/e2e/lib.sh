@@ -76,23 +76,31 @@ alive() {
   done
   return 1
 }
-# stop_all: TERM each started process group, newest first; KILL what is left after 10 s.
+# stop_all: TERM each started process group, newest first, and the first started (etcd) only
+# once the others are gone: kube-apiserver does not stop while it cannot reach its store. KILL
+# what is left 10 s after its TERM.
 stop_all() {
-  local i pid
-  for ((i = ${#STARTED_PIDS[@]} - 1; i >= 0; i--)); do
+  local i
+  for ((i = ${#STARTED_PIDS[@]} - 1; i >= 1; i--)); do
     kill -TERM -- "-${STARTED_PIDS[$i]}" 2>/dev/null || true
   done
-  for ((i = ${#STARTED_PIDS[@]} - 1; i >= 0; i--)); do
-    pid=${STARTED_PIDS[$i]}
-    for _ in $(seq 100); do kill -0 -- "-$pid" 2>/dev/null || break; sleep 0.1; done
-    if kill -0 -- "-$pid" 2>/dev/null; then
-      log "${STARTED_NAMES[$i]} ignored SIGTERM: killing it"
-      kill -KILL -- "-$pid" 2>/dev/null || true
-    fi
-    wait "$pid" 2>/dev/null || true
-  done
+  for ((i = ${#STARTED_PIDS[@]} - 1; i >= 1; i--)); do reap "$i"; done
+  if [ ${#STARTED_PIDS[@]} -gt 0 ]; then
+    kill -TERM -- "-${STARTED_PIDS[0]}" 2>/dev/null || true
+    reap 0
+  fi
   STARTED_PIDS=()
   STARTED_NAMES=()
+}
+# reap I: waits up to 10 s for the I-th started process group to end, then KILLs it.
+reap() {
+  local pid=${STARTED_PIDS[$1]}
+  for _ in $(seq 100); do kill -0 -- "-$pid" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 -- "-$pid" 2>/dev/null; then
+    log "${STARTED_NAMES[$1]} ignored SIGTERM: killing it"
+    kill -KILL -- "-$pid" 2>/dev/null || true
+  fi
+  wait "$pid" 2>/dev/null || true
 }
 
 # env_get FILE KEY: the value of KEY in an mlops.env file (kustomize envs: syntax: split at the
