@@ -55,8 +55,9 @@ bench:
 	$(GO) run ./bench
 
 # Every overlay against a real control plane on 127.0.0.1: etcd, kube-apiserver,
-# kube-controller-manager, kube-scheduler, mpi-operator, and kwok as the kubelet, pinned in
-# hack/e2e/versions.env and built once into .cache/e2e (15-25 min cold on 2 cores, then 2 min).
+# kube-controller-manager, kube-scheduler, mpi-operator, training-operator, Kubeflow Trainer
+# and JobSet, and kwok as the kubelet, pinned in hack/e2e/versions.env and built once into
+# .cache/e2e (about 15 min cold on 2 cores, 25 when they are busy; then 2.5 min).
 e2e: build
 	hack/e2e/run.sh
 
