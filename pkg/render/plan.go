@@ -143,6 +143,13 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 	p.EnvKeys = slices.Sorted(maps.Keys(file.Map()))
 	var errs field.ErrorList
 	var warnings []Warning
+	if p.Mode == api.ModeTrainJob {
+		for _, k := range p.EnvKeys {
+			if why := api.TrainerEnvReserved(k); why != "" {
+				errs = append(errs, field.Invalid(envKey(k), k, why))
+			}
+		}
+	}
 	if s.Script != "" {
 		script := x.str(spec.Child("script"), s.Script)
 		p.Command = []string{script}
@@ -546,10 +553,15 @@ func (p *Plan) CheckName() field.ErrorList {
 	case api.ModeElastic:
 		names = []string{fmt.Sprintf("%s-worker-%d", p.Name, max(p.Elastic.MaxWorkers, p.Workers)-1)}
 	case api.ModeTrainJob:
-		// JobSet names each replicated job's Job NAME-JOB-0, and its pods after it.
+		// JobSet's webhook: the pods of replicated job JOB are NAME-JOB-0-INDEX
+		// and a random suffix of 5; the node job has one pod a node.
 		names = nil
 		for _, j := range p.Trainer.ReplicatedJobs {
-			names = append(names, p.Name+"-"+j+"-0")
+			last := int32(0)
+			if j == api.TrainerNode {
+				last = max(p.Workers-1, 0)
+			}
+			names = append(names, fmt.Sprintf("%s-%s-0-%d-xxxxx", p.Name, j, last))
 		}
 	}
 	var errs field.ErrorList

@@ -423,12 +423,37 @@ func intRange(p *field.Path, v *int32, lo, hi int32) field.ErrorList {
 	return field.ErrorList{field.Invalid(p, *v, fmt.Sprintf("accepted: %d to %d", lo, hi))}
 }
 
+// Kubeflow Trainer's torch plugin sets torchrun's PET_* variables, and its
+// webhook refuses a TrainJob whose trainer env names one.
+const (
+	trainerEnvPrefix  = "PET_"
+	trainerEnvMessage = "Kubeflow Trainer sets torchrun's PET_* variables itself and refuses a TrainJob whose env names one; accepted: another name (numNodes and numProcPerNode follow WORKERS and SLOTS_PER_WORKER)"
+)
+
+// TrainerEnvReserved says why a TrainJob's env cannot have a variable of
+// this name, "" when it can.
+func TrainerEnvReserved(name string) string {
+	if strings.HasPrefix(name, trainerEnvPrefix) {
+		return trainerEnvMessage
+	}
+	return ""
+}
+
 // validateTrainJob checks spec.trainer and refuses what a TrainJob cannot
 // carry: Trainer v2.3's TrainJob and its runtime patches have no field for it
 // (the training runtime owns it), and dropping it would be silently wrong.
 func (s *TrainingJobSpec) validateTrainJob(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	t, tp := s.Trainer, p.Child("trainer")
+	if s.ContainerName != TrainerNode {
+		errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName, "Kubeflow Trainer sets a TrainJob's image, command, env and resources in the runtime's container named "+TrainerNode+
+			", and admits a runtime patch naming another container that then keeps the JobSet from starting; accepted: "+TrainerNode+" (the default in mode trainjob)"))
+	}
+	for i, e := range s.Env {
+		if why := TrainerEnvReserved(e.Name); why != "" {
+			errs = append(errs, field.Invalid(p.Child("env").Index(i).Child("name"), e.Name, why))
+		}
+	}
 	if t.Runtime != "" {
 		for _, msg := range validation.IsDNS1123Subdomain(t.Runtime) {
 			errs = append(errs, field.Invalid(tp.Child("runtime"), t.Runtime, msg))
