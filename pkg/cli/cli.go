@@ -32,7 +32,7 @@ func New(inputRead func(bytes int)) *cobra.Command {
 	}
 	cmd := &cobra.Command{
 		Use:           "mlops-fn [JOB.yaml [INPUT.yaml|- ...]]",
-		Short:         "Render MPIJob, Pod and PyTorchJob manifests for distributed training from mlops.env and a job spec",
+		Short:         "Render MPIJob, Pod, PyTorchJob and TrainJob manifests for distributed training from mlops.env and a job spec",
 		Long:          help(),
 		Args:          cobra.ArbitraryArgs,
 		SilenceErrors: true,

@@ -37,7 +37,7 @@ Usage:
                                     patch their MPIJob/Pod/PyTorchJob/TrainJob instead of generating new ones
   mlops-fn hydrate DIR...           write DIR's patches and kustomization for kubectl apply -k
 
-Existing MPIJob, Pod or PyTorchJob items named like the job (or chosen by
+Existing jobs of the mode's kind named like the job (or chosen by
 spec.target) are patched; otherwise the objects are generated. Running it again
 on its output changes nothing.
 

@@ -1,6 +1,7 @@
 // Package processor is mlops-fn's ResourceList processor: it reads the job spec
 // and mlops.env, renders the overlay patches, and applies them to the matching
-// MPIJob or Pod items, or generates the objects when there is none.
+// jobs (MPIJob, Pod, PyTorchJob or TrainJob, by mode), or generates the
+// objects when there is none.
 package processor
 
 import (

@@ -46,7 +46,7 @@ type TrainingJob struct {
 
 // ObjectMeta is the part of metadata the job spec reads.
 type ObjectMeta struct {
-	// Name names the MPIJob or Pod (and, with suffixes, its pods).
+	// Name names the job (and, with suffixes, its pods).
 	Name        string            `json:"name"`
 	Namespace   string            `json:"namespace,omitempty"`
 	Labels      map[string]string `json:"labels,omitempty"`
@@ -54,11 +54,12 @@ type ObjectMeta struct {
 }
 
 type TrainingJobSpec struct {
-	// Mode is single-node (a Pod) or multi-node (an MPIJob). Default multi-node.
+	// Mode picks the job kind (pkg/jobkind): multi-node (an MPIJob, the default), single-node (a Pod),
+	// elastic (a PyTorchJob) or trainjob (a Kubeflow Trainer TrainJob).
 	Mode Mode `json:"mode,omitempty"`
 	// EnvFile says where mlops.env comes from.
 	EnvFile EnvFile `json:"envFile,omitempty"`
-	// Target selects the existing MPIJob or Pod items to patch. Default: the items named like the job.
+	// Target selects the existing jobs of the mode's kind to patch. Default: the items named like the job.
 	Target *Target `json:"target,omitempty"`
 
 	// ContainerName names the training container. Default: the job's name.
@@ -141,7 +142,7 @@ type MPI struct {
 	Implementation MPIImplementation `json:"implementation,omitempty"`
 	// Args go to mpirun before the program. Default: the Horovod flags of the mpi-operator examples.
 	Args []string `json:"args,omitempty"`
-	// ForwardEnv lists variables forwarded to every rank (OpenMPI -x, Intel/MPICH -genv/-envlist).
+	// ForwardEnv lists variables forwarded to every rank (OpenMPI -x, Intel/MPICH -genv/-genvlist).
 	ForwardEnv []string `json:"forwardEnv,omitempty"`
 	// WorkerCommand starts the worker's sshd. Default: sshd in the foreground, with the user's config when not root.
 	WorkerCommand []string `json:"workerCommand,omitempty"`
