@@ -21,10 +21,9 @@ import (
 )
 
 // The runner tests drive the real kustomize, kpt, kubectl and Docker on the
-// quickstart, from the repository root as the README's commands are written.
-// A missing tool skips its runner with the command that installs it.
-
-const repoRoot = ".."
+// quickstart, from the repository root as the README's commands are written
+// (a copy of it: see TestMain). A missing tool skips its runner with the
+// command that installs it.
 
 var (
 	buildOnce sync.Once
@@ -33,7 +32,7 @@ var (
 	imageErr  error
 )
 
-// binary builds bin/mlops-fn, the path the quickstart's exec configs name.
+// binary builds bin/mlops-fn in the copy, the path the quickstart's exec configs name.
 func binary(t *testing.T) {
 	t.Helper()
 	buildOnce.Do(func() {
