@@ -55,9 +55,10 @@ bench:
 	$(GO) run ./bench
 
 # Every overlay against a real control plane on 127.0.0.1: etcd, kube-apiserver,
-# kube-controller-manager, kube-scheduler, mpi-operator, training-operator, Kubeflow Trainer
-# and JobSet, and kwok as the kubelet, pinned in hack/e2e/versions.env and built once into
-# .cache/e2e (about 15 min cold on 2 cores, 25 when they are busy; then 2.5 min).
+# kube-controller-manager, kube-scheduler, mpi-operator, training-operator, Kubeflow Trainer,
+# JobSet and Kueue, and kwok as the kubelet, pinned in hack/e2e/versions.env and built once into
+# .cache/e2e (about 20 min cold on 2 cores, 30 when they are busy; then 3 min); each quickstart
+# kind is also queued through Kueue.
 e2e: build
 	hack/e2e/run.sh
 

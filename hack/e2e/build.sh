@@ -17,13 +17,17 @@
 #                   TrainingRuntime, ClusterTrainingRuntime) and runtimes (torch-distributed,
 #                   deepspeed-distributed), and the JobSet controller (`jobset`: the main
 #                   package at its module root) and JobSet CRD, built in hack/tools/trainer
+#   kueue-*/        Kueue's manager (cmd/kueue) and its CRDs (hack/tools/kueue)
 #
 # Cold, measured with these pins on a 2-core machine (empty Go build cache, module cache and
 # .cache/e2e): 932 s in all (etcd 82 s; kube-apiserver 295, kube-controller-manager 96,
 # kube-scheduler 9, kubectl 22; mpi-operator 151; kwok 80; training-operator 91; jobset 92 and
 # trainer-controller-manager 13, which shares jobset's packages), about 26 min while another
-# build shared the two cores. Warm (everything cached), make e2e takes about 2.5 min.
-# shellcheck disable=SC2034  # K8S_DIR, ETCD_DIR, MPI_DIR, KWOK_DIR, TRAINING_DIR, TRAINER_DIR: for run.sh
+# build shared the two cores. Kueue adds 284 s (cmd/kueue, with an empty Go build cache and the
+# other builds' packages not shared: its k8s.io and controller-runtime releases are its own;
+# measured while another build was running), so about 20 min in all. Warm (everything cached),
+# make e2e takes about 2.5 min, and about 3 min with Kueue's checks.
+# shellcheck disable=SC2034  # K8S_DIR, ETCD_DIR, MPI_DIR, KWOK_DIR, TRAINING_DIR, TRAINER_DIR, KUEUE_DIR: for run.sh
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$ROOT/hack/e2e/lib.sh"
@@ -141,6 +145,20 @@ build_trainer() {
   finish "$dir"
 }
 
+# build_kueue: Kueue's manager (cmd/kueue) and its CRDs (ClusterQueue, LocalQueue,
+# ResourceFlavor, Workload, ...), from the same module (hack/tools/kueue).
+build_kueue() {
+  local dir mod=$TOOLS/kueue src
+  dir=$(cache_dir kueue "$KUEUE_VERSION" "$mod/go.mod" "$mod/go.sum"); KUEUE_DIR=$dir
+  is_built "$dir" && return
+  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
+  log "building Kueue $KUEUE_VERSION into $dir"
+  (cd "$mod" && timed "${GO_BUILD[@]}" -o "$dir.tmp/kueue" sigs.k8s.io/kueue/cmd/kueue)
+  src=$(mod_dir "$mod" "sigs.k8s.io/kueue@$KUEUE_VERSION")
+  cp "$src"/config/components/crd/bases/kueue.x-k8s.io_*.yaml "$dir.tmp/"
+  finish "$dir"
+}
+
 build_all() {
   mkdir -p "$CACHE"
   local t=$SECONDS
@@ -150,6 +168,7 @@ build_all() {
   build_kwok
   build_training_operator
   build_trainer
+  build_kueue
   log "binaries ready in $((SECONDS - t)) s: $CACHE"
 }
 

@@ -4,8 +4,8 @@
 # Builds (once, cached in .cache/e2e) etcd, kube-apiserver, kube-controller-manager,
 # kube-scheduler and kubectl of the pinned Kubernetes, the pinned mpi-operator and its MPIJob
 # CRD, the pinned training-operator and its PyTorchJob CRD, Kubeflow Trainer and JobSet with
-# their CRDs and Trainer's torch-distributed ClusterTrainingRuntime, and kwok as a fake kubelet
-# (hack/e2e/build.sh, versions in hack/e2e/versions.env); starts
+# their CRDs and Trainer's torch-distributed ClusterTrainingRuntime, kwok as a fake kubelet,
+# and Kueue with its CRDs (hack/e2e/build.sh, versions in hack/e2e/versions.env); starts
 # them on 127.0.0.1 inside a network namespace of their own (E2E_NETNS=0: on the host's
 # loopback); then, for the quickstart overlays and every example (each folder with a job.yaml):
 #
@@ -29,16 +29,22 @@
 # trainer's image, env and resourcesPerNode, and the PET_* variables torchrun reads; they run,
 # and completing them completes the TrainJob; then its pods' Pod Security level (check 3). The
 # hand-written hack/e2e/manifests/trainjob runs so, and broken copies of it must be refused.
+# Kueue runs throughout (its webhooks see every job and pod; none of the above has a queue, so it
+# must hold none of them); check_kueue then takes each quickstart kind (MPIJob, PyTorchJob,
+# TrainJob, Pod) with QUEUE in mlops.env through a ClusterQueue whose quota it sets: created held
+# with its Workload, admitted and running, a second one held until the first is deleted, and the
+# overlay without QUEUE not held (see check_kueue).
 #
 # Prints PASS/FAIL a check, then "N passed, N failed"; exits 1 on any failure. Every process it
 # starts is stopped at the end, failure or not; logs are kept in .cache/e2e/logs.
 #
-# Usage: hack/e2e/run.sh [OVERLAY_DIR...]   (default: all of them)
+# Usage: hack/e2e/run.sh [OVERLAY_DIR...]   (default: all of them; the Kueue checks run with all
+# of them, or with E2E_KUEUE=1)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$ROOT"
 source hack/e2e/build.sh   # also lib.sh and versions.env
-MLOPS_FN="$ROOT/bin/mlops-fn"
+MLOPS_FN=${MLOPS_FN:-$ROOT/bin/mlops-fn}  # (another build: MLOPS_FN=path)
 LEVELS=(restricted baseline privileged)
 
 # ---------------------------------------------------------------- the control plane
@@ -65,6 +71,10 @@ extendedKeyUsage=serverAuth"
   cert trainer /CN=kubeflow-trainer-controller-manager "subjectAltName=IP:127.0.0.1,DNS:kubeflow-trainer-controller-manager.kubeflow-system.svc
 extendedKeyUsage=serverAuth"
   cert jobset /CN=jobset-webhook-service "subjectAltName=IP:127.0.0.1,DNS:jobset-webhook-service.jobset-system.svc
+extendedKeyUsage=serverAuth"
+  # Kueue's webhook server (the Service name of its release), also the certificate of the
+  # metrics server it will not start without.
+  cert kueue /CN=kueue-webhook-service "subjectAltName=IP:127.0.0.1,DNS:kueue-webhook-service.kueue-system.svc
 extendedKeyUsage=serverAuth"
   openssl genrsa -out "$d/sa.key" 2048 2>/dev/null
   openssl rsa -in "$d/sa.key" -pubout -out "$d/sa.pub" 2>/dev/null
@@ -138,6 +148,7 @@ start_cluster() {
   start_training_operator
   start_jobset
   start_trainer
+  start_kueue
 
   start kwok "$KWOK_DIR/kwok" --kubeconfig="$KUBECONFIG" --config="$KWOK_DIR/stages.yaml" \
     --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake --node-lease-duration-seconds=40
@@ -185,8 +196,9 @@ start_training_operator() {
 # register_webhooks Validating|Mutating NAME "WEBHOOK PORT PATH GROUP VERSION RESOURCE OPERATIONS [SELECTOR_KEY]"...:
 # a webhook configuration NAME whose webhooks call https://127.0.0.1:PORT/PATH and trust our CA
 # (no Service routing here), as the component's release manifests register them (rules,
-# failurePolicy: Fail, sideEffects: None). GROUP "-": the core group. SELECTOR_KEY: the
-# objectSelector the release adds, "key" (Exists) or "key!=value" (NotIn).
+# failurePolicy: Fail, sideEffects: None). GROUP "-": the core group. RESOURCE and OPERATIONS:
+# comma-separated lists. SELECTOR_KEY: the objectSelector the release adds, "key" (Exists) or
+# "key!=value" (NotIn); "ns:key!=value,value...": a namespaceSelector (NotIn those values).
 register_webhooks() {
   local kind=$1 name=$2 ca hook port path group version resource ops selector
   ca=$(base64 -w0 <"$RUN/pki/ca.crt")
@@ -199,9 +211,12 @@ register_webhooks() {
       printf -- '- name: %s\n  admissionReviewVersions: [v1]\n  sideEffects: None\n  failurePolicy: Fail\n' "$hook"
       printf '  clientConfig: {url: "https://127.0.0.1:%s%s", caBundle: %s}\n' "$port" "$path" "$ca"
       printf '  rules: [{apiGroups: ["%s"], apiVersions: [%s], resources: [%s], operations: [%s]}]\n' \
-        "$group" "$version" "$resource" "${ops//,/, }"
+        "$group" "$version" "${resource//,/, }" "${ops//,/, }"
       case $selector in
         "") ;;
+        ns:*!=*) selector=${selector#ns:}
+          printf '  namespaceSelector: {matchExpressions: [{key: "%s", operator: NotIn, values: [%s]}]}\n' \
+            "${selector%%!=*}" "${selector#*!=}" ;;
         *!=*) printf '  objectSelector: {matchExpressions: [{key: "%s", operator: NotIn, values: ["%s"]}]}\n' "${selector%%!=*}" "${selector#*!=}" ;;
         *) printf '  objectSelector: {matchExpressions: [{key: "%s", operator: Exists}]}\n' "$selector" ;;
       esac
@@ -269,6 +284,93 @@ EOF
   # The runtime TrainJobs name, through Trainer's ClusterTrainingRuntime webhook.
   out=$(kubectl apply --server-side -f "$TRAINER_DIR/torch_distributed.yaml" 2>&1) ||
     die "the torch-distributed ClusterTrainingRuntime was refused: $out"
+}
+
+# KUEUE_METRICS_CERTS: where Kueue v0.19 reads its metrics server's certificate whenever its own
+# certificate management is off (fixed in cmd/kueue; read at start, even with metrics off).
+KUEUE_METRICS_CERTS=/etc/kueue/metrics/certs
+# KUEUE_NS: the namespaces Kueue's release exempts: the namespaceSelector on its job and pod
+# webhooks (register_webhooks' "ns:" form), and our managedJobsNamespaceSelector, which is what
+# exempts a namespace from the Pod integration.
+KUEUE_NS=kube-system,kueue-system
+
+# start_kueue: Kueue's manager and webhooks, with the integrations of the kinds mlops-fn renders:
+# kubeflow.org/mpijob, kubeflow.org/pytorchjob (off by default in v0.19), trainer.kubeflow.org/
+# trainjob and pod; manageJobsWithoutQueueName false (a job without the queue-name label is not
+# Kueue's). Its certificate management is off (internalCertManagement.enable: false): its
+# webhook server serves our certificate from webhook.certDir, and it reads the same as its metrics
+# certificate from KUEUE_METRICS_CERTS: in an overlay over /etc in our mount namespace (without
+# one, on the host: created, and removed at exit, if /etc/kueue did not exist). Metrics, the
+# visibility API server (VisibilityOnDemand: a port of its own and a certificate under /visibility)
+# and leader election off. Its CRDs get the conversion webhook its release configures (v1beta1
+# <-> v1beta2 of localqueues, clusterqueues, cohorts, workloads, multikueueclusters) at our URL.
+start_kueue() {
+  local d=$RUN/kueue hook_port probe_port ca crd f crds=() names=()
+  free_port hook_port; free_port probe_port
+  mkdir -p "$d/certs"
+  cp "$RUN/pki/kueue.crt" "$d/certs/tls.crt"
+  cp "$RUN/pki/kueue.key" "$d/certs/tls.key"
+  if [ "${E2E_IN_NETNS:-0}" == 1 ]; then
+    # (the upper layer must not be on the overlay filesystem a container's / may be)
+    { mkdir -p "$d/etc" && mount -t tmpfs -o size=1m,mode=0700 e2e-kueue-etc "$d/etc" && mkdir "$d/etc/up" "$d/etc/work" &&
+      mount -t overlay e2e-kueue-etc -o "lowerdir=/etc,upperdir=$d/etc/up,workdir=$d/etc/work" /etc; } ||
+      die "cannot mount an overlay over /etc for $KUEUE_METRICS_CERTS"
+  elif [ ! -e /etc/kueue ]; then
+    KUEUE_CREATED_ETC=1
+  fi
+  mkdir -p "$KUEUE_METRICS_CERTS" || die "cannot create $KUEUE_METRICS_CERTS (Kueue reads its metrics certificate there)"
+  cp "$d/certs/tls.crt" "$d/certs/tls.key" "$KUEUE_METRICS_CERTS/"
+
+  ca=$(base64 -w0 <"$RUN/pki/ca.crt")
+  for f in "$KUEUE_DIR"/kueue.x-k8s.io_*.yaml; do
+    crds+=(-f "$f"); f=${f##*/kueue.x-k8s.io_}; names+=("crd/${f%.yaml}.kueue.x-k8s.io")
+  done
+  kubectl apply --server-side "${crds[@]}" >/dev/null
+  for crd in localqueues clusterqueues cohorts workloads multikueueclusters; do
+    kubectl patch crd "$crd.kueue.x-k8s.io" --type=merge -p '{"spec": {"conversion": {"strategy": "Webhook", "webhook": {
+      "conversionReviewVersions": ["v1"], "clientConfig": {"url": "https://127.0.0.1:'"$hook_port"'/convert", "caBundle": "'"$ca"'"}}}}}' >/dev/null
+  done
+  wait_until 60 kubectl wait --for=condition=Established --timeout=5s "${names[@]}" || die "Kueue's CRDs did not become Established"
+
+  kubectl create namespace kueue-system >/dev/null
+  cat >"$d/config.yaml" <<EOF
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+namespace: kueue-system
+webhook: {host: 127.0.0.1, port: $hook_port, certDir: $d/certs}
+health: {healthProbeBindAddress: "127.0.0.1:$probe_port"}
+metrics: {bindAddress: "0"}
+leaderElection: {leaderElect: false}
+internalCertManagement: {enable: false}
+manageJobsWithoutQueueName: false
+managedJobsNamespaceSelector:
+  matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [${KUEUE_NS//,/, }]}]
+featureGates: {VisibilityOnDemand: false}
+integrations:
+  frameworks: [kubeflow.org/mpijob, kubeflow.org/pytorchjob, trainer.kubeflow.org/trainjob, pod]
+EOF
+  start kueue "$KUEUE_DIR/kueue" --config="$d/config.yaml" --kubeconfig="$KUBECONFIG"
+  wait_until 90 curl -sf "http://127.0.0.1:$probe_port/readyz" || { alive kueue; die "kueue not ready"; }
+  # Its release's webhooks (config/components/webhook): its own objects', and those of the
+  # integrations enabled above, with the namespaceSelector the release gives the latter.
+  local ns="ns:kubernetes.io/metadata.name!=$KUEUE_NS" p="$hook_port /mutate-" v="$hook_port /validate-"
+  register_webhooks Mutating e2e-kueue \
+    "mclusterqueue.kb.io ${p}kueue-x-k8s-io-v1beta2-clusterqueue kueue.x-k8s.io v1beta2 clusterqueues CREATE" \
+    "mresourceflavor.kb.io ${p}kueue-x-k8s-io-v1beta2-resourceflavor kueue.x-k8s.io v1beta2 resourceflavors CREATE" \
+    "mworkload.kb.io ${p}kueue-x-k8s-io-v1beta2-workload kueue.x-k8s.io v1beta2 workloads CREATE" \
+    "mmpijob.kb.io ${p}kubeflow-org-v2beta1-mpijob kubeflow.org v2beta1 mpijobs CREATE $ns" \
+    "mpytorchjob.kb.io ${p}kubeflow-org-v1-pytorchjob kubeflow.org v1 pytorchjobs CREATE $ns" \
+    "mtrainjob.kb.io ${p}trainer-kubeflow-org-v1alpha1-trainjob trainer.kubeflow.org v1alpha1 trainjobs CREATE $ns" \
+    "mpod.kb.io ${p}-v1-pod - v1 pods CREATE $ns"
+  register_webhooks Validating e2e-kueue \
+    "vclusterqueue.kb.io ${v}kueue-x-k8s-io-v1beta2-clusterqueue kueue.x-k8s.io v1beta2 clusterqueues CREATE,UPDATE" \
+    "vcohort.kb.io ${v}kueue-x-k8s-io-v1beta2-cohort kueue.x-k8s.io v1beta2 cohorts CREATE,UPDATE" \
+    "vresourceflavor.kb.io ${v}kueue-x-k8s-io-v1beta2-resourceflavor kueue.x-k8s.io v1beta2 resourceflavors CREATE,UPDATE" \
+    "vworkload.kb.io ${v}kueue-x-k8s-io-v1beta2-workload kueue.x-k8s.io v1beta2 workloads,workloads/status CREATE,UPDATE" \
+    "vmpijob.kb.io ${v}kubeflow-org-v2beta1-mpijob kubeflow.org v2beta1 mpijobs CREATE,UPDATE $ns" \
+    "vpytorchjob.kb.io ${v}kubeflow-org-v1-pytorchjob kubeflow.org v1 pytorchjobs CREATE,UPDATE $ns" \
+    "vtrainjob.kb.io ${v}trainer-kubeflow-org-v1alpha1-trainjob trainer.kubeflow.org v1alpha1 trainjobs CREATE,UPDATE $ns" \
+    "vpod.kb.io ${v}-v1-pod - v1 pods CREATE,UPDATE $ns"
 }
 
 node_schedulable() {
@@ -464,7 +566,10 @@ TRAINJOB_FIXTURE=hack/e2e/manifests/trainjob
 check_broken_trainjob() {
   local hook='admission webhook "validator.trainjob.trainer.kubeflow.org" denied the request: '
   load_overlay "$TRAINJOB_FIXTURE"
-  expect_rejected "negative: Trainer's webhook refuses a TrainJob whose runtimeRef names no ClusterTrainingRuntime" broken \
+  # In a namespace Kueue's webhooks exempt (its own): elsewhere its TrainJob webhook, which works
+  # out the pod sets of any TrainJob, queued or not, refuses the same (runtime '...' not found),
+  # and whichever webhook answers first is the refusal kubectl shows.
+  expect_rejected "negative: Trainer's webhook refuses a TrainJob whose runtimeRef names no ClusterTrainingRuntime" kueue-system \
     "$hook.*specified clusterTrainingRuntime must be created before the TrainJob is created" \
     '/^  runtimeRef:/,/^  [a-z]/ s/^    name: torch-distributed$/    name: no-such-runtime/'
   expect_rejected "negative: Trainer's webhook refuses a TrainJob setting a torchrun variable (PET_NNODES) in trainer.env" broken \
@@ -1048,6 +1153,266 @@ check_edited() {
   fi
 }
 
+# ---------------------------------------------------------------- Kueue
+
+# The ClusterQueue every check_kueue shares, its one ResourceFlavor, and the LocalQueue each of
+# their namespaces gets. Not "default": Kueue puts the jobs of a namespace that has a LocalQueue
+# named default in it, queue label or not, which check (d) must not see.
+KUEUE_CQ=e2e-cluster-queue
+KUEUE_QUEUE=e2e-queue
+# kueue_qty: a jq function, a resource quantity ("8", "500m", "16Gi") as a number.
+kueue_qty='def qty: tostring | capture("^(?<n>[0-9.]+)(?<s>[a-zA-Z]*)$") | (.n | tonumber) * ({"": 1, "m": 0.001,
+  "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "Ki": 1024, "Mi": 1048576, "Gi": 1073741824, "Ti": 1099511627776}[.s]);'
+
+kueue_setup() {
+  local out
+  out=$(kubectl apply --server-side -f - 2>&1 <<EOF
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: e2e-flavor}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: $KUEUE_CQ}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory, nvidia.com/gpu]
+    flavors:
+    - name: e2e-flavor
+      resources: [{name: cpu, nominalQuota: 0}, {name: memory, nominalQuota: 0}, {name: nvidia.com/gpu, nominalQuota: 0}]
+EOF
+  ) || { fail "Kueue: the ResourceFlavor and ClusterQueue $KUEUE_CQ are created (through Kueue's webhooks)" "$out"; return 1; }
+  if wait_until 30 eval "[ \"\$(kubectl get clusterqueue $KUEUE_CQ -o jsonpath='{.status.conditions[?(@.type==\"Active\")].status}')\" == True ]"; then
+    pass "Kueue: ResourceFlavor e2e-flavor and ClusterQueue $KUEUE_CQ (cpu, memory, nvidia.com/gpu) are created, through Kueue's webhooks, and Active"
+  else
+    fail "Kueue: the ClusterQueue $KUEUE_CQ is Active" "$(kubectl get clusterqueue "$KUEUE_CQ" -o jsonpath='{.status}' 2>&1)"
+    return 1
+  fi
+}
+
+# kueue_quota JSON: the ClusterQueue's nominal quotas, {"cpu": "8", "memory": ..., ...}; the
+# resources it covers that JSON does not name get 0.
+kueue_quota() {
+  local value
+  value=$(jq -c '. as $q | [("cpu", "memory", "nvidia.com/gpu") | {name: ., nominalQuota: ($q[.] // "0" | tostring)}]' <<<"$1")
+  kubectl patch clusterqueue "$KUEUE_CQ" --type=json \
+    -p "[{\"op\": \"replace\", \"path\": \"/spec/resourceGroups/0/flavors/0/resources\", \"value\": $value}]" >/dev/null
+}
+
+# kueue_ns NAME: a namespace with the LocalQueue KUEUE_QUEUE of the ClusterQueue, once Kueue has it.
+kueue_ns() {
+  new_ns "$1"
+  printf 'apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: %s, namespace: %s}\nspec: {clusterQueue: %s}\n' \
+    "$KUEUE_QUEUE" "$1" "$KUEUE_CQ" | kubectl apply --server-side -f - >/dev/null
+  wait_until 30 eval "[ \"\$(kubectl get localqueue $KUEUE_QUEUE -n $1 -o jsonpath='{.status.conditions[?(@.type==\"Active\")].status}')\" == True ]" ||
+    fail "Kueue: the LocalQueue $1/$KUEUE_QUEUE is Active" "$(kubectl get localqueue "$KUEUE_QUEUE" -n "$1" -o jsonpath='{.status}' 2>&1)"
+}
+
+# kueue_workload: the Workload of the job in NS, as JSON (empty if none); each check_kueue job
+# has a namespace of its own.
+kueue_workload() { kubectl get workloads.kueue.x-k8s.io -n "$NS" -o json | jq -c '.items[0] // empty'; }
+# kueue_wl_cond TYPE: that condition's status on the Workload (empty if none).
+kueue_wl_cond() { kueue_workload | jq -r --arg t "$1" '[.status.conditions[]? | select(.type == $t) | .status][0] // ""'; }
+# kueue_pending: Kueue has looked at the Workload and found no quota for it (QuotaReserved False).
+kueue_pending() { [ "$(kueue_wl_cond QuotaReserved)" == False ]; }
+kueue_admitted() { [ "$(kueue_wl_cond Admitted)" == True ]; }
+# kueue_held: how Kueue holds the job: the suspend field (runPolicy.suspend of MPIJob and
+# PyTorchJob, spec.suspend of a TrainJob; empty if absent); for a Pod, "gated" if it has Kueue's
+# scheduling gate kueue.x-k8s.io/admission (Kueue v0.19 adds kueue.x-k8s.io/topology too, its
+# TopologyAwareScheduling being on by default, and removes both on admission), else its gates.
+kueue_held() {
+  case $O_KIND in
+    MPIJob | PyTorchJob) kubectl get "$K_RES" "$O_JOB" -n "$NS" -o jsonpath='{.spec.runPolicy.suspend}' ;;
+    TrainJob) kubectl get "$K_RES" "$O_JOB" -n "$NS" -o jsonpath='{.spec.suspend}' ;;
+    Pod) kubectl get pod "$O_JOB" -n "$NS" -o json |
+      jq -r '[.spec.schedulingGates[]?.name] | if index("kueue.x-k8s.io/admission") != null then "gated" else join(",") end' ;;
+  esac
+}
+# kueue_pods: the pods in NS; kueue_running: K_PODS of them, all Running on the fake node.
+kueue_pods() { kubectl get pods -n "$NS" -o name; }
+kueue_running() {
+  local pods
+  pods=$(kueue_pods)
+  # shellcheck disable=SC2086
+  [ "$(count "$pods")" -eq "$K_PODS" ] && all_phase Running $pods
+}
+
+# kueue_apply DIR WHAT: applies DIR in NS (a fresh namespace with the LocalQueue).
+kueue_apply() {
+  local out
+  kueue_ns "$NS"
+  pvc_fixtures
+  if ! out=$(kubectl apply -k "$1" -n "$NS" --server-side 2>&1); then
+    fail "$2: apply -k in namespace $NS" "$out"; return 1
+  fi
+}
+
+# check_kueue OVERLAY: the quickstart overlay with QUEUE=KUEUE_QUEUE in a copy of its mlops.env,
+# hydrated, against Kueue (quota per resource: the ClusterQueue's, changed here):
+#   (a) quota 0: the job is created held (MPIJob, PyTorchJob: runPolicy.suspend true; TrainJob:
+#       spec.suspend true; Pod: Kueue's scheduling gate kueue.x-k8s.io/admission) with its
+#       Workload in the LocalQueue, which Kueue finds no quota for; no pods (Pod: not scheduled);
+#   (b) quota = exactly what Kueue counts for the job (the Workload's status.resourceRequests):
+#       the Workload is admitted, the job released (suspend false; the gate removed), its pods
+#       created and Running;
+#   (c) the same job in a second namespace, same ClusterQueue: its Workload stays pending
+#       (QuotaReserved False), the job held, no pods (Pod: gated, not scheduled); deleting the
+#       first job admits it and its pods run;
+#   (d) the overlay itself (no QUEUE) in a third namespace with the LocalQueue, while the
+#       ClusterQueue is full: no Workload, not held, its pods run.
+check_kueue() {
+  local src=${1%/} dir what ns want got out req wl
+  load_overlay "$src"
+  dir=$KUEUE_TREE/$src
+  what="$src with QUEUE=$KUEUE_QUEUE"
+  case $O_KIND in
+    MPIJob) K_RES=mpijobs.kubeflow.org K_PODS=$((O_WORKERS + 1)) ;;
+    PyTorchJob) K_RES=pytorchjobs.kubeflow.org K_PODS=$O_WORKERS ;;
+    TrainJob) K_RES=trainjobs.trainer.kubeflow.org K_PODS=$T_NODES ;;
+    Pod) K_RES=pods K_PODS=1 ;;
+    *) skip "$src: a $O_KIND is not a kind Kueue runs here"; return 0 ;;
+  esac
+  echo "QUEUE=$KUEUE_QUEUE" >>"$dir/mlops.env"
+  if ! out=$("$MLOPS_FN" hydrate "$dir" 2>&1); then fail "$what: mlops-fn hydrate" "$out"; return; fi
+  expect_eq "$what: the rendered $O_KIND has the label kueue.x-k8s.io/queue-name=$KUEUE_QUEUE" "$KUEUE_QUEUE" \
+    "$(kubectl kustomize "$dir" | kubectl create --dry-run=client -o json -f - | jq -rs --arg k "$O_KIND" \
+      '[.[] | if .kind == "List" then .items[] else . end | select(.kind == $k) | .metadata.labels["kueue.x-k8s.io/queue-name"] // "none"][0]')"
+
+  # (a) no quota
+  kueue_quota '{}'
+  NS=kueue-$O_SLUG-1
+  kueue_apply "$dir" "$what" || return
+  if ! wait_until 60 kueue_pending; then
+    fail "$what: Kueue creates the $O_KIND's Workload and finds no quota for it (quota 0)" "$(kubectl get workloads.kueue.x-k8s.io -n "$NS" -o yaml 2>&1 | tail -n 30)"
+    return
+  fi
+  wl=$(kueue_workload)
+  expect_eq "$what, quota 0: Kueue creates a Workload for the $O_KIND in LocalQueue $KUEUE_QUEUE, owned by it" \
+    "$KUEUE_QUEUE $O_KIND/$O_JOB" "$(echo "$wl" | jq -r '"\(.spec.queueName) \([.metadata.ownerReferences[]? | "\(.kind)/\(.name)"] | join(","))"')"
+  pass "$what, quota 0: the Workload is not admitted: $(echo "$wl" | jq -r '[.status.conditions[]? | select(.type == "QuotaReserved") | .message][0]' | cut -c1-200)"
+  if [ "$O_KIND" == Pod ]; then
+    expect_eq "$what, quota 0: the Pod is created with Kueue's scheduling gate kueue.x-k8s.io/admission" gated "$(kueue_held)"
+    expect_eq "$what, quota 0: the Pod is not scheduled (no nodeName)" "" "$(kubectl get pod "$O_JOB" -n "$NS" -o jsonpath='{.spec.nodeName}')"
+  else
+    expect_eq "$what, quota 0: the $O_KIND is created suspended" true "$(kueue_held)"
+    expect_eq "$what, quota 0: no pods" 0 "$(count "$(kueue_pods)")"
+  fi
+  if ! wait_until 30 eval '[ -n "$(kueue_workload | jq -r ".status.resourceRequests // empty")" ]'; then
+    fail "$what: Kueue reports the Workload's resource requests" "$(kueue_workload)"; return
+  fi
+  # What Kueue counts: each resource summed over the pod sets.
+  req=$(kueue_workload | jq -c "$kueue_qty"'[.status.resourceRequests[].resources | to_entries[] | {k: .key, v: (.value | qty)}] |
+    group_by(.k) | map({(.[0].k): ((map(.v) | add) as $v | if .[0].k == "cpu" then ($v * 1000 | round | tostring) + "m"
+      elif $v >= 1073741824 and ($v % 1073741824) == 0 then ($v / 1073741824 | tostring) + "Gi" else ($v | ceil | tostring) end)}) | add')
+  echo "        Kueue counts the job as $req"
+  local nodes=$O_WORKERS
+  [ "$O_KIND" != Pod ] || nodes=1
+  expect_eq "$what: Kueue counts WORKERS x GPUS_PER_WORKER nvidia.com/gpu ($nodes x $O_GPUS)" "$((nodes * O_GPUS))" \
+    "$(echo "$req" | jq -r '.["nvidia.com/gpu"] // "0"')"
+
+  # (b) quota for exactly one such job
+  kueue_quota "$req"
+  if wait_until 60 kueue_admitted; then
+    pass "$what, quota = the job's requests: Kueue admits the Workload"
+  else
+    fail "$what, quota = the job's requests: Kueue admits the Workload" "$(kueue_workload | jq -c .status)"; return
+  fi
+  if [ "$O_KIND" == Pod ]; then
+    wait_until 30 eval '[ -z "$(kueue_held)" ]' || true
+    expect_eq "$what, admitted: Kueue removes its scheduling gates" "" "$(kueue_held)"
+  else
+    wait_until 30 eval '[ "$(kueue_held)" == false ]' || true
+    expect_eq "$what, admitted: Kueue unsuspends the $O_KIND" false "$(kueue_held)"
+  fi
+  if wait_until 60 kueue_running; then
+    pass "$what, admitted: its $K_PODS pods are created and Running"
+  else
+    fail "$what, admitted: its $K_PODS pods are created and Running" "$(kubectl get pods -n "$NS" -o wide 2>&1)"
+  fi
+  if [ "$O_KIND" == TrainJob ]; then
+    # Kueue's TrainJob integration (built against Trainer v2.2.1's API) writes the pod sets' admission
+    # into a runtime patch of its own and updates the TrainJob: mlops-fn's must be left as rendered
+    # (but for its time, which Trainer's defaulting stamps).
+    want=$(kubectl kustomize "$dir" | kubectl create --dry-run=client -o json -f - | jq -S -c -s \
+      '[.[] | if .kind == "List" then .items[] else . end | select(.kind == "TrainJob") | .spec.runtimePatches[] | del(.time)]')
+    got=$(kubectl get "$K_RES" "$O_JOB" -n "$NS" -o json | jq -S -c '.spec.runtimePatches')
+    expect_eq "$what, admitted: the TrainJob's other runtime patches are as rendered, Kueue's own (kueue.x-k8s.io/manager) added" \
+      "$want" "$(echo "$got" | jq -S -c '[.[] | select(.manager != "kueue.x-k8s.io/manager") | del(.time)]')"
+    echo "        Kueue's runtime patch, for each replicated job: $(echo "$got" | jq -c '[.[] | select(.manager == "kueue.x-k8s.io/manager") |
+      .trainingRuntimeSpec.template.spec.replicatedJobs[]? | {name} + (.template.spec.template | {labels: (.metadata.labels // {} | keys),
+      annotations: (.metadata.annotations // {} | keys), spec: (.spec // {} | keys)})]')"
+  fi
+
+  # (c) a second job of the same size
+  ns=$NS
+  NS=kueue-$O_SLUG-2
+  kueue_apply "$dir" "$what (second)" || return
+  if wait_until 60 kueue_pending; then
+    pass "$what, a second one in $NS while the first runs: its Workload waits: $(kueue_workload | jq -r '[.status.conditions[]? | select(.type == "QuotaReserved") | .message][0]' | cut -c1-200)"
+  else
+    fail "$what, a second one in $NS while the first runs: its Workload waits (QuotaReserved False)" "$(kueue_workload | jq -c .status)"
+  fi
+  expect_eq "$what, the second one: its Workload is not admitted" "" "$(kueue_wl_cond Admitted | grep -x True || true)"
+  if [ "$O_KIND" == Pod ]; then
+    expect_eq "$what, the second one: the Pod keeps Kueue's scheduling gate kueue.x-k8s.io/admission" gated "$(kueue_held)"
+    expect_eq "$what, the second one: the Pod is not scheduled (no nodeName)" "" "$(kubectl get pod "$O_JOB" -n "$NS" -o jsonpath='{.spec.nodeName}')"
+  else
+    expect_eq "$what, the second one: the $O_KIND stays suspended" true "$(kueue_held)"
+    expect_eq "$what, the second one: no pods" 0 "$(count "$(kueue_pods)")"
+  fi
+  kubectl delete "$K_RES" "$O_JOB" -n "$ns" --wait=false >/dev/null
+  if wait_until 90 kueue_admitted; then
+    pass "$what, the second one: admitted once the first is deleted"
+  else
+    fail "$what, the second one: admitted once the first is deleted" "$(kueue_workload | jq -c .status)" \
+      "$(kubectl get clusterqueue "$KUEUE_CQ" -o jsonpath='{.status}')"
+  fi
+  if wait_until 60 kueue_running; then
+    pass "$what, the second one: its $K_PODS pods are created and Running"
+  else
+    fail "$what, the second one: its $K_PODS pods are created and Running" "$(kubectl get pods -n "$NS" -o wide 2>&1)"
+  fi
+
+  # (d) no QUEUE, the ClusterQueue full
+  ns=$NS
+  NS=kueue-$O_SLUG-noqueue
+  kueue_apply "$O_DIR" "$src without QUEUE" || return
+  if wait_until 60 kueue_running; then
+    pass "$src without QUEUE, the ClusterQueue full, a LocalQueue in the namespace: its $K_PODS pods are created and Running"
+  else
+    fail "$src without QUEUE: its $K_PODS pods are created and Running (not held by Kueue)" "$(kubectl get pods -n "$NS" -o wide 2>&1)"
+  fi
+  expect_eq "$src without QUEUE: Kueue creates no Workload" "" "$(kueue_workload)"
+  if [ "$O_KIND" == Pod ]; then
+    expect_eq "$src without QUEUE: the Pod has no scheduling gate" "" "$(kueue_held)"
+  else
+    expect_eq "$src without QUEUE: the $O_KIND is not suspended" false "$([ "$(kueue_held)" == true ] && echo true || echo false)"
+    [ "$O_KIND" != TrainJob ] || echo "        its runtime patches' managers: $(kubectl get "$K_RES" "$O_JOB" -n "$NS" -o json |
+      jq -c '[.spec.runtimePatches[]?.manager]')"
+  fi
+
+  # Free the ClusterQueue for the next kind.
+  kubectl delete "$K_RES" "$O_JOB" -n "$NS" --wait=false >/dev/null
+  kubectl delete "$K_RES" "$O_JOB" -n "$ns" --wait=false >/dev/null
+  NS=$ns
+  wait_until 60 eval '[ -z "$(kueue_workload)" ]' ||
+    log "the Workload in $NS is still there: $(kueue_workload | jq -c '.status.conditions')"
+}
+
+# check_kueue_all: the ClusterQueue, then check_kueue for each quickstart overlay, in copies of the
+# quickstart tree (the overlays' bases are outside their folders).
+check_kueue_all() {
+  local d t=$SECONDS
+  KUEUE_TREE=$RUN/kueue-tree
+  mkdir -p "$KUEUE_TREE" && cp -r quickstart "$KUEUE_TREE/"
+  kueue_setup || return 0
+  for d in $(find quickstart/k8s/mlops -name job.yaml | sort); do
+    [ -f "$(dirname "$d")/kustomization.yaml" ] && check_kueue "$(dirname "$d")"
+  done
+  log "the Kueue checks took $((SECONDS - t)) s"
+}
+
 # on_exit: a run that stops before its summary says so, and which component had died.
 on_exit() {
   local rc=$? name
@@ -1056,8 +1421,10 @@ on_exit() {
     for name in "${STARTED_NAMES[@]}"; do alive "$name" >/dev/null || true; done
   fi
   stop_all
-  # On the host's /tmp (no namespace of our own): training-operator's certificate and key.
+  # On the host's /tmp (no namespace of our own): training-operator's certificate and key; and
+  # Kueue's metrics certificate, if the harness created /etc/kueue.
   [ "${E2E_IN_NETNS:-0}" == 1 ] || rm -rf "$TRAINING_CERT_DIR"
+  [ -z "${KUEUE_CREATED_ETC:-}" ] || rm -rf /etc/kueue
 }
 
 inside() {
@@ -1095,6 +1462,8 @@ inside() {
   fi
   section "edited, then applied without and with mlops-fn hydrate"
   if [ $# -le 1 ]; then check_edited; else skip "the edited quickstart: only the overlays named on the command line run"; fi
+  section "Kueue: each quickstart kind queued, admitted, held by quota, and not held without QUEUE"
+  if [ $# -le 1 ] || [ -n "${E2E_KUEUE:-}" ]; then check_kueue_all; else skip "Kueue: only the overlays named on the command line run"; fi
 
   SUMMARY_DONE=1
   section "summary"
