@@ -24,7 +24,7 @@ func newInit() *cobra.Command {
 and hydrates it (mlops-fn hydrate DIR), so that kubectl apply -k DIR runs it.
 Without --image the job is the operator's own example (mpi-operator's pi for
 multi-node, a Python hello for single-node, the training-operator's echo for
-elastic), which runs on any cluster with the operator: edit job.yaml and
+elastic, Trainer's torch-distributed for trainjob), which runs on any cluster with the operator: edit job.yaml and
 mlops.env, then run mlops-fn hydrate DIR again.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -64,7 +64,7 @@ mlops.env, then run mlops-fn hydrate DIR again.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&mode, "mode", string(api.ModeMultiNode), "multi-node (MPIJob), single-node (Pod) or elastic (PyTorchJob)")
+	cmd.Flags().StringVar(&mode, "mode", string(api.ModeMultiNode), "multi-node (MPIJob), single-node (Pod), elastic (PyTorchJob) or trainjob (Kubeflow Trainer TrainJob)")
 	cmd.Flags().StringVar(&o.Name, "name", "", "the job's name (default: DIR's name)")
 	cmd.Flags().StringVar(&o.Image, "image", "", "the training image (default: the operator's example)")
 	cmd.Flags().StringSliceVar(&o.Command, "command", nil, "the training command, comma-separated (default: the example's)")

@@ -121,6 +121,12 @@ var Kinds = []JobKind{
 		References: []Reference{
 			{"ConfigMap", "spec/trainer/env/valueFrom/configMapKeyRef/name"},
 			{"Secret", "spec/trainer/env/valueFrom/secretKeyRef/name"},
+			{"Secret", "spec/initializer/dataset/secretRef/name"},
+			{"Secret", "spec/initializer/model/secretRef/name"},
+			{"ConfigMap", "spec/initializer/dataset/env/valueFrom/configMapKeyRef/name"},
+			{"ConfigMap", "spec/initializer/model/env/valueFrom/configMapKeyRef/name"},
+			{"Secret", "spec/initializer/dataset/env/valueFrom/secretKeyRef/name"},
+			{"Secret", "spec/initializer/model/env/valueFrom/secretKeyRef/name"},
 		},
 		New:      func() any { return &trainer.TrainJob{} },
 		Validate: func(obj any) field.ErrorList { return validateTrainJob(obj.(*trainer.TrainJob)) },

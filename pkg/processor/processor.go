@@ -411,8 +411,17 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 		return nil, objectError(id, errs)
 	}
 	if q.Mode == api.ModeTrainJob && q.Trainer.Runtime == "" && valueAt(target, "spec", "runtimeRef", "name") == "" {
-		// A TrainJob of its own keeps its runtime; a new one gets the default.
-		q.Trainer.Runtime, q.Trainer.RuntimeKind = api.DefaultTrainerRuntime, api.ClusterTrainingRuntime
+		// A default here would be written into a hydrated overlay and win over
+		// a runtimeRef the base gains later, unnoticed by the guard.
+		return nil, fmt.Errorf("%s: names no training runtime (spec.runtimeRef), and neither does the job spec; accepted: spec.trainer.runtime in %s (e.g. %s), or runtimeRef in the TrainJob", id, p.configName(), api.DefaultTrainerRuntime)
+	}
+	if q.Mode == api.ModeTrainJob {
+		if err := trainerEnvKept(target, &q); err != nil {
+			return nil, fmt.Errorf("%s: %w", id, err)
+		}
+		if err := laterRuntimePatches(target, &q); err != nil {
+			return nil, fmt.Errorf("%s: %w", id, err)
+		}
 	}
 	if c := privilegedContainer(target); c != "" && q.Hardening {
 		return nil, fmt.Errorf("%s: container %s is privileged (or adds capabilities), and the API server refuses such a container with the allowPrivilegeEscalation: false mlops-fn's hardening sets on every container; accepted: no privileged container in the job, or spec.security.hardening: false (the job then needs Pod Security level privileged)", id, c)
@@ -451,6 +460,68 @@ func (p Processor) keptProgram(target *yaml.RNode, q *render.Plan) error {
 	} {
 		if f.have != "" && f.have != f.want {
 			return fmt.Errorf("has %s: %s, and mlops-fn would render %s (its rank count and the operator's hostfile follow it); accepted: "+f.fix, f.field, f.have, f.want, f.have)
+		}
+	}
+	return nil
+}
+
+// trainerEnvKept refuses a TrainJob whose own trainer env names an mlops.env
+// key: mlops-fn's entry for it (valueFrom the env ConfigMap) would merge with
+// the target's value into a variable the API server refuses.
+func trainerEnvKept(target *yaml.RNode, q *render.Plan) error {
+	list, err := target.Pipe(yaml.Lookup("spec", "trainer", "env"))
+	if err != nil || list == nil {
+		return nil
+	}
+	elems, _ := list.Elements()
+	for i, e := range elems {
+		name, _ := e.GetString("name")
+		ours := valueAt(e, "valueFrom", "configMapKeyRef", "name") == q.ConfigMapName && valueAt(e, "valueFrom", "configMapKeyRef", "key") == name && valueAt(e, "value") == ""
+		if slices.Contains(q.EnvKeys, name) && !ours { // an entry of an earlier run is mlops-fn's own
+			return fmt.Errorf("spec.trainer.env[%d]: %s is a key of mlops.env too, whose value mlops-fn takes from the env ConfigMap; the TrainJob's own entry would merge with it into one the API server refuses; accepted: the value in mlops.env only (remove the entry from the TrainJob), or another name", i, name)
+		}
+	}
+	return nil
+}
+
+// laterRuntimePatches refuses another manager's runtime patch that sets a
+// pod field mlops-fn sets for the same replicated job: Trainer applies the
+// patches in list order, mlops-fn's first, so theirs would silently win.
+func laterRuntimePatches(target *yaml.RNode, q *render.Plan) error {
+	patches, err := target.Pipe(yaml.Lookup("spec", "runtimePatches"))
+	if err != nil || patches == nil {
+		return nil
+	}
+	ours := map[string]bool{
+		"serviceAccountName": q.ServiceAccountName != "", "nodeSelector": len(q.NodeSelector) > 0,
+		"tolerations": len(q.Tolerations) > 0, "imagePullSecrets": len(q.ImagePullSecrets) > 0,
+	}
+	ids := map[string]bool{"runAsUser": q.RunAsUser != nil, "runAsGroup": q.RunAsGroup != nil, "fsGroup": q.FSGroup != nil, "runAsNonRoot": true}
+	elems, _ := patches.Elements()
+	for i, patch := range elems {
+		manager, _ := patch.GetString("manager")
+		if manager == jobkind.RuntimePatchManager {
+			continue
+		}
+		for _, job := range q.Trainer.ReplicatedJobs {
+			spec, _ := patch.Pipe(yaml.Lookup("trainingRuntimeSpec", "template", "spec", "replicatedJobs", "[name="+job+"]", "template", "spec", "template", "spec"))
+			if spec == nil {
+				continue
+			}
+			var clash []string
+			for _, f := range slices.Sorted(maps.Keys(ours)) {
+				if ours[f] && spec.Field(f) != nil {
+					clash = append(clash, f)
+				}
+			}
+			for _, f := range slices.Sorted(maps.Keys(ids)) {
+				if ids[f] && valueAt(spec, "securityContext", f) != "" {
+					clash = append(clash, "securityContext."+f)
+				}
+			}
+			if len(clash) > 0 {
+				return fmt.Errorf("spec.runtimePatches[%d] (manager %s) sets %s of replicated job %s, which mlops-fn sets from the job spec and mlops.env; Trainer applies the patches in order and that one, after mlops-fn's, would win; accepted: the setting in one place only (that patch, or the job spec and mlops.env)", i, manager, strings.Join(clash, ", "), job)
+			}
 		}
 	}
 	return nil
@@ -611,6 +682,12 @@ func (p Processor) generate(plan *render.Plan, skeleton any) (*yaml.RNode, error
 	node, err := jobnode.Encode(skeleton)
 	if err != nil {
 		return nil, err
+	}
+	if plan.Mode == api.ModeTrainJob && plan.Trainer.Runtime == "" {
+		// A new TrainJob runs on the default runtime.
+		q := *plan
+		q.Trainer.Runtime, q.Trainer.RuntimeKind = api.DefaultTrainerRuntime, api.ClusterTrainingRuntime
+		plan = &q
 	}
 	out, err := p.patch(plan, node)
 	if err != nil {

@@ -144,23 +144,24 @@ func (p *Plan) build(fill func(role, *corev1.PodSpec, *corev1.Container), fillJo
 	}
 	// kustomize matches a patch to its target by namespace and name.
 	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace}
+	typeMeta := metav1.TypeMeta{APIVersion: p.JobKind().APIVersion, Kind: p.JobKind().Kind}
 	var obj any
 	switch p.Mode {
 	case api.ModeSingleNode:
-		obj = &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: meta, Spec: template(single, p.containerName("")).Spec}
+		obj = &corev1.Pod{TypeMeta: typeMeta, ObjectMeta: meta, Spec: template(single, p.containerName("")).Spec}
 	case api.ModeElastic:
 		obj = &kubeflowv1.PyTorchJob{
-			TypeMeta:   metav1.TypeMeta{APIVersion: kubeflowv1.SchemeGroupVersion.String(), Kind: kubeflowv1.PyTorchJobKind},
+			TypeMeta:   typeMeta,
 			ObjectMeta: meta,
 			Spec: kubeflowv1.PyTorchJobSpec{PyTorchReplicaSpecs: map[kubeflowv1.ReplicaType]*kubeflowv1.ReplicaSpec{
 				kubeflowv1.PyTorchJobReplicaTypeWorker: {Template: template(elasticWorker, p.containerName(""))},
 			}},
 		}
 	case api.ModeTrainJob:
-		obj = p.trainJob(meta, template)
+		obj = p.trainJob(typeMeta, meta, template)
 	default:
 		obj = &kubeflow.MPIJob{
-			TypeMeta:   metav1.TypeMeta{APIVersion: kubeflow.SchemeGroupVersion.String(), Kind: "MPIJob"},
+			TypeMeta:   typeMeta,
 			ObjectMeta: meta,
 			Spec: kubeflow.MPIJobSpec{MPIReplicaSpecs: map[kubeflow.MPIReplicaType]*kubeflow.ReplicaSpec{
 				kubeflow.MPIReplicaTypeLauncher: {Template: template(launcher, p.containerName(kubeflow.MPIReplicaTypeLauncher))},
@@ -513,6 +514,11 @@ func (p *Plan) fillSecurity(r role, spec *corev1.PodSpec, c *corev1.Container) {
 			// A root sshd needs its default capabilities to switch users.
 			csc.Capabilities = &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}
 		}
+	}
+	if r == trainerNode || r == trainerLauncher {
+		// A training runtime's container may set its own uid (deepspeed-distributed:
+		// 1000), which a runtime patch cannot delete: the ids go on the container too.
+		csc.RunAsUser, csc.RunAsGroup, csc.RunAsNonRoot = p.RunAsUser, p.RunAsGroup, psc.RunAsNonRoot
 	}
 	if p.RDMAResource != "" && c.Name == p.containerName(replicaType(r)) && (r != launcher || p.MPI.RunLauncherAsWorker) {
 		// RDMA pins memory; the training container alone holds the devices.

@@ -511,7 +511,7 @@ var unusedKeys = map[api.Mode][]string{
 	api.ModeSingleNode: {"WORKERS", "SLOTS_PER_WORKER", "MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"},
 	api.ModeMultiNode:  {"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"},
 	api.ModeElastic:    {"SLOTS_PER_WORKER"},
-	api.ModeTrainJob:   {"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"},
+	api.ModeTrainJob:   {"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT", "USER_NAME"},
 }
 
 // imageReference is the distribution reference grammar, [host[:port]/]path[:tag][@digest],

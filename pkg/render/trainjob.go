@@ -16,8 +16,8 @@ import (
 // spec.trainer (image, program, env, resources per node), and what a pod
 // spec holds beyond it becomes mlops-fn's runtime patch, the only place a
 // TrainJob carries pod settings.
-func (p *Plan) trainJob(meta metav1.ObjectMeta, template func(role, string) corev1.PodTemplateSpec) *trainer.TrainJob {
-	job := &trainer.TrainJob{TypeMeta: metav1.TypeMeta{APIVersion: trainer.GroupVersion.String(), Kind: trainer.TrainJobKind}, ObjectMeta: meta}
+func (p *Plan) trainJob(typeMeta metav1.TypeMeta, meta metav1.ObjectMeta, template func(role, string) corev1.PodTemplateSpec) *trainer.TrainJob {
+	job := &trainer.TrainJob{TypeMeta: typeMeta, ObjectMeta: meta}
 	node := template(trainerNode, p.containerName(jobkind.TrainerNode)).Spec
 	c := node.Containers[0]
 	t := trainer.Trainer{Command: c.Command, Args: c.Args, Env: c.Env}

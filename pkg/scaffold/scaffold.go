@@ -81,6 +81,9 @@ spec:
   mode: %s
   image: %s # %s
 `, api.APIVersion, api.Kind, o.Name, o.Mode, image, comment)
+	if o.Mode == api.ModeTrainJob {
+		spec += "  trainer:\n    runtime: " + api.DefaultTrainerRuntime + " # the ClusterTrainingRuntime the TrainJob runs on\n"
+	}
 	if len(command) > 0 {
 		spec += "  command: " + flowList(command) + " # " + map[api.Mode]string{
 			api.ModeMultiNode:  "mlops-fn runs it under mpirun -np WORKERS x slots",

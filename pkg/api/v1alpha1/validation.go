@@ -461,6 +461,9 @@ func (s *TrainingJobSpec) validateTrainJob(p *field.Path) field.ErrorList {
 	}
 	if t.RuntimeKind != "" {
 		errs = append(errs, oneOf(tp.Child("runtimeKind"), t.RuntimeKind, ClusterTrainingRuntime, TrainingRuntime)...)
+		if t.Runtime == "" {
+			errs = append(errs, field.Required(tp.Child("runtime"), "runtimeKind names the kind of a runtime: the runtime's name, e.g. "+DefaultTrainerRuntime))
+		}
 	}
 	if len(t.ReplicatedJobs) == 0 {
 		errs = append(errs, field.Required(tp.Child("replicatedJobs"), "the runtime's replicated jobs whose pods get the site settings, e.g. [node]"))
@@ -480,6 +483,7 @@ func (s *TrainingJobSpec) validateTrainJob(p *field.Path) field.ErrorList {
 	notCarried(p.Child("workingDir"), s.WorkingDir != "", "the training runtime's container sets it")
 	notCarried(p.Child("priorityClassName"), s.PriorityClassName != "", "the training runtime's pod template sets it (or Kueue's priority-class label on the job)")
 	notCarried(p.Child("hostNetwork"), s.HostNetwork, "the training runtime's pod template sets it")
+	notCarried(p.Child("security", "home"), s.Security.Home != "", "an MPI runtime's mlPolicy sets where the SSH keys go")
 	notCarried(p.Child("launcherResources"), s.LauncherResources != nil, "an MPI runtime sizes its launcher")
 	notCarried(p.Child("mpi"), !reflect.DeepEqual(s.MPI, MPI{}), "the runtime's mlPolicy.mpi owns mpirun")
 	notCarried(p.Child("elastic"), !reflect.DeepEqual(s.Elastic, Elastic{}), "the runtime's mlPolicy.torch owns torchrun")
