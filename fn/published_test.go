@@ -30,10 +30,10 @@ var published = []struct {
 		"USER_ID=1000\nUSER_NAME=mpiuser\nWORKERS=5\nCPU=1\nMEMORY=1Gi\nNFS_SERVER=10.0.0.5\nNFS_PATH=/export/pi\nNFS_MOUNT_PATH=/data\n"},
 	{"github.com/kubeflow/training-operator", "examples/pytorch/elastic/echo/echo.yaml",
 		"name: elastic-example-echo\nspec:\n  mode: elastic\n",
-		"WORKERS=3\nMIN_WORKERS=2\nMAX_WORKERS=4\nGPUS_PER_WORKER=1\n"},
+		"WORKERS=3\nMIN_WORKERS=2\nMAX_WORKERS=4\nGPUS_PER_WORKER=1\nGPU_RESOURCE=gpu.intel.com/i915\nSHM_SIZE=1Gi\n"},
 	{"github.com/kubeflow/mpi-operator", "examples/v2beta1/pi/pi-intel.yaml",
 		"name: pi\n  namespace: hpc\n  labels: {kueue.x-k8s.io/queue-name: team-a}\n  annotations: {team: hpc}\nspec:\n  mode: multi-node\n  image: mpioperator/mpi-pi:intel\n  command: [/home/mpiuser/pi]\n  mpi: {implementation: Intel}\n",
-		"USER_ID=1000\nUSER_NAME=mpiuser\nWORKERS=4\nGPUS_PER_WORKER=2\n"},
+		"USER_ID=1000\nUSER_NAME=mpiuser\nWORKERS=4\nGPUS_PER_WORKER=2\nGPU_RESOURCE=amd.com/gpu\nSHM_SIZE=512Mi\n"},
 	{"github.com/kubeflow/mpi-operator", "examples/v2beta1/pi/pi-mpich.yaml",
 		"name: pi\nspec:\n  mode: multi-node\n  image: mpioperator/mpi-pi:mpich\n  command: [/home/mpiuser/pi]\n  mpi: {implementation: MPICH}\n",
 		"USER_ID=1000\nUSER_NAME=mpiuser\nWORKERS=2\n"},
@@ -223,6 +223,14 @@ func TestRunnersAgreeOnPublishedJobs(t *testing.T) {
 				}
 				if !strings.Contains(text, envFrom) {
 					t.Errorf("the user's containers got no %s\n%s", envFrom, text)
+				}
+				// The accelerator and /dev/shm of mlops.env reach the job.
+				for _, line := range strings.Split(p.env, "\n") {
+					key, value, _ := strings.Cut(line, "=")
+					want := map[string]string{"GPU_RESOURCE": value + ": ", "SHM_SIZE": "sizeLimit: " + value}[key]
+					if want != "" && !strings.Contains(text, want) {
+						t.Errorf("%s=%s: the job has no %q:\n%s", key, value, want, text)
+					}
 				}
 			}
 		})
