@@ -1255,6 +1255,18 @@ kueue_apply() {
   fi
 }
 
+# expect_kueue_held WHEN: the job Kueue has not admitted is held: a Pod keeps Kueue's
+# scheduling gate and no node, another kind stays suspended without pods.
+expect_kueue_held() {
+  if [ "$O_KIND" == Pod ]; then
+    expect_eq "$1: the Pod has Kueue's scheduling gate kueue.x-k8s.io/admission" gated "$(kueue_held)"
+    expect_eq "$1: the Pod is not scheduled (no nodeName)" "" "$(kubectl get pod "$O_JOB" -n "$NS" -o jsonpath='{.spec.nodeName}')"
+  else
+    expect_eq "$1: the $O_KIND is suspended" true "$(kueue_held)"
+    expect_eq "$1: no pods" 0 "$(count "$(kueue_pods)")"
+  fi
+}
+
 # check_kueue OVERLAY: the quickstart overlay with QUEUE=KUEUE_QUEUE in a copy of its mlops.env,
 # hydrated, against Kueue (quota per resource: the ClusterQueue's, changed here):
 #   (a) quota 0: the job is created held (MPIJob, PyTorchJob: runPolicy.suspend true; TrainJob:
@@ -1298,13 +1310,7 @@ check_kueue() {
   expect_eq "$what, quota 0: Kueue creates a Workload for the $O_KIND in LocalQueue $KUEUE_QUEUE, owned by it" \
     "$KUEUE_QUEUE $O_KIND/$O_JOB" "$(echo "$wl" | jq -r '"\(.spec.queueName) \([.metadata.ownerReferences[]? | "\(.kind)/\(.name)"] | join(","))"')"
   pass "$what, quota 0: the Workload is not admitted: $(echo "$wl" | jq -r '[.status.conditions[]? | select(.type == "QuotaReserved") | .message][0]' | cut -c1-200)"
-  if [ "$O_KIND" == Pod ]; then
-    expect_eq "$what, quota 0: the Pod is created with Kueue's scheduling gate kueue.x-k8s.io/admission" gated "$(kueue_held)"
-    expect_eq "$what, quota 0: the Pod is not scheduled (no nodeName)" "" "$(kubectl get pod "$O_JOB" -n "$NS" -o jsonpath='{.spec.nodeName}')"
-  else
-    expect_eq "$what, quota 0: the $O_KIND is created suspended" true "$(kueue_held)"
-    expect_eq "$what, quota 0: no pods" 0 "$(count "$(kueue_pods)")"
-  fi
+  expect_kueue_held "$what, quota 0"
   if ! wait_until 30 eval '[ -n "$(kueue_workload | jq -r ".status.resourceRequests // empty")" ]'; then
     fail "$what: Kueue reports the Workload's resource requests" "$(kueue_workload)"; return
   fi
@@ -1361,13 +1367,7 @@ check_kueue() {
     fail "$what, a second one in $NS while the first runs: its Workload waits (QuotaReserved False)" "$(kueue_workload | jq -c .status)"
   fi
   expect_eq "$what, the second one: its Workload is not admitted" "" "$(kueue_wl_cond Admitted | grep -x True || true)"
-  if [ "$O_KIND" == Pod ]; then
-    expect_eq "$what, the second one: the Pod keeps Kueue's scheduling gate kueue.x-k8s.io/admission" gated "$(kueue_held)"
-    expect_eq "$what, the second one: the Pod is not scheduled (no nodeName)" "" "$(kubectl get pod "$O_JOB" -n "$NS" -o jsonpath='{.spec.nodeName}')"
-  else
-    expect_eq "$what, the second one: the $O_KIND stays suspended" true "$(kueue_held)"
-    expect_eq "$what, the second one: no pods" 0 "$(count "$(kueue_pods)")"
-  fi
+  expect_kueue_held "$what, the second one"
   kubectl delete "$K_RES" "$O_JOB" -n "$ns" --wait=false >/dev/null
   if wait_until 90 kueue_admitted; then
     pass "$what, the second one: admitted once the first is deleted"
