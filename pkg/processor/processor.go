@@ -476,8 +476,7 @@ func trainerEnvKept(target *yaml.RNode, q *render.Plan) error {
 	elems, _ := list.Elements()
 	for i, e := range elems {
 		name, _ := e.GetString("name")
-		ours := valueAt(e, "valueFrom", "configMapKeyRef", "name") == q.ConfigMapName && valueAt(e, "valueFrom", "configMapKeyRef", "key") == name && valueAt(e, "value") == ""
-		if slices.Contains(q.EnvKeys, name) && !ours { // an entry of an earlier run is mlops-fn's own
+		if slices.Contains(q.EnvKeys, name) && !ownEnvEntry(e, name, q) { // an entry of an earlier run is mlops-fn's own
 			return fmt.Errorf("spec.trainer.env[%d]: %s is a key of mlops.env too, whose value mlops-fn takes from the env ConfigMap; the TrainJob's own entry would merge with it into one the API server refuses; accepted: the value in mlops.env only (remove the entry from the TrainJob), or another name", i, name)
 		}
 	}
@@ -629,7 +628,31 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, er
 			return nil, fmt.Errorf("%s: %w", id, err)
 		}
 	}
+	if q.Mode == api.ModeTrainJob {
+		dropStaleTrainerEnv(out, q)
+	}
 	return out, nil
+}
+
+// dropStaleTrainerEnv removes the trainer env entries an earlier run wrote
+// for keys mlops.env no longer has: a target patched in place (a kpt
+// package) keeps them, and the pods would not start on a ConfigMap key that
+// is gone.
+func dropStaleTrainerEnv(job *yaml.RNode, q *render.Plan) {
+	list, err := job.Pipe(yaml.Lookup("spec", "trainer", "env"))
+	if err != nil || list == nil || list.YNode().Kind != yaml.SequenceNode {
+		return
+	}
+	list.YNode().Content = slices.DeleteFunc(list.YNode().Content, func(n *yaml.Node) bool {
+		e := yaml.NewRNode(n)
+		name, _ := e.GetString("name")
+		return ownEnvEntry(e, name, q) && !slices.Contains(q.EnvKeys, name)
+	})
+}
+
+// ownEnvEntry: e is what mlops-fn writes for key name, its value taken from the env ConfigMap.
+func ownEnvEntry(e *yaml.RNode, name string, q *render.Plan) bool {
+	return valueAt(e, "valueFrom", "configMapKeyRef", "name") == q.ConfigMapName && valueAt(e, "valueFrom", "configMapKeyRef", "key") == name && valueAt(e, "value") == ""
 }
 
 // targetNonRoot says where the target asks for a non-root user, in a pod's or
