@@ -9,13 +9,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
-	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	corev1 "k8s.io/api/core/v1"
-	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 
+	"github.com/mlops-fn/mlops-fn/internal/testutil"
 	"github.com/mlops-fn/mlops-fn/pkg/cli"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
 // update rewrites the golden files from the actual output: `make golden-update`.
@@ -91,25 +90,19 @@ func decodeStrictly(t *testing.T, out string) {
 	}
 	for _, n := range nodes {
 		var obj any
-		switch n.GetKind() {
-		case "MPIJob":
-			obj = &kubeflow.MPIJob{}
-		case "Pod":
-			obj = &corev1.Pod{}
-		case "PyTorchJob":
-			obj = &kubeflowv1.PyTorchJob{}
-		case "ConfigMap":
+		if k, ok := jobkind.ForKind(n.GetKind()); ok {
+			obj = k.New()
+		} else if n.GetKind() == "ConfigMap" {
 			obj = &corev1.ConfigMap{}
-		default:
+		} else {
 			continue
 		}
 		b, err := n.MarshalJSON()
 		if err != nil {
 			t.Fatal(err)
 		}
-		strict, err := sigsjson.UnmarshalStrict(b, obj)
-		if err != nil || len(strict) > 0 {
-			t.Errorf("%s/%s does not decode strictly: %v %v", n.GetKind(), n.GetName(), err, strict)
+		if err := testutil.DecodeStrict(b, obj); err != nil {
+			t.Errorf("%s/%s does not decode strictly: %v", n.GetKind(), n.GetName(), err)
 		}
 	}
 }

@@ -1,28 +1,8 @@
-# Helpers for hack/e2e/run.sh (sourced): logging, PASS/FAIL bookkeeping, waiting, and the
-# processes the harness starts (each in its own process group, all stopped by stop_all).
+# Helpers for hack/e2e/run.sh and build.sh (sourced): logging, waiting, and the processes the
+# harness starts (each in its own process group, all stopped by stop_all).
 
 log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
-section() { printf '\n=== %s\n' "$*"; }
-
-PASSED=0
-FAILED=0
-SKIPPED=0
-skip() { SKIPPED=$((SKIPPED + 1)); printf 'SKIP  %s\n' "$1"; }
-FAILURES=()
-pass() { PASSED=$((PASSED + 1)); printf 'PASS  %s\n' "$1"; }
-# fail DESCRIPTION [DETAIL...]: the detail is indented under the FAIL line.
-fail() {
-  FAILED=$((FAILED + 1)); FAILURES+=("$1")
-  printf 'FAIL  %s\n' "$1"
-  shift
-  if [ $# -gt 0 ]; then printf '%s\n' "$@" | sed 's/^/        /'; fi
-}
-# expect_eq DESCRIPTION EXPECTED ACTUAL
-expect_eq() {
-  if [ "$2" == "$3" ]; then pass "$1"; else fail "$1" "expected: $2" "actual:   $3"; fi
-}
-
 # wait_until TIMEOUT_SECONDS COMMAND...: retries COMMAND (quietly) once a second.
 wait_until() {
   local deadline=$((SECONDS + $1)); shift
@@ -101,17 +81,4 @@ reap() {
     kill -KILL -- "-$pid" 2>/dev/null || true
   fi
   wait "$pid" 2>/dev/null || true
-}
-
-# env_get FILE KEY: the value of KEY in an mlops.env file (kustomize envs: syntax: split at the
-# first '=', leading whitespace dropped), empty when absent.
-env_get() { sed -n "s/^[[:space:]]*$2=//p" "$1" | tail -n 1; }
-# spec_get FILE FIELD: a scalar directly under the job spec's spec: (two-space indent).
-spec_get() {
-  awk -v f="$2" '/^spec:/ {s=1; next} /^[^ #]/ {s=0}
-    s && $1 == f":" {v=$2; sub(/[ \t]*#.*/, "", v); gsub(/"/, "", v); print v; exit}' "$1"
-}
-# meta_name FILE: metadata.name of a job spec.
-meta_name() {
-  awk '/^metadata:/ {m=1; next} /^[^ #]/ {m=0} m && $1 == "name:" {print $2; exit}' "$1"
 }

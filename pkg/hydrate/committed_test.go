@@ -7,12 +7,12 @@ import (
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
-	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/mlops-fn/mlops-fn/internal/testutil"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
@@ -91,9 +91,8 @@ func TestCommittedOverlays(t *testing.T) {
 
 func decode(t *testing.T, b []byte, into any) {
 	t.Helper()
-	strict, err := sigsjson.UnmarshalStrict(b, into)
-	if err != nil || len(strict) > 0 {
-		t.Errorf("does not decode strictly: %v %v", err, strict)
+	if err := testutil.DecodeStrict(b, into); err != nil {
+		t.Errorf("does not decode strictly: %v", err)
 	}
 }
 

@@ -2,7 +2,6 @@ package hydrate
 
 import (
 	"bytes"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/mlops-fn/mlops-fn/internal/testutil"
 	"github.com/mlops-fn/mlops-fn/pkg/env"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
@@ -31,29 +31,7 @@ var editValues = map[string]string{
 // copyTree copies a folder, symbolic links as links.
 func copyTree(t *testing.T, from, to string) {
 	t.Helper()
-	err := filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, path)
-		dest := filepath.Join(to, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(dest, 0o755)
-		case d.Type()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(path)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(link, dest)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dest, data, 0o644)
-	})
-	if err != nil {
+	if err := testutil.CopyTree(from, to); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -148,13 +148,13 @@ func (p *Plan) build(fill func(role, *corev1.PodSpec, *corev1.Container), fillJo
 	var obj any
 	switch p.Mode {
 	case api.ModeSingleNode:
-		obj = &corev1.Pod{TypeMeta: typeMeta, ObjectMeta: meta, Spec: template(single, p.containerName("")).Spec}
+		obj = &corev1.Pod{TypeMeta: typeMeta, ObjectMeta: meta, Spec: template(single, p.ContainerOf("")).Spec}
 	case api.ModeElastic:
 		obj = &kubeflowv1.PyTorchJob{
 			TypeMeta:   typeMeta,
 			ObjectMeta: meta,
 			Spec: kubeflowv1.PyTorchJobSpec{PyTorchReplicaSpecs: map[kubeflowv1.ReplicaType]*kubeflowv1.ReplicaSpec{
-				kubeflowv1.PyTorchJobReplicaTypeWorker: {Template: template(elasticWorker, p.containerName(""))},
+				kubeflowv1.PyTorchJobReplicaTypeWorker: {Template: template(elasticWorker, p.ContainerOf(""))},
 			}},
 		}
 	case api.ModeTrainJob:
@@ -164,8 +164,8 @@ func (p *Plan) build(fill func(role, *corev1.PodSpec, *corev1.Container), fillJo
 			TypeMeta:   typeMeta,
 			ObjectMeta: meta,
 			Spec: kubeflow.MPIJobSpec{MPIReplicaSpecs: map[kubeflow.MPIReplicaType]*kubeflow.ReplicaSpec{
-				kubeflow.MPIReplicaTypeLauncher: {Template: template(launcher, p.containerName(kubeflow.MPIReplicaTypeLauncher))},
-				kubeflow.MPIReplicaTypeWorker:   {Template: template(worker, p.containerName(kubeflow.MPIReplicaTypeWorker))},
+				kubeflow.MPIReplicaTypeLauncher: {Template: template(launcher, p.ContainerOf(kubeflow.MPIReplicaTypeLauncher))},
+				kubeflow.MPIReplicaTypeWorker:   {Template: template(worker, p.ContainerOf(kubeflow.MPIReplicaTypeWorker))},
 			}},
 		}
 	}
@@ -191,7 +191,8 @@ func replicaType(r role) kubeflow.MPIReplicaType {
 	return ""
 }
 
-func (p *Plan) containerName(t kubeflow.MPIReplicaType) string {
+// ContainerOf is the container mlops-fn fills in the pod spec of role t.
+func (p *Plan) ContainerOf(t kubeflow.MPIReplicaType) string {
 	if n := p.Containers[t]; n != "" {
 		return n
 	}
@@ -280,7 +281,7 @@ func (p *Plan) fillPyTorchJob(s *kubeflowv1.PyTorchJobSpec) {
 		host, port, _ := net.SplitHostPort(e.Endpoint)
 		n, _ := strconv.Atoi(port)
 		policy.RDZVHost, policy.RDZVPort = ptr.To(host), ptr.To(int32(n))
-		policy.RDZVID = ptr.To(p.rendezvousID())
+		policy.RDZVID = ptr.To(p.RendezvousID())
 	}
 	s.ElasticPolicy = policy
 	s.NprocPerNode = ptr.To(strconv.Itoa(int(e.ProcsPerWorker)))
@@ -289,10 +290,10 @@ func (p *Plan) fillPyTorchJob(s *kubeflowv1.PyTorchJobSpec) {
 	w.RestartPolicy = kubeflowv1.RestartPolicy(p.RunPolicy.RestartPolicy)
 }
 
-// rendezvousID is spec.elastic.runId, else namespace-name when the namespace
+// RendezvousID is spec.elastic.runId, else namespace-name when the namespace
 // is known, so two jobs of one spec in different namespaces sharing an etcd do
 // not meet either.
-func (p *Plan) rendezvousID() string {
+func (p *Plan) RendezvousID() string {
 	if p.Elastic.RunID != "" {
 		return p.Elastic.RunID
 	}
@@ -520,7 +521,7 @@ func (p *Plan) fillSecurity(r role, spec *corev1.PodSpec, c *corev1.Container) {
 		// 1000), which a runtime patch cannot delete: the ids go on the container too.
 		csc.RunAsUser, csc.RunAsGroup, csc.RunAsNonRoot = p.RunAsUser, p.RunAsGroup, psc.RunAsNonRoot
 	}
-	if p.RDMAResource != "" && c.Name == p.containerName(replicaType(r)) && (r != launcher || p.MPI.RunLauncherAsWorker) {
+	if p.RDMAResource != "" && c.Name == p.ContainerOf(replicaType(r)) && (r != launcher || p.MPI.RunLauncherAsWorker) {
 		// RDMA pins memory; the training container alone holds the devices.
 		if csc.Capabilities == nil {
 			csc.Capabilities = &corev1.Capabilities{}

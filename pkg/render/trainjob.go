@@ -18,7 +18,7 @@ import (
 // TrainJob carries pod settings.
 func (p *Plan) trainJob(typeMeta metav1.TypeMeta, meta metav1.ObjectMeta, template func(role, string) corev1.PodTemplateSpec) *trainer.TrainJob {
 	job := &trainer.TrainJob{TypeMeta: typeMeta, ObjectMeta: meta}
-	node := template(trainerNode, p.containerName(jobkind.TrainerNode)).Spec
+	node := template(trainerNode, p.ContainerOf(jobkind.TrainerNode)).Spec
 	c := node.Containers[0]
 	t := trainer.Trainer{Command: c.Command, Args: c.Args, Env: c.Env}
 	if c.Image != "" {
@@ -34,7 +34,7 @@ func (p *Plan) trainJob(typeMeta metav1.TypeMeta, meta metav1.ObjectMeta, templa
 	for _, name := range p.Trainer.ReplicatedJobs {
 		spec := node
 		if name == string(jobkind.TrainerLauncher) {
-			spec = template(trainerLauncher, p.containerName(jobkind.TrainerLauncher)).Spec
+			spec = template(trainerLauncher, p.ContainerOf(jobkind.TrainerLauncher)).Spec
 		}
 		if ps := podSpecPatch(spec); ps != nil {
 			patches = append(patches, trainer.ReplicatedJobPatch{Name: name, Template: &trainer.JobTemplatePatch{

@@ -1,0 +1,543 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/render"
+)
+
+// waitForPods is how long the operators get to create and run pods, and kwok to complete them.
+const waitForPods = 60 * time.Second
+
+// selector picks the pods of the overlay's job with role: an MPIJob's launcher or worker, a
+// PyTorchJob's replica type, a TrainJob's replicated job.
+func (o *overlay) selector(role string) string {
+	switch o.kind.Kind {
+	case "MPIJob":
+		return "training.kubeflow.org/job-name=" + o.name + ",training.kubeflow.org/job-role=" + role
+	case "PyTorchJob":
+		return "training.kubeflow.org/job-name=" + o.name + ",training.kubeflow.org/replica-type=" + role
+	case "TrainJob":
+		return "jobset.sigs.k8s.io/jobset-name=" + o.name + ",jobset.sigs.k8s.io/replicatedjob-name=" + role
+	}
+	return ""
+}
+
+// claims are the PersistentVolumeClaims the overlay's pods mount, wherever their volumes are.
+func (o *overlay) claims() []string {
+	var names []string
+	for _, u := range o.objects {
+		walk(u.Object, func(m map[string]any) {
+			if pvc, ok := m["persistentVolumeClaim"].(map[string]any); ok {
+				if n, ok := pvc["claimName"].(string); ok && !slices.Contains(names, n) {
+					names = append(names, n)
+				}
+			}
+		})
+	}
+	slices.Sort(names)
+	return names
+}
+
+// walk calls f on every map in v, depth first.
+func walk(v any, f func(map[string]any)) {
+	switch t := v.(type) {
+	case map[string]any:
+		f(t)
+		for _, x := range t {
+			walk(x, f)
+		}
+	case []any:
+		for _, x := range t {
+			walk(x, f)
+		}
+	}
+}
+
+// claimFixtures creates a bound PersistentVolume and claim for each claim the overlay's pods
+// mount (the examples expect the user's claims to exist; without them the pods stay Pending).
+func claimFixtures(c *check, o *overlay, ns string) {
+	for _, claim := range o.claims() {
+		err := applyYAML(fmt.Sprintf(`apiVersion: v1
+kind: PersistentVolume
+metadata: {name: %[1]s-%[2]s}
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteMany]
+  storageClassName: ""
+  claimRef: {namespace: %[1]s, name: %[2]s}
+  hostPath: {path: /tmp/%[1]s-%[2]s}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: %[2]s, namespace: %[1]s}
+spec:
+  accessModes: [ReadWriteMany]
+  storageClassName: ""
+  volumeName: %[1]s-%[2]s
+  resources: {requests: {storage: 1Gi}}
+`, ns, claim))
+		bound := err == nil && waitUntil(30*time.Second, func() bool {
+			pvc, err := kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, claim, metav1.GetOptions{})
+			return err == nil && pvc.Status.Phase == corev1.ClaimBound
+		})
+		if !bound {
+			c.fail("fixture claim "+claim+" binds", fmt.Sprint(err))
+		}
+	}
+}
+
+// applyForReal applies the overlay with kubectl apply -k in a fresh namespace enforcing level.
+func applyForReal(c *check, o *overlay, ns, level, why string) bool {
+	if err := newNamespace(ns, level); err != nil {
+		c.fail("a namespace to run in", err.Error())
+		return false
+	}
+	claimFixtures(c, o, ns)
+	what := fmt.Sprintf("apply -k in a namespace enforcing '%s'%s", level, why)
+	if out, err := kubectl("", "apply", "-k", o.dir, "-n", ns, "--server-side"); err != nil {
+		c.fail(what, out)
+		return false
+	}
+	c.pass(what)
+	return true
+}
+
+// waitForCount waits until selector matches at least n pods; a timeout prints the events.
+func waitForCount(ns, selector string, n int) {
+	if !waitUntil(waitForPods, func() bool { return len(pods(ns, selector)) >= n }) {
+		note("%s", recentEvents(ns, 5))
+		return
+	}
+	time.Sleep(2 * time.Second) // a pod too many would show by now
+}
+
+// checkEnvConfigMap: the job's env ConfigMap holds mlops.env's keys and values.
+func checkEnvConfigMap(c *check, o *overlay, ns string) {
+	name := o.plan.ConfigMapName
+	cm, err := kube.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		c.fail("ConfigMap "+name+" exists", err.Error())
+		return
+	}
+	want := o.env
+	if len(want) == 0 {
+		want = nil
+	}
+	got := cm.Data
+	if len(got) == 0 {
+		got = nil
+	}
+	c.eq(fmt.Sprintf("ConfigMap %s holds mlops.env's keys and values", name), want, got)
+}
+
+func optional[T any](p *T) string {
+	if p == nil {
+		return "unset"
+	}
+	return fmt.Sprint(*p)
+}
+
+// trainingContainer is the container mlops-fn fills in pod for role, nil if the pod has none.
+func (o *overlay) trainingContainer(pod *corev1.Pod, role jobkind.Role) *corev1.Container {
+	name := o.plan.ContainerOf(role)
+	for i := range pod.Spec.Containers {
+		if pod.Spec.Containers[i].Name == name {
+			return &pod.Spec.Containers[i]
+		}
+	}
+	return nil
+}
+
+// checkPodSpec: a pod the operator made for role carries what mlops-fn's plan says.
+func checkPodSpec(c *check, o *overlay, pod *corev1.Pod, role jobkind.Role) {
+	p := o.plan
+	what := func(s string) string { return pod.Name + ": " + s }
+	want, got := o.podSecurityContext(), podIDs(pod.Spec.SecurityContext)
+	c.eq(what("runAsUser"), optional(want.RunAsUser), optional(got.RunAsUser))
+	c.eq(what("runAsGroup"), optional(want.RunAsGroup), optional(got.RunAsGroup))
+	c.eq(what("fsGroup"), optional(want.FSGroup), optional(got.FSGroup))
+	c.eq(what("runAsNonRoot"), optional(want.RunAsNonRoot), optional(got.RunAsNonRoot))
+
+	trainer := o.trainingContainer(pod, role)
+	if trainer == nil {
+		c.fail(what("has the training container "+p.ContainerOf(role)), jsonText(podContainerNames(pod)))
+		return
+	}
+	trainJob := o.kind.Mode == jobkind.TrainJob
+	if trainJob {
+		// The ids are on the trainer's container too: a runtime's container ids would win over the pod's.
+		var sc corev1.SecurityContext
+		if trainer.SecurityContext != nil {
+			sc = *trainer.SecurityContext
+		}
+		c.eq(what("container "+trainer.Name+" runs as mlops.env's user and group (runAsUser, runAsGroup)"),
+			optional(want.RunAsUser)+" "+optional(want.RunAsGroup), optional(sc.RunAsUser)+" "+optional(sc.RunAsGroup))
+	}
+	var overriding []string
+	for _, k := range pod.Spec.Containers {
+		if trainJob && k.Name == trainer.Name || k.SecurityContext == nil {
+			continue
+		}
+		if k.SecurityContext.RunAsUser != nil || k.SecurityContext.RunAsGroup != nil {
+			overriding = append(overriding, k.Name)
+		}
+	}
+	c.that(what("no container overrides the pod's user or group"), len(overriding) == 0, "containers: "+strings.Join(overriding, ", "))
+
+	if trainJob {
+		// The Trainer API has no envFrom: every key of mlops.env, one configMapKeyRef each.
+		var refs []string
+		for _, e := range trainer.Env {
+			if r := e.ValueFrom; r != nil && r.ConfigMapKeyRef != nil && r.ConfigMapKeyRef.Name == p.ConfigMapName {
+				refs = append(refs, e.Name+"="+r.ConfigMapKeyRef.Name+"/"+r.ConfigMapKeyRef.Key)
+			}
+		}
+		slices.Sort(refs)
+		var wantRefs []string
+		for _, k := range p.EnvKeys {
+			wantRefs = append(wantRefs, k+"="+p.ConfigMapName+"/"+k)
+		}
+		c.eq(what(fmt.Sprintf("container %s reads each key of mlops.env from the job's env ConfigMap %s", trainer.Name, p.ConfigMapName)),
+			strings.Join(wantRefs, "\n"), strings.Join(refs, "\n"))
+	} else {
+		var without []string
+		for _, k := range pod.Spec.Containers {
+			if !slices.ContainsFunc(k.EnvFrom, func(e corev1.EnvFromSource) bool {
+				return e.ConfigMapRef != nil && e.ConfigMapRef.Name == p.ConfigMapName
+			}) {
+				without = append(without, k.Name)
+			}
+		}
+		c.that(what("every container has envFrom the job's env ConfigMap "+p.ConfigMapName), len(without) == 0, "without: "+strings.Join(without, ", "))
+	}
+
+	for _, v := range p.Volumes {
+		i := slices.IndexFunc(pod.Spec.Volumes, func(w corev1.Volume) bool { return w.Name == v.Name })
+		if i < 0 {
+			c.fail(what("has volume "+v.Name), jsonText(pod.Spec.Volumes))
+			continue
+		}
+		c.that(what(fmt.Sprintf("volume %s is mlops-fn's (%s)", v.Name, volumeSource(v))), subsetOf(v, pod.Spec.Volumes[i]),
+			"planned: "+jsonText(v), "in the pod: "+jsonText(pod.Spec.Volumes[i]))
+	}
+	for _, m := range p.Mounts {
+		var missing []string
+		for _, k := range pod.Spec.Containers {
+			if !slices.ContainsFunc(k.VolumeMounts, func(x corev1.VolumeMount) bool { return x.Name == m.Name && x.MountPath == m.MountPath }) {
+				missing = append(missing, k.Name)
+			}
+		}
+		c.that(what(fmt.Sprintf("every container mounts %s at %s", m.Name, m.MountPath)), len(missing) == 0, "not in: "+strings.Join(missing, ", "))
+	}
+
+	if role == kubeflow.MPIReplicaTypeLauncher && p.MPI.Implementation == api.OpenMPI {
+		// OpenMPI 5 ignores the operator's OMPI_MCA_orte_default_hostfile: mlops-fn passes the file itself.
+		line := strings.Join(append(slices.Clone(trainer.Command), trainer.Args...), " ")
+		c.that(what("mpirun reads the operator's hostfile (--hostfile "+render.OperatorHostfile+")"),
+			strings.Contains(line, "--hostfile "+render.OperatorHostfile), line)
+		c.that(what(render.OperatorHostfile+" is mounted"), slices.ContainsFunc(trainer.VolumeMounts, func(m corev1.VolumeMount) bool {
+			return strings.HasPrefix(render.OperatorHostfile, m.MountPath+"/")
+		}), jsonText(trainer.VolumeMounts))
+	}
+
+	if trainJob {
+		return // a TrainJob's resources are resourcesPerNode (checkTrainJobPod)
+	}
+	limits := p.Limits
+	if role == kubeflow.MPIReplicaTypeLauncher && !p.MPI.RunLauncherAsWorker {
+		limits = p.LauncherLimits
+	}
+	gpus := func(l corev1.ResourceList) string {
+		q := l[render.GPUResource]
+		return q.String()
+	}
+	c.eq(what(string(render.GPUResource)+" limit"), gpus(limits), gpus(trainer.Resources.Limits))
+	c.eq(what("the training container's limits are mlops-fn's (GPUS_PER_WORKER, CPU, MEMORY, ...)"), quantities(limits), quantities(trainer.Resources.Limits))
+}
+
+func podContainerNames(pod *corev1.Pod) []string {
+	var names []string
+	for _, k := range pod.Spec.Containers {
+		names = append(names, k.Name)
+	}
+	return names
+}
+
+// quantities is a resource list as text, by name (what the API server canonicalizes compares equal).
+func quantities(l corev1.ResourceList) map[string]string {
+	m := map[string]string{}
+	for k, v := range l {
+		m[string(k)] = v.String()
+	}
+	return m
+}
+
+// volumeSource names what kind of volume v is.
+func volumeSource(v corev1.Volume) string {
+	var m map[string]any
+	b, _ := json.Marshal(v.VolumeSource)
+	_ = json.Unmarshal(b, &m)
+	for k := range m {
+		return k
+	}
+	return "none"
+}
+
+// subsetOf: every field a sets, b sets to the same (compared as JSON; lists element by element,
+// of the same length); what the API server defaulted in b is not compared.
+func subsetOf(a, b any) bool {
+	var x, y any
+	for _, v := range []struct {
+		in  any
+		out *any
+	}{{a, &x}, {b, &y}} {
+		raw, err := json.Marshal(v.in)
+		if err != nil || json.Unmarshal(raw, v.out) != nil {
+			return false
+		}
+	}
+	return subset(x, y)
+}
+
+func subset(a, b any) bool {
+	switch at := a.(type) {
+	case map[string]any:
+		bt, ok := b.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, v := range at {
+			if !subset(v, bt[k]) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		bt, ok := b.([]any)
+		if !ok || len(at) != len(bt) {
+			return false
+		}
+		for i := range at {
+			if !subset(at[i], bt[i]) {
+				return false
+			}
+		}
+		return true
+	default:
+		return a == b
+	}
+}
+
+// checkMPIJob (check 2): the MPIJob applied for real: mpi-operator's launcher and workers, its
+// hostfile, the ranks, each pod's spec; they run, and the job succeeds when the launcher completes.
+func checkMPIJob(c *check, o *overlay, ns, level string) {
+	p := o.plan
+	if !applyForReal(c, o, ns, level, "") {
+		return
+	}
+	workers, launchers := o.selector("worker"), o.selector("launcher")
+	if !waitUntil(waitForPods, func() bool {
+		return len(pods(ns, workers)) >= int(p.Workers) && len(pods(ns, launchers)) >= 1
+	}) {
+		note("%s", recentEvents(ns, 5))
+	} else {
+		time.Sleep(2 * time.Second)
+	}
+	ws, ls := pods(ns, workers), pods(ns, launchers)
+	c.eq(fmt.Sprintf("mpi-operator creates exactly WORKERS=%d worker pods", p.Workers), int(p.Workers), len(ws))
+	c.eq("mpi-operator creates one launcher pod", 1, len(ls))
+
+	var hosts []string
+	for i := range int(p.Workers) {
+		host := fmt.Sprintf("%s-worker-%d.%s.%s.svc", o.name, i, o.name, ns)
+		if p.MPI.Implementation == api.OpenMPI {
+			hosts = append(hosts, fmt.Sprintf("%s slots=%d", host, p.SlotsPerWorker))
+		} else {
+			hosts = append(hosts, fmt.Sprintf("%s:%d", host, p.SlotsPerWorker))
+		}
+	}
+	hostfile := ""
+	if cm, err := kube.CoreV1().ConfigMaps(ns).Get(ctx, o.name+"-config", metav1.GetOptions{}); err == nil {
+		hostfile = strings.TrimRight(cm.Data["hostfile"], "\n")
+	}
+	c.eq(fmt.Sprintf("hostfile lists %d workers with slots=%d", p.Workers, p.SlotsPerWorker), strings.Join(hosts, "\n"), hostfile)
+	checkEnvConfigMap(c, o, ns)
+
+	for i := range ls {
+		launcher := &ls[i]
+		if k := o.trainingContainer(launcher, kubeflow.MPIReplicaTypeLauncher); k != nil {
+			np := "none"
+			if ref, ok := render.RanksArgument(k.Command, k.Args); ok {
+				line := k.Command
+				if ref.Field == "args" {
+					line = k.Args
+				}
+				np = line[ref.Index]
+			}
+			c.eq(fmt.Sprintf("mpirun's rank count (-np) is mlops-fn's %d (workers x slots)", p.Ranks()), strconv.Itoa(int(p.Ranks())), np)
+		}
+		checkPodSpec(c, o, launcher, kubeflow.MPIReplicaTypeLauncher)
+	}
+	for i := range ws {
+		checkPodSpec(c, o, &ws[i], kubeflow.MPIReplicaTypeWorker)
+	}
+	if !c.that(fmt.Sprintf("the launcher and %d workers are scheduled on the fake node and Running", p.Workers), waitUntil(waitForPods, func() bool {
+		return allInPhase(ns, workers, int(p.Workers), corev1.PodRunning) && allInPhase(ns, launchers, 1, corev1.PodRunning)
+	}), podTable(ns)) || len(ls) == 0 {
+		return
+	}
+	if err := complete(ns, ls[0].Name); err != nil {
+		c.fail("the launcher completes", err.Error())
+		return
+	}
+	c.that("the MPIJob is Succeeded once the launcher completes", waitUntil(waitForPods, func() bool {
+		return conditionOf(o.kind.APIVersion, o.kind.Kind, ns, o.name, "Succeeded") == "True"
+	}), statusOf(o.kind.APIVersion, o.kind.Kind, ns, o.name))
+}
+
+// checkPyTorchJob (check 2, elastic): training-operator's workers, and the PET_* variables
+// torchrun reads, as mlops-fn's plan says; they run and the job is Running.
+func checkPyTorchJob(c *check, o *overlay, ns, level string) {
+	p := o.plan
+	if !applyForReal(c, o, ns, level, " (training-operator's webhook validates the PyTorchJob)") {
+		return
+	}
+	workers := o.selector("worker")
+	waitForCount(ns, workers, int(p.Workers))
+	ws := pods(ns, workers)
+	c.eq(fmt.Sprintf("training-operator creates exactly WORKERS=%d worker pods", p.Workers), int(p.Workers), len(ws))
+	var want []string
+	for i := range int(p.Workers) {
+		want = append(want, fmt.Sprintf("%s-worker-%d", o.name, i))
+	}
+	got := podNames(ws)
+	slices.SortFunc(got, func(a, b string) int { return workerIndex(a) - workerIndex(b) })
+	c.eq(fmt.Sprintf("the worker pods are %s-worker-0..%d", o.name, p.Workers-1), want, got)
+	c.eq("no master pod (elastic: workers only)", 0, len(pods(ns, o.selector("master"))))
+	checkEnvConfigMap(c, o, ns)
+
+	e := p.Elastic
+	pet := map[string]string{
+		"PET_NNODES":         fmt.Sprintf("%d:%d", e.MinWorkers, e.MaxWorkers),
+		"PET_RDZV_BACKEND":   e.Backend,
+		"PET_RDZV_ENDPOINT":  e.Endpoint,
+		"PET_NPROC_PER_NODE": strconv.Itoa(int(e.ProcsPerWorker)),
+	}
+	if e.Backend == "c10d" {
+		// The c10d rendezvous runs on worker 0, at the port the operator reads from the container's.
+		pet["PET_RDZV_ENDPOINT"] = fmt.Sprintf("%s-worker-0:%d", o.name, 23456)
+	} else {
+		pet["PET_RDZV_ID"] = p.RendezvousID()
+	}
+	if e.MaxRestarts != nil {
+		pet["PET_MAX_RESTARTS"] = strconv.Itoa(int(*e.MaxRestarts))
+	}
+	for i := range ws {
+		pod := &ws[i]
+		have := map[string]string{}
+		if k := o.trainingContainer(pod, ""); k != nil {
+			for _, v := range k.Env {
+				if strings.HasPrefix(v.Name, "PET_") {
+					have[v.Name] = v.Value
+				}
+			}
+		}
+		c.eq(pod.Name+": the training container's PET_* variables (torchrun's nnodes, rendezvous, procs, restarts)", pet, have)
+		if i == 0 {
+			note("%s", jsonText(have))
+		}
+		checkPodSpec(c, o, pod, "")
+	}
+	if !c.that(fmt.Sprintf("the %d workers are scheduled on the fake node and Running", p.Workers), waitUntil(waitForPods, func() bool {
+		return allInPhase(ns, workers, int(p.Workers), corev1.PodRunning)
+	}), podTable(ns)) {
+		return
+	}
+	c.that("the PyTorchJob is Running", waitUntil(waitForPods, func() bool {
+		return conditionOf(o.kind.APIVersion, o.kind.Kind, ns, o.name, "Running") == "True"
+	}), statusOf(o.kind.APIVersion, o.kind.Kind, ns, o.name))
+}
+
+// workerIndex is N of a pod named ...-worker-N.
+func workerIndex(name string) int {
+	n, _ := strconv.Atoi(name[strings.LastIndex(name, "-")+1:])
+	return n
+}
+
+// checkPod (check 4): the single-node Pod applied for real runs and succeeds.
+func checkPod(c *check, o *overlay, ns, level string) {
+	if !applyForReal(c, o, ns, level, ": the Pod is admitted") {
+		return
+	}
+	checkEnvConfigMap(c, o, ns)
+	pod, err := kube.CoreV1().Pods(ns).Get(ctx, o.name, metav1.GetOptions{})
+	if err != nil {
+		c.fail(o.name+": exists", err.Error())
+		return
+	}
+	checkPodSpec(c, o, pod, "")
+	phase := func(want corev1.PodPhase) func() bool {
+		return func() bool {
+			p, err := kube.CoreV1().Pods(ns).Get(ctx, o.name, metav1.GetOptions{})
+			return err == nil && p.Status.Phase == want
+		}
+	}
+	if !c.that("the Pod is scheduled on the fake node and Running", waitUntil(waitForPods, phase(corev1.PodRunning)), podTable(ns)) {
+		return
+	}
+	if err := complete(ns, o.name); err != nil {
+		c.fail("the Pod completes", err.Error())
+		return
+	}
+	c.that("the Pod is Succeeded once it completes", waitUntil(waitForPods, phase(corev1.PodSucceeded)), podTable(ns))
+}
+
+// checkRefusedForReal (check 3, for real): under 'restricted', a job that needs more is refused
+// when its pods are created: by the operator for an MPIJob or PyTorchJob, by the Job controller
+// for a TrainJob's JobSet, at apply for a Pod.
+func checkRefusedForReal(c *check, o *overlay) {
+	ns := "restricted-" + o.slug
+	if err := newNamespace(ns, "restricted"); err != nil {
+		c.fail("a namespace enforcing restricted", err.Error())
+		return
+	}
+	out, err := kubectl("", "apply", "-k", o.dir, "-n", ns, "--server-side")
+	if o.kind.Kind == "Pod" {
+		switch {
+		case err == nil:
+			c.fail("apply -k under 'restricted' refuses the Pod", out)
+		case strings.Contains(out, "violates PodSecurity"):
+			c.pass("apply -k under 'restricted' refuses the Pod")
+		default:
+			c.fail("apply -k under 'restricted' refuses the Pod, for Pod Security", out)
+		}
+		return
+	}
+	if err != nil {
+		c.fail("apply -k under 'restricted' (the job is admitted; its pods are not)", out)
+		return
+	}
+	role, who := "worker", "the operator's worker pods"
+	if o.kind.Mode == jobkind.TrainJob {
+		role, who = string(jobkind.TrainerNode), "the Job controller's pods of the TrainJob"
+	}
+	if !waitUntil(waitForPods, func() bool { return eventsMention(ns, "violates PodSecurity") }) {
+		c.fail("under 'restricted' "+who+" are refused", podTable(ns), recentEvents(ns, 5))
+		return
+	}
+	c.eq("under 'restricted' "+who+" are refused (violates PodSecurity)", 0, len(pods(ns, o.selector(role))))
+}

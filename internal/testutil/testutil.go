@@ -1,0 +1,62 @@
+// Package testutil holds what the tests of several packages share. It is
+// internal: no API for users of mlops-fn.
+package testutil
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	sigsjson "sigs.k8s.io/json"
+)
+
+// skipped are the folders CopyTree leaves out: history, caches and build output.
+var skipped = map[string]bool{".git": true, ".cache": true, "bin": true}
+
+// CopyTree copies the folder from into to (created), keeping file modes and
+// symbolic links, without the top-level .git, .cache and bin.
+func CopyTree(from, to string) error {
+	return filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(from, path)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && skipped[rel] {
+			return filepath.SkipDir
+		}
+		target := filepath.Join(to, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, info.Mode().Perm()|0o700)
+		case info.Mode()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(link, target)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, info.Mode().Perm())
+	})
+}
+
+// DecodeStrict decodes JSON into into with unknown and duplicate fields refused,
+// as the API server's strict field validation does.
+func DecodeStrict(b []byte, into any) error {
+	strict, err := sigsjson.UnmarshalStrict(b, into)
+	if err != nil {
+		return err
+	}
+	return errors.Join(strict...)
+}
