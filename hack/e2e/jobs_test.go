@@ -5,6 +5,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,7 +13,10 @@ import (
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
@@ -172,6 +176,9 @@ func checkPodSpec(c *check, o *overlay, pod *corev1.Pod, role jobkind.Role) {
 	c.eq(what("fsGroup"), optional(want.FSGroup), optional(got.FSGroup))
 	c.eq(what("runAsNonRoot"), optional(want.RunAsNonRoot), optional(got.RunAsNonRoot))
 
+	if o.kind.Mode != jobkind.TrainJob {
+		checkCarried(c, o, pod, role)
+	}
 	trainer := o.trainingContainer(pod, role)
 	if trainer == nil {
 		c.fail(what("has the training container "+p.ContainerOf(role)), jsonText(podContainerNames(pod)))
@@ -540,4 +547,97 @@ func checkRefusedForReal(c *check, o *overlay) {
 		return
 	}
 	c.eq("under 'restricted' "+who+" are refused (violates PodSecurity)", 0, len(pods(ns, o.selector(role))))
+}
+
+// templateFor is the pod template spec the overlay's job holds for role, as JSON values: what
+// mlops-fn's patches made of the job, which the operator's pods must carry.
+func (o *overlay) templateFor(role jobkind.Role) (map[string]any, bool) {
+	for _, ps := range o.kind.PodSpecs {
+		if ps.Role != role {
+			continue
+		}
+		m, found, err := unstructured.NestedMap(o.job.Object, ps.Path...)
+		return m, found && err == nil
+	}
+	return nil, false
+}
+
+// carried lists where pod (as JSON) differs from template: every field the template sets must
+// be the pod's; lists of named elements (containers, volumes, env, mounts) match by name, and
+// the pod may hold more of them (the operator adds its own); quantities compare by value.
+func carried(template any, pod any, at string) []string {
+	switch t := template.(type) {
+	case map[string]any:
+		p, ok := pod.(map[string]any)
+		if !ok {
+			return []string{at + ": missing"}
+		}
+		var diffs []string
+		for _, k := range slices.Sorted(maps.Keys(t)) {
+			diffs = append(diffs, carried(t[k], p[k], at+"."+k)...)
+		}
+		return diffs
+	case []any:
+		p, ok := pod.([]any)
+		if !ok {
+			return []string{at + ": missing"}
+		}
+		if named(t) && named(p) {
+			var diffs []string
+			for _, e := range t {
+				name := e.(map[string]any)["name"]
+				i := slices.IndexFunc(p, func(x any) bool { return x.(map[string]any)["name"] == name })
+				if i < 0 {
+					diffs = append(diffs, fmt.Sprintf("%s[%v]: missing", at, name))
+					continue
+				}
+				diffs = append(diffs, carried(e, p[i], fmt.Sprintf("%s[%v]", at, name))...)
+			}
+			return diffs
+		}
+		if len(t) != len(p) {
+			return []string{fmt.Sprintf("%s: %s, the pod has %s", at, jsonText(t), jsonText(p))}
+		}
+		var diffs []string
+		for i := range t {
+			diffs = append(diffs, carried(t[i], p[i], fmt.Sprintf("%s[%d]", at, i))...)
+		}
+		return diffs
+	}
+	if fmt.Sprint(template) == fmt.Sprint(pod) || sameQuantity(template, pod) {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: %v, the pod has %v", at, template, pod)}
+}
+
+// named: every element is an object with a name.
+func named(l []any) bool {
+	for _, e := range l {
+		if m, ok := e.(map[string]any); !ok || m["name"] == nil {
+			return false
+		}
+	}
+	return len(l) > 0
+}
+
+func sameQuantity(a, b any) bool {
+	x, err1 := resource.ParseQuantity(fmt.Sprint(a))
+	y, err2 := resource.ParseQuantity(fmt.Sprint(b))
+	return err1 == nil && err2 == nil && x.Cmp(y) == 0
+}
+
+// checkCarried: the operator's pod for role carries every field of the job's pod template.
+func checkCarried(c *check, o *overlay, pod *corev1.Pod, role jobkind.Role) {
+	template, ok := o.templateFor(role)
+	if !ok {
+		c.fail(pod.Name+": the job's pod template for "+string(role), "not found in the rendered "+o.kind.Kind)
+		return
+	}
+	spec, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&pod.Spec)
+	if err != nil {
+		c.fail(pod.Name+": its spec as JSON", err.Error())
+		return
+	}
+	diffs := carried(template, spec, "spec")
+	c.that(pod.Name+": carries every field of the job's pod template as mlops-fn rendered it", len(diffs) == 0, diffs...)
 }
