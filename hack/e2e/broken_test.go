@@ -124,4 +124,3 @@ func checkBrokenObjects(c *check) {
 			})
 	}
 }
-

@@ -113,7 +113,7 @@ func workloadCondition(ns, kind string) (status, message string) {
 }
 
 // pending: Kueue has looked at the Workload and found no quota for it.
-func pending(ns string) bool { s, _ := workloadCondition(ns, "QuotaReserved"); return s == "False" }
+func pending(ns string) bool  { s, _ := workloadCondition(ns, "QuotaReserved"); return s == "False" }
 func admitted(ns string) bool { s, _ := workloadCondition(ns, "Admitted"); return s == "True" }
 
 // held is how Kueue holds the job: the suspend field (runPolicy.suspend of an MPIJob or
