@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers for hack/e2e/run.sh and build.sh (sourced): logging, waiting, and the processes the
 # harness starts (each in its own process group, all stopped by stop_all).
 

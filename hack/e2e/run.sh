@@ -27,7 +27,6 @@ ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$ROOT"
 source hack/e2e/build.sh   # also lib.sh and versions.env
 MLOPS_FN=${MLOPS_FN:-$ROOT/bin/mlops-fn}  # (another build: MLOPS_FN=path)
-LEVELS=(restricted baseline privileged)
 
 # ---------------------------------------------------------------- the control plane
 
