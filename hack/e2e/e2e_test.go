@@ -3,9 +3,11 @@
 package e2e
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -61,8 +63,18 @@ func TestOverlays(t *testing.T) {
 			continue
 		}
 		describeOverlay(o)
-		runOverlay(c, o)
+		guarded(c, func() { runOverlay(c, o) })
 	}
+}
+
+// guarded runs checks; a panic in them fails one check with its stack, and the next overlay runs.
+func guarded(c *check, checks func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.fail(fmt.Sprintf("the checks ran to their end (they panicked: %v)", r), string(debug.Stack()))
+		}
+	}()
+	checks()
 }
 
 func describeOverlay(o *overlay) {
@@ -175,7 +187,7 @@ func TestRenamed(t *testing.T) {
 		if o.kind.Mode == jobkind.SingleNode {
 			continue // a Pod has no operator that could miss a renamed name
 		}
-		checkRenamed(c, o, work)
+		guarded(c, func() { checkRenamed(c, o, work) })
 	}
 }
 
@@ -203,6 +215,6 @@ func TestKueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, dir := range dirs {
-		checkKueue(c, dir, tree)
+		guarded(c, func() { checkKueue(c, dir, tree) })
 	}
 }
