@@ -20,14 +20,11 @@
 #   kueue-*/        Kueue's manager (cmd/kueue) and its CRDs (hack/tools/kueue)
 #
 # Cold, measured with these pins on a 2-core machine (empty Go build cache, module cache and
-# .cache/e2e): 932 s in all (etcd 82 s; kube-apiserver 295, kube-controller-manager 96,
-# kube-scheduler 9, kubectl 22; mpi-operator 151; kwok 80; training-operator 91; jobset 92 and
-# trainer-controller-manager 13, which shares jobset's packages), about 26 min while another
-# build shared the two cores. Kueue adds 284 s (cmd/kueue, with an empty Go build cache and the
-# other builds' packages not shared: its k8s.io and controller-runtime releases are its own;
-# measured while another build was running), so about 20 min in all. Warm (everything cached),
-# make e2e takes about 3 min (Kueue adds about 50 s: 128 s without it, 177 s with it, back to
-# back on the same machine).
+# .cache/e2e, 2026-11-23): 989 s in all (etcd 45 s; kube-apiserver 250, kube-controller-manager 84,
+# kube-scheduler 11, kubectl 21; mpi-operator 121; kwok 66; training-operator 82; jobset 86 and
+# trainer-controller-manager 16, which shares jobset's packages; Kueue 207, whose k8s.io and
+# controller-runtime releases are its own), downloads included; a whole cold .ci/run took 31 min.
+# Warm (everything cached), make e2e takes about 4 min.
 # shellcheck disable=SC2034  # K8S_DIR, ETCD_DIR, MPI_DIR, KWOK_DIR, TRAINING_DIR, TRAINER_DIR, KUEUE_DIR: for run.sh
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
