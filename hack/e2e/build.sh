@@ -45,6 +45,15 @@ mod_dir() { (cd "$1" && GOFLAGS='' go mod download -json "$2" | sed -n 's/^\t"Di
 # a hash of the files that pin it. is_built DIR: it was built completely.
 cache_dir() { echo "$CACHE/$1-$2-$(modhash "${@:3}")"; }
 is_built() { [ -f "$1/.complete" ]; }
+# start_build VAR NAME VERSION PINFILE...: sets VAR to the build's cache folder DIR; fails when
+# it is built already, else gives the build an empty DIR.tmp (finish DIR completes it).
+start_build() {
+  local dir
+  dir=$(cache_dir "${@:2}")
+  printf -v "$1" %s "$dir"
+  is_built "$dir" && return 1
+  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
+}
 # finish DIR: marks a build complete (atomically) and removes older builds of the same name.
 finish() {
   local dir=$1 name=${1##*/}
@@ -56,15 +65,13 @@ finish() {
 timed() { local t=$SECONDS; "$@"; log "  ... ${1##*/} ${*: -1}: $((SECONDS - t)) s"; }
 
 build_kubernetes() {
-  local dir cmd
-  dir=$(cache_dir kubernetes "$KUBERNETES_VERSION" "$TOOLS/go.mod" "$TOOLS/go.sum"); K8S_DIR=$dir
-  is_built "$dir" && return
-  local minor=${KUBERNETES_VERSION#v1.}; minor=${minor%%.*}
+  local cmd
+  start_build K8S_DIR kubernetes "$KUBERNETES_VERSION" "$TOOLS/go.mod" "$TOOLS/go.sum" || return 0
+  local dir=$K8S_DIR minor=${KUBERNETES_VERSION#v1.}; minor=${minor%%.*}
   # kubectl refuses a server without a proper version: stamp what `make release` would.
   local ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$KUBERNETES_VERSION"
   ldflags+=" -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
   ldflags+=" -X k8s.io/component-base/version.gitTreeState=clean"
-  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
   log "building Kubernetes $KUBERNETES_VERSION into $dir (5-10 min cold on 2 cores)"
   for cmd in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
     (cd "$TOOLS" && timed go build -p 2 -ldflags "$ldflags" -o "$dir.tmp/$cmd" "k8s.io/kubernetes/cmd/$cmd")
@@ -73,10 +80,8 @@ build_kubernetes() {
 }
 
 build_etcd() {
-  local dir
-  dir=$(cache_dir etcd "$ETCD_VERSION" "$TOOLS/go.mod" "$TOOLS/go.sum"); ETCD_DIR=$dir
-  is_built "$dir" && return
-  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
+  start_build ETCD_DIR etcd "$ETCD_VERSION" "$TOOLS/go.mod" "$TOOLS/go.sum" || return 0
+  local dir=$ETCD_DIR
   log "building etcd $ETCD_VERSION into $dir"
   (cd "$TOOLS" && timed "${GO_BUILD[@]}" -o "$dir.tmp/etcd" go.etcd.io/etcd/server/v3)
   finish "$dir"
@@ -86,11 +91,9 @@ build_etcd() {
 # module (each pins its own k8s.io release), with its CRD copied from the same module; VAR
 # gets the cache folder.
 build_operator() {
-  local var=$1 name=$2 version=$3 mod=$4 pkg=$5 crd=$6 dir src
-  dir=$(cache_dir "$name" "$version" "$mod/go.mod" "$mod/go.sum")
-  printf -v "$var" %s "$dir"
-  is_built "$dir" && return
-  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
+  local var=$1 name=$2 version=$3 mod=$4 pkg=$5 crd=$6 src
+  start_build "$var" "$name" "$version" "$mod/go.mod" "$mod/go.sum" || return 0
+  local dir=${!var}
   log "building $name $version into $dir"
   (cd "$mod" && timed "${GO_BUILD[@]}" -o "$dir.tmp/$name" "$pkg")
   src=$(mod_dir "$mod" "${pkg%%/cmd/*}@$version")
@@ -104,10 +107,9 @@ build_mpi_operator() {
 }
 
 build_kwok() {
-  local dir src f
-  dir=$(cache_dir kwok "$KWOK_VERSION" "$ROOT/hack/e2e/kwok/pod-complete.yaml"); KWOK_DIR=$dir
-  is_built "$dir" && return
-  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
+  local src f
+  start_build KWOK_DIR kwok "$KWOK_VERSION" "$ROOT/hack/e2e/kwok/pod-complete.yaml" || return 0
+  local dir=$KWOK_DIR
   log "building kwok $KWOK_VERSION into $dir"
   GOFLAGS=-trimpath GOBIN="$dir.tmp" timed go install -p 2 -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
   # Stages: kwok's own for the node and for pods becoming Running and being deleted, and ours
@@ -127,10 +129,9 @@ build_training_operator() {
 }
 
 build_trainer() {
-  local dir mod=$TOOLS/trainer src
-  dir=$(cache_dir trainer "$TRAINER_VERSION" "$mod/go.mod" "$mod/go.sum"); TRAINER_DIR=$dir
-  is_built "$dir" && return
-  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
+  local mod=$TOOLS/trainer src
+  start_build TRAINER_DIR trainer "$TRAINER_VERSION" "$mod/go.mod" "$mod/go.sum" || return 0
+  local dir=$TRAINER_DIR
   log "building Kubeflow Trainer $TRAINER_VERSION and JobSet $JOBSET_VERSION into $dir"
   (cd "$mod" && timed "${GO_BUILD[@]}" -o "$dir.tmp/jobset" sigs.k8s.io/jobset)
   (cd "$mod" && timed "${GO_BUILD[@]}" -o "$dir.tmp/trainer-controller-manager" \
@@ -146,10 +147,9 @@ build_trainer() {
 # build_kueue: Kueue's manager (cmd/kueue) and its CRDs (ClusterQueue, LocalQueue,
 # ResourceFlavor, Workload, ...), from the same module (hack/tools/kueue).
 build_kueue() {
-  local dir mod=$TOOLS/kueue src
-  dir=$(cache_dir kueue "$KUEUE_VERSION" "$mod/go.mod" "$mod/go.sum"); KUEUE_DIR=$dir
-  is_built "$dir" && return
-  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
+  local mod=$TOOLS/kueue src
+  start_build KUEUE_DIR kueue "$KUEUE_VERSION" "$mod/go.mod" "$mod/go.sum" || return 0
+  local dir=$KUEUE_DIR
   log "building Kueue $KUEUE_VERSION into $dir"
   (cd "$mod" && timed "${GO_BUILD[@]}" -o "$dir.tmp/kueue" sigs.k8s.io/kueue/cmd/kueue)
   src=$(mod_dir "$mod" "sigs.k8s.io/kueue@$KUEUE_VERSION")
