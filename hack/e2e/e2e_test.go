@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/mlops-fn/mlops-fn/internal/testutil"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
@@ -75,6 +77,36 @@ func guarded(c *check, checks func()) {
 		}
 	}()
 	checks()
+}
+
+// TestPublished runs the upstream examples the runner tests use (internal/testutil.Published),
+// each hydrated over the example as a user would, like an overlay: jobs this project did not write.
+func TestPublished(t *testing.T) {
+	if skipWhenNamed(newCheck(t, ""), "the published examples", false) {
+		return
+	}
+	work := t.TempDir()
+	for i, p := range testutil.Published {
+		what := fmt.Sprintf("published %s %s #%d", p.Module, p.File, i+1)
+		section(what)
+		c := newCheck(t, what)
+		if why := publishedSkip(p); why != "" {
+			c.skip(why)
+			continue
+		}
+		dir, err := publishedOverlay(p, filepath.Join(work, strconv.Itoa(i)))
+		var o *overlay
+		if err == nil {
+			o, err = loadOverlay(dir)
+		}
+		if err != nil {
+			c.fail("hydrated over the example, the overlay builds", err.Error())
+			continue
+		}
+		o.slug = fmt.Sprintf("published-%d", i+1)
+		describeOverlay(o)
+		guarded(c, func() { runOverlay(c, o) })
+	}
 }
 
 func describeOverlay(o *overlay) {

@@ -273,7 +273,15 @@ func checkPodSpec(c *check, o *overlay, pod *corev1.Pod, role jobkind.Role) {
 		return q.String()
 	}
 	c.eq(what(string(render.GPUResource)+" limit"), gpus(limits), gpus(trainer.Resources.Limits))
-	c.eq(what("the training container's limits are mlops-fn's (GPUS_PER_WORKER, CPU, MEMORY, ...)"), quantities(limits), quantities(trainer.Resources.Limits))
+	if len(limits) > 0 {
+		// A job's own limits of other resources stay (the carried check compares them).
+		have := map[string]string{}
+		for name := range limits {
+			q := trainer.Resources.Limits[name]
+			have[string(name)] = q.String()
+		}
+		c.eq(what("the training container has the limits mlops-fn sets (GPUS_PER_WORKER, CPU, MEMORY, ...)"), quantities(limits), have)
+	}
 }
 
 func podContainerNames(pod *corev1.Pod) []string {
@@ -452,6 +460,8 @@ func checkPyTorchJob(c *check, o *overlay, ns, level string) {
 	}
 	if e.MaxRestarts != nil {
 		pet["PET_MAX_RESTARTS"] = strconv.Itoa(int(*e.MaxRestarts))
+	} else if kept, found, _ := unstructured.NestedFieldNoCopy(o.job.Object, "spec", "elasticPolicy", "maxRestarts"); found {
+		pet["PET_MAX_RESTARTS"] = fmt.Sprint(kept) // the job's own, which mlops-fn keeps
 	}
 	for i := range ws {
 		pod := &ws[i]

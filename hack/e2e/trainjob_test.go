@@ -271,11 +271,16 @@ func checkTrainJobPod(c *check, o *overlay, pod *corev1.Pod, first bool) {
 	if t == nil {
 		t = &trainer.Trainer{}
 	}
-	image := ""
+	// What the trainer leaves unset is the runtime's.
 	if t.Image != nil {
-		image = *t.Image
+		c.eq(what("container node runs the trainer's image"), *t.Image, node.Image)
 	}
-	c.eq(what("container node runs the trainer's image, command and args"), jsonText([]any{image, t.Command, t.Args}), jsonText([]any{node.Image, node.Command, node.Args}))
+	if t.Command != nil {
+		c.eq(what("container node runs the trainer's command"), t.Command, node.Command)
+	}
+	if t.Args != nil {
+		c.eq(what("container node runs the trainer's args"), t.Args, node.Args)
+	}
 	kept := 0
 	for _, e := range t.Env {
 		if i := slices.IndexFunc(node.Env, func(x corev1.EnvVar) bool { return x.Name == e.Name }); i >= 0 && subsetOf(e, node.Env[i]) {

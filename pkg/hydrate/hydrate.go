@@ -315,7 +315,8 @@ func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, it
 const ranksPatchFile = "launcher-ranks-patch.yaml"
 
 // ranksPatch is a JSON patch: it tests that the launcher container and the
-// flag stand where hydrate saw them, then replaces the count after the flag,
+// flag stand where hydrate saw them, then replaces the count after the flag
+// (and adds --hostfile after it, for an OpenMPI line that names no hosts),
 // as the function does; a base edited since fails the test, loudly.
 func ranksPatch(header string, target *yaml.RNode, q *render.Plan) ([]byte, error) {
 	launcher := []string{"spec", "mpiReplicaSpecs", string(kubeflow.MPIReplicaTypeLauncher), "template", "spec"}
@@ -336,6 +337,12 @@ func ranksPatch(header string, target *yaml.RNode, q *render.Plan) ([]byte, erro
 		map[string]any{"op": "test", "path": at + "/name", "value": name},
 		map[string]any{"op": "test", "path": fmt.Sprintf("%s/%s/%d", at, ref.FlagAt.Field, ref.FlagAt.Index), "value": ref.Flag},
 		map[string]any{"op": "replace", "path": fmt.Sprintf("%s/%s/%d", at, ref.Field, ref.Index), "value": strconv.Itoa(int(q.Ranks()))},
+	}
+	if q.LauncherHostfile {
+		// Inserted after the count, as the function does.
+		for i, v := range []string{"--hostfile", render.OperatorHostfile} {
+			ops = append(ops, map[string]any{"op": "add", "path": fmt.Sprintf("%s/%s/%d", at, ref.Field, ref.Index+1+i), "value": v})
+		}
 	}
 	b, err := yaml.Marshal(ops)
 	return append([]byte(header), b...), err

@@ -430,11 +430,12 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 		if err := p.keptProgram(target, &q); err != nil {
 			return nil, fmt.Errorf("%s: %w", id, err)
 		}
-		ref, err := launcherRanks(target, q.Containers[kubeflow.MPIReplicaTypeLauncher], q.Ranks())
+		ref, namesHosts, err := launcherRanks(target, q.Containers[kubeflow.MPIReplicaTypeLauncher], q.Ranks())
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", id, err)
 		}
 		q.LauncherRanks = &ref
+		q.LauncherHostfile = q.MPI.Implementation == api.OpenMPI && !namesHosts
 	}
 	return &q, nil
 }
@@ -559,22 +560,23 @@ func lookupList(n *yaml.RNode, path ...string) int {
 }
 
 // launcherRanks finds the rank count in the mpirun line of the target's
-// launcher container, which mlops-fn keeps when the spec names no command.
-func launcherRanks(target *yaml.RNode, container string, ranks int32) (render.ArgumentRef, error) {
+// launcher container, which mlops-fn keeps when the spec names no command,
+// and whether the line names its hosts.
+func launcherRanks(target *yaml.RNode, container string, ranks int32) (render.ArgumentRef, bool, error) {
 	c, err := target.Pipe(yaml.Lookup(append(launcherPodSpec(), "containers", "[name="+container+"]")...))
 	if err != nil || c == nil {
-		return render.ArgumentRef{}, fmt.Errorf("has no launcher container %q; accepted: an MPIJob with a launcher, or spec.command", container)
+		return render.ArgumentRef{}, false, fmt.Errorf("has no launcher container %q; accepted: an MPIJob with a launcher, or spec.command", container)
 	}
 	command, _ := c.GetSlice("command")
 	args, _ := c.GetSlice("args")
 	line := strings.Join(append(toStrings(command), toStrings(args)...), " ")
 	if ref, ok := render.RanksArgument(toStrings(command), toStrings(args)); ok {
-		return ref, nil
+		return ref, render.NamesHosts(toStrings(command), toStrings(args)), nil
 	}
 	if slices.ContainsFunc(append(toStrings(command), toStrings(args)...), func(tok string) bool { return strings.Contains(tok, " ") && strings.Contains(tok, "mpirun") }) {
-		return render.ArgumentRef{}, fmt.Errorf("the launcher runs mpirun inside a shell string (%s), which mlops-fn does not edit, so its ranks would not follow workers × slots (%d); accepted: mpirun and -np N as items of the launcher's command or args, where mlops-fn sets N, or spec.command (mlops-fn then writes the mpirun line)", strconv.Quote(line), ranks)
+		return render.ArgumentRef{}, false, fmt.Errorf("the launcher runs mpirun inside a shell string (%s), which mlops-fn does not edit, so its ranks would not follow workers × slots (%d); accepted: mpirun and -np N as items of the launcher's command or args, where mlops-fn sets N, or spec.command (mlops-fn then writes the mpirun line)", strconv.Quote(line), ranks)
 	}
-	return render.ArgumentRef{}, fmt.Errorf("the launcher runs %q, with no -np N among mpirun's own options (before the program), so its ranks would not follow workers × slots (%d); accepted: mpirun -np N (or -n N) in the launcher's command or args, where mlops-fn sets N, or spec.command (mlops-fn then writes the mpirun line)", line, ranks)
+	return render.ArgumentRef{}, false, fmt.Errorf("the launcher runs %q, with no -np N among mpirun's own options (before the program), so its ranks would not follow workers × slots (%d); accepted: mpirun -np N (or -n N) in the launcher's command or args, where mlops-fn sets N, or spec.command (mlops-fn then writes the mpirun line)", line, ranks)
 }
 
 func toStrings(list []any) []string {
@@ -590,15 +592,21 @@ func launcherPodSpec() []string {
 	return jobkind.ForMode(api.ModeMultiNode).PodSpecPath(kubeflow.MPIReplicaTypeLauncher)
 }
 
-// setLauncherRanks writes the rank count where q.LauncherRanks says.
+// setLauncherRanks writes the rank count where q.LauncherRanks says, and
+// --hostfile after it when q.LauncherHostfile.
 func setLauncherRanks(job *yaml.RNode, q *render.Plan) error {
 	ref := q.LauncherRanks
-	path := append(launcherPodSpec(), "containers", "[name="+q.Containers[kubeflow.MPIReplicaTypeLauncher]+"]", ref.Field, strconv.Itoa(ref.Index))
-	n, err := job.Pipe(yaml.Lookup(path...))
-	if err != nil || n == nil {
+	path := append(launcherPodSpec(), "containers", "[name="+q.Containers[kubeflow.MPIReplicaTypeLauncher]+"]", ref.Field)
+	list, err := job.Pipe(yaml.Lookup(path...))
+	if err != nil || list == nil || ref.Index >= len(list.Content()) {
 		return fmt.Errorf("the launcher's %s[%d] is gone: %v", ref.Field, ref.Index, err)
 	}
-	n.YNode().Value, n.YNode().Tag, n.YNode().Style = strconv.Itoa(int(q.Ranks())), yaml.NodeTagString, yaml.DoubleQuotedStyle
+	n := list.Content()[ref.Index]
+	n.Value, n.Tag, n.Style = strconv.Itoa(int(q.Ranks())), yaml.NodeTagString, yaml.DoubleQuotedStyle
+	if q.LauncherHostfile {
+		at := ref.Index + 1
+		list.YNode().Content = slices.Insert(list.Content(), at, yaml.NewStringRNode("--hostfile").YNode(), yaml.NewStringRNode(render.OperatorHostfile).YNode())
+	}
 	return nil
 }
 

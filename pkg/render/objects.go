@@ -438,24 +438,46 @@ func RanksArgument(command, args []string) (ArgumentRef, bool) {
 		}
 		return ArgumentRef{Field: "args", Index: i - len(command)}
 	}
-	start := slices.IndexFunc(line, isMPILauncher)
-	if start < 0 {
-		return ArgumentRef{}, false
-	}
-	for i := start + 1; i < len(line); i++ {
-		tok := line[i]
-		switch {
-		case !strings.HasPrefix(tok, "-"):
-			return ArgumentRef{}, false // the program: mpirun's options ended
-		case slices.Contains(rankFlags, tok) && i+1 < len(line):
+	for _, i := range mpirunFlags(line) {
+		if slices.Contains(rankFlags, line[i]) && i+1 < len(line) {
 			ref, flag := at(i+1), at(i)
-			ref.Flag, ref.FlagAt = tok, &flag
+			ref.Flag, ref.FlagAt = line[i], &flag
 			return ref, true
-		default:
-			i += mpirunValues[tok]
 		}
 	}
 	return ArgumentRef{}, false
+}
+
+// hostFlags name mpirun's hosts (OpenMPI and Hydra spellings).
+var hostFlags = []string{"-hostfile", "--hostfile", "-machinefile", "--machinefile", "--default-hostfile", "-f", "-H", "-host", "--host"}
+
+// NamesHosts reports whether an mpirun line (command, args) names its hosts
+// among mpirun's own options: a hostfile, a machine file or a host list.
+func NamesHosts(command, args []string) bool {
+	line := append(append([]string(nil), command...), args...)
+	return slices.ContainsFunc(mpirunFlags(line), func(i int) bool {
+		flag, _, _ := strings.Cut(line[i], "=")
+		return slices.Contains(hostFlags, flag)
+	})
+}
+
+// mpirunFlags are the positions of mpirun's own flags in line, up to the
+// program it starts; none when line runs no mpirun.
+func mpirunFlags(line []string) []int {
+	start := slices.IndexFunc(line, isMPILauncher)
+	if start < 0 {
+		return nil
+	}
+	var flags []int
+	for i := start + 1; i < len(line) && strings.HasPrefix(line[i], "-"); i++ {
+		flags = append(flags, i)
+		if slices.Contains(rankFlags, line[i]) {
+			i++
+		} else {
+			i += mpirunValues[line[i]]
+		}
+	}
+	return flags
 }
 
 // workerCommand runs sshd in the foreground; a non-root user brings its own config.

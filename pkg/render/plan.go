@@ -76,6 +76,10 @@ type Plan struct {
 	// LauncherRanks is where a kept mpirun line of the target's launcher
 	// holds its rank count; the processor sets it to Ranks.
 	LauncherRanks *ArgumentRef
+	// LauncherHostfile: that kept line is OpenMPI's and names no hosts, so
+	// mlops-fn adds --hostfile OperatorHostfile after the count (OpenMPI 5
+	// ignores the operator's hostfile variable).
+	LauncherHostfile bool
 
 	RunAsUser, RunAsGroup, FSGroup *int64
 	Home                           string

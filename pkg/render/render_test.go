@@ -121,6 +121,29 @@ func TestRanksArgument(t *testing.T) {
 	}
 }
 
+// TestNamesHosts: a kept OpenMPI line that names its hosts keeps them; one
+// that does not gets mlops-fn's --hostfile.
+func TestNamesHosts(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		command, args []string
+		want          bool
+	}{
+		{"count only", []string{"mpirun", "-n", "2", "/home/mpiuser/pi"}, nil, false},
+		{"--hostfile", []string{"mpirun", "-n", "2", "--hostfile", "/etc/mpi/hostfile", "prog"}, nil, true},
+		{"--hostfile=", []string{"mpirun"}, []string{"-np", "4", "--hostfile=/etc/mpi/hostfile", "prog"}, true},
+		{"a host list", []string{"mpirun", "-H", "a,b", "-np", "2", "prog"}, nil, true},
+		{"the program's own --host", []string{"mpirun", "-np", "2", "python", "serve.py", "--host", "0.0.0.0"}, nil, false},
+		{"a value that looks like a flag", []string{"mpirun", "-x", "-H", "-np", "2", "prog"}, nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := NamesHosts(c.command, c.args); got != c.want {
+				t.Errorf("NamesHosts(%q, %q) = %v, want %v", c.command, c.args, got, c.want)
+			}
+		})
+	}
+}
+
 // TestPodSecurityLevel names the lowest level that admits the pods, and why.
 func TestPodSecurityLevel(t *testing.T) {
 	for _, c := range []struct {
