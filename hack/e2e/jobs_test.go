@@ -312,8 +312,8 @@ func volumeSource(v corev1.Volume) string {
 	return "none"
 }
 
-// subsetOf: every field a sets, b sets to the same (compared as JSON; lists element by element,
-// of the same length); what the API server defaulted in b is not compared.
+// subsetOf: every field a sets, b sets to the same, compared as JSON by carried; what the API
+// server defaulted in b is not compared.
 func subsetOf(a, b any) bool {
 	var x, y any
 	for _, v := range []struct {
@@ -325,36 +325,7 @@ func subsetOf(a, b any) bool {
 			return false
 		}
 	}
-	return subset(x, y)
-}
-
-func subset(a, b any) bool {
-	switch at := a.(type) {
-	case map[string]any:
-		bt, ok := b.(map[string]any)
-		if !ok {
-			return false
-		}
-		for k, v := range at {
-			if !subset(v, bt[k]) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		bt, ok := b.([]any)
-		if !ok || len(at) != len(bt) {
-			return false
-		}
-		for i := range at {
-			if !subset(at[i], bt[i]) {
-				return false
-			}
-		}
-		return true
-	default:
-		return a == b
-	}
+	return len(carried(x, y, "")) == 0
 }
 
 // checkMPIJob (check 2): the MPIJob applied for real: mpi-operator's launcher and workers, its
