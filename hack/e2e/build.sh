@@ -7,7 +7,8 @@
 # reused as long as its version and module pins match; a build goes to a temporary name and is
 # renamed when complete, so an interrupted build is redone, not reused.
 #
-#   kubernetes-*/   kube-apiserver, kube-controller-manager, kube-scheduler, kubectl (hack/tools)
+#   kubernetes-*/   kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, and the real
+#                   node's kubelet (hack/tools)
 #   etcd-*/         etcd (go.etcd.io/etcd/server/v3, the version Kubernetes requires; hack/tools)
 #   mpi-operator-*/ mpi-operator and the MPIJob CRD from the same module (hack/tools/mpi-operator)
 #   kwok-*/         kwok and its stage files (go install sigs.k8s.io/kwok/cmd/kwok@version)
@@ -18,6 +19,11 @@
 #                   deepspeed-distributed), and the JobSet controller (`jobset`: the main
 #                   package at its module root) and JobSet CRD, built in hack/tools/trainer
 #   kueue-*/        Kueue's manager (cmd/kueue) and its CRDs (hack/tools/kueue)
+#   node-*/         the real node's containerd, containerd-shim-runc-v2, ctr (hack/tools/containerd),
+#                   runc with seccomp (hack/tools/runc; cgo, Debian's libseccomp-dev), the CNI
+#                   plugins cni/{bridge,host-local,loopback} (hack/tools/cni-plugins) and coredns
+#                   (hack/tools/coredns)
+#   images-*/       the real node's images, built offline from Debian's packages (images.sh)
 #
 # Cold, measured with these pins on a 2-core machine (empty Go build cache, module cache and
 # .cache/e2e, 2026-11-23): 989 s in all (etcd 45 s; kube-apiserver 250, kube-controller-manager 84,
@@ -25,11 +31,12 @@
 # trainer-controller-manager 16, which shares jobset's packages; Kueue 207, whose k8s.io and
 # controller-runtime releases are its own), downloads included; a whole cold .ci/run took 31 min.
 # Warm (everything cached), make e2e takes about 4 min.
-# shellcheck disable=SC2034  # K8S_DIR, ETCD_DIR, MPI_DIR, KWOK_DIR, TRAINING_DIR, TRAINER_DIR, KUEUE_DIR: for run.sh
+# shellcheck disable=SC2034  # K8S_DIR, ETCD_DIR, MPI_DIR, KWOK_DIR, TRAINING_DIR, TRAINER_DIR, KUEUE_DIR, NODE_DIR: for run.sh
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$ROOT/hack/e2e/lib.sh"
 source "$ROOT/hack/e2e/versions.env"
+source "$ROOT/hack/e2e/images.sh"
 CACHE="${E2E_CACHE:-$ROOT/.cache/e2e}"
 TOOLS="$ROOT/hack/tools"
 export GOWORK=off GOFLAGS="-mod=readonly -trimpath" CGO_ENABLED=0
@@ -54,13 +61,14 @@ start_build() {
   is_built "$dir" && return 1
   rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
 }
-# finish DIR: marks a build complete (atomically) and removes older builds of the same name.
+# finish DIR: marks a build complete (atomically) and removes older builds of the same name
+# (NAME-VERSION-HASH, finished or not).
 finish() {
   local dir=$1 name=${1##*/}
-  name=${name%%-v*}
+  name=${name%-*}; name=${name%-*}
   touch "$dir.tmp/.complete"
   rm -rf "$dir"; mv "$dir.tmp" "$dir"
-  find "$CACHE" -mindepth 1 -maxdepth 1 -type d -name "$name-v*" ! -path "$dir" -exec rm -rf {} +
+  find "$CACHE" -mindepth 1 -maxdepth 1 -type d -name "$name-*" ! -path "$dir" -exec rm -rf {} +
 }
 timed() { local t=$SECONDS; "$@"; log "  ... ${1##*/} ${*: -1}: $((SECONDS - t)) s"; }
 
@@ -73,7 +81,7 @@ build_kubernetes() {
   ldflags+=" -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
   ldflags+=" -X k8s.io/component-base/version.gitTreeState=clean"
   log "building Kubernetes $KUBERNETES_VERSION into $dir (5-10 min cold on 2 cores)"
-  for cmd in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
+  for cmd in kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet; do
     (cd "$TOOLS" && timed go build -p 2 -ldflags "$ldflags" -o "$dir.tmp/$cmd" "k8s.io/kubernetes/cmd/$cmd")
   done
   finish "$dir"
@@ -144,6 +152,32 @@ build_trainer() {
   finish "$dir"
 }
 
+# build_node: the real node's parts beside the kubelet, each from its own tools module. runc
+# links libseccomp statically (the containers' RuntimeDefault seccomp profile needs it), so it
+# runs on any Linux; everything else is pure Go, as containerd's static release builds are.
+build_node() {
+  local pins=() m
+  for m in containerd runc cni-plugins coredns; do pins+=("$TOOLS/$m/go.mod" "$TOOLS/$m/go.sum"); done
+  start_build NODE_DIR node "$CONTAINERD_VERSION" "${pins[@]}" || return 0
+  local dir=$NODE_DIR cmd
+  [ -n "$(find /usr/lib /usr/lib64 -name libseccomp.a -print -quit 2>/dev/null)" ] ||
+    die "runc needs libseccomp.a: apt-get install libseccomp-dev"
+  log "building the real node (containerd $CONTAINERD_VERSION, runc $RUNC_VERSION, CNI plugins $CNI_PLUGINS_VERSION, CoreDNS $COREDNS_VERSION) into $dir"
+  for cmd in containerd containerd-shim-runc-v2 ctr; do
+    (cd "$TOOLS/containerd" && timed "${GO_BUILD[@]}" -tags "urfave_cli_no_docs osusergo netgo static_build no_btrfs" \
+      -o "$dir.tmp/$cmd" "github.com/containerd/containerd/v2/cmd/$cmd")
+  done
+  (cd "$TOOLS/runc" && CGO_ENABLED=1 timed go build -p 2 -tags "seccomp urfave_cli_no_docs netgo osusergo" \
+    -ldflags "-s -w -extldflags -static" -o "$dir.tmp/runc" github.com/opencontainers/runc)
+  mkdir -p "$dir.tmp/cni"
+  for cmd in main/bridge ipam/host-local main/loopback; do
+    (cd "$TOOLS/cni-plugins" && timed "${GO_BUILD[@]}" -o "$dir.tmp/cni/${cmd#*/}" \
+      "github.com/containernetworking/plugins/plugins/$cmd")
+  done
+  (cd "$TOOLS/coredns" && timed "${GO_BUILD[@]}" -o "$dir.tmp/coredns" github.com/coredns/coredns)
+  finish "$dir"
+}
+
 # build_kueue: Kueue's manager (cmd/kueue) and its CRDs (ClusterQueue, LocalQueue,
 # ResourceFlavor, Workload, ...), from the same module (hack/tools/kueue).
 build_kueue() {
@@ -167,6 +201,8 @@ build_all() {
   build_training_operator
   build_trainer
   build_kueue
+  build_node
+  build_images
   log "binaries ready in $((SECONDS - t)) s: $CACHE"
 }
 

@@ -5,9 +5,11 @@
 # kube-scheduler and kubectl of the pinned Kubernetes, the pinned mpi-operator and its MPIJob
 # CRD, the pinned training-operator and its PyTorchJob CRD, Kubeflow Trainer and JobSet with
 # their CRDs and Trainer's torch-distributed ClusterTrainingRuntime, kwok as a fake kubelet,
-# and Kueue with its CRDs (hack/e2e/build.sh, versions in hack/e2e/versions.env); starts
-# them on 127.0.0.1 inside a network namespace of their own (E2E_NETNS=0: on the host's
-# loopback), with every webhook registered as the components' releases register them; then
+# Kueue with its CRDs, and a real node: kubelet, containerd, runc, the CNI bridge, CoreDNS and
+# images built from Debian's packages (hack/e2e/build.sh, images.sh, node.sh; versions in
+# hack/e2e/versions.env); starts them inside a network namespace of their own (E2E_NETNS=0: on
+# the host's loopback, without the real node), with every webhook registered as the components'
+# releases register them; then
 # runs the checks, which are Go (hack/e2e/*_test.go, build tag e2e; what each one checks is
 # written there): for the quickstart overlays, every example and the TrainJob fixture, the
 # dry runs, the broken objects the API server and the webhooks refuse, the Pod Security level,
@@ -21,11 +23,13 @@
 # in .cache/e2e/logs.
 #
 # Usage: hack/e2e/run.sh [OVERLAY_DIR...]   (default: all of them; naming some leaves out the
-# renamed, edited and Kueue checks, E2E_KUEUE=1 keeps the Kueue ones)
+# renamed, edited and Kueue checks, E2E_KUEUE=1 keeps the Kueue ones; E2E_RUN=REGEXP runs only
+# the Go tests it matches, e.g. E2E_RUN=TestReal the real node's)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$ROOT"
 source hack/e2e/build.sh   # also lib.sh and versions.env
+source hack/e2e/node.sh
 MLOPS_FN=${MLOPS_FN:-$ROOT/bin/mlops-fn}  # (another build: MLOPS_FN=path)
 
 # ---------------------------------------------------------------- the control plane
@@ -57,6 +61,7 @@ extendedKeyUsage=serverAuth"
   # metrics server it will not start without.
   cert kueue /CN=kueue-webhook-service "subjectAltName=IP:127.0.0.1,DNS:kueue-webhook-service.kueue-system.svc
 extendedKeyUsage=serverAuth"
+  node_certs
   openssl genrsa -out "$d/sa.key" 2048 2>/dev/null
   openssl rsa -in "$d/sa.key" -pubout -out "$d/sa.pub" 2>/dev/null
 }
@@ -88,6 +93,8 @@ start_cluster() {
   wait_until 30 curl -sf "http://127.0.0.1:$etcd_port/health" || { alive etcd; die "etcd did not start"; }
 
   # PodSecurity admission is on by default in v1.33; naming it keeps that explicit.
+  # PodNodeSelector and PodTolerationRestriction place the pods of the namespaces annotated for
+  # the real node there (node.sh); Node and NodeRestriction authorize its kubelet as a node.
   start kube-apiserver "$K8S_DIR/kube-apiserver" \
     --etcd-servers="http://127.0.0.1:$etcd_port" \
     --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$API_PORT" \
@@ -96,7 +103,10 @@ start_cluster() {
     --service-account-issuer=https://kubernetes.default.svc \
     --service-account-key-file="$pki/sa.pub" --service-account-signing-key-file="$pki/sa.key" \
     --service-cluster-ip-range=10.96.0.0/16 --endpoint-reconciler-type=none \
-    --authorization-mode=RBAC --enable-admission-plugins=PodSecurity
+    --kubelet-client-certificate="$pki/admin.crt" --kubelet-client-key="$pki/admin.key" \
+    --kubelet-certificate-authority="$pki/ca.crt" --kubelet-preferred-address-types=InternalIP \
+    --authorization-mode=Node,RBAC \
+    --enable-admission-plugins=PodSecurity,NodeRestriction,PodNodeSelector,PodTolerationRestriction
   wait_until 90 kubectl get --raw /readyz || { alive kube-apiserver; die "kube-apiserver not ready"; }
 
   start kube-controller-manager "$K8S_DIR/kube-controller-manager" \
@@ -135,6 +145,7 @@ start_cluster() {
     --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake --node-lease-duration-seconds=40
   kubectl apply --server-side -f hack/e2e/manifests/node.yaml >/dev/null
   wait_until 60 node_schedulable || { alive kwok; die "the fake node did not become Ready"; }
+  start_node
   wait_until 60 kubectl get serviceaccount default -n default || die "no default ServiceAccount"
   log "control plane up in $((SECONDS - t)) s"
 }
@@ -380,8 +391,8 @@ inside() {
   start_cluster
   # The checks (hack/e2e/*_test.go, built by main): they print PASS/FAIL a check and the summary.
   local rc=0
-  KUBERNETES_VERSION=$KUBERNETES_VERSION MLOPS_FN=$MLOPS_FN E2E_OVERLAYS="${*:2}" \
-    "$RUN/e2e.test" -test.timeout=60m -test.count=1 || rc=$?
+  KUBERNETES_VERSION=$KUBERNETES_VERSION MLOPS_FN=$MLOPS_FN E2E_OVERLAYS="${*:2}" E2E_REAL_NODE=${E2E_REAL_NODE:-} \
+    "$RUN/e2e.test" -test.timeout=60m -test.count=1 ${E2E_RUN:+"-test.run=$E2E_RUN"} || rc=$?
   SUMMARY_DONE=1
   return "$rc"
 }
