@@ -56,9 +56,10 @@ bench:
 
 # Every overlay against a real control plane on 127.0.0.1: etcd, kube-apiserver,
 # kube-controller-manager, kube-scheduler, mpi-operator, training-operator, Kubeflow Trainer,
-# JobSet and Kueue, and kwok as the kubelet, pinned in hack/e2e/versions.env and built once into
-# .cache/e2e (about 17 min cold on 2 cores, more when they are busy; then 4 min) by hack/e2e/run.sh;
-# the checks are Go (hack/e2e/*_test.go, build tag e2e), their expectations mlops-fn's own plan.
+# JobSet and Kueue, with kwok as a fake kubelet, and a real node (kubelet, containerd, runc, CNI,
+# CoreDNS, images debootstrapped from Debian) on which jobs run real processes; pinned in
+# hack/e2e/versions.env and built once into .cache/e2e by hack/e2e/run.sh (needs root, debootstrap
+# and libseccomp-dev); the checks are Go (hack/e2e/*_test.go, build tag e2e).
 e2e: build
 	hack/e2e/run.sh
 
