@@ -12,7 +12,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// TestRunnersAgreeOnPublishedJobs: on bases the project did not write, the
+// TestRunnersAgreeOnPublishedJobs: on bases the project did not write (the
+// operators' published examples, and jobs written as teams write them), the
 // hydrated overlay that kubectl applies, kustomize with the function as an
 // exec transformer or in its image, the function on a ResourceList, kpt fn
 // eval and the standalone command give the same
@@ -24,8 +25,12 @@ func TestRunnersAgreeOnPublishedJobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range testutil.Published {
-		name := filepath.Base(p.File)
+	jobs, err := testutil.UserJobs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range jobs {
+		name := p.Name()
 		if !strings.Contains(p.Spec, "image:") {
 			name += ", site settings only"
 		}

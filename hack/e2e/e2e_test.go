@@ -79,14 +79,19 @@ func guarded(c *check, checks func()) {
 	checks()
 }
 
-// TestPublished runs the upstream examples the runner tests use (internal/testutil.Published),
+// TestPublished runs the upstream examples and the team jobs the runner tests use (internal/testutil.UserJobs),
 // each hydrated over the example as a user would, like an overlay: jobs this project did not write.
 func TestPublished(t *testing.T) {
 	if skipWhenNamed(newCheck(t, ""), "the published examples", false) {
 		return
 	}
 	work := t.TempDir()
-	for i, p := range testutil.Published {
+	jobs, err := testutil.UserJobs()
+	if err != nil {
+		newCheck(t, "the user jobs").fail("read", err.Error())
+		return
+	}
+	for i, p := range jobs {
 		what := fmt.Sprintf("published %s %s #%d", p.Module, p.File, i+1)
 		section(what)
 		c := newCheck(t, what)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -28,9 +29,17 @@ func (p PublishedJob) Read() ([]byte, error) {
 	return os.ReadFile(filepath.Join(dir, p.File))
 }
 
+// Name names the job in tests: its file, or for a golden case its folder.
+func (p PublishedJob) Name() string {
+	if p.Module == mainModule {
+		return filepath.Base(filepath.Dir(p.File))
+	}
+	return filepath.Base(p.File)
+}
+
 // JobSpec is the job spec's text.
 func (p PublishedJob) JobSpec() string {
-	return "apiVersion: mlops-fn.dev/v1alpha1\nkind: TrainingJob\nmetadata:\n  " + p.Spec
+	return specHeader + p.Spec
 }
 
 // Published are jobs this project did not write: the mpi-operator's, the
@@ -74,4 +83,48 @@ var Published = []PublishedJob{
 	{"github.com/kubeflow/trainer/v2", "examples/yaml/02-runtime-patches.yaml",
 		"name: runtime-patches-example\n  labels: {kueue.x-k8s.io/queue-name: team-a}\nspec:\n  mode: trainjob\n  image: pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime\n  command: [torchrun, /workspace/train.py]\n  imagePullSecrets: [regcred]\n",
 		"WORKERS=2\nMEMORY=16Gi\nUSER_ID=1000\n"},
+}
+
+// mainModule is this project's module: its golden cases are read like the examples.
+const mainModule = "github.com/mlops-fn/mlops-fn"
+
+// specHeader starts every job spec; PublishedJob.Spec is what follows it.
+const specHeader = "apiVersion: mlops-fn.dev/v1alpha1\nkind: TrainingJob\nmetadata:\n  "
+
+// Team are jobs written the way teams write them, not the published examples: sidecars
+// before the trainer, init containers, a launcher's own limits. They are the golden cases
+// testdata/team-*: input.yaml is the job, job.yaml and mlops.env what its team runs it with.
+func Team() ([]PublishedJob, error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", mainModule).Output()
+	root := strings.TrimSpace(string(out))
+	if err != nil || root == "" {
+		return nil, fmt.Errorf("go list -m %s: %v", mainModule, err)
+	}
+	cases, err := filepath.Glob(filepath.Join(root, "testdata", "team-*"))
+	if err != nil || len(cases) == 0 {
+		return nil, fmt.Errorf("no golden cases testdata/team-* under %s: %v", root, err)
+	}
+	var jobs []PublishedJob
+	for _, dir := range cases {
+		spec, err := os.ReadFile(filepath.Join(dir, "job.yaml"))
+		if err != nil {
+			return nil, err
+		}
+		env, err := os.ReadFile(filepath.Join(dir, "mlops.env"))
+		if err != nil {
+			return nil, err
+		}
+		rest, ok := strings.CutPrefix(string(spec), specHeader)
+		if !ok {
+			return nil, fmt.Errorf("%s/job.yaml does not start with %q", dir, specHeader)
+		}
+		jobs = append(jobs, PublishedJob{Module: mainModule, File: filepath.Join("testdata", filepath.Base(dir), "input.yaml"), Spec: rest, Env: string(env)})
+	}
+	return jobs, nil
+}
+
+// UserJobs are the jobs this project did not write: Published, then Team.
+func UserJobs() ([]PublishedJob, error) {
+	team, err := Team()
+	return slices.Concat(Published, team), err
 }

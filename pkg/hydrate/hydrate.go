@@ -250,6 +250,7 @@ func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, it
 	for i, t := range targets {
 		targets[i] = items[slices.Index(seen, t)]
 	}
+	out.Warnings = append(out.Warnings, processor.NoticeResults(plans)...)
 	if len(targets) == 0 {
 		// The function would generate the job beside these: two jobs for one spec.
 		for _, it := range items {
@@ -299,7 +300,7 @@ func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, it
 			out.patches = append(out.patches, patchEntry{file: fileName(patch.File), target: targets[i]})
 		}
 		if q.LauncherRanks != nil {
-			b, err := ranksPatch(header, targets[i], q)
+			b, err := ranksPatch(header, q)
 			if err != nil {
 				return err
 			}
@@ -314,25 +315,17 @@ func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, it
 // launcher keeps (a spec without a command).
 const ranksPatchFile = "launcher-ranks-patch.yaml"
 
-// ranksPatch is a JSON patch: it tests that the launcher container and the
-// flag stand where hydrate saw them, then replaces the count after the flag
-// (and adds --hostfile after it, for an OpenMPI line that names no hosts),
-// as the function does; a base edited since fails the test, loudly.
-func ranksPatch(header string, target *yaml.RNode, q *render.Plan) ([]byte, error) {
-	launcher := []string{"spec", "mpiReplicaSpecs", string(kubeflow.MPIReplicaTypeLauncher), "template", "spec"}
-	spec := "/" + strings.Join(launcher, "/")
-	containers, err := target.Pipe(yaml.Lookup(append(launcher, "containers")...))
-	if err != nil || containers == nil {
-		return nil, fmt.Errorf("%s/%s has no launcher containers", target.GetKind(), target.GetName())
-	}
-	elems, err := containers.Elements()
-	if err != nil {
-		return nil, err
-	}
+// ranksPatch is a JSON patch, applied after the strategic-merge patches:
+// it tests that the launcher container and the flag stand where the patches
+// put them (the container first, render.TrainingContainerIndex), then
+// replaces the count after the flag (and adds --hostfile after it, for an
+// OpenMPI line that names no hosts), as the function does; a base edited
+// since fails the test, loudly.
+func ranksPatch(header string, q *render.Plan) ([]byte, error) {
+	spec := "/" + strings.Join([]string{"spec", "mpiReplicaSpecs", string(kubeflow.MPIReplicaTypeLauncher), "template", "spec"}, "/")
 	name := q.Containers[kubeflow.MPIReplicaTypeLauncher]
-	index := slices.IndexFunc(elems, func(c *yaml.RNode) bool { n, _ := c.GetString("name"); return n == name })
 	ref := q.LauncherRanks
-	at := fmt.Sprintf("%s/containers/%d", spec, index)
+	at := fmt.Sprintf("%s/containers/%d", spec, render.TrainingContainerIndex)
 	ops := []any{
 		map[string]any{"op": "test", "path": at + "/name", "value": name},
 		map[string]any{"op": "test", "path": fmt.Sprintf("%s/%s/%d", at, ref.FlagAt.Field, ref.FlagAt.Index), "value": ref.Flag},

@@ -147,6 +147,9 @@ func TestKustomizeAppliesTheSamePatches(t *testing.T) {
 		"patch-target-init-container-hardened",
 		"site-settings-published-pi",
 		"site-settings-rank-count-in-args",
+		"team-mpijob-sidecar-first",
+		"team-pytorchjob-profiler",
+		"team-pod-tensorboard",
 	} {
 		t.Run(c, func(t *testing.T) {
 			if _, err := os.Stat(filepath.Join("..", "..", "testdata", c)); err != nil {

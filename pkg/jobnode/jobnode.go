@@ -84,13 +84,19 @@ func EncodePatch(patch render.Patch) (*yaml.RNode, error) {
 			return nil, err
 		}
 	}
+	// The container deletions follow what the patch sets in the training
+	// container alone; the others keep their own program.
+	for _, list := range ContainerLists(n) {
+		if len(list) > render.TrainingContainerIndex {
+			if err := setNulls(list[render.TrainingContainerIndex], d.Container, true); err != nil {
+				return nil, err
+			}
+		}
+	}
 	for _, c := range Containers(n) {
 		// Where the patch sets the container's securityContext, before the
 		// forced deletions make one.
 		if err := setNulls(c, d.ContainerIDs, false, "securityContext"); err != nil {
-			return nil, err
-		}
-		if err := setNulls(c, d.Container, true); err != nil {
 			return nil, err
 		}
 		if err := setNulls(c, d.ContainerSecurity, true, "securityContext"); err != nil {

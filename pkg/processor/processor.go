@@ -5,6 +5,7 @@
 package processor
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"path"
@@ -13,6 +14,7 @@ import (
 	"strings"
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio/filters"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
@@ -163,10 +165,11 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 		return nil, append(results, errorResult(err))
 	}
 	for _, i := range targets {
-		patched, err := p.patch(plan, items[i])
+		patched, notices, err := p.patch(plan, items[i])
 		if err != nil {
 			return nil, append(results, errorResult(err))
 		}
+		results = append(results, noticeResults(notices)...)
 		// A target is the user's: check the result as the API server and the
 		// operators will. Generated objects are typed through and through.
 		if errs := Check(patched); len(errs) > 0 {
@@ -392,6 +395,18 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 	q.Containers = containerNames(target, plan)
 	q.Sidecars = sidecars(target, q.Containers, plan)
 	q.InitContainers = names(jobnode.InitContainerLists(target))
+	q.Notices = movedFirst(target, id, &q)
+	var err error
+	if q.OwnEnvFrom, err = ownEnvFrom(target, &q); err != nil {
+		return nil, fmt.Errorf("%s: %w", id, err)
+	}
+	if err := mountsTaken(target, &q); err != nil {
+		return nil, fmt.Errorf("%s: %w", id, err)
+	}
+	if q.LauncherLimitsDefault && ownResources(target, q.ContainerOf(kubeflow.MPIReplicaTypeLauncher)) {
+		// What the user wrote and no setting names stays.
+		q.LauncherLimits = nil
+	}
 	if plan.Namespace != "" && q.Namespace != plan.Namespace {
 		in := fmt.Sprintf("namespace %q", q.Namespace)
 		if q.Namespace == "" {
@@ -438,6 +453,108 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 		q.LauncherHostfile = q.MPI.Implementation == api.OpenMPI && !namesHosts
 	}
 	return &q, nil
+}
+
+// movedFirst tells of each pod template whose training container is not
+// first: the patches move it there (render.TrainingContainerIndex).
+func movedFirst(target *yaml.RNode, id string, q *render.Plan) []string {
+	var notices []string
+	lists := jobnode.ContainerLists(target)
+	kind, _ := jobkind.ForKind(target.GetKind())
+	for _, role := range slices.Sorted(maps.Keys(lists)) {
+		name := q.ContainerOf(role)
+		i := slices.IndexFunc(lists[role], func(c *yaml.RNode) bool { n, _ := c.GetString("name"); return n == name })
+		if i <= render.TrainingContainerIndex {
+			continue
+		}
+		var before []string
+		for _, c := range lists[role][:i] {
+			n, _ := c.GetString("name")
+			before = append(before, strconv.Quote(n))
+		}
+		why := "kubectl logs and exec default to the first container"
+		if kind.Mode == api.ModeMultiNode {
+			why = "the mpi-operator sets up SSH and the hostfile in the first container"
+		}
+		notices = append(notices, fmt.Sprintf("%s: %s.containers[%d]: the training container %q moves first, before %s: mlops-fn puts it first in every pod (%s); the others keep their order",
+			id, strings.Join(kind.PodSpecPath(role), "."), i, name, strings.Join(before, ", "), why))
+	}
+	return notices
+}
+
+// ownEnvFrom are the envFrom sources of the target's containers and init
+// containers other than the env ConfigMap, by role and container.
+func ownEnvFrom(target *yaml.RNode, q *render.Plan) (map[kubeflow.MPIReplicaType]map[string][]corev1.EnvFromSource, error) {
+	out := map[kubeflow.MPIReplicaType]map[string][]corev1.EnvFromSource{}
+	for _, byRole := range []map[kubeflow.MPIReplicaType][]*yaml.RNode{jobnode.ContainerLists(target), jobnode.InitContainerLists(target)} {
+		for role, list := range byRole {
+			for _, c := range list {
+				from := c.Field("envFrom")
+				if from == nil || from.Value.IsNil() {
+					continue
+				}
+				name, _ := c.GetString("name")
+				b, err := from.Value.MarshalJSON()
+				var sources []corev1.EnvFromSource
+				if err == nil {
+					err = json.Unmarshal(b, &sources)
+				}
+				if err != nil {
+					return nil, fmt.Errorf("container %s: envFrom: %v; accepted: a list of configMapRef and secretRef sources", name, err)
+				}
+				sources = slices.DeleteFunc(sources, func(s corev1.EnvFromSource) bool {
+					return s.ConfigMapRef != nil && s.ConfigMapRef.Name == q.ConfigMapName && s.Prefix == ""
+				})
+				if len(sources) > 0 {
+					if out[role] == nil {
+						out[role] = map[string][]corev1.EnvFromSource{}
+					}
+					out[role][name] = sources
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// mountsTaken refuses a target container that mounts a volume of its own
+// where mlops-fn mounts one: mounts merge by path, so the patch would
+// silently swap the container's volume for mlops-fn's.
+func mountsTaken(target *yaml.RNode, q *render.Plan) error {
+	ours := map[string]string{}
+	for _, m := range q.Mounts {
+		ours[m.MountPath] = m.Name
+	}
+	for _, c := range jobnode.Containers(target) {
+		mounts, _ := c.Pipe(yaml.Lookup("volumeMounts"))
+		if mounts == nil {
+			continue
+		}
+		elems, _ := mounts.Elements()
+		for _, m := range elems {
+			at, _ := m.GetString("mountPath")
+			volume, _ := m.GetString("name")
+			if want, taken := ours[path.Clean(at)]; taken && at != "" && volume != want {
+				name, _ := c.GetString("name")
+				return fmt.Errorf("container %s mounts its volume %q at %s, where mlops-fn mounts %q (mlops.env or spec.volumes); accepted: one of the two at another path, or the container's mount removed", name, volume, at, want)
+			}
+		}
+	}
+	return nil
+}
+
+// ownResources: the target's launcher container has limits or requests of its own.
+func ownResources(target *yaml.RNode, container string) bool {
+	c, err := target.Pipe(yaml.Lookup(append(launcherPodSpec(), "containers", "[name="+container+"]", "resources")...))
+	if err != nil || c == nil {
+		return false
+	}
+	for _, f := range []string{"limits", "requests"} {
+		if v := c.Field(f); v != nil && len(v.Value.YNode().Content) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // keptProgram refuses what would be lost or wrong when an MPIJob's launcher
@@ -611,35 +728,35 @@ func setLauncherRanks(job *yaml.RNode, q *render.Plan) error {
 }
 
 // patch applies the overlay's patches to a copy of target, as kustomize's
-// patches: field would.
-func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, error) {
+// patches: field would, and tells what it changed beyond what the user wrote.
+func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, []string, error) {
 	id := identify(target)
 	q, err := p.Narrow(plan, target)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := target.Copy()
 	for _, patch := range q.Patches() {
 		node, err := jobnode.EncodePatch(patch)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if out, err = merge2.Merge(node, out, yaml.MergeOptions{ListIncreaseDirection: yaml.MergeOptionsListPrepend}); err != nil {
 			// kyaml's message goes on to print the whole patch: its first line says what clashed.
 			first, _, _ := strings.Cut(err.Error(), "\n")
 			first = strings.TrimSuffix(first, ": node contents:")
-			return nil, fmt.Errorf("%s: applying %s: %s; accepted: a target whose fields have the types of %s", id, patch.File, first, jobkind.WithArticle(target.GetKind()))
+			return nil, nil, fmt.Errorf("%s: applying %s: %s; accepted: a target whose fields have the types of %s", id, patch.File, first, jobkind.WithArticle(target.GetKind()))
 		}
 	}
 	if q.LauncherRanks != nil {
 		if err := setLauncherRanks(out, q); err != nil {
-			return nil, fmt.Errorf("%s: %w", id, err)
+			return nil, nil, fmt.Errorf("%s: %w", id, err)
 		}
 	}
 	if q.Mode == api.ModeTrainJob {
 		dropStaleTrainerEnv(out, q)
 	}
-	return out, nil
+	return out, q.Notices, nil
 }
 
 // dropStaleTrainerEnv removes the trainer env entries an earlier run wrote
@@ -720,7 +837,7 @@ func (p Processor) generate(plan *render.Plan, skeleton any) (*yaml.RNode, error
 		q.Trainer.Runtime, q.Trainer.RuntimeKind = api.DefaultTrainerRuntime, api.ClusterTrainingRuntime
 		plan = &q
 	}
-	out, err := p.patch(plan, node)
+	out, _, err := p.patch(plan, node) // a skeleton holds the training containers alone
 	if err != nil {
 		return nil, err
 	}

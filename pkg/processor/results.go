@@ -49,6 +49,24 @@ func (p Processor) warningResults(warnings []render.Warning, envSource string) f
 	return out
 }
 
+// noticeResults are a target's notices (render.Plan.Notices) as warnings.
+func noticeResults(notices []string) framework.Results {
+	var out framework.Results
+	for _, n := range notices {
+		out = append(out, &framework.Result{Severity: framework.Warning, Message: n})
+	}
+	return out
+}
+
+// NoticeResults are the notices of the plans narrowed to their targets, for hydrate.
+func NoticeResults(plans []*render.Plan) framework.Results {
+	var out framework.Results
+	for _, q := range plans {
+		out = append(out, noticeResults(q.Notices)...)
+	}
+	return out
+}
+
 // locate splits a field path into its file and the field or key in it.
 func (p Processor) locate(path, envSource string) (file, fieldPath string) {
 	if key, ok := strings.CutPrefix(path, envSource+"["); ok && envSource != "" {

@@ -63,15 +63,15 @@ const (
 // Patches are the overlay's patches. Applied in order to Skeleton they give the full object.
 func (p *Plan) Patches() []Patch {
 	patches := []Patch{
-		{File: p.JobKind().PatchFile, Object: p.object(p.fillWorkload, func(obj any) { p.fillJob(obj); p.fillLabels(obj) }), Clear: Deletions{Container: p.clearedArgs()}},
-		{File: SecurityContextPatchFile, Object: p.objectWithSidecars(p.fillSecurity, func(obj any) {
+		{File: p.JobKind().PatchFile, Object: p.build(p.fillWorkload, p.fillEnvFrom, func(obj any) { p.fillJob(obj); p.fillLabels(obj) }), Clear: Deletions{Container: p.clearedArgs()}},
+		{File: SecurityContextPatchFile, Object: p.build(p.fillSecurity, p.fillSecurity, func(obj any) {
 			if job, ok := obj.(*kubeflow.MPIJob); ok {
 				job.Spec.SSHAuthMountPath = p.SSHAuthMountPath()
 			}
 		}), Clear: p.clearedSecurity()},
 	}
 	if len(p.Volumes) > 0 {
-		patches = append(patches, Patch{File: NFSVolumePatchFile, Object: p.object(p.fillVolumes, nil)})
+		patches = append(patches, Patch{File: NFSVolumePatchFile, Object: p.build(p.fillVolumes, p.fillVolumes, nil)})
 	}
 	return patches
 }
@@ -88,7 +88,7 @@ func (p *Plan) clearedArgs() []string {
 // Skeleton is what a base holds: the object's identity and its container names.
 func (p *Plan) Skeleton() any {
 	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, Labels: p.Labels, Annotations: p.Annotations}
-	return p.object(func(role, *corev1.PodSpec, *corev1.Container) {}, func(obj any) {
+	return p.build(func(role, *corev1.PodSpec, *corev1.Container) {}, nil, func(obj any) {
 		if m, ok := objectMeta(obj); ok {
 			*m = meta
 		}
@@ -107,30 +107,28 @@ func (p *Plan) ConfigMap(data map[string]string) *corev1.ConfigMap {
 // ContainerNames maps a role to the container the patches address; unset roles use ContainerName.
 type ContainerNames map[kubeflow.MPIReplicaType]string
 
-// object builds the job's object (an MPIJob, a Pod or a PyTorchJob) whose pod
-// specs are filled per role, each with exactly one container, the training
-// container; fillJob, when given, sets the object's own fields.
-func (p *Plan) object(fill func(role, *corev1.PodSpec, *corev1.Container), fillJob func(any)) any {
-	return p.build(fill, fillJob, false)
-}
+// TrainingContainerIndex is where the training container stands in each pod
+// after the patches, in every runner: a strategic merge puts the patch's
+// containers, the training container first, before the target's others. The
+// mpi-operator sets up SSH and the hostfile's environment in containers[0].
+const TrainingContainerIndex = 0
 
-// objectWithSidecars is object with the target's other containers filled
-// too: the securityContext hardens every container of the pod, or the pod
-// would not be what Pod Security level the job claims.
-func (p *Plan) objectWithSidecars(fill func(role, *corev1.PodSpec, *corev1.Container), fillJob func(any)) any {
-	return p.build(fill, fillJob, true)
-}
-
-func (p *Plan) build(fill func(role, *corev1.PodSpec, *corev1.Container), fillJob func(any), sidecars bool) any {
+// build builds the job's object (an MPIJob, a Pod, a PyTorchJob or a
+// TrainJob) whose pod specs are filled per role: the training container by
+// fill, first, then the target's other containers and init containers (in
+// their order) by fillOther, unless nil; fillJob, when given, sets the
+// object's own fields. The training container comes first in every runner:
+// a strategic merge puts the patch's containers before the target's others.
+func (p *Plan) build(fill, fillOther func(role, *corev1.PodSpec, *corev1.Container), fillJob func(any)) any {
 	template := func(r role, name string) corev1.PodTemplateSpec {
 		spec := corev1.PodSpec{}
 		c := corev1.Container{Name: name}
 		fill(r, &spec, &c)
 		spec.Containers = []corev1.Container{c}
-		if sidecars {
+		if fillOther != nil {
 			filled := func(name string) corev1.Container {
 				other := corev1.Container{Name: name}
-				fill(r, &spec, &other)
+				fillOther(r, &spec, &other)
 				return other
 			}
 			for _, s := range p.Sidecars[replicaType(r)] {
@@ -303,12 +301,21 @@ func (p *Plan) RendezvousID() string {
 	return p.Name
 }
 
+// fillEnvFrom gives a container every mlops.env key through the env
+// ConfigMap, after the sources it has of its own (a later source wins a
+// shared key: mlops.env's values reach the container).
+func (p *Plan) fillEnvFrom(r role, _ *corev1.PodSpec, c *corev1.Container) {
+	c.EnvFrom = append(slices.Clone(p.OwnEnvFrom[replicaType(r)][c.Name]), corev1.EnvFromSource{ConfigMapRef: &corev1.ConfigMapEnvSource{
+		LocalObjectReference: corev1.LocalObjectReference{Name: p.ConfigMapName}}})
+}
+
+// fillWorkload sets the training container: what the job spec describes and
+// mlops.env sizes. Its other containers get only the env (fillEnvFrom).
 func (p *Plan) fillWorkload(r role, spec *corev1.PodSpec, c *corev1.Container) {
 	c.Image = p.Image
 	c.ImagePullPolicy = p.ImagePullPolicy
 	c.WorkingDir = p.WorkingDir
-	c.EnvFrom = []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{
-		LocalObjectReference: corev1.LocalObjectReference{Name: p.ConfigMapName}}}}
+	p.fillEnvFrom(r, spec, c)
 	c.Env = p.Env
 	c.Resources.Limits = p.Limits
 	switch r {
@@ -554,6 +561,8 @@ func (p *Plan) fillSecurity(r role, spec *corev1.PodSpec, c *corev1.Container) {
 	c.SecurityContext = csc
 }
 
+// fillVolumes mounts the data volumes (NFS, SHM_SIZE's /dev/shm, spec.volumes)
+// in a container, at the same paths in every container of the pod.
 func (p *Plan) fillVolumes(r role, spec *corev1.PodSpec, c *corev1.Container) {
 	spec.Volumes = p.Volumes
 	c.VolumeMounts = p.Mounts

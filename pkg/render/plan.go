@@ -45,7 +45,11 @@ type Plan struct {
 	// patch hardens them too.
 	Sidecars map[kubeflow.MPIReplicaType][]string
 	// InitContainers are a target's init containers, by role: hardened alike.
-	InitContainers     map[kubeflow.MPIReplicaType][]string
+	InitContainers map[kubeflow.MPIReplicaType][]string
+	// OwnEnvFrom are the envFrom sources a target's containers bring, by role
+	// and container: envFrom has no merge key, so the patch carries them
+	// before the env ConfigMap, or they would be replaced.
+	OwnEnvFrom         map[kubeflow.MPIReplicaType]map[string][]corev1.EnvFromSource
 	Image              string
 	ImagePullPolicy    corev1.PullPolicy
 	ImagePullSecrets   []string
@@ -57,6 +61,9 @@ type Plan struct {
 
 	Workers, GPUsPerWorker, SlotsPerWorker int32
 	Limits, LauncherLimits                 corev1.ResourceList
+	// LauncherLimitsDefault: LauncherLimits are the default, which a target's
+	// launcher with resources of its own keeps instead.
+	LauncherLimitsDefault bool
 
 	NodeSelector      map[string]string
 	Tolerations       []corev1.Toleration
@@ -72,6 +79,10 @@ type Plan struct {
 	RunPolicy api.RunPolicy
 	Volumes   []corev1.Volume
 	Mounts    []corev1.VolumeMount
+
+	// Notices say what patching the target changes beyond what the user
+	// wrote (a training container moved first): told, not refused.
+	Notices []string
 
 	// LauncherRanks is where a kept mpirun line of the target's launcher
 	// holds its rank count; the processor sets it to Ranks.
@@ -218,6 +229,9 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 	}
 	if r := s.LauncherResources; r != nil {
 		p.LauncherLimits = limits(r.CPU, r.Memory)
+	} else if p.Mode == api.ModeMultiNode {
+		r := api.DefaultLauncherResources()
+		p.LauncherLimits, p.LauncherLimitsDefault = limits(r.CPU, r.Memory), true
 	}
 
 	p.RunAsUser = pick64(set.UserID, s.Security.RunAsUser)
@@ -266,12 +280,21 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 		warnings = append(warnings, Warning{Field: field.NewPath("spec"), Message: fmt.Sprintf(
 			"the job needs Pod Security level %s: %s; the namespace's pod-security.kubernetes.io/enforce label must allow it", level, strings.Join(reasons, "; "))})
 	}
-	if p.Mode == api.ModeMultiNode {
-		for _, m := range p.Mounts {
-			if within(p.SSHAuthMountPath(), m.MountPath) {
-				errs = append(errs, field.Invalid(mountField(m, s.Volumes, envKey), m.MountPath,
-					fmt.Sprintf("hides %s, where the mpi-operator mounts the SSH keys; accepted: another mount path", p.SSHAuthMountPath())))
+	for _, m := range p.Mounts {
+		for _, r := range p.reservedPaths() {
+			how := ""
+			switch {
+			case m.MountPath == r.path:
+				how = "is " + r.path
+			case within(r.path, m.MountPath):
+				how = "hides " + r.path
+			case within(m.MountPath, r.path):
+				how = "lies inside " + r.path
+			default:
+				continue
 			}
+			errs = append(errs, field.Invalid(mountField(m, s.Volumes, envKey), m.MountPath,
+				fmt.Sprintf("%s, where %s; accepted: a mount path neither at, inside nor above %s", how, r.owner, r.path)))
 		}
 	}
 	errs = append(errs, x.errs...)
@@ -316,6 +339,23 @@ func (p *Plan) PodSecurityLevel() (level string, reasons []string) {
 		lower("baseline", "spec.security.hardening is off; restricted needs allowPrivilegeEscalation false, all capabilities dropped and a seccomp profile")
 	}
 	return level, reasons
+}
+
+// reservedPath is a folder an operator mounts into the job's containers:
+// a volume of the job's at, above or below it clashes with the operator's.
+type reservedPath struct{ path, owner string }
+
+func (p *Plan) reservedPaths() []reservedPath {
+	switch {
+	case p.Mode == api.ModeMultiNode:
+		return []reservedPath{
+			{p.SSHAuthMountPath(), "the mpi-operator mounts the SSH keys"},
+			{path.Dir(OperatorHostfile), "the mpi-operator mounts the hostfile it writes"},
+		}
+	case p.Mode == api.ModeTrainJob && slices.Contains(p.Trainer.ReplicatedJobs, string(jobkind.TrainerLauncher)):
+		return []reservedPath{{path.Dir(OperatorHostfile), "Kubeflow Trainer's MPI runtime mounts the hostfile it writes"}}
+	}
+	return nil
 }
 
 // Root reports whether the containers run as root: uid 0, or no uid given

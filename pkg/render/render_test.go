@@ -234,3 +234,55 @@ func TestTrainJob(t *testing.T) {
 		t.Error("a pod spec with nothing a runtime patch carries gives a patch")
 	}
 }
+
+// TestReservedMountPaths: a volume at, inside or above a folder an operator
+// mounts is refused, naming the owner; the same path passes where no
+// operator mounts there.
+func TestReservedMountPaths(t *testing.T) {
+	nfs := func(at string) string {
+		return "USER_ID=1000\nUSER_NAME=mpiuser\nWORKERS=2\nNFS_SERVER=10.0.0.5\nNFS_PATH=/export\nNFS_MOUNT_PATH=" + at + "\n"
+	}
+	trainJob := api.TrainingJobSpec{Mode: api.ModeTrainJob, Image: "pytorch/pytorch:2.7.1", Command: []string{"torchrun", "train.py"},
+		Trainer: api.Trainer{Runtime: "deepspeed-distributed"}}
+	mpiRuntime := trainJob
+	mpiRuntime.Trainer.ReplicatedJobs = []string{"launcher", "node"}
+	elastic := api.TrainingJobSpec{Mode: api.ModeElastic, Image: "pytorch/pytorch:2.7.1", Command: []string{"torchrun", "train.py"}}
+	for _, c := range []struct {
+		name string
+		spec api.TrainingJobSpec
+		at   string
+		want string // "" when the path is accepted
+	}{
+		{"MPIJob: the hostfile's folder", program, "/etc/mpi", "is /etc/mpi, where the mpi-operator mounts the hostfile it writes"},
+		{"MPIJob: inside it", program, "/etc/mpi/data", "lies inside /etc/mpi, where the mpi-operator mounts the hostfile"},
+		{"MPIJob: above it", program, "/etc", "hides /etc/mpi, where the mpi-operator mounts the hostfile"},
+		{"MPIJob: above the SSH folder", program, "/home/mpiuser", "hides /home/mpiuser/.ssh, where the mpi-operator mounts the SSH keys"},
+		{"MPIJob: beside them", program, "/etc/mpi-data", ""},
+		{"TrainJob on an MPI runtime", mpiRuntime, "/etc/mpi", "is /etc/mpi, where Kubeflow Trainer's MPI runtime mounts the hostfile"},
+		{"TrainJob on the node alone", trainJob, "/etc/mpi", ""},
+		{"PyTorchJob", elastic, "/etc/mpi", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			job := &api.TrainingJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "bert"}, Spec: c.spec}
+			job.Default()
+			file, err := env.Parse("mlops.env", []byte(nfs(c.at)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			set, _ := env.Decode(file)
+			_, _, errs := Resolve(job, file, set)
+			var got []string
+			for _, e := range errs {
+				if strings.Contains(e.Field, "NFS_MOUNT_PATH") {
+					got = append(got, e.Error())
+				}
+			}
+			switch {
+			case c.want == "" && len(got) > 0:
+				t.Errorf("NFS_MOUNT_PATH=%s refused: %v", c.at, got)
+			case c.want != "" && (len(got) != 1 || !strings.Contains(got[0], c.want)):
+				t.Errorf("NFS_MOUNT_PATH=%s: want one error saying %q, got %v", c.at, c.want, got)
+			}
+		})
+	}
+}

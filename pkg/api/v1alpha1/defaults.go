@@ -19,6 +19,13 @@ var DefaultMPIArgs = []string{"-bind-to", "none", "-map-by", "slot", "-mca", "pm
 // DefaultForwardEnv is what Horovod jobs forward to every rank.
 var DefaultForwardEnv = []string{"NCCL_DEBUG=INFO", "LD_LIBRARY_PATH", "PATH"}
 
+// DefaultLauncherResources are the launcher's limits when neither
+// spec.launcherResources nor the target's launcher sets any: it only runs mpirun.
+func DefaultLauncherResources() Resources {
+	cpu, mem := resource.MustParse("1"), resource.MustParse("1Gi")
+	return Resources{CPU: &cpu, Memory: &mem}
+}
+
 // DefaultConfigMapName is the env ConfigMap of one job: two jobs in a
 // namespace (the multi-node and single-node quickstarts share a name) never
 // write one ConfigMap, and deleting one job's objects keeps the other's.
@@ -80,10 +87,6 @@ func (j *TrainingJob) Default() {
 	}
 	if s.MPI.LauncherCreationPolicy == "" {
 		s.MPI.LauncherCreationPolicy = "AtStartup"
-	}
-	if s.LauncherResources == nil {
-		cpu, mem := resource.MustParse("1"), resource.MustParse("1Gi")
-		s.LauncherResources = &Resources{CPU: &cpu, Memory: &mem}
 	}
 	if s.RunPolicy.CleanPodPolicy == "" {
 		s.RunPolicy.CleanPodPolicy = "Running"

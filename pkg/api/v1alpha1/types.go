@@ -84,7 +84,8 @@ type TrainingJobSpec struct {
 	SlotsPerWorker *int32 `json:"slotsPerWorker,omitempty"`
 	// Resources are the limits of each worker (and of the single-node Pod); CPU and MEMORY override them.
 	Resources Resources `json:"resources,omitempty"`
-	// LauncherResources are the launcher's limits (it only runs mpirun). Default: 1 CPU, 1Gi.
+	// LauncherResources are the launcher's limits (it only runs mpirun).
+	// Default: DefaultLauncherResources, unless a target's launcher has resources of its own.
 	LauncherResources *Resources `json:"launcherResources,omitempty"`
 
 	// WorkloadPriorityClass is the Kueue WorkloadPriorityClass of the job

@@ -22,13 +22,12 @@ func valid() *TrainingJob {
 func TestDefault(t *testing.T) {
 	j := &TrainingJob{Metadata: ObjectMeta{Name: "bert"}}
 	j.Default()
-	cpu, mem := resource.MustParse("1"), resource.MustParse("1Gi")
 	on := true
+	// No launcherResources: the renderer defaults them where the target's launcher has none.
 	want := TrainingJobSpec{
-		Mode:              ModeMultiNode,
-		EnvFile:           EnvFile{Path: "mlops.env", ConfigMapName: "bert-mpijob-env"},
-		ContainerName:     "bert",
-		LauncherResources: &Resources{CPU: &cpu, Memory: &mem},
+		Mode:          ModeMultiNode,
+		EnvFile:       EnvFile{Path: "mlops.env", ConfigMapName: "bert-mpijob-env"},
+		ContainerName: "bert",
 		MPI: MPI{
 			Implementation:         OpenMPI,
 			Args:                   DefaultMPIArgs,
