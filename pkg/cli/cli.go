@@ -45,7 +45,7 @@ func New(inputRead func(bytes int)) *cobra.Command {
 		},
 	}
 	cmd.SetFlagErrorFunc(flagError)
-	cmd.AddCommand(newHydrate(), newInit())
+	cmd.AddCommand(newHydrate(), newInit(), newApply(), newDelete())
 	return cmd
 }
 

@@ -215,3 +215,30 @@ func stagedBuild(dir string, files, component map[string][]byte, o *krusty.Optio
 	}
 	return build(s, dir, o)
 }
+
+// Applied builds the overlay dir as kubectl does, without the guard: the
+// objects the last hydrate's overlay applies, whatever was edited since, so
+// that what it applied can be deleted after any edit.
+func Applied(dir string) ([]*yaml.RNode, error) {
+	component := filepath.Join(abs(dir), ComponentDir)
+	path := filepath.Join(component, componentFile)
+	if !ownedByUs(path) {
+		return nil, fmt.Errorf("%s is not an overlay mlops-fn hydrate wrote (no %s with its header)", dir, filepath.Join(ComponentDir, componentFile))
+	}
+	k, err := yaml.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	components, err := k.Pipe(yaml.Lookup("components"))
+	if err != nil || components == nil {
+		return nil, fmt.Errorf("%s names no guard component: %v", path, err)
+	}
+	components.YNode().Content = slices.DeleteFunc(components.Content(), func(n *yaml.Node) bool { return n.Value == guardDir })
+	text, err := k.String()
+	if err != nil {
+		return nil, err
+	}
+	s := newStaged()
+	s.files[path] = []byte(text)
+	return build(s, abs(dir), kubectlOptions())
+}

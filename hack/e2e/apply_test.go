@@ -1,0 +1,259 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/render"
+)
+
+// editEnv sets KEY=VALUE in the overlay's mlops.env, replacing the key's line or adding one.
+func editEnv(dir, key, value string) error {
+	path := filepath.Join(dir, "mlops.env")
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	line := regexp.MustCompile(`(?m)^` + key + `=.*$`)
+	if line.Match(text) {
+		text = line.ReplaceAll(text, []byte(key+"="+value))
+	} else {
+		text = fmt.Appendf(text, "%s=%s\n", key, value)
+	}
+	return os.WriteFile(path, text, 0o644)
+}
+
+// versions are the resourceVersions of the overlay's job and env ConfigMap in ns: equal
+// before and after a refused apply means nothing reached them.
+func versions(o *overlay, ns string) string {
+	var out []string
+	if u, err := getUnstructured(o.kind.APIVersion, o.kind.Kind, ns, o.name); err == nil {
+		out = append(out, o.kind.Kind+"/"+o.name+"@"+u.GetResourceVersion())
+	}
+	if cm, err := kube.CoreV1().ConfigMaps(ns).Get(ctx, o.plan.ConfigMapName, metav1.GetOptions{}); err == nil {
+		out = append(out, "ConfigMap/"+cm.Name+"@"+cm.ResourceVersion)
+	}
+	return strings.Join(out, " ")
+}
+
+// jobPods are the pods the job's operator made for role ("" for a Pod: the Pod itself).
+func jobPods(o *overlay, ns string, role jobkind.Role) []corev1.Pod {
+	if o.kind.Mode == jobkind.SingleNode {
+		p, err := kube.CoreV1().Pods(ns).Get(ctx, o.name, metav1.GetOptions{})
+		if err != nil {
+			return nil
+		}
+		return []corev1.Pod{*p}
+	}
+	return pods(ns, o.selector(strings.ToLower(string(role))))
+}
+
+// workerRole is the role whose pods are the workers.
+func workerRole(o *overlay) jobkind.Role {
+	switch o.kind.Mode {
+	case jobkind.MultiNode:
+		return kubeflow.MPIReplicaTypeWorker
+	case jobkind.TrainJob:
+		return jobkind.TrainerNode
+	case jobkind.Elastic:
+		return "worker"
+	}
+	return ""
+}
+
+// checkRunsEdit: every pod of the job runs what the overlay now says: as many workers as
+// WORKERS, each training container with the CPU limit of CPU, an MPIJob launcher's mpirun
+// with workers × slots ranks.
+func checkRunsEdit(c *check, o *overlay, ns, when string) {
+	role := workerRole(o)
+	want := 1
+	if o.kind.Mode != jobkind.SingleNode {
+		want = int(o.plan.Workers)
+	}
+	var ps []corev1.Pod
+	waitUntil(waitForPods, func() bool {
+		ps = slices.DeleteFunc(jobPods(o, ns, role), func(p corev1.Pod) bool { return p.DeletionTimestamp != nil })
+		return len(ps) == want
+	})
+	c.eq(fmt.Sprintf("%s: %d pods run the job", when, want), want, len(ps))
+	wantCPU := o.plan.Limits[corev1.ResourceCPU]
+	for _, p := range ps {
+		k := o.trainingContainer(&p, role)
+		if k == nil {
+			c.fail(fmt.Sprintf("%s: pod/%s has the training container", when, p.Name), jsonText(podContainerNames(&p)))
+			continue
+		}
+		got := k.Resources.Limits[corev1.ResourceCPU]
+		c.eq(fmt.Sprintf("%s: pod/%s runs with CPU %s (mlops.env's CPU)", when, p.Name, wantCPU.String()), wantCPU.String(), got.String())
+	}
+	if o.kind.Mode != jobkind.MultiNode {
+		return
+	}
+	var launchers []corev1.Pod
+	waitUntil(waitForPods, func() bool {
+		launchers = slices.DeleteFunc(jobPods(o, ns, kubeflow.MPIReplicaTypeLauncher), func(p corev1.Pod) bool { return p.DeletionTimestamp != nil })
+		return len(launchers) > 0
+	})
+	for _, p := range launchers {
+		if k := o.trainingContainer(&p, kubeflow.MPIReplicaTypeLauncher); k != nil {
+			got := ""
+			if ref, ok := render.RanksArgument(k.Command, k.Args); ok {
+				line := k.Command
+				if ref.Field == "args" {
+					line = k.Args
+				}
+				got = line[ref.Index]
+			}
+			c.eq(fmt.Sprintf("%s: pod/%s's mpirun starts workers × slots ranks", when, p.Name), fmt.Sprint(o.plan.Ranks()), got)
+		}
+	}
+}
+
+// checkEditRunning: a quickstart job applied with mlops-fn apply and running; mlops.env
+// edited (WORKERS and CPU); mlops-fn apply refuses, names the command, and nothing in the
+// cluster changes; mlops-fn apply --replace runs the new render in every pod; after another
+// edit that is not hydrated, kubectl delete -k fails on the guard and mlops-fn delete deletes
+// the job. An elastic job scaled within its bounds is applied in place.
+func checkEditRunning(c *check, dir, ns string) {
+	if err := newNamespace(ns, "privileged"); err != nil {
+		c.fail("a namespace", err.Error())
+		return
+	}
+	if out, err := runMlopsFn("apply", dir, "-n", ns); err != nil || !strings.Contains(out, " created") {
+		c.fail("mlops-fn apply: the job is created", out)
+		return
+	}
+	o, err := loadOverlay(dir)
+	if err != nil {
+		c.fail("the overlay builds", err.Error())
+		return
+	}
+	checkRunsEdit(c, o, ns, "first apply")
+	if out, err := runMlopsFn("apply", dir, "-n", ns); err != nil || !strings.Contains(out, " unchanged") {
+		c.fail("mlops-fn apply again, nothing edited: unchanged", out)
+	} else {
+		c.pass("mlops-fn apply again, nothing edited: unchanged")
+	}
+
+	if o.kind.Mode == jobkind.Elastic && o.plan.Workers < o.plan.Elastic.MaxWorkers {
+		// Scaled within MIN_WORKERS..MAX_WORKERS, nothing else: legitimately live.
+		if err := editEnv(dir, "WORKERS", fmt.Sprint(o.plan.Workers+1)); err != nil {
+			c.fail("WORKERS edited", err.Error())
+			return
+		}
+		out, err := runMlopsFn("apply", dir, "-n", ns)
+		c.that("elastic WORKERS+1 within MAX_WORKERS: mlops-fn apply scales the running job in place", err == nil && strings.Contains(out, " scaled"), out)
+		if o, err = loadOverlay(dir); err == nil {
+			checkRunsEdit(c, o, ns, "scaled")
+		}
+	}
+
+	before := versions(o, ns)
+	edits := map[string]string{"CPU": "3"}
+	if o.kind.Mode != jobkind.SingleNode {
+		edits["WORKERS"] = fmt.Sprint(o.plan.Workers + 1)
+		if o.kind.Mode == jobkind.Elastic {
+			edits["MAX_WORKERS"] = fmt.Sprint(o.plan.Workers + 1)
+		}
+	}
+	for k, v := range edits {
+		if err := editEnv(dir, k, v); err != nil {
+			c.fail("mlops.env edited", err.Error())
+			return
+		}
+	}
+	out, err := runMlopsFn("apply", dir, "-n", ns)
+	c.that(fmt.Sprintf("edited %v, the job running: mlops-fn apply refuses and names mlops-fn apply --replace", edits),
+		err != nil && strings.Contains(out, "mlops-fn apply --replace") && strings.Contains(out, "nothing was applied"), out)
+	c.eq("edited, refused: neither the job nor its env ConfigMap changed in the cluster", before, versions(o, ns))
+	checkRunsEdit(c, o, ns, "refused")
+
+	if out, err := runMlopsFn("apply", "--replace", dir, "-n", ns); err != nil || !strings.Contains(out, " replaced") {
+		c.fail("mlops-fn apply --replace: the job is replaced", out)
+		return
+	}
+	c.pass("mlops-fn apply --replace: the job is replaced")
+	if o, err = loadOverlay(dir); err != nil {
+		c.fail("the edited overlay builds", err.Error())
+		return
+	}
+	checkRunsEdit(c, o, ns, "replaced")
+
+	if o.kind.Mode == jobkind.MultiNode || o.kind.Mode == jobkind.SingleNode {
+		// A finished job and its edit: a new run, which mlops-fn apply names.
+		role, final := kubeflow.MPIReplicaTypeLauncher, func() bool {
+			return conditionOf(o.kind.APIVersion, o.kind.Kind, ns, o.name, "Succeeded") == "True"
+		}
+		if o.kind.Mode == jobkind.SingleNode {
+			role, final = "", func() bool {
+				p, err := kube.CoreV1().Pods(ns).Get(ctx, o.name, metav1.GetOptions{})
+				return err == nil && p.Status.Phase == corev1.PodSucceeded
+			}
+		}
+		for _, p := range jobPods(o, ns, role) {
+			if err := complete(ns, p.Name); err != nil {
+				c.fail("kwok completes the job", err.Error())
+			}
+		}
+		if c.that("the replaced job Succeeds", waitUntil(waitForPods, final), podTable(ns)) {
+			if err := editEnv(dir, "CPU", "2"); err != nil {
+				c.fail("mlops.env edited", err.Error())
+				return
+			}
+			before := versions(o, ns)
+			out, err := runMlopsFn("apply", dir, "-n", ns)
+			c.that("the job finished, then edited: mlops-fn apply refuses, says it finished and names --replace for a new run",
+				err != nil && strings.Contains(out, "finished (Succeeded)") && strings.Contains(out, "mlops-fn apply --replace"), out)
+			c.eq("the job finished, then edited, refused: nothing changed in the cluster", before, versions(o, ns))
+		}
+	}
+
+	// Deleting works after an edit that was not hydrated.
+	if err := editEnv(dir, "MEMORY", "8Gi"); err != nil {
+		c.fail("mlops.env edited again", err.Error())
+		return
+	}
+	out, err = kubectl("", "delete", "-k", dir, "-n", ns)
+	c.that("edited, not hydrated: kubectl delete -k fails on the guard", err != nil && strings.Contains(out, "mlops-fn hydrate"), out)
+	if out, err := runMlopsFn("delete", dir, "-n", ns); err != nil {
+		c.fail("edited, not hydrated: mlops-fn delete", out)
+		return
+	}
+	_, err = getUnstructured(o.kind.APIVersion, o.kind.Kind, ns, o.name)
+	c.that("edited, not hydrated: mlops-fn delete deleted the job", apierrors.IsNotFound(err), fmt.Sprint(err))
+	_, err = kube.CoreV1().ConfigMaps(ns).Get(ctx, o.plan.ConfigMapName, metav1.GetOptions{})
+	c.that("edited, not hydrated: mlops-fn delete deleted the env ConfigMap", apierrors.IsNotFound(err), fmt.Sprint(err))
+}
+
+func TestEditRunning(t *testing.T) {
+	section("a running job edited: mlops-fn apply takes the edit whole or not at all")
+	c := newCheck(t, "")
+	if skipWhenNamed(c, "the running quickstarts edited", false) {
+		return
+	}
+	tree, err := quickstartCopy(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, err := quickstartOverlays()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range dirs {
+		c := newCheck(t, dir+" edited while it runs")
+		guarded(c, func() { checkEditRunning(c, filepath.Join(tree, dir), "edit-"+slugRules.Replace(dir)) })
+	}
+}

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mlops-fn/mlops-fn/pkg/apply"
+	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
+)
+
+// kubectlFlags are the kubectl flags apply and delete pass on to every kubectl call.
+func kubectlFlags(cmd *cobra.Command, o *apply.Options) func() {
+	var namespace, context, kubeconfig string
+	cmd.Flags().StringVarP(&namespace, "namespace", "n", "", "kubectl's --namespace")
+	cmd.Flags().StringVar(&context, "context", "", "kubectl's --context")
+	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubectl's --kubeconfig")
+	cmd.Flags().StringVar(&o.Kubectl, "kubectl", "kubectl", "the kubectl binary")
+	return func() {
+		for _, f := range [][2]string{{"--namespace", namespace}, {"--context", context}, {"--kubeconfig", kubeconfig}} {
+			if f[1] != "" {
+				o.Flags = append(o.Flags, f[0]+"="+f[1])
+			}
+		}
+	}
+}
+
+func newApply() *cobra.Command {
+	var o apply.Options
+	cmd := &cobra.Command{
+		Use:   "apply DIR",
+		Short: "Hydrate DIR, then apply it so that a live job takes the edit whole or not at all",
+		Long: `apply hydrates DIR (as mlops-fn hydrate does), then applies it with kubectl,
+after a server-side dry run of every object and a comparison with the live job:
+
+  no live job              kubectl apply -k DIR
+  the job unchanged        kubectl apply -k DIR
+  an elastic PyTorchJob    kubectl apply -k DIR: the training-operator re-forms
+  scaled within its bounds the group (WORKERS within MIN_WORKERS..MAX_WORKERS)
+  any other change         nothing is applied: it says what changes and exits 1
+                           (kubectl apply would leave the job running a mix of
+                           both renders, or stop half way on an immutable field)
+
+With --replace a job the edit changes, running or finished, is deleted (its pods
+waited for) and the new one applied: a new run.`,
+		Args:          cobra.ExactArgs(1),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	setFlags := kubectlFlags(cmd, &o)
+	cmd.Flags().BoolVar(&o.Replace, "replace", false, "delete a job the edit changes (running or finished), then apply: a new run")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		setFlags()
+		o.Dir = args[0]
+		ov, err := hydrate.Render(hydrate.Options{Dir: o.Dir})
+		if err != nil {
+			return fail(cmd, err)
+		}
+		report(cmd.ErrOrStderr(), ov.Warnings)
+		if err := ov.Write(); err != nil {
+			return fail(cmd, err)
+		}
+		res, err := apply.Apply(o)
+		if err != nil {
+			return fail(cmd, err)
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", res.Job, res.Action)
+		return nil
+	}
+	return cmd
+}
+
+func newDelete() *cobra.Command {
+	var o apply.Options
+	cmd := &cobra.Command{
+		Use:   "delete DIR",
+		Short: "Delete what DIR applied, also after an edit that was not hydrated",
+		Long: `delete deletes the objects the hydrated overlay DIR applies, as
+kubectl delete -k DIR does, waiting for them to go. After an edit of job.yaml or
+mlops.env that was not hydrated, kubectl delete -k fails with the guard's error;
+delete builds the overlay as the last hydrate wrote it, so it deletes the job
+that runs.`,
+		Args:          cobra.ExactArgs(1),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	setFlags := kubectlFlags(cmd, &o)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		setFlags()
+		o.Dir = args[0]
+		if err := apply.Delete(o); err != nil {
+			return fail(cmd, err)
+		}
+		return nil
+	}
+	return cmd
+}
