@@ -17,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
-	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
 // editEnv sets KEY=VALUE in the overlay's mlops.env, replacing the key's line or adding one.
@@ -109,15 +108,7 @@ func checkRunsEdit(c *check, o *overlay, ns, when string) {
 	})
 	for _, p := range launchers {
 		if k := o.trainingContainer(&p, kubeflow.MPIReplicaTypeLauncher); k != nil {
-			got := ""
-			if ref, ok := render.RanksArgument(k.Command, k.Args); ok {
-				line := k.Command
-				if ref.Field == "args" {
-					line = k.Args
-				}
-				got = line[ref.Index]
-			}
-			c.eq(fmt.Sprintf("%s: pod/%s's mpirun starts workers × slots ranks", when, p.Name), fmt.Sprint(o.plan.Ranks()), got)
+			c.eq(fmt.Sprintf("%s: pod/%s's mpirun starts workers × slots ranks", when, p.Name), fmt.Sprint(o.plan.Ranks()), ranksOf(k))
 		}
 	}
 }
@@ -244,14 +235,7 @@ func TestEditRunning(t *testing.T) {
 	if skipWhenNamed(c, "the running quickstarts edited", false) {
 		return
 	}
-	tree, err := quickstartCopy(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	dirs, err := quickstartOverlays()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tree, dirs := quickstartTree(t)
 	for _, dir := range dirs {
 		c := newCheck(t, dir+" edited while it runs")
 		guarded(c, func() { checkEditRunning(c, filepath.Join(tree, dir), "edit-"+slugRules.Replace(dir)) })

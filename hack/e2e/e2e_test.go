@@ -194,6 +194,19 @@ func quickstartOverlays() ([]string, error) {
 	return qs, err
 }
 
+// quickstartTree is a copy of the quickstart to edit, and its overlays (relative to the copy).
+func quickstartTree(t *testing.T) (string, []string) {
+	tree, err := quickstartCopy(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, err := quickstartOverlays()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree, dirs
+}
+
 // skipWhenNamed: the checks over the whole quickstart run only when E2E_OVERLAYS names no overlay
 // (or force says to run anyway).
 func skipWhenNamed(c *check, what string, force bool) bool {
@@ -243,14 +256,7 @@ func TestKueue(t *testing.T) {
 	if skipWhenNamed(c, "Kueue", os.Getenv("E2E_KUEUE") == "1") || !kueueSetup(c) {
 		return
 	}
-	tree, err := quickstartCopy(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	dirs, err := quickstartOverlays()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tree, dirs := quickstartTree(t)
 	for _, dir := range dirs {
 		guarded(c, func() { checkKueue(c, dir, tree) })
 	}

@@ -366,15 +366,7 @@ func checkMPIJob(c *check, o *overlay, ns, level string) {
 	for i := range ls {
 		launcher := &ls[i]
 		if k := o.trainingContainer(launcher, kubeflow.MPIReplicaTypeLauncher); k != nil {
-			np := "none"
-			if ref, ok := render.RanksArgument(k.Command, k.Args); ok {
-				line := k.Command
-				if ref.Field == "args" {
-					line = k.Args
-				}
-				np = line[ref.Index]
-			}
-			c.eq(fmt.Sprintf("mpirun's rank count (-np) is mlops-fn's %d (workers x slots)", p.Ranks()), strconv.Itoa(int(p.Ranks())), np)
+			c.eq(fmt.Sprintf("mpirun's rank count (-np) is mlops-fn's %d (workers x slots)", p.Ranks()), strconv.Itoa(int(p.Ranks())), ranksOf(k))
 		}
 		checkPodSpec(c, o, launcher, kubeflow.MPIReplicaTypeLauncher)
 	}
@@ -621,4 +613,17 @@ func checkCarried(c *check, o *overlay, pod *corev1.Pod, role jobkind.Role) {
 	}
 	diffs := carried(template, spec, "spec")
 	c.that(pod.Name+": carries every field of the job's pod template as mlops-fn rendered it", len(diffs) == 0, diffs...)
+}
+
+// ranksOf is the rank count of the mpirun line the container runs, "none" without one.
+func ranksOf(k *corev1.Container) string {
+	ref, ok := render.RanksArgument(k.Command, k.Args)
+	if !ok {
+		return "none"
+	}
+	line := k.Command
+	if ref.Field == "args" {
+		line = k.Args
+	}
+	return line[ref.Index]
 }

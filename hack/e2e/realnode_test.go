@@ -3,9 +3,11 @@
 package e2e
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -718,12 +720,15 @@ func TestRealMPIJobSidecarFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	out, err := run(mlopsFn(), filepath.Join(dir, "job.yaml"), filepath.Join(dir, "mpijob.yaml"))
-	if err != nil {
-		c.fail("mlops-fn renders the job", out)
+	cmd := exec.Command(mlopsFn(), filepath.Join(dir, "job.yaml"), filepath.Join(dir, "mpijob.yaml"))
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		c.fail("mlops-fn renders the job", stderr.String())
 		return
 	}
-	if err := applyYAML(out, "-n", ns); err != nil {
+	c.that("mlops-fn says the workers' trainer moves first", strings.Contains(stderr.String(), `Worker.template.spec.containers[1]: the training container "trainer" moves first`), stderr.String())
+	if err := applyYAML(out.String(), "-n", ns); err != nil {
 		c.fail("kubectl apply", err.Error())
 		return
 	}

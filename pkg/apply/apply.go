@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os/exec"
 	"reflect"
 	"slices"
@@ -74,7 +75,7 @@ type object = map[string]any
 // webhook refuses leaves the cluster as it was.
 func Apply(o Options) (*Result, error) {
 	k := kubectl{bin: o.Kubectl, flags: o.Flags}
-	dry, err := k.list("apply", "-k", o.Dir, "--dry-run=server", "-o", "json")
+	dry, err := k.list(k.apply(o.Dir, "--dry-run=server", "-o", "json")...)
 	job := findJob(dry)
 	if job == nil && err == nil {
 		return nil, fmt.Errorf("%s builds no job of the kinds mlops-fn renders (%s)", o.Dir, strings.Join(kinds(), ", "))
@@ -105,7 +106,7 @@ func Apply(o Options) (*Result, error) {
 			return nil, err
 		}
 		res.Action = "created"
-		return res, k.run("apply", "-k", o.Dir)
+		return res, k.run(k.apply(o.Dir)...)
 	}
 	if err != nil {
 		// The live job refuses the change (an immutable field, a webhook).
@@ -118,10 +119,10 @@ func Apply(o Options) (*Result, error) {
 		switch {
 		case len(res.Changes) == 0:
 			res.Action = "unchanged"
-			return res, k.run("apply", "-k", o.Dir)
+			return res, k.run(k.apply(o.Dir)...)
 		case scalesWithin(live, job, res.Changes) && finished(live) == "":
 			res.Action = "scaled"
-			return res, k.run("apply", "-k", o.Dir)
+			return res, k.run(k.apply(o.Dir)...)
 		case !o.Replace:
 			return nil, &Refused{Job: res.Job, Dir: o.Dir, Finished: finished(live), Changes: res.Changes, Command: command}
 		}
@@ -130,22 +131,45 @@ func Apply(o Options) (*Result, error) {
 		return nil, err
 	}
 	res.Action = "replaced"
-	return res, k.run("apply", "-k", o.Dir)
+	return res, k.run(k.apply(o.Dir)...)
 }
 
 // changes are the fields the edit changes in the live job (spec, labels)
 // and in its env ConfigMaps (data keys): each "path: old → new".
-func changes(live, job object, maps []object, k kubectl) []string {
+func changes(live, job object, configs []object, k kubectl) []string {
 	var out []string
-	diff("spec", live["spec"], job["spec"], &out)
+	diff("spec", withoutPatchTimes(live["spec"]), withoutPatchTimes(job["spec"]), &out)
 	diff("metadata.labels", meta(live)["labels"], meta(job)["labels"], &out)
-	for _, cm := range maps {
+	for _, cm := range configs {
 		old, err := k.get(cm)
 		if err != nil || old == nil {
 			continue
 		}
 		diff("ConfigMap/"+name(cm)+" data", old["data"], cm["data"], &out)
 	}
+	return out
+}
+
+// withoutPatchTimes is a job's spec without the time of each TrainJob
+// runtime patch: Trainer's webhook writes it (for observability only), and a
+// dry run of an unchanged patch may come back without it.
+func withoutPatchTimes(spec any) any {
+	m, ok := spec.(map[string]any)
+	if !ok || m["runtimePatches"] == nil {
+		return spec
+	}
+	out := maps.Clone(m)
+	patches, _ := m["runtimePatches"].([]any)
+	var kept []any
+	for _, p := range patches {
+		if pm, ok := p.(map[string]any); ok {
+			pm = maps.Clone(pm)
+			delete(pm, "time")
+			p = pm
+		}
+		kept = append(kept, p)
+	}
+	out["runtimePatches"] = kept
 	return out
 }
 
@@ -171,6 +195,21 @@ func diff(path string, a, b any, out *[]string) {
 		}
 		return
 	}
+	al, aok := a.([]any)
+	bl, bok := b.([]any)
+	if aok && bok {
+		for i := range max(len(al), len(bl)) {
+			var ai, bi any
+			if i < len(al) {
+				ai = al[i]
+			}
+			if i < len(bl) {
+				bi = bl[i]
+			}
+			diff(fmt.Sprintf("%s[%d]", path, i), ai, bi, out)
+		}
+		return
+	}
 	if !reflect.DeepEqual(a, b) {
 		*out = append(*out, fmt.Sprintf("%s: %s → %s", path, brief(a), brief(b)))
 	}
@@ -181,8 +220,8 @@ func brief(v any) string {
 		return "(none)"
 	}
 	b, _ := json.Marshal(v)
-	if len(b) > 80 {
-		return string(b[:77]) + "…"
+	if len(b) > 200 {
+		return string(b[:197]) + "…"
 	}
 	return string(b)
 }
@@ -275,6 +314,17 @@ func id(o object) string        { return kindOf(o) + "/" + name(o) }
 func firstLine(err error) string {
 	s, _, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n")
 	return s
+}
+
+// fieldManager owns what mlops-fn applies. Server-side apply merges lists
+// by their keys, so another manager's entries stay (Kueue's runtime patch
+// of a TrainJob), where a client-side apply would replace the list.
+const fieldManager = "mlops-fn"
+
+// apply are the arguments of a server-side apply of dir: the fields
+// mlops-fn renders are its own, whoever applied them before.
+func (k kubectl) apply(dir string, more ...string) []string {
+	return append([]string{"apply", "-k", dir, "--server-side", "--force-conflicts", "--field-manager=" + fieldManager}, more...)
 }
 
 // kubectl runs kubectl with the user's flags.

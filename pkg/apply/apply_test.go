@@ -18,15 +18,17 @@ func decode(t *testing.T, text string) object {
 
 // TestDiff: every leaf that differs, by its path, with both values; none for equal trees.
 func TestDiff(t *testing.T) {
-	live := decode(t, `{"a": {"replicas": 3, "limits": {"cpu": "1"}, "same": [1, 2]}, "gone": "x"}`)
-	next := decode(t, `{"a": {"replicas": 4, "limits": {"cpu": "2", "memory": "1Gi"}, "same": [1, 2]}}`)
+	live := decode(t, `{"a": {"replicas": 3, "limits": {"cpu": "1"}, "same": [1, 2], "list": [{"n": "x", "v": 1}]}, "gone": "x", "more": [1]}`)
+	next := decode(t, `{"a": {"replicas": 4, "limits": {"cpu": "2", "memory": "1Gi"}, "same": [1, 2], "list": [{"n": "x", "v": 2}]}, "more": [1, 2]}`)
 	var got []string
 	diff("spec", live, next, &got)
 	want := []string{
 		`spec.a.limits.cpu: "1" → "2"`,
 		`spec.a.limits.memory: (none) → "1Gi"`,
+		`spec.a.list[0].v: 1 → 2`,
 		`spec.a.replicas: 3 → 4`,
 		`spec.gone: "x" → (none)`,
+		`spec.more[1]: (none) → 2`,
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("diff (-want +got):\n%s", d)
@@ -81,5 +83,25 @@ func TestFinished(t *testing.T) {
 		if got := finished(decode(t, text)); got != want {
 			t.Errorf("finished(%s) = %q, want %q", text, got, want)
 		}
+	}
+}
+
+// TestPatchTimesIgnored: Trainer's webhook stamps each runtime patch with a
+// time; an unchanged patch without it is no change.
+func TestPatchTimesIgnored(t *testing.T) {
+	live := decode(t, `{"runtimePatches": [{"manager": "m", "time": "2026-11-25T09:21:35Z", "x": 1}]}`)
+	same := decode(t, `{"runtimePatches": [{"manager": "m", "x": 1}]}`)
+	other := decode(t, `{"runtimePatches": [{"manager": "m", "x": 2}]}`)
+	var got []string
+	diff("spec", withoutPatchTimes(live), withoutPatchTimes(same), &got)
+	if len(got) != 0 {
+		t.Errorf("an unchanged patch differs: %v", got)
+	}
+	diff("spec", withoutPatchTimes(live), withoutPatchTimes(other), &got)
+	if d := cmp.Diff([]string{"spec.runtimePatches[0].x: 1 → 2"}, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if _, ok := live["runtimePatches"].([]any)[0].(map[string]any)["time"]; !ok {
+		t.Error("withoutPatchTimes changed the live object")
 	}
 }

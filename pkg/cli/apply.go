@@ -30,13 +30,14 @@ func newApply() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "apply DIR",
 		Short: "Hydrate DIR, then apply it so that a live job takes the edit whole or not at all",
-		Long: `apply hydrates DIR (as mlops-fn hydrate does), then applies it with kubectl,
-after a server-side dry run of every object and a comparison with the live job:
+		Long: `apply hydrates DIR (as mlops-fn hydrate does), then applies it with kubectl
+(kubectl apply -k DIR --server-side --field-manager=mlops-fn --force-conflicts),
+after a dry run of every object on the server and a comparison with the live job:
 
-  no live job              kubectl apply -k DIR
-  the job unchanged        kubectl apply -k DIR
-  an elastic PyTorchJob    kubectl apply -k DIR: the training-operator re-forms
-  scaled within its bounds the group (WORKERS within MIN_WORKERS..MAX_WORKERS)
+  no live job              applied
+  the job unchanged        applied (what other managers added stays)
+  an elastic PyTorchJob    applied: the training-operator re-forms the group
+  scaled within its bounds (WORKERS within MIN_WORKERS..MAX_WORKERS)
   any other change         nothing is applied: it says what changes and exits 1
                            (kubectl apply would leave the job running a mix of
                            both renders, or stop half way on an immutable field)
