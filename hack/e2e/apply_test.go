@@ -113,7 +113,8 @@ func checkRunsEdit(c *check, o *overlay, ns, when string) {
 	}
 }
 
-// checkEditRunning: a quickstart job applied with mlops-fn apply and running; mlops.env
+// checkEditRunning: a quickstart job applied with mlops-fn apply (an MPIJob with plain kubectl
+// apply -k, as the README's first job) and running; mlops.env
 // edited (WORKERS and CPU); mlops-fn apply refuses, names the command, and nothing in the
 // cluster changes; mlops-fn apply --replace runs the new render in every pod; after another
 // edit that is not hydrated, kubectl delete -k fails on the guard and mlops-fn delete deletes
@@ -123,13 +124,19 @@ func checkEditRunning(c *check, dir, ns string) {
 		c.fail("a namespace", err.Error())
 		return
 	}
-	if out, err := runMlopsFn("apply", dir, "-n", ns); err != nil || !strings.Contains(out, " created") {
-		c.fail("mlops-fn apply: the job is created", out)
-		return
-	}
 	o, err := loadOverlay(dir)
 	if err != nil {
 		c.fail("the overlay builds", err.Error())
+		return
+	}
+	if o.kind.Mode == jobkind.MultiNode {
+		// As the README's first job: plain kubectl apply -k; mlops-fn apply takes over after the edit.
+		if out, err := kubectl("", "apply", "-k", dir, "-n", ns); err != nil {
+			c.fail("kubectl apply -k: the job is created", out)
+			return
+		}
+	} else if out, err := runMlopsFn("apply", dir, "-n", ns); err != nil || !strings.Contains(out, " created") {
+		c.fail("mlops-fn apply: the job is created", out)
 		return
 	}
 	checkRunsEdit(c, o, ns, "first apply")

@@ -16,6 +16,9 @@ import (
 	"sort"
 	"strings"
 
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
@@ -68,86 +71,123 @@ func (r *Refused) Error() string {
 // object is a Kubernetes object as JSON.
 type object = map[string]any
 
-// Apply applies the hydrated overlay o.Dir when the live job, if any, is
+// Apply applies the hydrated overlay o.Dir when its live jobs, if any, are
 // unchanged by it (or an elastic job only scales within its bounds), and
-// otherwise refuses, changing nothing, unless o.Replace. The objects are
-// checked first by a server-side dry run, so whatever the API server or a
-// webhook refuses leaves the cluster as it was.
+// otherwise refuses, changing nothing, unless o.Replace. With a live job,
+// every object first goes through a dry run on the server: what the API
+// server or a webhook refuses is refused before anything is written.
 func Apply(o Options) (*Result, error) {
 	k := kubectl{bin: o.Kubectl, flags: o.Flags}
-	dry, err := k.list(k.apply(o.Dir, "--dry-run=server", "-o", "json")...)
-	job := findJob(dry)
-	if job == nil && err == nil {
-		return nil, fmt.Errorf("%s builds no job of the kinds mlops-fn renders (%s)", o.Dir, strings.Join(kinds(), ", "))
+	built, err := k.built(o.Dir)
+	if err != nil {
+		return nil, err
 	}
-	var live object
-	if job != nil || err != nil {
-		// The job's kind and name come from the overlay's build when the dry run failed.
-		if job == nil {
-			built, berr := k.list("apply", "-k", o.Dir, "--dry-run=client", "-o", "json")
-			if berr != nil {
-				return nil, berr
-			}
-			job = findJob(built)
+	var jobs, lives []object
+	for _, it := range built {
+		if !jobkind.Is(kindOf(it)) {
+			continue
 		}
-		if job != nil {
-			if live, err = k.get(job); err != nil {
-				return nil, err
-			}
-		}
-	}
-	res := &Result{}
-	if job != nil {
-		res.Job = id(job)
-	}
-	command := "mlops-fn apply --replace " + strings.Join(append(slices.Clone(o.Flags), o.Dir), " ")
-	if live == nil {
+		live, err := k.get(it)
 		if err != nil {
 			return nil, err
 		}
+		jobs = append(jobs, it)
+		if live != nil {
+			lives = append(lives, live)
+		}
+	}
+	if len(jobs) == 0 {
+		return nil, fmt.Errorf("%s builds no job of the kinds mlops-fn renders (%s)", o.Dir, strings.Join(kinds(), ", "))
+	}
+	res := &Result{Job: id(jobs[0])}
+	if len(lives) == 0 {
+		// No job runs that an edit could reach half: applied in kubectl's
+		// order, the objects a job needs (its ServiceAccount) before it, which
+		// a dry run cannot see.
 		res.Action = "created"
 		return res, k.run(k.apply(o.Dir)...)
 	}
-	if err != nil {
-		// The live job refuses the change (an immutable field, a webhook).
+	dry, dryErr := k.list(k.apply(o.Dir, "--dry-run=server", "-o", "json")...)
+	refused := func() *Refused {
+		return &Refused{Job: id(lives[0]), Dir: o.Dir, Finished: finished(lives[0]), Changes: res.Changes,
+			Command: "mlops-fn apply --replace " + strings.Join(append(slices.Clone(o.Flags), o.Dir), " ")}
+	}
+	if dryErr != nil {
+		// A live job refuses the change in place (an immutable field, a webhook).
+		res.Changes = []string{"the API server refuses it in place: " + firstLine(dryErr)}
 		if !o.Replace {
-			return nil, &Refused{Job: res.Job, Dir: o.Dir, Finished: finished(live), Changes: []string{"the API server refuses it in place: " + firstLine(err)}, Command: command}
+			return nil, refused()
 		}
-		res.Changes = []string{firstLine(err)}
 	} else {
-		res.Changes = changes(live, job, configMaps(dry), k)
+		if res.Changes, err = changes(lives, dry, built, k); err != nil {
+			return nil, err
+		}
+		scales := true
+		for _, live := range lives {
+			scales = scales && finished(live) == "" && scalesWithin(live, find(dry, live), res.Changes)
+		}
 		switch {
 		case len(res.Changes) == 0:
 			res.Action = "unchanged"
 			return res, k.run(k.apply(o.Dir)...)
-		case scalesWithin(live, job, res.Changes) && finished(live) == "":
+		case scales:
 			res.Action = "scaled"
 			return res, k.run(k.apply(o.Dir)...)
 		case !o.Replace:
-			return nil, &Refused{Job: res.Job, Dir: o.Dir, Finished: finished(live), Changes: res.Changes, Command: command}
+			return nil, refused()
 		}
 	}
-	if err := k.run("delete", kindOf(job), name(job), "--namespace", namespace(live), "--cascade=foreground", "--wait=true"); err != nil {
-		return nil, err
+	for _, live := range lives {
+		if err := k.run("delete", kindOf(live), name(live), "--namespace", namespace(live), "--cascade=foreground", "--wait=true"); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := k.list(k.apply(o.Dir, "--dry-run=server", "-o", "json")...); err != nil {
+		return nil, fmt.Errorf("deleted %s, but the new job is refused too, so nothing else was applied: %w", id(lives[0]), err)
 	}
 	res.Action = "replaced"
 	return res, k.run(k.apply(o.Dir)...)
 }
 
-// changes are the fields the edit changes in the live job (spec, labels)
-// and in its env ConfigMaps (data keys): each "path: old → new".
-func changes(live, job object, configs []object, k kubectl) []string {
+// changes are what the apply would change in the live jobs (their spec and
+// labels, as the dry run has them) and in the overlay's ConfigMaps (their
+// data, as built: the apply makes it exactly that): each "path: old → new".
+func changes(lives, dry, built []object, k kubectl) ([]string, error) {
 	var out []string
-	diff("spec", withoutPatchTimes(live["spec"]), withoutPatchTimes(job["spec"]), &out)
-	diff("metadata.labels", meta(live)["labels"], meta(job)["labels"], &out)
-	for _, cm := range configs {
+	for _, live := range lives {
+		job := find(dry, live)
+		if job == nil {
+			return nil, fmt.Errorf("the dry run returned no %s", id(live))
+		}
+		prefix := ""
+		if len(lives) > 1 {
+			prefix = id(live) + " "
+		}
+		diff(prefix+"spec", withoutPatchTimes(live["spec"]), withoutPatchTimes(job["spec"]), &out)
+		diff(prefix+"metadata.labels", meta(live)["labels"], meta(job)["labels"], &out)
+	}
+	for _, cm := range configMaps(built) {
 		old, err := k.get(cm)
-		if err != nil || old == nil {
+		if err != nil {
+			return nil, err
+		}
+		if old == nil {
+			out = append(out, "ConfigMap/"+name(cm)+": (none) → created")
 			continue
 		}
 		diff("ConfigMap/"+name(cm)+" data", old["data"], cm["data"], &out)
 	}
-	return out
+	return out, nil
+}
+
+// find is the object of items of the same kind and name as o, nil if none.
+func find(items []object, o object) object {
+	for _, it := range items {
+		if kindOf(it) == kindOf(o) && name(it) == name(o) {
+			return it
+		}
+	}
+	return nil
 }
 
 // withoutPatchTimes is a job's spec without the time of each TrainJob
@@ -264,16 +304,6 @@ func finished(live object) string {
 	return ""
 }
 
-// findJob is the object of a job kind among items.
-func findJob(items []object) object {
-	for _, it := range items {
-		if jobkind.Is(kindOf(it)) {
-			return it
-		}
-	}
-	return nil
-}
-
 // configMaps are the ConfigMaps among items.
 func configMaps(items []object) []object {
 	var out []object
@@ -350,26 +380,61 @@ func (k kubectl) run(args ...string) error {
 	return nil
 }
 
-// list runs kubectl for JSON output: one object or a List of them.
-func (k kubectl) list(args ...string) ([]object, error) {
+// output runs kubectl and returns its stdout; the error carries its stderr.
+func (k kubectl) output(args ...string) ([]byte, error) {
 	var stdout, stderr bytes.Buffer
 	cmd := k.command(args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("kubectl %s: %s", strings.Join(args, " "), strings.TrimSpace(stderr.String()))
 	}
+	return stdout.Bytes(), nil
+}
+
+// built are the objects of the overlay as kubectl builds them: what the
+// apply sends.
+func (k kubectl) built(dir string) ([]object, error) {
+	out, err := k.output("kustomize", dir)
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := kio.FromBytes(out)
+	if err != nil {
+		return nil, fmt.Errorf("kubectl kustomize %s: %w", dir, err)
+	}
+	var objects []object
+	for _, n := range nodes {
+		b, err := n.MarshalJSON()
+		var o object
+		if err == nil {
+			err = json.Unmarshal(b, &o)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("kubectl kustomize %s: %w", dir, err)
+		}
+		objects = append(objects, o)
+	}
+	return objects, nil
+}
+
+// list runs kubectl for JSON output: one object or a List of them.
+func (k kubectl) list(args ...string) ([]object, error) {
+	out, err := k.output(args...)
+	if err != nil {
+		return nil, err
+	}
 	var o object
-	if err := json.Unmarshal(stdout.Bytes(), &o); err != nil {
+	if err := json.Unmarshal(out, &o); err != nil {
 		return nil, fmt.Errorf("kubectl %s: %w", strings.Join(args, " "), err)
 	}
 	if items, ok := o["items"].([]any); ok && kindOf(o) == "List" {
-		var out []object
+		var objects []object
 		for _, it := range items {
 			if m, ok := it.(map[string]any); ok {
-				out = append(out, m)
+				objects = append(objects, m)
 			}
 		}
-		return out, nil
+		return objects, nil
 	}
 	return []object{o}, nil
 }
@@ -381,29 +446,44 @@ func (k kubectl) get(o object) (object, error) {
 	if ns := namespace(o); ns != "" {
 		args = append(args, "--namespace", ns)
 	}
-	var stdout, stderr bytes.Buffer
-	cmd := k.command(args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("kubectl %s: %s", strings.Join(args, " "), strings.TrimSpace(stderr.String()))
-	}
-	if len(bytes.TrimSpace(stdout.Bytes())) == 0 {
-		return nil, nil
+	out, err := k.output(args...)
+	if err != nil || len(bytes.TrimSpace(out)) == 0 {
+		return nil, err
 	}
 	var live object
-	return live, json.Unmarshal(stdout.Bytes(), &live)
+	return live, json.Unmarshal(out, &live)
 }
 
-// Delete deletes what the overlay o.Dir applied, as `kubectl delete -k`
-// would, also after an edit that was not hydrated (whose build the guard
-// fails): the objects of the overlay as the last hydrate wrote it.
+// Delete deletes the jobs the overlay o.Dir applies and the ConfigMaps they
+// read their environment from, waiting for their pods to go; also after an
+// edit of job.yaml or mlops.env that was not hydrated, whose build the guard
+// fails (the component as the last hydrate wrote it). The base's other
+// objects (a ServiceAccount other jobs share) stay.
 func Delete(o Options) error {
 	items, err := hydrate.Applied(o.Dir)
 	if err != nil {
 		return err
 	}
-	var b bytes.Buffer
+	var jobs []*yaml.RNode
+	read := map[string]bool{}
 	for _, it := range items {
+		if jobkind.Is(it.GetKind()) {
+			jobs = append(jobs, it)
+			for _, cm := range envConfigMaps(it) {
+				read[it.GetNamespace()+"/"+cm] = true
+			}
+		}
+	}
+	if len(jobs) == 0 {
+		return fmt.Errorf("%s builds no job of the kinds mlops-fn renders (%s)", o.Dir, strings.Join(kinds(), ", "))
+	}
+	for _, it := range items {
+		if it.GetKind() == "ConfigMap" && read[it.GetNamespace()+"/"+it.GetName()] {
+			jobs = append(jobs, it)
+		}
+	}
+	var b bytes.Buffer
+	for _, it := range jobs {
 		s, err := it.String()
 		if err != nil {
 			return err
@@ -411,10 +491,31 @@ func Delete(o Options) error {
 		b.WriteString("---\n" + s)
 	}
 	k := kubectl{bin: o.Kubectl, flags: o.Flags}
-	cmd := k.command("delete", "-f", "-", "--ignore-not-found", "--wait=true")
+	cmd := k.command("delete", "-f", "-", "--ignore-not-found", "--cascade=foreground", "--wait=true")
 	cmd.Stdin = &b
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("kubectl delete: %s", strings.TrimSpace(string(out)))
 	}
 	return nil
+}
+
+// envConfigMaps are the ConfigMaps a job's containers read their environment
+// from (envFrom, or configMapKeyRef: a TrainJob's trainer).
+func envConfigMaps(job *yaml.RNode) []string {
+	var names []string
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i].Value; k == "configMapRef" || k == "configMapKeyRef" {
+				if name, _ := yaml.NewRNode(n.Content[i+1]).GetString("name"); name != "" && !slices.Contains(names, name) {
+					names = append(names, name)
+				}
+			}
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(job.YNode())
+	return names
 }

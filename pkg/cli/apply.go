@@ -75,12 +75,13 @@ func newDelete() *cobra.Command {
 	var o apply.Options
 	cmd := &cobra.Command{
 		Use:   "delete DIR",
-		Short: "Delete what DIR applied, also after an edit that was not hydrated",
-		Long: `delete deletes the objects the hydrated overlay DIR applies, as
-kubectl delete -k DIR does, waiting for them to go. After an edit of job.yaml or
-mlops.env that was not hydrated, kubectl delete -k fails with the guard's error;
-delete builds the overlay as the last hydrate wrote it, so it deletes the job
-that runs.`,
+		Short: "Delete DIR's job and its env ConfigMap, also after an edit that was not hydrated",
+		Long: `delete deletes the jobs the hydrated overlay DIR applies and the ConfigMaps
+they read their environment from, waiting for their pods to go. After an edit
+of job.yaml or mlops.env that was not hydrated, kubectl delete -k fails with the
+guard's error; delete builds DIR with the patches the last hydrate wrote, so it
+deletes the job that runs. The base's other objects (a ServiceAccount other
+jobs share) stay.`,
 		Args:          cobra.ExactArgs(1),
 		SilenceErrors: true,
 		SilenceUsage:  true,

@@ -38,7 +38,7 @@ Usage:
   mlops-fn hydrate DIR...           write DIR's patches and kustomization for kubectl apply -k
   mlops-fn apply DIR [--replace]    hydrate, then apply with kubectl: a live job the edit changes
                                     is left as it is (--replace: deleted, then applied anew)
-  mlops-fn delete DIR               delete what DIR applied, also after an edit not hydrated
+  mlops-fn delete DIR               delete DIR's job and env ConfigMap, also after an edit not hydrated
 
 Existing jobs of the mode's kind named like the job (or chosen by
 spec.target) are patched; otherwise the objects are generated. Running it again

@@ -216,9 +216,10 @@ func stagedBuild(dir string, files, component map[string][]byte, o *krusty.Optio
 	return build(s, dir, o)
 }
 
-// Applied builds the overlay dir as kubectl does, without the guard: the
-// objects the last hydrate's overlay applies, whatever was edited since, so
-// that what it applied can be deleted after any edit.
+// Applied builds the overlay dir as kubectl does, without the guard: its
+// patches as the last hydrate wrote them over the base and mlops.env as they
+// are, so that the job it applied can be deleted after an edit of job.yaml
+// or mlops.env.
 func Applied(dir string) ([]*yaml.RNode, error) {
 	component := filepath.Join(abs(dir), ComponentDir)
 	path := filepath.Join(component, componentFile)
@@ -230,8 +231,11 @@ func Applied(dir string) ([]*yaml.RNode, error) {
 		return nil, err
 	}
 	components, err := k.Pipe(yaml.Lookup("components"))
-	if err != nil || components == nil {
-		return nil, fmt.Errorf("%s names no guard component: %v", path, err)
+	if err != nil {
+		return nil, fmt.Errorf("%s: components: %w", path, err)
+	}
+	if components == nil {
+		return nil, fmt.Errorf("%s lists no components; accepted: the file mlops-fn hydrate wrote (run it again)", path)
 	}
 	components.YNode().Content = slices.DeleteFunc(components.Content(), func(n *yaml.Node) bool { return n.Value == guardDir })
 	text, err := k.String()
