@@ -97,6 +97,13 @@ func checkRunsEdit(c *check, o *overlay, ns, when string) {
 		}
 		got := k.Resources.Limits[corev1.ResourceCPU]
 		c.eq(fmt.Sprintf("%s: pod/%s runs with CPU %s (mlops.env's CPU)", when, p.Name, wantCPU.String()), wantCPU.String(), got.String())
+		c.that(fmt.Sprintf("%s: pod/%s reads its environment from %s", when, p.Name, o.plan.ConfigMapName), slices.Contains(envConfigMaps(&p), o.plan.ConfigMapName), envConfigMaps(&p)...)
+	}
+	// What those pods read: the ConfigMap holds mlops.env as it is now.
+	if cm, err := kube.CoreV1().ConfigMaps(ns).Get(ctx, o.plan.ConfigMapName, metav1.GetOptions{}); err != nil {
+		c.fail(when+": the env ConfigMap", err.Error())
+	} else {
+		c.eq(fmt.Sprintf("%s: the env ConfigMap holds mlops.env's keys and values", when), o.env, cm.Data)
 	}
 	if o.kind.Mode != jobkind.MultiNode {
 		return
