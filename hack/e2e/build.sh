@@ -32,7 +32,8 @@
 # controller-runtime releases are its own), downloads included; a whole cold .ci/run took 31 min.
 # The real node adds, cold (empty Go build cache, 2026-11-24): kubelet 268 s; containerd 80, its
 # shim 2, ctr 4, runc 12, the CNI plugins 6, CoreDNS 109 (213 s in all); the images 210-245 s
-# (images.sh). Warm (everything cached), make e2e takes about 8.5 min, the real node's runs included.
+# (images.sh). Warm (everything cached), make e2e took 15 min on 2026-11-25 (8.5 min the day before, without
+# TestEditRunning and the team jobs), the real node's runs included.
 # shellcheck disable=SC2034  # K8S_DIR, ETCD_DIR, MPI_DIR, KWOK_DIR, TRAINING_DIR, TRAINER_DIR, KUEUE_DIR, NODE_DIR: for run.sh
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
