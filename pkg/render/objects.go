@@ -117,8 +117,8 @@ const TrainingContainerIndex = 0
 // TrainJob) whose pod specs are filled per role: the training container by
 // fill, first, then the target's other containers and init containers (in
 // their order) by fillOther, unless nil; fillJob, when given, sets the
-// object's own fields. The training container comes first in every runner:
-// a strategic merge puts the patch's containers before the target's others.
+// object's own fields. The training container comes first
+// (TrainingContainerIndex).
 func (p *Plan) build(fill, fillOther func(role, *corev1.PodSpec, *corev1.Container), fillJob func(any)) any {
 	template := func(r role, name string) corev1.PodTemplateSpec {
 		spec := corev1.PodSpec{}

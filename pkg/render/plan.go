@@ -41,10 +41,10 @@ type Plan struct {
 
 	ContainerName string
 	Containers    ContainerNames
-	// Sidecars are a target's other containers, by role: the securityContext
-	// patch hardens them too.
+	// Sidecars are a target's other containers, by role: hardened, and given
+	// the env ConfigMap and the data volumes, like the training container.
 	Sidecars map[kubeflow.MPIReplicaType][]string
-	// InitContainers are a target's init containers, by role: hardened alike.
+	// InitContainers are a target's init containers, by role: treated alike.
 	InitContainers map[kubeflow.MPIReplicaType][]string
 	// OwnEnvFrom are the envFrom sources a target's containers bring, by role
 	// and container: envFrom has no merge key, so the patch carries them
