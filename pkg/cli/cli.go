@@ -201,6 +201,12 @@ func parseInput(name string, data []byte) ([]*yaml.RNode, error) {
 		if n.YNode().Kind != yaml.MappingNode {
 			return nil, fmt.Errorf("%s: document %d is a YAML %s; accepted: Kubernetes objects (YAML maps)", name, i+1, jobspec.NodeKind(n))
 		}
+		// Expanded here already, so the metadata is checked as kustomize reads it.
+		n, err = processor.ExpandAliases(n)
+		if err != nil {
+			return nil, fmt.Errorf("%s: document %d: %w", name, i+1, err)
+		}
+		nodes[i] = n
 		if err := processor.CheckMetadata(n); err != nil {
 			return nil, fmt.Errorf("%s: document %d: %w", name, i+1, err)
 		}

@@ -148,7 +148,7 @@ func Render(o Options) (*Overlay, error) {
 		return nil, err
 	}
 	seedHeader := fmt.Sprintf("# After editing %s or %s, run `mlops-fn hydrate` on this folder, then\n# `kubectl apply -k` it: until hydrate has run, the build fails and says so.\n# Lines you add here stay; the entries marked `# mlops-fn hydrate` are hydrate's.\n", o.Config, envFile)
-	k, old, err := readKustomization(kpath, o.Resources, seedHeader, func() error {
+	k, old, form, err := readKustomization(kpath, o.Resources, seedHeader, func() error {
 		return fmt.Errorf("%s does not exist: pass --resources with the base that holds the %s skeleton named %s", filepath.Join(o.Dir, "kustomization.yaml"), plan.JobKind().Kind, plan.Name)
 	})
 	if err != nil {
@@ -214,6 +214,7 @@ func Render(o Options) (*Overlay, error) {
 	if err != nil {
 		return nil, err
 	}
+	text = form.apply(text)
 	if !bytes.Equal(old, []byte(text)) {
 		out.Kustomization = []byte(text)
 	}

@@ -498,6 +498,10 @@ func TestKustomizationEdgeCases(t *testing.T) {
 			edit:           [2]string{"- name: resnet50-mpijob-env # mlops-fn hydrate: mlops.env for the job's containers\n  envs:\n  - mlops.env\n", "- name: resnet50-mpijob-env\n  envs:\n  - team.env # team settings\n"},
 			wantConfigMaps: map[string]string{"resnet50-mpijob-env": "TEAM"},
 			wantText:       []string{"  - mlops.env\n  - team.env # team settings\n"}},
+		{name: "the user's comment on the env generator entry: kept, the mark after it",
+			edit:           [2]string{"- name: resnet50-mpijob-env # mlops-fn hydrate: mlops.env for the job's containers\n", "- name: resnet50-mpijob-env # the team's settings\n"},
+			wantConfigMaps: map[string]string{"resnet50-mpijob-env": "WORKERS"},
+			wantText:       []string{"- name: resnet50-mpijob-env # the team's settings; mlops-fn hydrate: mlops.env for the job's containers\n"}},
 		{name: "a comment after components:",
 			edit:           [2]string{"components:\n", "components: # hydrate adds its folder here\n"},
 			wantConfigMaps: map[string]string{"resnet50-mpijob-env": "WORKERS"},
@@ -556,6 +560,60 @@ func TestKustomizationEdgeCases(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestKeepsLineEndsAndByteOrderMark: a kustomization saved with a byte order
+// mark and CRLF line ends keeps both when hydrate rewrites its entries, is not
+// rewritten when they stand, and one mixing line ends is refused, unwritten.
+func TestKeepsLineEndsAndByteOrderMark(t *testing.T) {
+	root, _ := overlay(t, "multi-node-nonroot")
+	dir := filepath.Join(root, "overlay")
+	path := filepath.Join(dir, "kustomization.yaml")
+	data, _ := os.ReadFile(path)
+	lf := "# the team's overlay\n" + string(data)
+	dos := "\ufeff" + strings.ReplaceAll(lf, "\n", "\r\n")
+	write(t, path, dos)
+	ov, err := Render(Options{Dir: dir, Function: fnBinary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ov.Kustomization != nil {
+		t.Errorf("hydrate rewrites a kustomization whose entries stand:\n%q", ov.Kustomization)
+	}
+
+	// The job renamed: hydrate renames its entries, every other line as it was.
+	spec, _ := os.ReadFile(filepath.Join(dir, "job.yaml"))
+	write(t, filepath.Join(dir, "job.yaml"), strings.Replace(string(spec), "name: resnet50\nspec:\n", "name: resnet-b\nspec:\n  target: {name: resnet50}\n", 1))
+	ov, err = Render(Options{Dir: dir, Function: fnBinary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ov.Write(); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(path)
+	text, ok := strings.CutPrefix(string(got), "\ufeff")
+	if !ok {
+		t.Errorf("the byte order mark is gone:\n%q", got)
+	}
+	if bare := strings.Count(text, "\n") - strings.Count(text, "\r\n"); bare > 0 || !strings.Contains(text, "resnet-b-mpijob-env") {
+		t.Errorf("%d lines lost their CRLF, or the entries were not renamed:\n%q", bare, got)
+	}
+	for _, line := range strings.Split(lf, "\n") {
+		if !strings.Contains(line, "resnet50-m") && !strings.Contains(line, "kustomization=") && !strings.Contains(text, line+"\r\n") {
+			t.Errorf("the line %q is gone:\n%s", line, text)
+		}
+	}
+
+	write(t, path, strings.Replace(dos, "\r\n", "\n", 1))
+	before := snapshot(t, root)
+	_, err = Render(Options{Dir: dir, Function: fnBinary})
+	if want := "kustomization.yaml mixes line ends: 25 lines end in CRLF (\\r\\n), 1 in LF (\\n)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("want %q, got %v", want, err)
+	}
+	if diff := cmp.Diff(before, snapshot(t, root)); diff != "" {
+		t.Errorf("a refused run changed files:\n%s", diff)
 	}
 }
 

@@ -63,31 +63,65 @@ func kustomizationFile(dir string) (path, real string, err error) {
 	return path, real, nil
 }
 
-// readKustomization parses the user's kustomization, or seeds a new one.
-func readKustomization(path string, resources []string, header string, missing func() error) (*yaml.RNode, []byte, error) {
+// readKustomization parses the user's kustomization, or seeds a new one, and
+// tells how it is written.
+func readKustomization(path string, resources []string, header string, missing func() error) (*yaml.RNode, []byte, textForm, error) {
 	if path == "" {
 		if len(resources) == 0 {
-			return nil, nil, missing()
+			return nil, nil, textForm{}, missing()
 		}
 		k := yaml.MustParse("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n")
 		k.YNode().HeadComment = strings.TrimSuffix(header, "\n")
-		return k, nil, k.PipeE(yaml.SetField("resources", yaml.NewListRNode(resources...)))
+		return k, nil, textForm{}, k.PipeE(yaml.SetField("resources", yaml.NewListRNode(resources...)))
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, textForm{}, err
 	}
 	if len(strings.TrimSpace(string(data))) == 0 {
-		return nil, nil, fmt.Errorf("%s is empty; accepted: a kustomization (apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, resources: [the base])", path)
+		return nil, nil, textForm{}, fmt.Errorf("%s is empty; accepted: a kustomization (apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, resources: [the base])", path)
 	}
-	k, err := yaml.Parse(string(data))
+	form, err := formOf(path, data)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, textForm{}, err
+	}
+	// Parsed as LF text: yaml.v3 keeps a CR in a comment, and writes it as a line break.
+	k, err := yaml.Parse(strings.ReplaceAll(strings.TrimPrefix(string(data), byteOrderMark), "\r\n", "\n"))
+	if err != nil {
+		return nil, nil, textForm{}, fmt.Errorf("%s: %w", path, err)
 	}
 	if k.YNode().Kind != yaml.MappingNode {
-		return nil, nil, fmt.Errorf("%s is a YAML %s; accepted: a kustomization, a YAML map", path, jobspec.NodeKind(k))
+		return nil, nil, textForm{}, fmt.Errorf("%s is a YAML %s; accepted: a kustomization, a YAML map", path, jobspec.NodeKind(k))
 	}
-	return k, data, nil
+	return k, data, form, nil
+}
+
+// textForm is what YAML drops and the user's file has: a byte order mark,
+// CRLF line ends. hydrate writes the file back in it.
+type textForm struct{ bom, crlf bool }
+
+const byteOrderMark = "\ufeff"
+
+// formOf reads the form of a file; one that mixes line ends is refused, as
+// hydrate would write its own lines with one of them.
+func formOf(path string, data []byte) (textForm, error) {
+	text := string(data)
+	crlf := strings.Count(text, "\r\n")
+	if lf := strings.Count(text, "\n") - crlf; crlf > 0 && lf > 0 {
+		return textForm{}, fmt.Errorf("%s mixes line ends: %d lines end in CRLF (\\r\\n), %d in LF (\\n), and hydrate writes its entries with one kind; accepted: one kind throughout (unix2dos or dos2unix makes it so)", path, crlf, lf)
+	}
+	return textForm{bom: strings.HasPrefix(text, byteOrderMark), crlf: crlf > 0}, nil
+}
+
+// apply writes text, as kyaml writes it, in form f.
+func (f textForm) apply(text string) string {
+	if f.crlf {
+		text = strings.ReplaceAll(text, "\n", "\r\n")
+	}
+	if f.bom {
+		text = byteOrderMark + text
+	}
+	return text
 }
 
 // setEntries puts hydrate's entries into k, keeping every other line: the
@@ -206,10 +240,21 @@ func blockStyle(k *yaml.RNode, field string) {
 // the name the job reads, beside the job, without a hash (kustomize writes no
 // hash into a custom resource's envFrom).
 func setEnvGenerator(g *yaml.RNode, e entries, owned bool) error {
+	comment := ""
+	if name := g.Field("name"); name != nil {
+		comment = name.Value.YNode().LineComment
+	}
 	if err := g.PipeE(yaml.SetField("name", yaml.NewStringRNode(e.envName))); err != nil {
 		return err
 	}
-	g.Field("name").Value.YNode().LineComment = ownedMark + ": mlops.env for the job's containers"
+	// The user's comment on their own entry stays, the mark after it.
+	switch mark := ownedMark + ": mlops.env for the job's containers"; {
+	case comment == "":
+		comment = mark
+	case !strings.Contains(comment, ownedMark):
+		comment += "; " + mark
+	}
+	g.Field("name").Value.YNode().LineComment = comment
 	if e.envNamespace != "" {
 		if err := g.PipeE(yaml.SetField("namespace", yaml.NewStringRNode(e.envNamespace))); err != nil {
 			return err

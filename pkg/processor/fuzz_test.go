@@ -36,14 +36,16 @@ func serialize(items []*yaml.RNode) string {
 
 // FuzzProcess drives the whole processor with a fuzzed mlops.env, a fuzzed
 // spec tail and fuzzed input items. It must never panic; a failure changes no
-// item; a success leaves every item it does not own byte-identical, parses,
-// and is a fixed point: running again on the output changes nothing.
+// item; a success leaves every item it does not own byte-identical (its YAML
+// aliases expanded), parses, and is a fixed point: running again on the
+// output changes nothing.
 func FuzzProcess(f *testing.F) {
 	f.Add("WORKERS=2\nUSER_ID=1000\nGROUP_ID=1000\n", "", "")
 	f.Add("WORKERS=2\nNFS_SERVER=nfs\nNFS_PATH=/x\nNFS_MOUNT_PATH=/w\n", "  mode: single-node\n", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: bert\nspec:\n  containers:\n  - name: bert\n    args: [x]\n")
 	f.Add("WORKERS=3\nGPUS_PER_WORKER=2\n", "  mpi: {implementation: Intel}\n", "# keep\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x # me\nspec: {replicas: 1}\n")
 	f.Add("WORKERS=1\n", "", "apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata:\n  name: bert\nspec:\n  mpiReplicaSpecs:\n    Worker:\n      template:\n        spec:\n          containers:\n          - name: w\n            env: [{name: A, value: b}]\n")
 	f.Add("WORKERS=2\n", "  volumes: [{name: d, mountPath: /d, emptyDir: {}}]\n", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bert-mpijob-env\ndata:\n  WORKERS: \"4\"\n")
+	f.Add("WORKERS=1\n", "  mode: single-node\n", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: bert\nspec:\n  containers:\n  - &c {name: bert, image: x}\n  - {<<: *c, name: log}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\ndata: {<<: {a: b}, c: d}\n")
 	f.Fuzz(func(t *testing.T, envText, specTail, itemsText string) {
 		config, err := fuzzJob(envText, specTail)
 		if err != nil {
@@ -69,8 +71,13 @@ func FuzzProcess(f *testing.F) {
 			if owned(in) {
 				continue
 			}
-			if !strings.Contains(out, in.MustString()) {
-				t.Fatalf("an item the function does not own changed:\n%s\n---- output:\n%s", in.MustString(), out)
+			// Byte-identical, its YAML aliases expanded as kustomize reads them.
+			want, err := ExpandAliases(in)
+			if err != nil {
+				t.Fatalf("the run succeeded on an item whose aliases do not expand: %v", err)
+			}
+			if !strings.Contains(out, want.MustString()) {
+				t.Fatalf("an item the function does not own changed:\n%s\n---- output:\n%s", want.MustString(), out)
 			}
 		}
 		again := &framework.ResourceList{FunctionConfig: config.Copy(), Items: copyAll(rl.Items)}

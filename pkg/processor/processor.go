@@ -130,10 +130,16 @@ func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, f
 }
 
 func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNode, framework.Results) {
+	input = slices.Clone(input) // a failure changes no item of the caller's
 	for i, it := range input {
 		if it.YNode().Kind != yaml.MappingNode {
 			return nil, framework.Results{errorResult(fmt.Errorf("input item %d is a YAML %s; accepted: Kubernetes objects (YAML maps)", i+1, jobspec.NodeKind(it)))}
 		}
+		expanded, err := ExpandAliases(it)
+		if err != nil {
+			return nil, framework.Results{errorResult(fmt.Errorf("input item %d (%s): %w", i+1, identify(it), err))}
+		}
+		input[i], it = expanded, expanded
 		if err := CheckMetadata(it); err != nil {
 			return nil, framework.Results{errorResult(fmt.Errorf("input item %d: %w", i+1, err))}
 		}
@@ -390,6 +396,9 @@ func hasLabels(n *yaml.RNode, want map[string]string) bool {
 // cannot move an object, in kustomize or here).
 func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, error) {
 	id := identify(target)
+	if err := uniqueContainerNames(target); err != nil {
+		return nil, fmt.Errorf("%s: %w", id, err)
+	}
 	q := *plan
 	q.Name, q.Namespace = target.GetName(), target.GetNamespace()
 	q.Containers = containerNames(target, plan)
@@ -515,32 +524,6 @@ func ownEnvFrom(target *yaml.RNode, q *render.Plan) (map[kubeflow.MPIReplicaType
 		}
 	}
 	return out, nil
-}
-
-// mountsTaken refuses a target container that mounts a volume of its own
-// where mlops-fn mounts one: mounts merge by path, so the patch would
-// silently swap the container's volume for mlops-fn's.
-func mountsTaken(target *yaml.RNode, q *render.Plan) error {
-	ours := map[string]string{}
-	for _, m := range q.Mounts {
-		ours[m.MountPath] = m.Name
-	}
-	for _, c := range jobnode.Containers(target) {
-		mounts, _ := c.Pipe(yaml.Lookup("volumeMounts"))
-		if mounts == nil {
-			continue
-		}
-		elems, _ := mounts.Elements()
-		for _, m := range elems {
-			at, _ := m.GetString("mountPath")
-			volume, _ := m.GetString("name")
-			if want, taken := ours[path.Clean(at)]; taken && at != "" && volume != want {
-				name, _ := c.GetString("name")
-				return fmt.Errorf("container %s mounts its volume %q at %s, where mlops-fn mounts %q (mlops.env or spec.volumes); accepted: one of the two at another path, or the container's mount removed", name, volume, at, want)
-			}
-		}
-	}
-	return nil
 }
 
 // ownResources: the target's launcher container has limits or requests of its own.

@@ -156,3 +156,92 @@ func TestHugeEnvFileIsRefused(t *testing.T) {
 		t.Errorf("a refused run wrote %d items", len(rl.Items))
 	}
 }
+
+// TestContainerNamesAreOnePerPod: a container and an init container share one
+// name space in a pod; the patches, merging by name, would make one of two.
+func TestContainerNamesAreOnePerPod(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"job.yaml": job, "mlops.env": envText})
+	config, err := yaml.ReadFile(filepath.Join(dir, "job.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := yaml.MustParse(`apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata:
+  name: bert
+spec:
+  mpiReplicaSpecs:
+    Worker:
+      template:
+        spec:
+          initContainers:
+          - name: bert
+            image: busybox
+          containers:
+          - name: bert
+            image: docker.io/nlp/bert:1
+`)
+	rl := &framework.ResourceList{FunctionConfig: config, Items: []*yaml.RNode{target}}
+	err = (Processor{ConfigDir: dir}).Process(rl)
+	want := `MPIJob/bert: spec.mpiReplicaSpecs.Worker.template.spec.initContainers[0].name: Duplicate value: "bert": containers[0] of that pod has the name too`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("want %q, got %v", want, err)
+	}
+}
+
+// TestAliasesAreReadExpanded: a target whose Worker template is an alias of
+// the Launcher's gets both patched as written out, and the caller's items
+// stay as they were when the run fails.
+func TestAliasesAreReadExpanded(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"job.yaml": job, "mlops.env": envText})
+	config, err := yaml.ReadFile(filepath.Join(dir, "job.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := `apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata:
+  name: bert
+spec:
+  mpiReplicaSpecs:
+    Launcher:
+      template: &pod
+        spec:
+          containers:
+          - name: bert
+            image: docker.io/nlp/bert:0
+            env: [{name: TEAM, value: nlp}]
+    Worker:
+      template: *pod
+`
+	rl := &framework.ResourceList{FunctionConfig: config, Items: []*yaml.RNode{yaml.MustParse(target)}}
+	if err := (Processor{ConfigDir: dir}).Process(rl); err != nil {
+		t.Fatal(err)
+	}
+	for _, role := range []string{"Launcher", "Worker"} {
+		c, err := rl.Items[0].Pipe(yaml.Lookup("spec", "mpiReplicaSpecs", role, "template", "spec", "containers", "[name=bert]"))
+		if err != nil || c == nil {
+			t.Fatalf("%s: no container bert: %v\n%s", role, err, rl.Items[0].MustString())
+		}
+		if image, _ := c.GetString("image"); image != "docker.io/nlp/bert:1" {
+			t.Errorf("%s: image %q, want the spec's", role, image)
+		}
+		if env, _ := c.Pipe(yaml.Lookup("env", "[name=TEAM]", "value")); env == nil || env.YNode().Value != "nlp" {
+			t.Errorf("%s: the base's env TEAM is gone:\n%s", role, c.MustString())
+		}
+	}
+	if strings.Contains(rl.Items[0].MustString(), "*pod") {
+		t.Errorf("an alias is left in the output:\n%s", rl.Items[0].MustString())
+	}
+
+	// A failing run (WORKERS in the env ConfigMap is no number) hands back the items as they came.
+	items := []*yaml.RNode{yaml.MustParse(target), yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bert-mpijob-env}\ndata: {WORKERS: \"x\"}\n")}
+	before := items[0].MustString()
+	rl = &framework.ResourceList{FunctionConfig: config, Items: items}
+	if err := (Processor{ConfigDir: dir}).Process(rl); err == nil {
+		t.Fatal("want an error")
+	}
+	if got := rl.Items[0].MustString(); got != before {
+		t.Errorf("a failing run changed the caller's item:\n%s\n---- was:\n%s", got, before)
+	}
+}

@@ -1,0 +1,89 @@
+package processor
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/render"
+)
+
+// placed is a container or init container of a target and its field path.
+type placed struct {
+	node *yaml.RNode
+	name string
+	// pod is the pod spec's path, at the container's place in it: containers[1].
+	pod, at string
+}
+
+func (c placed) path() string { return c.pod + "." + c.at }
+
+// podContainers are the containers and init containers of each pod template
+// of the target, in role order, with where each stands.
+func podContainers(target *yaml.RNode) [][]placed {
+	kind, _ := jobkind.ForKind(target.GetKind())
+	var pods [][]placed
+	for _, s := range kind.PodSpecs {
+		var pod []placed
+		for _, field := range []string{"containers", "initContainers"} {
+			list, err := target.Pipe(yaml.Lookup(append(slices.Clone(s.Path), field)...))
+			if err != nil || list == nil {
+				continue
+			}
+			elems, _ := list.Elements()
+			for i, c := range elems {
+				name, _ := c.GetString("name")
+				pod = append(pod, placed{c, name, strings.Join(s.Path, "."), fmt.Sprintf("%s[%d]", field, i)})
+			}
+		}
+		pods = append(pods, pod)
+	}
+	return pods
+}
+
+// uniqueContainerNames refuses a pod template in which two containers share
+// a name (init containers included: Kubernetes gives them one name space):
+// the patches merge containers by name, so one would take the other's place.
+func uniqueContainerNames(target *yaml.RNode) error {
+	for _, pod := range podContainers(target) {
+		first := map[string]string{}
+		for _, c := range pod {
+			if at, ok := first[c.name]; ok {
+				return fmt.Errorf("%s.name: Duplicate value: %q: %s of that pod has the name too, and the patches, which merge containers by name, would make one container of the two (Kubernetes refuses them anyway); accepted: a name of its own for each container and init container of a pod", c.path(), c.name, at)
+			}
+			first[c.name] = c.at
+		}
+	}
+	return nil
+}
+
+// mountsTaken refuses a target container, the training container or another,
+// that mounts a volume of its own where mlops-fn mounts one: mounts merge by
+// path, so the patch would silently swap the container's volume for mlops-fn's.
+func mountsTaken(target *yaml.RNode, q *render.Plan) error {
+	ours := map[string]string{}
+	for _, m := range q.Mounts {
+		ours[m.MountPath] = m.Name
+	}
+	for _, pod := range podContainers(target) {
+		for _, c := range pod {
+			mounts, _ := c.node.Pipe(yaml.Lookup("volumeMounts"))
+			if mounts == nil {
+				continue
+			}
+			elems, _ := mounts.Elements()
+			for i, m := range elems {
+				at, _ := m.GetString("mountPath")
+				volume, _ := m.GetString("name")
+				if want, taken := ours[path.Clean(at)]; taken && at != "" && volume != want {
+					return fmt.Errorf("%s.volumeMounts[%d]: container %s mounts its volume %q at %s, where mlops-fn mounts %q (mlops.env or spec.volumes); accepted: one of the two at another path, or the container's mount removed", c.path(), i, c.name, volume, at, want)
+				}
+			}
+		}
+	}
+	return nil
+}
