@@ -4,12 +4,12 @@
 
 log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
-# wait_until TIMEOUT_SECONDS COMMAND...: retries COMMAND (quietly) once a second.
+# wait_until TIMEOUT_SECONDS COMMAND...: retries COMMAND (quietly) four times a second.
 wait_until() {
   local deadline=$((SECONDS + $1)); shift
   until "$@" >/dev/null 2>&1; do
     [ "$SECONDS" -lt "$deadline" ] || return 1
-    sleep 1
+    sleep 0.25
   done
 }
 
