@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/env"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
@@ -113,5 +114,54 @@ func TestCatalogMetadata(t *testing.T) {
 	}
 	if meta.Image == "" || meta.Description == "" || meta.SourceURL == "" || meta.License != "Apache-2.0" {
 		t.Errorf("metadata.yaml: image %q, description %q, sourceURL %q, license %q: each is required (license Apache-2.0, as LICENSE)", meta.Image, meta.Description, meta.SourceURL, meta.License)
+	}
+}
+
+// TestDocsModeFields: docs/job-spec.md's table of what each mode carries says
+// what the spec's validation refuses, row by row, with the mlops.env keys of
+// each field, and leaves none of the refused fields out.
+func TestDocsModeFields(t *testing.T) {
+	doc := readDoc(t, "job-spec.md")
+	_, table, found := strings.Cut(doc, "<!-- mode-fields")
+	table, _, closed := strings.Cut(table, "<!-- /mode-fields -->")
+	if !found || !closed {
+		t.Fatal("docs/job-spec.md has no <!-- mode-fields --> table")
+	}
+	fields := map[string]api.ModeField{}
+	for _, f := range api.ModeFields() {
+		fields[strings.Join(f.Path, ".")] = f
+	}
+	modes := jobkind.Modes()
+	listed := map[string]bool{}
+	for _, line := range strings.Split(table, "\n")[1:] {
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		if len(cells) != 1+len(modes) || strings.HasPrefix(cells[0], "field") || strings.HasPrefix(cells[0], "---") {
+			continue
+		}
+		var paths, keys, wantKeys []string
+		for i, tok := range strings.Split(cells[0], "`") {
+			if i%2 == 1 && tok == strings.ToUpper(tok) {
+				keys = append(keys, tok)
+			} else if i%2 == 1 {
+				paths = append(paths, tok)
+			}
+		}
+		for _, path := range paths {
+			listed[path] = true
+			wantKeys = append(wantKeys, fields[path].EnvKeys...)
+			for m, cell := range cells[1:] {
+				if says, carries := strings.HasPrefix(cell, "yes"), api.Carries(api.Mode(modes[m]), path); says != carries {
+					t.Errorf("docs/job-spec.md: %s in mode %s says %q, but the mode carries it: %v", path, modes[m], cell, carries)
+				}
+			}
+		}
+		if !slices.Equal(keys, wantKeys) {
+			t.Errorf("docs/job-spec.md: the row of %v names the mlops.env keys %v; they are %v", paths, keys, wantKeys)
+		}
+	}
+	for path := range fields {
+		if !listed[path] {
+			t.Errorf("docs/job-spec.md: the table of what each mode carries has no row for %s", path)
+		}
 	}
 }

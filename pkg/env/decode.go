@@ -92,6 +92,8 @@ type keySpec struct {
 	// decode stores v in s, or says what is wrong with v ("" when "must be
 	// <accepted>" says it all).
 	decode func(s *Settings, v string) (wrong string, ok bool)
+	// warn, if set, says what is unlikely about a value decode took ("" when nothing).
+	warn func(v string) string
 }
 
 const (
@@ -159,6 +161,12 @@ var specs = map[string]keySpec{
 		accepted: "an extended resource name such as nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915 or habana.ai/gaudi",
 		decode: func(s *Settings, v string) (string, bool) {
 			domain, _, found := strings.Cut(v, "/")
+			for _, prefix := range []string{"requests.", "limits."} {
+				if name, quota := strings.CutPrefix(v, prefix); quota {
+					// A ResourceQuota's key: the resource is the rest.
+					return fmt.Sprintf("has the prefix %q, which a ResourceQuota puts before a resource it counts; a container's limits name the resource itself, %s", prefix, name), false
+				}
+			}
 			if !found || len(validation.IsQualifiedName(v)) > 0 || strings.HasSuffix(domain, "kubernetes.io") || strings.HasSuffix(domain, "k8s.io") {
 				return "", false
 			}
@@ -166,7 +174,7 @@ var specs = map[string]keySpec{
 			return "", true
 		},
 	},
-	"SHM_SIZE": quantitySpec("SHM_SIZE", "Size of a memory-backed /dev/shm in every training container (PyTorch DataLoader workers, NCCL), e.g. 2Gi. Default: the runtime's 64 MiB.",
+	"SHM_SIZE": quantitySpec("SHM_SIZE", "Size of a memory-backed /dev/shm in every training container (PyTorch DataLoader workers, NCCL), e.g. 2Gi. Default: the runtime's 64 MiB.", memoryUnlikely,
 		func(s *Settings, q *resource.Quantity) { s.ShmSize = q }),
 	"QUEUE": {
 		KeyDoc:   KeyDoc{"QUEUE", "queue name", "The Kueue LocalQueue of the job: its kueue.x-k8s.io/queue-name label."},
@@ -190,8 +198,8 @@ var specs = map[string]keySpec{
 			return wrong, ok
 		},
 	},
-	"CPU":    quantitySpec("CPU", "CPU limit of each worker (or of the single-node Pod); overrides spec.resources.cpu.", func(s *Settings, q *resource.Quantity) { s.CPU = q }),
-	"MEMORY": quantitySpec("MEMORY", "Memory limit of each worker (or of the single-node Pod); overrides spec.resources.memory.", func(s *Settings, q *resource.Quantity) { s.Memory = q }),
+	"CPU":    quantitySpec("CPU", "CPU limit of each worker (or of the single-node Pod); overrides spec.resources.cpu.", cpuUnlikely, func(s *Settings, q *resource.Quantity) { s.CPU = q }),
+	"MEMORY": quantitySpec("MEMORY", "Memory limit of each worker (or of the single-node Pod); overrides spec.resources.memory.", memoryUnlikely, func(s *Settings, q *resource.Quantity) { s.Memory = q }),
 }
 
 // knownKeys are the keys of specs, sorted, so suggestions and KnownKeys are deterministic.
@@ -232,15 +240,9 @@ func Decode(f *File, extraKeys ...string) (Settings, []Problem) {
 			report(e, false, fmt.Sprintf("contains the control character %U: a container's environment cannot carry it; accepted: printable text", []rune(e.Value[i:])[0]))
 			continue
 		}
-		if m := envReference.FindStringSubmatch(e.Value); m != nil {
-			if m[1] == e.Key {
-				report(e, false, fmt.Sprintf("references itself, but kustomize writes mlops.env values as they are: the containers would see the text %s, not the variable's value before it; accepted: the whole value written out", m[0]))
-				continue
-			}
-			if v, defined := f.Lookup(m[1]); defined {
-				report(e, false, fmt.Sprintf("references %s, but kustomize writes mlops.env values as they are: the containers would see the text %s, not %q; accepted: the value written out (%s=%s)", m[0], m[0], v.Value, e.Key, strings.Replace(e.Value, m[0], v.Value, 1)))
-				continue
-			}
+		if msg := referenceProblem(f, e); msg != "" {
+			report(e, false, msg)
+			continue
 		}
 		if e.Bare {
 			report(e, true, fmt.Sprintf(`%s has no "=": kustomize sets it to the empty string (it does not read your shell environment); write %s=value`, e.Key, e.Key))
@@ -274,6 +276,10 @@ func Decode(f *File, extraKeys ...string) (Settings, []Problem) {
 				msg = wrong + "; accepted: " + spec.accepted
 			}
 			report(e, false, msg)
+		} else if spec.warn != nil {
+			if msg := spec.warn(e.Value); msg != "" {
+				report(e, true, msg)
+			}
 		}
 	}
 
@@ -294,6 +300,32 @@ func Decode(f *File, extraKeys ...string) (Settings, []Problem) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// referenceProblem says why e's value may not reference a key of f, "" when
+// it references none: kustomize does not expand them. Every reference counts,
+// not the first alone; the value written out replaces each defined one.
+func referenceProblem(f *File, e Entry) string {
+	refs := envReference.FindAllStringSubmatch(e.Value, -1)
+	for _, m := range refs {
+		if m[1] == e.Key {
+			return fmt.Sprintf("references itself, but kustomize writes mlops.env values as they are: the containers would see the text %s, not the variable's value before it; accepted: the whole value written out", m[0])
+		}
+	}
+	for _, m := range refs {
+		v, defined := f.Lookup(m[1])
+		if !defined {
+			continue
+		}
+		written := envReference.ReplaceAllStringFunc(e.Value, func(ref string) string {
+			if v, ok := f.Lookup(envReference.FindStringSubmatch(ref)[1]); ok {
+				return v.Value
+			}
+			return ref
+		})
+		return fmt.Sprintf("references %s, but kustomize writes mlops.env values as they are: the containers would see the text %s, not %q; accepted: the value written out (%s=%s)", m[0], m[0], v.Value, e.Key, written)
+	}
+	return ""
+}
 
 // Closest returns the candidate that key most likely misspells: one that
 // differs from key by at most one insertion, deletion, substitution or swap of
@@ -392,8 +424,10 @@ func intSpec[T int32 | int64](key, desc string, lo, hi T, set func(*Settings, *T
 	}
 }
 
-func quantitySpec(key, desc string, set func(*Settings, *resource.Quantity)) keySpec {
-	return keySpec{
+// quantitySpec reads a positive quantity; unlikely, if set, warns of one that
+// parses but that no training job means (a unit left out or mistaken).
+func quantitySpec(key, desc string, unlikely func(key string, q resource.Quantity, v string) string, set func(*Settings, *resource.Quantity)) keySpec {
+	spec := keySpec{
 		KeyDoc:   KeyDoc{key, "quantity", desc},
 		accepted: quantityAccepted,
 		decode: func(s *Settings, v string) (string, bool) {
@@ -408,6 +442,54 @@ func quantitySpec(key, desc string, set func(*Settings, *resource.Quantity)) key
 			return "", true
 		},
 	}
+	if unlikely != nil {
+		spec.warn = func(v string) string { return unlikely(key, resource.MustParse(v), v) }
+	}
+	return spec
+}
+
+// minMemory: no container runs in less; below it a unit was left out (16:
+// bytes) or m, thousandths, written for Mi.
+var minMemory = resource.MustParse("1Mi")
+
+func memoryUnlikely(key string, q resource.Quantity, v string) string {
+	if q.Cmp(minMemory) >= 0 {
+		return ""
+	}
+	number, suffix := splitQuantity(v)
+	unit := "Mi"
+	if suffix == "" && q.Value() < 1024 {
+		unit = "Gi"
+	}
+	return fmt.Sprintf("is %s bytes, which no training job means; probably meant %s=%s%s (a bare number counts bytes, m thousandths of a byte; Mi and Gi are MiB and GiB)", plain(q), key, number, unit)
+}
+
+// cpuUnlikely: CPUs count in cores or m (thousandths of one); another unit
+// (Gi, k) is memory's or counts thousands.
+func cpuUnlikely(key string, q resource.Quantity, v string) string {
+	number, suffix := splitQuantity(v)
+	if suffix == "" || suffix == "m" {
+		return ""
+	}
+	return fmt.Sprintf("is %s CPUs: %s is a unit of bytes or of thousands, not of cores; probably meant %s=%s (cores; 500m is half a core)", plain(q), suffix, key, number)
+}
+
+// splitQuantity cuts a quantity's text before its suffix: "500m" is "500"
+// and "m"; an exponent (1e3) is part of the number, which it writes out.
+func splitQuantity(v string) (number, suffix string) {
+	i := strings.IndexFunc(v, func(r rune) bool { return !strings.ContainsRune("+-.0123456789", r) })
+	if i < 0 {
+		return v, ""
+	}
+	if rest := v[i:]; len(rest) > 1 && (rest[0] == 'e' || rest[0] == 'E') && strings.ContainsRune("+-0123456789", rune(rest[1])) {
+		return plain(resource.MustParse(v)), ""
+	}
+	return v[:i], v[i:]
+}
+
+// plain writes q as a plain decimal number: 0.5, 17179869184.
+func plain(q resource.Quantity) string {
+	return strconv.FormatFloat(q.AsApproximateFloat64(), 'f', -1, 64)
 }
 
 // pathSpec reads an absolute path; an empty value counts as absent unless

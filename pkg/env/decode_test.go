@@ -43,12 +43,14 @@ func decodeText(t *testing.T, in string, extraKeys ...string) (Settings, []Probl
 
 func TestDecode(t *testing.T) {
 	const (
-		ws      = "has leading or trailing whitespace, which kustomize keeps in the value; "
-		idRange = "a whole number from 0 to 2147483647"
-		qtyOK   = "accepted: a Kubernetes quantity such as 500m, 2 (cpu) or 4Gi (memory)"
-		pathOK  = `accepted: an absolute path without ".." elements, such as /mnt/data`
-		hostOK  = "accepted: a hostname such as nfs.example.com or an IP address such as 10.0.0.5 or fd00::5, without scheme, port, path or spaces"
-		regOK   = "accepted: an image registry such as docker.io, ghcr.io/team or registry.example.com:5000, without a scheme or whitespace"
+		ws       = "has leading or trailing whitespace, which kustomize keeps in the value; "
+		idRange  = "a whole number from 0 to 2147483647"
+		qtyOK    = "accepted: a Kubernetes quantity such as 500m, 2 (cpu) or 4Gi (memory)"
+		pathOK   = `accepted: an absolute path without ".." elements, such as /mnt/data`
+		hostOK   = "accepted: a hostname such as nfs.example.com or an IP address such as 10.0.0.5 or fd00::5, without scheme, port, path or spaces"
+		regOK    = "accepted: an image registry such as docker.io, ghcr.io/team or registry.example.com:5000, without a scheme or whitespace"
+		gpuOK    = "accepted: an extended resource name such as nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915 or habana.ai/gaudi"
+		memUnits = "(a bare number counts bytes, m thousandths of a byte; Mi and Gi are MiB and GiB)"
 	)
 	tests := []struct {
 		name      string
@@ -150,6 +152,22 @@ HOROVOD_FUSION_THRESHOLD=0
 		{name: "CPU empty", in: "CPU=", problems: []string{`E mlops.env:1: CPU="": is not a Kubernetes quantity; ` + qtyOK}},
 		{name: "MEMORY GB", in: "MEMORY=4GB", problems: []string{`E mlops.env:1: MEMORY="4GB": is not a Kubernetes quantity; ` + qtyOK}},
 		{name: "MEMORY trailing space", in: "MEMORY=4Gi ", problems: []string{`E mlops.env:1: MEMORY="4Gi ": ` + ws + qtyOK}},
+		// GPU_RESOURCE names the resource itself, not a ResourceQuota's key for it.
+		{name: "GPU_RESOURCE", in: "GPU_RESOURCE=amd.com/gpu", want: Settings{GPUResource: "amd.com/gpu"}},
+		{name: "GPU_RESOURCE as a quota's requests", in: "GPU_RESOURCE=requests.nvidia.com/gpu", problems: []string{`E mlops.env:1: GPU_RESOURCE="requests.nvidia.com/gpu": has the prefix "requests.", which a ResourceQuota puts before a resource it counts; a container's limits name the resource itself, nvidia.com/gpu; ` + gpuOK}},
+		{name: "GPU_RESOURCE as a quota's limits", in: "GPU_RESOURCE=limits.amd.com/gpu", problems: []string{`E mlops.env:1: GPU_RESOURCE="limits.amd.com/gpu": has the prefix "limits.", which a ResourceQuota puts before a resource it counts; a container's limits name the resource itself, amd.com/gpu; ` + gpuOK}},
+
+		// Quantities no training job means: a warning naming what was probably meant.
+		{name: "MEMORY in bytes", in: "MEMORY=16", want: Settings{Memory: qty("16")}, problems: []string{`W mlops.env:1: MEMORY="16": is 16 bytes, which no training job means; probably meant MEMORY=16Gi ` + memUnits}},
+		{name: "MEMORY in thousandths", in: "MEMORY=500m", want: Settings{Memory: qty("500m")}, problems: []string{`W mlops.env:1: MEMORY="500m": is 0.5 bytes, which no training job means; probably meant MEMORY=500Mi ` + memUnits}},
+		{name: "MEMORY in bytes, a larger number", in: "MEMORY=4096", want: Settings{Memory: qty("4096")}, problems: []string{`W mlops.env:1: MEMORY="4096": is 4096 bytes, which no training job means; probably meant MEMORY=4096Mi ` + memUnits}},
+		{name: "MEMORY in bytes, an exponent", in: "MEMORY=2e3", want: Settings{Memory: qty("2e3")}, problems: []string{`W mlops.env:1: MEMORY="2e3": is 2000 bytes, which no training job means; probably meant MEMORY=2000Mi ` + memUnits}},
+		{name: "SHM_SIZE in bytes", in: "SHM_SIZE=2", want: Settings{ShmSize: qty("2")}, problems: []string{`W mlops.env:1: SHM_SIZE="2": is 2 bytes, which no training job means; probably meant SHM_SIZE=2Gi ` + memUnits}},
+		{name: "MEMORY of 1Mi and in bytes are fine", in: "MEMORY=1Mi\nSHM_SIZE=68719476736", want: Settings{Memory: qty("1Mi"), ShmSize: qty("64Gi")}},
+		{name: "CPU in a unit of memory", in: "CPU=16Gi", want: Settings{CPU: qty("16Gi")}, problems: []string{`W mlops.env:1: CPU="16Gi": is 17179869184 CPUs: Gi is a unit of bytes or of thousands, not of cores; probably meant CPU=16 (cores; 500m is half a core)`}},
+		{name: "CPU in thousands", in: "CPU=2k", want: Settings{CPU: qty("2k")}, problems: []string{`W mlops.env:1: CPU="2k": is 2000 CPUs: k is a unit of bytes or of thousands, not of cores; probably meant CPU=2 (cores; 500m is half a core)`}},
+		{name: "CPU cores, thousandths and an exponent are fine", in: "CPU=1.5\nMEMORY=4Gi", want: Settings{CPU: qty("1.5"), Memory: qty("4Gi")}},
+		{name: "CPU exponent", in: "CPU=2e0", want: Settings{CPU: qty("2")}},
 
 		// Paths.
 		{name: "empty dirs are absent", in: "DATASET_DIR=\nMODEL_DIR=\nOUTPUT_DIR=\nNFS_MOUNT_PATH="},
@@ -230,6 +248,10 @@ HOROVOD_FUSION_THRESHOLD=0
 		{name: "a # inside a value", in: "MODEL_NAME=resnet#50", want: Settings{ModelName: "resnet#50"}},
 		{name: "a short key of the user's, one letter from CPU", in: "GPU=a100\nNPU=1"},
 		{name: "a value referencing itself", in: "PATH=${PATH}:/opt/bin", problems: []string{`E mlops.env:1: PATH="${PATH}:/opt/bin": references itself, but kustomize writes mlops.env values as they are: the containers would see the text ${PATH}, not the variable's value before it; accepted: the whole value written out`}},
+		// Every reference is checked, not the first alone.
+		{name: "a key referenced after another reference", in: "MODEL_NAME=bert\nRUN_NAME=${RUN_ID}-${MODEL_NAME}-${MODEL_NAME}", want: Settings{ModelName: "bert"}, problems: []string{`E mlops.env:2: RUN_NAME="${RUN_ID}-${MODEL_NAME}-${MODEL_NAME}": references ${MODEL_NAME}, but kustomize writes mlops.env values as they are: the containers would see the text ${MODEL_NAME}, not "bert"; accepted: the value written out (RUN_NAME=${RUN_ID}-bert-bert)`}},
+		{name: "itself referenced after another reference", in: "PATH=${HOME}/bin:${PATH}", problems: []string{`E mlops.env:1: PATH="${HOME}/bin:${PATH}": references itself, but kustomize writes mlops.env values as they are: the containers would see the text ${PATH}, not the variable's value before it; accepted: the whole value written out`}},
+		{name: "references to no key of the file", in: "RUN_NAME=${RUN_ID}-${HOSTNAME}"},
 		{name: "extra letter", in: "CPUS=4", problems: []string{`E mlops.env:1: CPUS="4": unknown key CPUS: did you mean CPU?; accepted: CPU, or CPUS listed in the job spec's spec.envFile.extraKeys if it is a key of your own`}},
 		{name: "two edits away is just an extra variable", in: "WORKERS_X=4\nNCCL_DEBUG=INFO\nOMP_NUM_THREADS=1"},
 

@@ -333,6 +333,7 @@ func (p *Plan) fillWorkload(r role, spec *corev1.PodSpec, c *corev1.Container) {
 	case single:
 		c.Command, c.Args = p.Command, p.Args
 		spec.RestartPolicy = p.RunPolicy.RestartPolicy
+		spec.ActiveDeadlineSeconds = p.RunPolicy.ActiveDeadlineSeconds
 	case elasticWorker:
 		c.Command, c.Args = p.Command, p.Args
 		// The operator reads the c10d rendezvous port from this port's name.

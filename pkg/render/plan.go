@@ -259,7 +259,7 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 		}
 	}
 
-	for _, k := range unusedKeys[p.Mode] {
+	for _, k := range api.EnvKeysNotCarried(p.Mode) {
 		if _, set := file.Lookup(k); set {
 			warnings = append(warnings, Warning{Field: envKey(k), Message: fmt.Sprintf("mode %s does not use %s: the value only reaches the containers' environment", p.Mode, k)})
 		}
@@ -280,8 +280,19 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 		warnings = append(warnings, Warning{Field: field.NewPath("spec"), Message: fmt.Sprintf(
 			"the job needs Pod Security level %s: %s; the namespace's pod-security.kubernetes.io/enforce label must allow it", level, strings.Join(reasons, "; "))})
 	}
+	for i, v := range s.Volumes {
+		for _, r := range p.operatorVolumes() {
+			if v.Name == r.name {
+				errs = append(errs, field.Invalid(spec.Child("volumes").Index(i).Child("name"), v.Name,
+					fmt.Sprintf("is the volume where %s, which the operator adds to the pods itself; accepted: another volume name", r.owner)))
+			}
+		}
+	}
 	for _, m := range p.Mounts {
-		for _, r := range p.reservedPaths() {
+		for _, r := range p.operatorVolumes() {
+			if r.path == "" {
+				continue
+			}
 			how := ""
 			switch {
 			case m.MountPath == r.path:
@@ -341,19 +352,30 @@ func (p *Plan) PodSecurityLevel() (level string, reasons []string) {
 	return level, reasons
 }
 
-// reservedPath is a folder an operator mounts into the job's containers:
-// a volume of the job's at, above or below it clashes with the operator's.
-type reservedPath struct{ path, owner string }
+// operatorVolume is a volume an operator adds to the job's pods by name and
+// mounts at path ("" where the runtime decides): a volume of the job's of
+// that name, or mounted at, above or below that path, clashes with it.
+type operatorVolume struct{ name, path, owner string }
 
-func (p *Plan) reservedPaths() []reservedPath {
-	switch {
-	case p.Mode == api.ModeMultiNode:
-		return []reservedPath{
-			{p.SSHAuthMountPath(), "the mpi-operator mounts the SSH keys"},
-			{path.Dir(OperatorHostfile), "the mpi-operator mounts the hostfile it writes"},
+// operatorVolumes are the mpi-operator v0.8's (pkg/controller's sshAuthVolume
+// and configVolumeName) and Kubeflow Trainer v2.3's MPI plugin's
+// (constants.MPISSHAuthVolumeName, MPIHostfileVolumeName).
+func (p *Plan) operatorVolumes() []operatorVolume {
+	hostfileDir := path.Dir(OperatorHostfile)
+	switch p.Mode {
+	case api.ModeMultiNode:
+		return []operatorVolume{
+			{"ssh-auth", p.SSHAuthMountPath(), "the mpi-operator mounts the SSH keys"},
+			{"mpi-job-config", hostfileDir, "the mpi-operator mounts the hostfile it writes"},
 		}
-	case p.Mode == api.ModeTrainJob && slices.Contains(p.Trainer.ReplicatedJobs, string(jobkind.TrainerLauncher)):
-		return []reservedPath{{path.Dir(OperatorHostfile), "Kubeflow Trainer's MPI runtime mounts the hostfile it writes"}}
+	case api.ModeTrainJob:
+		// An MPI runtime's: its launcher is the sign of one (its SSH keys go
+		// where the runtime's sshAuthMountPath says).
+		vols := []operatorVolume{{"mpi-ssh-auth", "", "Kubeflow Trainer's MPI runtime mounts the SSH keys"}}
+		if slices.Contains(p.Trainer.ReplicatedJobs, string(jobkind.TrainerLauncher)) {
+			vols = append(vols, operatorVolume{"mpi-hostfile", hostfileDir, "Kubeflow Trainer's MPI runtime mounts the hostfile it writes"})
+		}
+		return vols
 	}
 	return nil
 }
@@ -547,15 +569,6 @@ func limits(cpu, memory *resource.Quantity) corev1.ResourceList {
 func repoAndTag(ref string) string {
 	r, _, _ := strings.Cut(ref, "@")
 	return r
-}
-
-// unusedKeys are the mlops.env keys a mode does not render from: a site's
-// shared mlops.env may hold them, so they are reported, not refused.
-var unusedKeys = map[api.Mode][]string{
-	api.ModeSingleNode: {"WORKERS", "SLOTS_PER_WORKER", "MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"},
-	api.ModeMultiNode:  {"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"},
-	api.ModeElastic:    {"SLOTS_PER_WORKER"},
-	api.ModeTrainJob:   {"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT", "USER_NAME"},
 }
 
 // imageReference is the distribution reference grammar, [host[:port]/]path[:tag][@digest],

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
@@ -242,11 +243,7 @@ func TestReservedMountPaths(t *testing.T) {
 	nfs := func(at string) string {
 		return "USER_ID=1000\nUSER_NAME=mpiuser\nWORKERS=2\nNFS_SERVER=10.0.0.5\nNFS_PATH=/export\nNFS_MOUNT_PATH=" + at + "\n"
 	}
-	trainJob := api.TrainingJobSpec{Mode: api.ModeTrainJob, Image: "pytorch/pytorch:2.7.1", Command: []string{"torchrun", "train.py"},
-		Trainer: api.Trainer{Runtime: "deepspeed-distributed"}}
-	mpiRuntime := trainJob
-	mpiRuntime.Trainer.ReplicatedJobs = []string{"launcher", "node"}
-	elastic := api.TrainingJobSpec{Mode: api.ModeElastic, Image: "pytorch/pytorch:2.7.1", Command: []string{"torchrun", "train.py"}}
+	trainJob, mpiRuntime, elastic := operatorSpecs()
 	for _, c := range []struct {
 		name string
 		spec api.TrainingJobSpec
@@ -263,15 +260,8 @@ func TestReservedMountPaths(t *testing.T) {
 		{"PyTorchJob", elastic, "/etc/mpi", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			job := &api.TrainingJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "bert"}, Spec: c.spec}
-			job.Default()
-			file, err := env.Parse("mlops.env", []byte(nfs(c.at)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			set, _ := env.Decode(file)
-			_, _, errs := Resolve(job, file, set)
 			var got []string
+			_, errs := resolveBert(t, c.spec, nfs(c.at))
 			for _, e := range errs {
 				if strings.Contains(e.Field, "NFS_MOUNT_PATH") {
 					got = append(got, e.Error())
@@ -285,4 +275,108 @@ func TestReservedMountPaths(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOperatorVolumeNames: a spec volume may not take the name of a volume
+// the operator adds to the pods itself (the mpi-operator appends its own, and
+// the API server refuses the pod; Trainer's replaces the user's).
+func TestOperatorVolumeNames(t *testing.T) {
+	trainJob, mpiRuntime, elastic := operatorSpecs()
+	for _, c := range []struct {
+		name, volume string
+		spec         api.TrainingJobSpec
+		want         string // "" when the name is accepted
+	}{
+		{"MPIJob: the SSH keys'", "ssh-auth", program, "is the volume where the mpi-operator mounts the SSH keys, which the operator adds to the pods itself; accepted: another volume name"},
+		{"MPIJob: the hostfile's", "mpi-job-config", program, "is the volume where the mpi-operator mounts the hostfile it writes"},
+		{"MPIJob: Trainer's name", "mpi-hostfile", program, ""},
+		{"TrainJob on an MPI runtime: the hostfile's", "mpi-hostfile", mpiRuntime, "is the volume where Kubeflow Trainer's MPI runtime mounts the hostfile it writes"},
+		{"TrainJob: the SSH keys'", "mpi-ssh-auth", trainJob, "is the volume where Kubeflow Trainer's MPI runtime mounts the SSH keys"},
+		{"TrainJob on the node alone: the hostfile's", "mpi-hostfile", trainJob, ""},
+		{"PyTorchJob", "ssh-auth", elastic, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.spec.Volumes = []api.Volume{{Name: c.volume, MountPath: "/data", EmptyDir: &api.EmptyDir{}}}
+			var got []string
+			_, errs := resolveBert(t, c.spec, "WORKERS=2\nUSER_ID=1000\n")
+			for _, e := range errs {
+				got = append(got, e.Error())
+			}
+			switch {
+			case c.want == "" && len(got) > 0:
+				t.Errorf("volume %s refused: %v", c.volume, got)
+			case c.want != "" && (len(got) != 1 || !strings.HasPrefix(got[0], `spec.volumes[0].name: Invalid value: "`+c.volume+`": `+c.want)):
+				t.Errorf("volume %s: want one error saying %q, got %v", c.volume, c.want, got)
+			}
+		})
+	}
+}
+
+// TestPodActiveDeadline: a Pod carries runPolicy.activeDeadlineSeconds as its
+// own spec.activeDeadlineSeconds, and its restart policy.
+func TestPodActiveDeadline(t *testing.T) {
+	spec := program
+	spec.Mode = api.ModeSingleNode
+	spec.RunPolicy = api.RunPolicy{ActiveDeadlineSeconds: ptr.To[int64](3600), RestartPolicy: corev1.RestartPolicyOnFailure}
+	p, _ := resolve(t, spec, "USER_ID=1000\n")
+	pod := p.Patches()[0].Object.(*corev1.Pod)
+	if pod.Spec.ActiveDeadlineSeconds == nil || *pod.Spec.ActiveDeadlineSeconds != 3600 || pod.Spec.RestartPolicy != corev1.RestartPolicyOnFailure {
+		t.Errorf("the Pod has activeDeadlineSeconds %v and restartPolicy %q; want 3600 and OnFailure", pod.Spec.ActiveDeadlineSeconds, pod.Spec.RestartPolicy)
+	}
+}
+
+// TestEnvKeysNotCarriedAreKnown: the keys warned about where a mode cannot
+// use them are mlops.env's, and warned about.
+func TestEnvKeysNotCarriedAreKnown(t *testing.T) {
+	for _, mode := range jobkind.Modes() {
+		keys := api.EnvKeysNotCarried(api.Mode(mode))
+		text := "WORKERS=2\n"
+		for _, k := range keys {
+			if !env.IsKnownKey(k) {
+				t.Errorf("mode %s: %s is no mlops.env key", mode, k)
+			}
+			if k != "WORKERS" {
+				text += k + "=1\n"
+			}
+		}
+		spec := program
+		spec.Mode = api.Mode(mode)
+		if mode == string(api.ModeElastic) {
+			spec.Command = []string{"torchrun", "train.py"}
+		}
+		if mode == string(api.ModeTrainJob) {
+			spec.Trainer.Runtime = api.DefaultTrainerRuntime
+		}
+		warnings, _ := resolveBert(t, spec, text)
+		for _, k := range keys {
+			if !slices.ContainsFunc(warnings, func(w Warning) bool { return strings.HasSuffix(w.Field.String(), "["+k+"]") }) {
+				t.Errorf("mode %s: %s set, and no warning: %v", mode, k, warnings)
+			}
+		}
+	}
+}
+
+// resolveBert resolves a job named bert with spec (defaulted) and mlops.env's text.
+func resolveBert(t *testing.T, spec api.TrainingJobSpec, envText string) ([]Warning, field.ErrorList) {
+	t.Helper()
+	job := &api.TrainingJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "bert"}, Spec: spec}
+	job.Default()
+	file, err := env.Parse("mlops.env", []byte(envText))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, _ := env.Decode(file)
+	_, warnings, errs := Resolve(job, file, set)
+	return warnings, errs
+}
+
+// operatorSpecs: a TrainJob on the node alone, one on an MPI runtime (a launcher
+// replicated job) and an elastic PyTorchJob, where the operators mount their own.
+func operatorSpecs() (trainJob, mpiRuntime, elastic api.TrainingJobSpec) {
+	trainJob = api.TrainingJobSpec{Mode: api.ModeTrainJob, Image: "pytorch/pytorch:2.7.1", Command: []string{"torchrun", "train.py"},
+		Trainer: api.Trainer{Runtime: "deepspeed-distributed"}}
+	mpiRuntime = trainJob
+	mpiRuntime.Trainer.ReplicatedJobs = []string{"launcher", "node"}
+	elastic = api.TrainingJobSpec{Mode: api.ModeElastic, Image: "pytorch/pytorch:2.7.1", Command: []string{"torchrun", "train.py"}}
+	return trainJob, mpiRuntime, elastic
 }

@@ -131,15 +131,17 @@ func envFile(mode api.Mode) string {
 	case api.ModeTrainJob:
 		shape = "# The TrainJob's nodes, and on each its CPU, memory and GPUs.\n" + shape
 	}
+	who, ids := "your uid and gid (id -u, id -g)", "USER_ID=1000\nGROUP_ID=1000\n"
+	if api.Carries(mode, "security.home") {
+		// The other modes keep no SSH keys in the user's home.
+		who, ids = who+", your user name in the image", ids+"USER_NAME=mpiuser\n"
+	}
 	return `# mlops.env: your site and you. Every key is also an environment variable of the
 # training containers. After editing, run mlops-fn hydrate on this folder, then
 # kubectl apply -k it (until then the build fails, saying so).
 
-# Who the job runs as: your uid and gid (id -u, id -g), your user name in the image.
-USER_ID=1000
-GROUP_ID=1000
-USER_NAME=mpiuser
-
+# Who the job runs as: ` + who + `.
+` + ids + `
 # The shape of the job.
 ` + shape + `
 # A shared NFS folder, mounted read-write in every container (all three or none):

@@ -75,20 +75,23 @@ func (j *TrainingJob) Default() {
 	if s.Mode == ModeElastic && s.Elastic.RendezvousBackend == "" {
 		s.Elastic.RendezvousBackend = "c10d"
 	}
-	if s.MPI.Implementation == "" {
-		s.MPI.Implementation = OpenMPI
+	// Only where the kind carries them: elsewhere a value set is refused.
+	if Carries(s.Mode, "mpi") {
+		if s.MPI.Implementation == "" {
+			s.MPI.Implementation = OpenMPI
+		}
+		if s.MPI.Args == nil && s.MPI.Implementation == OpenMPI {
+			// OpenMPI's flags; Intel MPI's and MPICH's Hydra rejects them.
+			s.MPI.Args = append([]string(nil), DefaultMPIArgs...)
+		}
+		if s.MPI.ForwardEnv == nil {
+			s.MPI.ForwardEnv = append([]string(nil), DefaultForwardEnv...)
+		}
+		if s.MPI.LauncherCreationPolicy == "" {
+			s.MPI.LauncherCreationPolicy = "AtStartup"
+		}
 	}
-	if s.MPI.Args == nil && s.MPI.Implementation == OpenMPI {
-		// OpenMPI's flags; Intel MPI's and MPICH's Hydra rejects them.
-		s.MPI.Args = append([]string(nil), DefaultMPIArgs...)
-	}
-	if s.MPI.ForwardEnv == nil {
-		s.MPI.ForwardEnv = append([]string(nil), DefaultForwardEnv...)
-	}
-	if s.MPI.LauncherCreationPolicy == "" {
-		s.MPI.LauncherCreationPolicy = "AtStartup"
-	}
-	if s.RunPolicy.CleanPodPolicy == "" {
+	if s.RunPolicy.CleanPodPolicy == "" && Carries(s.Mode, "runPolicy.cleanPodPolicy") {
 		s.RunPolicy.CleanPodPolicy = "Running"
 	}
 	if s.RunPolicy.RestartPolicy == "" {

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"math"
 	"path"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -85,7 +84,7 @@ func (s *TrainingJobSpec) validate(p *field.Path) field.ErrorList {
 	if s.Script != "" && len(s.Command) > 0 {
 		errs = append(errs, field.Forbidden(p.Child("script"), "set either script or command, not both"))
 	}
-	if s.Mode == ModeElastic {
+	if Carries(s.Mode, "elastic") {
 		errs = append(errs, s.Elastic.validate(p.Child("elastic"))...)
 	}
 	for i, e := range s.Env {
@@ -140,20 +139,15 @@ func (s *TrainingJobSpec) validate(p *field.Path) field.ErrorList {
 		}
 	}
 	errs = append(errs, validateVolumes(p.Child("volumes"), s.Volumes)...)
-	if s.Mode != ModeTrainJob {
-		// A TrainJob's runtime owns them: validateTrainJob refuses them.
+	if Carries(s.Mode, "mpi") {
 		errs = append(errs, s.MPI.validate(p.Child("mpi"))...)
-		errs = append(errs, s.RunPolicy.validate(p.Child("runPolicy"))...)
 	}
-	if s.Mode == ModeSingleNode && s.RunPolicy.SchedulingPolicy != nil {
-		errs = append(errs, field.Forbidden(p.Child("runPolicy", "schedulingPolicy"), "a single-node Pod has no gang to schedule; accepted: mode multi-node or elastic, or no schedulingPolicy"))
-	}
+	errs = append(errs, s.RunPolicy.validate(p.Child("runPolicy"))...)
 	errs = append(errs, s.Security.validate(p.Child("security"))...)
 	if s.Mode == ModeTrainJob {
 		errs = append(errs, s.validateTrainJob(p)...)
-	} else if !reflect.DeepEqual(s.Trainer, Trainer{}) {
-		errs = append(errs, field.Forbidden(p.Child("trainer"), fmt.Sprintf("shapes a TrainJob; mode %s renders %s; accepted: mode trainjob, or no spec.trainer", s.Mode, jobkind.WithArticle(jobkind.ForMode(s.Mode).Kind))))
 	}
+	errs = append(errs, s.notCarried(p)...)
 	if s.Target != nil {
 		if s.Target.Name == "" && len(s.Target.Labels) == 0 {
 			errs = append(errs, field.Required(p.Child("target"), "a name, labels, or both"))
@@ -323,8 +317,13 @@ const (
 
 func (r RunPolicy) validate(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, oneOf(p.Child("cleanPodPolicy"), r.CleanPodPolicy, "None", "Running", "All")...)
-	errs = append(errs, oneOf(p.Child("restartPolicy"), string(r.RestartPolicy), "Never", "OnFailure")...)
+	// Unset where the mode cannot carry them (Default leaves them out there).
+	if r.CleanPodPolicy != "" {
+		errs = append(errs, oneOf(p.Child("cleanPodPolicy"), r.CleanPodPolicy, "None", "Running", "All")...)
+	}
+	if r.RestartPolicy != "" {
+		errs = append(errs, oneOf(p.Child("restartPolicy"), string(r.RestartPolicy), "Never", "OnFailure")...)
+	}
 	if r.TTLSecondsAfterFinished != nil && *r.TTLSecondsAfterFinished < 0 {
 		errs = append(errs, field.Invalid(p.Child("ttlSecondsAfterFinished"), *r.TTLSecondsAfterFinished, "accepted: 0 or more"))
 	}
@@ -439,9 +438,8 @@ func TrainerEnvReserved(name string) string {
 	return ""
 }
 
-// validateTrainJob checks spec.trainer and refuses what a TrainJob cannot
-// carry: Trainer v2.3's TrainJob and its runtime patches have no field for it
-// (the training runtime owns it), and dropping it would be silently wrong.
+// validateTrainJob checks spec.trainer and Trainer's own rules; what a
+// TrainJob cannot carry is modeFields' to refuse.
 func (s *TrainingJobSpec) validateTrainJob(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	t, tp := s.Trainer, p.Child("trainer")
@@ -474,24 +472,5 @@ func (s *TrainingJobSpec) validateTrainJob(p *field.Path) field.ErrorList {
 			errs = append(errs, field.Duplicate(tp.Child("replicatedJobs").Index(i), name))
 		}
 	}
-	notCarried := func(path *field.Path, set bool, where string) {
-		if set {
-			errs = append(errs, field.Forbidden(path, "a TrainJob cannot carry it: Kubeflow Trainer's TrainJob and its runtimePatches have no such field ("+where+"); accepted: no "+path.String()+" in mode trainjob, or another mode"))
-		}
-	}
-	notCarried(p.Child("imagePullPolicy"), s.ImagePullPolicy != "", "the training runtime's container sets it")
-	notCarried(p.Child("workingDir"), s.WorkingDir != "", "the training runtime's container sets it")
-	notCarried(p.Child("priorityClassName"), s.PriorityClassName != "", "the training runtime's pod template sets it (or Kueue's priority-class label on the job)")
-	notCarried(p.Child("hostNetwork"), s.HostNetwork, "the training runtime's pod template sets it")
-	notCarried(p.Child("security", "home"), s.Security.Home != "", "an MPI runtime's mlPolicy sets where the SSH keys go")
-	notCarried(p.Child("launcherResources"), s.LauncherResources != nil, "an MPI runtime sizes its launcher")
-	notCarried(p.Child("mpi"), !reflect.DeepEqual(s.MPI, MPI{}), "the runtime's mlPolicy.mpi owns mpirun")
-	notCarried(p.Child("elastic"), !reflect.DeepEqual(s.Elastic, Elastic{}), "the runtime's mlPolicy.torch owns torchrun")
-	rp := s.RunPolicy
-	if d := rp.ActiveDeadlineSeconds; d != nil && *d <= 0 {
-		errs = append(errs, field.Invalid(p.Child("runPolicy", "activeDeadlineSeconds"), *d, "accepted: 1 or more"))
-	}
-	rp.ActiveDeadlineSeconds = nil // the TrainJob's spec.activeDeadlineSeconds
-	notCarried(p.Child("runPolicy"), !reflect.DeepEqual(rp, RunPolicy{}), "the runtime sets the restart and gang-scheduling policies; runPolicy.activeDeadlineSeconds alone becomes the TrainJob's")
 	return errs
 }

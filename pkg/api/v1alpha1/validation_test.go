@@ -1,11 +1,14 @@
 package v1alpha1
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 func valid() *TrainingJob {
@@ -94,7 +97,10 @@ func TestValidate(t *testing.T) {
 		{"script and command", func(j *TrainingJob) { j.Spec.Script = "/train.sh" },
 			[]string{"spec.script: Forbidden: set either script or command, not both"}},
 		{"multi-node without a program: the target's", func(j *TrainingJob) { j.Spec.Command = nil }, nil},
-		{"single-node may use the image's entrypoint", func(j *TrainingJob) { j.Spec.Mode = ModeSingleNode; j.Spec.Command = nil }, nil},
+		{"single-node may use the image's entrypoint", func(j *TrainingJob) {
+			j.Spec = TrainingJobSpec{Mode: ModeSingleNode, Image: j.Spec.Image}
+			j.Default()
+		}, nil},
 		{"counts out of range", func(j *TrainingJob) {
 			j.Spec.Workers, j.Spec.GPUsPerWorker, j.Spec.SlotsPerWorker = i32(0), i32(65), i32(2000)
 		}, []string{
@@ -173,5 +179,81 @@ func TestValidate(t *testing.T) {
 				t.Errorf("errors (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestModeFields: a field a mode's kind cannot carry is refused in that mode,
+// never dropped; runPolicy.activeDeadlineSeconds every kind carries (a Pod's
+// own field too), and a Pod its restart policy.
+func TestModeFields(t *testing.T) {
+	i32 := func(v int32) *int32 { return &v }
+	i64 := func(v int64) *int64 { return &v }
+	cpu := resource.MustParse("1")
+	want := map[Mode][]string{
+		ModeSingleNode: {"spec.workers", "spec.slotsPerWorker", "spec.launcherResources", "spec.security.home", "spec.mpi", "spec.elastic", "spec.trainer",
+			"spec.runPolicy.cleanPodPolicy", "spec.runPolicy.ttlSecondsAfterFinished", "spec.runPolicy.backoffLimit", "spec.runPolicy.schedulingPolicy"},
+		ModeMultiNode: {"spec.elastic", "spec.trainer"},
+		ModeElastic:   {"spec.slotsPerWorker", "spec.launcherResources", "spec.security.home", "spec.mpi", "spec.trainer"},
+		ModeTrainJob: {"spec.imagePullPolicy", "spec.workingDir", "spec.priorityClassName", "spec.hostNetwork", "spec.launcherResources", "spec.security.home", "spec.mpi", "spec.elastic",
+			"spec.runPolicy.cleanPodPolicy", "spec.runPolicy.ttlSecondsAfterFinished", "spec.runPolicy.backoffLimit", "spec.runPolicy.restartPolicy", "spec.runPolicy.schedulingPolicy"},
+	}
+	for mode, forbidden := range want {
+		t.Run(string(mode), func(t *testing.T) {
+			j := &TrainingJob{APIVersion: APIVersion, Kind: Kind, Metadata: ObjectMeta{Name: "bert"}, Spec: TrainingJobSpec{
+				Mode: mode, Image: "x", Command: []string{"train"},
+				ImagePullPolicy: corev1.PullAlways, WorkingDir: "/w", PriorityClassName: "high", HostNetwork: true,
+				Workers: i32(2), SlotsPerWorker: i32(2), LauncherResources: &Resources{CPU: &cpu}, Security: Security{Home: "/home/me"},
+				MPI: MPI{RunLauncherAsWorker: true}, Elastic: Elastic{MaxRestarts: i32(3)}, Trainer: Trainer{Runtime: "torch-distributed"},
+				RunPolicy: RunPolicy{CleanPodPolicy: "All", TTLSecondsAfterFinished: i32(60), ActiveDeadlineSeconds: i64(600), BackoffLimit: i32(1),
+					RestartPolicy: corev1.RestartPolicyOnFailure, SchedulingPolicy: &SchedulingPolicy{Queue: "q"}},
+			}}
+			j.Default()
+			var got []string
+			for _, e := range j.Validate() {
+				if e.Type != field.ErrorTypeForbidden {
+					t.Errorf("an error besides the refusals: %v", e)
+				}
+				got = append(got, e.Field)
+			}
+			if diff := cmp.Diff(forbidden, got); diff != "" {
+				t.Errorf("refused fields (-want +got):\n%s", diff)
+			}
+		})
+	}
+
+	// Nothing of the mode's own defaults is refused.
+	for _, mode := range []Mode{ModeSingleNode, ModeMultiNode, ModeElastic, ModeTrainJob} {
+		j := &TrainingJob{APIVersion: APIVersion, Kind: Kind, Metadata: ObjectMeta{Name: "bert"}, Spec: TrainingJobSpec{Mode: mode, Image: "x", Command: []string{"train"}}}
+		j.Default()
+		if errs := j.Validate(); len(errs) > 0 {
+			t.Errorf("mode %s refuses its own defaults: %v", mode, errs)
+		}
+	}
+
+	j := &TrainingJob{APIVersion: APIVersion, Kind: Kind, Metadata: ObjectMeta{Name: "bert"}, Spec: TrainingJobSpec{
+		Mode: ModeSingleNode, LauncherResources: &Resources{CPU: &cpu}}}
+	j.Default()
+	wantMsg := "spec.launcherResources: Forbidden: mode single-node renders a Pod, which cannot carry it (the limits of an MPIJob's launcher, which runs mpirun; a TrainJob's MPI runtime sizes its own launcher); accepted: no spec.launcherResources, or mode multi-node"
+	if errs := j.Validate(); len(errs) != 1 || errs[0].Error() != wantMsg {
+		t.Errorf("got %v\nwant %s", errs, wantMsg)
+	}
+}
+
+// TestEnvKeysNotCarried: the mlops.env keys of the fields a mode cannot carry.
+func TestEnvKeysNotCarried(t *testing.T) {
+	for mode, want := range map[Mode][]string{
+		ModeSingleNode: {"WORKERS", "SLOTS_PER_WORKER", "MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"},
+		ModeMultiNode:  {"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"},
+		ModeElastic:    {"SLOTS_PER_WORKER"},
+		ModeTrainJob:   {"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"},
+	} {
+		if diff := cmp.Diff(want, EnvKeysNotCarried(mode)); diff != "" {
+			t.Errorf("mode %s (-want +got):\n%s", mode, diff)
+		}
+	}
+	for _, path := range []string{"mpi", "elastic", "runPolicy.cleanPodPolicy"} {
+		if !slices.ContainsFunc(modeFields, func(f ModeField) bool { return strings.Join(f.Path, ".") == path }) {
+			t.Errorf("Carries is asked about %s, which the table lacks (and so would say every mode carries it)", path)
+		}
 	}
 }
