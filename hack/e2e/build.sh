@@ -210,6 +210,7 @@ build_all() {
   build_node
   wait "$images" || { cat "$CACHE/images.log" >&2; die "building the real node's images failed"; }
   cat "$CACHE/images.log" >&2
+  build_images # built by now: this sets IMAGES_DIR here, not in the background shell
   log "binaries ready in $((SECONDS - t)) s: $CACHE"
 }
 

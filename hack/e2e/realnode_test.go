@@ -712,8 +712,11 @@ func TestRealMPIJobSidecarFirst(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
 		"mpijob.yaml": fmt.Sprintf(sidecarFirstMPIJob, strconv.Quote(mpiProgram)),
-		"job.yaml":    "apiVersion: mlops-fn.dev/v1alpha1\nkind: TrainingJob\nmetadata:\n  name: team\nspec:\n  mode: multi-node\n  containerName: trainer\n",
-		"mlops.env":   fmt.Sprintf("USER_ID=1000\nGROUP_ID=1000\nUSER_NAME=mpiuser\nWORKERS=%d\nCPU=250m\nMEMORY=256Mi\n", workers),
+		// The launcher waits for the workers: their init container delays their sshd, and a
+		// launcher started beside them failed its first tries (80 s of the Job's backoff).
+		"job.yaml": "apiVersion: mlops-fn.dev/v1alpha1\nkind: TrainingJob\nmetadata:\n  name: team\nspec:\n  mode: multi-node\n  containerName: trainer\n" +
+			"  mpi: {launcherCreationPolicy: WaitForWorkersReady}\n",
+		"mlops.env": fmt.Sprintf("USER_ID=1000\nGROUP_ID=1000\nUSER_NAME=mpiuser\nWORKERS=%d\nCPU=250m\nMEMORY=256Mi\n", workers),
 	}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
