@@ -29,13 +29,14 @@ const waitForPods = 60 * time.Second
 // selector picks the pods of the overlay's job with role: an MPIJob's launcher or worker, a
 // PyTorchJob's replica type, a TrainJob's replicated job.
 func (o *overlay) selector(role string) string {
+	job := o.kind.PodsLabel + "=" + o.name
 	switch o.kind.Kind {
 	case "MPIJob":
-		return "training.kubeflow.org/job-name=" + o.name + ",training.kubeflow.org/job-role=" + role
+		return job + ",training.kubeflow.org/job-role=" + role
 	case "PyTorchJob":
-		return "training.kubeflow.org/job-name=" + o.name + ",training.kubeflow.org/replica-type=" + role
+		return job + ",training.kubeflow.org/replica-type=" + role
 	case "TrainJob":
-		return "jobset.sigs.k8s.io/jobset-name=" + o.name + ",jobset.sigs.k8s.io/replicatedjob-name=" + role
+		return job + ",jobset.sigs.k8s.io/replicatedjob-name=" + role
 	}
 	return ""
 }

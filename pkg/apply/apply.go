@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -138,7 +139,10 @@ func Apply(o Options) (*Result, error) {
 		}
 	}
 	for _, live := range lives {
-		if err := k.run("delete", kindOf(live), name(live), "--namespace", namespace(live), "--cascade=foreground", "--wait=true"); err != nil {
+		if err := k.run("delete", kindOf(live), name(live), "--namespace", namespace(live), "--wait=true"); err != nil {
+			return nil, err
+		}
+		if err := k.podsGone(kindOf(live), name(live), namespace(live)); err != nil {
 			return nil, err
 		}
 	}
@@ -491,13 +495,51 @@ func Delete(o Options) error {
 		b.WriteString("---\n" + s)
 	}
 	k := kubectl{bin: o.Kubectl, flags: o.Flags}
-	cmd := k.command("delete", "-f", "-", "--ignore-not-found", "--cascade=foreground", "--wait=true")
+	cmd := k.command("delete", "-f", "-", "--ignore-not-found", "--wait=true")
 	cmd.Stdin = &b
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("kubectl delete: %s", strings.TrimSpace(string(out)))
 	}
+	for _, job := range jobs {
+		if err := k.podsGone(job.GetKind(), job.GetName(), job.GetNamespace()); err != nil {
+			return err
+		}
+	}
 	return nil
 }
+
+// podsGone waits until no pod of the deleted job kind/name is left. The jobs
+// are deleted in the background, not in the foreground: Trainer v2.3 keeps
+// reconciling a TrainJob whose foreground delete has begun, failing on its
+// JobSet, and the garbage collector took 90 s to win; in the background the
+// TrainJob goes at once, and its JobSet, Jobs and pods after it.
+func (k kubectl) podsGone(kind, job, namespace string) error {
+	jk, ok := jobkind.ForKind(kind)
+	if !ok || jk.PodsLabel == "" {
+		return nil // not a job, or a Pod: kubectl delete --wait waited for it
+	}
+	args := []string{"get", "pods", "-l", jk.PodsLabel + "=" + job, "-o", "name"}
+	if namespace != "" {
+		args = append(args, "--namespace", namespace)
+	}
+	deadline := time.Now().Add(podsGoneTimeout)
+	for {
+		out, err := k.output(args...)
+		switch {
+		case err != nil:
+			return err
+		case len(bytes.TrimSpace(out)) == 0:
+			return nil
+		case time.Now().After(deadline):
+			return fmt.Errorf("deleted %s/%s, but after %s its pods are still there: %s", kind, job, podsGoneTimeout, strings.Join(strings.Fields(string(out)), ", "))
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// podsGoneTimeout bounds the wait for a deleted job's pods: their grace period
+// (30 s by default) and the garbage collector's turn.
+const podsGoneTimeout = 5 * time.Minute
 
 // envConfigMaps are the ConfigMaps a job's containers read their environment
 // from (envFrom, or configMapKeyRef: a TrainJob's trainer).

@@ -18,6 +18,7 @@ import (
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	jobset "sigs.k8s.io/jobset/api/jobset/v1alpha2"
 )
 
 // Mode picks the workload kind.
@@ -79,6 +80,9 @@ type JobKind struct {
 	// References are the kind's other fields that name an object, by that
 	// object's kind.
 	References []Reference
+	// PodsLabel is the label the operator puts on each pod of a job, valued
+	// with the job's name ("": a Pod is the job).
+	PodsLabel string
 	// New is an empty object of the upstream Go type.
 	New func() any
 	// Validate is what the operator (its validation or its webhook) refuses.
@@ -95,6 +99,7 @@ var Kinds = []JobKind{
 	},
 	{
 		Mode: MultiNode, Kind: "MPIJob", APIVersion: kubeflow.SchemeGroupVersion.String(), PatchFile: "mpijob-patch.yaml",
+		PodsLabel: kubeflow.JobNameLabel,
 		PodSpecs: []PodSpec{
 			{kubeflow.MPIReplicaTypeLauncher, []string{"spec", "mpiReplicaSpecs", "Launcher", "template", "spec"}},
 			{kubeflow.MPIReplicaTypeWorker, []string{"spec", "mpiReplicaSpecs", "Worker", "template", "spec"}},
@@ -105,6 +110,7 @@ var Kinds = []JobKind{
 	},
 	{
 		Mode: Elastic, Kind: kubeflowv1.PyTorchJobKind, APIVersion: kubeflowv1.SchemeGroupVersion.String(), PatchFile: "pytorchjob-patch.yaml",
+		PodsLabel:         kubeflowv1.JobNameLabel,
 		PodSpecs:          []PodSpec{{"", []string{"spec", "pytorchReplicaSpecs", "Worker", "template", "spec"}}},
 		ReferencePodSpecs: []string{"spec/pytorchReplicaSpecs/Master/template/spec", "spec/pytorchReplicaSpecs/Worker/template/spec"},
 		New:               func() any { return &kubeflowv1.PyTorchJob{} },
@@ -112,6 +118,7 @@ var Kinds = []JobKind{
 	},
 	{
 		Mode: TrainJob, Kind: trainer.TrainJobKind, APIVersion: trainer.GroupVersion.String(), PatchFile: "trainjob-patch.yaml",
+		PodsLabel: jobset.JobSetNameKey, // Trainer names the JobSet like the TrainJob
 		PodSpecs: []PodSpec{
 			{TrainerLauncher, trainJobPodSpec(string(TrainerLauncher))},
 			{TrainerNode, trainJobPodSpec(string(TrainerNode))},
