@@ -60,7 +60,7 @@ bench:
 # JobSet and Kueue, with kwok as a fake kubelet, and a real node (kubelet, containerd, runc, CNI,
 # CoreDNS, images debootstrapped from Debian) on which jobs run real processes; pinned in
 # hack/e2e/versions.env and built once into .cache/e2e by hack/e2e/run.sh (needs root, debootstrap
-# and libseccomp-dev; its builds take about 29 min cold on 2 cores, a run 11 min warm on an idle machine, 2026-11-25); the checks are Go
+# and libseccomp-dev; its builds take about 29 min cold on 2 cores, a run 9 min warm on an idle machine, 2026-11-25); the checks are Go
 # (hack/e2e/*_test.go, build tag e2e).
 e2e: build
 	hack/e2e/run.sh
