@@ -216,15 +216,22 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 	}
 
 	p.Limits = limits(pickQuantity(set.CPU, s.Resources.CPU), pickQuantity(set.Memory, s.Resources.Memory))
+	limitOwners := map[corev1.ResourceName]string{corev1.ResourceCPU: "CPU", corev1.ResourceMemory: "MEMORY"}
 	if p.GPUsPerWorker > 0 {
 		gpu := GPUResource
 		if set.GPUResource != "" {
 			gpu = corev1.ResourceName(set.GPUResource)
 		}
 		p.Limits[gpu] = *resource.NewQuantity(int64(p.GPUsPerWorker), resource.DecimalSI)
+		limitOwners[gpu] = "GPUS_PER_WORKER (of GPU_RESOURCE)"
 	}
 	if r := s.RDMA; r != nil {
 		p.RDMAResource = corev1.ResourceName(r.Resource)
+		// One limit a resource: the RDMA count would silently replace the other.
+		if owner, taken := limitOwners[p.RDMAResource]; taken {
+			errs = append(errs, field.Invalid(spec.Child("rdma", "resource"), r.Resource,
+				fmt.Sprintf("is the resource whose limit %s sets; accepted: the RDMA devices' own resource (e.g. rdma/rdma_shared_device_a)", owner)))
+		}
 		p.Limits[p.RDMAResource] = *resource.NewQuantity(int64(ptr.Deref(r.PerWorker, 1)), resource.DecimalSI)
 	}
 	if r := s.LauncherResources; r != nil {
