@@ -101,6 +101,46 @@ type Plan struct {
 	RDMAResource corev1.ResourceName
 }
 
+// gangMinimum settles runPolicy.schedulingPolicy.minAvailable, the pods a
+// gang scheduler starts together (the operators' PodGroup minMember). The
+// operators' default, every pod of the job, never forms where a pod is
+// created only after others run (the launcher of WaitForWorkersReady), and
+// waits for more than needed where fewer may start (elastic MIN_WORKERS):
+// there the plan sets it. Without a gang scheduler the operators ignore it.
+func (p *Plan) gangMinimum(path *field.Path, errs field.ErrorList) field.ErrorList {
+	pods, which, least := p.Workers, "the workers (WORKERS)", int32(0)
+	switch {
+	case p.Mode == api.ModeMultiNode && p.MPI.LauncherCreationPolicy == api.WaitForWorkersReady:
+		which = "the workers (WORKERS); the launcher is created once they run (launcherCreationPolicy WaitForWorkersReady), so it cannot be one of the group"
+		least = p.Workers
+	case p.Mode == api.ModeMultiNode:
+		pods, which = p.Workers+1, "the workers (WORKERS) and the launcher"
+	case p.Mode == api.ModeElastic:
+		if p.Elastic.MinWorkers < p.Workers {
+			least = p.Elastic.MinWorkers // torchrun starts with that many
+		}
+	default:
+		return errs // no gang: the mode-fields table refuses schedulingPolicy
+	}
+	sp := p.RunPolicy.SchedulingPolicy
+	if sp != nil && sp.MinAvailable != nil {
+		if *sp.MinAvailable > pods {
+			errs = append(errs, field.Invalid(path, *sp.MinAvailable,
+				fmt.Sprintf("is more than the job's %d pods, %s: the group would never start; accepted: 1 to %d", pods, which, pods)))
+		}
+		return errs
+	}
+	if least > 0 {
+		policy := api.SchedulingPolicy{}
+		if sp != nil {
+			policy = *sp
+		}
+		policy.MinAvailable = ptr.To(least)
+		p.RunPolicy.SchedulingPolicy = &policy
+	}
+	return errs
+}
+
 // ElasticPlan is an elastic job's settled shape.
 type ElasticPlan struct {
 	MinWorkers, MaxWorkers int32
@@ -204,16 +244,7 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 	}
 	// One rank per GPU, unless SLOTS_PER_WORKER or spec.slotsPerWorker says otherwise.
 	p.SlotsPerWorker = pick(set.SlotsPerWorker, s.SlotsPerWorker, max(p.GPUsPerWorker, 1))
-	if sp := s.RunPolicy.SchedulingPolicy; sp != nil && sp.MinAvailable != nil {
-		pods, which := p.Workers, "the workers (WORKERS)"
-		if p.Mode == api.ModeMultiNode {
-			pods, which = p.Workers+1, "the workers (WORKERS) and the launcher"
-		}
-		if *sp.MinAvailable > pods {
-			errs = append(errs, field.Invalid(spec.Child("runPolicy", "schedulingPolicy", "minAvailable"), *sp.MinAvailable,
-				fmt.Sprintf("is more than the job's %d pods, %s: the group would never start; accepted: 1 to %d", pods, which, pods)))
-		}
-	}
+	errs = p.gangMinimum(spec.Child("runPolicy", "schedulingPolicy", "minAvailable"), errs)
 
 	p.Limits = limits(pickQuantity(set.CPU, s.Resources.CPU), pickQuantity(set.Memory, s.Resources.Memory))
 	limitOwners := map[corev1.ResourceName]string{corev1.ResourceCPU: "CPU", corev1.ResourceMemory: "MEMORY"}

@@ -88,7 +88,7 @@ func (j *TrainingJob) Default() {
 			s.MPI.ForwardEnv = append([]string(nil), DefaultForwardEnv...)
 		}
 		if s.MPI.LauncherCreationPolicy == "" {
-			s.MPI.LauncherCreationPolicy = "AtStartup"
+			s.MPI.LauncherCreationPolicy = AtStartup
 		}
 	}
 	if s.RunPolicy.CleanPodPolicy == "" && Carries(s.Mode, "runPolicy.cleanPodPolicy") {

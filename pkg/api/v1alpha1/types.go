@@ -153,6 +153,14 @@ type MPI struct {
 	RunLauncherAsWorker bool `json:"runLauncherAsWorker,omitempty"`
 }
 
+// The launcher creation policies of mpi-operator v0.8.
+const (
+	AtStartup = "AtStartup"
+	// WaitForWorkersReady: the launcher is created once every worker is
+	// ready, which a gang's minimum must leave out.
+	WaitForWorkersReady = "WaitForWorkersReady"
+)
+
 // Elastic shapes an elastic PyTorchJob (mode elastic); MIN_WORKERS,
 // MAX_WORKERS and RDZV_ENDPOINT in mlops.env win over it.
 type Elastic struct {

@@ -173,7 +173,7 @@ func (r Resources) validate(p *field.Path) field.ErrorList {
 func (m MPI) validate(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, oneOf(p.Child("implementation"), string(m.Implementation), string(OpenMPI), string(Intel), string(MPICH))...)
-	errs = append(errs, oneOf(p.Child("launcherCreationPolicy"), m.LauncherCreationPolicy, "AtStartup", "WaitForWorkersReady")...)
+	errs = append(errs, oneOf(p.Child("launcherCreationPolicy"), m.LauncherCreationPolicy, AtStartup, WaitForWorkersReady)...)
 	for i, a := range m.Args {
 		if slices.Contains([]string{"-np", "-n", "--np", "--n", "-c"}, a) || strings.HasPrefix(a, "-np=") || strings.HasPrefix(a, "--np=") {
 			errs = append(errs, field.Invalid(p.Child("args").Index(i), a, "mlops-fn sets the number of ranks from workers × slots; accepted: the other mpirun flags"))
