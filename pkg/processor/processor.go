@@ -670,6 +670,9 @@ func launcherRanks(target *yaml.RNode, container string, ranks int32) (render.Ar
 	command, _ := c.GetSlice("command")
 	args, _ := c.GetSlice("args")
 	line := strings.Join(append(toStrings(command), toStrings(args)...), " ")
+	if counts := render.RankCounts(toStrings(command), toStrings(args)); len(counts) > 1 {
+		return render.ArgumentRef{}, false, fmt.Errorf("the launcher runs %q, whose mpirun has %d rank counts (%s): mlops-fn sets one, and mpirun would read another; accepted: one -np N (or -n N) in the launcher's command or args, or spec.command (mlops-fn then writes the mpirun line)", line, len(counts), strings.Join(counts, ", "))
+	}
 	if ref, ok := render.RanksArgument(toStrings(command), toStrings(args)); ok {
 		return ref, render.NamesHosts(toStrings(command), toStrings(args)), nil
 	}

@@ -446,27 +446,54 @@ func RanksArgument(command, args []string) (ArgumentRef, bool) {
 		}
 		return ArgumentRef{Field: "args", Index: i - len(command)}
 	}
+	counts := rankCounts(line)
+	if len(counts) == 0 {
+		return ArgumentRef{}, false
+	}
+	i := counts[0]
+	ref, flag := at(i), at(i-1)
+	ref.Flag, ref.FlagAt = line[i-1], &flag
+	return ref, true
+}
+
+// RankCounts are the rank counts of an mpirun line with their flags, as
+// written ("-np 4"): a line with two runs with whichever mpirun reads last,
+// not the one mlops-fn sets.
+func RankCounts(command, args []string) []string {
+	line := append(append([]string(nil), command...), args...)
+	var out []string
+	for _, i := range rankCounts(line) {
+		out = append(out, line[i-1]+" "+line[i])
+	}
+	return out
+}
+
+// rankCounts are the positions in line of the values of mpirun's own rank
+// flags.
+func rankCounts(line []string) []int {
+	var at []int
 	for _, i := range mpirunFlags(line) {
 		if slices.Contains(rankFlags, line[i]) && i+1 < len(line) {
-			ref, flag := at(i+1), at(i)
-			ref.Flag, ref.FlagAt = line[i], &flag
-			return ref, true
+			at = append(at, i+1)
 		}
 	}
-	return ArgumentRef{}, false
+	return at
 }
 
 // hostFlags name mpirun's hosts (OpenMPI and Hydra spellings).
 var hostFlags = []string{"-hostfile", "--hostfile", "-machinefile", "--machinefile", "--default-hostfile", "-f", "-H", "-host", "--host"}
 
+// isHostFlag: arg is one of hostFlags, its value after "=" or not.
+func isHostFlag(arg string) bool {
+	flag, _, _ := strings.Cut(arg, "=")
+	return slices.Contains(hostFlags, flag)
+}
+
 // NamesHosts reports whether an mpirun line (command, args) names its hosts
 // among mpirun's own options: a hostfile, a machine file or a host list.
 func NamesHosts(command, args []string) bool {
 	line := append(append([]string(nil), command...), args...)
-	return slices.ContainsFunc(mpirunFlags(line), func(i int) bool {
-		flag, _, _ := strings.Cut(line[i], "=")
-		return slices.Contains(hostFlags, flag)
-	})
+	return slices.ContainsFunc(mpirunFlags(line), func(i int) bool { return isHostFlag(line[i]) })
 }
 
 // mpirunFlags are the positions of mpirun's own flags in line, up to the

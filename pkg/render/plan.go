@@ -245,6 +245,10 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 	// One rank per GPU, unless SLOTS_PER_WORKER or spec.slotsPerWorker says otherwise.
 	p.SlotsPerWorker = pick(set.SlotsPerWorker, s.SlotsPerWorker, max(p.GPUsPerWorker, 1))
 	errs = p.gangMinimum(spec.Child("runPolicy", "schedulingPolicy", "minAvailable"), errs)
+	if i := slices.IndexFunc(p.MPI.Args, isHostFlag); i >= 0 && p.Mode == api.ModeMultiNode {
+		errs = append(errs, field.Invalid(spec.Child("mpi", "args").Index(i), p.MPI.Args[i],
+			"names mpirun's hosts, beside the operator's hostfile, which lists the workers and their slots: mpirun would get two host lists; accepted: mpirun's other flags"))
+	}
 
 	p.Limits = limits(pickQuantity(set.CPU, s.Resources.CPU), pickQuantity(set.Memory, s.Resources.Memory))
 	limitOwners := map[corev1.ResourceName]string{corev1.ResourceCPU: "CPU", corev1.ResourceMemory: "MEMORY"}
