@@ -292,6 +292,14 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 			p.Home = "/home/" + set.UserName
 		}
 	}
+	if set.UserName == "root" && p.RunAsUser != nil && *p.RunAsUser != 0 {
+		uid := "spec.security.runAsUser"
+		if set.UserID != nil {
+			uid = "USER_ID"
+		}
+		errs = append(errs, field.Invalid(envKey("USER_NAME"), set.UserName, fmt.Sprintf(
+			"names the root user, but %s is %d: the job runs as that user, whose home is not /root; accepted: the name of user %d in the image (its home is /home/NAME), or %s=0", uid, *p.RunAsUser, *p.RunAsUser, uid)))
+	}
 	if p.Root() {
 		if p.Mode == api.ModeMultiNode && p.FSGroup != nil {
 			if _, explicit := file.Lookup("FS_GROUP"); explicit || s.Security.FSGroup != nil {
