@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
@@ -81,6 +82,34 @@ func mountsTaken(target *yaml.RNode, q *render.Plan) error {
 				volume, _ := m.GetString("name")
 				if want, taken := ours[path.Clean(at)]; taken && at != "" && volume != want {
 					return fmt.Errorf("%s.volumeMounts[%d]: container %s mounts its volume %q at %s, where mlops-fn mounts %q (mlops.env or spec.volumes); accepted: one of the two at another path, or the container's mount removed", c.path(), i, c.name, volume, at, want)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// requestsAboveLimits refuses a patched job whose container keeps a request
+// of the base's above the limit mlops-fn set (CPU, MEMORY, the GPUs): the API
+// server would refuse the pods, or an operator their creation, far from here.
+func requestsAboveLimits(job *yaml.RNode) error {
+	for _, pod := range podContainers(job) {
+		for _, c := range pod {
+			limits, _ := c.node.Pipe(yaml.Lookup("resources", "limits"))
+			requests, _ := c.node.Pipe(yaml.Lookup("resources", "requests"))
+			if limits == nil || requests == nil {
+				continue
+			}
+			names, _ := limits.Fields()
+			for _, name := range names {
+				limit, err1 := resource.ParseQuantity(yaml.GetValue(limits.Field(name).Value))
+				f := requests.Field(name)
+				if f == nil || err1 != nil {
+					continue
+				}
+				request, err2 := resource.ParseQuantity(yaml.GetValue(f.Value))
+				if err2 == nil && request.Cmp(limit) > 0 {
+					return fmt.Errorf("%s.resources.requests.%s: container %s requests %s, above its limit %s, which mlops-fn sets (CPU, MEMORY, GPUS_PER_WORKER in mlops.env, or spec.resources, spec.launcherResources); Kubernetes refuses a request above its limit; accepted: the base's request at most that limit, or the request removed (it then defaults to the limit)", c.path(), name, c.name, request.String(), limit.String())
 				}
 			}
 		}

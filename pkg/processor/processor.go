@@ -742,6 +742,9 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, []
 	if q.Mode == api.ModeTrainJob {
 		dropStaleTrainerEnv(out, q)
 	}
+	if err := requestsAboveLimits(out); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", id, err)
+	}
 	return out, q.Notices, nil
 }
 
