@@ -317,6 +317,15 @@ func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error
 		return nil, fmt.Errorf("%s: spec.target: %s matches no %s among the inputs; the inputs' %ss: %s",
 			p.configName(), describe(sel.Name, sel.Labels), kind, kind, strings.Join(seen, ", "))
 	}
+	if len(found) == 0 {
+		// A job of another kind under the job's name would go out unpatched beside a new job.
+		for _, it := range items {
+			if other, ok := jobkind.ForKind(it.GetKind()); ok && other.Kind != kind && it.GetName() == sel.Name && !generated(it) {
+				return nil, fmt.Errorf("%s: %s/%s among the inputs is named like the job, but mode %s renders %s: it would go out unpatched beside a new %s; accepted: mode %s (for the %s), or another name for one of the two",
+					p.configName(), it.GetKind(), it.GetName(), plan.Mode, jobkind.WithArticle(kind), kind, other.Mode, it.GetKind())
+			}
+		}
+	}
 	return found, nil
 }
 
