@@ -1,11 +1,13 @@
 package processor
 
 import (
+	"encoding/json"
 	"fmt"
 	"path"
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -115,4 +117,62 @@ func requestsAboveLimits(job *yaml.RNode) error {
 		}
 	}
 	return nil
+}
+
+// baseVolumesClash refuses what the target's pods hold that would merge with
+// what mlops-fn or the operator adds: a volume named like one of mlops-fn's
+// with another source (merged by name, it would have two, which the API
+// server refuses), a volume named like the operator's, a mount at or around
+// the operator's paths (the SSH keys, the hostfile).
+func baseVolumesClash(target *yaml.RNode, q *render.Plan) error {
+	ours := map[string]string{}
+	for _, v := range q.Volumes {
+		ours[v.Name] = volumeSource(v.VolumeSource)
+	}
+	kind, _ := jobkind.ForKind(target.GetKind())
+	for _, s := range kind.PodSpecs {
+		list, _ := target.Pipe(yaml.Lookup(append(slices.Clone(s.Path), "volumes")...))
+		if list == nil {
+			continue
+		}
+		elems, _ := list.Elements()
+		for i, v := range elems {
+			name, _ := v.GetString("name")
+			at := fmt.Sprintf("%s.volumes[%d]", strings.Join(s.Path, "."), i)
+			if why := q.OperatorVolumeName(name); why != "" {
+				return fmt.Errorf("%s.name: Invalid value: %q: %s", at, name, why)
+			}
+			fields, _ := v.Fields()
+			if src, taken := ours[name]; taken && !slices.Contains(fields, src) {
+				return fmt.Errorf("%s: volume %q of the pods is also the name of mlops-fn's %s volume (mlops.env or spec.volumes): merged by name, it would have two sources, which Kubernetes refuses; accepted: another name for the pods' volume, or for the spec's", at, name, src)
+			}
+		}
+	}
+	for _, pod := range podContainers(target) {
+		for _, c := range pod {
+			mounts, _ := c.node.Pipe(yaml.Lookup("volumeMounts"))
+			if mounts == nil {
+				continue
+			}
+			elems, _ := mounts.Elements()
+			for i, m := range elems {
+				at, _ := m.GetString("mountPath")
+				if clashes := q.OperatorMountPath(path.Clean(at)); at != "" && len(clashes) > 0 {
+					return fmt.Errorf("%s.volumeMounts[%d].mountPath: Invalid value: %q: container %s's mount %s", c.path(), i, at, c.name, clashes[0])
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// volumeSource is the field that holds a volume's source: nfs, hostPath, ...
+func volumeSource(v corev1.VolumeSource) string {
+	var m map[string]json.RawMessage
+	b, _ := json.Marshal(v)
+	_ = json.Unmarshal(b, &m)
+	for k := range m {
+		return k
+	}
+	return ""
 }

@@ -421,6 +421,9 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 	if err := mountsTaken(target, &q); err != nil {
 		return nil, fmt.Errorf("%s: %w", id, err)
 	}
+	if err := baseVolumesClash(target, &q); err != nil {
+		return nil, fmt.Errorf("%s: %w", id, err)
+	}
 	if q.LauncherLimitsDefault && ownResources(target, q.ContainerOf(kubeflow.MPIReplicaTypeLauncher)) {
 		// What the user wrote and no setting names stays.
 		q.LauncherLimits = nil

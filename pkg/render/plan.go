@@ -331,31 +331,13 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 			"the job needs Pod Security level %s: %s; the namespace's pod-security.kubernetes.io/enforce label must allow it", level, strings.Join(reasons, "; "))})
 	}
 	for i, v := range s.Volumes {
-		for _, r := range p.operatorVolumes() {
-			if v.Name == r.name {
-				errs = append(errs, field.Invalid(spec.Child("volumes").Index(i).Child("name"), v.Name,
-					fmt.Sprintf("is the volume where %s, which the operator adds to the pods itself; accepted: another volume name", r.owner)))
-			}
+		if why := p.OperatorVolumeName(v.Name); why != "" {
+			errs = append(errs, field.Invalid(spec.Child("volumes").Index(i).Child("name"), v.Name, why))
 		}
 	}
 	for _, m := range p.Mounts {
-		for _, r := range p.operatorVolumes() {
-			if r.path == "" {
-				continue
-			}
-			how := ""
-			switch {
-			case m.MountPath == r.path:
-				how = "is " + r.path
-			case within(r.path, m.MountPath):
-				how = "hides " + r.path
-			case within(m.MountPath, r.path):
-				how = "lies inside " + r.path
-			default:
-				continue
-			}
-			errs = append(errs, field.Invalid(mountField(m, s.Volumes, envKey), m.MountPath,
-				fmt.Sprintf("%s, where %s; accepted: a mount path neither at, inside nor above %s", how, r.owner, r.path)))
+		for _, why := range p.OperatorMountPath(m.MountPath) {
+			errs = append(errs, field.Invalid(mountField(m, s.Volumes, envKey), m.MountPath, why))
 		}
 	}
 	errs = append(errs, x.errs...)
@@ -428,6 +410,40 @@ func (p *Plan) operatorVolumes() []operatorVolume {
 		return vols
 	}
 	return nil
+}
+
+// OperatorVolumeName says why name is the operator's own volume name, ""
+// when it is free for the job's volumes.
+func (p *Plan) OperatorVolumeName(name string) string {
+	for _, r := range p.operatorVolumes() {
+		if name == r.name {
+			return fmt.Sprintf("is the volume where %s, which the operator adds to the pods itself; accepted: another volume name", r.owner)
+		}
+	}
+	return ""
+}
+
+// OperatorMountPath says how a mount at mountPath clashes with each of the
+// operator's own mounts it meets.
+func (p *Plan) OperatorMountPath(mountPath string) []string {
+	var clashes []string
+	for _, r := range p.operatorVolumes() {
+		how := ""
+		switch {
+		case r.path == "":
+			continue
+		case mountPath == r.path:
+			how = "is " + r.path
+		case within(r.path, mountPath):
+			how = "hides " + r.path
+		case within(mountPath, r.path):
+			how = "lies inside " + r.path
+		default:
+			continue
+		}
+		clashes = append(clashes, fmt.Sprintf("%s, where %s; accepted: a mount path neither at, inside nor above %s", how, r.owner, r.path))
+	}
+	return clashes
 }
 
 // Root reports whether the containers run as root: uid 0, or no uid given
