@@ -682,6 +682,12 @@ func launcherRanks(target *yaml.RNode, container string, ranks int32) (render.Ar
 	command, _ := c.GetSlice("command")
 	args, _ := c.GetSlice("args")
 	line := strings.Join(append(toStrings(command), toStrings(args)...), " ")
+	if line == "" {
+		return render.ArgumentRef{}, false, fmt.Errorf("the launcher's container %s has no command or args, so no mpirun line whose ranks mlops-fn could set to workers × slots (%d); accepted: the container that runs mpirun first in the launcher, or spec.command (mlops-fn then writes the mpirun line)", container, ranks)
+	}
+	if joined := render.JoinedRankCount(toStrings(command), toStrings(args)); joined != "" {
+		return render.ArgumentRef{}, false, fmt.Errorf("the launcher runs %q, whose rank count is written in one item with its flag (%s), where mlops-fn cannot set it to workers × slots (%d); accepted: the flag and the count as two items (-np, \"4\"), or spec.command (mlops-fn then writes the mpirun line)", line, joined, ranks)
+	}
 	if counts := render.RankCounts(toStrings(command), toStrings(args)); len(counts) > 1 {
 		return render.ArgumentRef{}, false, fmt.Errorf("the launcher runs %q, whose mpirun has %d rank counts (%s): mlops-fn sets one, and mpirun would read another; accepted: one -np N (or -n N) in the launcher's command or args, or spec.command (mlops-fn then writes the mpirun line)", line, len(counts), strings.Join(counts, ", "))
 	}

@@ -468,6 +468,21 @@ func RankCounts(command, args []string) []string {
 	return out
 }
 
+// JoinedRankCount is a rank count written in one item with its flag among
+// mpirun's own options (--np=4, -np=4, -n4), "" when there is none.
+func JoinedRankCount(command, args []string) string {
+	line := append(append([]string(nil), command...), args...)
+	for _, i := range mpirunFlags(line) {
+		for _, f := range rankFlags {
+			rest, ok := strings.CutPrefix(line[i], f)
+			if ok && rest != "" && strings.Trim(strings.TrimPrefix(rest, "="), "0123456789") == "" {
+				return line[i]
+			}
+		}
+	}
+	return ""
+}
+
 // rankCounts are the positions in line of the values of mpirun's own rank
 // flags.
 func rankCounts(line []string) []int {

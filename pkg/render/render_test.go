@@ -97,6 +97,26 @@ func TestMPIRunLine(t *testing.T) {
 	}
 }
 
+// TestJoinedRankCount finds a count joined to mpirun's own rank flag, not
+// a flag that merely starts alike, nor the program's.
+func TestJoinedRankCount(t *testing.T) {
+	for _, c := range []struct {
+		line []string
+		want string
+	}{
+		{[]string{"mpirun", "--np=4", "prog"}, "--np=4"},
+		{[]string{"mpirun", "-x", "A", "-np=8", "prog"}, "-np=8"},
+		{[]string{"mpiexec", "-n4", "prog"}, "-n4"},
+		{[]string{"mpirun", "-npernode", "2", "-np", "4", "prog"}, ""},
+		{[]string{"mpirun", "-np", "4", "prog", "--np=2"}, ""},
+		{[]string{"python", "--np=2"}, ""},
+	} {
+		if got := JoinedRankCount(c.line, nil); got != c.want {
+			t.Errorf("JoinedRankCount(%q) = %q, want %q", c.line, got, c.want)
+		}
+	}
+}
+
 // TestRanksArgument finds mpirun's own -np, not the program's.
 func TestRanksArgument(t *testing.T) {
 	for _, c := range []struct {
