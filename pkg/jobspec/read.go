@@ -45,12 +45,26 @@ func Parse(path string, data []byte) (*yaml.RNode, error) {
 			}
 			return nil, fmt.Errorf("%s: %s", path, msg)
 		}
-		docs = append(docs, &n)
+		if !emptyDocument(&n) { // a trailing "---", or one before comments only: kustomize and kubectl skip those too
+			docs = append(docs, &n)
+		}
+	}
+	if len(docs) == 0 {
+		return nil, fmt.Errorf("%s holds no YAML document, only separators or comments; accepted: %s", path, want)
 	}
 	if len(docs) != 1 {
 		return nil, fmt.Errorf("%s holds %d YAML documents; accepted: %s", path, len(docs), want)
 	}
 	return yaml.NewRNode(docs[0]), nil
+}
+
+// emptyDocument: a document that holds no node, or only an empty null.
+func emptyDocument(n *yaml.Node) bool {
+	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		n = n.Content[0]
+	}
+	return n.Kind == 0 || n.Kind == yaml.DocumentNode && len(n.Content) == 0 ||
+		n.Kind == yaml.ScalarNode && n.Tag == "!!null" && n.Value == ""
 }
 
 var yamlErrorLine = regexp.MustCompile(`^yaml: line (\d+): did not find expected ',' or ']'`)
