@@ -35,13 +35,14 @@ import (
 )
 
 // ComponentDir is the folder hydrate writes in the overlay: a kustomize
-// Component with the job's patches, the CRDs' schema and name references and
+// Component with the job's patches, the CRDs' name references and
 // the guard. It is replaced whole, in one step, so a build sees either the
 // old folder or the new one.
 const ComponentDir = "mlops-fn"
 
-// SchemaFile is the MPIJob schema the component names in openapi:, so
-// kustomize merges the patches' lists by name inside the CRD.
+// SchemaFile is the CRDs' OpenAPI document an earlier mlops-fn wrote and
+// named in openapi: (one document for the whole build, which replaced
+// kustomize's own); the patches now carry their merge keys instead.
 const SchemaFile = "crd-schema.json"
 
 // NameReferenceFile is the kustomize configuration the component names in
@@ -128,10 +129,6 @@ func Render(o Options) (*Overlay, error) {
 		}
 		return nil, fmt.Errorf("%s: spec.envFile.path: %q is not inside the overlay folder %s; accepted: a file in or below %s (kubectl's kustomize reads only files in or below the kustomization), e.g. %s", configPath, value, o.Dir, o.Dir, api.DefaultEnvPath)
 	}
-	envText, err := os.ReadFile(resolved.Env.Source)
-	if err != nil {
-		return nil, err
-	}
 	dir, err := filepath.EvalSymlinks(o.Dir)
 	if err != nil {
 		return nil, err
@@ -171,7 +168,7 @@ func Render(o Options) (*Overlay, error) {
 	}
 	e := entries{envName: plan.ConfigMapName, envNamespace: plan.Namespace, envFile: envFile, inputsName: plan.JobName + inputsSuffix, specFile: o.Config}
 
-	if err := setEntries(k, e, plan.Mode != api.ModeSingleNode, filepath.Join(o.Dir, filepath.Base(kname))); err != nil {
+	if err := setEntries(k, e, filepath.Join(o.Dir, filepath.Base(kname))); err != nil {
 		return nil, err
 	}
 	// The items the component patches: the base, before the overlay's own transformers.
@@ -197,16 +194,24 @@ func Render(o Options) (*Overlay, error) {
 	if ns := out.targetNamespace(); e.envNamespace == "" && ns != "" {
 		// The env ConfigMap goes beside the job, as the function writes it.
 		e.envNamespace = ns
-		if err := setEntries(k, e, plan.Mode != api.ModeSingleNode, filepath.Join(o.Dir, filepath.Base(kname))); err != nil {
+		if err := setEntries(k, e, filepath.Join(o.Dir, filepath.Base(kname))); err != nil {
 			return nil, err
 		}
 	}
-	object, replacements := guard(guardInputs{
+	// The spec as kustomize reads it: parsed, not defaulted.
+	spec, err := yaml.Parse(string(specText))
+	if err != nil {
+		return nil, err
+	}
+	files, err := guard(guardInputs{
 		jobName: plan.JobName, namespace: e.envNamespace, configMapName: plan.ConfigMapName, inputsName: e.inputsName,
-		env: resolved.Env, specFile: o.Config, specText: string(specText), envFile: envFile, envText: string(envText),
+		env: resolved.Env, specFile: o.Config, spec: spec, envFile: envFile,
 		token: e.token(), targets: out.targets(),
-	})
-	if err := out.componentKustomization(header, plan, object, replacements); err != nil {
+	}, header)
+	if err != nil {
+		return nil, err
+	}
+	if err := out.componentKustomization(header, plan, files); err != nil {
 		return nil, err
 	}
 
@@ -390,6 +395,9 @@ func encode(header string, patch render.Patch) ([]byte, error) {
 	if _, err := (filters.FormatFilter{UseSchema: true}).Filter([]*yaml.RNode{n}); err != nil {
 		return nil, err
 	}
+	if err := schema.MarkMergeKeys(n); err != nil {
+		return nil, err
+	}
 	s, err := n.String()
 	return []byte(header + s), err
 }
@@ -438,8 +446,8 @@ type patchEntry struct {
 // component of its own, so it checks the base before the patches change
 // it), the generated job or the patches (each aimed at its target by kind
 // and name, so a namespace the overlay sets later does not matter), and the
-// CRDs' schema and name references.
-func (out *Overlay) componentKustomization(header string, plan *render.Plan, guardObject map[string]any, replacements []any) error {
+// CRDs' name references.
+func (out *Overlay) componentKustomization(header string, plan *render.Plan, guard guardFiles) error {
 	var patches []any
 	for _, p := range out.patches {
 		gv, _ := k8sschema.ParseGroupVersion(p.target.GetApiVersion())
@@ -459,21 +467,28 @@ func (out *Overlay) componentKustomization(header string, plan *render.Plan, gua
 	}
 	component = append(component, field{"patches", patches})
 	if plan.Mode != api.ModeSingleNode {
-		// A Pod's merge keys and name references are built into kustomize; a CRD's are not.
-		out.Component[SchemaFile] = schema.Document()
-		out.Component[NameReferenceFile] = append([]byte(header), schema.NameReferences()...)
-		component = append(component, field{"openapi", map[string]any{"path": SchemaFile}}, field{"configurations", []any{NameReferenceFile}})
+		// A Pod's name references are built into kustomize; a CRD's are not.
+		out.Component[NameReferenceFile] = append([]byte(header), schema.NameReferences(plan.JobKind().Kind)...)
+		component = append(component, field{"configurations", []any{NameReferenceFile}})
 	}
 	var err error
 	comment := "# The job's patches. The guard (guard/) first fails the build if mlops.env, the job spec\n# or the base changed after hydrate: kubectl cannot run mlops-fn, so it must not apply stale patches."
 	if out.Component[componentFile], err = componentText(header, comment, component); err != nil {
 		return err
 	}
-	if out.Component[path.Join(guardDir, guardFile)], err = encodeFile(header, guardObject); err != nil {
-		return err
-	}
-	comment = "# The guard: a value at a time, what the build reads now must be what hydrate read."
-	out.Component[path.Join(guardDir, componentFile)], err = componentText(header, comment, []field{{"resources", []any{guardFile}}, {"replacements", replacements}})
+	out.Component[path.Join(guardDir, readDir, guardFile)] = guard.object
+	out.Component[path.Join(guardDir, readDir, componentFile)] = guard.read
+	out.Component[path.Join(guardDir, expectedFile)] = guard.tests
+	local := fmt.Sprintf("apiVersion: %s\nkind: %s\nmetadata:\n  name: %s\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\n", api.APIVersion, api.Kind, plan.JobName)
+	comment = "# The guard: the build fails, saying to run mlops-fn hydrate, when mlops.env, the job spec or\n# the base's job differ from what hydrate read (" + expectedFile + "). read/ copies what the build reads."
+	out.Component[path.Join(guardDir, componentFile)], err = componentText(header, comment, []field{
+		{"components", []any{readDir}},
+		{"patches", []any{
+			map[string]any{"path": expectedFile, "target": map[string]any{"kind": GuardKind}},
+			// The job spec, a resource of the kustomization for the guard, is never applied.
+			map[string]any{"patch": local, "target": map[string]any{"kind": specKind}},
+		}},
+	})
 	return err
 }
 
