@@ -1,13 +1,17 @@
 # mlops-fn: `make build test` is what CI runs (see .ci/run and the README).
 GO      ?= go
 BIN     := bin/mlops-fn
+KRM_BIN := bin/mlops-fn-krm
 IMAGE   ?= localhost/mlops-fn:dev
 OVERLAYS := $(sort $(dir $(wildcard quickstart/k8s/mlops/*/job.yaml examples/*/job.yaml examples/*/*/job.yaml)))
 
 .PHONY: build test golden-update hydrate lint fuzz vuln image bench e2e clean
 
+# bin/mlops-fn is the full command; bin/mlops-fn-krm, the KRM function alone
+# (./krm), is what the image runs.
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(BIN) ./fn
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(KRM_BIN) ./krm
 
 # Unit, golden and kustomize-equivalence tests, the drift check of the
 # hydrated overlays, and the lint. pkg/hydrate's tests alone take 4.5 min on 2 idle
@@ -44,7 +48,8 @@ fuzz:
 vuln:
 	hack/vuln.sh
 
-# FROM scratch: the users kustomize and kpt run as must be named in /etc/passwd.
+# FROM scratch, with bin/mlops-fn-krm: the KRM function only (docs/performance.md).
+# The users kustomize and kpt run as must be named in /etc/passwd.
 image: build
 	mkdir -p bin/image
 	printf 'root:x:0:0:root:/:/sbin/nologin\nnobody:x:65534:65534:nobody:/:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/:/sbin/nologin\n' > bin/image/passwd

@@ -33,7 +33,7 @@ func main() {
 }
 
 func run() error {
-	for _, b := range [][2]string{{"bin/mlops-fn", "./fn"}, {"bin/floor", "./bench/floor"}} {
+	for _, b := range [][2]string{{"bin/mlops-fn", "./fn"}, {"bin/mlops-fn-krm", "./krm"}, {"bin/floor", "./bench/floor"}} {
 		if err := sh("", "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-ldflags=-s -w", "-o", b[0], b[1]); err != nil {
 			return err
 		}
@@ -84,11 +84,20 @@ func run() error {
 		fmt.Fprintf(w, "kustomize build\tskipped: kustomize not on PATH\t\t\n")
 	}
 
-	// 4. Sizes.
-	sf, sb := size(fn), size(floor)
-	fmt.Fprintf(w, "binary size\t%.1f MB\t%.1f MB\t%.2f\n", mb(sf), mb(sb), float64(sf)/float64(sb))
+	// 4. The hydrated overlay's guard, and hydrate on a long spec.
+	inputs := size(overlay+"/mlops.env") + size(overlay+"/job.yaml")
+	guard := treeSize(overlay + "/mlops-fn/guard")
+	fmt.Fprintf(w, "quickstart guard/ vs its inputs (mlops.env + job.yaml)\t%.1f KB\t%.1f KB\t%.2f\n", kb(guard), kb(inputs), float64(guard)/float64(inputs))
+	if err := longSpec(w, fn); err != nil {
+		return err
+	}
+
+	// 5. Sizes.
+	sf, sk, sb := size(fn), size(abs("bin/mlops-fn-krm")), size(floor)
+	fmt.Fprintf(w, "binary size, full command (bin/mlops-fn)\t%.1f MB\t%.1f MB\t%.2f\n", mb(sf), mb(sb), float64(sf)/float64(sb))
+	fmt.Fprintf(w, "binary size, KRM function (bin/mlops-fn-krm)\t%.1f MB\t%.1f MB\t%.2f\n", mb(sk), mb(sb), float64(sk)/float64(sb))
 	if err := exec.Command("docker", "info").Run(); err == nil {
-		fi, err := image("bin/mlops-fn", "localhost/mlops-fn:bench")
+		fi, err := image("bin/mlops-fn-krm", "localhost/mlops-fn:bench")
 		if err != nil {
 			return err
 		}
@@ -105,10 +114,66 @@ func run() error {
 		return err
 	}
 
-	// 5. The Go benchmarks of the hot paths.
+	// 6. The Go benchmarks of the hot paths.
 	fmt.Println()
 	return sh("", "go", "test", "-run", "^$", "-bench", ".", "-benchmem", "./pkg/...")
 }
+
+// longLines is the length of the long spec hydrate is timed on.
+const longLines = 1500
+
+// longSpec copies the quickstart, makes the multi-node job spec longLines
+// lines long (environment variables of its own, two lines each), and prints
+// hydrate's time on it (median of 3) and the guard it writes, against the
+// spec's size.
+func longSpec(w io.Writer, fn string) error {
+	tmp, err := os.MkdirTemp("", "bench-long-spec-")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.RemoveAll(tmp) }()
+	if err := sh("", "cp", "-r", "quickstart", tmp); err != nil {
+		return err
+	}
+	dir := filepath.Join(tmp, overlay)
+	spec, err := os.ReadFile(filepath.Join(dir, "job.yaml"))
+	if err != nil {
+		return err
+	}
+	text := strings.TrimRight(string(spec), "\n") + "\n  env:\n"
+	for i := 0; strings.Count(text, "\n") < longLines; i++ {
+		text += fmt.Sprintf("  - name: BENCH_%d\n    value: \"value of the variable number %d\"\n", i, i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "job.yaml"), []byte(text), 0o644); err != nil {
+		return err
+	}
+	var times []time.Duration
+	for i := 0; i < 3; i++ {
+		d, _, err := timed(fn, "hydrate", dir)
+		if err != nil {
+			return err
+		}
+		times = append(times, d)
+	}
+	guard := treeSize(filepath.Join(dir, "mlops-fn", "guard"))
+	fmt.Fprintf(w, "hydrate, %d-line spec, median of 3\t%v\t\t\n", strings.Count(text, "\n"), median(times).Round(time.Millisecond))
+	fmt.Fprintf(w, "  its guard/ vs the spec (%.0f KB)\t%.1f KB\t%.1f KB\t%.2f\n", kb(int64(len(text))), kb(guard), kb(int64(len(text))), float64(guard)/float64(len(text)))
+	return nil
+}
+
+// treeSize is the bytes of the files under dir.
+func treeSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			n += size(p)
+		}
+		return nil
+	})
+	return n
+}
+
+func kb(n int64) float64 { return float64(n) / 1024 }
 
 // resourceList is the input kustomize hands the function for the quickstart:
 // the skeleton and the job spec, plus n unrelated ConfigMaps.
@@ -210,7 +275,7 @@ func image(bin, tag string) ([2]int64, error) {
 		return [2]int64{}, err
 	}
 	defer func() { _ = os.RemoveAll(ctx) }()
-	for from, to := range map[string]string{"Dockerfile": "Dockerfile", bin: "bin/mlops-fn", "bin/image/passwd": "bin/image/passwd", "bin/image/group": "bin/image/group"} {
+	for from, to := range map[string]string{"Dockerfile": "Dockerfile", bin: "bin/mlops-fn-krm", "bin/image/passwd": "bin/image/passwd", "bin/image/group": "bin/image/group"} {
 		data, err := os.ReadFile(from)
 		if err != nil {
 			return [2]int64{}, err

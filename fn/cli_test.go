@@ -138,7 +138,7 @@ func TestHelpNamesEveryMode(t *testing.T) {
 		{[]string{"--help"}, slices.Concat([]string{"kubeflow.org/v1", "elasticPolicy",
 			"torchrun", "MIN_WORKERS", "MAX_WORKERS", "hydrate"}, kinds, modes)},
 		{[]string{"hydrate", "--help"}, slices.Concat([]string{render.SecurityContextPatchFile, render.NFSVolumePatchFile,
-			hydrate.SchemaFile, "kustomization.yaml"}, kinds, patchFiles, modes)},
+			hydrate.NameReferenceFile, "kustomization.yaml"}, kinds, patchFiles, modes)},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			code, stdout, stderr := runBinary(t, c.args...)

@@ -8,17 +8,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
-	k8syaml "sigs.k8s.io/yaml"
 
-	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
+	"github.com/mlops-fn/mlops-fn/pkg/krm"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
@@ -49,83 +47,9 @@ func New(inputRead func(bytes int)) *cobra.Command {
 	return cmd
 }
 
-// runResourceList is the KRM function protocol: a ResourceList in, one out.
-// On failure the items go back unchanged with the results, as kpt expects,
-// and the errors also go to stderr, because kustomize drops results.
-// Like every run, it reports its errors itself and returns them marked so.
+// runResourceList is the KRM function protocol (pkg/krm, which the image runs alone).
 func runResourceList(in io.Reader, out, stderr io.Writer, inputRead func(int)) error {
-	input, err := io.ReadAll(in)
-	if err != nil {
-		return reportError(stderr, fmt.Errorf("reading the ResourceList: %w", err))
-	}
-	inputRead(len(input))
-	if err := isResourceList(input); err != nil {
-		_, _ = out.Write(input) // the input back unchanged, as on any failure
-		return reportError(stderr, err)
-	}
-	rw := &kio.ByteReadWriter{Reader: bytes.NewReader(input), Writer: out, KeepReaderAnnotations: true}
-	var results framework.Results
-	p := reporter{Processor: processor.Processor{}, results: &results}
-	err = framework.Execute(p, rw)
-	report(stderr, results)
-	if err != nil && results.ExitCode() == 0 {
-		// Not one of the results just reported: reading or writing failed.
-		return reportError(stderr, explainUnreadable(input, err))
-	}
-	return markReported(err)
-}
-
-// isResourceList refuses stdin that is no ResourceList (kyaml would pass
-// other objects through, exit 0) and items that are no objects, naming them.
-func isResourceList(input []byte) error {
-	var doc struct {
-		Kind  string `json:"kind"`
-		Items []any  `json:"items"`
-	}
-	if err := k8syaml.Unmarshal(input, &doc); err != nil {
-		return nil // kyaml's reader says what is wrong
-	}
-	if doc.Kind != kio.ResourceListKind {
-		what := "no kind"
-		if doc.Kind != "" {
-			what = "a " + doc.Kind
-		}
-		return fmt.Errorf("standard input holds %s, not a ResourceList: with no arguments mlops-fn is a KRM function and reads the ResourceList kustomize and kpt send; accepted: a ResourceList on stdin, or mlops-fn JOB.yaml [INPUT.yaml ...] for a job spec file", what)
-	}
-	for i, it := range doc.Items {
-		if _, ok := it.(map[string]any); !ok {
-			return fmt.Errorf("the ResourceList's item %d is %s, not an object; accepted: Kubernetes objects (YAML maps)", i+1, describeValue(it))
-		}
-	}
-	return nil
-}
-
-func describeValue(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "null"
-	case []any:
-		return "a list"
-	case string:
-		return fmt.Sprintf("the string %q", v)
-	}
-	return fmt.Sprintf("%v", v)
-}
-
-// explainUnreadable names the item kyaml's ResourceList reader failed on,
-// where that is a malformed metadata (its message shows only the node).
-func explainUnreadable(input []byte, err error) error {
-	r := &kio.ByteReader{Reader: bytes.NewReader(input), OmitReaderAnnotations: true}
-	items, rerr := r.Read()
-	if rerr != nil {
-		return err
-	}
-	for i, it := range items {
-		if merr := processor.CheckMetadata(it); merr != nil {
-			return fmt.Errorf("the ResourceList's item %d: %w", i+1, merr)
-		}
-	}
-	return err
+	return markReported(krm.Run(in, out, stderr, inputRead))
 }
 
 // runStandalone renders `mlops-fn job.yaml [inputs]` to plain YAML. Nothing
@@ -217,37 +141,11 @@ func parseInput(name string, data []byte) ([]*yaml.RNode, error) {
 	return nodes, nil
 }
 
-// reporter keeps the results of a framework run for stderr.
-type reporter struct {
-	processor.Processor
-	results *framework.Results
-}
-
-func (r reporter) Process(rl *framework.ResourceList) error {
-	err := r.Processor.Process(rl)
-	*r.results = rl.Results
-	return err
-}
-
 // reportError writes an error that is not a result, a line of stderr per
 // line, and returns it marked as reported.
 func reportError(w io.Writer, err error) error {
-	report(w, framework.Results{{Severity: framework.Error, Message: err.Error()}})
-	return markReported(err)
+	return markReported(krm.ReportError(w, err))
 }
 
-// report writes errors and warnings to stderr, one per line; warnings not
-// when hydrate's check runs the function (hydrate has printed them).
-func report(w io.Writer, results framework.Results) {
-	quiet := os.Getenv(hydrate.WarningsVariable) == "off"
-	for _, r := range results {
-		if quiet && r.Severity != framework.Error {
-			continue
-		}
-		for _, line := range strings.Split(strings.TrimSpace(r.Message), "\n") {
-			if line = strings.TrimSpace(line); line != "" {
-				fmt.Fprintf(w, "mlops-fn: %s: %s\n", r.Severity, line)
-			}
-		}
-	}
-}
+// report writes errors and warnings to stderr, one per line (pkg/krm).
+func report(w io.Writer, results framework.Results) { krm.Report(w, results) }

@@ -28,11 +28,14 @@ them) and writes DIR/%s/, a kustomize Component kubectl applies without mlops-fn
                job mounts volumes (or the whole job, when the base has none)
   the guard    makes the build fail, saying to run hydrate, once mlops.env or
                job.yaml changed after this run
-For an MPIJob or a PyTorchJob (CRDs) it adds %s, the schema
-kustomize needs to merge their lists by name, and %s,
-the fields where they name ConfigMaps, Secrets and ServiceAccounts.
-In DIR/kustomization.yaml it keeps three entries (marked "# mlops-fn hydrate"):
-the env ConfigMap's generator, the guard's inputs and the component; every
+Each list of a patch that merges by key says its key in a comment
+(containers: # {"x-kubernetes-patch-merge-key":"name",...}): kustomize reads
+it there, as it knows no CRD's schema, and the build's own schema stays as it
+is. For an MPIJob, a PyTorchJob or a TrainJob (CRDs) it adds %s,
+the fields where the job names ConfigMaps, Secrets and ServiceAccounts.
+In DIR/kustomization.yaml it keeps four entries (marked "# mlops-fn hydrate"):
+the env ConfigMap's generator, the guard's two inputs (mlops.env's generator,
+job.yaml as a local-config resource) and the component; every
 other line stays. After any edit of job.yaml or mlops.env, run hydrate again.
 
 Before writing, it builds the overlay as kubectl does and compares it with
@@ -43,7 +46,7 @@ puts every folder back. The env file must lie in its folder.
 
 With --check nothing is written: the command fails when DIR differs from what
 it would write (CI's drift check).`, hydrate.ComponentDir, patchFiles(),
-			render.SecurityContextPatchFile, render.NFSVolumePatchFile, hydrate.SchemaFile, hydrate.NameReferenceFile),
+			render.SecurityContextPatchFile, render.NFSVolumePatchFile, hydrate.NameReferenceFile),
 		Args: func(_ *cobra.Command, dirs []string) error {
 			if len(dirs) == 0 {
 				return fmt.Errorf("needs at least one overlay folder (the folder holding %s and %s)", o.Config, api.DefaultEnvPath)

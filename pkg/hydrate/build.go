@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -244,5 +245,9 @@ func Applied(dir string) ([]*yaml.RNode, error) {
 	}
 	s := newStaged()
 	s.files[path] = []byte(text)
-	return build(s, abs(dir), kubectlOptions())
+	nodes, err := build(s, abs(dir), kubectlOptions())
+	// The job spec, a resource for the guard, which marks it local-config.
+	return slices.DeleteFunc(nodes, func(n *yaml.RNode) bool {
+		return n.GetApiVersion() == api.APIVersion && n.GetKind() == specKind
+	}), err
 }

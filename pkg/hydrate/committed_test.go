@@ -2,9 +2,11 @@ package hydrate
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/kustomize/api/krusty"
@@ -188,5 +190,129 @@ func TestOneJobItsOwnObjects(t *testing.T) {
 	}
 	if len(ids["ServiceAccount/model-service"]) != len(jobkind.Kinds) {
 		t.Errorf("the README says the quickstarts share the base's ServiceAccount: %v", ids)
+	}
+}
+
+// twoContainers is a Deployment of the user's own, beside a hydrated overlay
+// in one build, and a strategic-merge patch of one of its containers.
+const (
+	twoContainers = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: app
+        image: app:1
+        env:
+        - name: A
+          value: "1"
+      - name: proxy
+        image: proxy:1
+`
+	proxyPatch = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  template:
+    spec:
+      containers:
+      - name: proxy
+        image: proxy:2
+`
+)
+
+// deployment is the Deployment of a build.
+func deployment(t *testing.T, objs []map[string]any) map[string]any {
+	t.Helper()
+	for _, o := range objs {
+		if o["kind"] == "Deployment" {
+			return o
+		}
+	}
+	t.Fatal("the build has no Deployment")
+	return nil
+}
+
+// relativeTo is target's path relative to dir, as a kustomization names it.
+func relativeTo(t *testing.T, dir, target string) string {
+	t.Helper()
+	abs, err := filepath.Abs(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(dir, abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rel
+}
+
+// overlays are folders that hydrate patches a base's job in (the committed
+// quickstarts), and folders whose base holds no job, in which the component
+// brings the whole job: its kinds are then new to kustomize only once the
+// component is read.
+func overlaysOfEveryKind(t *testing.T) map[string]string {
+	t.Helper()
+	dirs := map[string]string{}
+	for _, mode := range jobkind.Modes() {
+		quickstart := filepath.Join("../../quickstart/k8s/mlops", mode)
+		dirs[mode+", patched"] = quickstart
+		dir := filepath.Join(t.TempDir(), mode)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"job.yaml", "mlops.env"} {
+			b, err := os.ReadFile(filepath.Join(quickstart, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, filepath.Join(dir, f), string(b))
+		}
+		write(t, filepath.Join(dir, "serviceaccount.yaml"), "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: model-service\n")
+		ov, err := Render(Options{Dir: dir, Resources: []string{"serviceaccount.yaml"}, Function: fnBinary})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ov.Write(); err != nil {
+			t.Fatal(err)
+		}
+		dirs[mode+", generated"] = dir
+	}
+	return dirs
+}
+
+// TestTheOverlayLeavesOtherMergesAlone: a kustomization that includes a
+// hydrated overlay and patches a Deployment of its own gets the Deployment it
+// gets without the overlay: the overlay changes no schema of the build
+// (kustomize keeps one OpenAPI document per build; one that lacks apps/v1
+// makes the patch replace the Deployment's containers with its one).
+func TestTheOverlayLeavesOtherMergesAlone(t *testing.T) {
+	for name, overlay := range overlaysOfEveryKind(t) {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, filepath.Join(dir, "deployment.yaml"), twoContainers)
+			write(t, filepath.Join(dir, "proxy-patch.yaml"), proxyPatch)
+			k := "resources:\n- deployment.yaml\n%spatches:\n- path: proxy-patch.yaml\n"
+			write(t, filepath.Join(dir, "kustomization.yaml"), fmt.Sprintf(k, ""))
+			alone := deployment(t, kustomize(t, dir))
+			containers := alone["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)
+			if len(containers) != 2 {
+				t.Fatalf("without the overlay the patch left %d containers, want 2: %v", len(containers), containers)
+			}
+			write(t, filepath.Join(dir, "kustomization.yaml"), fmt.Sprintf(k, "- "+relativeTo(t, dir, overlay)+"\n"))
+			if diff := cmp.Diff(alone, deployment(t, kustomize(t, dir))); diff != "" {
+				t.Errorf("including the overlay changes the user's Deployment (-without +with):\n%s", diff)
+			}
+		})
 	}
 }

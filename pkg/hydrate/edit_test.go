@@ -2,6 +2,7 @@ package hydrate
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -242,4 +243,75 @@ func judge(t *testing.T, builder string, want, got []*yaml.RNode, buildErr error
 		return "wrong"
 	}
 	return "equal"
+}
+
+// TestCRLFCheckoutBuilds: a checkout that turned every line end of the
+// inputs into CRLF (git's core.autocrlf on Windows) builds the same objects:
+// the guard compares values, not lines.
+func TestCRLFCheckoutBuilds(t *testing.T) {
+	for _, mode := range jobkind.Modes() {
+		t.Run(mode, func(t *testing.T) {
+			dir := quickstartCopy(t, mode)
+			want, err := stagedBuild(dir, nil, nil, kubectlOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []string{"mlops.env", "job.yaml", "kustomization.yaml"} {
+				path := filepath.Join(dir, f)
+				data, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if bytes.Contains(data, []byte("\r")) {
+					t.Fatalf("%s has CRs already", f)
+				}
+				if err := os.WriteFile(path, bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n")), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := stagedBuild(dir, nil, nil, kubectlOptions())
+			if err != nil {
+				t.Fatalf("the CRLF checkout does not build: %v", err)
+			}
+			if diff, err := difference(want, got); err != nil || diff != "" {
+				t.Errorf("the CRLF checkout builds other objects (%v) (-LF +CRLF):\n%s", err, diff)
+			}
+		})
+	}
+}
+
+// TestGuardIsSmall: the guard grows with the files it checks, not with
+// their lines: in every committed overlay at most ten times mlops.env and the
+// job spec together, plus 4 KB for its four files' own text (their headers,
+// selectors and messages), and in the quickstart ten times (issue 26's
+// measure).
+func TestGuardIsSmall(t *testing.T) {
+	for _, dir := range committedOverlays(t) {
+		inputs, guard := 0, 0
+		for _, f := range []string{"mlops.env", "job.yaml"} {
+			st, err := os.Stat(filepath.Join(dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			inputs += int(st.Size())
+		}
+		err := filepath.WalkDir(filepath.Join(dir, ComponentDir, guardDir), func(_ string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			info, err := d.Info()
+			guard += int(info.Size())
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		limit := 10*inputs + 4096
+		if strings.Contains(dir, "quickstart") {
+			limit = 10 * inputs
+		}
+		if guard == 0 || guard > limit {
+			t.Errorf("%s: the guard is %d bytes for %d bytes of mlops.env and job.yaml; want at most %d", dir, guard, inputs, limit)
+		}
+	}
 }

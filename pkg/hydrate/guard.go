@@ -2,44 +2,48 @@ package hydrate
 
 import (
 	"fmt"
-	"maps"
-	"slices"
-	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/env"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 )
 
 // The guard makes a hydrated overlay refuse to build once its inputs changed
-// (mlops.env, the job spec, the base's job and its containers):
-// plain kustomize (kubectl apply -k) cannot run mlops-fn, so an edit of
-// mlops.env or the job spec would otherwise ship the patches of the old
-// values with exit 0. kustomize can compare only by selecting: a replacement
-// whose source selects nothing fails the build and prints the selector. So
-// the guard object's name is set, a line at a time, to what the build reads
-// now ("WORKERS=8"), and a replacement selects it by what hydrate read
-// ("WORKERS=2"). Its kind is the message the user sees. Only replacement
-// fields that kubectl's kustomize v5.5 knows are used (no sourceValue), and
-// the kind and namespace are plain words, as kustomize v5.8 reads target
-// selectors as regular expressions. No commas: kustomize keeps an object's
-// earlier kinds in a comma-separated annotation.
+// (mlops.env, the job spec, the base's job and its containers): plain
+// kustomize (kubectl apply -k) cannot run mlops-fn, so an edit of mlops.env
+// or the job spec would otherwise ship the patches of the old values with
+// exit 0. kustomize cannot compare two values, but a JSON patch's test
+// operation can, whole maps at once, and fails the build when they differ,
+// printing the path it tested. So:
+//
+//   - read/ copies what the build reads now into the guard object, one field
+//     per input: mlops.env as kustomize parses it (the inputs generator's
+//     `envs:`, which drops comments and a CRLF's CR, plus the token of
+//     hydrate's kustomization entries), the job spec's metadata and spec (the
+//     file is a resource of the kustomization, parsed as YAML), the names of
+//     the base's job and containers the patches address;
+//   - hydrate-read.yaml tests each field against what hydrate read.
+//
+// Each field's name is the message the build fails with. The guard object
+// and the job spec are local-config: kustomize never outputs them. A comment
+// edited in either file changes nothing the patches come from, and passes.
 
-// GuardKind is the guard object's kind, the start of the message a stale
-// overlay fails with.
-const GuardKind = "mlops-fn: this overlay is out of date; mlops.env or the job spec or the base changed after mlops-fn hydrate wrote it; run mlops-fn hydrate on this folder; hydrate read"
+// GuardKind is the guard object's kind.
+const GuardKind = "MlopsFnStaleOverlay"
 
 const (
 	guardAPIVersion = "mlops-fn.dev/v1alpha1"
-	checkedField    = "metadata.annotations.[mlops-fn.dev/checked]"
-	// The inputs ConfigMap's keys: the job spec's text and the token of
-	// hydrate's kustomization entries.
-	specKey          = "spec"
-	envKey           = "env"
-	kustomizationKey = "kustomization"
+	specKind        = api.Kind
+	readDir         = "read"
+	// expectedFile holds the tests: what hydrate read.
+	expectedFile = "hydrate-read.yaml"
+	// tokenKey is the inputs ConfigMap's key for the token of hydrate's
+	// kustomization entries (not an environment variable's name: it has dots).
+	tokenKey = "mlops-fn.hydrate.entries"
 )
 
 // guardInputs is what the guard compares the build against.
@@ -47,180 +51,159 @@ type guardInputs struct {
 	jobName       string
 	namespace     string // the env ConfigMap's
 	configMapName string
-	inputsName    string // the local-config ConfigMap with the spec's text
+	inputsName    string // the local-config ConfigMap with mlops.env and the token
 	env           *env.File
 	specFile      string // the spec's file name, for messages
-	specText      string
+	spec          *yaml.RNode
 	envFile       string // mlops.env's path in the overlay, for messages
-	envText       string
 	token         string
 	targets       []*yaml.RNode // the base's objects the patches address
 }
 
-type guardBuilder struct {
-	in           guardInputs
-	selector     map[string]any // selects the guard object
-	prefixes     map[string]any // spec.prefixes: name prefixes, by key
-	replacements []any
+// guardFiles are the guard's files, by path in the guard folder.
+type guardFiles struct {
+	object, read, tests []byte
 }
 
-// guard returns the guard object and the replacements that check the build's
-// inputs against in.
-func guard(in guardInputs) (object map[string]any, replacements []any) {
-	g := &guardBuilder{in: in, prefixes: map[string]any{}}
-	ns := in.jobName
-	if in.namespace != "" {
-		ns = in.namespace + "." + in.jobName
-	}
-	g.selector = map[string]any{"kind": GuardKind, "namespace": ns}
+// staleField is the guard's field for what, and the message a stale build
+// fails with: kustomize prints "testing value /FIELD failed".
+func staleField(what string) string {
+	return what + " changed: run mlops-fn hydrate on this folder; check"
+}
 
-	envSource := map[string]any{"kind": "ConfigMap", "name": in.configMapName, "fieldPath": "data"}
+// check is one field of the guard: what the build reads, from where, and
+// what hydrate read.
+type check struct {
+	field   string
+	sources []source
+	want    map[string]any
+}
+
+// source copies fieldPath of the object selector selects into the check's
+// field, under key (the whole field when key is ""); the guard object holds
+// placeholder there, of the value's kind (kustomize drops a map copied onto a
+// string).
+type source struct {
+	selector    map[string]any
+	fieldPath   string
+	key         string
+	placeholder any
+}
+
+// guard returns the guard's files: the object, read/'s replacements and the tests.
+func guard(in guardInputs, header string) (guardFiles, error) {
+	envData := map[string]any{tokenKey: in.token}
+	for _, e := range in.env.Entries {
+		envData[e.Key] = e.Value
+	}
+	spec := map[string]any{}
+	for _, f := range []string{"metadata", "spec"} {
+		if n := in.spec.Field(f); n != nil {
+			v, err := n.Value.Map()
+			if err != nil {
+				return guardFiles{}, fmt.Errorf("%s: %s: %w", in.specFile, f, err)
+			}
+			spec[f] = v
+		}
+	}
+	inputs := map[string]any{"kind": "ConfigMap", "name": in.inputsName}
+	specSource := map[string]any{"kind": specKind}
+	checks := []check{
+		{staleField(in.envFile), []source{{inputs, "data", "", nil}}, envData},
+		{staleField(in.specFile), []source{{specSource, "metadata", "metadata", map[string]any{}}, {specSource, "spec", "spec", map[string]any{}}}, spec},
+	}
+	// The base: each target is still there, with the containers the patches
+	// address where they were (a patch aimed at a renamed container adds one),
+	// and the env ConfigMap the job reads.
+	base := check{field: staleField("the base or kustomization.yaml"), want: map[string]any{}}
+	envSource := map[string]any{"kind": "ConfigMap", "name": in.configMapName}
 	if in.namespace != "" {
 		envSource["namespace"] = in.namespace
 	}
-	var keys []string
-	for _, e := range in.env.Entries {
-		keys = append(keys, e.Key)
-	}
-	if len(keys) > 0 {
-		// The env ConfigMap's data, as the build made it, becomes the guard's
-		// labels: readable by key, and selectable by a key's presence.
-		g.add(envSource, g.target("metadata.labels", nil))
-	}
-	for _, e := range in.env.Entries {
-		g.compare("env "+e.Key, e.Key+"=", e.Value,
-			g.guardSource("metadata.labels."+pathKey(e.Key)), "=")
-	}
-	// A known key added since: its presence among the labels selects the guard
-	// for a field it lacks, which fails the build with the path as the message.
-	for _, doc := range env.KnownKeys() {
-		k := doc.Key
-		if slices.Contains(keys, k) {
-			continue
-		}
-		sel := maps.Clone(g.selector)
-		sel["labelSelector"] = k
-		g.add(g.guardSource("spec.marker"), map[string]any{
-			"select":     sel,
-			"fieldPaths": []any{fmt.Sprintf("[mlops-fn: %s was added to mlops.env after mlops-fn hydrate wrote this overlay: run mlops-fn hydrate on this folder]", k)},
-		})
-	}
-	inputs := func(key string, options map[string]any) map[string]any {
-		s := map[string]any{"kind": "ConfigMap", "name": in.inputsName, "fieldPath": "data." + key}
-		if options != nil {
-			s["options"] = options
-		}
-		return s
-	}
-	// The files line by line: any edit, a key of the user's own added to
-	// mlops.env too (it may misspell one of mlops-fn's), needs hydrate.
-	for _, f := range []struct{ key, name, text string }{{envKey, in.envFile, in.envText}, {specKey, in.specFile, in.specText}} {
-		lines := strings.Split(f.text, "\n")
-		for i, line := range lines {
-			g.compare(f.key+strconv.Itoa(i+1), fmt.Sprintf("%s:%d: ", f.name, i+1), line,
-				inputs(f.key, map[string]any{"delimiter": "\n", "index": i}), ": ")
-		}
-		if f.text != "" {
-			// Lines added after the last one compared.
-			g.compare(f.key+"after", fmt.Sprintf("%s after line %d: ", f.name, len(lines)), "",
-				inputs(f.key, map[string]any{"delimiter": f.text, "index": 1}), ": ")
-		}
-	}
-	g.compare("kustomization", "kustomization.yaml, mlops-fn's entries: ", in.token, inputs(kustomizationKey, nil), ": ")
-	// The base: each target is still there, with the containers the patches
-	// address where they were (a patch aimed at a renamed container adds one).
+	base.add(envSource, "ConfigMap/"+in.configMapName, "metadata.name", in.configMapName)
 	for _, t := range in.targets {
 		// The job itself, for a kind whose base holds no containers (a TrainJob).
-		g.compare(fmt.Sprintf("base%d", len(g.prefixes)), fmt.Sprintf("%s/%s: ", t.GetKind(), t.GetName()), t.GetName(), baseSource(t, "metadata.name"), ": ")
+		where := t.GetKind() + "/" + t.GetName()
+		base.add(baseSource(t), where, "metadata.name", t.GetName())
 		for _, podSpec := range jobnode.PodSpecPaths(t.GetKind()) {
 			for _, field := range []string{"containers", "initContainers"} {
-				g.baseContainers(t, append(append([]string(nil), podSpec...), field))
+				list, err := t.Pipe(yaml.Lookup(append(append([]string(nil), podSpec...), field)...))
+				if err != nil || list == nil {
+					continue
+				}
+				elems, _ := list.Elements()
+				for i, c := range elems {
+					name, _ := c.GetString("name")
+					base.add(baseSource(t), where, fmt.Sprintf("%s.%s.%d.name", strings.Join(podSpec, "."), field, i), name)
+				}
 			}
 		}
 	}
+	checks = append(checks, base)
 
-	// Done: a plain name and labels, so overlays built on top see one guard per job.
-	g.prefixes["done"] = in.jobName
-	g.add(g.guardSource("spec.prefixes.done"), g.target("metadata.name", nil))
-	g.add(g.guardSource("spec.reset"), g.target("metadata.labels", nil))
-
-	object = map[string]any{
+	object := map[string]any{
 		"apiVersion": guardAPIVersion,
 		"kind":       GuardKind,
 		"metadata": map[string]any{
-			"name":      in.jobName,
-			"namespace": ns,
-			"labels":    map[string]any{"mlops-fn.dev/guard": "unchecked"},
-			"annotations": map[string]any{
-				"config.kubernetes.io/local-config": "true",
-				"mlops-fn.dev/checked":              "no",
-			},
-		},
-		"spec": map[string]any{
-			"marker":   "present",
-			"reset":    map[string]any{"mlops-fn.dev/guard": "checked"},
-			"prefixes": g.prefixes,
+			"name":        in.jobName,
+			"annotations": map[string]any{"config.kubernetes.io/local-config": "true"},
 		},
 	}
-	return object, g.replacements
+	var replacements, tests []any
+	for _, c := range checks {
+		placeholder := map[string]any{}
+		for _, s := range c.sources {
+			target := pathKey(c.field)
+			if s.key != "" {
+				target += "." + pathKey(s.key)
+				placeholder[s.key] = s.placeholder
+			}
+			from := map[string]any{"fieldPath": s.fieldPath}
+			for k, v := range s.selector {
+				from[k] = v
+			}
+			replacements = append(replacements, map[string]any{"source": from, "targets": []any{map[string]any{
+				"select": map[string]any{"kind": GuardKind}, "fieldPaths": []any{target}}}})
+		}
+		object[c.field] = placeholder
+		tests = append(tests, map[string]any{"op": "test", "path": "/" + pointerKey(c.field), "value": c.want})
+	}
+	objectText, err := encodeFile(header, object)
+	if err != nil {
+		return guardFiles{}, err
+	}
+	read, err := componentText(header, "# Copies what the build reads now into the guard object (guard.yaml); ../"+expectedFile+" tests it.", []field{{"resources", []any{guardFile}}, {"replacements", replacements}})
+	if err != nil {
+		return guardFiles{}, err
+	}
+	n, err := yaml.FromMap(map[string]any{"tests": tests})
+	if err != nil {
+		return guardFiles{}, err
+	}
+	testsText, err := n.Field("tests").Value.String()
+	if err != nil {
+		return guardFiles{}, err
+	}
+	return guardFiles{objectText, read, []byte(header + "# What mlops-fn hydrate read: a JSON patch whose tests fail the build when the inputs differ.\n" + testsText)}, nil
 }
 
-// baseContainers checks the names of the containers at path in the target
-// t, by index: a patch aimed at a container renamed or moved since would add one.
-func (g *guardBuilder) baseContainers(t *yaml.RNode, path []string) {
-	list, err := t.Pipe(yaml.Lookup(path...))
-	if err != nil || list == nil {
-		return
-	}
-	elems, _ := list.Elements()
-	for i, c := range elems {
-		name, _ := c.GetString("name")
-		where := fmt.Sprintf("%s/%s %s %d: ", t.GetKind(), t.GetName(), strings.Join(path, "."), i)
-		g.compare(fmt.Sprintf("base%d", len(g.prefixes)), where, name, baseSource(t, fmt.Sprintf("%s.%d.name", strings.Join(path, "."), i)), ": ")
-	}
+// add checks that fieldPath of the object selector selects reads value.
+func (c *check) add(selector map[string]any, where, fieldPath, value string) {
+	key := where + " " + fieldPath
+	c.sources = append(c.sources, source{selector, fieldPath, key, ""})
+	c.want[key] = value
 }
 
-// baseSource reads fieldPath of the target t as the build has it, selected
-// by its group, version (patches aimed at v2beta1 match no v1 job), kind,
-// name and namespace: a target renamed or moved since selects nothing.
-func baseSource(t *yaml.RNode, fieldPath string) map[string]any {
+// baseSource selects the target t as the build has it, by its group,
+// version (patches aimed at v2beta1 match no v1 job), kind, name and
+// namespace: a target renamed or moved since selects nothing.
+func baseSource(t *yaml.RNode) map[string]any {
 	gv, _ := schema.ParseGroupVersion(t.GetApiVersion())
-	source := map[string]any{"group": gv.Group, "version": gv.Version, "kind": t.GetKind(), "name": t.GetName(), "fieldPath": fieldPath}
+	source := map[string]any{"group": gv.Group, "version": gv.Version, "kind": t.GetKind(), "name": t.GetName()}
 	if ns := t.GetNamespace(); ns != "" {
 		source["namespace"] = ns
 	}
 	return source
-}
-
-// compare adds the three replacements that check one value: the guard's name
-// becomes prefix, then prefix+what the build read (from source, put after
-// delimiter), then the guard is selected by prefix+want.
-func (g *guardBuilder) compare(id, prefix, want string, source map[string]any, delimiter string) {
-	g.prefixes[id] = prefix
-	g.add(g.guardSource("spec.prefixes."+pathKey(id)), g.target("metadata.name", nil))
-	g.add(source, g.target("metadata.name", map[string]any{"delimiter": delimiter, "index": 1}))
-	check := maps.Clone(g.selector)
-	check["name"] = prefix + want
-	check["fieldPath"] = "metadata.name"
-	g.add(check, g.target(checkedField, nil))
-}
-
-func (g *guardBuilder) guardSource(fieldPath string) map[string]any {
-	s := maps.Clone(g.selector)
-	s["fieldPath"] = fieldPath
-	return s
-}
-
-func (g *guardBuilder) target(fieldPath string, options map[string]any) map[string]any {
-	t := map[string]any{"select": maps.Clone(g.selector), "fieldPaths": []any{fieldPath}}
-	if options != nil {
-		t["options"] = options
-	}
-	return t
-}
-
-func (g *guardBuilder) add(source, target map[string]any) {
-	g.replacements = append(g.replacements, map[string]any{"source": source, "targets": []any{target}})
 }
 
 // pathKey writes a map key into a replacement's field path: kustomize splits
@@ -231,4 +214,9 @@ func pathKey(k string) string {
 		return "[" + k + "]"
 	}
 	return k
+}
+
+// pointerKey writes a map key into a JSON pointer (RFC 6901).
+func pointerKey(k string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }

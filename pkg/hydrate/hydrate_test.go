@@ -4,6 +4,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -165,38 +166,45 @@ func TestKustomizeAppliesTheSamePatches(t *testing.T) {
 	}
 }
 
-// TestWithoutTheSchemaKustomizeReplacesLists shows why the overlay carries
-// the MPIJob schema: without it the securityContext patch replaces the
-// containers list and the image is lost.
-func TestWithoutTheSchemaKustomizeReplacesLists(t *testing.T) {
+// TestWithoutTheMergeKeysKustomizeReplacesLists shows why the patches
+// carry their lists' merge keys as comments: without them the securityContext
+// patch replaces the MPIJob's containers list and the image is lost.
+func TestWithoutTheMergeKeysKustomizeReplacesLists(t *testing.T) {
 	root, _ := overlay(t, "multi-node-nonroot")
 	dir := filepath.Join(root, "overlay")
-	component := filepath.Join(dir, ComponentDir, "kustomization.yaml")
-	k, err := os.ReadFile(component)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(k), "openapi:\n  path: "+SchemaFile) {
-		t.Fatalf("the multi-node component does not name the schema:\n%s", k)
+	patches, err := filepath.Glob(filepath.Join(dir, ComponentDir, "*-patch.yaml"))
+	if err != nil || len(patches) < 3 {
+		t.Fatalf("want the three patches, got %v (%v)", patches, err)
 	}
 	with := kustomize(t, dir)
-	write(t, component, strings.Replace(string(k), "openapi:\n  path: "+SchemaFile+"\n", "", 1))
-	without := kustomize(t, dir)
-	image := func(objs []map[string]any) any {
-		for _, o := range objs {
-			if o["kind"] == "MPIJob" {
-				c := o["spec"].(map[string]any)["mpiReplicaSpecs"].(map[string]any)["Worker"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0]
-				return c.(map[string]any)["image"]
-			}
+	marks := regexp.MustCompile(` # \{"x-kubernetes-[^\n]*`)
+	for _, p := range patches {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return nil
+		write(t, p, marks.ReplaceAllString(string(b), ""))
 	}
-	if image(with) == nil {
-		t.Fatal("with the schema the worker has no image")
+	without := kustomize(t, dir)
+	if image(t, with) == nil {
+		t.Fatal("with the merge keys the worker has no image")
 	}
-	if image(without) != nil {
-		t.Fatalf("without the schema kustomize kept the image %v: the schema may no longer be needed", image(without))
+	if image(t, without) != nil {
+		t.Fatalf("without the merge keys kustomize kept the image %v: the comments may no longer be needed", image(t, without))
 	}
+}
+
+// image is the MPIJob's first worker container's image, nil when it has none.
+func image(t *testing.T, objs []map[string]any) any {
+	t.Helper()
+	for _, o := range objs {
+		if o["kind"] == "MPIJob" {
+			c := o["spec"].(map[string]any)["mpiReplicaSpecs"].(map[string]any)["Worker"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0]
+			return c.(map[string]any)["image"]
+		}
+	}
+	t.Fatal("the build has no MPIJob")
+	return nil
 }
 
 // TestStaleDetectsDrift: editing mlops.env makes the overlay stale until it is hydrated again.
@@ -216,7 +224,7 @@ func TestStaleDetectsDrift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"mlops-fn/guard/kustomization.yaml", "mlops-fn/mpijob-patch.yaml"}, edited.Stale()); diff != "" {
+	if diff := cmp.Diff([]string{"mlops-fn/guard/hydrate-read.yaml", "mlops-fn/mpijob-patch.yaml"}, edited.Stale()); diff != "" {
 		t.Errorf("stale files (-want +got):\n%s", diff)
 	}
 	if err := edited.Write(); err != nil {
@@ -282,6 +290,7 @@ kind: Kustomization
 namespace: team-a # where we train
 resources:
 - ../base
+- job.yaml # mlops-fn hydrate: the job spec, which the guard compares (local-config: never applied)
 patches:
 - path: my-patch.yaml
 configurations:
@@ -297,12 +306,11 @@ configMapGenerator:
     labels:
       team: a
     disableNameSuffixHash: true
-- name: resnet50-mlops-fn-inputs # mlops-fn hydrate: what the guard compares the build with
-  files:
-  - spec=job.yaml
-  - env=mlops.env
+- name: resnet50-mlops-fn-inputs # mlops-fn hydrate: mlops.env as the guard compares it
+  envs:
+  - mlops.env
   literals:
-  - kustomization=7a9a557d570c1f1c
+  - mlops-fn.hydrate.entries=7a9a557d570c1f1c
   options:
     disableNameSuffixHash: true
     annotations:
@@ -328,16 +336,39 @@ components:
 	}
 }
 
-// TestRefusesTheUsersOpenAPI: kustomize reads one OpenAPI document, and the
-// component brings the CRDs'; the user's entry is named, nothing is written.
-func TestRefusesTheUsersOpenAPI(t *testing.T) {
+// TestTheUsersOpenAPIChangesNoPatch: an openapi: entry of the user's (one
+// OpenAPI document for the whole build, here one that knows no kind), in the
+// hydrated kustomization or in an overlay on top, leaves the job as it is
+// without it: the patches carry their merge keys.
+func TestTheUsersOpenAPIChangesNoPatch(t *testing.T) {
 	root, _ := overlay(t, "multi-node-nonroot")
 	dir := filepath.Join(root, "overlay")
+	want := kustomize(t, dir)
+	if image(t, want) == nil {
+		t.Fatal("the hydrated worker has no image")
+	}
+	top := filepath.Join(root, "top")
+	if err := os.MkdirAll(top, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{dir, top} {
+		write(t, filepath.Join(d, "mine.json"), `{"swagger":"2.0","definitions":{}}`)
+	}
+	write(t, filepath.Join(top, "kustomization.yaml"), "resources:\n- ../overlay\nopenapi:\n  path: mine.json\n")
+	if diff := cmp.Diff(want, kustomize(t, top)); diff != "" {
+		t.Errorf("an overlay on top naming its own openapi: changes the build (-without +with):\n%s", diff)
+	}
 	k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
 	write(t, filepath.Join(dir, "kustomization.yaml"), string(k)+"openapi:\n  path: mine.json\n")
-	_, err := Render(Options{Dir: dir, Function: fnBinary})
-	if err == nil || !strings.Contains(err.Error(), "kustomization.yaml: openapi: path: mine.json") {
-		t.Fatalf("want the user's openapi: entry named, got %v", err)
+	ov, err := Render(Options{Dir: dir, Function: fnBinary})
+	if err != nil {
+		t.Fatalf("hydrate refuses the user's openapi: %v", err)
+	}
+	if err := ov.Write(); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, kustomize(t, dir)); diff != "" {
+		t.Errorf("openapi: in the hydrated kustomization changes the build (-without +with):\n%s", diff)
 	}
 }
 
@@ -601,7 +632,7 @@ func TestKeepsLineEndsAndByteOrderMark(t *testing.T) {
 		t.Errorf("%d lines lost their CRLF, or the entries were not renamed:\n%q", bare, got)
 	}
 	for _, line := range strings.Split(lf, "\n") {
-		if !strings.Contains(line, "resnet50-m") && !strings.Contains(line, "kustomization=") && !strings.Contains(text, line+"\r\n") {
+		if !strings.Contains(line, "resnet50-m") && !strings.Contains(line, tokenKey+"=") && !strings.Contains(text, line+"\r\n") {
 			t.Errorf("the line %q is gone:\n%s", line, text)
 		}
 	}

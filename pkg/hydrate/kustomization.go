@@ -126,14 +126,9 @@ func (f textForm) apply(text string) string {
 
 // setEntries puts hydrate's entries into k, keeping every other line: the
 // user's own fields of the env generator (literals, more envs, options) too.
-func setEntries(k *yaml.RNode, e entries, crd bool, path string) error {
+func setEntries(k *yaml.RNode, e entries, path string) error {
 	if err := dropOldLayout(k); err != nil {
 		return err
-	}
-	if crd {
-		if p, _ := k.Pipe(yaml.Lookup("openapi", "path")); p != nil {
-			return fmt.Errorf("%s: openapi: path: %s: kustomize reads one OpenAPI document, and mlops-fn's component brings %s (the CRDs' merge keys) for the job's patches; accepted: no openapi: entry in the kustomization (add your definitions to an overlay built on top)", path, p.YNode().Value, SchemaFile)
-		}
 	}
 	gens, err := k.Pipe(yaml.LookupCreate(yaml.SequenceNode, "configMapGenerator"))
 	if err != nil {
@@ -172,23 +167,36 @@ func setEntries(k *yaml.RNode, e entries, crd bool, path string) error {
 		return fmt.Errorf("%s: configMapGenerator %s: %w", path, e.envName, err)
 	}
 	inputs, err := yaml.Parse(fmt.Sprintf(`name: %s
-files:
-- %s=%s
-- %s=%s
+envs:
+- %s
 literals:
 - %s=%s
 options:
   disableNameSuffixHash: true
   annotations:
     config.kubernetes.io/local-config: "true"
-`, e.inputsName, specKey, e.specFile, envKey, e.envFile, kustomizationKey, e.token()))
+`, e.inputsName, e.envFile, tokenKey, e.token()))
 	if err != nil {
 		return err
 	}
-	inputs.Field("name").Value.YNode().LineComment = ownedMark + ": what the guard compares the build with"
+	inputs.Field("name").Value.YNode().LineComment = ownedMark + ": mlops.env as the guard compares it"
 	kept = append(kept, inputs.YNode())
 	gens.YNode().Content = kept
 	blockStyle(k, "configMapGenerator")
+
+	resources, err := k.Pipe(yaml.LookupCreate(yaml.SequenceNode, "resources"))
+	if err != nil {
+		return err
+	}
+	if resources.YNode().Kind != yaml.SequenceNode {
+		return fmt.Errorf("%s: resources is a YAML %s; accepted: a list", path, jobspec.NodeKind(resources))
+	}
+	if !slices.ContainsFunc(resources.YNode().Content, e.isSpecEntry) {
+		r := yaml.NewStringRNode(e.specFile).YNode()
+		r.LineComment = ownedMark + ": the job spec, which the guard compares (local-config: never applied)"
+		resources.YNode().Content = append(resources.YNode().Content, r)
+		blockStyle(k, "resources")
+	}
 
 	comps, err := k.Pipe(yaml.LookupCreate(yaml.SequenceNode, "components"))
 	if err != nil {
@@ -210,6 +218,9 @@ options:
 const inputsSuffix = "-mlops-fn-inputs"
 
 func isComponentEntry(n *yaml.Node) bool { return path.Clean(n.Value) == ComponentDir }
+
+// isSpecEntry: n is the resources entry of the job spec.
+func (e entries) isSpecEntry(n *yaml.Node) bool { return path.Clean(n.Value) == path.Clean(e.specFile) }
 
 // hydrates: g is an env generator hydrate wrote, under another name: marked
 // so, or mlops-env from mlops.env, as mlops-fn wrote it before one per job.
@@ -329,6 +340,7 @@ func withoutEntries(k *yaml.RNode, e entries, keepEnv, beforeTransformers bool) 
 			return name != nil && (name.Value.YNode().Value == e.inputsName || (!keepEnv && name.Value.YNode().Value == e.envName))
 		},
 		"components": isComponentEntry,
+		"resources":  e.isSpecEntry,
 	} {
 		list := c.Field(field)
 		if list == nil {

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
@@ -28,12 +29,13 @@ var references = []struct {
 }
 
 // NameReferences is a kustomize configuration (a kustomization's
-// configurations: entry) that tells kustomize where an MPIJob's and a
-// PyTorchJob's pod specs name ConfigMaps, Secrets, ServiceAccounts, claims and
-// priority classes. Without it a namePrefix, a nameSuffix or a generator's
-// hash renames those objects but not the job's references to them: kustomize
-// knows these fields in built-in kinds only.
-func NameReferences() []byte {
+// configurations: entry) that tells kustomize where the pod specs of the job
+// kind named (an MPIJob, a PyTorchJob, a TrainJob; every one when none is)
+// name ConfigMaps, Secrets, ServiceAccounts, claims and priority classes.
+// Without it a namePrefix, a nameSuffix or a generator's hash renames those
+// objects but not the job's references to them: kustomize knows these fields
+// in built-in kinds only.
+func NameReferences(kinds ...string) []byte {
 	var b strings.Builder
 	b.WriteString("nameReference:\n")
 	for _, r := range references {
@@ -43,6 +45,9 @@ func NameReferences() []byte {
 		}
 		fmt.Fprintf(&b, "  version: %s\n  fieldSpecs:\n", r.version)
 		for _, k := range jobkind.Kinds {
+			if len(kinds) > 0 && !slices.Contains(kinds, k.Kind) {
+				continue
+			}
 			group, _, _ := strings.Cut(k.APIVersion, "/")
 			for _, s := range k.ReferencePodSpecs {
 				for _, f := range r.fields {

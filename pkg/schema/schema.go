@@ -1,7 +1,8 @@
 // Package schema tells kustomize what it knows of built-in kinds only, for
 // the MPIJob, PyTorchJob and TrainJob CRDs: their schema (without it a strategic-merge
 // patch replaces the containers, volumes and env lists of such a job instead
-// of merging them by name) and their name references.
+// of merging them by name), the merge keys a hydrated patch carries from it,
+// and their name references.
 package schema
 
 import (
@@ -16,7 +17,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// document is the OpenAPI v2 document kustomize and kyaml merge with: the
+// document is the OpenAPI v2 document the function merges with: the
 // job kinds' definitions (written in schema_test.go) plus the Kubernetes
 // definitions they and the core kinds reach. It is generated from kyaml's
 // built-in schema by `go test ./pkg/schema -update` (TestDocumentIsCurrent
@@ -26,8 +27,8 @@ import (
 //go:embed crd-schema.json
 var document []byte
 
-// Document is the schema a kustomization names in `openapi: {path: …}`:
-// kustomize then uses it instead of its built-in schema.
+// Document is the schema Register loads (the hydrated overlays carry the
+// merge keys it gives, MarkMergeKeys, not the document).
 func Document() []byte { return document }
 
 var registerMu sync.Mutex

@@ -356,3 +356,56 @@ func TestNameReferencesCoverKustomizesPodFields(t *testing.T) {
 		t.Fatalf("checked %d fields: has kustomize's configuration changed shape?", checked)
 	}
 }
+
+// TestMarkMergeKeys: the lists that merge by key carry their key, in the
+// comment kyaml reads as the field's schema; the lists kustomize replaces
+// (a command, envFrom, capabilities) carry none.
+func TestMarkMergeKeys(t *testing.T) {
+	n := yaml.MustParse(`apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata:
+  name: j
+spec:
+  mpiReplicaSpecs:
+    Worker:
+      template:
+        spec:
+          containers:
+          - name: c
+            command: [sleep]
+            envFrom:
+            - configMapRef: {name: e}
+            env:
+            - {name: A, value: "1"}
+            volumeMounts:
+            - {name: v, mountPath: /v}
+            securityContext:
+              capabilities:
+                drop: [ALL]
+          volumes:
+          - name: v
+`)
+	if err := MarkMergeKeys(n); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	var walk func(*yaml.Node)
+	walk = func(y *yaml.Node) {
+		for i, c := range y.Content {
+			if y.Kind == yaml.MappingNode && i%2 == 0 && c.LineComment != "" {
+				got[c.Value] = c.LineComment
+			}
+			walk(c)
+		}
+	}
+	walk(n.YNode())
+	want := map[string]string{
+		"containers":   `# {"x-kubernetes-patch-merge-key":"name","x-kubernetes-patch-strategy":"merge"}`,
+		"env":          `# {"x-kubernetes-patch-merge-key":"name","x-kubernetes-patch-strategy":"merge"}`,
+		"volumeMounts": `# {"x-kubernetes-patch-merge-key":"mountPath","x-kubernetes-patch-strategy":"merge"}`,
+		"volumes":      `# {"x-kubernetes-patch-merge-key":"name","x-kubernetes-patch-strategy":"merge,retainKeys"}`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("merge-key comments (-want +got):\n%s", diff)
+	}
+}

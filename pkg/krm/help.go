@@ -1,0 +1,71 @@
+package krm
+
+import (
+	"fmt"
+	"strings"
+
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/env"
+)
+
+// Help is the --help text, which `kpt fn doc` shows too.
+func Help() string {
+	var keys strings.Builder
+	for _, k := range env.KnownKeys() {
+		fmt.Fprintf(&keys, "  %-17s %-22s %s\n", k.Key, k.Type, k.Description)
+	}
+	return fmt.Sprintf(`mlops-fn renders distributed-training manifests from two small files:
+mlops.env (KEY=VALUE, the site and the user) and a job spec (the workload).
+
+spec.mode picks what the job becomes:
+  multi-node   (default) a kubeflow.org/v2beta1 MPIJob: a launcher running mpirun
+               with -np = workers x slots, and the workers
+  single-node  a Pod
+  elastic      a kubeflow.org/v1 PyTorchJob with an elasticPolicy: torchrun workers
+               between MIN_WORKERS and MAX_WORKERS of mlops.env
+  trainjob     a Kubeflow Trainer v2 TrainJob (trainer.kubeflow.org/v1alpha1) on a
+               training runtime (spec.trainer.runtime, default torch-distributed)
+All get USER_ID/GROUP_ID from mlops.env as integers at the pod level (and the
+fsGroup, except on a root MPIJob, where it would expose the SSH key), the NFS
+volume from NFS_SERVER/NFS_PATH, and every mlops.env key as an environment
+variable through the ConfigMap of the same values.
+
+Usage:
+  mlops-fn                          KRM function: ResourceList on stdin, ResourceList on stdout
+                                    (kustomize transformers:/generators:, kpt fn render/eval)
+  mlops-fn JOB.yaml [INPUT.yaml|-]  standalone: print the objects as plain YAML; with inputs,
+                                    patch their MPIJob/Pod/PyTorchJob/TrainJob instead of generating new ones
+  mlops-fn hydrate DIR...           write DIR's patches and kustomization for kubectl apply -k
+  mlops-fn apply DIR [--replace]    hydrate, then apply with kubectl: a live job the edit changes
+                                    is left as it is (--replace: deleted, then applied anew)
+  mlops-fn delete DIR               delete DIR's job and env ConfigMap, also after an edit not hydrated
+
+Existing jobs of the mode's kind named like the job (or chosen by
+spec.target) are patched; otherwise the objects are generated. Running it again
+on its output changes nothing.
+
+Job spec (function config):
+  apiVersion: %s
+  kind: %s
+  metadata:
+    name: resnet50                  # the job's name; pods NAME-launcher, NAME-worker-N
+  spec:
+    mode: multi-node                # multi-node (default): MPIJob; single-node: Pod; elastic: PyTorchJob; trainjob: TrainJob
+    image: ${REGISTRY}/model-zoo:2.1.0-image-recognition-${MODEL_NAME}
+    script: ${MODEL_DIR}/quickstart/${MODEL_SCRIPT}   # or command: [python, train.py]
+    # elastic: command: [torchrun, /workspace/train.py] and elastic: {minWorkers: 1, maxWorkers: 3}
+    workingDir: ${MODEL_DIR}
+    volumes:
+    - name: datasets
+      mountPath: ${DATASET_DIR}
+      readOnly: true
+      hostPath: {path: /datasets}   # or nfs: {path: /export/data}, pvc: {claimName: data}
+  (all fields: see docs/job-spec.md)
+
+mlops.env keys (values here win over the spec; every key also becomes an env var):
+%s
+Errors name the file, line or field, the value and what is accepted; the
+exit code is 1. Standalone and hydrate then write nothing; a KRM run returns
+its items unchanged, with the errors as results (and on stderr).
+`, api.APIVersion, api.Kind, keys.String())
+}

@@ -1,0 +1,212 @@
+// Package krm runs mlops-fn as a KRM function: a ResourceList on stdin, one
+// on stdout, errors and warnings on stderr. It is all the container image
+// runs (../../krm), and the full command's run without arguments (pkg/cli):
+// it links no kustomize build, no cobra.
+package krm
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+	k8syaml "sigs.k8s.io/yaml"
+
+	"github.com/mlops-fn/mlops-fn/pkg/processor"
+)
+
+// WarningsVariable set to "off" keeps a run from printing its warnings:
+// hydrate's check runs the function after hydrate printed them.
+const WarningsVariable = "MLOPS_FN_WARNINGS"
+
+// Run is the KRM function protocol: a ResourceList in, one out. On failure
+// the items go back unchanged with the results, as kpt expects, and the
+// errors also go to stderr, because kustomize drops results. Everything it
+// returns is on stderr already. inputRead learns the input's size once read.
+func Run(in io.Reader, out, stderr io.Writer, inputRead func(int)) error {
+	input, err := io.ReadAll(in)
+	if err != nil {
+		return ReportError(stderr, fmt.Errorf("reading the ResourceList: %w", err))
+	}
+	inputRead(len(input))
+	var written bytes.Buffer
+	rw := &kio.ByteReadWriter{Reader: bytes.NewReader(input), Writer: &written, KeepReaderAnnotations: true}
+	var results framework.Results
+	p := &checked{rw: rw, results: &results}
+	err = framework.Execute(p, rw)
+	var refused *notResourceList
+	switch {
+	case errors.As(err, &refused):
+		_, _ = out.Write(input) // the input back unchanged, as on any failure
+		return ReportError(stderr, refused.err)
+	case err != nil && !p.ran:
+		// kyaml could not read it: say what is wrong, as precisely as we can.
+		if cerr := isResourceList(input); cerr != nil {
+			_, _ = out.Write(input)
+			return ReportError(stderr, cerr)
+		}
+		_, _ = out.Write(input)
+		return ReportError(stderr, explainUnreadable(input, err))
+	}
+	if _, werr := out.Write(written.Bytes()); werr != nil && err == nil {
+		err = werr
+	}
+	Report(stderr, results)
+	if err != nil && results.ExitCode() == 0 {
+		// Not one of the results just reported: writing failed.
+		return ReportError(stderr, err)
+	}
+	return err
+}
+
+// checked processes what kyaml read, once it is known to be a ResourceList
+// of objects: kyaml would pass any other YAML through, exit 0. The check
+// needs no second parse of the input.
+type checked struct {
+	rw      *kio.ByteReadWriter
+	results *framework.Results
+	ran     bool
+}
+
+// notResourceList is the input refused before any processing.
+type notResourceList struct{ err error }
+
+func (e *notResourceList) Error() string { return e.err.Error() }
+
+func (c *checked) Process(rl *framework.ResourceList) error {
+	c.ran = true
+	if c.rw.WrappingKind != kio.ResourceListKind {
+		kind := c.rw.WrappingKind
+		if kind == "" && len(rl.Items) > 0 {
+			kind = rl.Items[0].GetKind()
+		}
+		return &notResourceList{notAResourceList(kind)}
+	}
+	for i, it := range rl.Items {
+		if it.YNode().Kind != yaml.MappingNode {
+			return &notResourceList{notAnObject(i, describeNode(it))}
+		}
+	}
+	err := processor.Processor{}.Process(rl)
+	*c.results = rl.Results
+	return err
+}
+
+func notAResourceList(kind string) error {
+	what := "no kind"
+	if kind != "" {
+		what = "a " + kind
+	}
+	return fmt.Errorf("standard input holds %s, not a ResourceList: with no arguments mlops-fn is a KRM function and reads the ResourceList kustomize and kpt send; accepted: a ResourceList on stdin, or mlops-fn JOB.yaml [INPUT.yaml ...] for a job spec file", what)
+}
+
+func notAnObject(i int, what string) error {
+	return fmt.Errorf("the ResourceList's item %d is %s, not an object; accepted: Kubernetes objects (YAML maps)", i+1, what)
+}
+
+// isResourceList refuses stdin that is no ResourceList or holds items that
+// are no objects, naming them, where kyaml's reader failed on it.
+func isResourceList(input []byte) error {
+	var doc struct {
+		Kind  string `json:"kind"`
+		Items []any  `json:"items"`
+	}
+	if err := k8syaml.Unmarshal(input, &doc); err != nil {
+		return nil // kyaml's reader says what is wrong
+	}
+	if doc.Kind != kio.ResourceListKind {
+		return notAResourceList(doc.Kind)
+	}
+	for i, it := range doc.Items {
+		if _, ok := it.(map[string]any); !ok {
+			return notAnObject(i, describeValue(it))
+		}
+	}
+	return nil
+}
+
+func describeValue(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "a list"
+	case string:
+		return fmt.Sprintf("the string %q", v)
+	}
+	return fmt.Sprintf("%v", v)
+}
+
+// describeNode says what a YAML node that is no map is, as describeValue.
+func describeNode(n *yaml.RNode) string {
+	y := n.YNode()
+	switch {
+	case y.Kind == yaml.SequenceNode:
+		return "a list"
+	case y.Tag == yaml.NodeTagNull:
+		return "null"
+	case y.Tag == yaml.NodeTagString:
+		return fmt.Sprintf("the string %q", y.Value)
+	}
+	return y.Value
+}
+
+// explainUnreadable names the item kyaml's ResourceList reader failed on,
+// where that is a malformed metadata (its message shows only the node).
+func explainUnreadable(input []byte, err error) error {
+	r := &kio.ByteReader{Reader: bytes.NewReader(input), OmitReaderAnnotations: true}
+	items, rerr := r.Read()
+	if rerr != nil {
+		return err
+	}
+	for i, it := range items {
+		if merr := processor.CheckMetadata(it); merr != nil {
+			return fmt.Errorf("the ResourceList's item %d: %w", i+1, merr)
+		}
+	}
+	return err
+}
+
+// ReportError writes an error that is not a result, a line of stderr per
+// line, and returns it.
+func ReportError(w io.Writer, err error) error {
+	Report(w, framework.Results{{Severity: framework.Error, Message: err.Error()}})
+	return err
+}
+
+// Report writes errors and warnings to stderr, one per line; warnings not
+// when hydrate's check runs the function (hydrate has printed them).
+func Report(w io.Writer, results framework.Results) {
+	quiet := os.Getenv(WarningsVariable) == "off"
+	for _, r := range results {
+		if quiet && r.Severity != framework.Error {
+			continue
+		}
+		for _, line := range strings.Split(strings.TrimSpace(r.Message), "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				fmt.Fprintf(w, "mlops-fn: %s: %s\n", r.Severity, line)
+			}
+		}
+	}
+}
+
+// smallInput is the size below which a run keeps all its garbage: the heap
+// stays a few tens of MB, and collecting it cost half a quickstart run's time.
+const smallInput = 1 << 20
+
+// CollectGarbageOnlyIfLarge turns the collector off for small inputs, with a
+// memory limit as the safety net that turns it back on under pressure. It is
+// the process's to decide: only a program's main passes it to Run (or to
+// cli.New); the tests, which run in process, do not.
+func CollectGarbageOnlyIfLarge(inputBytes int) {
+	if inputBytes < smallInput {
+		debug.SetGCPercent(-1)
+		debug.SetMemoryLimit(512 << 20)
+	}
+}

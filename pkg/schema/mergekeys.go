@@ -1,0 +1,75 @@
+package schema
+
+import (
+	"encoding/json"
+
+	"sigs.k8s.io/kustomize/kyaml/openapi"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// mergeExtensions are the schema fields kyaml's strategic merge reads to
+// merge a list by key instead of replacing it.
+var mergeExtensions = []string{"x-kubernetes-patch-strategy", "x-kubernetes-patch-merge-key", "x-kubernetes-list-map-keys"}
+
+// MarkMergeKeys writes, on each list of the patch n that merges by key, the
+// list's merge key as a comment kyaml reads for that field, e.g.
+//
+//	containers: # {"x-kubernetes-patch-merge-key":"name","x-kubernetes-patch-strategy":"merge"}
+//
+// kustomize then merges the patch into a CRD's pod templates by name with
+// no openapi: entry: the one OpenAPI document of a build stays kustomize's
+// own (or the user's), and a user's document cannot change these patches.
+func MarkMergeKeys(n *yaml.RNode) error {
+	Register()
+	meta, err := n.GetMeta()
+	if err != nil {
+		return err
+	}
+	s := openapi.SchemaForResourceType(meta.TypeMeta)
+	if s == nil {
+		return nil
+	}
+	return markLists(n.YNode(), s)
+}
+
+func markLists(n *yaml.Node, s *openapi.ResourceSchema) error {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key, value := n.Content[i], n.Content[i+1]
+			field := s.Field(key.Value)
+			if field == nil {
+				continue
+			}
+			if value.Kind == yaml.SequenceNode {
+				ext := map[string]any{}
+				for _, e := range mergeExtensions {
+					if v, ok := field.Schema.Extensions[e]; ok {
+						ext[e] = v
+					}
+				}
+				if _, merges := ext[mergeExtensions[0]]; merges {
+					b, err := json.Marshal(ext)
+					if err != nil {
+						return err
+					}
+					key.LineComment = "# " + string(b)
+				}
+			}
+			if err := markLists(value, field); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		elems := s.Elements()
+		if elems == nil {
+			return nil
+		}
+		for _, e := range n.Content {
+			if err := markLists(e, elems); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
