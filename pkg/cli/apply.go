@@ -67,6 +67,9 @@ waited for) and the new one applied: a new run.`,
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		setFlags()
 		o.Dir = args[0]
+		if err := follow(cmd, o.Dir, "job.yaml"); err != nil {
+			return fail(cmd, err)
+		}
 		ov, err := hydrate.Render(hydrate.Options{Dir: o.Dir})
 		if err != nil {
 			return fail(cmd, err)
