@@ -179,3 +179,29 @@ func TestInitRenamed(t *testing.T) {
 		t.Errorf("hydrate rewrote the user's skeleton:\n%s", now)
 	}
 }
+
+// TestInitCommand: init's training command after --, or in --command, keeps
+// a program's own commas (python -c 'print(1,2)' is three arguments).
+func TestInitCommand(t *testing.T) {
+	binary(t)
+	fn, err := filepath.Abs(filepath.Join(repoRoot, "bin", "mlops-fn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `  command: [python, -c, "print(1,2)"] # the Pod's command`
+	for _, args := range [][]string{
+		{"--", "python", "-c", "print(1,2)"},
+		{"--command", "python,-c,print(1,2)"},
+		{"--command", "python", "--command", "-c", "--command", "print(1,2)"},
+	} {
+		dir := filepath.Join(t.TempDir(), "cmd")
+		out, err := exec.Command(fn, append([]string{"init", "--mode", "single-node", "--image", "python:3", dir}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("init %v: %v\n%s", args, err, out)
+		}
+		spec, _ := os.ReadFile(filepath.Join(dir, "job.yaml"))
+		if !strings.Contains(string(spec), want+"\n") {
+			t.Errorf("init %v: job.yaml lacks %q:\n%s", args, want, spec)
+		}
+	}
+}
