@@ -133,7 +133,7 @@ func checkStatus(c *check, dir string) {
 			c.fail("kubectl apply -k under 'restricted'", out)
 			return
 		}
-		expectStatus(c, "under 'restricted' (it needs "+o.level+")", dir, restricted, statusHead(o, restricted, ""),
+		expectStatus(c, "under 'restricted' (it needs "+o.level+")", dir, restricted, fmt.Sprintf("%s/%s  namespace %s  ", o.kind.Kind, o.name, restricted),
 			"waiting: Pod Security refuses its pods", `violates PodSecurity "restricted`)
 	}
 
