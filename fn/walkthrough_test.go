@@ -103,3 +103,105 @@ func TestInitEveryMode(t *testing.T) {
 		t.Errorf("the refused init left files: %v", entries)
 	}
 }
+
+// TestInitRenamed: after init, job.yaml's name and mode edited: hydrate
+// rewrites the skeleton init wrote, saying so, and the overlay builds the
+// renamed job of the new kind alone (before, the old MPIJob stayed beside a
+// generated PyTorchJob); a skeleton the user edited is theirs: hydrate
+// leaves it and names the mismatch.
+func TestInitRenamed(t *testing.T) {
+	binary(t)
+	kubectl := tool(t, "kubectl", "install kubectl v1.32")
+	fn, err := filepath.Abs(filepath.Join(repoRoot, "bin", "mlops-fn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ mode, kind string }{{"multi-node", "MPIJob"}, {"elastic", "PyTorchJob"}, {"trainjob", "TrainJob"}, {"single-node", "Pod"}} {
+		t.Run(tc.mode, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "ren")
+			if out, err := exec.Command(fn, "init", dir).CombinedOutput(); err != nil {
+				t.Fatalf("init: %v\n%s", err, out)
+			}
+			spec := filepath.Join(dir, "job.yaml")
+			text, err := os.ReadFile(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			edited := strings.Replace(strings.Replace(string(text), "name: ren\n", "name: renamed\n", 1), "mode: multi-node", "mode: "+tc.mode, 1)
+			if tc.mode == "trainjob" {
+				edited += "  trainer: {runtime: torch-distributed}\n" // else hydrate asks for it
+			}
+			if err := os.WriteFile(spec, []byte(edited), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command(fn, "hydrate", dir).CombinedOutput()
+			if err != nil {
+				t.Fatalf("hydrate after renaming: %v\n%s", err, out)
+			}
+			if tc.kind != "MPIJob" && !strings.Contains(string(out), "the skeleton init wrote, MPIJob/ren, follows "+spec+": now "+tc.kind+"/renamed") {
+				t.Errorf("hydrate does not say the skeleton follows job.yaml:\n%s", out)
+			}
+			built, err := exec.Command(kubectl, "kustomize", dir).CombinedOutput()
+			if err != nil {
+				t.Fatalf("kubectl kustomize: %v\n%s", err, built)
+			}
+			var jobs []string
+			for id := range objects(t, string(built)) {
+				if k, _, _ := strings.Cut(id, "/"); jobkind.Is(k) {
+					jobs = append(jobs, id)
+				}
+			}
+			if want := []string{tc.kind + "/renamed"}; strings.Join(jobs, " ") != strings.Join(want, " ") {
+				t.Errorf("the overlay builds the jobs %v; want %v", jobs, want)
+			}
+		})
+	}
+	// A skeleton edited by the user stays theirs.
+	dir := filepath.Join(t.TempDir(), "own")
+	if out, err := exec.Command(fn, "init", dir).CombinedOutput(); err != nil {
+		t.Fatalf("init: %v\n%s", err, out)
+	}
+	skeleton := filepath.Join(dir, "base", "mpijob.yaml")
+	text, _ := os.ReadFile(skeleton)
+	if err := os.WriteFile(skeleton, append(text, []byte("  slotsPerWorker: 2\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join(dir, "job.yaml")
+	text, _ = os.ReadFile(spec)
+	if err := os.WriteFile(spec, []byte(strings.Replace(string(text), "name: own\n", "name: mine\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(fn, "hydrate", dir).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "the base holds MPIJob/own, which is not the job of") {
+		t.Errorf("hydrate over an edited skeleton of another name: want the base's mismatch named, got %v\n%s", err, out)
+	}
+	if now, _ := os.ReadFile(skeleton); !strings.HasSuffix(string(now), "  slotsPerWorker: 2\n") {
+		t.Errorf("hydrate rewrote the user's skeleton:\n%s", now)
+	}
+}
+
+// TestInitCommand: init's training command after --, or in --command, keeps
+// a program's own commas (python -c 'print(1,2)' is three arguments).
+func TestInitCommand(t *testing.T) {
+	binary(t)
+	fn, err := filepath.Abs(filepath.Join(repoRoot, "bin", "mlops-fn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `  command: [python, -c, "print(1,2)"] # the Pod's command`
+	for _, args := range [][]string{
+		{"--", "python", "-c", "print(1,2)"},
+		{"--command", "python,-c,print(1,2)"},
+		{"--command", "python", "--command", "-c", "--command", "print(1,2)"},
+	} {
+		dir := filepath.Join(t.TempDir(), "cmd")
+		out, err := exec.Command(fn, append([]string{"init", "--mode", "single-node", "--image", "python:3", dir}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("init %v: %v\n%s", args, err, out)
+		}
+		spec, _ := os.ReadFile(filepath.Join(dir, "job.yaml"))
+		if !strings.Contains(string(spec), want+"\n") {
+			t.Errorf("init %v: job.yaml lacks %q:\n%s", args, want, spec)
+		}
+	}
+}

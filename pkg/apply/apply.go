@@ -468,18 +468,17 @@ func Delete(o Options) error {
 	if err != nil {
 		return err
 	}
+	found, err := jobsOf(o.Dir, items)
+	if err != nil {
+		return err
+	}
 	var jobs []*yaml.RNode
 	read := map[string]bool{}
-	for _, it := range items {
-		if jobkind.Is(it.GetKind()) {
-			jobs = append(jobs, it)
-			for _, cm := range envConfigMaps(it) {
-				read[it.GetNamespace()+"/"+cm] = true
-			}
+	for _, j := range found {
+		jobs = append(jobs, j.Node)
+		for _, cm := range j.EnvConfigMaps {
+			read[j.Namespace+"/"+cm] = true
 		}
-	}
-	if len(jobs) == 0 {
-		return fmt.Errorf("%s builds no job of the kinds mlops-fn renders (%s)", o.Dir, strings.Join(kinds(), ", "))
 	}
 	for _, it := range items {
 		if it.GetKind() == "ConfigMap" && read[it.GetNamespace()+"/"+it.GetName()] {
@@ -506,6 +505,42 @@ func Delete(o Options) error {
 		}
 	}
 	return nil
+}
+
+// Job is a job a hydrated overlay applies.
+type Job struct {
+	Kind, Name string
+	// Namespace is the overlay's ("": the one kubectl's flags or context give).
+	Namespace string
+	// EnvConfigMaps are the ConfigMaps its containers read their environment
+	// from: mlops.env's.
+	EnvConfigMaps []string
+	// Node is the job as the overlay builds it.
+	Node *yaml.RNode
+}
+
+// Jobs are the jobs the hydrated overlay dir applies, as the last hydrate
+// wrote its patches (so also after an edit not yet hydrated): what apply
+// applied, delete deletes, and status and logs look for.
+func Jobs(dir string) ([]Job, error) {
+	items, err := hydrate.Applied(dir)
+	if err != nil {
+		return nil, err
+	}
+	return jobsOf(dir, items)
+}
+
+func jobsOf(dir string, items []*yaml.RNode) ([]Job, error) {
+	var jobs []Job
+	for _, it := range items {
+		if jobkind.Is(it.GetKind()) {
+			jobs = append(jobs, Job{Kind: it.GetKind(), Name: it.GetName(), Namespace: it.GetNamespace(), EnvConfigMaps: envConfigMaps(it), Node: it})
+		}
+	}
+	if len(jobs) == 0 {
+		return nil, fmt.Errorf("%s builds no job of the kinds mlops-fn renders (%s)", dir, strings.Join(kinds(), ", "))
+	}
+	return jobs, nil
 }
 
 // podsGone waits until no pod of the deleted job kind/name is left. The jobs

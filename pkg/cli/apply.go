@@ -7,22 +7,36 @@ import (
 
 	"github.com/mlops-fn/mlops-fn/pkg/apply"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
+	"github.com/mlops-fn/mlops-fn/pkg/status"
 )
+
+// clusterFlags are kubectl's flags: apply and delete pass them on to every
+// kubectl call, status and logs read the kubeconfig as kubectl would.
+type clusterFlags struct{ status.Flags }
+
+func (f *clusterFlags) add(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&f.Namespace, "namespace", "n", "", "kubectl's --namespace")
+	cmd.Flags().StringVar(&f.Context, "context", "", "kubectl's --context")
+	cmd.Flags().StringVar(&f.Kubeconfig, "kubeconfig", "", "kubectl's --kubeconfig")
+}
+
+// kubectl are the flags as kubectl's arguments.
+func (f *clusterFlags) kubectl() []string {
+	var out []string
+	for _, v := range [][2]string{{"--namespace", f.Namespace}, {"--context", f.Context}, {"--kubeconfig", f.Kubeconfig}} {
+		if v[1] != "" {
+			out = append(out, v[0]+"="+v[1])
+		}
+	}
+	return out
+}
 
 // kubectlFlags are the kubectl flags apply and delete pass on to every kubectl call.
 func kubectlFlags(cmd *cobra.Command, o *apply.Options) func() {
-	var namespace, context, kubeconfig string
-	cmd.Flags().StringVarP(&namespace, "namespace", "n", "", "kubectl's --namespace")
-	cmd.Flags().StringVar(&context, "context", "", "kubectl's --context")
-	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubectl's --kubeconfig")
+	var f clusterFlags
+	f.add(cmd)
 	cmd.Flags().StringVar(&o.Kubectl, "kubectl", "kubectl", "the kubectl binary")
-	return func() {
-		for _, f := range [][2]string{{"--namespace", namespace}, {"--context", context}, {"--kubeconfig", kubeconfig}} {
-			if f[1] != "" {
-				o.Flags = append(o.Flags, f[0]+"="+f[1])
-			}
-		}
-	}
+	return func() { o.Flags = append(o.Flags, f.kubectl()...) }
 }
 
 func newApply() *cobra.Command {
@@ -53,6 +67,9 @@ waited for) and the new one applied: a new run.`,
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		setFlags()
 		o.Dir = args[0]
+		if err := follow(cmd, o.Dir, "job.yaml"); err != nil {
+			return fail(cmd, err)
+		}
 		ov, err := hydrate.Render(hydrate.Options{Dir: o.Dir})
 		if err != nil {
 			return fail(cmd, err)

@@ -43,7 +43,7 @@ func New(inputRead func(bytes int)) *cobra.Command {
 		},
 	}
 	cmd.SetFlagErrorFunc(flagError)
-	cmd.AddCommand(newHydrate(), newInit(), newApply(), newDelete())
+	cmd.AddCommand(newHydrate(), newInit(), newApply(), newDelete(), newStatus(), newLogs())
 	return cmd
 }
 

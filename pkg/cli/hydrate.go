@@ -13,6 +13,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
+	"github.com/mlops-fn/mlops-fn/pkg/scaffold"
 )
 
 func newHydrate() *cobra.Command {
@@ -75,6 +76,11 @@ it would write (CI's drift check).`, hydrate.ComponentDir, patchFiles(),
 			for i, dir := range dirs {
 				opts := o
 				opts.Dir = dir
+				if !check {
+					if err := follow(cmd, dir, o.Config); err != nil {
+						return fail(cmd, err)
+					}
+				}
 				ov, err := hydrate.Render(opts)
 				if err != nil {
 					return fail(cmd, err)
@@ -103,6 +109,16 @@ it would write (CI's drift check).`, hydrate.ComponentDir, patchFiles(),
 }
 
 // fail reports err on stderr: results one per line, anything else as is.
+// follow rewrites the skeleton init wrote in dir's base when job.yaml
+// renamed the job or changed its mode (scaffold.Follow), saying so.
+func follow(cmd *cobra.Command, dir, config string) error {
+	note, err := scaffold.Follow(dir, config)
+	if note != "" {
+		report(cmd.ErrOrStderr(), framework.Results{{Severity: framework.Info, Message: note}})
+	}
+	return err
+}
+
 func fail(cmd *cobra.Command, err error) error {
 	if results, ok := err.(framework.Results); ok {
 		report(cmd.ErrOrStderr(), results)

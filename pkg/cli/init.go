@@ -3,8 +3,10 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
@@ -14,8 +16,9 @@ import (
 func newInit() *cobra.Command {
 	var o scaffold.Options
 	var mode string
+	var commands []string
 	cmd := &cobra.Command{
-		Use:   "init DIR",
+		Use:   "init DIR [-- COMMAND ARG...]",
 		Short: "Start a job: DIR/mlops.env, DIR/job.yaml, a base with its skeleton, hydrated for kubectl apply -k",
 		Long: `init writes a new job's folder, DIR (new or empty):
   mlops.env       your site and you, commented: uid/gid, workers, CPU, memory, NFS
@@ -26,7 +29,13 @@ Without --image the job is the operator's own example (mpi-operator's pi for
 multi-node, a Python hello for single-node, the training-operator's echo for
 elastic, Trainer's torch-distributed for trainjob), which runs on any cluster with the operator: edit job.yaml and
 mlops.env, then run mlops-fn hydrate DIR again.`,
-		Args: func(_ *cobra.Command, args []string) error {
+		Args: func(cmd *cobra.Command, args []string) error {
+			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+				if dash != 1 || len(args) == 1 {
+					return fmt.Errorf("init takes one folder, then optionally -- and the training command (init DIR -- python train.py), got %d arguments before -- and %d after", dash, len(args)-dash)
+				}
+				return nil
+			}
 			if len(args) != 1 {
 				return fmt.Errorf("init takes one folder (the new job's), got %d arguments", len(args))
 			}
@@ -36,6 +45,10 @@ mlops.env, then run mlops-fn hydrate DIR again.`,
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
+			var err error
+			if o.Command, err = commandOf(commands, args[1:]); err != nil {
+				return fail(cmd, err)
+			}
 			o.Mode = api.Mode(mode)
 			if o.Name == "" {
 				abs, err := filepath.Abs(dir)
@@ -53,7 +66,7 @@ mlops.env, then run mlops-fn hydrate DIR again.`,
 				if err != nil {
 					return err
 				}
-				report(cmd.ErrOrStderr(), ov.Warnings)
+				report(cmd.ErrOrStderr(), movedTo(ov.Warnings, staged, dir))
 				return ov.Write()
 			})
 			if err != nil {
@@ -67,6 +80,79 @@ mlops.env, then run mlops-fn hydrate DIR again.`,
 	cmd.Flags().StringVar(&mode, "mode", string(api.ModeMultiNode), "multi-node (MPIJob), single-node (Pod), elastic (PyTorchJob) or trainjob (Kubeflow Trainer TrainJob)")
 	cmd.Flags().StringVar(&o.Name, "name", "", "the job's name (default: DIR's name)")
 	cmd.Flags().StringVar(&o.Image, "image", "", "the training image (default: the operator's example)")
-	cmd.Flags().StringSliceVar(&o.Command, "command", nil, "the training command, comma-separated (default: the example's)")
+	cmd.Flags().StringArrayVar(&commands, "command", nil, "the training command: once, comma-separated (python,train.py); or once per argument; or after -- (default: the example's)")
 	return cmd
+}
+
+// commandOf is the training command given to init: after -- as it is; in
+// --command flags, one argument each when repeated; in a single --command,
+// split at its commas outside quotes and brackets (python,-c,print(1,2) is
+// three arguments), a field in double quotes unquoted.
+func commandOf(flags, afterDash []string) ([]string, error) {
+	switch {
+	case len(afterDash) > 0 && len(flags) > 0:
+		return nil, fmt.Errorf("--command %s and a command after -- (%s): accepted: one of them", strings.Join(flags, " --command "), strings.Join(afterDash, " "))
+	case len(afterDash) > 0:
+		return afterDash, nil
+	case len(flags) != 1:
+		return flags, nil
+	}
+	var out []string
+	var field strings.Builder
+	var quote rune
+	depth := 0
+	for _, r := range flags[0] {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '"' || r == '\'':
+			quote = r
+		case strings.ContainsRune("([{", r):
+			depth++
+		case strings.ContainsRune(")]}", r):
+			depth--
+		case r == ',' && depth == 0:
+			out = append(out, unquote(field.String()))
+			field.Reset()
+			continue
+		}
+		field.WriteRune(r)
+	}
+	if quote != 0 || depth != 0 {
+		return nil, fmt.Errorf("--command %q: an unclosed quote or bracket, so its commas cannot be told apart; accepted: --command once per argument (--command python --command -c --command 'print(1,2)'), or the command after -- (mlops-fn init DIR -- python -c 'print(1,2)')", flags[0])
+	}
+	if s := field.String(); s != "" || len(out) > 0 {
+		out = append(out, unquote(s))
+	}
+	return out, nil
+}
+
+// unquote strips the double quotes around a whole field, as CSV does (the
+// form --command took before).
+func unquote(s string) string {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		return strings.ReplaceAll(s[1:len(s)-1], `""`, `"`)
+	}
+	return s
+}
+
+// movedTo are results about files in the folder init stages its files in,
+// about the same files in dir, where they will be: the staged folder is a
+// temporary name.
+func movedTo(results framework.Results, staged, dir string) framework.Results {
+	dir = filepath.Clean(dir)
+	var out framework.Results
+	for _, r := range results {
+		m := *r
+		m.Message = strings.ReplaceAll(m.Message, staged, dir)
+		if r.File != nil {
+			f := *r.File
+			f.Path = strings.ReplaceAll(f.Path, staged, dir)
+			m.File = &f
+		}
+		out = append(out, &m)
+	}
+	return out
 }

@@ -39,6 +39,8 @@ Usage:
   mlops-fn apply DIR [--replace]    hydrate, then apply with kubectl: a live job the edit changes
                                     is left as it is (--replace: deleted, then applied anew)
   mlops-fn delete DIR               delete DIR's job and env ConfigMap, also after an edit not hydrated
+  mlops-fn status DIR               where DIR's job is: phase, pods ready, and when it waits, why
+  mlops-fn logs DIR [-f]            the log of DIR's training program (launcher, worker/node 0, the Pod)
 
 Existing jobs of the mode's kind named like the job (or chosen by
 spec.target) are patched; otherwise the objects are generated. Running it again

@@ -3,11 +3,14 @@
 package scaffold
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -100,10 +103,78 @@ spec:
 	if err != nil {
 		return nil, err
 	}
-	name := strings.ToLower(kind) + ".yaml"
-	files[filepath.Join(BaseDir, name)] = skeleton
-	files[filepath.Join(BaseDir, "kustomization.yaml")] = []byte("# The job's skeleton: the overlay above patches it (mlops-fn hydrate).\nresources:\n- " + name + "\n")
+	for name, b := range baseFiles(skeleton, kind) {
+		files[name] = b
+	}
 	return files, nil
+}
+
+// baseFiles are the base init writes for a skeleton of kind.
+func baseFiles(skeleton []byte, kind string) map[string][]byte {
+	name := strings.ToLower(kind) + ".yaml"
+	return map[string][]byte{
+		filepath.Join(BaseDir, name):                 skeleton,
+		filepath.Join(BaseDir, "kustomization.yaml"): []byte(baseKustomization + name + "\n"),
+	}
+}
+
+const baseKustomization = "# The job's skeleton: the overlay above patches it (mlops-fn hydrate).\nresources:\n- "
+
+// Follow makes the base of a folder init wrote follow its job spec: when
+// job.yaml (config, in dir) names the job otherwise or changes its mode,
+// and dir/base is still the skeleton init wrote (its header's fingerprint
+// matches it, the base's kustomization is init's), it rewrites that skeleton
+// for the new ones and says so. Any other base, or a spec that does not resolve, it leaves to hydrate,
+// which names what differs.
+func Follow(dir, config string) (string, error) {
+	base := filepath.Join(dir, BaseDir)
+	entries, err := os.ReadDir(base)
+	if err != nil || len(entries) != 2 {
+		return "", nil
+	}
+	k, err := os.ReadFile(filepath.Join(base, "kustomization.yaml"))
+	if err != nil || !strings.HasPrefix(string(k), baseKustomization) {
+		return "", nil
+	}
+	file := strings.TrimSuffix(strings.TrimPrefix(string(k), baseKustomization), "\n")
+	old, err := os.ReadFile(filepath.Join(base, file))
+	if err != nil || string(k) != baseKustomization+file+"\n" {
+		return "", nil
+	}
+	m := skeletonHeader.FindSubmatch(old)
+	if m == nil || fingerprint(string(old[len(m[0]):])) != string(m[3]) {
+		return "", nil // not init's, or edited since: the user's base
+	}
+	oldKind, oldName := string(m[1]), string(m[2])
+	if file != strings.ToLower(oldKind)+".yaml" {
+		return "", nil
+	}
+	spec, err := os.ReadFile(filepath.Join(dir, config))
+	if err != nil {
+		return "", nil
+	}
+	envText, err := os.ReadFile(filepath.Join(dir, "mlops.env"))
+	if err != nil {
+		return "", nil
+	}
+	skeleton, kind, err := skeletonOf(map[string][]byte{"job.yaml": spec, "mlops.env": envText})
+	if err != nil {
+		return "", nil // hydrate says what is wrong with the spec
+	}
+	n := skeletonHeader.FindSubmatch(skeleton)
+	if n == nil || (string(n[1]) == oldKind && string(n[2]) == oldName) {
+		return "", nil // the same job: hydrate patches it
+	}
+	if err := os.Remove(filepath.Join(base, file)); err != nil {
+		return "", err
+	}
+	for name, b := range baseFiles(skeleton, kind) {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return "", err
+		}
+	}
+	return fmt.Sprintf("%s: the skeleton init wrote, %s/%s, follows %s: now %s/%s (%s)", base, oldKind, oldName,
+		filepath.Join(dir, config), n[1], n[2], filepath.Join(base, strings.ToLower(kind)+".yaml")), nil
 }
 
 // flowList writes a YAML flow list, each item quoted where YAML needs it.
@@ -180,14 +251,29 @@ func skeletonOf(files map[string][]byte) ([]byte, string, error) {
 		return nil, "", err
 	}
 	s, err := n.String()
-	return []byte("# " + n.GetKind() + " " + n.GetName() + ": the names mlops-fn's patches find; they fill in the rest.\n" + s), n.GetKind(), err
+	return []byte(fmt.Sprintf(skeletonHeaderFormat, n.GetKind(), n.GetName(), fingerprint(s)) + s), n.GetKind(), err
+}
+
+// skeletonHeaderFormat heads the skeleton init writes: its kind, name, and
+// the fingerprint of what follows, by which Follow knows it unedited.
+const skeletonHeaderFormat = "# %s %s: the names mlops-fn's patches find; they fill in the rest.\n" +
+	"# Written by mlops-fn init (%s): while unedited, hydrate rewrites it when job.yaml renames the job or changes its mode.\n"
+
+// skeletonHeader reads that header.
+var skeletonHeader = regexp.MustCompile(`^# ([A-Za-z]+) ([a-z0-9-]+): the names mlops-fn's patches find; they fill in the rest\.\n` +
+	`# Written by mlops-fn init \(([0-9a-f]{16})\): [^\n]*\n`)
+
+// fingerprint is a short hash of a skeleton's body.
+func fingerprint(body string) string {
+	sum := sha256.Sum256([]byte(body))
+	return hex.EncodeToString(sum[:8])
 }
 
 // Write puts files into dir, which must not exist or be empty, in one
 // rename: a failure leaves no folder behind.
 func Write(dir string, files map[string][]byte, finish func(staged string) error) error {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		return fmt.Errorf("%s exists and is not empty; accepted: a new folder (mlops-fn init writes a whole job's folder)", dir)
+		return fmt.Errorf("%s exists and is not empty; accepted: a new folder (mlops-fn init writes a whole job's folder); to rename a job init wrote or change its mode, edit its job.yaml and run mlops-fn hydrate %s", dir, dir)
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}

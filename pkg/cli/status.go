@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mlops-fn/mlops-fn/pkg/apply"
+	"github.com/mlops-fn/mlops-fn/pkg/status"
+)
+
+// jobsAndCluster are the jobs DIR applies (as mlops-fn apply finds them) and
+// the cluster the flags name.
+func jobsAndCluster(dir string, f clusterFlags) ([]apply.Job, *status.Cluster, error) {
+	jobs, err := apply.Jobs(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := status.Connect(f.Flags)
+	return jobs, c, err
+}
+
+func newStatus() *cobra.Command {
+	var f clusterFlags
+	cmd := &cobra.Command{
+		Use:   "status DIR",
+		Short: "Say where DIR's job is: its phase, its pods ready, and when it waits, why",
+		Long: `status reads the job the hydrated overlay DIR applies (as mlops-fn apply
+finds it) from the cluster, and prints its phase, its pods ready of those it
+runs, each pod, and when it waits, why:
+
+  Kueue       no LocalQueue of the job's QUEUE in its namespace; its Workload
+              not admitted, with Kueue's message (no quota, ...)
+  images      a container whose image does not pull (ErrImagePull, ImagePullBackOff)
+  admission   the operator cannot create its pods: Pod Security refuses them
+  scheduling  a pod no node takes; a container that cannot start or crashes
+
+A job waiting is no error: status exits 1 only when the cluster cannot be read.`,
+		Args:          cobra.ExactArgs(1),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	f.add(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		jobs, c, err := jobsAndCluster(args[0], f)
+		if err != nil {
+			return fail(cmd, err)
+		}
+		for _, job := range jobs {
+			r, err := status.Status(cmd.Context(), c, job)
+			if err != nil {
+				return fail(cmd, err)
+			}
+			fmt.Fprint(cmd.OutOrStdout(), r.String())
+		}
+		return nil
+	}
+	return cmd
+}
+
+func newLogs() *cobra.Command {
+	var f clusterFlags
+	var follow bool
+	cmd := &cobra.Command{
+		Use:   "logs DIR",
+		Short: "Print the log of DIR's training program (-f: follow it)",
+		Long: `logs prints the log of the training program of the job the hydrated overlay
+DIR applies, from the container that runs it (the one reading mlops.env's
+ConfigMap) in the pod that runs it:
+
+  MPIJob      the launcher (mpirun prints every rank's output there)
+  PyTorchJob  its master, else worker 0 (an elastic job has no master)
+  TrainJob    its launcher (an MPI runtime), else node 0
+  Pod         the Pod
+
+-f follows it: it waits for the program to start, and after its log ends
+follows a new run (a launcher started again, a restarted container) until
+the job has finished.`,
+		Args:          cobra.ExactArgs(1),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	f.add(cmd)
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "stream the log, waiting for the program to start")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		jobs, c, err := jobsAndCluster(args[0], f)
+		if err != nil {
+			return fail(cmd, err)
+		}
+		ctx, stop := signal.NotifyContext(cmdContext(cmd), os.Interrupt)
+		defer stop()
+		err = status.Logs(ctx, c, jobs[0], status.LogOptions{Follow: follow, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr()})
+		if err != nil && ctx.Err() == nil {
+			return fail(cmd, err)
+		}
+		return nil
+	}
+	return cmd
+}
+
+func cmdContext(cmd *cobra.Command) context.Context {
+	if ctx := cmd.Context(); ctx != nil {
+		return ctx
+	}
+	return context.Background()
+}

@@ -1,0 +1,220 @@
+package status
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"time"
+
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	jobset "sigs.k8s.io/jobset/api/jobset/v1alpha2"
+
+	"github.com/mlops-fn/mlops-fn/pkg/apply"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+)
+
+// LogOptions say what Logs prints.
+type LogOptions struct {
+	// Follow streams the log until the program ends, waiting for its pod to
+	// start, and follows a launcher the operator starts again.
+	Follow bool
+	// Out gets the log; Err what Logs waits for.
+	Out, Err io.Writer
+	// Poll is how often Follow asks for the pod. Default 1 s.
+	Poll time.Duration
+}
+
+// selectors are the pods that run a kind's training program, best first: an
+// MPIJob's launcher (mpirun prints every rank's output), a PyTorchJob's
+// master, else its worker 0 (an elastic job has no master), a TrainJob's
+// launcher (an MPI runtime), else its node 0; a Pod is itself.
+func selectors(jk jobkind.JobKind, name string) []string {
+	job := jk.PodsLabel + "=" + name
+	switch jk.Mode {
+	case jobkind.MultiNode:
+		return []string{job + "," + kubeflow.JobRoleLabel + "=launcher"}
+	case jobkind.Elastic:
+		return []string{
+			job + "," + kubeflowv1.ReplicaTypeLabel + "=master," + kubeflowv1.ReplicaIndexLabel + "=0",
+			job + "," + kubeflowv1.ReplicaTypeLabel + "=worker," + kubeflowv1.ReplicaIndexLabel + "=0",
+		}
+	case jobkind.TrainJob:
+		return []string{
+			job + "," + jobset.ReplicatedJobNameKey + "=" + string(jobkind.TrainerLauncher),
+			job + "," + jobset.ReplicatedJobNameKey + "=" + string(jobkind.TrainerNode) + "," + jobset.JobIndexKey + "=0," + batchv1.JobCompletionIndexAnnotation + "=0",
+		}
+	}
+	return nil
+}
+
+// programPod is the newest pod running job's training program, nil if there is none yet.
+func (c *Cluster) programPod(ctx context.Context, job apply.Job, ns string) (*corev1.Pod, error) {
+	jk, _ := jobkind.ForKind(job.Kind)
+	if jk.PodsLabel == "" {
+		pods, err := c.pods(ctx, jk, ns, job.Name)
+		if err != nil || len(pods) == 0 {
+			return nil, err
+		}
+		return &pods[0], nil
+	}
+	for _, sel := range selectors(jk, job.Name) {
+		l, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sel})
+		if err != nil {
+			return nil, fmt.Errorf("listing the pods of %s/%s in namespace %s: %w", job.Kind, job.Name, ns, err)
+		}
+		if len(l.Items) == 0 {
+			continue
+		}
+		pods := l.Items
+		sort.SliceStable(pods, func(i, j int) bool {
+			return pods[j].CreationTimestamp.Before(&pods[i].CreationTimestamp)
+		})
+		return &pods[0], nil
+	}
+	return nil, nil
+}
+
+// trainingContainer is the container of pod that runs the program: the
+// one that reads mlops.env's ConfigMap, else kubectl's default container,
+// else the first.
+func trainingContainer(pod *corev1.Pod, envConfigMaps []string) string {
+	for _, k := range pod.Spec.Containers {
+		for _, e := range k.EnvFrom {
+			if e.ConfigMapRef != nil && slices.Contains(envConfigMaps, e.ConfigMapRef.Name) {
+				return k.Name
+			}
+		}
+		for _, e := range k.Env {
+			if r := e.ValueFrom; r != nil && r.ConfigMapKeyRef != nil && slices.Contains(envConfigMaps, r.ConfigMapKeyRef.Name) {
+				return k.Name
+			}
+		}
+	}
+	if name := pod.Annotations["kubectl.kubernetes.io/default-container"]; name != "" {
+		return name
+	}
+	if len(pod.Spec.Containers) == 0 {
+		return ""
+	}
+	return pod.Spec.Containers[0].Name
+}
+
+// started: the container runs or ran, so it has a log.
+func started(pod *corev1.Pod, container string) (bool, string) {
+	for _, s := range pod.Status.ContainerStatuses {
+		if s.Name != container {
+			continue
+		}
+		if s.State.Running != nil || s.State.Terminated != nil || s.LastTerminationState.Terminated != nil {
+			return true, ""
+		}
+		if s.State.Waiting != nil && s.State.Waiting.Reason != "" {
+			return false, s.State.Waiting.Reason
+		}
+	}
+	return false, string(pod.Status.Phase)
+}
+
+// Logs prints the log of job's training program: the container that runs
+// it in the pod that runs it (see selectors). Without Follow, a program
+// that has not started is an error naming what it waits for. With Follow, it
+// waits for it to start, and after the log ends, follows a new run of the
+// program (a launcher the Job controller starts again, a container
+// restarted) until the job has finished.
+func Logs(ctx context.Context, c *Cluster, job apply.Job, o LogOptions) error {
+	ns := c.namespaceOf(job)
+	if o.Poll == 0 {
+		o.Poll = time.Second
+	}
+	done, said := "", "" // the run whose log was printed to its end; the last wait said
+	for {
+		pod, err := c.programPod(ctx, job, ns)
+		if err != nil {
+			return err
+		}
+		container, why := "", "no pod runs its program yet"
+		ready := false
+		if pod != nil {
+			container = trainingContainer(pod, job.EnvConfigMaps)
+			ready, why = started(pod, container)
+			why = fmt.Sprintf("pod %s, container %s: %s", pod.Name, container, why)
+			if run(pod, container) == done {
+				ready, why = false, "its log ended; waiting for another run or the job's end"
+			}
+		}
+		if !ready {
+			if !o.Follow {
+				return fmt.Errorf("%s/%s in namespace %s: %s; mlops-fn status says why, mlops-fn logs -f waits for it", job.Kind, job.Name, ns, why)
+			}
+			if done != "" {
+				if end, err := c.finished(ctx, job, ns); err != nil || end {
+					return err
+				}
+			}
+			if why != said {
+				fmt.Fprintf(o.Err, "mlops-fn logs: %s/%s: %s\n", job.Kind, job.Name, why)
+				said = why
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(o.Poll):
+			}
+			continue
+		}
+		if done != "" {
+			fmt.Fprintf(o.Err, "mlops-fn logs: %s/%s: following its new run in pod %s\n", job.Kind, job.Name, pod.Name)
+		}
+		if err := c.stream(ctx, ns, pod.Name, container, o); err != nil {
+			return err
+		}
+		if !o.Follow {
+			return nil
+		}
+		// The run as it was before its log: a restart after it is a new run.
+		done, said = run(pod, container), ""
+	}
+}
+
+// run names one run of a pod's container: the pod and its count of restarts.
+func run(pod *corev1.Pod, container string) string {
+	for _, s := range pod.Status.ContainerStatuses {
+		if s.Name == container {
+			return fmt.Sprintf("%s/%d", pod.UID, s.RestartCount)
+		}
+	}
+	return string(pod.UID)
+}
+
+// finished: the job has ended (or is gone): no run of its program follows.
+func (c *Cluster) finished(ctx context.Context, job apply.Job, ns string) (bool, error) {
+	jk, _ := jobkind.ForKind(job.Kind)
+	u, err := c.get(ctx, resource(jk.APIVersion, jk.Kind), ns, job.Name)
+	if err != nil || u == nil {
+		return true, err
+	}
+	pods, err := c.pods(ctx, jk, ns, job.Name)
+	if err != nil {
+		return true, err
+	}
+	return slices.Contains(finishedPhases, phase(jk, u, pods)), nil
+}
+
+// stream copies a container's log to o.Out.
+func (c *Cluster) stream(ctx context.Context, ns, pod, container string, o LogOptions) error {
+	r, err := c.Kube.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{Container: container, Follow: o.Follow}).Stream(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the log of pod %s, container %s, in namespace %s: %w", pod, container, ns, err)
+	}
+	defer func() { _ = r.Close() }()
+	if _, err := io.Copy(o.Out, r); err != nil {
+		return fmt.Errorf("reading the log of pod %s, container %s: %w", pod, container, err)
+	}
+	return nil
+}

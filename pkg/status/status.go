@@ -1,0 +1,443 @@
+package status
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/apply"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+)
+
+// Report is where a job is.
+type Report struct {
+	// Job is KIND/NAME, Namespace where it was looked for.
+	Job, Namespace string
+	// Found: the job exists.
+	Found bool
+	// Phase: Pending, Created, Running, Restarting, Suspended, Succeeded,
+	// Complete (a TrainJob's), Failed; a Pod's phase.
+	Phase string
+	// Ready pods of Expected (the job's replicas, a TrainJob's numNodes).
+	Ready, Expected int
+	Pods            []Pod
+	// Why the job waits, or failed: Kueue, the pods' images, Pod Security, ...
+	Why []string
+}
+
+// Pod is one pod of the job.
+type Pod struct {
+	Name, Phase string
+	Ready       bool
+	// Detail: a container's waiting or terminated reason, the scheduler's.
+	Detail string
+}
+
+// Kueue's API, the label that names a job's LocalQueue, and its conditions.
+const (
+	kueueGroup = "kueue.x-k8s.io"
+	// kueueGate is the scheduling gate Kueue holds a queued Pod with.
+	kueueGate = "kueue.x-k8s.io/admission"
+)
+
+// kueueVersions are the versions of Kueue's API read, newest first.
+var kueueVersions = []string{"v1beta2", "v1beta1"}
+
+// finishedPhases are the phases after which nothing waits.
+var finishedPhases = []string{"Succeeded", "Complete", "Failed"}
+
+// Status reads where job is: the job, its pods, and when it waits, why.
+// Only an error reaching the cluster is an error.
+func Status(ctx context.Context, c *Cluster, job apply.Job) (*Report, error) {
+	ns := c.namespaceOf(job)
+	r := &Report{Job: job.Kind + "/" + job.Name, Namespace: ns}
+	jk, _ := jobkind.ForKind(job.Kind)
+	u, err := c.get(ctx, resource(jk.APIVersion, jk.Kind), ns, job.Name)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s in namespace %s: %w", r.Job, ns, err)
+	}
+	if u == nil {
+		r.Phase = "not found"
+		r.Why = append(r.Why, c.notFound(jk, ns))
+		return r, nil
+	}
+	r.Found = true
+	pods, err := c.pods(ctx, jk, ns, job.Name)
+	if err != nil {
+		return nil, err
+	}
+	r.Phase = phase(jk, u, pods)
+	r.Expected = expected(jk, u)
+	for _, p := range pods {
+		s := podState(p)
+		if s.Ready {
+			r.Ready++
+		}
+		r.Pods = append(r.Pods, s)
+	}
+	if slices.Contains(finishedPhases, r.Phase) {
+		if r.Phase == "Failed" {
+			r.Why = append(r.Why, failure(u, pods))
+		}
+		return r, nil
+	}
+	why, err := c.kueue(ctx, u, ns, r.Phase == "Suspended" || gated(pods))
+	if err != nil {
+		return nil, err
+	}
+	r.Why = append(r.Why, why...)
+	if r.Phase == "Suspended" && len(why) == 0 {
+		r.Why = append(r.Why, "suspended: "+suspendField(jk)+" is true; it starts once that is false")
+	}
+	for _, p := range pods {
+		r.Why = append(r.Why, podWaits(p)...)
+	}
+	refused, err := c.refused(ctx, ns, job.Name, u.GetCreationTimestamp())
+	if err != nil {
+		return nil, err
+	}
+	r.Why = append(r.Why, refused...)
+	return r, nil
+}
+
+// notFound says why there is no job: not applied, another namespace, or no operator.
+func (c *Cluster) notFound(jk jobkind.JobKind, ns string) string {
+	if jk.Kind != "Pod" {
+		if _, err := c.Kube.Discovery().ServerResourcesForGroupVersion(jk.APIVersion); err != nil {
+			return fmt.Sprintf("this cluster serves no %s %s (%s): its operator is not installed", jk.APIVersion, jk.Kind, firstLine(err))
+		}
+	}
+	return fmt.Sprintf("no such %s in namespace %s: not applied yet (mlops-fn apply DIR), or applied to another namespace (--namespace)", jk.Kind, ns)
+}
+
+// pods are the job's pods, by name: a Pod's itself, else the operator's, by
+// the label it puts on them.
+func (c *Cluster) pods(ctx context.Context, jk jobkind.JobKind, ns, name string) ([]corev1.Pod, error) {
+	if jk.PodsLabel == "" {
+		p, err := c.Kube.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading pod %s in namespace %s: %w", name, ns, err)
+		}
+		return []corev1.Pod{*p}, nil
+	}
+	l, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: jk.PodsLabel + "=" + name})
+	if err != nil {
+		return nil, fmt.Errorf("listing the pods of %s/%s in namespace %s: %w", jk.Kind, name, ns, err)
+	}
+	pods := slices.DeleteFunc(l.Items, func(p corev1.Pod) bool { return p.DeletionTimestamp != nil })
+	sort.Slice(pods, func(i, j int) bool { return pods[i].Name < pods[j].Name })
+	return pods, nil
+}
+
+// condition is the status of a job's condition of type t, and its reason and message.
+func condition(u *unstructured.Unstructured, t string) (status, reason, message string) {
+	list, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range list {
+		m, _ := c.(map[string]any)
+		if m["type"] == t {
+			status, _ = m["status"].(string)
+			reason, _ = m["reason"].(string)
+			message, _ = m["message"].(string)
+		}
+	}
+	return status, reason, message
+}
+
+// suspendField is where the kind says it is suspended.
+func suspendField(jk jobkind.JobKind) string {
+	if jk.Mode == jobkind.TrainJob {
+		return "spec.suspend"
+	}
+	return "spec.runPolicy.suspend"
+}
+
+// phase: a Pod's phase; a job's final condition, else Suspended, else its
+// operator's latest condition (Restarting, Running, Created), else Running
+// when a pod runs, else Pending.
+func phase(jk jobkind.JobKind, u *unstructured.Unstructured, pods []corev1.Pod) string {
+	if jk.PodsLabel == "" {
+		if p, _, _ := unstructured.NestedString(u.Object, "status", "phase"); p != "" {
+			return p
+		}
+		return "Pending"
+	}
+	for _, t := range append(slices.Clone(finishedPhases), "Suspended") {
+		if s, _, _ := condition(u, t); s == "True" {
+			return t
+		}
+	}
+	if suspended, _, _ := unstructured.NestedBool(u.Object, strings.Split(suspendField(jk), ".")...); suspended {
+		return "Suspended"
+	}
+	for _, t := range []string{"Restarting", "Running", "Created"} {
+		if s, _, _ := condition(u, t); s == "True" {
+			return t
+		}
+	}
+	for _, p := range pods {
+		if p.Status.Phase == corev1.PodRunning {
+			return "Running"
+		}
+	}
+	return "Pending"
+}
+
+// expected is how many pods the job runs: its replicas (an MPIJob's
+// launcher and workers), a TrainJob's numNodes, a Pod itself.
+func expected(jk jobkind.JobKind, u *unstructured.Unstructured) int {
+	var specs map[string]any
+	switch jk.Mode {
+	case jobkind.SingleNode:
+		return 1
+	case jobkind.TrainJob:
+		n, found, _ := unstructured.NestedInt64(u.Object, "spec", "trainer", "numNodes")
+		if !found {
+			return 1
+		}
+		return int(n)
+	case jobkind.MultiNode:
+		specs, _, _ = unstructured.NestedMap(u.Object, "spec", "mpiReplicaSpecs")
+	default:
+		specs, _, _ = unstructured.NestedMap(u.Object, "spec", "pytorchReplicaSpecs")
+	}
+	n := 0
+	for role := range specs {
+		r, found, _ := unstructured.NestedInt64(specs, role, "replicas")
+		if !found {
+			r = 1
+		}
+		n += int(r)
+	}
+	return n
+}
+
+// podState: a pod's phase, whether it is ready, and why a container waits
+// or how it ended.
+func podState(p corev1.Pod) Pod {
+	s := Pod{Name: p.Name, Phase: string(p.Status.Phase)}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+			s.Ready = true
+		}
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason != "" {
+			s.Detail = "not scheduled: " + c.Reason
+		}
+	}
+	if len(p.Spec.SchedulingGates) > 0 {
+		var gates []string
+		for _, g := range p.Spec.SchedulingGates {
+			gates = append(gates, g.Name)
+		}
+		s.Detail = "scheduling gates " + strings.Join(gates, ", ")
+	}
+	for _, c := range slices.Concat(p.Status.InitContainerStatuses, p.Status.ContainerStatuses) {
+		switch {
+		case c.State.Waiting != nil && c.State.Waiting.Reason != "" && c.State.Waiting.Reason != "PodInitializing":
+			s.Detail = c.Name + ": " + c.State.Waiting.Reason
+			return s
+		case c.State.Terminated != nil && c.State.Terminated.ExitCode != 0:
+			s.Detail = fmt.Sprintf("%s: %s, exit code %d", c.Name, c.State.Terminated.Reason, c.State.Terminated.ExitCode)
+			return s
+		}
+	}
+	return s
+}
+
+// imagePull are the waiting reasons of a container whose image does not pull.
+var imagePull = []string{"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull"}
+
+// podWaits says why a pod waits: an image that does not pull, a container
+// that cannot start or keeps crashing, the scheduler finding no node.
+func podWaits(p corev1.Pod) []string {
+	var out []string
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			out = append(out, fmt.Sprintf("pod %s is not scheduled: %s", p.Name, c.Message))
+		}
+	}
+	images := map[string]string{}
+	for _, c := range slices.Concat(p.Spec.InitContainers, p.Spec.Containers) {
+		images[c.Name] = c.Image
+	}
+	for _, c := range slices.Concat(p.Status.InitContainerStatuses, p.Status.ContainerStatuses) {
+		w := c.State.Waiting
+		switch {
+		case w == nil:
+		case slices.Contains(imagePull, w.Reason):
+			out = append(out, fmt.Sprintf("pod %s: the image %s of container %s does not pull (%s): %s", p.Name, images[c.Name], c.Name, w.Reason, w.Message))
+		case w.Reason == "CrashLoopBackOff" || strings.HasPrefix(w.Reason, "CreateContainer") || w.Reason == "RunContainerError":
+			out = append(out, fmt.Sprintf("pod %s: container %s: %s: %s", p.Name, c.Name, w.Reason, w.Message))
+		}
+	}
+	return out
+}
+
+// gated: a pod waits for Kueue's scheduling gate.
+func gated(pods []corev1.Pod) bool {
+	for _, p := range pods {
+		for _, g := range p.Spec.SchedulingGates {
+			if g.Name == kueueGate {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// kueue says why Kueue holds the job (held: it is suspended or gated): no
+// Kueue, no such LocalQueue, or its Workload not admitted, with Kueue's message.
+func (c *Cluster) kueue(ctx context.Context, u *unstructured.Unstructured, ns string, held bool) ([]string, error) {
+	queue := u.GetLabels()[api.QueueLabel]
+	if queue == "" {
+		return nil, nil
+	}
+	version := ""
+	for _, v := range kueueVersions {
+		if _, err := c.Kube.Discovery().ServerResourcesForGroupVersion(kueueGroup + "/" + v); err == nil {
+			version = v
+			break
+		}
+	}
+	if version == "" {
+		if !held {
+			return nil, nil
+		}
+		return []string{fmt.Sprintf("its label %s names Kueue's LocalQueue %s, but this cluster serves no Kueue API (%s): nothing admits it", api.QueueLabel, queue, kueueGroup)}, nil
+	}
+	gv := schema.GroupVersion{Group: kueueGroup, Version: version}
+	lq, err := c.get(ctx, gv.WithResource("localqueues"), ns, queue)
+	if err != nil {
+		return nil, fmt.Errorf("reading LocalQueue %s in namespace %s: %w", queue, ns, err)
+	}
+	if lq == nil {
+		return []string{fmt.Sprintf("Kueue: no LocalQueue %s in namespace %s (the job's label %s, QUEUE in mlops.env), so Kueue never admits it: create it, or set QUEUE to one of `kubectl get localqueues -n %s`",
+			queue, ns, api.QueueLabel, ns)}, nil
+	}
+	l, err := c.Dynamic.Resource(gv.WithResource("workloads")).Namespace(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing Kueue's Workloads in namespace %s: %w", ns, err)
+	}
+	for _, w := range l.Items {
+		if !slices.ContainsFunc(w.GetOwnerReferences(), func(o metav1.OwnerReference) bool { return o.UID == u.GetUID() }) {
+			continue
+		}
+		if s, _, _ := condition(&w, "Admitted"); s == "True" {
+			return nil, nil
+		}
+		why := "no quota reserved yet"
+		for _, t := range []string{"QuotaReserved", "Admitted"} {
+			if s, reason, message := condition(&w, t); s == "False" && message != "" {
+				why = reason + ": " + message
+				break
+			}
+		}
+		return []string{fmt.Sprintf("Kueue has not admitted it (Workload %s in LocalQueue %s): %s", w.GetName(), queue, why)}, nil
+	}
+	if held {
+		return []string{fmt.Sprintf("Kueue has made no Workload for it yet (LocalQueue %s)", queue)}, nil
+	}
+	return nil, nil
+}
+
+// refused says why the job's pods cannot be created: the operators' (and
+// the Job controller's) FailedCreate events on the job or the objects named
+// after it, since the job was created; Pod Security named as such.
+func (c *Cluster) refused(ctx context.Context, ns, name string, since metav1.Time) ([]string, error) {
+	l, err := c.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing the events of namespace %s: %w", ns, err)
+	}
+	var last *corev1.Event
+	for i, e := range l.Items {
+		mine := e.InvolvedObject.Name == name || strings.HasPrefix(e.InvolvedObject.Name, name+"-")
+		if !mine || e.Type != corev1.EventTypeWarning || !strings.Contains(e.Reason, "FailedCreate") || eventTime(e).Before(since.Time) {
+			continue
+		}
+		if last == nil || !eventTime(e).Before(eventTime(*last)) {
+			last = &l.Items[i]
+		}
+	}
+	if last == nil {
+		return nil, nil
+	}
+	what := "its pods cannot be created"
+	if strings.Contains(last.Message, "violates PodSecurity") {
+		what = "Pod Security refuses its pods (the namespace's pod-security.kubernetes.io/enforce level)"
+	}
+	return []string{fmt.Sprintf("%s: %s %s/%s: %s", what, last.Reason, last.InvolvedObject.Kind, last.InvolvedObject.Name, last.Message)}, nil
+}
+
+// eventTime is when an event last happened, whichever field its reporter set.
+func eventTime(e corev1.Event) time.Time {
+	switch {
+	case !e.LastTimestamp.IsZero():
+		return e.LastTimestamp.Time
+	case !e.EventTime.IsZero():
+		return e.EventTime.Time
+	}
+	return e.CreationTimestamp.Time
+}
+
+// failure says why a job failed: its Failed condition, else its pods'.
+func failure(u *unstructured.Unstructured, pods []corev1.Pod) string {
+	if _, reason, message := condition(u, "Failed"); message != "" {
+		return "failed: " + reason + ": " + message
+	}
+	for _, p := range pods {
+		if s := podState(p); p.Status.Phase == corev1.PodFailed && s.Detail != "" {
+			return "failed: pod " + p.Name + ": " + s.Detail
+		}
+	}
+	return "failed"
+}
+
+func firstLine(err error) string {
+	s, _, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n")
+	return s
+}
+
+// String is the report as mlops-fn status prints it.
+func (r *Report) String() string {
+	var b strings.Builder
+	if !r.Found {
+		fmt.Fprintf(&b, "%s  namespace %s  not found\n", r.Job, r.Namespace)
+	} else {
+		fmt.Fprintf(&b, "%s  namespace %s  %s  pods %d/%d ready\n", r.Job, r.Namespace, r.Phase, r.Ready, r.Expected)
+	}
+	width := 0
+	for _, p := range r.Pods {
+		width = max(width, len(p.Name))
+	}
+	for _, p := range r.Pods {
+		ready := "not ready"
+		if p.Ready {
+			ready = "ready"
+		}
+		line := fmt.Sprintf("  pod %-*s  %-9s  %s", width, p.Name, p.Phase, ready)
+		if p.Detail != "" {
+			line += "  " + p.Detail
+		}
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
+	}
+	label := "waiting"
+	if r.Phase == "Failed" {
+		label = "why"
+	}
+	for _, w := range r.Why {
+		fmt.Fprintf(&b, "  %s: %s\n", label, w)
+	}
+	return b.String()
+}
