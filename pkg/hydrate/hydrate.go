@@ -259,9 +259,10 @@ func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, it
 	}
 	out.Warnings = append(out.Warnings, processor.NoticeResults(plans)...)
 	if len(targets) == 0 {
-		// The function would generate the job beside these: two jobs for one spec.
+		// The function would generate the job beside these: two jobs for one spec
+		// (a job of another kind under the job's name, the processor refuses).
 		for _, it := range items {
-			if kind := it.GetKind(); kind == plan.JobKind().Kind || (jobkind.Is(kind) && it.GetName() == plan.Target.Name) {
+			if kind := it.GetKind(); kind == plan.JobKind().Kind {
 				return fmt.Errorf("%s: the base holds %s/%s, which is not the job of %s (a %s named %s); accepted: a base whose %s is named %s, or spec.target naming the one to patch (mode %s renders %s %s)",
 					p.ConfigFile, kind, it.GetName(), p.ConfigFile, plan.JobKind().Kind, plan.Target.Name, plan.JobKind().Kind, plan.Target.Name, plan.Mode, jobkind.WithArticle(plan.JobKind().Kind), plan.Name)
 			}

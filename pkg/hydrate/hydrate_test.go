@@ -448,7 +448,7 @@ func TestSpecChangesWorkOrFailAtHydrate(t *testing.T) {
 		{name: "labels and annotations", job: [2]string{"name: resnet50\n", "name: resnet50\n  labels: {kueue.x-k8s.io/queue-name: team-a}\n  annotations: {owner: alice}\n"},
 			wantInBuild: "kueue.x-k8s.io/queue-name: team-a"},
 		{name: "mode switch, the base holds the MPIJob", job: [2]string{"mode: multi-node", "mode: single-node"},
-			wantErr: "the base holds MPIJob/resnet50, which is not the job of"},
+			wantErr: "MPIJob/resnet50 among the inputs is named like the job, but mode single-node renders a Pod"},
 		{name: "a target by labels", job: [2]string{"spec:\n", "spec:\n  target: {labels: {app: train}}\n"},
 			wantErr: "spec.target.labels: a hydrated overlay patches the objects it found"},
 		{name: "a target that is not there", job: [2]string{"spec:\n", "spec:\n  target: {name: other}\n"},
