@@ -65,8 +65,9 @@ func uniqueContainerNames(target *yaml.RNode) error {
 }
 
 // mountsTaken refuses a target container, the training container or another,
-// that mounts a volume of its own where mlops-fn mounts one: mounts merge by
-// path, so the patch would silently swap the container's volume for mlops-fn's.
+// that mounts a volume of its own where mlops-fn mounts one (mounts merge by
+// path, so the patch would silently swap the container's volume for mlops-fn's),
+// or at or around the operator's paths (the SSH keys, the hostfile).
 func mountsTaken(target *yaml.RNode, q *render.Plan) error {
 	ours := map[string]string{}
 	for _, m := range q.Mounts {
@@ -84,6 +85,9 @@ func mountsTaken(target *yaml.RNode, q *render.Plan) error {
 				volume, _ := m.GetString("name")
 				if want, taken := ours[path.Clean(at)]; taken && at != "" && volume != want {
 					return fmt.Errorf("%s.volumeMounts[%d]: container %s mounts its volume %q at %s, where mlops-fn mounts %q (mlops.env or spec.volumes); accepted: one of the two at another path, or the container's mount removed", c.path(), i, c.name, volume, at, want)
+				}
+				if clashes := q.OperatorMountPath(path.Clean(at)); at != "" && len(clashes) > 0 {
+					return fmt.Errorf("%s.volumeMounts[%d].mountPath: Invalid value: %q: container %s's mount %s", c.path(), i, at, c.name, clashes[0])
 				}
 			}
 		}
@@ -119,11 +123,10 @@ func requestsAboveLimits(job *yaml.RNode) error {
 	return nil
 }
 
-// baseVolumesClash refuses what the target's pods hold that would merge with
-// what mlops-fn or the operator adds: a volume named like one of mlops-fn's
-// with another source (merged by name, it would have two, which the API
-// server refuses), a volume named like the operator's, a mount at or around
-// the operator's paths (the SSH keys, the hostfile).
+// baseVolumesClash refuses a volume of the target's pods that would merge
+// with one mlops-fn or the operator adds: named like one of mlops-fn's with
+// another source (merged by name, it would have two, which the API server
+// refuses), or named like the operator's.
 func baseVolumesClash(target *yaml.RNode, q *render.Plan) error {
 	ours := map[string]string{}
 	for _, v := range q.Volumes {
@@ -145,21 +148,6 @@ func baseVolumesClash(target *yaml.RNode, q *render.Plan) error {
 			fields, _ := v.Fields()
 			if src, taken := ours[name]; taken && !slices.Contains(fields, src) {
 				return fmt.Errorf("%s: volume %q of the pods is also the name of mlops-fn's %s volume (mlops.env or spec.volumes): merged by name, it would have two sources, which Kubernetes refuses; accepted: another name for the pods' volume, or for the spec's", at, name, src)
-			}
-		}
-	}
-	for _, pod := range podContainers(target) {
-		for _, c := range pod {
-			mounts, _ := c.node.Pipe(yaml.Lookup("volumeMounts"))
-			if mounts == nil {
-				continue
-			}
-			elems, _ := mounts.Elements()
-			for i, m := range elems {
-				at, _ := m.GetString("mountPath")
-				if clashes := q.OperatorMountPath(path.Clean(at)); at != "" && len(clashes) > 0 {
-					return fmt.Errorf("%s.volumeMounts[%d].mountPath: Invalid value: %q: container %s's mount %s", c.path(), i, at, c.name, clashes[0])
-				}
 			}
 		}
 	}
