@@ -363,7 +363,10 @@ func (c *Cluster) refused(ctx context.Context, ns, name string, since metav1.Tim
 	var last *corev1.Event
 	for i, e := range l.Items {
 		mine := e.InvolvedObject.Name == name || strings.HasPrefix(e.InvolvedObject.Name, name+"-")
-		if !mine || e.Type != corev1.EventTypeWarning || !strings.Contains(e.Reason, "FailedCreate") || eventTime(e).Before(since.Time) {
+		// The Job controller's and the training-operator's reason is FailedCreate; mpi-operator
+		// v0.8 reports its workers' as MPIJobFailed, "worker pod created failed: …".
+		createFailed := strings.Contains(e.Reason, "FailedCreate") || strings.Contains(e.Message, "pod created failed")
+		if !mine || e.Type != corev1.EventTypeWarning || !createFailed || eventTime(e).Before(since.Time) {
 			continue
 		}
 		if last == nil || !eventTime(e).Before(eventTime(*last)) {

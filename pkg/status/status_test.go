@@ -98,6 +98,10 @@ func TestStatus(t *testing.T) {
 	old, other := refused.DeepCopy(), refused.DeepCopy()
 	old.Name, old.Message, other.Name, other.InvolvedObject.Name, other.Message = "e0", "a former run's", "e2", "pip-launcher", "another job's"
 	old.LastTimestamp = metav1.NewTime(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
+	// mpi-operator v0.8's own report of its workers' refusal, on the MPIJob (seen in make e2e).
+	workerRefused := refused.DeepCopy()
+	workerRefused.Name, workerRefused.Reason, workerRefused.InvolvedObject = "e3", "MPIJobFailed", corev1.ObjectReference{Kind: "MPIJob", Name: "pi"}
+	workerRefused.Message = `worker pod created failed: pods "pi-worker-0" is forbidden: violates PodSecurity "restricted:latest": runAsNonRoot != true`
 	queued := `"kueue.x-k8s.io/queue-name": "team-a"`
 	for _, tc := range []struct {
 		name  string
@@ -124,6 +128,8 @@ func TestStatus(t *testing.T) {
 				"  waiting: pod pi-worker-0: the image registry.example/mpi:1 of container mpi does not pull (ImagePullBackOff): pull access denied\n"},
 		{"Pod Security", false, []runtime.Object{mpiJob(t, "", `{"type": "Created", "status": "True"}`), refused, other, old},
 			"MPIJob/pi  namespace team  Created  pods 0/3 ready\n  waiting: Pod Security refuses its pods (the namespace's pod-security.kubernetes.io/enforce level): FailedCreate Job/pi-launcher: " + refused.Message + "\n"},
+		{"Pod Security, the workers", false, []runtime.Object{mpiJob(t, "", `{"type": "Created", "status": "True"}`), workerRefused},
+			"MPIJob/pi  namespace team  Created  pods 0/3 ready\n  waiting: Pod Security refuses its pods (the namespace's pod-security.kubernetes.io/enforce level): MPIJobFailed MPIJob/pi: " + workerRefused.Message + "\n"},
 		{"finished", false, []runtime.Object{mpiJob(t, "", `{"type": "Running", "status": "False"}, {"type": "Succeeded", "status": "True"}`), refused},
 			"MPIJob/pi  namespace team  Succeeded  pods 0/3 ready\n"},
 		{"failed", false, []runtime.Object{mpiJob(t, "", `{"type": "Failed", "status": "True", "reason": "MPIJobFailed", "message": "launcher failed"}`)},
