@@ -117,6 +117,13 @@ build_mpi_operator() {
     github.com/kubeflow/mpi-operator/cmd/mpi-operator manifests/base/kubeflow.org_mpijobs.yaml
 }
 
+# build_scheduler_plugins: the gang scheduler (its cmd/scheduler, a kube-scheduler with the
+# Coscheduling plugin) and its PodGroup CRD.
+build_scheduler_plugins() {
+  build_operator SCHED_DIR scheduler-plugins "$SCHEDULER_PLUGINS_VERSION" "$TOOLS/scheduler-plugins" \
+    sigs.k8s.io/scheduler-plugins/cmd/scheduler manifests/coscheduling/crd.yaml
+}
+
 build_kwok() {
   local src f
   start_build KWOK_DIR kwok "$KWOK_VERSION" "$ROOT/hack/e2e/kwok/pod-complete.yaml" || return 0
@@ -207,6 +214,7 @@ build_all() {
   build_training_operator
   build_trainer
   build_kueue
+  build_scheduler_plugins
   build_node
   wait "$images" || { cat "$CACHE/images.log" >&2; die "building the real node's images failed"; }
   cat "$CACHE/images.log" >&2

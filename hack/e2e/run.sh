@@ -5,7 +5,7 @@
 # kube-scheduler and kubectl of the pinned Kubernetes, the pinned mpi-operator and its MPIJob
 # CRD, the pinned training-operator and its PyTorchJob CRD, Kubeflow Trainer and JobSet with
 # their CRDs and Trainer's torch-distributed ClusterTrainingRuntime, kwok as a fake kubelet,
-# Kueue with its CRDs, and a real node: kubelet, containerd, runc, the CNI bridge, CoreDNS and
+# Kueue with its CRDs, scheduler-plugins' gang scheduler with the PodGroup CRD, and a real node: kubelet, containerd, runc, the CNI bridge, CoreDNS and
 # images built from Debian's packages (hack/e2e/build.sh, images.sh, node.sh; versions in
 # hack/e2e/versions.env); starts them inside a network namespace of their own (E2E_NETNS=0: on
 # the host's loopback, without the real node), with every webhook registered as the components'
@@ -123,17 +123,19 @@ start_cluster() {
   # can lag the create by a moment, and `kubectl wait` can fail once right after the create: poll.
   kubectl apply --server-side -f "$MPI_DIR/kubeflow.org_mpijobs.yaml" -f "$TRAINING_DIR/kubeflow.org_pytorchjobs.yaml" \
     -f "$TRAINER_DIR/jobset.x-k8s.io_jobsets.yaml" -f "$TRAINER_DIR/trainer.kubeflow.org_trainjobs.yaml" \
-    -f "$TRAINER_DIR/trainer.kubeflow.org_trainingruntimes.yaml" -f "$TRAINER_DIR/trainer.kubeflow.org_clustertrainingruntimes.yaml" >/dev/null
+    -f "$TRAINER_DIR/trainer.kubeflow.org_trainingruntimes.yaml" -f "$TRAINER_DIR/trainer.kubeflow.org_clustertrainingruntimes.yaml" \
+    -f "$SCHED_DIR/crd.yaml" >/dev/null
   wait_until 60 kubectl wait --for=condition=Established --timeout=5s crd/mpijobs.kubeflow.org crd/pytorchjobs.kubeflow.org \
     crd/jobsets.jobset.x-k8s.io crd/trainjobs.trainer.kubeflow.org crd/trainingruntimes.trainer.kubeflow.org \
-    crd/clustertrainingruntimes.trainer.kubeflow.org ||
+    crd/clustertrainingruntimes.trainer.kubeflow.org crd/podgroups.scheduling.x-k8s.io ||
     die "the CRDs did not become Established"
+  start_gang_scheduler
   # mpi-operator takes a leader-election lease in its lock namespace, which must exist.
   # Its health endpoint is :8080 on every interface, not configurable (hence the netns).
   kubectl create namespace mpi-operator >/dev/null
   if [ "${E2E_IN_NETNS:-0}" != 1 ] && port_open 8080; then die "port 8080 is taken: mpi-operator needs it"; fi
   start mpi-operator "$MPI_DIR/mpi-operator" --kubeConfig="$KUBECONFIG" \
-    --lock-namespace=mpi-operator --threadiness=4 --kube-api-qps=50 --kube-api-burst=100
+    --lock-namespace=mpi-operator --threadiness=4 --kube-api-qps=50 --kube-api-burst=100 --gang-scheduling="$GANG_SCHEDULER"
   wait_until 60 curl -sf http://127.0.0.1:8080/healthz || { alive mpi-operator; die "mpi-operator not healthy"; }
 
   start_training_operator
@@ -148,6 +150,45 @@ start_cluster() {
   start_node
   wait_until 60 kubectl get serviceaccount default -n default || die "no default ServiceAccount"
   log "control plane up in $((SECONDS - t)) s"
+}
+
+# GANG_SCHEDULER: the gang scheduler's name. mpi-operator (--gang-scheduling) and the
+# training-operator (--gang-scheduler-name) create a PodGroup for every job and name it as the
+# pods' scheduler (mpi-operator over any other; the training-operator where none is set); a
+# training runtime with podGroupPolicy.coscheduling names it in its pod templates.
+GANG_SCHEDULER=scheduler-plugins-scheduler
+
+# start_gang_scheduler: scheduler-plugins' kube-scheduler, beside kube-scheduler, with one
+# profile, GANG_SCHEDULER: Coscheduling at every extension point and as the queue's order, as its
+# release's manifests/coscheduling configures it. Its controller (PodGroup status) is not
+# started: the scheduler counts the pods itself. A group short of room waits 5 s in Permit,
+# then its pods go back to the queue. A pod the group's rejection sent there waits for an event
+# Coscheduling registers (a new pod of the group, the PodGroup changed), which freed room is not,
+# or 5 min by default: 5 s here.
+start_gang_scheduler() {
+  local d=$RUN/gang-scheduler port
+  free_port port
+  mkdir -p "$d"
+  cat >"$d/config.yaml" <<EOF
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection: {leaderElect: false}
+clientConnection: {kubeconfig: $KUBECONFIG}
+podInitialBackoffSeconds: 1
+podMaxBackoffSeconds: 2
+profiles:
+- schedulerName: $GANG_SCHEDULER
+  plugins:
+    multiPoint: {enabled: [{name: Coscheduling}]}
+    queueSort: {enabled: [{name: Coscheduling}], disabled: [{name: "*"}]}
+  pluginConfig:
+  - name: Coscheduling
+    args: {permitWaitingTimeSeconds: 5}
+EOF
+  start gang-scheduler "$SCHED_DIR/scheduler-plugins" --config="$d/config.yaml" \
+    --authentication-kubeconfig="$KUBECONFIG" --authorization-kubeconfig="$KUBECONFIG" \
+    --bind-address=127.0.0.1 --secure-port="$port" --pod-max-in-unschedulable-pods-duration=5s
+  wait_until 60 https_healthy "$port" || { alive gang-scheduler; die "the gang scheduler not healthy"; }
 }
 
 # TRAINING_CERT_DIR: where training-operator v1.8.1 reads its webhook server's certificate
@@ -174,7 +215,7 @@ start_training_operator() {
   kubectl create namespace kubeflow >/dev/null
   kubectl create secret generic training-operator-webhook-cert -n kubeflow >/dev/null
   MY_POD_NAMESPACE=kubeflow start training-operator "$TRAINING_DIR/training-operator" \
-    --enable-scheme=pytorchjob --controller-threads=4 --leader-elect=false \
+    --enable-scheme=pytorchjob --controller-threads=4 --leader-elect=false --gang-scheduler-name="$GANG_SCHEDULER" \
     --metrics-bind-address="127.0.0.1:$metrics_port" --health-probe-bind-address="127.0.0.1:$probe_port" \
     --webhook-server-port="$hook_port" --webhook-service-name=training-operator --webhook-secret-name=training-operator-webhook-cert
   # Ready: certificates in place, controllers set up, webhook server listening.
@@ -391,7 +432,7 @@ inside() {
   start_cluster
   # The checks (hack/e2e/*_test.go, built by main): they print PASS/FAIL a check and the summary.
   local rc=0
-  KUBERNETES_VERSION=$KUBERNETES_VERSION MLOPS_FN=$MLOPS_FN E2E_OVERLAYS="${*:2}" E2E_REAL_NODE=${E2E_REAL_NODE:-} \
+  KUBERNETES_VERSION=$KUBERNETES_VERSION GANG_SCHEDULER=$GANG_SCHEDULER MLOPS_FN=$MLOPS_FN E2E_OVERLAYS="${*:2}" E2E_REAL_NODE=${E2E_REAL_NODE:-} \
     "$RUN/e2e.test" -test.timeout=60m -test.count=1 ${E2E_RUN:+"-test.run=$E2E_RUN"} || rc=$?
   SUMMARY_DONE=1
   return "$rc"
