@@ -62,7 +62,7 @@ bench:
 
 # Every overlay against a real control plane on 127.0.0.1: etcd, kube-apiserver,
 # kube-controller-manager, kube-scheduler, mpi-operator, training-operator, Kubeflow Trainer,
-# JobSet and Kueue, with kwok as a fake kubelet, and a real node (kubelet, containerd, runc, CNI,
+# JobSet, Kueue and scheduler-plugins' gang scheduler, with kwok as a fake kubelet, and a real node (kubelet, containerd, runc, CNI,
 # CoreDNS, images debootstrapped from Debian) on which jobs run real processes; pinned in
 # hack/e2e/versions.env and built once into .cache/e2e by hack/e2e/run.sh (needs root, debootstrap
 # and libseccomp-dev; its builds take about 29 min cold on 2 cores, a run 9 min warm on an idle machine, 2026-11-25); the checks are Go
