@@ -637,12 +637,28 @@ func repoAndTag(ref string) string {
 	return r
 }
 
-// imageReference is the distribution reference grammar, [host[:port]/]path[:tag][@digest],
-// with the digests container runtimes accept: sha256 or sha512, lowercase hex.
-var imageReference = regexp.MustCompile(`^(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*(?::[0-9]+)?/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@(?:sha256:[a-f0-9]{64}|sha512:[a-f0-9]{128}))?$`)
+// imageReference is the distribution reference grammar, [host[:port]/]path[:tag][@digest].
+// The tag's and the digest's lengths are checked in isImageReference: counted
+// repetitions ({0,127}, {128}) would compile into a program of thousands of
+// instructions at every start of the function.
+var imageReference = regexp.MustCompile(`^(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*(?::[0-9]+)?/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::([A-Za-z0-9_][A-Za-z0-9_.-]*))?(?:@(sha256|sha512):([a-f0-9]+))?$`)
+
+// digestLength is the hex length of each digest container runtimes accept.
+var digestLength = map[string]int{"sha256": 64, "sha512": 128}
+
+// isImageReference: ref matches the grammar, its tag has at most 128
+// characters and its digest, if any, is sha256 or sha512 in full.
+func isImageReference(ref string) bool {
+	m := imageReference.FindStringSubmatch(ref)
+	if m == nil {
+		return false
+	}
+	tag, algorithm, hex := m[1], m[2], m[3]
+	return len(tag) <= 128 && (algorithm == "" || len(hex) == digestLength[algorithm])
+}
 
 func checkImage(ref string) string {
-	if len(ref) <= 255 && imageReference.MatchString(ref) {
+	if len(ref) <= 255 && isImageReference(ref) {
 		return ""
 	}
 	const accepted = "accepted: an image reference [registry[:port]/]repository[:tag][@digest] with a lowercase repository, e.g. docker.io/library/python:3.12"
@@ -657,7 +673,7 @@ func checkImage(ref string) string {
 	switch {
 	case strings.IndexFunc(ref, unicode.IsSpace) >= 0:
 		return "contains whitespace; " + accepted
-	case hasDigest && imageReference.MatchString(repoAndTag(ref)):
+	case hasDigest && isImageReference(repoAndTag(ref)):
 		return fmt.Sprintf("has the digest %q, which container runtimes refuse; accepted: @sha256: and 64 lowercase hex digits, or @sha512: and 128", digest)
 	case strings.ToLower(repo) != repo:
 		return "the repository has uppercase letters; " + accepted

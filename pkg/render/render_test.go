@@ -205,6 +205,13 @@ func TestCheckImage(t *testing.T) {
 		"x/y@md5:abc":                                "digest",
 		"Team/Train:1":                               "uppercase",
 		"x/y :1":                                     "whitespace",
+		"x/y:" + strings.Repeat("t", 128):            "",
+		"x/y:" + strings.Repeat("t", 129):            "accepted",
+		"x/y@sha512:" + strings.Repeat("b", 128):     "",
+		"x/y@sha512:" + digest:                       "digest",
+		"x/y@sha256:" + strings.Repeat("a", 65):      "digest",
+		"x/y:1@sha256:" + digest:                     "",
+		"x/y:@sha256:" + digest:                      "accepted",
 	} {
 		got := checkImage(ref)
 		if (want == "") != (got == "") || !strings.Contains(got, want) {
