@@ -23,7 +23,7 @@ test: build lint
 # Rewrites testdata/*/expected.yaml and stderr.txt from the current output:
 # read `git diff testdata` before committing.
 golden-update:
-	$(GO) test ./fn -run TestGolden -update
+	$(GO) test ./fn -run 'TestGolden|TestDocsKeyTable' -update
 
 # Regenerates the hydrated overlays from their job.yaml and mlops.env.
 hydrate: build
@@ -56,7 +56,7 @@ image: build
 	printf 'root:x:0:\nnobody:x:65534:\nnonroot:x:65532:\n' > bin/image/group
 	docker build -t $(IMAGE) .
 
-# The cost table against a pass-through kyaml function (README "Performance").
+# The cost table against a pass-through kyaml function (docs/performance.md).
 bench:
 	$(GO) run ./bench
 

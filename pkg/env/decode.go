@@ -82,7 +82,8 @@ func commentAt(v string) int {
 	return -1
 }
 
-// KeyDoc documents one known key.
+// KeyDoc documents one known key: docs/mlops-env.md's table and --help are
+// generated from it. Description is one line of Markdown (code in backticks).
 type KeyDoc struct{ Key, Type, Description string }
 
 // keySpec is how Decode reads one known key.
@@ -103,7 +104,7 @@ const (
 
 var specs = map[string]keySpec{
 	"REGISTRY": {
-		KeyDoc:   KeyDoc{"REGISTRY", "registry", "Container image registry, for ${REGISTRY} in the job spec's image, e.g. ghcr.io/team."},
+		KeyDoc:   KeyDoc{"REGISTRY", "registry", "Container image registry, for `${REGISTRY}` in the image, e.g. `ghcr.io/team`."},
 		accepted: "an image registry such as docker.io, ghcr.io/team or registry.example.com:5000, without a scheme or whitespace",
 		decode:   decodeRegistry,
 	},
@@ -113,23 +114,23 @@ var specs = map[string]keySpec{
 		func(s *Settings, v string) { s.ModelDir = v }),
 	"OUTPUT_DIR": pathSpec("OUTPUT_DIR", "Where the training program writes results and checkpoints, in the containers.", false,
 		func(s *Settings, v string) { s.OutputDir = v }),
-	"MODEL_NAME": textSpec("MODEL_NAME", "Name of the model to train, for the training program.", "a model name such as resnet50",
+	"MODEL_NAME": textSpec("MODEL_NAME", "Name of the model, for the training program.", "a model name such as resnet50",
 		func(s *Settings, v string) { s.ModelName = v }),
-	"MODEL_SCRIPT": textSpec("MODEL_SCRIPT", "Training script name, for ${MODEL_SCRIPT} in the job spec's script.", "a script path such as /opt/train/train.py",
+	"MODEL_SCRIPT": textSpec("MODEL_SCRIPT", "Training script name, for `${MODEL_SCRIPT}` in `spec.script`.", "a script path such as /opt/train/train.py",
 		func(s *Settings, v string) { s.ModelScript = v }),
 	"NFS_SERVER": {
-		KeyDoc:   KeyDoc{"NFS_SERVER", "host", "NFS server of the shared \"nfs\" volume; needs NFS_PATH."},
+		KeyDoc:   KeyDoc{"NFS_SERVER", "host", "NFS server of the shared `nfs` volume; needs `NFS_PATH`. Also the default server of `nfs` data volumes."},
 		accepted: NFSServerAccepted,
 		decode:   decodeHost,
 	},
-	"NFS_PATH": pathSpec("NFS_PATH", "Export on NFS_SERVER mounted as the shared \"nfs\" volume; needs NFS_SERVER.", true,
+	"NFS_PATH": pathSpec("NFS_PATH", "Export mounted as the shared `nfs` volume; needs `NFS_SERVER`.", true,
 		func(s *Settings, v string) { s.NFSPath = v }),
-	"NFS_MOUNT_PATH": pathSpec("NFS_MOUNT_PATH", "Where the shared \"nfs\" volume is mounted in the containers.", false,
+	"NFS_MOUNT_PATH": pathSpec("NFS_MOUNT_PATH", "Where the shared `nfs` volume is mounted (read-write); required with `NFS_SERVER`.", false,
 		func(s *Settings, v string) { s.NFSMountPath = v }),
-	"USER_ID": intSpec("USER_ID", "User the containers run as (runAsUser); overrides spec.security.runAsUser.", 0, api.MaxID,
+	"USER_ID": intSpec("USER_ID", "`runAsUser`; not 0 adds `runAsNonRoot: true`. Overrides `spec.security.runAsUser`.", 0, api.MaxID,
 		func(s *Settings, n *int64) { s.UserID = n }),
 	"USER_NAME": {
-		KeyDoc:   KeyDoc{"USER_NAME", "string", "Name of USER_ID in the image; the non-root home is /home/$USER_NAME."},
+		KeyDoc:   KeyDoc{"USER_NAME", "string", "The user's name in the image; the non-root home of a multi-node job is `/home/$USER_NAME` (where the SSH keys go)."},
 		accepted: "a user name such as mpiuser: a lowercase letter or _, then up to 31 lowercase letters, digits, _ or -",
 		decode: func(s *Settings, v string) (string, bool) {
 			// It becomes a path (/home/$USER_NAME/.ssh): no "/", "..", or spaces.
@@ -140,24 +141,24 @@ var specs = map[string]keySpec{
 			return "", true
 		},
 	},
-	"GROUP_ID": intSpec("GROUP_ID", "Group the containers run as (runAsGroup); overrides spec.security.runAsGroup.", 0, api.MaxID,
+	"GROUP_ID": intSpec("GROUP_ID", "`runAsGroup`. Overrides `spec.security.runAsGroup`.", 0, api.MaxID,
 		func(s *Settings, n *int64) { s.GroupID = n }),
-	"GROUP_NAME": textSpec("GROUP_NAME", "Name of GROUP_ID in the image.", "a group name such as mpiuser",
+	"GROUP_NAME": textSpec("GROUP_NAME", "The group's name in the image.", "a group name such as mpiuser",
 		func(s *Settings, v string) { s.GroupName = v }),
-	"FS_GROUP": intSpec("FS_GROUP", "Group that owns the mounted volumes (fsGroup); overrides spec.security.fsGroup. Default: GROUP_ID.", 0, api.MaxID,
+	"FS_GROUP": intSpec("FS_GROUP", "Pod `fsGroup` (never on a container). Overrides `spec.security.fsGroup`. Default: `GROUP_ID`.", 0, api.MaxID,
 		func(s *Settings, n *int64) { s.FSGroup = n }),
-	"WORKERS": intSpec("WORKERS", "Number of worker pods; overrides spec.workers.", 1, api.MaxWorkers,
+	"WORKERS": intSpec("WORKERS", "Worker pods. Overrides `spec.workers`.", 1, api.MaxWorkers,
 		func(s *Settings, n *int32) { s.Workers = n }),
-	"GPUS_PER_WORKER": intSpec("GPUS_PER_WORKER", "GPUs (GPU_RESOURCE, default nvidia.com/gpu) per worker, 0 for none; overrides spec.gpusPerWorker.", 0, api.MaxGPUs,
+	"GPUS_PER_WORKER": intSpec("GPUS_PER_WORKER", "`GPU_RESOURCE` (default `nvidia.com/gpu`) limit per worker (and of the single-node Pod), 0 for none. Overrides `spec.gpusPerWorker`.", 0, api.MaxGPUs,
 		func(s *Settings, n *int32) { s.GPUsPerWorker = n }),
-	"SLOTS_PER_WORKER": intSpec("SLOTS_PER_WORKER", "MPI slots (ranks) per worker; overrides spec.slotsPerWorker. Default: GPUS_PER_WORKER when above 0, else 1.", 1, api.MaxSlots,
+	"SLOTS_PER_WORKER": intSpec("SLOTS_PER_WORKER", "MPI slots (ranks) per worker. Overrides `spec.slotsPerWorker`. Default: `GPUS_PER_WORKER` when above 0, else 1.", 1, api.MaxSlots,
 		func(s *Settings, n *int32) { s.SlotsPerWorker = n }),
-	"MIN_WORKERS": intSpec("MIN_WORKERS", "Elastic: the fewest workers the job runs with; overrides spec.elastic.minWorkers. Default: WORKERS.", 1, api.MaxWorkers,
+	"MIN_WORKERS": intSpec("MIN_WORKERS", "Elastic: the fewest workers (≤ `WORKERS`). Overrides `spec.elastic.minWorkers`. Default: `WORKERS`.", 1, api.MaxWorkers,
 		func(s *Settings, n *int32) { s.MinWorkers = n }),
-	"MAX_WORKERS": intSpec("MAX_WORKERS", "Elastic: the most workers the job grows to; overrides spec.elastic.maxWorkers. Default: WORKERS.", 1, api.MaxWorkers,
+	"MAX_WORKERS": intSpec("MAX_WORKERS", "Elastic: the most workers (≥ `WORKERS`). Overrides `spec.elastic.maxWorkers`. Default: `WORKERS`.", 1, api.MaxWorkers,
 		func(s *Settings, n *int32) { s.MaxWorkers = n }),
 	"GPU_RESOURCE": {
-		KeyDoc:   KeyDoc{"GPU_RESOURCE", "resource name", "The extended resource GPUS_PER_WORKER counts. Default: nvidia.com/gpu."},
+		KeyDoc:   KeyDoc{"GPU_RESOURCE", "resource name", "The extended resource `GPUS_PER_WORKER` counts (`amd.com/gpu`, `gpu.intel.com/i915`, `habana.ai/gaudi`), as a container's limits name it: a ResourceQuota's key (`requests.nvidia.com/gpu`) is an error. Default: `nvidia.com/gpu`."},
 		accepted: "an extended resource name such as nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915 or habana.ai/gaudi",
 		decode: func(s *Settings, v string) (string, bool) {
 			domain, _, found := strings.Cut(v, "/")
@@ -174,10 +175,10 @@ var specs = map[string]keySpec{
 			return "", true
 		},
 	},
-	"SHM_SIZE": quantitySpec("SHM_SIZE", "Size of a memory-backed /dev/shm in every training container (PyTorch DataLoader workers, NCCL), e.g. 2Gi. Default: the runtime's 64 MiB.", memoryUnlikely,
+	"SHM_SIZE": quantitySpec("SHM_SIZE", "A memory-backed `emptyDir` (`medium: Memory`, this `sizeLimit`) mounted at `/dev/shm` in every training container, for PyTorch DataLoader workers and NCCL; a spec volume there is an error; under 1 MiB is warned about. Default: none (the runtime's 64 MiB).", memoryUnlikely,
 		func(s *Settings, q *resource.Quantity) { s.ShmSize = q }),
 	"QUEUE": {
-		KeyDoc:   KeyDoc{"QUEUE", "queue name", "The Kueue LocalQueue of the job: its kueue.x-k8s.io/queue-name label."},
+		KeyDoc:   KeyDoc{"QUEUE", "queue name", "The Kueue LocalQueue: the job's `kueue.x-k8s.io/queue-name` label, in every mode and runner (wins over the spec's label)."},
 		accepted: "a LocalQueue name such as team-a: lowercase letters, digits, '-' and '.', at most 63 characters",
 		decode: func(s *Settings, v string) (string, bool) {
 			if len(validation.IsDNS1123Subdomain(v)) > 0 || len(validation.IsValidLabelValue(v)) > 0 {
@@ -188,7 +189,7 @@ var specs = map[string]keySpec{
 		},
 	},
 	"RDZV_ENDPOINT": {
-		KeyDoc:   KeyDoc{"RDZV_ENDPOINT", "host:port", "Elastic: the etcd server of an etcd rendezvous; overrides spec.elastic.rendezvousEndpoint."},
+		KeyDoc:   KeyDoc{"RDZV_ENDPOINT", "host:port", "Elastic: the etcd server of an `etcd`/`etcd-v2` rendezvous (refused with `c10d`). Overrides `spec.elastic.rendezvousEndpoint`."},
 		accepted: RendezvousAccepted,
 		decode: func(s *Settings, v string) (string, bool) {
 			wrong, ok := CheckRendezvous(v)
@@ -198,8 +199,8 @@ var specs = map[string]keySpec{
 			return wrong, ok
 		},
 	},
-	"CPU":    quantitySpec("CPU", "CPU limit of each worker (or of the single-node Pod); overrides spec.resources.cpu.", cpuUnlikely, func(s *Settings, q *resource.Quantity) { s.CPU = q }),
-	"MEMORY": quantitySpec("MEMORY", "Memory limit of each worker (or of the single-node Pod); overrides spec.resources.memory.", memoryUnlikely, func(s *Settings, q *resource.Quantity) { s.Memory = q }),
+	"CPU":    quantitySpec("CPU", "CPU limit of each worker (or of the Pod), in cores or `m` (thousandths): `4`, `500m`. Overrides `spec.resources.cpu`. A unit of memory or of thousands (`16Gi`, `2k`) is warned about.", cpuUnlikely, func(s *Settings, q *resource.Quantity) { s.CPU = q }),
+	"MEMORY": quantitySpec("MEMORY", "Memory limit of each worker (or of the Pod): `16Gi`. Overrides `spec.resources.memory`. Under 1 MiB (`16`: bytes; `500m`: half a byte) is warned about.", memoryUnlikely, func(s *Settings, q *resource.Quantity) { s.Memory = q }),
 }
 
 // knownKeys are the keys of specs, sorted, so suggestions and KnownKeys are deterministic.
@@ -212,7 +213,7 @@ func IsKnownKey(key string) bool {
 }
 
 // KnownKeys lists the keys Decode understands, sorted, each with a one-line
-// description (for the README and --help).
+// description (for docs/mlops-env.md and --help).
 func KnownKeys() []KeyDoc {
 	docs := make([]KeyDoc, len(knownKeys))
 	for i, k := range knownKeys {

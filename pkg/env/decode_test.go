@@ -341,7 +341,7 @@ func TestKnownKeys(t *testing.T) {
 		t.Errorf("WORKERS type = %q", got)
 	}
 	// The renderer applies these defaults; the descriptions still say them.
-	for key, def := range map[string]string{"FS_GROUP": "Default: GROUP_ID.", "SLOTS_PER_WORKER": "Default: GPUS_PER_WORKER when above 0, else 1."} {
+	for key, def := range map[string]string{"FS_GROUP": "Default: `GROUP_ID`.", "SLOTS_PER_WORKER": "Default: `GPUS_PER_WORKER` when above 0, else 1."} {
 		if d := docs[slices.Index(keys, key)].Description; !strings.HasSuffix(d, def) {
 			t.Errorf("%s description %q does not end in %q", key, d, def)
 		}

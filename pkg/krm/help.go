@@ -12,7 +12,7 @@ import (
 func Help() string {
 	var keys strings.Builder
 	for _, k := range env.KnownKeys() {
-		fmt.Fprintf(&keys, "  %-17s %-22s %s\n", k.Key, k.Type, k.Description)
+		fmt.Fprintf(&keys, "  %-17s %-22s %s\n", k.Key, k.Type, strings.ReplaceAll(k.Description, "`", ""))
 	}
 	return fmt.Sprintf(`mlops-fn renders distributed-training manifests from two small files:
 mlops.env (KEY=VALUE, the site and the user) and a job spec (the workload).
@@ -35,6 +35,7 @@ Usage:
                                     (kustomize transformers:/generators:, kpt fn render/eval)
   mlops-fn JOB.yaml [INPUT.yaml|-]  standalone: print the objects as plain YAML; with inputs,
                                     patch their MPIJob/Pod/PyTorchJob/TrainJob instead of generating new ones
+  mlops-fn init DIR [-- CMD ARG...] write a new job's folder (mlops.env, job.yaml, base/), hydrated
   mlops-fn hydrate DIR...           write DIR's patches and kustomization for kubectl apply -k
   mlops-fn apply DIR [--replace]    hydrate, then apply with kubectl: a live job the edit changes
                                     is left as it is (--replace: deleted, then applied anew)

@@ -447,7 +447,7 @@ func (p *Plan) OperatorMountPath(mountPath string) []string {
 }
 
 // Root reports whether the containers run as root: uid 0, or no uid given
-// (then the image's user applies, root for the seed images).
+// (then the image's user applies, root for most training images).
 func (p *Plan) Root() bool { return p.RunAsUser == nil || *p.RunAsUser == 0 }
 
 // SSHAuthMountPath follows the mpi-operator's non-root pattern.

@@ -13,7 +13,7 @@ const (
 	DefaultMPIHome       = "/home/mpiuser"
 )
 
-// DefaultMPIArgs are OpenMPI's mpirun flags of the Horovod examples (seeds 000 and 002).
+// DefaultMPIArgs are OpenMPI's mpirun flags of the Horovod and mpi-operator examples.
 var DefaultMPIArgs = []string{"-bind-to", "none", "-map-by", "slot", "-mca", "pml", "ob1", "-mca", "btl", "^openib"}
 
 // DefaultForwardEnv is what Horovod jobs forward to every rank.

@@ -71,7 +71,7 @@ type TrainingJobSpec struct {
 	// Command and Args are the training program. Multi-node: what mpirun starts on every slot.
 	Command []string `json:"command,omitempty"`
 	Args    []string `json:"args,omitempty"`
-	// Script is a path in the image run as the training program (the seed's MODEL_SCRIPT); excludes Command.
+	// Script is a path in the image run as the training program (the quickstarts' MODEL_SCRIPT); excludes Command.
 	Script     string `json:"script,omitempty"`
 	WorkingDir string `json:"workingDir,omitempty"`
 	// Env adds variables to the training containers, after the ones from mlops.env.

@@ -67,7 +67,7 @@ func (s *TrainingJobSpec) validate(p *field.Path) field.ErrorList {
 			errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName, msg))
 		}
 		if s.Mode == ModeElastic && s.ContainerName != PyTorchContainerName {
-			// training-operator v1.8.1's webhook: "must have at least one container with name pytorch".
+			// training-operator v1.9.4's webhook: "must have at least one container with name pytorch".
 			errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName,
 				"the training-operator admits a PyTorchJob only with a container named "+PyTorchContainerName+"; accepted: "+PyTorchContainerName+" (the default in elastic mode)"))
 		}
