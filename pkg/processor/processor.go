@@ -408,6 +408,9 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 	if err := uniqueContainerNames(target); err != nil {
 		return nil, fmt.Errorf("%s: %w", id, err)
 	}
+	if err := envShadowsKeys(target, plan); err != nil {
+		return nil, fmt.Errorf("%s: %w", id, err)
+	}
 	q := *plan
 	q.Name, q.Namespace = target.GetName(), target.GetNamespace()
 	q.Containers = containerNames(target, plan)
