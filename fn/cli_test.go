@@ -177,6 +177,9 @@ func TestUnreadableResourceListItem(t *testing.T) {
 	}
 }
 
+// validConfig is a functionConfig that renders a job: what it receives decides.
+const validConfig = `functionConfig: {apiVersion: mlops-fn.dev/v1alpha1, kind: TrainingJob, metadata: {name: a}, spec: {image: a, command: [a], envFile: {inline: "WORKERS=2\nUSER_ID=1\n"}}}` + "\n"
+
 // TestStdinIsAResourceList: with no arguments stdin must be a ResourceList
 // whose items are objects; anything else is named, exit 1, the input back.
 func TestStdinIsAResourceList(t *testing.T) {
@@ -187,6 +190,17 @@ func TestStdinIsAResourceList(t *testing.T) {
 		"an item that is 42": {"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [42]\n", "the ResourceList's item 1 is 42, not an object"},
 		"a job config naming a folder": {"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig: {apiVersion: v1, kind: ConfigMap, metadata: {name: x}, data: {job: quickstart}}\n",
 			`data.job: "quickstart" is a folder`},
+		// kyaml took a map's keys and values for items, and read no items from a scalar.
+		"items that are a map": {"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: {a: 1}\n" + validConfig,
+			"mlops-fn: error: the ResourceList's items is a YAML map, not a list; accepted: items: a list of Kubernetes objects (YAML maps), or none\n"},
+		"items that are a scalar": {"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: x\n" + validConfig,
+			"mlops-fn: error: the ResourceList's items is the YAML scalar \"x\", not a list; accepted: items: a list of Kubernetes objects (YAML maps), or none\n"},
+		"neither items nor functionConfig": {"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n",
+			"mlops-fn: error: standard input holds a ResourceList with neither items nor functionConfig, so no job spec;"},
+		"functionConfig that is a list": {"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig: [a]\n",
+			"mlops-fn: error: functionConfig: Invalid value: is a YAML list; accepted: a TrainingJob (apiVersion mlops-fn.dev/v1alpha1), a YAML map\n"},
+		"an item that is a string": {"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [x]\n" + validConfig,
+			"mlops-fn: error: the ResourceList's item 1 is the string \"x\", not an object; accepted: Kubernetes objects (YAML maps)\n"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			cmd := exec.Command(filepath.Join("bin", "mlops-fn"))
@@ -198,7 +212,7 @@ func TestStdinIsAResourceList(t *testing.T) {
 			if err == nil || !strings.Contains(stderr.String(), c.want) {
 				t.Errorf("want exit 1 and %q, got %v:\n%s", c.want, err, stderr.String())
 			}
-			if c.in != "" && !strings.Contains(c.want, "folder") && stdout.String() != c.in {
+			if c.in != "" && !strings.Contains(c.want, "folder") && !strings.Contains(c.want, "functionConfig: Invalid") && stdout.String() != c.in {
 				t.Errorf("stdout is not the input unchanged:\n%s", stdout.String())
 			}
 		})

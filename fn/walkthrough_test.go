@@ -205,3 +205,74 @@ func TestInitCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestInitEmptyFolder: init writes into an empty folder, one made beforehand
+// (mkdir e && init e) or the working one (init .), the job named like the
+// folder; the folder then holds a hydrated overlay, and a second init into
+// it is refused, naming it.
+func TestInitEmptyFolder(t *testing.T) {
+	binary(t)
+	fn, err := filepath.Abs(filepath.Join(repoRoot, "bin", "mlops-fn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := t.TempDir()
+	for _, c := range []struct{ folder, arg, cwd string }{
+		{"made-first", "made-first", parent},
+		{"here", ".", filepath.Join(parent, "here")},
+	} {
+		dir := filepath.Join(parent, c.folder)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(fn, "init", c.arg)
+		cmd.Dir = c.cwd
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("init %s in %s: %v\n%s", c.arg, c.cwd, err, out)
+		}
+		if spec, _ := os.ReadFile(filepath.Join(dir, "job.yaml")); !strings.Contains(string(spec), "\n  name: "+c.folder+"\n") {
+			t.Errorf("init %s: the job is not named %s:\n%s", c.arg, c.folder, spec)
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".") {
+				t.Errorf("init %s left %s", c.arg, e.Name())
+			}
+		}
+		check := exec.Command(fn, "hydrate", "--check", c.arg)
+		check.Dir = c.cwd
+		if out, err := check.CombinedOutput(); err != nil {
+			t.Errorf("hydrate --check %s after init: %v\n%s", c.arg, err, out)
+		}
+		again := exec.Command(fn, "init", c.arg)
+		again.Dir = c.cwd
+		if out, err := again.CombinedOutput(); err == nil || !strings.Contains(string(out), "exists and is not empty (it holds base, job.yaml") {
+			t.Errorf("a second init %s: want it refused, naming what the folder holds, got %v\n%s", c.arg, err, out)
+		}
+	}
+}
+
+// TestInitCommandNewline: an argument with a newline, in --command as after
+// --, reaches job.yaml whole (--command wrote a block scalar into a flow list,
+// and init failed naming a temporary file).
+func TestInitCommandNewline(t *testing.T) {
+	binary(t)
+	fn, err := filepath.Abs(filepath.Join(repoRoot, "bin", "mlops-fn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--command", "python\nfoo"},
+		{"--", "python\nfoo"},
+	} {
+		dir := filepath.Join(t.TempDir(), "nl")
+		out, err := exec.Command(fn, append([]string{"init", "--image", "python:3", dir}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("init %q: %v\n%s", args, err, out)
+		}
+		spec, _ := os.ReadFile(filepath.Join(dir, "job.yaml"))
+		if want := `  command: ["python\nfoo"] #`; !strings.Contains(string(spec), want) {
+			t.Errorf("init %q: job.yaml lacks %q:\n%s", args, want, spec)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -49,7 +50,7 @@ mlops.env, then run mlops-fn hydrate DIR again.`,
 			if o.Command, err = commandOf(commands, args[1:]); err != nil {
 				return fail(cmd, err)
 			}
-			o.Mode = api.Mode(mode)
+			o.Mode, o.Dir = api.Mode(mode), dir
 			if o.Name == "" {
 				abs, err := filepath.Abs(dir)
 				if err != nil {
@@ -94,8 +95,8 @@ func commandOf(flags, afterDash []string) ([]string, error) {
 		return nil, fmt.Errorf("--command %s and a command after -- (%s): accepted: one of them", strings.Join(flags, " --command "), strings.Join(afterDash, " "))
 	case len(afterDash) > 0:
 		return afterDash, nil
-	case len(flags) != 1:
-		return flags, nil
+	case len(flags) != 1 || !utf8.ValidString(flags[0]):
+		return flags, nil // not UTF-8: scaffold.Files refuses it, as it is
 	}
 	var out []string
 	var field strings.Builder

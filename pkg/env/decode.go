@@ -454,6 +454,13 @@ func quantitySpec(key, desc string, unlikely func(key string, q resource.Quantit
 var minMemory = resource.MustParse("1Mi")
 
 func memoryUnlikely(key string, q resource.Quantity, v string) string {
+	return UnlikelyMemory(q, v, func(meant string) string { return key + "=" + meant })
+}
+
+// UnlikelyMemory says why a memory quantity, written v, is one no training
+// job means, and what was probably meant (as setting(value) writes it); ""
+// when it is likely.
+func UnlikelyMemory(q resource.Quantity, v string, setting func(string) string) string {
 	if q.Cmp(minMemory) >= 0 {
 		return ""
 	}
@@ -462,17 +469,23 @@ func memoryUnlikely(key string, q resource.Quantity, v string) string {
 	if suffix == "" && q.Value() < 1024 {
 		unit = "Gi"
 	}
-	return fmt.Sprintf("is %s bytes, which no training job means; probably meant %s=%s%s (a bare number counts bytes, m thousandths of a byte; Mi and Gi are MiB and GiB)", plain(q), key, number, unit)
+	return fmt.Sprintf("is %s bytes, which no training job means; probably meant %s (a bare number counts bytes, m thousandths of a byte; Mi and Gi are MiB and GiB)", plain(q), setting(number+unit))
 }
 
 // cpuUnlikely: CPUs count in cores or m (thousandths of one); another unit
 // (Gi, k) is memory's or counts thousands.
 func cpuUnlikely(key string, q resource.Quantity, v string) string {
+	return UnlikelyCPU(q, v, func(meant string) string { return key + "=" + meant })
+}
+
+// UnlikelyCPU is UnlikelyMemory for a CPU quantity: one in a unit of bytes
+// or of thousands.
+func UnlikelyCPU(q resource.Quantity, v string, setting func(string) string) string {
 	number, suffix := splitQuantity(v)
 	if suffix == "" || suffix == "m" {
 		return ""
 	}
-	return fmt.Sprintf("is %s CPUs: %s is a unit of bytes or of thousands, not of cores; probably meant %s=%s (cores; 500m is half a core)", plain(q), suffix, key, number)
+	return fmt.Sprintf("is %s CPUs: %s is a unit of bytes or of thousands, not of cores; probably meant %s (cores; 500m is half a core)", plain(q), suffix, setting(number))
 }
 
 // splitQuantity cuts a quantity's text before its suffix: "500m" is "500"

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	k8syaml "sigs.k8s.io/yaml"
 
+	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
@@ -38,7 +39,7 @@ func Run(in io.Reader, out, stderr io.Writer, inputRead func(int)) error {
 	var written bytes.Buffer
 	rw := &kio.ByteReadWriter{Reader: bytes.NewReader(input), Writer: &written, KeepReaderAnnotations: true}
 	var results framework.Results
-	p := &checked{rw: rw, results: &results}
+	p := &checked{rw: rw, results: &results, input: input}
 	err = framework.Execute(p, rw)
 	var refused *notResourceList
 	switch {
@@ -72,6 +73,7 @@ type checked struct {
 	rw      *kio.ByteReadWriter
 	results *framework.Results
 	ran     bool
+	input   []byte
 }
 
 // notResourceList is the input refused before any processing.
@@ -86,7 +88,18 @@ func (c *checked) Process(rl *framework.ResourceList) error {
 		if kind == "" && len(rl.Items) > 0 {
 			kind = rl.Items[0].GetKind()
 		}
+		if kind == kio.ResourceListKind && len(rl.Items) == 1 {
+			// kyaml unwraps a ResourceList only when it has either field.
+			return &notResourceList{errors.New("standard input holds a ResourceList with neither items nor functionConfig, so no job spec; accepted: a ResourceList whose functionConfig is the TrainingJob (apiVersion mlops-fn.dev/v1alpha1) and whose items are the objects to patch, as kustomize and kpt send it")}
+		}
 		return &notResourceList{notAResourceList(kind)}
+	}
+	if len(rl.Items) == 0 {
+		// kyaml reads no items from items that are a scalar: the objects
+		// meant would be dropped silently.
+		if err := itemsShape(c.input); err != nil {
+			return &notResourceList{err}
+		}
 	}
 	for i, it := range rl.Items {
 		if it.YNode().Kind != yaml.MappingNode {
@@ -106,6 +119,24 @@ func notAResourceList(kind string) error {
 	return fmt.Errorf("standard input holds %s, not a ResourceList: with no arguments mlops-fn is a KRM function and reads the ResourceList kustomize and kpt send; accepted: a ResourceList on stdin, or mlops-fn JOB.yaml [INPUT.yaml ...] for a job spec file", what)
 }
 
+// itemsShape refuses a ResourceList whose items is not a list (a map, a
+// scalar), naming what it is.
+func itemsShape(input []byte) error {
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(input)).Decode(&doc); err != nil || len(doc.Content) == 0 {
+		return nil // kyaml read it: what it says stands
+	}
+	items := yaml.NewRNode(doc.Content[0]).Field("items")
+	if items == nil || yaml.IsMissingOrNull(items.Value) || items.Value.YNode().Kind == yaml.SequenceNode {
+		return nil
+	}
+	what := "a YAML " + jobspec.NodeKind(items.Value)
+	if items.Value.YNode().Kind == yaml.ScalarNode {
+		what = fmt.Sprintf("the YAML scalar %q", items.Value.YNode().Value)
+	}
+	return fmt.Errorf("the ResourceList's items is %s, not a list; accepted: items: a list of Kubernetes objects (YAML maps), or none", what)
+}
+
 func notAnObject(i int, what string) error {
 	return fmt.Errorf("the ResourceList's item %d is %s, not an object; accepted: Kubernetes objects (YAML maps)", i+1, what)
 }
@@ -118,6 +149,12 @@ func isResourceList(input []byte) error {
 		Items []any  `json:"items"`
 	}
 	if err := k8syaml.Unmarshal(input, &doc); err != nil {
+		var shape struct {
+			Kind string `json:"kind"`
+		}
+		if k8syaml.Unmarshal(input, &shape) == nil && shape.Kind == kio.ResourceListKind {
+			return itemsShape(input) // a map: kyaml took its keys and values for items
+		}
 		return nil // kyaml's reader says what is wrong
 	}
 	if doc.Kind != kio.ResourceListKind {

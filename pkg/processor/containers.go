@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
@@ -59,6 +61,42 @@ func uniqueContainerNames(target *yaml.RNode) error {
 				return fmt.Errorf("%s.name: Duplicate value: %q: %s of that pod has the name too, and the patches, which merge containers by name, would make one container of the two (Kubernetes refuses them anyway); accepted: a name of its own for each container and init container of a pod", c.path(), c.name, at)
 			}
 			first[c.name] = c.at
+		}
+	}
+	return nil
+}
+
+// envShadowsKeys refuses a target container (or init container) whose own
+// env entry names an mlops.env key: the patches give every container the env
+// ConfigMap through envFrom, and Kubernetes lets an env entry win over
+// envFrom, so the container would see its own value while the job is sized
+// from mlops.env (WORKERS=8 in the container of a job of 2 workers). An entry
+// taking the key from the env ConfigMap itself says the same and stays. A
+// TrainJob carries mlops.env in its trainer's env (trainerEnvKept).
+func envShadowsKeys(target *yaml.RNode, q *render.Plan) error {
+	if q.Mode == api.ModeTrainJob {
+		return nil
+	}
+	for _, pod := range podContainers(target) {
+		for _, c := range pod {
+			list, _ := c.node.Pipe(yaml.Lookup("env"))
+			if list == nil || list.YNode().Kind != yaml.SequenceNode {
+				continue
+			}
+			elems, _ := list.Elements()
+			for i, e := range elems {
+				name, _ := e.GetString("name")
+				if !slices.Contains(q.EnvKeys, name) || ownEnvEntry(e, name, q) {
+					continue
+				}
+				value := valueAt(e, "value")
+				if value == "" && e.Field("valueFrom") != nil {
+					value = "a value from elsewhere (valueFrom)"
+				} else {
+					value = strconv.Quote(value)
+				}
+				return fmt.Errorf("%s.env[%d].name: Invalid value: %q: container %s sets %s to %s, and %s is a key of mlops.env, which reaches the container through the env ConfigMap (envFrom); Kubernetes gives the container's own entry precedence, so it would see that value while the job is rendered from mlops.env; accepted: the value in mlops.env only (remove the entry from the container), or another name", c.path(), i, name, c.name, name, value, name)
+			}
 		}
 	}
 	return nil

@@ -171,15 +171,20 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 		return nil, append(results, errorResult(err))
 	}
 	for _, i := range targets {
-		patched, notices, err := p.patch(plan, items[i])
+		patched, q, err := p.patch(plan, items[i])
 		if err != nil {
 			return nil, append(results, errorResult(err))
 		}
-		results = append(results, noticeResults(notices)...)
+		results = append(results, noticeResults(q.Notices)...)
 		// A target is the user's: check the result as the API server and the
 		// operators will. Generated objects are typed through and through.
 		if errs := Check(patched); len(errs) > 0 {
 			return nil, append(results, errorResult(objectError(identify(items[i]), errs)))
+		}
+		// What the base brings below Pod Security restricted, in the job as
+		// rendered (render's warning names what the spec and mlops.env ask for).
+		if n := baseLevelNotice(patched, identify(items[i]), q); n != "" {
+			results = append(results, noticeResults([]string{n})...)
 		}
 		items[i] = patched
 	}
@@ -270,6 +275,15 @@ func (p Processor) Targets(plan *render.Plan, items []*yaml.RNode) ([]*yaml.RNod
 		q, err := p.Narrow(plan, items[i])
 		if err != nil {
 			return nil, nil, err
+		}
+		// The job as the patches render it, for what it brings below Pod
+		// Security restricted; a patch that fails, the function's run on
+		// the overlay reports. The patches merge by the CRDs' merge keys.
+		schema.Register()
+		if out, err := p.applyPatches(q, items[i], identify(items[i])); err == nil && len(Check(out)) == 0 {
+			if n := baseLevelNotice(out, identify(items[i]), q); n != "" {
+				q.Notices = append(slices.Clone(q.Notices), n)
+			}
 		}
 		targets, plans = append(targets, items[i]), append(plans, q)
 	}
@@ -408,13 +422,22 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 	if err := uniqueContainerNames(target); err != nil {
 		return nil, fmt.Errorf("%s: %w", id, err)
 	}
+	if err := envShadowsKeys(target, plan); err != nil {
+		return nil, fmt.Errorf("%s: %w", id, err)
+	}
+	dnsNotice, err := hostNetworkDNS(target, plan)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", id, err)
+	}
 	q := *plan
 	q.Name, q.Namespace = target.GetName(), target.GetNamespace()
 	q.Containers = containerNames(target, plan)
 	q.Sidecars = sidecars(target, q.Containers, plan)
 	q.InitContainers = names(jobnode.InitContainerLists(target))
 	q.Notices = movedFirst(target, id, &q)
-	var err error
+	if dnsNotice != "" {
+		q.Notices = append(q.Notices, id+": "+dnsNotice)
+	}
 	if q.OwnEnvFrom, err = ownEnvFrom(target, &q); err != nil {
 		return nil, fmt.Errorf("%s: %w", id, err)
 	}
@@ -733,37 +756,47 @@ func setLauncherRanks(job *yaml.RNode, q *render.Plan) error {
 
 // patch applies the overlay's patches to a copy of target, as kustomize's
 // patches: field would, and tells what it changed beyond what the user wrote.
-func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, []string, error) {
+func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, *render.Plan, error) {
 	id := identify(target)
 	q, err := p.Narrow(plan, target)
 	if err != nil {
 		return nil, nil, err
 	}
+	out, err := p.applyPatches(q, target, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, q, nil
+}
+
+// applyPatches applies the patches of q, a plan narrowed to target, to a copy
+// of target.
+func (p Processor) applyPatches(q *render.Plan, target *yaml.RNode, id string) (*yaml.RNode, error) {
 	out := target.Copy()
 	for _, patch := range q.Patches() {
 		node, err := jobnode.EncodePatch(patch)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if out, err = merge2.Merge(node, out, yaml.MergeOptions{ListIncreaseDirection: yaml.MergeOptionsListPrepend}); err != nil {
 			// kyaml's message goes on to print the whole patch: its first line says what clashed.
 			first, _, _ := strings.Cut(err.Error(), "\n")
 			first = strings.TrimSuffix(first, ": node contents:")
-			return nil, nil, fmt.Errorf("%s: applying %s: %s; accepted: a target whose fields have the types of %s", id, patch.File, first, jobkind.WithArticle(target.GetKind()))
+			return nil, fmt.Errorf("%s: applying %s: %s; accepted: a target whose fields have the types of %s", id, patch.File, first, jobkind.WithArticle(target.GetKind()))
 		}
 	}
 	if q.LauncherRanks != nil {
 		if err := setLauncherRanks(out, q); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", id, err)
+			return nil, fmt.Errorf("%s: %w", id, err)
 		}
 	}
 	if q.Mode == api.ModeTrainJob {
 		dropStaleTrainerEnv(out, q)
 	}
 	if err := requestsAboveLimits(out); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", id, err)
+		return nil, fmt.Errorf("%s: %w", id, err)
 	}
-	return out, q.Notices, nil
+	return out, nil
 }
 
 // dropStaleTrainerEnv removes the trainer env entries an earlier run wrote

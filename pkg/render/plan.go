@@ -250,13 +250,14 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 			"names mpirun's hosts, beside the operator's hostfile, which lists the workers and their slots: mpirun would get two host lists; accepted: mpirun's other flags"))
 	}
 
+	warnings = append(warnings, unlikelyQuantities(s, spec)...)
 	p.Limits = limits(pickQuantity(set.CPU, s.Resources.CPU), pickQuantity(set.Memory, s.Resources.Memory))
 	limitOwners := map[corev1.ResourceName]string{corev1.ResourceCPU: "CPU", corev1.ResourceMemory: "MEMORY"}
+	gpu := GPUResource
+	if set.GPUResource != "" {
+		gpu = corev1.ResourceName(set.GPUResource)
+	}
 	if p.GPUsPerWorker > 0 {
-		gpu := GPUResource
-		if set.GPUResource != "" {
-			gpu = corev1.ResourceName(set.GPUResource)
-		}
 		p.Limits[gpu] = *resource.NewQuantity(int64(p.GPUsPerWorker), resource.DecimalSI)
 		limitOwners[gpu] = "GPUS_PER_WORKER (of GPU_RESOURCE)"
 	}
@@ -266,6 +267,10 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 		if owner, taken := limitOwners[p.RDMAResource]; taken {
 			errs = append(errs, field.Invalid(spec.Child("rdma", "resource"), r.Resource,
 				fmt.Sprintf("is the resource whose limit %s sets; accepted: the RDMA devices' own resource (e.g. rdma/rdma_shared_device_a)", owner)))
+		} else if p.RDMAResource == gpu {
+			// Without GPUs the count would ask for GPUs where RDMA devices were meant.
+			errs = append(errs, field.Invalid(spec.Child("rdma", "resource"), r.Resource,
+				fmt.Sprintf("is the GPUs' resource (GPU_RESOURCE, by default %s): its count, spec.rdma.perWorker, would request GPUs, not RDMA devices; accepted: the RDMA devices' own resource (e.g. rdma/rdma_shared_device_a), and GPUS_PER_WORKER for GPUs", GPUResource)))
 		}
 		p.Limits[p.RDMAResource] = *resource.NewQuantity(int64(ptr.Deref(r.PerWorker, 1)), resource.DecimalSI)
 	}
@@ -611,6 +616,37 @@ func pick64(fromEnv, fromSpec *int64) *int64 {
 		return fromEnv
 	}
 	return fromSpec
+}
+
+// unlikelyQuantities warns of the spec's quantities that parse but that no
+// training job means, as mlops.env's CPU, MEMORY and SHM_SIZE are: a unit
+// left out (memory: "16" is 16 bytes, 500m half a byte) or mistaken (cpu:
+// 16Gi).
+func unlikelyQuantities(s *api.TrainingJobSpec, spec *field.Path) []Warning {
+	var warnings []Warning
+	check := func(at *field.Path, name string, q *resource.Quantity, unlikely func(resource.Quantity, string, func(string) string) string) {
+		if q == nil {
+			return
+		}
+		if why := unlikely(*q, q.String(), func(meant string) string { return name + ": " + meant }); why != "" {
+			warnings = append(warnings, Warning{Field: at, Message: fmt.Sprintf("%q %s", q.String(), why)})
+		}
+	}
+	for _, r := range []struct {
+		at  *field.Path
+		res *api.Resources
+	}{{spec.Child("resources"), &s.Resources}, {spec.Child("launcherResources"), s.LauncherResources}} {
+		if r.res != nil {
+			check(r.at.Child("cpu"), "cpu", r.res.CPU, env.UnlikelyCPU)
+			check(r.at.Child("memory"), "memory", r.res.Memory, env.UnlikelyMemory)
+		}
+	}
+	for i, v := range s.Volumes {
+		if v.EmptyDir != nil {
+			check(spec.Child("volumes").Index(i).Child("emptyDir", "sizeLimit"), "sizeLimit", v.EmptyDir.SizeLimit, env.UnlikelyMemory)
+		}
+	}
+	return warnings
 }
 
 func pickQuantity(fromEnv, fromSpec *resource.Quantity) *resource.Quantity {

@@ -10,12 +10,18 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+	sigsyaml "sigs.k8s.io/yaml"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
@@ -33,6 +39,8 @@ type Options struct {
 	Mode    api.Mode
 	Image   string   // "" : the mode's demo image
 	Command []string // nil: the demo's command (with the demo image), else none
+	// Dir is the folder the files go to, as messages name it ("": none).
+	Dir string
 }
 
 // demo is a job that runs on any cluster with the operator: the operators'
@@ -64,6 +72,9 @@ func Files(o Options) (map[string][]byte, error) {
 	if o.Image != "" && o.Command == nil && o.Mode != api.ModeSingleNode {
 		return nil, fmt.Errorf("--image %s without --command: mode %s needs the program %s starts; accepted: --command python,train.py (comma-separated)", o.Image, o.Mode, map[api.Mode]string{api.ModeMultiNode: "mpirun", api.ModeElastic: "torchrun", api.ModeTrainJob: "the runtime's launcher (torchrun)"}[o.Mode])
 	}
+	if err := utf8Text(o); err != nil {
+		return nil, err
+	}
 	image, command := o.Image, o.Command
 	comment := "your training image"
 	if image == "" {
@@ -83,7 +94,7 @@ metadata:
 spec:
   mode: %s
   image: %s # %s
-`, api.APIVersion, api.Kind, o.Name, o.Mode, image, comment)
+`, api.APIVersion, api.Kind, o.Name, o.Mode, scalar(image), comment)
 	if o.Mode == api.ModeTrainJob {
 		spec += "  trainer:\n    runtime: " + api.DefaultTrainerRuntime + " # the ClusterTrainingRuntime the TrainJob runs on\n"
 	}
@@ -95,11 +106,14 @@ spec:
 			api.ModeTrainJob:   "the torchrun line; Kubeflow Trainer's torch-distributed runtime passes it nnodes and the master",
 		}[o.Mode] + "\n"
 	}
+	if err := readsBack(spec, image, command); err != nil {
+		return nil, err
+	}
 	files := map[string][]byte{
 		"job.yaml":  []byte(spec),
 		"mlops.env": []byte(envFile(o.Mode)),
 	}
-	skeleton, kind, err := skeletonOf(files)
+	skeleton, kind, err := skeletonOf(files, o.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +171,7 @@ func Follow(dir, config string) (string, error) {
 	if err != nil {
 		return "", nil
 	}
-	skeleton, kind, err := skeletonOf(map[string][]byte{"job.yaml": spec, "mlops.env": envText})
+	skeleton, kind, err := skeletonOf(map[string][]byte{"job.yaml": spec, "mlops.env": envText}, dir)
 	if err != nil {
 		return "", nil // hydrate says what is wrong with the spec
 	}
@@ -181,14 +195,59 @@ func Follow(dir, config string) (string, error) {
 func flowList(items []string) string {
 	quoted := make([]string, len(items))
 	for i, s := range items {
-		n := yaml.NewStringRNode(s)
-		text, err := n.String()
-		if err != nil || strings.ContainsAny(s, ",[]{}#&*!|>'\"%@` ") {
-			text = strconv.Quote(s)
-		}
-		quoted[i] = strings.TrimSpace(text)
+		quoted[i] = scalar(s)
 	}
 	return "[" + strings.Join(quoted, ", ") + "]"
+}
+
+// scalar writes s as a YAML scalar that reads back as the string s, inside a
+// flow list or as a map's value, a comment after it: plain where that is
+// safe, else double-quoted with YAML's escapes (which, for UTF-8 text, are
+// Go's: \n, \t, \xHH, \uHHHH). A newline in a plain scalar would start a
+// block scalar, or fold into a space.
+func scalar(s string) string {
+	plain := s != "" && !strings.ContainsAny(s, ",[]{}#&*!|>'\"%@` ") && strings.IndexFunc(s, func(r rune) bool {
+		return r > unicode.MaxASCII || !unicode.IsPrint(r)
+	}) < 0
+	if plain {
+		var v any
+		if err := yaml.Unmarshal([]byte("["+s+"]"), &v); err == nil && reflect.DeepEqual(v, []any{s}) {
+			return s // a string, not a number, a boolean or null
+		}
+	}
+	return strconv.Quote(s)
+}
+
+// utf8Text refuses an image or a command argument that is no UTF-8 text:
+// YAML and a Kubernetes object (JSON) carry only text.
+func utf8Text(o Options) error {
+	if !utf8.ValidString(o.Image) {
+		return fmt.Errorf("--image %s is not UTF-8 text, which a Kubernetes object cannot carry; accepted: UTF-8 text", strconv.Quote(o.Image))
+	}
+	for i, arg := range o.Command {
+		if !utf8.ValidString(arg) {
+			return fmt.Errorf("argument %d of the command, %s, is not UTF-8 text, which a Kubernetes object cannot carry; accepted: UTF-8 text", i+1, strconv.Quote(arg))
+		}
+	}
+	return nil
+}
+
+// readsBack checks that the job spec init writes reads back with the image and
+// the command it was given, whole: a quoting mistake would change them silently.
+func readsBack(spec, image string, command []string) error {
+	var doc struct {
+		Spec struct {
+			Image   string   `json:"image"`
+			Command []string `json:"command"`
+		} `json:"spec"`
+	}
+	if err := sigsyaml.Unmarshal([]byte(spec), &doc); err != nil {
+		return fmt.Errorf("mlops-fn init wrote a job.yaml that does not read back (a bug; please report it with the command line): %w", err)
+	}
+	if doc.Spec.Image != image || !slices.Equal(doc.Spec.Command, command) && len(command) > 0 {
+		return fmt.Errorf("mlops-fn init wrote a job.yaml that reads back as image %q, command %q, not %q, %q (a bug; please report it with the command line)", doc.Spec.Image, doc.Spec.Command, image, command)
+	}
+	return nil
 }
 
 // envFile is a commented mlops.env for mode.
@@ -226,8 +285,9 @@ func envFile(mode api.Mode) string {
 }
 
 // skeletonOf renders the skeleton the spec's job patches: its kind, name and
-// container names, as mlops-fn would generate them.
-func skeletonOf(files map[string][]byte) ([]byte, string, error) {
+// container names, as mlops-fn would generate them. Its messages name the
+// files in folder, where they go, not the temporary folder it reads them from.
+func skeletonOf(files map[string][]byte, folder string) ([]byte, string, error) {
 	dir, err := os.MkdirTemp("", "mlops-fn-init-")
 	if err != nil {
 		return nil, "", err
@@ -240,11 +300,11 @@ func skeletonOf(files map[string][]byte) ([]byte, string, error) {
 	}
 	config, err := jobspec.Read(filepath.Join(dir, "job.yaml"))
 	if err != nil {
-		return nil, "", err
+		return nil, "", inFolder(err, dir, folder)
 	}
-	resolved, results := processor.Processor{ConfigDir: dir, ConfigFile: "job.yaml"}.Resolve(config, nil)
+	resolved, results := processor.Processor{ConfigDir: dir, ConfigFile: filepath.Join(dir, "job.yaml")}.Resolve(config, nil)
 	if resolved == nil {
-		return nil, "", results
+		return nil, "", inFolder(results, dir, folder)
 	}
 	n, err := jobnode.Encode(resolved.Plan.Skeleton())
 	if err != nil {
@@ -252,6 +312,39 @@ func skeletonOf(files map[string][]byte) ([]byte, string, error) {
 	}
 	s, err := n.String()
 	return []byte(fmt.Sprintf(skeletonHeaderFormat, n.GetKind(), n.GetName(), fingerprint(s)) + s), n.GetKind(), err
+}
+
+// inFolder is err about the files of the temporary folder tmp, about the
+// same files in folder: a temporary path would mean nothing to the user.
+func inFolder(err error, tmp, folder string) error {
+	rename := func(s string) string {
+		s = strings.ReplaceAll(s, tmp+string(filepath.Separator), prefix(folder))
+		return strings.ReplaceAll(s, tmp, filepath.Clean(folder))
+	}
+	results, ok := err.(framework.Results)
+	if !ok {
+		return errors.New(rename(err.Error()))
+	}
+	var out framework.Results
+	for _, r := range results {
+		m := *r
+		m.Message = rename(m.Message)
+		if r.File != nil {
+			f := *r.File
+			f.Path = rename(f.Path)
+			m.File = &f
+		}
+		out = append(out, &m)
+	}
+	return out
+}
+
+// prefix is what goes before a file's name in folder: "" for no folder or ".".
+func prefix(folder string) string {
+	if folder == "" || filepath.Clean(folder) == "." {
+		return ""
+	}
+	return filepath.Clean(folder) + string(filepath.Separator)
 }
 
 // skeletonHeaderFormat heads the skeleton init writes: its kind, name, and
@@ -269,24 +362,38 @@ func fingerprint(body string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// Write puts files into dir, which must not exist or be empty, in one
-// rename: a failure leaves no folder behind.
+// Write puts files into dir, which must not exist or be empty, all or
+// nothing: they are staged in a temporary folder that finish completes (it
+// hydrates), then a new dir is that folder renamed, in one step; into an
+// empty dir (init . among others: it cannot be replaced, and it keeps its
+// own mode and owner) the staged entries move one by one, and a failure moves
+// back those already moved. Either way a failure leaves dir as it was.
 func Write(dir string, files map[string][]byte, finish func(staged string) error) error {
-	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		return fmt.Errorf("%s exists and is not empty; accepted: a new folder (mlops-fn init writes a whole job's folder); to rename a job init wrote or change its mode, edit its job.yaml and run mlops-fn hydrate %s", dir, dir)
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+	entries, err := os.ReadDir(dir)
+	exists := err == nil
+	switch {
+	case exists && len(entries) > 0:
+		return fmt.Errorf("%s exists and is not empty (it holds %s); accepted: a new or empty folder (mlops-fn init writes a whole job's folder); to rename a job init wrote or change its mode, edit its job.yaml and run mlops-fn hydrate %s", named(dir), holds(entries), dir)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		if info, serr := os.Stat(dir); serr == nil && !info.IsDir() {
+			return fmt.Errorf("%s exists and is a file, not a folder; accepted: a new or empty folder", named(dir))
+		}
+		return fmt.Errorf("%s: %w", named(dir), cause(err))
 	}
+	// Staged on the folder's own file system, so that the renames stay there.
 	parent := filepath.Dir(filepath.Clean(dir))
+	if exists {
+		parent = dir
+	}
 	staged, err := os.MkdirTemp(parent, ".mlops-fn-tmp-init-")
 	if err != nil {
-		return err
+		return fmt.Errorf("cannot write in %s: %w", named(parent), cause(err))
 	}
 	defer func() { _ = os.RemoveAll(staged) }()
 	for name, b := range files {
 		path := filepath.Join(staged, name)
 		if err := errors.Join(os.MkdirAll(filepath.Dir(path), 0o755), os.WriteFile(path, b, 0o644)); err != nil {
-			return err
+			return fmt.Errorf("writing %s: %w", filepath.Join(dir, name), cause(err))
 		}
 	}
 	if err := os.Chmod(staged, 0o755); err != nil {
@@ -295,5 +402,72 @@ func Write(dir string, files map[string][]byte, finish func(staged string) error
 	if err := finish(staged); err != nil {
 		return err
 	}
-	return os.Rename(staged, dir)
+	if !exists {
+		return os.Rename(staged, dir)
+	}
+	return moveInto(staged, dir)
+}
+
+// moveInto moves the entries of staged into dir, none of whose names dir
+// holds; on failure it moves back those already moved.
+func moveInto(staged, dir string) error {
+	entries, err := os.ReadDir(staged)
+	if err != nil {
+		return err
+	}
+	var moved []string
+	undo := func(err error) error {
+		for _, name := range moved {
+			_ = os.Rename(filepath.Join(dir, name), filepath.Join(staged, name))
+		}
+		return err
+	}
+	for _, e := range entries {
+		to := filepath.Join(dir, e.Name())
+		if _, err := os.Lstat(to); err == nil {
+			return undo(fmt.Errorf("%s appeared while init wrote the folder; nothing was written: run mlops-fn init again on an empty folder", to))
+		}
+		if err := os.Rename(filepath.Join(staged, e.Name()), to); err != nil {
+			return undo(fmt.Errorf("moving %s into %s: %w", e.Name(), named(dir), cause(err)))
+		}
+		moved = append(moved, e.Name())
+	}
+	return nil
+}
+
+// named names a folder in messages: as given, and its absolute path where
+// the name alone says little ("." or "..").
+func named(dir string) string {
+	if base := filepath.Base(filepath.Clean(dir)); base == "." || base == ".." {
+		if abs, err := filepath.Abs(dir); err == nil {
+			return fmt.Sprintf("%s (%s)", dir, abs)
+		}
+	}
+	return dir
+}
+
+// holds lists a folder's first entries for a message.
+func holds(entries []fs.DirEntry) string {
+	var names []string
+	for _, e := range entries[:min(len(entries), 3)] {
+		names = append(names, e.Name())
+	}
+	if len(entries) > 3 {
+		names = append(names, fmt.Sprintf("and %d more", len(entries)-3))
+	}
+	return strings.Join(names, ", ")
+}
+
+// cause is an error without the path a *fs.PathError or *os.LinkError
+// names, which may be a temporary one.
+func cause(err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
+	}
+	return err
 }
