@@ -11,20 +11,21 @@ import (
 // Check decodes a patched object into its upstream Go type, unknown fields
 // disallowed, and runs its operator's checks (jobkind's Validate): what the
 // API server and the operators would refuse is refused here, with its field.
-func Check(n *yaml.RNode) field.ErrorList {
+// It returns the typed object (nil for a kind that is no job's).
+func Check(n *yaml.RNode) (any, field.ErrorList) {
 	k, ok := jobkind.ForKind(n.GetKind())
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	b, err := n.MarshalJSON()
 	if err != nil {
-		return field.ErrorList{field.InternalError(nil, err)}
+		return nil, field.ErrorList{field.InternalError(nil, err)}
 	}
 	obj := k.New()
 	if errs := strictDecode(b, obj, k.APIVersion+" "+k.Kind); len(errs) > 0 {
-		return errs
+		return nil, errs
 	}
-	return k.Validate(obj)
+	return obj, k.Validate(obj)
 }
 
 func strictDecode(b []byte, into any, kind string) field.ErrorList {

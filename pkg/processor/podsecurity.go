@@ -39,10 +39,10 @@ type podAt struct {
 	partial bool
 }
 
-// podsOf are every pod spec of a job as rendered (an operator's replica
-// types mlops-fn does not fill among them), nil when it does not decode
-// (Check says why).
-func podsOf(job *yaml.RNode) []podAt {
+// decoded is a job read into its upstream Go type, unknown fields ignored
+// (a base's job: Check decodes the job as rendered strictly); nil when it does
+// not decode.
+func decoded(job *yaml.RNode) any {
 	k, ok := jobkind.ForKind(job.GetKind())
 	if !ok {
 		return nil
@@ -53,6 +53,16 @@ func podsOf(job *yaml.RNode) []podAt {
 	}
 	obj := k.New()
 	if json.Unmarshal(b, obj) != nil {
+		return nil
+	}
+	return obj
+}
+
+// podsOf are every pod spec of job, of kind, in its upstream Go type (an
+// operator's replica types mlops-fn does not fill among them).
+func podsOf(kind string, obj any) []podAt {
+	k, ok := jobkind.ForKind(kind)
+	if !ok {
 		return nil
 	}
 	var pods []podAt
@@ -319,10 +329,10 @@ func seLinux(o *corev1.SELinuxOptions) string {
 // baseLevelNotice is the warning about what the job as rendered brings below
 // restricted beyond what the job spec and mlops.env ask for (render's own
 // warning names those): the level it needs, and each field, "" when none.
-func baseLevelNotice(job *yaml.RNode, id string, q *render.Plan) string {
+func baseLevelNotice(kind string, job any, id string, q *render.Plan) string {
 	level := restricted
 	var reasons []string
-	for _, f := range podSecurity(podsOf(job), q) {
+	for _, f := range podSecurity(podsOf(kind, job), q) {
 		if f.planned {
 			continue
 		}
@@ -349,7 +359,7 @@ func baseLevelNotice(job *yaml.RNode, id string, q *render.Plan) string {
 // the operators' kinds, a notice for a Pod, which has no peers (an explicit
 // Default or None is the user's choice).
 func hostNetworkDNS(target *yaml.RNode, q *render.Plan) (string, error) {
-	for _, pod := range podsOf(target) {
+	for _, pod := range podsOf(target.GetKind(), decoded(target)) {
 		s := pod.spec
 		if !s.HostNetwork || s.DNSPolicy != "" && s.DNSPolicy != corev1.DNSClusterFirst || pod.filled && q.HostNetwork {
 			continue

@@ -97,7 +97,8 @@ func TestPodSecurityControls(t *testing.T) {
 				c.plan(q)
 			}
 			var got []string
-			for _, f := range podSecurity(podsOf(yaml.MustParse(text)), q) {
+			job := yaml.MustParse(text)
+			for _, f := range podSecurity(podsOf(job.GetKind(), decoded(job)), q) {
 				if !f.planned {
 					got = append(got, f.forbids+" "+f.what)
 				}

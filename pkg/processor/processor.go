@@ -178,12 +178,13 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 		results = append(results, noticeResults(q.Notices)...)
 		// A target is the user's: check the result as the API server and the
 		// operators will. Generated objects are typed through and through.
-		if errs := Check(patched); len(errs) > 0 {
+		job, errs := Check(patched)
+		if len(errs) > 0 {
 			return nil, append(results, errorResult(objectError(identify(items[i]), errs)))
 		}
 		// What the base brings below Pod Security restricted, in the job as
 		// rendered (render's warning names what the spec and mlops.env ask for).
-		if n := baseLevelNotice(patched, identify(items[i]), q); n != "" {
+		if n := baseLevelNotice(patched.GetKind(), job, identify(items[i]), q); n != "" {
 			results = append(results, noticeResults([]string{n})...)
 		}
 		items[i] = patched
@@ -280,9 +281,11 @@ func (p Processor) Targets(plan *render.Plan, items []*yaml.RNode) ([]*yaml.RNod
 		// Security restricted; a patch that fails, the function's run on
 		// the overlay reports. The patches merge by the CRDs' merge keys.
 		schema.Register()
-		if out, err := p.applyPatches(q, items[i], identify(items[i])); err == nil && len(Check(out)) == 0 {
-			if n := baseLevelNotice(out, identify(items[i]), q); n != "" {
-				q.Notices = append(slices.Clone(q.Notices), n)
+		if out, err := p.applyPatches(q, items[i], identify(items[i])); err == nil {
+			if job, errs := Check(out); len(errs) == 0 {
+				if n := baseLevelNotice(out.GetKind(), job, identify(items[i]), q); n != "" {
+					q.Notices = append(slices.Clone(q.Notices), n)
+				}
 			}
 		}
 		targets, plans = append(targets, items[i]), append(plans, q)
