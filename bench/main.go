@@ -12,7 +12,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -49,6 +51,23 @@ func run() error {
 	// 1. The quickstart, whole process.
 	tf, tb, _, _ := compare(fn, floor, rl, runs)
 	row(w, "quickstart ResourceList, median of "+fmt.Sprint(runs), tf, tb)
+
+	// 1b. The same in instructions, which other load on the machine does not change.
+	if _, err := exec.LookPath("valgrind"); err == nil {
+		for _, b := range []struct{ name, bin string }{{"full command", fn}, {"KRM function", abs("bin/mlops-fn-krm")}} {
+			nf, err := instructions(b.bin, rl)
+			if err != nil {
+				return err
+			}
+			nb, err := instructions(floor, rl)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "quickstart ResourceList, instructions (callgrind), %s\t%.1fM\t%.1fM\t%.2f\n", b.name, float64(nf)/1e6, float64(nb)/1e6, float64(nf)/float64(nb))
+		}
+	} else {
+		fmt.Fprintf(w, "quickstart ResourceList, instructions\tskipped: valgrind not on PATH\t\t\n")
+	}
 
 	// 2. Pass-through of unrelated items plus the job.
 	perItem := map[int]time.Duration{}
@@ -249,6 +268,30 @@ func timedIn(dir, bin string, input []byte) (time.Duration, int64, error) {
 		return 0, 0, fmt.Errorf("%s: %v\n%s", bin, err, stderr.String())
 	}
 	return time.Since(start), cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss, nil
+}
+
+// callgrindTotal is callgrind's summary line of the instructions a run executed.
+var callgrindTotal = regexp.MustCompile(`I\s+refs:\s+([0-9,]+)`)
+
+// instructions counts what bin executes on input in the overlay's folder,
+// under valgrind's callgrind (Go's asynchronous preemption signals off:
+// callgrind aborts on them).
+func instructions(bin string, input []byte) (int64, error) {
+	cmd := exec.Command("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", bin)
+	cmd.Dir = overlay
+	cmd.Env = append(os.Environ(), "GODEBUG=asyncpreemptoff=1")
+	cmd.Stdin = bytes.NewReader(input)
+	cmd.Stdout = io.Discard
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return 0, fmt.Errorf("valgrind %s: %v\n%s", bin, err, stderr.String())
+	}
+	m := callgrindTotal.FindStringSubmatch(stderr.String())
+	if m == nil {
+		return 0, fmt.Errorf("valgrind %s: no instruction count in:\n%s", bin, stderr.String())
+	}
+	return strconv.ParseInt(strings.ReplaceAll(m[1], ",", ""), 10, 64)
 }
 
 func timed(bin string, args ...string) (time.Duration, int64, error) {
