@@ -127,7 +127,7 @@ var specs = map[string]keySpec{
 		func(s *Settings, v string) { s.NFSPath = v }),
 	"NFS_MOUNT_PATH": pathSpec("NFS_MOUNT_PATH", "Where the shared `nfs` volume is mounted (read-write); required with `NFS_SERVER`.", false,
 		func(s *Settings, v string) { s.NFSMountPath = v }),
-	"USER_ID": intSpec("USER_ID", "`runAsUser`; not 0 adds `runAsNonRoot: true`. Overrides `spec.security.runAsUser`.", 0, api.MaxID,
+	"USER_ID": intSpec("USER_ID", "`runAsUser`; not 0 adds `runAsNonRoot: true`. Or `spec.security.runAsUser` in the job spec, not both.", 0, api.MaxID,
 		func(s *Settings, n *int64) { s.UserID = n }),
 	"USER_NAME": {
 		KeyDoc:   KeyDoc{"USER_NAME", "string", "The user's name in the image; the non-root home of a multi-node job is `/home/$USER_NAME` (where the SSH keys go)."},
@@ -141,21 +141,21 @@ var specs = map[string]keySpec{
 			return "", true
 		},
 	},
-	"GROUP_ID": intSpec("GROUP_ID", "`runAsGroup`. Overrides `spec.security.runAsGroup`.", 0, api.MaxID,
+	"GROUP_ID": intSpec("GROUP_ID", "`runAsGroup`. Or `spec.security.runAsGroup` in the job spec, not both.", 0, api.MaxID,
 		func(s *Settings, n *int64) { s.GroupID = n }),
 	"GROUP_NAME": textSpec("GROUP_NAME", "The group's name in the image.", "a group name such as mpiuser",
 		func(s *Settings, v string) { s.GroupName = v }),
-	"FS_GROUP": intSpec("FS_GROUP", "Pod `fsGroup` (never on a container). Overrides `spec.security.fsGroup`. Default: `GROUP_ID`.", 0, api.MaxID,
+	"FS_GROUP": intSpec("FS_GROUP", "Pod `fsGroup` (never on a container). Or `spec.security.fsGroup` in the job spec, not both. Default: `GROUP_ID`.", 0, api.MaxID,
 		func(s *Settings, n *int64) { s.FSGroup = n }),
-	"WORKERS": intSpec("WORKERS", "Worker pods. Overrides `spec.workers`.", 1, api.MaxWorkers,
+	"WORKERS": intSpec("WORKERS", "Worker pods. Or `spec.workers` in the job spec, not both.", 1, api.MaxWorkers,
 		func(s *Settings, n *int32) { s.Workers = n }),
-	"GPUS_PER_WORKER": intSpec("GPUS_PER_WORKER", "`GPU_RESOURCE` (default `nvidia.com/gpu`) limit per worker (and of the single-node Pod), 0 for none. Overrides `spec.gpusPerWorker`.", 0, api.MaxGPUs,
+	"GPUS_PER_WORKER": intSpec("GPUS_PER_WORKER", "`GPU_RESOURCE` (default `nvidia.com/gpu`) limit per worker (and of the single-node Pod), 0 for none. Or `spec.gpusPerWorker` in the job spec, not both.", 0, api.MaxGPUs,
 		func(s *Settings, n *int32) { s.GPUsPerWorker = n }),
-	"SLOTS_PER_WORKER": intSpec("SLOTS_PER_WORKER", "MPI slots (ranks) per worker. Overrides `spec.slotsPerWorker`. Default: `GPUS_PER_WORKER` when above 0, else 1.", 1, api.MaxSlots,
+	"SLOTS_PER_WORKER": intSpec("SLOTS_PER_WORKER", "MPI slots (ranks) per worker. Or `spec.slotsPerWorker` in the job spec, not both. Default: `GPUS_PER_WORKER` when above 0, else 1.", 1, api.MaxSlots,
 		func(s *Settings, n *int32) { s.SlotsPerWorker = n }),
-	"MIN_WORKERS": intSpec("MIN_WORKERS", "Elastic: the fewest workers (≤ `WORKERS`). Overrides `spec.elastic.minWorkers`. Default: `WORKERS`.", 1, api.MaxWorkers,
+	"MIN_WORKERS": intSpec("MIN_WORKERS", "Elastic: the fewest workers (≤ `WORKERS`). Or `spec.elastic.minWorkers` in the job spec, not both. Default: `WORKERS`.", 1, api.MaxWorkers,
 		func(s *Settings, n *int32) { s.MinWorkers = n }),
-	"MAX_WORKERS": intSpec("MAX_WORKERS", "Elastic: the most workers (≥ `WORKERS`). Overrides `spec.elastic.maxWorkers`. Default: `WORKERS`.", 1, api.MaxWorkers,
+	"MAX_WORKERS": intSpec("MAX_WORKERS", "Elastic: the most workers (≥ `WORKERS`). Or `spec.elastic.maxWorkers` in the job spec, not both. Default: `WORKERS`.", 1, api.MaxWorkers,
 		func(s *Settings, n *int32) { s.MaxWorkers = n }),
 	"GPU_RESOURCE": {
 		KeyDoc:   KeyDoc{"GPU_RESOURCE", "resource name", "The extended resource `GPUS_PER_WORKER` counts (`amd.com/gpu`, `gpu.intel.com/i915`, `habana.ai/gaudi`), as a container's limits name it: a ResourceQuota's key (`requests.nvidia.com/gpu`) is an error. Default: `nvidia.com/gpu`."},
@@ -178,7 +178,7 @@ var specs = map[string]keySpec{
 	"SHM_SIZE": quantitySpec("SHM_SIZE", "A memory-backed `emptyDir` (`medium: Memory`, this `sizeLimit`) mounted at `/dev/shm` in every training container, for PyTorch DataLoader workers and NCCL; a spec volume there is an error; under 1 MiB is warned about. Default: none (the runtime's 64 MiB).", memoryUnlikely,
 		func(s *Settings, q *resource.Quantity) { s.ShmSize = q }),
 	"QUEUE": {
-		KeyDoc:   KeyDoc{"QUEUE", "queue name", "The Kueue LocalQueue: the job's `kueue.x-k8s.io/queue-name` label, in every mode and runner (wins over the spec's label)."},
+		KeyDoc:   KeyDoc{"QUEUE", "queue name", "The Kueue LocalQueue: the job's `kueue.x-k8s.io/queue-name` label, in every mode and runner (a queue-name label of the job spec's with another value is an error)."},
 		accepted: "a LocalQueue name such as team-a: lowercase letters, digits, '-' and '.', at most 63 characters",
 		decode: func(s *Settings, v string) (string, bool) {
 			if len(validation.IsDNS1123Subdomain(v)) > 0 || len(validation.IsValidLabelValue(v)) > 0 {
@@ -189,7 +189,7 @@ var specs = map[string]keySpec{
 		},
 	},
 	"RDZV_ENDPOINT": {
-		KeyDoc:   KeyDoc{"RDZV_ENDPOINT", "host:port", "Elastic: the etcd server of an `etcd`/`etcd-v2` rendezvous (refused with `c10d`). Overrides `spec.elastic.rendezvousEndpoint`."},
+		KeyDoc:   KeyDoc{"RDZV_ENDPOINT", "host:port", "Elastic: the etcd server of an `etcd`/`etcd-v2` rendezvous (refused with `c10d`). Or `spec.elastic.rendezvousEndpoint` in the job spec, not both."},
 		accepted: RendezvousAccepted,
 		decode: func(s *Settings, v string) (string, bool) {
 			wrong, ok := CheckRendezvous(v)
@@ -199,8 +199,8 @@ var specs = map[string]keySpec{
 			return wrong, ok
 		},
 	},
-	"CPU":    quantitySpec("CPU", "CPU limit of each worker (or of the Pod), in cores or `m` (thousandths): `4`, `500m`. Overrides `spec.resources.cpu`. A unit of memory or of thousands (`16Gi`, `2k`) is warned about.", cpuUnlikely, func(s *Settings, q *resource.Quantity) { s.CPU = q }),
-	"MEMORY": quantitySpec("MEMORY", "Memory limit of each worker (or of the Pod): `16Gi`. Overrides `spec.resources.memory`. Under 1 MiB (`16`: bytes; `500m`: half a byte) is warned about.", memoryUnlikely, func(s *Settings, q *resource.Quantity) { s.Memory = q }),
+	"CPU":    quantitySpec("CPU", "CPU limit of each worker (or of the Pod), in cores or `m` (thousandths): `4`, `500m`. Or `spec.resources.cpu` in the job spec, not both. A unit of memory or of thousands (`16Gi`, `2k`) is warned about.", cpuUnlikely, func(s *Settings, q *resource.Quantity) { s.CPU = q }),
+	"MEMORY": quantitySpec("MEMORY", "Memory limit of each worker (or of the Pod): `16Gi`. Or `spec.resources.memory` in the job spec, not both. Under 1 MiB (`16`: bytes; `500m`: half a byte) is warned about.", memoryUnlikely, func(s *Settings, q *resource.Quantity) { s.Memory = q }),
 }
 
 // knownKeys are the keys of specs, sorted, so suggestions and KnownKeys are deterministic.

@@ -69,7 +69,7 @@ func TestCommittedOverlays(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if errs := processor.Check(n); len(errs) > 0 {
+					if _, errs := processor.Check(n); len(errs) > 0 {
 						t.Errorf("%s is refused: %v", r.GetKind(), errs)
 					}
 					if r.GetKind() == "MPIJob" {

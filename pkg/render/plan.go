@@ -196,7 +196,7 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 		p.Target = *s.Target
 	}
 	p.EnvKeys = slices.Sorted(maps.Keys(file.Map()))
-	var errs field.ErrorList
+	errs := twoHomes(s, set, file.Source, file.Map())
 	var warnings []Warning
 	if p.Mode == api.ModeTrainJob {
 		for _, k := range p.EnvKeys {
@@ -320,8 +320,12 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 		}
 	}
 	p.Volumes, p.Mounts, errs = volumes(x, s.Volumes, set, file, errs)
-	// Kueue reads both from the job's labels; mlops.env's QUEUE wins over a
-	// queue-name label of the spec.
+	// Kueue reads both from the job's labels. Like spec.workloadPriorityClass
+	// beside a priority-class label, QUEUE beside another queue-name label is
+	// refused (validation refuses the other): one rule, no silent winner.
+	if l := p.Labels[api.QueueLabel]; l != "" && set.Queue != "" && l != set.Queue {
+		errs = append(errs, field.Invalid(envKey("QUEUE"), set.Queue, fmt.Sprintf("contradicts the label %s: %s of the job spec's metadata.labels; accepted: one of them", api.QueueLabel, l)))
+	}
 	for label, value := range map[string]string{api.QueueLabel: set.Queue, api.PriorityClassLabel: s.WorkloadPriorityClass} {
 		if value != "" {
 			p.Labels = maps.Clone(p.Labels)
@@ -599,6 +603,48 @@ func mountField(m corev1.VolumeMount, specVols []api.Volume, envKey func(string)
 // within tells whether child is parent or lies below it.
 func within(child, parent string) bool {
 	return child == parent || parent == "/" || strings.HasPrefix(child, parent+"/")
+}
+
+// twoHomes refuses each setting given both in the job spec and in mlops.env:
+// which of the two wins would be one more rule to know, and the other value
+// would be silently unused. Either home serves alone: mlops.env for what a
+// site or a user shares across jobs, the spec for what one job needs.
+func twoHomes(s *api.TrainingJobSpec, set env.Settings, source string, values map[string]string) field.ErrorList {
+	spec := field.NewPath("spec")
+	var errs field.ErrorList
+	for _, h := range []struct {
+		key      string
+		path     *field.Path
+		fromSpec any
+		specSet  bool
+		envIsSet bool
+	}{
+		{"WORKERS", spec.Child("workers"), ptr.Deref(s.Workers, 0), s.Workers != nil, set.Workers != nil},
+		{"GPUS_PER_WORKER", spec.Child("gpusPerWorker"), ptr.Deref(s.GPUsPerWorker, 0), s.GPUsPerWorker != nil, set.GPUsPerWorker != nil},
+		{"SLOTS_PER_WORKER", spec.Child("slotsPerWorker"), ptr.Deref(s.SlotsPerWorker, 0), s.SlotsPerWorker != nil, set.SlotsPerWorker != nil},
+		{"CPU", spec.Child("resources", "cpu"), quantityText(s.Resources.CPU), s.Resources.CPU != nil, set.CPU != nil},
+		{"MEMORY", spec.Child("resources", "memory"), quantityText(s.Resources.Memory), s.Resources.Memory != nil, set.Memory != nil},
+		{"USER_ID", spec.Child("security", "runAsUser"), ptr.Deref(s.Security.RunAsUser, 0), s.Security.RunAsUser != nil, set.UserID != nil},
+		{"GROUP_ID", spec.Child("security", "runAsGroup"), ptr.Deref(s.Security.RunAsGroup, 0), s.Security.RunAsGroup != nil, set.GroupID != nil},
+		{"FS_GROUP", spec.Child("security", "fsGroup"), ptr.Deref(s.Security.FSGroup, 0), s.Security.FSGroup != nil, set.FSGroup != nil},
+		{"MIN_WORKERS", spec.Child("elastic", "minWorkers"), ptr.Deref(s.Elastic.MinWorkers, 0), s.Elastic.MinWorkers != nil, set.MinWorkers != nil},
+		{"MAX_WORKERS", spec.Child("elastic", "maxWorkers"), ptr.Deref(s.Elastic.MaxWorkers, 0), s.Elastic.MaxWorkers != nil, set.MaxWorkers != nil},
+		{"RDZV_ENDPOINT", spec.Child("elastic", "rendezvousEndpoint"), s.Elastic.RendezvousEndpoint, s.Elastic.RendezvousEndpoint != "", set.RendezvousEndpoint != ""},
+	} {
+		if h.specSet && h.envIsSet {
+			errs = append(errs, field.Invalid(h.path, h.fromSpec, fmt.Sprintf(
+				"is set in %s too (%s=%s), and one of the two would go unused; accepted: %s in %s or %s, not both",
+				source, h.key, values[h.key], h.key, source, h.path)))
+		}
+	}
+	return errs
+}
+
+func quantityText(q *resource.Quantity) string {
+	if q == nil {
+		return ""
+	}
+	return q.String()
 }
 
 func pick(fromEnv, fromSpec *int32, fallback int32) int32 {

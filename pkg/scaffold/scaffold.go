@@ -83,8 +83,8 @@ func Files(o Options) (map[string][]byte, error) {
 			command = d.command
 		}
 	}
-	spec := fmt.Sprintf(`# The workload's shape. mlops.env holds the site and you, and its values win over
-# the same ones here. After editing either file, run mlops-fn hydrate on this folder.
+	spec := fmt.Sprintf(`# The workload's shape. mlops.env holds the site and you; a setting both can
+# hold (WORKERS, CPU, ...) goes in one. After editing either file, run mlops-fn hydrate on this folder.
 apiVersion: %s
 kind: %s
 metadata:

@@ -36,7 +36,7 @@ const (
 )
 
 // TrainingJob is the job spec: the shape of the workload. Site- and user-specific
-// values live in mlops.env and win over the same values here.
+// values live in mlops.env; a setting both can hold is set in one of them (render refuses both).
 type TrainingJob struct {
 	APIVersion string          `json:"apiVersion"`
 	Kind       string          `json:"kind"`
@@ -78,11 +78,11 @@ type TrainingJobSpec struct {
 	Env                []corev1.EnvVar `json:"env,omitempty"`
 	ServiceAccountName string          `json:"serviceAccountName,omitempty"`
 
-	// Workers, GPUsPerWorker and SlotsPerWorker are overridden by WORKERS, GPUS_PER_WORKER, SLOTS_PER_WORKER.
+	// Workers, GPUsPerWorker and SlotsPerWorker, or WORKERS, GPUS_PER_WORKER, SLOTS_PER_WORKER (not both).
 	Workers        *int32 `json:"workers,omitempty"`
 	GPUsPerWorker  *int32 `json:"gpusPerWorker,omitempty"`
 	SlotsPerWorker *int32 `json:"slotsPerWorker,omitempty"`
-	// Resources are the limits of each worker (and of the single-node Pod); CPU and MEMORY override them.
+	// Resources are the limits of each worker (and of the single-node Pod); or CPU and MEMORY (not both).
 	Resources Resources `json:"resources,omitempty"`
 	// LauncherResources are the launcher's limits (it only runs mpirun).
 	// Default: DefaultLauncherResources, unless a target's launcher has resources of its own.
@@ -162,7 +162,7 @@ const (
 )
 
 // Elastic shapes an elastic PyTorchJob (mode elastic); MIN_WORKERS,
-// MAX_WORKERS and RDZV_ENDPOINT in mlops.env win over it.
+// MAX_WORKERS and RDZV_ENDPOINT in mlops.env set it instead (not both).
 type Elastic struct {
 	// MinWorkers and MaxWorkers bound the workers; WORKERS is where the job starts. Default: WORKERS.
 	MinWorkers *int32 `json:"minWorkers,omitempty"`
@@ -273,7 +273,7 @@ type SchedulingPolicy struct {
 	ScheduleTimeoutSeconds *int32 `json:"scheduleTimeoutSeconds,omitempty"`
 }
 
-// Security holds the identity defaults; USER_ID, GROUP_ID and FS_GROUP win over them.
+// Security holds the identity defaults; or USER_ID, GROUP_ID and FS_GROUP (not both).
 type Security struct {
 	RunAsUser  *int64 `json:"runAsUser,omitempty"`
 	RunAsGroup *int64 `json:"runAsGroup,omitempty"`
