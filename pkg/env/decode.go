@@ -25,9 +25,11 @@ import (
 // the spec so that a value written in the job spec beats one derived from
 // mlops.env.
 type Settings struct {
-	Registry, DatasetDir, ModelDir, OutputDir, ModelName, ModelScript string
-	NFSServer, NFSPath, NFSMountPath                                  string
-	UserName, GroupName                                               string
+	// REGISTRY, DATASET_DIR, MODEL_DIR, OUTPUT_DIR, MODEL_NAME, MODEL_SCRIPT
+	// and GROUP_NAME are checked but set nothing: the job spec reads them
+	// as ${KEY}, and the containers from the env ConfigMap.
+	NFSServer, NFSPath, NFSMountPath string
+	UserName                         string
 	// FSGroup is nil unless the file sets FS_GROUP. When neither it nor
 	// spec.security.fsGroup is set, the renderer uses the group the containers
 	// run as (GROUP_ID, else spec.security.runAsGroup): a non-root job needs
@@ -109,15 +111,13 @@ var specs = map[string]keySpec{
 		decode:   decodeRegistry,
 	},
 	"DATASET_DIR": pathSpec("DATASET_DIR", "Where the training program reads the dataset, in the containers.", false,
-		func(s *Settings, v string) { s.DatasetDir = v }),
+		nil),
 	"MODEL_DIR": pathSpec("MODEL_DIR", "Where the training program reads and saves the model, in the containers.", false,
-		func(s *Settings, v string) { s.ModelDir = v }),
+		nil),
 	"OUTPUT_DIR": pathSpec("OUTPUT_DIR", "Where the training program writes results and checkpoints, in the containers.", false,
-		func(s *Settings, v string) { s.OutputDir = v }),
-	"MODEL_NAME": textSpec("MODEL_NAME", "Name of the model, for the training program.", "a model name such as resnet50",
-		func(s *Settings, v string) { s.ModelName = v }),
-	"MODEL_SCRIPT": textSpec("MODEL_SCRIPT", "Training script name, for `${MODEL_SCRIPT}` in `spec.script`.", "a script path such as /opt/train/train.py",
-		func(s *Settings, v string) { s.ModelScript = v }),
+		nil),
+	"MODEL_NAME":   textSpec("MODEL_NAME", "Name of the model, for the training program.", "a model name such as resnet50"),
+	"MODEL_SCRIPT": textSpec("MODEL_SCRIPT", "Training script name, for `${MODEL_SCRIPT}` in `spec.script`.", "a script path such as /opt/train/train.py"),
 	"NFS_SERVER": {
 		KeyDoc:   KeyDoc{"NFS_SERVER", "host", "NFS server of the shared `nfs` volume; needs `NFS_PATH`. Also the default server of `nfs` data volumes."},
 		accepted: NFSServerAccepted,
@@ -143,8 +143,7 @@ var specs = map[string]keySpec{
 	},
 	"GROUP_ID": intSpec("GROUP_ID", "`runAsGroup`. Or `spec.security.runAsGroup` in the job spec, not both.", 0, api.MaxID,
 		func(s *Settings, n *int64) { s.GroupID = n }),
-	"GROUP_NAME": textSpec("GROUP_NAME", "The group's name in the image.", "a group name such as mpiuser",
-		func(s *Settings, v string) { s.GroupName = v }),
+	"GROUP_NAME": textSpec("GROUP_NAME", "The group's name in the image.", "a group name such as mpiuser"),
 	"FS_GROUP": intSpec("FS_GROUP", "Pod `fsGroup` (never on a container). Or `spec.security.fsGroup` in the job spec, not both. Default: `GROUP_ID`.", 0, api.MaxID,
 		func(s *Settings, n *int64) { s.FSGroup = n }),
 	"WORKERS": intSpec("WORKERS", "Worker pods. Or `spec.workers` in the job spec, not both.", 1, api.MaxWorkers,
@@ -507,7 +506,8 @@ func plain(q resource.Quantity) string {
 }
 
 // pathSpec reads an absolute path; an empty value counts as absent unless
-// required (NFS_PATH: an empty export is a mistake, not a default).
+// required (NFS_PATH: an empty export is a mistake, not a default). A nil set
+// checks the value only.
 func pathSpec(key, desc string, required bool, set func(*Settings, string)) keySpec {
 	return keySpec{
 		KeyDoc:   KeyDoc{key, "absolute path", desc},
@@ -521,7 +521,9 @@ func pathSpec(key, desc string, required bool, set func(*Settings, string)) keyS
 			case slices.Contains(strings.Split(v, "/"), ".."):
 				return `has a ".." element`, false
 			}
-			set(s, v)
+			if set != nil {
+				set(s, v)
+			}
 			return "", true
 		},
 	}
@@ -531,22 +533,18 @@ func pathSpec(key, desc string, required bool, set func(*Settings, string)) keyS
 // userName is the portable user name of useradd(8) (NAME_REGEX's default).
 var userName = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}$`)
 
-func textSpec(key, desc, accepted string, set func(*Settings, string)) keySpec {
+func textSpec(key, desc, accepted string) keySpec {
 	return keySpec{
 		KeyDoc:   KeyDoc{key, "string", desc},
 		accepted: accepted,
-		decode: func(s *Settings, v string) (string, bool) {
-			set(s, v)
-			return "", true
-		},
+		decode:   func(*Settings, string) (string, bool) { return "", true },
 	}
 }
 
-func decodeRegistry(s *Settings, v string) (string, bool) {
+func decodeRegistry(_ *Settings, v string) (string, bool) {
 	if wrong := hostProblem(v); wrong != "" {
 		return wrong, false
 	}
-	s.Registry = v
 	return "", true
 }
 

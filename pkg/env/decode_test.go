@@ -84,10 +84,8 @@ MEMORY=64Gi
 HOROVOD_FUSION_THRESHOLD=0
 `,
 			want: Settings{
-				Registry: "ghcr.io/acme", DatasetDir: "/mnt/nfs/data", ModelDir: "/mnt/nfs/models", OutputDir: "/mnt/nfs/out",
-				ModelName: "resnet50", ModelScript: "/opt/train/train.py",
 				NFSServer: "nfs.example.com", NFSPath: "/export/mlops", NFSMountPath: "/mnt/nfs",
-				UserName: "alice", GroupName: "ml",
+				UserName: "alice",
 				UserID: i64(1000), GroupID: i64(1001), FSGroup: i64(2000),
 				Workers: i32(4), GPUsPerWorker: i32(8), SlotsPerWorker: i32(4),
 				CPU: qty("16"), Memory: qty("64Gi"),
@@ -171,11 +169,11 @@ HOROVOD_FUSION_THRESHOLD=0
 
 		// Paths.
 		{name: "empty dirs are absent", in: "DATASET_DIR=\nMODEL_DIR=\nOUTPUT_DIR=\nNFS_MOUNT_PATH="},
-		{name: "path with spaces inside", in: "OUTPUT_DIR=/mnt/my runs", want: Settings{OutputDir: "/mnt/my runs"}},
+		{name: "path with spaces inside", in: "OUTPUT_DIR=/mnt/my runs"},
 		{name: "relative DATASET_DIR", in: "DATASET_DIR=data", problems: []string{`E mlops.env:1: DATASET_DIR="data": is not an absolute path; ` + pathOK}},
 		{name: "MODEL_DIR with ..", in: "MODEL_DIR=/mnt/../etc", problems: []string{`E mlops.env:1: MODEL_DIR="/mnt/../etc": has a ".." element; ` + pathOK}},
 		{name: "OUTPUT_DIR ending in ..", in: "OUTPUT_DIR=/mnt/..", problems: []string{`E mlops.env:1: OUTPUT_DIR="/mnt/..": has a ".." element; ` + pathOK}},
-		{name: "dotted names are not ..", in: "OUTPUT_DIR=/mnt/..out/a..b", want: Settings{OutputDir: "/mnt/..out/a..b"}},
+		{name: "dotted names are not ..", in: "OUTPUT_DIR=/mnt/..out/a..b"},
 		{name: "relative NFS_MOUNT_PATH", in: "NFS_MOUNT_PATH=mnt/nfs", problems: []string{`E mlops.env:1: NFS_MOUNT_PATH="mnt/nfs": is not an absolute path; ` + pathOK}},
 		{name: "MODEL_DIR trailing space", in: "MODEL_DIR=/m ", problems: []string{`E mlops.env:1: MODEL_DIR="/m ": ` + ws + pathOK}},
 
@@ -207,12 +205,12 @@ HOROVOD_FUSION_THRESHOLD=0
 		{name: "NFS_SERVER empty", in: "NFS_SERVER=\nNFS_PATH=/e", want: Settings{NFSPath: "/e"}, problems: []string{`E mlops.env:1: NFS_SERVER="": is empty; ` + hostOK}},
 
 		// Registry and text.
-		{name: "REGISTRY with port and path", in: "REGISTRY=registry.example.com:5000/team", want: Settings{Registry: "registry.example.com:5000/team"}},
+		{name: "REGISTRY with port and path", in: "REGISTRY=registry.example.com:5000/team"},
 		{name: "REGISTRY scheme", in: "REGISTRY=https://docker.io", problems: []string{`E mlops.env:1: REGISTRY="https://docker.io": has a scheme; ` + regOK}},
 		{name: "REGISTRY empty", in: "REGISTRY=", problems: []string{`E mlops.env:1: REGISTRY="": is empty; ` + regOK}},
 		{name: "REGISTRY inner space", in: "REGISTRY=my registry", problems: []string{`E mlops.env:1: REGISTRY="my registry": contains whitespace; ` + regOK}},
 		{name: "REGISTRY trailing space", in: "REGISTRY=docker.io ", problems: []string{`E mlops.env:1: REGISTRY="docker.io ": ` + ws + regOK}},
-		{name: "text keys", in: "MODEL_NAME=bert large\nUSER_NAME=alice\nGROUP_NAME=\n", want: Settings{ModelName: "bert large", UserName: "alice"}},
+		{name: "text keys", in: "MODEL_NAME=bert large\nUSER_NAME=alice\nGROUP_NAME=\n", want: Settings{UserName: "alice"}},
 		{name: "MODEL_NAME trailing space", in: "MODEL_NAME=bert ", problems: []string{`E mlops.env:1: MODEL_NAME="bert ": ` + ws + `accepted: a model name such as resnet50`}},
 		{name: "MODEL_SCRIPT leading tab", in: "MODEL_SCRIPT=\t/train.py", problems: []string{`E mlops.env:1: MODEL_SCRIPT="\t/train.py": ` + ws + `accepted: a script path such as /opt/train/train.py`}},
 
@@ -226,8 +224,8 @@ HOROVOD_FUSION_THRESHOLD=0
 		},
 		{
 			name: "bare known key is also invalid",
-			in:   "MODEL_NAME=x\nWORKERS\n",
-			want: Settings{ModelName: "x"},
+			in:   "USER_NAME=x\nWORKERS\n",
+			want: Settings{UserName: "x"},
 			problems: []string{
 				`W mlops.env:2: WORKERS="": WORKERS has no "=": kustomize sets it to the empty string (it does not read your shell environment); write WORKERS=value`,
 				`E mlops.env:2: WORKERS="": must be a whole number from 1 to 10000`,
@@ -245,11 +243,11 @@ HOROVOD_FUSION_THRESHOLD=0
 		{name: "wrong letter", in: "MEMORU=4Gi", problems: []string{`E mlops.env:1: MEMORU="4Gi": unknown key MEMORU: did you mean MEMORY?; accepted: MEMORY, or MEMORU listed in the job spec's spec.envFile.extraKeys if it is a key of your own`}},
 		{name: "declared as the user's own", in: "GPU_PER_WORKER=2", extraKeys: []string{"GPU_PER_WORKER"}},
 		{name: "comment after a path", in: "NFS_PATH=/export/users   # team share\nNFS_SERVER=nfs", want: Settings{NFSServer: "nfs"}, problems: []string{`E mlops.env:1: NFS_PATH="/export/users   # team share": has a comment after the value ("   # team share"): kustomize keeps it in the value, only a line that starts with # is a comment; accepted: ` + strings.TrimPrefix(pathOK, "accepted: ") + `, with the comment on a line of its own`}},
-		{name: "a # inside a value", in: "MODEL_NAME=resnet#50", want: Settings{ModelName: "resnet#50"}},
+		{name: "a # inside a value", in: "NFS_MOUNT_PATH=/mnt/resnet#50", want: Settings{NFSMountPath: "/mnt/resnet#50"}},
 		{name: "a short key of the user's, one letter from CPU", in: "GPU=a100\nNPU=1"},
 		{name: "a value referencing itself", in: "PATH=${PATH}:/opt/bin", problems: []string{`E mlops.env:1: PATH="${PATH}:/opt/bin": references itself, but kustomize writes mlops.env values as they are: the containers would see the text ${PATH}, not the variable's value before it; accepted: the whole value written out`}},
 		// Every reference is checked, not the first alone.
-		{name: "a key referenced after another reference", in: "MODEL_NAME=bert\nRUN_NAME=${RUN_ID}-${MODEL_NAME}-${MODEL_NAME}", want: Settings{ModelName: "bert"}, problems: []string{`E mlops.env:2: RUN_NAME="${RUN_ID}-${MODEL_NAME}-${MODEL_NAME}": references ${MODEL_NAME}, but kustomize writes mlops.env values as they are: the containers would see the text ${MODEL_NAME}, not "bert"; accepted: the value written out (RUN_NAME=${RUN_ID}-bert-bert)`}},
+		{name: "a key referenced after another reference", in: "MODEL_NAME=bert\nRUN_NAME=${RUN_ID}-${MODEL_NAME}-${MODEL_NAME}", problems: []string{`E mlops.env:2: RUN_NAME="${RUN_ID}-${MODEL_NAME}-${MODEL_NAME}": references ${MODEL_NAME}, but kustomize writes mlops.env values as they are: the containers would see the text ${MODEL_NAME}, not "bert"; accepted: the value written out (RUN_NAME=${RUN_ID}-bert-bert)`}},
 		{name: "itself referenced after another reference", in: "PATH=${HOME}/bin:${PATH}", problems: []string{`E mlops.env:1: PATH="${HOME}/bin:${PATH}": references itself, but kustomize writes mlops.env values as they are: the containers would see the text ${PATH}, not the variable's value before it; accepted: the whole value written out`}},
 		{name: "references to no key of the file", in: "RUN_NAME=${RUN_ID}-${HOSTNAME}"},
 		{name: "extra letter", in: "CPUS=4", problems: []string{`E mlops.env:1: CPUS="4": unknown key CPUS: did you mean CPU?; accepted: CPU, or CPUS listed in the job spec's spec.envFile.extraKeys if it is a key of your own`}},
