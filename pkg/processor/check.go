@@ -1,11 +1,14 @@
 package processor
 
 import (
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
-	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
+	"fmt"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 )
 
 // Check decodes a patched object into its upstream Go type, unknown fields
@@ -39,4 +42,36 @@ func strictDecode(b []byte, into any, kind string) field.ErrorList {
 		errs = append(errs, jobspec.DecodeError(e, accepted))
 	}
 	return errs
+}
+
+// CheckMetadata refuses a metadata that is not shaped as Kubernetes' (kyaml's
+// accessors index it as a map of strings and maps of strings).
+func CheckMetadata(n *yaml.RNode) error {
+	meta := n.Field("metadata")
+	if meta == nil || meta.Value.IsNil() {
+		return nil
+	}
+	if meta.Value.YNode().Kind != yaml.MappingNode {
+		return fmt.Errorf("metadata is a YAML %s; accepted: a map (name, namespace, labels, annotations)", jobspec.NodeKind(meta.Value))
+	}
+	for _, f := range []string{"name", "namespace"} {
+		if v := meta.Value.Field(f); v != nil && !v.Value.IsNil() && v.Value.YNode().Kind != yaml.ScalarNode {
+			return fmt.Errorf("metadata.%s is a YAML %s; accepted: a string", f, jobspec.NodeKind(v.Value))
+		}
+	}
+	for _, f := range []string{"labels", "annotations"} {
+		v := meta.Value.Field(f)
+		if v == nil || v.Value.IsNil() {
+			continue
+		}
+		if v.Value.YNode().Kind != yaml.MappingNode {
+			return fmt.Errorf("metadata.%s is a YAML %s; accepted: a map of strings", f, jobspec.NodeKind(v.Value))
+		}
+		for i := 1; i < len(v.Value.YNode().Content); i += 2 {
+			if c := v.Value.YNode().Content[i]; c.Kind != yaml.ScalarNode {
+				return fmt.Errorf("metadata.%s.%s is a YAML %s; accepted: a string", f, v.Value.YNode().Content[i-1].Value, jobspec.NodeKind(yaml.NewRNode(c)))
+			}
+		}
+	}
+	return nil
 }

@@ -8,12 +8,14 @@ import (
 	"strconv"
 	"strings"
 
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
@@ -201,4 +203,54 @@ func volumeSource(v corev1.VolumeSource) string {
 		return k
 	}
 	return ""
+}
+
+// names are the containers' names by role.
+func names(byRole map[kubeflow.MPIReplicaType][]*yaml.RNode) map[kubeflow.MPIReplicaType][]string {
+	out := map[kubeflow.MPIReplicaType][]string{}
+	for role, list := range byRole {
+		for _, c := range list {
+			if name, _ := c.GetString("name"); name != "" {
+				out[role] = append(out[role], name)
+			}
+		}
+	}
+	return out
+}
+
+// sidecars are the containers of each pod template other than the training
+// container the patches address.
+func sidecars(target *yaml.RNode, training render.ContainerNames, plan *render.Plan) map[kubeflow.MPIReplicaType][]string {
+	out := map[kubeflow.MPIReplicaType][]string{}
+	for role, list := range jobnode.ContainerLists(target) {
+		main := training[role]
+		if main == "" {
+			main = plan.ContainerName
+		}
+		for _, c := range list {
+			if name, _ := c.GetString("name"); name != main && name != "" {
+				out[role] = append(out[role], name)
+			}
+		}
+	}
+	return out
+}
+
+// containerNames takes the training container of each pod template of the
+// target: the one named like the spec's container, else the first, which is
+// the one the mpi-operator treats as main.
+func containerNames(target *yaml.RNode, plan *render.Plan) render.ContainerNames {
+	names := render.ContainerNames{}
+	for role, list := range jobnode.ContainerLists(target) {
+		for i, c := range list {
+			name, _ := c.GetString("name")
+			if i == 0 || name == plan.ContainerName {
+				names[role] = name
+			}
+			if name == plan.ContainerName {
+				break
+			}
+		}
+	}
+	return names
 }

@@ -1,0 +1,117 @@
+package processor
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/render"
+)
+
+// An MPIJob target whose launcher keeps its own mpirun line: what it may keep, and its rank count.
+
+// ownResources: the target's launcher container has limits or requests of its own.
+func ownResources(target *yaml.RNode, container string) bool {
+	c, err := target.Pipe(yaml.Lookup(append(launcherPodSpec(), "containers", "[name="+container+"]", "resources")...))
+	if err != nil || c == nil {
+		return false
+	}
+	for _, f := range []string{"limits", "requests"} {
+		if v := c.Field(f); v != nil && len(v.Value.YNode().Content) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// keptProgram refuses what would be lost or wrong when an MPIJob's launcher
+// keeps its own mpirun line: the spec's args and mpirun flags (only a spec
+// command carries them), and a target whose MPI implementation, slots or
+// launcher-as-worker differ from the plan's (the rank count and the
+// operator's hostfile follow the plan).
+func (p Processor) keptProgram(target *yaml.RNode, q *render.Plan) error {
+	switch {
+	case len(q.Args) > 0:
+		return fmt.Errorf("keeps its launcher's mpirun line (the spec has no command), so spec.args %q would be lost; accepted: spec.command with them (mlops-fn then writes the mpirun line), or no spec.args", q.Args)
+	case !slices.Equal(q.MPI.Args, api.DefaultMPIArgs) && q.MPI.Implementation == api.OpenMPI || q.MPI.Implementation != api.OpenMPI && len(q.MPI.Args) > 0:
+		return fmt.Errorf("keeps its launcher's mpirun line (the spec has no command), so spec.mpi.args %q would be lost; accepted: spec.command (mlops-fn then writes the mpirun line), or no spec.mpi.args", q.MPI.Args)
+	case !slices.Equal(q.MPI.ForwardEnv, api.DefaultForwardEnv):
+		return fmt.Errorf("keeps its launcher's mpirun line (the spec has no command), so spec.mpi.forwardEnv %q would be lost; accepted: spec.command (mlops-fn then writes the mpirun line), or no spec.mpi.forwardEnv", q.MPI.ForwardEnv)
+	}
+	for _, f := range []struct{ field, have, want, fix string }{
+		{"mpiImplementation", valueAt(target, "spec", "mpiImplementation"), string(q.MPI.Implementation), "spec.mpi.implementation: %s"},
+		{"slotsPerWorker", valueAt(target, "spec", "slotsPerWorker"), strconv.Itoa(int(q.SlotsPerWorker)), "SLOTS_PER_WORKER=%s in mlops.env (or spec.slotsPerWorker)"},
+		{"runLauncherAsWorker", valueAt(target, "spec", "runLauncherAsWorker"), strconv.FormatBool(q.MPI.RunLauncherAsWorker), "spec.mpi.runLauncherAsWorker: %s"},
+	} {
+		if f.have != "" && f.have != f.want {
+			return fmt.Errorf("has %s: %s, and mlops-fn would render %s (its rank count and the operator's hostfile follow it); accepted: "+f.fix, f.field, f.have, f.want, f.have)
+		}
+	}
+	return nil
+}
+
+// launcherRanks finds the rank count in the mpirun line of the target's
+// launcher container, which mlops-fn keeps when the spec names no command,
+// and whether the line names its hosts.
+func launcherRanks(target *yaml.RNode, container string, ranks int32) (render.ArgumentRef, bool, error) {
+	c, err := target.Pipe(yaml.Lookup(append(launcherPodSpec(), "containers", "[name="+container+"]")...))
+	if err != nil || c == nil {
+		return render.ArgumentRef{}, false, fmt.Errorf("has no launcher container %q; accepted: an MPIJob with a launcher, or spec.command", container)
+	}
+	command, _ := c.GetSlice("command")
+	args, _ := c.GetSlice("args")
+	line := strings.Join(append(toStrings(command), toStrings(args)...), " ")
+	if line == "" {
+		return render.ArgumentRef{}, false, fmt.Errorf("the launcher's container %s has no command or args, so no mpirun line whose ranks mlops-fn could set to workers × slots (%d); accepted: the container that runs mpirun first in the launcher, or spec.command (mlops-fn then writes the mpirun line)", container, ranks)
+	}
+	if joined := render.JoinedRankCount(toStrings(command), toStrings(args)); joined != "" {
+		return render.ArgumentRef{}, false, fmt.Errorf("the launcher runs %q, whose rank count is written in one item with its flag (%s), where mlops-fn cannot set it to workers × slots (%d); accepted: the flag and the count as two items (-np, \"4\"), or spec.command (mlops-fn then writes the mpirun line)", line, joined, ranks)
+	}
+	if counts := render.RankCounts(toStrings(command), toStrings(args)); len(counts) > 1 {
+		return render.ArgumentRef{}, false, fmt.Errorf("the launcher runs %q, whose mpirun has %d rank counts (%s): mlops-fn sets one, and mpirun would read another; accepted: one -np N (or -n N) in the launcher's command or args, or spec.command (mlops-fn then writes the mpirun line)", line, len(counts), strings.Join(counts, ", "))
+	}
+	if ref, ok := render.RanksArgument(toStrings(command), toStrings(args)); ok {
+		return ref, render.NamesHosts(toStrings(command), toStrings(args)), nil
+	}
+	if slices.ContainsFunc(append(toStrings(command), toStrings(args)...), func(tok string) bool { return strings.Contains(tok, " ") && strings.Contains(tok, "mpirun") }) {
+		return render.ArgumentRef{}, false, fmt.Errorf("the launcher runs mpirun inside a shell string (%s), which mlops-fn does not edit, so its ranks would not follow workers × slots (%d); accepted: mpirun and -np N as items of the launcher's command or args, where mlops-fn sets N, or spec.command (mlops-fn then writes the mpirun line)", strconv.Quote(line), ranks)
+	}
+	return render.ArgumentRef{}, false, fmt.Errorf("the launcher runs %q, with no -np N among mpirun's own options (before the program), so its ranks would not follow workers × slots (%d); accepted: mpirun -np N (or -n N) in the launcher's command or args, where mlops-fn sets N, or spec.command (mlops-fn then writes the mpirun line)", line, ranks)
+}
+
+func toStrings(list []any) []string {
+	out := make([]string, len(list))
+	for i, v := range list {
+		out[i] = fmt.Sprint(v)
+	}
+	return out
+}
+
+// launcherPodSpec is where an MPIJob keeps its launcher's pod spec.
+func launcherPodSpec() []string {
+	return jobkind.ForMode(api.ModeMultiNode).PodSpecPath(kubeflow.MPIReplicaTypeLauncher)
+}
+
+// setLauncherRanks writes the rank count where q.LauncherRanks says, and
+// --hostfile after it when q.LauncherHostfile.
+func setLauncherRanks(job *yaml.RNode, q *render.Plan) error {
+	ref := q.LauncherRanks
+	path := append(launcherPodSpec(), "containers", "[name="+q.Containers[kubeflow.MPIReplicaTypeLauncher]+"]", ref.Field)
+	list, err := job.Pipe(yaml.Lookup(path...))
+	if err != nil || list == nil || ref.Index >= len(list.Content()) {
+		return fmt.Errorf("the launcher's %s[%d] is gone: %v", ref.Field, ref.Index, err)
+	}
+	n := list.Content()[ref.Index]
+	n.Value, n.Tag, n.Style = strconv.Itoa(int(q.Ranks())), yaml.NodeTagString, yaml.DoubleQuotedStyle
+	if q.LauncherHostfile {
+		at := ref.Index + 1
+		list.YNode().Content = slices.Insert(list.Content(), at, yaml.NewStringRNode("--hostfile").YNode(), yaml.NewStringRNode(render.OperatorHostfile).YNode())
+	}
+	return nil
+}

@@ -1,0 +1,350 @@
+package processor
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
+	"github.com/mlops-fn/mlops-fn/pkg/render"
+	"github.com/mlops-fn/mlops-fn/pkg/schema"
+)
+
+// The targets: the base's jobs the function patches, and the plan narrowed to each.
+
+// Targets are the items the function patches, each with the plan narrowed
+// to it; none when it generates the job instead.
+func (p Processor) Targets(plan *render.Plan, items []*yaml.RNode) ([]*yaml.RNode, []*render.Plan, error) {
+	found, err := p.targets(plan, items)
+	if err != nil {
+		return nil, nil, err
+	}
+	var targets []*yaml.RNode
+	var plans []*render.Plan
+	for _, i := range found {
+		q, err := p.Narrow(plan, items[i])
+		if err != nil {
+			return nil, nil, err
+		}
+		// The job as the patches render it, for what it brings below Pod
+		// Security restricted; a patch that fails, the function's run on
+		// the overlay reports. The patches merge by the CRDs' merge keys.
+		schema.Register()
+		if out, err := p.applyPatches(q, items[i], identify(items[i])); err == nil {
+			if job, errs := Check(out); len(errs) == 0 {
+				if n := baseLevelNotice(out.GetKind(), job, identify(items[i]), q); n != "" {
+					q.Notices = append(slices.Clone(q.Notices), n)
+				}
+			}
+		}
+		targets, plans = append(targets, items[i]), append(plans, q)
+	}
+	return targets, plans, nil
+}
+
+// targets finds the items to patch: the objects named like the job (or
+// selected by spec.target) that mlops-fn did not generate itself.
+func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error) {
+	kind, apiVersion := plan.JobKind().Kind, plan.JobKind().APIVersion
+	sel := plan.Target
+	explicit := sel.Name != plan.JobName || len(sel.Labels) > 0
+	var found []int
+	// By the name first, else by a name kustomize's namePrefix or nameSuffix replaced.
+	for _, named := range []func(*yaml.RNode) bool{
+		func(it *yaml.RNode) bool { return it.GetName() == sel.Name },
+		func(it *yaml.RNode) bool { return slices.Contains(previousNames(it), sel.Name) },
+	} {
+		for i, it := range items {
+			if it.GetKind() != kind || generated(it) || (sel.Name != "" && !named(it)) || !hasLabels(it, sel.Labels) {
+				continue
+			}
+			if ns := it.GetNamespace(); plan.Namespace != "" && ns != "" && ns != plan.Namespace {
+				continue // the same-named job of another namespace
+			}
+			if it.GetApiVersion() != apiVersion {
+				return nil, fmt.Errorf("%s/%s is %s; mlops-fn patches %s %s", kind, it.GetName(), it.GetApiVersion(), apiVersion, kind)
+			}
+			found = append(found, i)
+		}
+		if len(found) > 0 || sel.Name == "" {
+			break
+		}
+	}
+	if len(found) == 0 && explicit {
+		seen := []string{}
+		for _, it := range items {
+			if it.GetKind() == kind {
+				seen = append(seen, describe(it.GetName(), it.GetLabels()))
+			}
+		}
+		if len(seen) == 0 {
+			seen = []string{"none"}
+		}
+		return nil, fmt.Errorf("%s: spec.target: %s matches no %s among the inputs; the inputs' %ss: %s",
+			p.configName(), describe(sel.Name, sel.Labels), kind, kind, strings.Join(seen, ", "))
+	}
+	if len(found) == 0 {
+		// A job of another kind under the job's name would go out unpatched beside a new job.
+		for _, it := range items {
+			if other, ok := jobkind.ForKind(it.GetKind()); ok && other.Kind != kind && it.GetName() == sel.Name && !generated(it) {
+				return nil, fmt.Errorf("%s: %s/%s among the inputs is named like the job, but mode %s renders %s: it would go out unpatched beside a new %s; accepted: mode %s (for the %s), or another name for one of the two",
+					p.configName(), it.GetKind(), it.GetName(), plan.Mode, jobkind.WithArticle(kind), kind, other.Mode, it.GetKind())
+			}
+		}
+	}
+	return found, nil
+}
+
+// Narrow is plan as it applies to target: the target's name, namespace and
+// containers. It refuses a target the plan cannot serve: a non-root target
+// without USER_ID, or one in another namespace than the spec names (a patch
+// cannot move an object, in kustomize or here).
+func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, error) {
+	id := identify(target)
+	if err := uniqueContainerNames(target); err != nil {
+		return nil, fmt.Errorf("%s: %w", id, err)
+	}
+	if err := envShadowsKeys(target, plan); err != nil {
+		return nil, fmt.Errorf("%s: %w", id, err)
+	}
+	dnsNotice, err := hostNetworkDNS(target, plan)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", id, err)
+	}
+	q := *plan
+	q.Name, q.Namespace = target.GetName(), target.GetNamespace()
+	q.Containers = containerNames(target, plan)
+	q.Sidecars = sidecars(target, q.Containers, plan)
+	q.InitContainers = names(jobnode.InitContainerLists(target))
+	q.Notices = movedFirst(target, id, &q)
+	if dnsNotice != "" {
+		q.Notices = append(q.Notices, id+": "+dnsNotice)
+	}
+	if q.OwnEnvFrom, err = ownEnvFrom(target, &q); err != nil {
+		return nil, fmt.Errorf("%s: %w", id, err)
+	}
+	if err := mountsTaken(target, &q); err != nil {
+		return nil, fmt.Errorf("%s: %w", id, err)
+	}
+	if err := baseVolumesClash(target, &q); err != nil {
+		return nil, fmt.Errorf("%s: %w", id, err)
+	}
+	if q.LauncherLimitsDefault && ownResources(target, q.ContainerOf(kubeflow.MPIReplicaTypeLauncher)) {
+		// What the user wrote and no setting names stays.
+		q.LauncherLimits = nil
+	}
+	if plan.Namespace != "" && q.Namespace != plan.Namespace {
+		in := fmt.Sprintf("namespace %q", q.Namespace)
+		if q.Namespace == "" {
+			in = "no namespace"
+		}
+		return nil, fmt.Errorf("%s: metadata.namespace: %q, but the target %s has %s, and a patch cannot move an object; accepted: the target in namespace %q (in the base, or through `namespace: %s` in the kustomization), or no metadata.namespace in the spec", p.configName(), plan.Namespace, id, in, plan.Namespace, plan.Namespace)
+	}
+	if nonRoot, uid := targetNonRoot(target); q.Mode == api.ModeMultiNode && q.RunAsUser == nil && nonRoot != "" {
+		// Without a uid mlops-fn renders root's SSH setup: it would not work for this user.
+		accepted := "USER_ID"
+		if uid != "" {
+			accepted += "=" + uid
+		}
+		return nil, fmt.Errorf("%s: %s, but USER_ID is not set, so mlops-fn would render root's SSH setup (/root/.ssh, a root sshd); accepted: %s (and USER_NAME) in mlops.env, or spec.security.runAsUser", id, nonRoot, accepted)
+	}
+	if errs := q.CheckName(); len(errs) > 0 {
+		return nil, objectError(id, errs)
+	}
+	if q.Mode == api.ModeTrainJob && q.Trainer.Runtime == "" && valueAt(target, "spec", "runtimeRef", "name") == "" {
+		// A default here would be written into a hydrated overlay and win over
+		// a runtimeRef the base gains later, unnoticed by the guard.
+		return nil, fmt.Errorf("%s: names no training runtime (spec.runtimeRef), and neither does the job spec; accepted: spec.trainer.runtime in %s (e.g. %s), or runtimeRef in the TrainJob", id, p.configName(), api.DefaultTrainerRuntime)
+	}
+	if q.Mode == api.ModeTrainJob {
+		if err := trainerEnvKept(target, &q); err != nil {
+			return nil, fmt.Errorf("%s: %w", id, err)
+		}
+		if err := laterRuntimePatches(target, &q); err != nil {
+			return nil, fmt.Errorf("%s: %w", id, err)
+		}
+	}
+	if c := privilegedContainer(target); c != "" && q.Hardening {
+		return nil, fmt.Errorf("%s: container %s is privileged (or adds capabilities), and the API server refuses such a container with the allowPrivilegeEscalation: false mlops-fn's hardening sets on every container; accepted: no privileged container in the job, or spec.security.hardening: false (the job then needs Pod Security level privileged)", id, c)
+	}
+	if q.Mode == api.ModeMultiNode && q.KeepsProgram() {
+		if err := p.keptProgram(target, &q); err != nil {
+			return nil, fmt.Errorf("%s: %w", id, err)
+		}
+		ref, namesHosts, err := launcherRanks(target, q.Containers[kubeflow.MPIReplicaTypeLauncher], q.Ranks())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", id, err)
+		}
+		q.LauncherRanks = &ref
+		q.LauncherHostfile = q.MPI.Implementation == api.OpenMPI && !namesHosts
+	}
+	return &q, nil
+}
+
+// identify names an input object in messages: its file, when the runner
+// says, and kind/name.
+func identify(n *yaml.RNode) string {
+	id := n.GetKind() + "/" + n.GetName()
+	if n.GetKind() == "" {
+		id = "named " + strconv.Quote(n.GetName())
+	}
+	if file, _, _ := kioutil.GetFileAnnotations(n); file != "" {
+		return file + ": " + id
+	}
+	return id
+}
+
+// describe names an object or a selector: `name` with labels a=b,c=d.
+func describe(name string, labels map[string]string) string {
+	var kv []string
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		kv = append(kv, k+"="+labels[k])
+	}
+	switch {
+	case name == "":
+		return "labels " + strings.Join(kv, ",")
+	case len(kv) == 0:
+		return fmt.Sprintf("%q", name)
+	}
+	return fmt.Sprintf("%q with labels %s", name, strings.Join(kv, ","))
+}
+
+func hasLabels(n *yaml.RNode, want map[string]string) bool {
+	have := n.GetLabels()
+	for k, v := range want {
+		if have[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// movedFirst tells of each pod template whose training container is not
+// first: the patches move it there (render.TrainingContainerIndex).
+func movedFirst(target *yaml.RNode, id string, q *render.Plan) []string {
+	var notices []string
+	lists := jobnode.ContainerLists(target)
+	kind, _ := jobkind.ForKind(target.GetKind())
+	for _, role := range slices.Sorted(maps.Keys(lists)) {
+		name := q.ContainerOf(role)
+		i := slices.IndexFunc(lists[role], func(c *yaml.RNode) bool { n, _ := c.GetString("name"); return n == name })
+		if i <= render.TrainingContainerIndex {
+			continue
+		}
+		var before []string
+		for _, c := range lists[role][:i] {
+			n, _ := c.GetString("name")
+			before = append(before, strconv.Quote(n))
+		}
+		why := "kubectl logs and exec default to the first container"
+		if kind.Mode == api.ModeMultiNode {
+			why = "the mpi-operator sets up SSH and the hostfile in the first container"
+		}
+		notices = append(notices, fmt.Sprintf("%s: %s.containers[%d]: the training container %q moves first, before %s: mlops-fn puts it first in every pod (%s); the others keep their order",
+			id, strings.Join(kind.PodSpecPath(role), "."), i, name, strings.Join(before, ", "), why))
+	}
+	return notices
+}
+
+// ownEnvFrom are the envFrom sources of the target's containers and init
+// containers other than the env ConfigMap, by role and container.
+func ownEnvFrom(target *yaml.RNode, q *render.Plan) (map[kubeflow.MPIReplicaType]map[string][]corev1.EnvFromSource, error) {
+	out := map[kubeflow.MPIReplicaType]map[string][]corev1.EnvFromSource{}
+	for _, byRole := range []map[kubeflow.MPIReplicaType][]*yaml.RNode{jobnode.ContainerLists(target), jobnode.InitContainerLists(target)} {
+		for role, list := range byRole {
+			for _, c := range list {
+				from := c.Field("envFrom")
+				if from == nil || from.Value.IsNil() {
+					continue
+				}
+				name, _ := c.GetString("name")
+				b, err := from.Value.MarshalJSON()
+				var sources []corev1.EnvFromSource
+				if err == nil {
+					err = json.Unmarshal(b, &sources)
+				}
+				if err != nil {
+					return nil, fmt.Errorf("container %s: envFrom: %v; accepted: a list of configMapRef and secretRef sources", name, err)
+				}
+				sources = slices.DeleteFunc(sources, func(s corev1.EnvFromSource) bool {
+					return s.ConfigMapRef != nil && s.ConfigMapRef.Name == q.ConfigMapName && s.Prefix == ""
+				})
+				if len(sources) > 0 {
+					if out[role] == nil {
+						out[role] = map[string][]corev1.EnvFromSource{}
+					}
+					out[role][name] = sources
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// targetNonRoot says where the target asks for a non-root user, in a pod's or
+// a container's securityContext (a runAsUser other than 0, or runAsNonRoot),
+// and the uid if one is given; "" when it does not.
+func targetNonRoot(target *yaml.RNode) (where, uid string) {
+	for _, spec := range jobnode.PodSpecs(target) {
+		contexts := []*yaml.RNode{spec}
+		if list, _ := spec.Pipe(yaml.Lookup("containers")); list != nil {
+			elems, _ := list.Elements()
+			contexts = append(contexts, elems...)
+		}
+		for _, n := range contexts {
+			sc := n.Field("securityContext")
+			if sc == nil || sc.Value.YNode().Kind != yaml.MappingNode {
+				continue
+			}
+			if v := sc.Value.Field("runAsUser"); v != nil && v.Value.YNode().Kind == yaml.ScalarNode && v.Value.YNode().Value != "0" {
+				return "the pods run as runAsUser " + v.Value.YNode().Value, v.Value.YNode().Value
+			}
+			if v := sc.Value.Field("runAsNonRoot"); v != nil && v.Value.YNode().Value == "true" {
+				return "the pods ask for runAsNonRoot", ""
+			}
+		}
+	}
+	return "", ""
+}
+
+// valueAt is the scalar at path in n, "" when there is none.
+func valueAt(n *yaml.RNode, path ...string) string {
+	v, err := n.Pipe(yaml.Lookup(path...))
+	if err != nil || v == nil || v.YNode().Kind != yaml.ScalarNode {
+		return ""
+	}
+	return v.YNode().Value
+}
+
+// lookupList is the length of the list at path in n, 0 when there is none.
+func lookupList(n *yaml.RNode, path ...string) int {
+	v, err := n.Pipe(yaml.Lookup(path...))
+	if err != nil || v == nil || v.YNode().Kind != yaml.SequenceNode {
+		return 0
+	}
+	return len(v.YNode().Content)
+}
+
+// privilegedContainer names a container of the target that runs privileged
+// or adds capabilities, "" when none does.
+func privilegedContainer(target *yaml.RNode) string {
+	for _, c := range jobnode.Containers(target) {
+		{
+			if valueAt(c, "securityContext", "privileged") == "true" || lookupList(c, "securityContext", "capabilities", "add") > 0 {
+				name, _ := c.GetString("name")
+				return name
+			}
+		}
+	}
+	return ""
+}
