@@ -125,6 +125,8 @@ func yamlWords(t string) string {
 		return "true or false"
 	case t == "array" || strings.HasPrefix(t, "[]"):
 		return "a list"
+	case t == "v1.LocalObjectReference":
+		return "a map naming the object: {name: regcred}"
 	case t == "object" || strings.HasPrefix(t, "map[") || strings.Contains(t, "."):
 		return "a map"
 	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint"):

@@ -351,9 +351,7 @@ func (p *Plan) fillWorkload(r role, spec *corev1.PodSpec, c *corev1.Container) {
 		// Service names still resolve from the node's network namespace.
 		spec.HostNetwork, spec.DNSPolicy = true, corev1.DNSClusterFirstWithHostNet
 	}
-	for _, s := range p.ImagePullSecrets {
-		spec.ImagePullSecrets = append(spec.ImagePullSecrets, corev1.LocalObjectReference{Name: s})
-	}
+	spec.ImagePullSecrets = p.ImagePullSecrets
 	if r != launcher || p.MPI.RunLauncherAsWorker {
 		spec.NodeSelector = p.NodeSelector
 		spec.Tolerations = p.Tolerations

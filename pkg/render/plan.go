@@ -52,7 +52,7 @@ type Plan struct {
 	OwnEnvFrom         map[kubeflow.MPIReplicaType]map[string][]corev1.EnvFromSource
 	Image              string
 	ImagePullPolicy    corev1.PullPolicy
-	ImagePullSecrets   []string
+	ImagePullSecrets   []corev1.LocalObjectReference
 	Command            []string
 	Args               []string
 	WorkingDir         string

@@ -65,9 +65,10 @@ type TrainingJobSpec struct {
 	// ContainerName names the training container. Default: the job's name.
 	ContainerName string `json:"containerName,omitempty"`
 	// Image may reference mlops.env keys as ${KEY}.
-	Image            string            `json:"image"`
-	ImagePullPolicy  corev1.PullPolicy `json:"imagePullPolicy,omitempty"`
-	ImagePullSecrets []string          `json:"imagePullSecrets,omitempty"`
+	Image           string            `json:"image"`
+	ImagePullPolicy corev1.PullPolicy `json:"imagePullPolicy,omitempty"`
+	// ImagePullSecrets are a pod spec's: [{name: regcred}].
+	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
 	// Command and Args are the training program. Multi-node: what mpirun starts on every slot.
 	Command []string `json:"command,omitempty"`
 	Args    []string `json:"args,omitempty"`

@@ -76,9 +76,9 @@ func (s *TrainingJobSpec) validate(p *field.Path) field.ErrorList {
 		errs = append(errs, oneOf(p.Child("imagePullPolicy"), string(s.ImagePullPolicy),
 			string(corev1.PullAlways), string(corev1.PullIfNotPresent), string(corev1.PullNever))...)
 	}
-	for i, name := range s.ImagePullSecrets {
-		for _, msg := range validation.IsDNS1123Subdomain(name) {
-			errs = append(errs, field.Invalid(p.Child("imagePullSecrets").Index(i), name, msg))
+	for i, secret := range s.ImagePullSecrets {
+		for _, msg := range validation.IsDNS1123Subdomain(secret.Name) {
+			errs = append(errs, field.Invalid(p.Child("imagePullSecrets").Index(i).Child("name"), secret.Name, msg))
 		}
 	}
 	if s.Script != "" && len(s.Command) > 0 {
