@@ -250,7 +250,7 @@ func (p *Plan) fillMPIJob(s *kubeflow.MPIJobSpec) {
 	}
 	for t, n := range map[kubeflow.MPIReplicaType]int32{kubeflow.MPIReplicaTypeLauncher: 1, kubeflow.MPIReplicaTypeWorker: p.Workers} {
 		s.MPIReplicaSpecs[t].Replicas = ptr.To(n)
-		s.MPIReplicaSpecs[t].RestartPolicy = kubeflow.RestartPolicy(p.RunPolicy.RestartPolicy)
+		s.MPIReplicaSpecs[t].RestartPolicy = kubeflow.RestartPolicy(p.RestartPolicy)
 	}
 }
 
@@ -285,7 +285,7 @@ func (p *Plan) fillPyTorchJob(s *kubeflowv1.PyTorchJobSpec) {
 	s.NprocPerNode = ptr.To(strconv.Itoa(int(e.ProcsPerWorker)))
 	w := s.PyTorchReplicaSpecs[kubeflowv1.PyTorchJobReplicaTypeWorker]
 	w.Replicas = ptr.To(p.Workers)
-	w.RestartPolicy = kubeflowv1.RestartPolicy(p.RunPolicy.RestartPolicy)
+	w.RestartPolicy = kubeflowv1.RestartPolicy(p.RestartPolicy)
 }
 
 // RendezvousID is spec.elastic.runId, else namespace-name when the namespace
@@ -332,7 +332,7 @@ func (p *Plan) fillWorkload(r role, spec *corev1.PodSpec, c *corev1.Container) {
 		}
 	case single:
 		c.Command, c.Args = p.Command, p.Args
-		spec.RestartPolicy = p.RunPolicy.RestartPolicy
+		spec.RestartPolicy = p.RestartPolicy
 		spec.ActiveDeadlineSeconds = p.RunPolicy.ActiveDeadlineSeconds
 	case elasticWorker:
 		c.Command, c.Args = p.Command, p.Args

@@ -77,8 +77,10 @@ type Plan struct {
 	// ConfigMap (it has no envFrom).
 	EnvKeys   []string
 	RunPolicy api.RunPolicy
-	Volumes   []corev1.Volume
-	Mounts    []corev1.VolumeMount
+	// RestartPolicy is the pods'.
+	RestartPolicy corev1.RestartPolicy
+	Volumes       []corev1.Volume
+	Mounts        []corev1.VolumeMount
 
 	// Notices say what patching the target changes beyond what the user
 	// wrote (a training container moved first): told, not refused.
@@ -189,6 +191,7 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 		MPI:                s.MPI,
 		Trainer:            s.Trainer,
 		RunPolicy:          s.RunPolicy,
+		RestartPolicy:      s.RestartPolicy,
 		Hardening:          *s.Security.Hardening,
 		HostNetwork:        s.HostNetwork,
 	}

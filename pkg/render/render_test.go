@@ -344,7 +344,8 @@ func TestOperatorVolumeNames(t *testing.T) {
 func TestPodActiveDeadline(t *testing.T) {
 	spec := program
 	spec.Mode = api.ModeSingleNode
-	spec.RunPolicy = api.RunPolicy{ActiveDeadlineSeconds: ptr.To[int64](3600), RestartPolicy: corev1.RestartPolicyOnFailure}
+	spec.RunPolicy = api.RunPolicy{ActiveDeadlineSeconds: ptr.To[int64](3600)}
+	spec.RestartPolicy = corev1.RestartPolicyOnFailure
 	p, _ := resolve(t, spec, "USER_ID=1000\n")
 	pod := p.Patches()[0].Object.(*corev1.Pod)
 	if pod.Spec.ActiveDeadlineSeconds == nil || *pod.Spec.ActiveDeadlineSeconds != 3600 || pod.Spec.RestartPolicy != corev1.RestartPolicyOnFailure {

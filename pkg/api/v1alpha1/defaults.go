@@ -94,11 +94,11 @@ func (j *TrainingJob) Default() {
 	if s.RunPolicy.CleanPodPolicy == "" && Carries(s.Mode, "runPolicy.cleanPodPolicy") {
 		s.RunPolicy.CleanPodPolicy = "Running"
 	}
-	if s.RunPolicy.RestartPolicy == "" {
-		s.RunPolicy.RestartPolicy = "Never"
+	if s.RestartPolicy == "" {
+		s.RestartPolicy = "Never"
 		if s.Mode == ModeElastic {
 			// An elastic group survives a lost worker only if its pod comes back.
-			s.RunPolicy.RestartPolicy = "OnFailure"
+			s.RestartPolicy = "OnFailure"
 		}
 	}
 }

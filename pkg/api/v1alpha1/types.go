@@ -78,6 +78,9 @@ type TrainingJobSpec struct {
 	// Env adds variables to the training containers, after the ones from mlops.env.
 	Env                []corev1.EnvVar `json:"env,omitempty"`
 	ServiceAccountName string          `json:"serviceAccountName,omitempty"`
+	// RestartPolicy of the pods, as in a pod spec: Never (default; OnFailure
+	// in elastic mode) or OnFailure.
+	RestartPolicy corev1.RestartPolicy `json:"restartPolicy,omitempty"`
 
 	// Workers, GPUsPerWorker and SlotsPerWorker, or WORKERS, GPUS_PER_WORKER, SLOTS_PER_WORKER (not both).
 	Workers        *int32 `json:"workers,omitempty"`
@@ -254,8 +257,6 @@ type RunPolicy struct {
 	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
 	ActiveDeadlineSeconds   *int64 `json:"activeDeadlineSeconds,omitempty"`
 	BackoffLimit            *int32 `json:"backoffLimit,omitempty"`
-	// RestartPolicy of the pods: Never (default) or OnFailure.
-	RestartPolicy corev1.RestartPolicy `json:"restartPolicy,omitempty"`
 	// SchedulingPolicy is the operators' gang scheduling (Volcano,
 	// scheduler-plugins): MPIJob and PyTorchJob only.
 	SchedulingPolicy *SchedulingPolicy `json:"schedulingPolicy,omitempty"`

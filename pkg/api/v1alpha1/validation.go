@@ -76,6 +76,9 @@ func (s *TrainingJobSpec) validate(p *field.Path) field.ErrorList {
 		errs = append(errs, oneOf(p.Child("imagePullPolicy"), string(s.ImagePullPolicy),
 			string(corev1.PullAlways), string(corev1.PullIfNotPresent), string(corev1.PullNever))...)
 	}
+	if s.RestartPolicy != "" {
+		errs = append(errs, oneOf(p.Child("restartPolicy"), string(s.RestartPolicy), "Never", "OnFailure")...)
+	}
 	for i, secret := range s.ImagePullSecrets {
 		for _, msg := range validation.IsDNS1123Subdomain(secret.Name) {
 			errs = append(errs, field.Invalid(p.Child("imagePullSecrets").Index(i).Child("name"), secret.Name, msg))
@@ -320,9 +323,6 @@ func (r RunPolicy) validate(p *field.Path) field.ErrorList {
 	// Unset where the mode cannot carry them (Default leaves them out there).
 	if r.CleanPodPolicy != "" {
 		errs = append(errs, oneOf(p.Child("cleanPodPolicy"), r.CleanPodPolicy, "None", "Running", "All")...)
-	}
-	if r.RestartPolicy != "" {
-		errs = append(errs, oneOf(p.Child("restartPolicy"), string(r.RestartPolicy), "Never", "OnFailure")...)
 	}
 	if r.TTLSecondsAfterFinished != nil && *r.TTLSecondsAfterFinished < 0 {
 		errs = append(errs, field.Invalid(p.Child("ttlSecondsAfterFinished"), *r.TTLSecondsAfterFinished, "accepted: 0 or more"))

@@ -37,8 +37,9 @@ func TestDefault(t *testing.T) {
 			ForwardEnv:             DefaultForwardEnv,
 			LauncherCreationPolicy: "AtStartup",
 		},
-		RunPolicy: RunPolicy{CleanPodPolicy: "Running", RestartPolicy: "Never"},
-		Security:  Security{Hardening: &on},
+		RestartPolicy: "Never",
+		RunPolicy:     RunPolicy{CleanPodPolicy: "Running"},
+		Security:      Security{Hardening: &on},
 	}
 	if diff := cmp.Diff(want, j.Spec); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
@@ -142,8 +143,8 @@ func TestValidate(t *testing.T) {
 			[]string{`spec.mpi.forwardEnv[0]: Invalid value: "1X=2": a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')`}},
 		{"cleanPodPolicy", func(j *TrainingJob) { j.Spec.RunPolicy.CleanPodPolicy = "Always" },
 			[]string{`spec.runPolicy.cleanPodPolicy: Unsupported value: "Always": supported values: "None", "Running", "All"`}},
-		{"restartPolicy", func(j *TrainingJob) { j.Spec.RunPolicy.RestartPolicy = "Always" },
-			[]string{`spec.runPolicy.restartPolicy: Unsupported value: "Always": supported values: "Never", "OnFailure"`}},
+		{"restartPolicy", func(j *TrainingJob) { j.Spec.RestartPolicy = "Always" },
+			[]string{`spec.restartPolicy: Unsupported value: "Always": supported values: "Never", "OnFailure"`}},
 		{"volumes", func(j *TrainingJob) {
 			j.Spec.Volumes = []Volume{
 				{Name: "data", MountPath: "/data", PVC: &PVCSource{ClaimName: "data"}, HostPath: &HostPath{Path: "/d"}},
@@ -194,8 +195,8 @@ func TestModeFields(t *testing.T) {
 			"spec.runPolicy.cleanPodPolicy", "spec.runPolicy.ttlSecondsAfterFinished", "spec.runPolicy.backoffLimit", "spec.runPolicy.schedulingPolicy"},
 		ModeMultiNode: {"spec.elastic", "spec.trainer"},
 		ModeElastic:   {"spec.slotsPerWorker", "spec.launcherResources", "spec.security.home", "spec.mpi", "spec.trainer"},
-		ModeTrainJob: {"spec.imagePullPolicy", "spec.workingDir", "spec.priorityClassName", "spec.hostNetwork", "spec.launcherResources", "spec.security.home", "spec.mpi", "spec.elastic",
-			"spec.runPolicy.cleanPodPolicy", "spec.runPolicy.ttlSecondsAfterFinished", "spec.runPolicy.backoffLimit", "spec.runPolicy.restartPolicy", "spec.runPolicy.schedulingPolicy"},
+		ModeTrainJob: {"spec.imagePullPolicy", "spec.workingDir", "spec.priorityClassName", "spec.hostNetwork", "spec.restartPolicy", "spec.launcherResources", "spec.security.home", "spec.mpi", "spec.elastic",
+			"spec.runPolicy.cleanPodPolicy", "spec.runPolicy.ttlSecondsAfterFinished", "spec.runPolicy.backoffLimit", "spec.runPolicy.schedulingPolicy"},
 	}
 	for mode, forbidden := range want {
 		t.Run(string(mode), func(t *testing.T) {
@@ -204,8 +205,9 @@ func TestModeFields(t *testing.T) {
 				ImagePullPolicy: corev1.PullAlways, WorkingDir: "/w", PriorityClassName: "high", HostNetwork: true,
 				Workers: i32(2), SlotsPerWorker: i32(2), LauncherResources: &Resources{CPU: &cpu}, Security: Security{Home: "/home/me"},
 				MPI: MPI{RunLauncherAsWorker: true}, Elastic: Elastic{MaxRestarts: i32(3)}, Trainer: Trainer{Runtime: "torch-distributed"},
+				RestartPolicy: corev1.RestartPolicyOnFailure,
 				RunPolicy: RunPolicy{CleanPodPolicy: "All", TTLSecondsAfterFinished: i32(60), ActiveDeadlineSeconds: i64(600), BackoffLimit: i32(1),
-					RestartPolicy: corev1.RestartPolicyOnFailure, SchedulingPolicy: &SchedulingPolicy{Queue: "q"}},
+					SchedulingPolicy: &SchedulingPolicy{Queue: "q"}},
 			}}
 			j.Default()
 			var got []string
