@@ -1,6 +1,7 @@
 package hydrate
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -675,5 +676,76 @@ func TestEnvConfigMapBesideTheJob(t *testing.T) {
 func TestGuardKindIsSafe(t *testing.T) {
 	if i := strings.IndexAny(GuardKind, ",()[]{}*+?|^$\\"); i >= 0 {
 		t.Errorf("GuardKind has %q at %d: %s", GuardKind[i], i, GuardKind)
+	}
+}
+
+// TestMarksGone: `kustomize edit` and YAML formatters rewrite the
+// kustomization without its comments, hydrate's marks among them, and sort
+// its keys. hydrate finds its entries by name again (the env generator
+// renamed in place when the job is renamed) and writes its marks back.
+func TestMarksGone(t *testing.T) {
+	for _, rename := range []bool{false, true} {
+		t.Run(fmt.Sprintf("renamed %v", rename), func(t *testing.T) {
+			root, _ := overlay(t, "multi-node-nonroot")
+			dir := filepath.Join(root, "overlay")
+			path := filepath.Join(dir, "kustomization.yaml")
+			k, err := yaml.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stripCommentsSortKeys(k.YNode())
+			write(t, path, k.MustString())
+			name := "resnet50"
+			if rename {
+				name = "resnet-b"
+				spec, _ := os.ReadFile(filepath.Join(dir, "job.yaml"))
+				write(t, filepath.Join(dir, "job.yaml"), strings.Replace(string(spec), "name: resnet50\nspec:\n", "name: resnet-b\nspec:\n  target: {name: resnet50}\n", 1))
+			}
+			ov, err := Render(Options{Dir: dir, Function: fnBinary})
+			if err != nil {
+				t.Fatalf("hydrate after the marks are gone: %v", err)
+			}
+			if err := ov.Write(); err != nil {
+				t.Fatal(err)
+			}
+			var configMaps []string
+			for _, o := range kustomize(t, dir) {
+				if o["kind"] == "ConfigMap" {
+					configMaps = append(configMaps, o["metadata"].(map[string]any)["name"].(string))
+				}
+			}
+			if want := []string{name + "-mpijob-env"}; !slices.Equal(configMaps, want) {
+				t.Errorf("ConfigMaps %v; want %v", configMaps, want)
+			}
+			text, _ := os.ReadFile(path)
+			for _, want := range []string{name + "-mpijob-env # mlops-fn hydrate", name + "-mlops-fn-inputs # mlops-fn hydrate", "- mlops-fn # mlops-fn hydrate", "- job.yaml"} {
+				if strings.Count(string(text), want) != 1 {
+					t.Errorf("want %q once in kustomization.yaml:\n%s", want, text)
+				}
+			}
+			if n := strings.Count(string(text), "-mlops-fn-inputs"); n != 1 {
+				t.Errorf("%d inputs generators; want 1:\n%s", n, text)
+			}
+		})
+	}
+}
+
+// stripCommentsSortKeys does what `kustomize edit` does to a kustomization's
+// form: no comments, map keys in order.
+func stripCommentsSortKeys(n *yaml.Node) {
+	n.HeadComment, n.LineComment, n.FootComment = "", "", ""
+	if n.Kind == yaml.MappingNode {
+		pairs := make([][2]*yaml.Node, 0, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			pairs = append(pairs, [2]*yaml.Node{n.Content[i], n.Content[i+1]})
+		}
+		slices.SortFunc(pairs, func(a, b [2]*yaml.Node) int { return strings.Compare(a[0].Value, b[0].Value) })
+		n.Content = n.Content[:0]
+		for _, p := range pairs {
+			n.Content = append(n.Content, p[0], p[1])
+		}
+	}
+	for _, c := range n.Content {
+		stripCommentsSortKeys(c)
 	}
 }

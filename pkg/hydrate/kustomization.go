@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -145,7 +147,7 @@ func setEntries(k *yaml.RNode, e entries, path string) error {
 		case name == nil:
 		case name.Value.YNode().Value == e.envName:
 			env = yaml.NewRNode(g)
-		case strings.HasSuffix(name.Value.YNode().Value, inputsSuffix) && strings.Contains(name.Value.YNode().LineComment, ownedMark):
+		case isInputs(yaml.NewRNode(g)):
 			continue // the guard's inputs, written anew below
 		case earlier == nil && hydrates(yaml.NewRNode(g), e):
 			// The env generator hydrate kept under an earlier name (the job
@@ -191,9 +193,12 @@ options:
 	if resources.YNode().Kind != yaml.SequenceNode {
 		return fmt.Errorf("%s: resources is a YAML %s; accepted: a list", path, jobspec.NodeKind(resources))
 	}
-	if !slices.ContainsFunc(resources.YNode().Content, e.isSpecEntry) {
+	specMark := ownedMark + ": the job spec, which the guard compares (local-config: never applied)"
+	if i := slices.IndexFunc(resources.YNode().Content, e.isSpecEntry); i >= 0 {
+		mark(resources.YNode(), i, specMark)
+	} else {
 		r := yaml.NewStringRNode(e.specFile).YNode()
-		r.LineComment = ownedMark + ": the job spec, which the guard compares (local-config: never applied)"
+		r.LineComment = specMark
 		resources.YNode().Content = append(resources.YNode().Content, r)
 		blockStyle(k, "resources")
 	}
@@ -205,17 +210,46 @@ options:
 	if comps.YNode().Kind != yaml.SequenceNode {
 		return fmt.Errorf("%s: components is a YAML %s; accepted: a list", path, jobspec.NodeKind(comps))
 	}
-	if !slices.ContainsFunc(comps.YNode().Content, isComponentEntry) {
+	componentMark := ownedMark + ": the job's patches, written by mlops-fn hydrate"
+	if i := slices.IndexFunc(comps.YNode().Content, isComponentEntry); i >= 0 {
+		mark(comps.YNode(), i, componentMark)
+	} else {
 		c := yaml.NewStringRNode(ComponentDir).YNode()
-		c.LineComment = ownedMark + ": the job's patches, written by mlops-fn hydrate"
+		c.LineComment = componentMark
 		comps.YNode().Content = append(comps.YNode().Content, c)
 		blockStyle(k, "components")
 	}
 	return nil
 }
 
+// mark writes hydrate's mark back on item i of a block list, where a
+// formatter or `kustomize edit` dropped it; a comment of the user's stays.
+func mark(list *yaml.Node, i int, text string) {
+	if item := list.Content[i]; list.Style&yaml.FlowStyle == 0 && item.LineComment == "" {
+		item.LineComment = text
+	}
+}
+
+// isInputs: g is the generator of the guard's inputs, which hydrate writes
+// anew on every run: named NAME-mlops-fn-inputs with hydrate's mark, or, the
+// mark gone (a formatter, `kustomize edit`), with the token's literal.
+func isInputs(g *yaml.RNode) bool {
+	name := g.Field("name")
+	if name == nil || !strings.HasSuffix(name.Value.YNode().Value, inputsSuffix) {
+		return false
+	}
+	if strings.Contains(name.Value.YNode().LineComment, ownedMark) {
+		return true
+	}
+	literals, _ := g.GetSlice("literals")
+	return slices.ContainsFunc(literals, func(l any) bool {
+		s, _ := l.(string)
+		return strings.HasPrefix(s, tokenKey+"=")
+	})
+}
+
 // inputsSuffix ends the name of the guard's inputs generator.
-const inputsSuffix = "-mlops-fn-inputs"
+const inputsSuffix = api.GuardInputsSuffix
 
 func isComponentEntry(n *yaml.Node) bool { return path.Clean(n.Value) == ComponentDir }
 
@@ -223,14 +257,28 @@ func isComponentEntry(n *yaml.Node) bool { return path.Clean(n.Value) == Compone
 func (e entries) isSpecEntry(n *yaml.Node) bool { return path.Clean(n.Value) == path.Clean(e.specFile) }
 
 // hydrates: g is an env generator hydrate wrote, under another name: marked
-// so, or mlops-env from mlops.env, as mlops-fn wrote it before one per job.
+// so; or, the mark gone, named like a job's env ConfigMap (NAME-KIND-env)
+// with mlops.env first; or mlops-env from mlops.env, as mlops-fn wrote it
+// before one per job.
 func hydrates(g *yaml.RNode, e entries) bool {
 	name := g.Field("name")
 	if strings.Contains(name.Value.YNode().LineComment, ownedMark) {
 		return true
 	}
 	envs, _ := g.GetSlice("envs")
-	return name.Value.YNode().Value == "mlops-env" && len(envs) == 1 && envs[0] == e.envFile
+	if len(envs) == 0 || envs[0] != e.envFile {
+		return false
+	}
+	n := name.Value.YNode().Value
+	if n == "mlops-env" {
+		return len(envs) == 1
+	}
+	for _, m := range jobkind.Modes() {
+		if prefix, ok := strings.CutSuffix(n, "-"+strings.ToLower(jobkind.ForMode(api.Mode(m)).Kind)+"-env"); ok && prefix != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // blockStyle writes field's list in block style, so hydrate's entries can
