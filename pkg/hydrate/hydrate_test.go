@@ -225,7 +225,7 @@ func TestStaleDetectsDrift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"mlops-fn/guard/hydrate-read.yaml", "mlops-fn/mpijob-patch.yaml"}, edited.Stale()); diff != "" {
+	if diff := cmp.Diff([]string{"mlops-fn/guard/checks.yaml", "mlops-fn/mpijob-patch.yaml"}, edited.Stale()); diff != "" {
 		t.Errorf("stale files (-want +got):\n%s", diff)
 	}
 	if err := edited.Write(); err != nil {
@@ -294,6 +294,9 @@ resources:
 - job.yaml # mlops-fn hydrate: the job spec, which the guard compares (local-config: never applied)
 patches:
 - path: my-patch.yaml
+- path: mlops-fn/listed.yaml # mlops-fn hydrate: fails the build when components: lacks mlops-fn
+  target:
+    kind: TrainingJob
 configurations:
 - kustomizeconfig.yaml
 configMapGenerator:
@@ -395,7 +398,7 @@ func TestRemovesStaleFiles(t *testing.T) {
 	}
 	write(t, filepath.Join(dir, "my-patch.yaml"), "# mine\nkind: MPIJob\n")
 	k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
-	write(t, filepath.Join(dir, "kustomization.yaml"), string(k)+"patches:\n- path: mpijob-patch.yaml\n- path: security-context-patch.yaml\nopenapi:\n  path: crd-schema.json\n")
+	write(t, filepath.Join(dir, "kustomization.yaml"), strings.Replace(string(k), "patches:\n", "patches:\n- path: mpijob-patch.yaml\n- path: security-context-patch.yaml\n", 1)+"openapi:\n  path: crd-schema.json\n")
 	ov, err := Render(Options{Dir: dir, Function: fnBinary})
 	if err != nil {
 		t.Fatal(err)
@@ -641,7 +644,7 @@ func TestKeepsLineEndsAndByteOrderMark(t *testing.T) {
 	write(t, path, strings.Replace(dos, "\r\n", "\n", 1))
 	before := snapshot(t, root)
 	_, err = Render(Options{Dir: dir, Function: fnBinary})
-	if want := "kustomization.yaml mixes line ends: 25 lines end in CRLF (\\r\\n), 1 in LF (\\n)"; err == nil || !strings.Contains(err.Error(), want) {
+	if want := "kustomization.yaml mixes line ends: 29 lines end in CRLF (\\r\\n), 1 in LF (\\n)"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("want %q, got %v", want, err)
 	}
 	if diff := cmp.Diff(before, snapshot(t, root)); diff != "" {
@@ -747,5 +750,34 @@ func stripCommentsSortKeys(n *yaml.Node) {
 	}
 	for _, c := range n.Content {
 		stripCommentsSortKeys(c)
+	}
+}
+
+// TestComponentAfterTheOverlay: a component of the user's listed after
+// mlops-fn acts after its patches, so hydrate reads the base without it, as
+// the guard does; the job gets both.
+func TestComponentAfterTheOverlay(t *testing.T) {
+	root, _ := overlay(t, "multi-node-nonroot")
+	dir := filepath.Join(root, "overlay")
+	if err := os.MkdirAll(filepath.Join(dir, "ttl"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "ttl", "kustomization.yaml"), "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n- target: {kind: MPIJob}\n  patch: |\n    apiVersion: kubeflow.org/v2beta1\n    kind: MPIJob\n    metadata: {name: any}\n    spec: {runPolicy: {ttlSecondsAfterFinished: 60}}\n")
+	k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+	write(t, filepath.Join(dir, "kustomization.yaml"), strings.Replace(string(k), "- mlops-fn # mlops-fn hydrate: the job's patches, written by mlops-fn hydrate\n", "- mlops-fn # mlops-fn hydrate: the job's patches, written by mlops-fn hydrate\n- ttl\n", 1))
+	ov, err := Render(Options{Dir: dir, Function: fnBinary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ov.Write(); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range kustomize(t, dir) {
+		if o["kind"] == "MPIJob" {
+			policy, _ := o["spec"].(map[string]any)["runPolicy"].(map[string]any)
+			if policy["ttlSecondsAfterFinished"] != 60 || policy["cleanPodPolicy"] == nil {
+				t.Errorf("runPolicy %v; want the component's ttlSecondsAfterFinished beside mlops-fn's cleanPodPolicy", policy)
+			}
+		}
 	}
 }

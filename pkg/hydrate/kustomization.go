@@ -132,7 +132,7 @@ func setEntries(k *yaml.RNode, e entries, path string) error {
 	if err := dropOldLayout(k); err != nil {
 		return err
 	}
-	gens, err := k.Pipe(yaml.LookupCreate(yaml.SequenceNode, "configMapGenerator"))
+	gens, err := listField(k, "configMapGenerator")
 	if err != nil {
 		return err
 	}
@@ -186,7 +186,7 @@ options:
 	gens.YNode().Content = kept
 	blockStyle(k, "configMapGenerator")
 
-	resources, err := k.Pipe(yaml.LookupCreate(yaml.SequenceNode, "resources"))
+	resources, err := listField(k, "resources")
 	if err != nil {
 		return err
 	}
@@ -203,7 +203,7 @@ options:
 		blockStyle(k, "resources")
 	}
 
-	comps, err := k.Pipe(yaml.LookupCreate(yaml.SequenceNode, "components"))
+	comps, err := listField(k, "components")
 	if err != nil {
 		return err
 	}
@@ -219,7 +219,60 @@ options:
 		comps.YNode().Content = append(comps.YNode().Content, c)
 		blockStyle(k, "components")
 	}
+
+	// The check that the component ran: a patch of the kustomization's own,
+	// after its components.
+	patches, err := listField(k, "patches")
+	if err != nil {
+		return err
+	}
+	if patches.YNode().Kind != yaml.SequenceNode {
+		return fmt.Errorf("%s: patches is a YAML %s; accepted: a list", path, jobspec.NodeKind(patches))
+	}
+	listedMark := ownedMark + ": fails the build when components: lacks " + ComponentDir
+	if i := slices.IndexFunc(patches.YNode().Content, isListedEntry); i >= 0 {
+		p := yaml.NewRNode(patches.YNode().Content[i])
+		if err := p.PipeE(yaml.SetField("target", yaml.NewMapRNode(&map[string]string{"kind": specKind}))); err != nil {
+			return err
+		}
+		if f := p.Field("path"); f.Value.YNode().LineComment == "" {
+			f.Value.YNode().LineComment = listedMark
+		}
+	} else {
+		p, err := yaml.Parse(fmt.Sprintf("path: %s\ntarget:\n  kind: %s\n", listedPath, specKind))
+		if err != nil {
+			return err
+		}
+		p.Field("path").Value.YNode().LineComment = listedMark
+		patches.YNode().Content = append(patches.YNode().Content, p.YNode())
+		blockStyle(k, "patches")
+	}
 	return nil
+}
+
+// listedPath is the check's patch file, as the kustomization names it.
+var listedPath = ComponentDir + "/" + ListedFile
+
+// isListedEntry: n is the patches entry of the check that the component ran.
+func isListedEntry(n *yaml.Node) bool {
+	if n.Kind != yaml.MappingNode {
+		return false
+	}
+	p := yaml.NewRNode(n).Field("path")
+	return p != nil && path.Clean(p.Value.YNode().Value) == listedPath
+}
+
+// listField is the list under field of k, created where there is none or
+// only an empty value (`components:` whose last item was deleted).
+func listField(k *yaml.RNode, field string) (*yaml.RNode, error) {
+	if f := k.Field(field); f != nil && f.Value.YNode().Kind == yaml.ScalarNode && (f.Value.YNode().Tag == yaml.NodeTagNull || f.Value.YNode().Value == "") {
+		comment := f.Value.YNode().LineComment
+		*f.Value.YNode() = yaml.Node{Kind: yaml.SequenceNode, Tag: yaml.NodeTagSeq}
+		if f.Key.YNode().LineComment == "" {
+			f.Key.YNode().LineComment = comment
+		}
+	}
+	return k.Pipe(yaml.LookupCreate(yaml.SequenceNode, field))
 }
 
 // mark writes hydrate's mark back on item i of a block list, where a
@@ -321,7 +374,7 @@ func setEnvGenerator(g *yaml.RNode, e entries, owned bool) error {
 	} else if err := g.PipeE(yaml.Clear("namespace")); err != nil {
 		return err
 	}
-	envs, err := g.Pipe(yaml.LookupCreate(yaml.SequenceNode, "envs"))
+	envs, err := listField(g, "envs")
 	if err != nil {
 		return err
 	}
@@ -382,6 +435,12 @@ var transformerFields = []string{"namespace", "namePrefix", "nameSuffix", "commo
 // the fields that act after the component.
 func withoutEntries(k *yaml.RNode, e entries, keepEnv, beforeTransformers bool) (*yaml.RNode, error) {
 	c := k.Copy()
+	if list := c.Field("components"); beforeTransformers && list != nil {
+		// Components listed after mlops-fn act after its patches.
+		if i := slices.IndexFunc(list.Value.YNode().Content, isComponentEntry); i >= 0 {
+			list.Value.YNode().Content = list.Value.YNode().Content[:i]
+		}
+	}
 	for field, drop := range map[string]func(*yaml.Node) bool{
 		"configMapGenerator": func(n *yaml.Node) bool {
 			name := yaml.NewRNode(n).Field("name")
@@ -389,6 +448,7 @@ func withoutEntries(k *yaml.RNode, e entries, keepEnv, beforeTransformers bool) 
 		},
 		"components": isComponentEntry,
 		"resources":  e.isSpecEntry,
+		"patches":    isListedEntry,
 	} {
 		list := c.Field(field)
 		if list == nil {
