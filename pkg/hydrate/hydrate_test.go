@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
@@ -779,5 +780,43 @@ func TestComponentAfterTheOverlay(t *testing.T) {
 				t.Errorf("runPolicy %v; want the component's ttlSecondsAfterFinished beside mlops-fn's cleanPodPolicy", policy)
 			}
 		}
+	}
+}
+
+// TestEnvGeneratorExtrasReachTheJob: the user's literals and further env
+// files on the env generator are part of the env ConfigMap in every mode;
+// hydrate renders the job from it, as the function does as a kustomize
+// transformer, so a TrainJob, which names each key in its env, names
+// theirs too.
+func TestEnvGeneratorExtrasReachTheJob(t *testing.T) {
+	for _, mode := range jobkind.Modes() {
+		t.Run(mode, func(t *testing.T) {
+			dir := quickstartCopy(t, mode)
+			write(t, filepath.Join(dir, "team.env"), "TEAM=vision\n")
+			k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+			write(t, filepath.Join(dir, "kustomization.yaml"), strings.Replace(string(k), "  envs:\n  - mlops.env\n", "  envs:\n  - mlops.env\n  - team.env\n  literals:\n  - SITE=lab\n", 1))
+			ov, err := Render(Options{Dir: dir, Function: fnBinary})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := ov.Write(); err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range kustomize(t, dir) {
+				switch o["kind"] {
+				case "ConfigMap":
+					if data := o["data"].(map[string]any); data["TEAM"] != "vision" || data["SITE"] != "lab" {
+						t.Errorf("the env ConfigMap lacks TEAM or SITE: %v", data)
+					}
+				case "TrainJob":
+					text, _ := yaml.FromMap(o)
+					for _, key := range []string{"TEAM", "SITE"} {
+						if !strings.Contains(text.MustString(), "key: "+key+"\n") {
+							t.Errorf("the TrainJob's env lacks %s:\n%s", key, text.MustString())
+						}
+					}
+				}
+			}
+		})
 	}
 }
