@@ -2,6 +2,9 @@ package hydrate
 
 import (
 	"fmt"
+	"maps"
+	"regexp"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -9,24 +12,29 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/env"
-	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 )
 
-// The guard makes a hydrated overlay refuse to build once its inputs changed
-// (mlops.env, the job spec, the base's job and its containers): plain
-// kustomize (kubectl apply -k) cannot run mlops-fn, so an edit of mlops.env
-// or the job spec would otherwise ship the patches of the old values with
-// exit 0. kustomize cannot compare two values, but a JSON patch's test
+// The guard makes a hydrated overlay refuse to build once what the function
+// reads changed (mlops.env, the job spec, the base's job, the env
+// ConfigMap's generator): plain kustomize (kubectl apply -k) cannot run
+// mlops-fn, so an edit would otherwise ship the patches of the old values
+// with exit 0. kustomize cannot compare two values, but a JSON patch's test
 // operation can, whole maps at once, and fails the build when they differ,
-// printing the path it tested. So:
+// printing the path it tested. So guard/checks.yaml, the first of the
+// component's transformers (before the patches), runs in steps, each a
+// replacement that copies what the build reads into the guard object
+// (guard/guard.yaml) and a JSON patch that tests it against what hydrate
+// read:
 //
-//   - read/ copies what the build reads now into the guard object, one field
-//     per input: mlops.env as kustomize parses it (the inputs generator's
-//     `envs:`, which drops comments and a CRLF's CR, plus the token of
-//     hydrate's kustomization entries), the job spec's metadata and spec (the
-//     file is a resource of the kustomization, parsed as YAML), the names of
-//     the base's job and containers the patches address;
-//   - hydrate-read.yaml tests each field against what hydrate read.
+//   - the two files: mlops.env as kustomize parses it (the inputs
+//     generator's `envs:`, which drops comments and a CRLF's CR, plus the
+//     token of hydrate's kustomization entries) and the job spec's metadata
+//     and spec (the file is a resource of the kustomization, parsed as YAML);
+//   - the base: of each object the patches address its apiVersion, metadata
+//     (name, namespace) and spec, whole; of the env ConfigMap its namespace
+//     and that kustomize will not hash its name;
+//   - the env ConfigMap's data, as the kustomization's generator makes it
+//     (mlops.env with the user's literals and further files).
 //
 // Each field's name is the message the build fails with. The guard object
 // and the job spec are local-config: kustomize never outputs them. A comment
@@ -38,12 +46,16 @@ const GuardKind = "MlopsFnStaleOverlay"
 const (
 	guardAPIVersion = "mlops-fn.dev/v1alpha1"
 	specKind        = api.Kind
-	readDir         = "read"
-	// expectedFile holds the tests: what hydrate read.
-	expectedFile = "hydrate-read.yaml"
+	// checksFile, in guardDir, lists the guard's steps as transformers.
+	checksFile = "checks.yaml"
 	// tokenKey is the inputs ConfigMap's key for the token of hydrate's
 	// kustomization entries (not an environment variable's name: it has dots).
+	// The guard also puts it in the env ConfigMap's data for a moment, so
+	// that the data is there to be copied even when the build makes none.
 	tokenKey = "mlops-fn.hydrate.entries"
+	// hashAnnotation is where kustomize marks a generated object whose name
+	// gets a hash at the end of the build (disableNameSuffixHash: false).
+	hashAnnotation = "internal.config.kubernetes.io/needsHashSuffix"
 )
 
 // guardInputs is what the guard compares the build against.
@@ -53,17 +65,19 @@ type guardInputs struct {
 	configMapName string
 	inputsName    string // the local-config ConfigMap with mlops.env and the token
 	env           *env.File
-	specFile      string // the spec's file name, for messages
-	spec          *yaml.RNode
-	envFile       string // mlops.env's path in the overlay, for messages
-	token         string
-	targets       []*yaml.RNode // the base's objects the patches address
+	// envData is the env ConfigMap's data as the kustomization generates it
+	// (mlops.env, the user's literals and further files); nil: it has none.
+	envData  map[string]string
+	specFile string // the spec's file name, for messages
+	spec     *yaml.RNode
+	envFile  string // mlops.env's path in the overlay, for messages
+	token    string
+	targets  []*yaml.RNode // the base's objects the patches address
+	base     []*yaml.RNode // every object of the base, as the component sees them
 }
 
-// guardFiles are the guard's files, by path in the guard folder.
-type guardFiles struct {
-	object, read, tests []byte
-}
+// guardFiles are the guard's files, by name in the guard folder.
+type guardFiles map[string][]byte
 
 // staleField is the guard's field for what, and the message a stale build
 // fails with: kustomize prints "testing value /FIELD failed".
@@ -71,26 +85,11 @@ func staleField(what string) string {
 	return what + " changed: run mlops-fn hydrate on this folder; check"
 }
 
-// check is one field of the guard: what the build reads, from where, and
-// what hydrate read.
-type check struct {
-	field   string
-	sources []source
-	want    map[string]any
-}
+// baseField is the guard's field for the objects the function reads besides
+// its two files: the job the patches address and the env ConfigMap.
+var baseField = staleField("the base or kustomization.yaml")
 
-// source copies fieldPath of the object selector selects into the check's
-// field, under key (the whole field when key is ""); the guard object holds
-// placeholder there, of the value's kind (kustomize drops a map copied onto a
-// string).
-type source struct {
-	selector    map[string]any
-	fieldPath   string
-	key         string
-	placeholder any
-}
-
-// guard returns the guard's files: the object, read/'s replacements and the tests.
+// guard returns the guard's files.
 func guard(in guardInputs, header string) (guardFiles, error) {
 	envData := map[string]any{tokenKey: in.token}
 	for _, e := range in.env.Entries {
@@ -101,107 +100,223 @@ func guard(in guardInputs, header string) (guardFiles, error) {
 		if n := in.spec.Field(f); n != nil {
 			v, err := n.Value.Map()
 			if err != nil {
-				return guardFiles{}, fmt.Errorf("%s: %s: %w", in.specFile, f, err)
+				return nil, fmt.Errorf("%s: %s: %w", in.specFile, f, err)
 			}
 			spec[f] = v
 		}
 	}
-	inputs := map[string]any{"kind": "ConfigMap", "name": in.inputsName}
-	specSource := map[string]any{"kind": specKind}
-	checks := []check{
-		{staleField(in.envFile), []source{{inputs, "data", "", nil}}, envData},
-		{staleField(in.specFile), []source{{specSource, "metadata", "metadata", map[string]any{}}, {specSource, "spec", "spec", map[string]any{}}}, spec},
-	}
-	// The base: each target is still there, with the containers the patches
-	// address where they were (a patch aimed at a renamed container adds one),
-	// and the env ConfigMap the job reads.
-	base := check{field: staleField("the base or kustomization.yaml"), want: map[string]any{}}
-	envSource := map[string]any{"kind": "ConfigMap", "name": in.configMapName}
-	if in.namespace != "" {
-		envSource["namespace"] = in.namespace
-	}
-	base.add(envSource, "ConfigMap/"+in.configMapName, "metadata.name", in.configMapName)
-	for _, t := range in.targets {
-		// The job itself, for a kind whose base holds no containers (a TrainJob).
-		where := t.GetKind() + "/" + t.GetName()
-		base.add(baseSource(t), where, "metadata.name", t.GetName())
-		for _, podSpec := range jobnode.PodSpecPaths(t.GetKind()) {
-			for _, field := range []string{"containers", "initContainers"} {
-				list, err := t.Pipe(yaml.Lookup(append(append([]string(nil), podSpec...), field)...))
-				if err != nil || list == nil {
-					continue
-				}
-				elems, _ := list.Elements()
-				for i, c := range elems {
-					name, _ := c.GetString("name")
-					base.add(baseSource(t), where, fmt.Sprintf("%s.%s.%d.name", strings.Join(podSpec, "."), field, i), name)
-				}
-			}
-		}
-	}
-	checks = append(checks, base)
-
-	object := map[string]any{
+	g := guardBuilder{object: map[string]any{
 		"apiVersion": guardAPIVersion,
 		"kind":       GuardKind,
 		"metadata": map[string]any{
 			"name":        in.jobName,
 			"annotations": map[string]any{"config.kubernetes.io/local-config": "true"},
 		},
+	}}
+	// The two files first: an edit of either, a job renamed in job.yaml and
+	// the base alike among them, is reported as such.
+	g.read(map[string]any{"kind": "ConfigMap", "name": in.inputsName}, "data", []string{staleField(in.envFile)}, map[string]any{})
+	g.test([]string{staleField(in.envFile)}, envData)
+	specSource := map[string]any{"kind": specKind}
+	for _, f := range []string{"metadata", "spec"} {
+		g.read(specSource, f, []string{staleField(in.specFile), f}, map[string]any{})
 	}
-	var replacements, tests []any
-	for _, c := range checks {
-		placeholder := map[string]any{}
-		for _, s := range c.sources {
-			target := pathKey(c.field)
-			if s.key != "" {
-				target += "." + pathKey(s.key)
-				placeholder[s.key] = s.placeholder
+	g.test([]string{staleField(in.specFile)}, spec)
+	g.step("files")
+
+	// The base: each object the patches address as the function reads it,
+	// found by group, kind and name only, so that a new version or namespace
+	// fails a test, in the guard's words, rather than select nothing.
+	for _, t := range in.targets {
+		key := t.GetKind() + " " + t.GetName()
+		source := baseSource(t, in.base)
+		g.read(source, "metadata", []string{baseField, key, "metadata"}, map[string]any{})
+		g.test([]string{baseField, key, "metadata", "name"}, t.GetName())
+		g.test([]string{baseField, key, "metadata", "namespace"}, optional(t.GetNamespace()))
+		g.read(source, "apiVersion", []string{baseField, key, "apiVersion"}, "")
+		g.test([]string{baseField, key, "apiVersion"}, t.GetApiVersion())
+		if s := t.Field("spec"); s != nil {
+			v, err := s.Value.Map()
+			if err != nil {
+				return nil, fmt.Errorf("%s/%s: spec: %w", t.GetKind(), t.GetName(), err)
 			}
-			from := map[string]any{"fieldPath": s.fieldPath}
-			for k, v := range s.selector {
-				from[k] = v
-			}
-			replacements = append(replacements, map[string]any{"source": from, "targets": []any{map[string]any{
-				"select": map[string]any{"kind": GuardKind}, "fieldPaths": []any{target}}}})
+			g.read(source, "spec", []string{baseField, key, "spec"}, map[string]any{})
+			g.test([]string{baseField, key, "spec"}, v)
 		}
-		object[c.field] = placeholder
-		tests = append(tests, map[string]any{"op": "test", "path": "/" + pointerKey(c.field), "value": c.want})
 	}
-	objectText, err := encodeFile(header, object)
-	if err != nil {
-		return guardFiles{}, err
+	// The env ConfigMap: where the job reads it, under the name it reads
+	// (no hash at the end of the build).
+	envKey := "ConfigMap " + in.configMapName
+	envSource := map[string]any{"kind": "ConfigMap", "name": in.configMapName}
+	g.read(envSource, "metadata", []string{baseField, envKey, "metadata"}, map[string]any{})
+	g.test([]string{baseField, envKey, "metadata", "namespace"}, optional(in.namespace))
+	g.test([]string{baseField, envKey, "metadata", "annotations", hashAnnotation}, nil)
+	g.step("base")
+
+	// Its data, as the kustomization's generator makes it: mlops.env (tested
+	// above: a mlops.env whose every line was commented out fails there),
+	// the user's literals and further files. The token goes in for a moment,
+	// so there is data to copy even when the build makes none, and out again.
+	wantData := map[string]any{tokenKey: in.token}
+	for k, v := range in.envData {
+		wantData[k] = v
 	}
-	read, err := componentText(header, "# Copies what the build reads now into the guard object (guard.yaml); ../"+expectedFile+" tests it.", []field{{"resources", []any{guardFile}}, {"replacements", replacements}})
-	if err != nil {
-		return guardFiles{}, err
+	remove := "/data/" + pointerKey(tokenKey)
+	if in.envData == nil {
+		remove = "/data" // the build makes none
 	}
-	n, err := yaml.FromMap(map[string]any{"tests": tests})
-	if err != nil {
-		return guardFiles{}, err
+	envTarget := map[string]any{"kind": "ConfigMap", "name": "^" + regexp.QuoteMeta(in.configMapName) + "$"}
+	g.transformers = append(g.transformers, transformer("PatchTransformer", "mlops-fn-guard-env-token", map[string]any{
+		"patch":  fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  %s: %q\n", in.configMapName, tokenKey, in.token),
+		"target": envTarget}))
+	g.read(envSource, "data", []string{baseField, envKey, "data"}, map[string]any{})
+	g.flushReads("env")
+	g.transformers = append(g.transformers, transformer("PatchTransformer", "mlops-fn-guard-env-untoken", map[string]any{
+		"patch": jsonPatch(map[string]any{"op": "remove", "path": remove}), "target": envTarget}))
+	g.test([]string{baseField, envKey, "data"}, wantData)
+	g.flushTests("env")
+
+	files := guardFiles{}
+	var err error
+	if files[guardFile], err = encodeFile(header, g.object); err != nil {
+		return nil, err
 	}
-	testsText, err := n.Field("tests").Value.String()
-	if err != nil {
-		return guardFiles{}, err
+	var docs []string
+	for _, t := range g.transformers {
+		n, err := yaml.FromMap(t)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, n.MustString())
 	}
-	return guardFiles{objectText, read, []byte(header + "# What mlops-fn hydrate read: a JSON patch whose tests fail the build when the inputs differ.\n" + testsText)}, nil
+	files[checksFile] = []byte(header + "# The guard, run before the patches: each step copies what the build reads into the guard object\n# (" + guardFile + ") and tests it against what mlops-fn hydrate read; a test that fails stops the build.\n" + strings.Join(docs, "---\n"))
+	return files, nil
 }
 
-// add checks that fieldPath of the object selector selects reads value.
-func (c *check) add(selector map[string]any, where, fieldPath, value string) {
-	key := where + " " + fieldPath
-	c.sources = append(c.sources, source{selector, fieldPath, key, ""})
-	c.want[key] = value
+// guardBuilder collects the guard object's placeholders and its steps:
+// replacements that fill them, tests of what they hold.
+type guardBuilder struct {
+	object       map[string]any
+	replacements []any
+	tests        []map[string]any
+	transformers []map[string]any
 }
 
-// baseSource selects the target t as the build has it, by its group,
-// version (patches aimed at v2beta1 match no v1 job), kind, name and
-// namespace: a target renamed or moved since selects nothing.
-func baseSource(t *yaml.RNode) map[string]any {
+// read copies fieldPath of the object selector selects to path in the guard
+// object, which holds placeholder there until then: a value of the kind
+// copied (kustomize drops a map copied onto a string).
+func (g *guardBuilder) read(selector map[string]any, fieldPath string, path []string, placeholder any) {
+	g.place(path, placeholder)
+	g.replacements = append(g.replacements, replacement(selector, fieldPath, path))
+}
+
+// place puts placeholder at path in the guard object.
+func (g *guardBuilder) place(path []string, placeholder any) {
+	m := g.object
+	for _, k := range path[:len(path)-1] {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[k] = next
+		}
+		m = next
+	}
+	m[path[len(path)-1]] = placeholder
+}
+
+// test checks that path of the guard object holds want (nil: nothing there).
+func (g *guardBuilder) test(path []string, want any) {
+	g.tests = append(g.tests, testOp(path, want))
+}
+
+// step ends a step: its reads, then its tests.
+func (g *guardBuilder) step(name string) {
+	g.flushReads(name)
+	g.flushTests(name)
+}
+
+func (g *guardBuilder) flushReads(name string) {
+	if len(g.replacements) > 0 {
+		g.transformers = append(g.transformers, transformer("ReplacementTransformer", "mlops-fn-guard-"+name, map[string]any{"replacements": g.replacements}))
+		g.replacements = nil
+	}
+}
+
+func (g *guardBuilder) flushTests(name string) {
+	if len(g.tests) > 0 {
+		g.transformers = append(g.transformers, transformer("PatchTransformer", "mlops-fn-guard-"+name, map[string]any{
+			"patch": jsonPatch(g.tests...), "target": map[string]any{"kind": GuardKind}}))
+		g.tests = nil
+	}
+}
+
+// transformer is the configuration of one of kustomize's builtin
+// transformers, as a transformers: file lists it.
+func transformer(kind, name string, fields map[string]any) map[string]any {
+	t := map[string]any{"apiVersion": "builtin", "kind": kind, "metadata": map[string]any{"name": name}}
+	maps.Copy(t, fields)
+	return t
+}
+
+func replacement(selector map[string]any, fieldPath string, path []string) map[string]any {
+	from := map[string]any{"fieldPath": fieldPath}
+	maps.Copy(from, selector)
+	var to []string
+	for _, k := range path {
+		to = append(to, pathKey(k))
+	}
+	return map[string]any{"source": from, "targets": []any{map[string]any{
+		"select": map[string]any{"kind": GuardKind}, "fieldPaths": []any{strings.Join(to, ".")}}}}
+}
+
+func testOp(path []string, want any) map[string]any {
+	var p []string
+	for _, k := range path {
+		p = append(p, pointerKey(k))
+	}
+	return map[string]any{"op": "test", "path": "/" + strings.Join(p, "/"), "value": want}
+}
+
+// optional is a field's expected value: nil (absent) when empty.
+func optional(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// jsonPatch writes ops as the text of an inline JSON patch.
+func jsonPatch(ops ...map[string]any) string {
+	list := make([]any, len(ops))
+	for i, op := range ops {
+		list[i] = op
+	}
+	b, err := yaml.Marshal(list)
+	if err != nil {
+		panic(err) // maps of strings and plain values always marshal
+	}
+	return string(b)
+}
+
+// baseSource selects the target t as the build has it, by its group, kind
+// and name: a version or namespace changed since reads, and fails a test.
+// Only when the base holds another object of that group, kind and name (in
+// another namespace, or of another version) does the selector say which.
+func baseSource(t *yaml.RNode, base []*yaml.RNode) map[string]any {
 	gv, _ := schema.ParseGroupVersion(t.GetApiVersion())
-	source := map[string]any{"group": gv.Group, "version": gv.Version, "kind": t.GetKind(), "name": t.GetName()}
-	if ns := t.GetNamespace(); ns != "" {
-		source["namespace"] = ns
+	source := map[string]any{"kind": t.GetKind(), "name": t.GetName()}
+	if gv.Group != "" {
+		source["group"] = gv.Group
+	}
+	same := slices.DeleteFunc(slices.Clone(base), func(n *yaml.RNode) bool {
+		ngv, _ := schema.ParseGroupVersion(n.GetApiVersion())
+		return n.GetKind() != t.GetKind() || n.GetName() != t.GetName() || ngv.Group != gv.Group
+	})
+	if len(same) > 1 {
+		source["version"] = gv.Version
+		if ns := t.GetNamespace(); ns != "" {
+			source["namespace"] = ns
+		}
 	}
 	return source
 }

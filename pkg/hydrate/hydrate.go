@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/env"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
@@ -173,7 +174,9 @@ func Render(o Options) (*Overlay, error) {
 		return nil, err
 	}
 	// The items the component patches: the base, before the overlay's own transformers.
-	pre, err := withoutEntries(k, e, false, true)
+	// The env generator stays: the env ConfigMap it makes is what the
+	// function reads (mlops.env, and the user's literals and further files).
+	pre, err := withoutEntries(k, e, true, true)
 	if err != nil {
 		return nil, err
 	}
@@ -184,6 +187,26 @@ func Render(o Options) (*Overlay, error) {
 	items, err := stagedBuild(dir, map[string][]byte{filepath.Base(kname): []byte(preText)}, nil, kubectlOptions())
 	if err != nil {
 		return nil, fmt.Errorf("%s: building the base: %w", o.Dir, err)
+	}
+	var envData map[string]string
+	if i := slices.IndexFunc(items, func(n *yaml.RNode) bool {
+		return n.GetKind() == "ConfigMap" && n.GetName() == plan.ConfigMapName && n.GetApiVersion() == "v1"
+	}); i >= 0 {
+		cm := items[i]
+		items = slices.Delete(slices.Clone(items), i, i+1)
+		if data := cm.GetDataMap(); len(data) > 0 {
+			envData = data
+		}
+		if !sameEntries(envData, resolved.Env) {
+			// The generator adds keys to mlops.env's: the job is rendered from
+			// the ConfigMap, as the function run by kustomize renders it.
+			withExtras, results := p.Resolve(config, []*yaml.RNode{cm})
+			if withExtras == nil {
+				return nil, results
+			}
+			plan = withExtras.Plan
+			out.Warnings = withExtras.Warnings
+		}
 	}
 	namespace := ""
 	if n := k.Field("namespace"); n != nil {
@@ -207,7 +230,7 @@ func Render(o Options) (*Overlay, error) {
 	files, err := guard(guardInputs{
 		jobName: plan.JobName, namespace: e.envNamespace, configMapName: plan.ConfigMapName, inputsName: e.inputsName,
 		env: resolved.Env, specFile: o.Config, spec: spec, envFile: envFile,
-		token: e.token(), targets: out.targets(),
+		token: e.token(), targets: out.targets(), base: items, envData: envData,
 	}, header)
 	if err != nil {
 		return nil, err
@@ -233,6 +256,19 @@ func Render(o Options) (*Overlay, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// sameEntries: data holds mlops.env's keys and values, and no others.
+func sameEntries(data map[string]string, f *env.File) bool {
+	if len(data) != len(f.Entries) {
+		return false
+	}
+	for _, e := range f.Entries {
+		if v, ok := data[e.Key]; !ok || v != e.Value {
+			return false
+		}
+	}
+	return true
 }
 
 // renderComponent writes the job's patches, one set per target, or the
@@ -444,55 +480,87 @@ type patchEntry struct {
 	target *yaml.RNode
 }
 
-// componentKustomization lists the component's files: the guard (a
-// component of its own, so it checks the base before the patches change
-// it), the generated job or the patches (each aimed at its target by kind
-// and name, so a namespace the overlay sets later does not matter), and the
-// CRDs' name references.
+// componentKustomization lists the component's files. kustomize runs a
+// kustomization's patches: and replacements: before its transformers:, and
+// those in the order listed; so the component has neither of the two, and
+// lists as transformers the guard's steps (guard/checks.yaml), then the
+// job's patches (patches.yaml, each aimed at its target by kind and name, so
+// a namespace the overlay sets later does not matter). The guard fails the
+// build before a patch meets a base it was not written for. The CRDs' name
+// references (configurations:) hold for the whole build.
 func (out *Overlay) componentKustomization(header string, plan *render.Plan, guard guardFiles) error {
-	var patches []any
+	jobSpec := map[string]any{
+		"apiVersion": api.APIVersion, "kind": api.Kind,
+		"metadata": map[string]any{"name": plan.JobName, "annotations": map[string]any{"config.kubernetes.io/local-config": "true"}},
+		// The check of the user's kustomization reads it: the component ran.
+		listedField: listedValue,
+	}
+	jobSpecText, err := yaml.FromMap(jobSpec)
+	if err != nil {
+		return err
+	}
+	// The job spec, a resource of the kustomization for the guard, is never applied.
+	transformers := []map[string]any{{"apiVersion": "builtin", "kind": "PatchTransformer", "metadata": map[string]any{"name": "mlops-fn-job-spec"},
+		"patch": jobSpecText.MustString(), "target": map[string]any{"kind": specKind}}}
 	for _, p := range out.patches {
 		gv, _ := k8sschema.ParseGroupVersion(p.target.GetApiVersion())
-		group, version := gv.Group, gv.Version
-		target := map[string]any{"version": version, "kind": p.target.GetKind(), "name": "^" + regexp.QuoteMeta(p.target.GetName()) + "$"}
-		if group != "" {
-			target["group"] = group
+		target := map[string]any{"version": gv.Version, "kind": p.target.GetKind(), "name": "^" + regexp.QuoteMeta(p.target.GetName()) + "$"}
+		if gv.Group != "" {
+			target["group"] = gv.Group
 		}
 		if ns := p.target.GetNamespace(); ns != "" {
 			target["namespace"] = "^" + regexp.QuoteMeta(ns) + "$"
 		}
-		patches = append(patches, map[string]any{"path": p.file, "target": target})
+		transformers = append(transformers, map[string]any{"apiVersion": "builtin", "kind": "PatchTransformer",
+			"metadata": map[string]any{"name": "mlops-fn-" + strings.TrimSuffix(p.file, ".yaml")}, "path": p.file, "target": target})
 	}
-	component := []field{{"components", []any{guardDir}}}
+	var docs []string
+	for _, t := range transformers {
+		n, err := yaml.FromMap(t)
+		if err != nil {
+			return err
+		}
+		docs = append(docs, n.MustString())
+	}
+	out.Component[patchesFile] = []byte(header + "# The job's patches, in order, after the guard (" + guardDir + "/" + checksFile + "): the job spec made local-config, then\n# the job's.\n" + strings.Join(docs, "---\n"))
+	resources := []any{guardDir + "/" + guardFile}
 	if out.generated != "" {
-		component = append(component, field{"resources", []any{out.generated}})
+		resources = append(resources, out.generated)
 	}
-	component = append(component, field{"patches", patches})
+	component := []field{
+		{"resources", resources},
+		{"transformers", []any{guardDir + "/" + checksFile, patchesFile}},
+	}
 	if plan.Mode != api.ModeSingleNode {
 		// A Pod's name references are built into kustomize; a CRD's are not.
 		out.Component[NameReferenceFile] = append([]byte(header), schema.NameReferences(plan.JobKind().Kind)...)
 		component = append(component, field{"configurations", []any{NameReferenceFile}})
 	}
-	var err error
-	comment := "# The job's patches. The guard (guard/) first fails the build if mlops.env, the job spec\n# or the base changed after hydrate: kubectl cannot run mlops-fn, so it must not apply stale patches."
+	comment := "# The job's patches (" + patchesFile + "). The guard (" + guardDir + "/) first fails the build, saying to run mlops-fn\n# hydrate, if mlops.env, the job spec, the base's job or the env ConfigMap's generator changed after\n# hydrate: kubectl cannot run mlops-fn, so it must not apply stale patches."
 	if out.Component[componentFile], err = componentText(header, comment, component); err != nil {
 		return err
 	}
-	out.Component[path.Join(guardDir, readDir, guardFile)] = guard.object
-	out.Component[path.Join(guardDir, readDir, componentFile)] = guard.read
-	out.Component[path.Join(guardDir, expectedFile)] = guard.tests
-	local := fmt.Sprintf("apiVersion: %s\nkind: %s\nmetadata:\n  name: %s\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\n", api.APIVersion, api.Kind, plan.JobName)
-	comment = "# The guard: the build fails, saying to run mlops-fn hydrate, when mlops.env, the job spec or\n# the base's job differ from what hydrate read (" + expectedFile + "). read/ copies what the build reads."
-	out.Component[path.Join(guardDir, componentFile)], err = componentText(header, comment, []field{
-		{"components", []any{readDir}},
-		{"patches", []any{
-			map[string]any{"path": expectedFile, "target": map[string]any{"kind": GuardKind}},
-			// The job spec, a resource of the kustomization for the guard, is never applied.
-			map[string]any{"patch": local, "target": map[string]any{"kind": specKind}},
-		}},
-	})
-	return err
+	for name, text := range guard {
+		out.Component[path.Join(guardDir, name)] = text
+	}
+	out.Component[ListedFile] = []byte(header + "# The check of the kustomization's patches: that the component above ran (kustomization.yaml\n# lists it in components:); a build without it would apply the bare base.\n" + jsonPatch(map[string]any{"op": "test", "path": "/" + pointerKey(listedField), "value": listedValue}))
+	return nil
 }
+
+// patchesFile lists the job's patches as transformers, after the guard's.
+const patchesFile = "patches.yaml"
+
+// ListedFile is the JSON patch the user's kustomization applies to the job
+// spec after the components: it fails the build when mlops-fn is no longer
+// among them (a merge dropped the line), which the component itself cannot
+// notice.
+const ListedFile = "listed.yaml"
+
+// listedField is the field the component sets on the job spec, and the
+// message a build without the component fails with.
+var listedField = "kustomization.yaml lists no " + ComponentDir + " in components: run mlops-fn hydrate on this folder; check"
+
+const listedValue = "listed"
 
 type field struct {
 	name  string

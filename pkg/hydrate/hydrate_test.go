@@ -1,6 +1,7 @@
 package hydrate
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
@@ -224,7 +226,7 @@ func TestStaleDetectsDrift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"mlops-fn/guard/hydrate-read.yaml", "mlops-fn/mpijob-patch.yaml"}, edited.Stale()); diff != "" {
+	if diff := cmp.Diff([]string{"mlops-fn/guard/checks.yaml", "mlops-fn/mpijob-patch.yaml"}, edited.Stale()); diff != "" {
 		t.Errorf("stale files (-want +got):\n%s", diff)
 	}
 	if err := edited.Write(); err != nil {
@@ -293,6 +295,9 @@ resources:
 - job.yaml # mlops-fn hydrate: the job spec, which the guard compares (local-config: never applied)
 patches:
 - path: my-patch.yaml
+- path: mlops-fn/listed.yaml # mlops-fn hydrate: fails the build when components: lacks mlops-fn
+  target:
+    kind: TrainingJob
 configurations:
 - kustomizeconfig.yaml
 configMapGenerator:
@@ -394,7 +399,7 @@ func TestRemovesStaleFiles(t *testing.T) {
 	}
 	write(t, filepath.Join(dir, "my-patch.yaml"), "# mine\nkind: MPIJob\n")
 	k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
-	write(t, filepath.Join(dir, "kustomization.yaml"), string(k)+"patches:\n- path: mpijob-patch.yaml\n- path: security-context-patch.yaml\nopenapi:\n  path: crd-schema.json\n")
+	write(t, filepath.Join(dir, "kustomization.yaml"), strings.Replace(string(k), "patches:\n", "patches:\n- path: mpijob-patch.yaml\n- path: security-context-patch.yaml\n", 1)+"openapi:\n  path: crd-schema.json\n")
 	ov, err := Render(Options{Dir: dir, Function: fnBinary})
 	if err != nil {
 		t.Fatal(err)
@@ -640,7 +645,7 @@ func TestKeepsLineEndsAndByteOrderMark(t *testing.T) {
 	write(t, path, strings.Replace(dos, "\r\n", "\n", 1))
 	before := snapshot(t, root)
 	_, err = Render(Options{Dir: dir, Function: fnBinary})
-	if want := "kustomization.yaml mixes line ends: 25 lines end in CRLF (\\r\\n), 1 in LF (\\n)"; err == nil || !strings.Contains(err.Error(), want) {
+	if want := "kustomization.yaml mixes line ends: 29 lines end in CRLF (\\r\\n), 1 in LF (\\n)"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("want %q, got %v", want, err)
 	}
 	if diff := cmp.Diff(before, snapshot(t, root)); diff != "" {
@@ -675,5 +680,143 @@ func TestEnvConfigMapBesideTheJob(t *testing.T) {
 func TestGuardKindIsSafe(t *testing.T) {
 	if i := strings.IndexAny(GuardKind, ",()[]{}*+?|^$\\"); i >= 0 {
 		t.Errorf("GuardKind has %q at %d: %s", GuardKind[i], i, GuardKind)
+	}
+}
+
+// TestMarksGone: `kustomize edit` and YAML formatters rewrite the
+// kustomization without its comments, hydrate's marks among them, and sort
+// its keys. hydrate finds its entries by name again (the env generator
+// renamed in place when the job is renamed) and writes its marks back.
+func TestMarksGone(t *testing.T) {
+	for _, rename := range []bool{false, true} {
+		t.Run(fmt.Sprintf("renamed %v", rename), func(t *testing.T) {
+			root, _ := overlay(t, "multi-node-nonroot")
+			dir := filepath.Join(root, "overlay")
+			path := filepath.Join(dir, "kustomization.yaml")
+			k, err := yaml.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stripCommentsSortKeys(k.YNode())
+			write(t, path, k.MustString())
+			name := "resnet50"
+			if rename {
+				name = "resnet-b"
+				spec, _ := os.ReadFile(filepath.Join(dir, "job.yaml"))
+				write(t, filepath.Join(dir, "job.yaml"), strings.Replace(string(spec), "name: resnet50\nspec:\n", "name: resnet-b\nspec:\n  target: {name: resnet50}\n", 1))
+			}
+			ov, err := Render(Options{Dir: dir, Function: fnBinary})
+			if err != nil {
+				t.Fatalf("hydrate after the marks are gone: %v", err)
+			}
+			if err := ov.Write(); err != nil {
+				t.Fatal(err)
+			}
+			var configMaps []string
+			for _, o := range kustomize(t, dir) {
+				if o["kind"] == "ConfigMap" {
+					configMaps = append(configMaps, o["metadata"].(map[string]any)["name"].(string))
+				}
+			}
+			if want := []string{name + "-mpijob-env"}; !slices.Equal(configMaps, want) {
+				t.Errorf("ConfigMaps %v; want %v", configMaps, want)
+			}
+			text, _ := os.ReadFile(path)
+			for _, want := range []string{name + "-mpijob-env # mlops-fn hydrate", name + "-mlops-fn-inputs # mlops-fn hydrate", "- mlops-fn # mlops-fn hydrate", "- job.yaml"} {
+				if strings.Count(string(text), want) != 1 {
+					t.Errorf("want %q once in kustomization.yaml:\n%s", want, text)
+				}
+			}
+			if n := strings.Count(string(text), "-mlops-fn-inputs"); n != 1 {
+				t.Errorf("%d inputs generators; want 1:\n%s", n, text)
+			}
+		})
+	}
+}
+
+// stripCommentsSortKeys does what `kustomize edit` does to a kustomization's
+// form: no comments, map keys in order.
+func stripCommentsSortKeys(n *yaml.Node) {
+	n.HeadComment, n.LineComment, n.FootComment = "", "", ""
+	if n.Kind == yaml.MappingNode {
+		pairs := make([][2]*yaml.Node, 0, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			pairs = append(pairs, [2]*yaml.Node{n.Content[i], n.Content[i+1]})
+		}
+		slices.SortFunc(pairs, func(a, b [2]*yaml.Node) int { return strings.Compare(a[0].Value, b[0].Value) })
+		n.Content = n.Content[:0]
+		for _, p := range pairs {
+			n.Content = append(n.Content, p[0], p[1])
+		}
+	}
+	for _, c := range n.Content {
+		stripCommentsSortKeys(c)
+	}
+}
+
+// TestComponentAfterTheOverlay: a component of the user's listed after
+// mlops-fn acts after its patches, so hydrate reads the base without it, as
+// the guard does; the job gets both.
+func TestComponentAfterTheOverlay(t *testing.T) {
+	root, _ := overlay(t, "multi-node-nonroot")
+	dir := filepath.Join(root, "overlay")
+	if err := os.MkdirAll(filepath.Join(dir, "ttl"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "ttl", "kustomization.yaml"), "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n- target: {kind: MPIJob}\n  patch: |\n    apiVersion: kubeflow.org/v2beta1\n    kind: MPIJob\n    metadata: {name: any}\n    spec: {runPolicy: {ttlSecondsAfterFinished: 60}}\n")
+	k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+	write(t, filepath.Join(dir, "kustomization.yaml"), strings.Replace(string(k), "- mlops-fn # mlops-fn hydrate: the job's patches, written by mlops-fn hydrate\n", "- mlops-fn # mlops-fn hydrate: the job's patches, written by mlops-fn hydrate\n- ttl\n", 1))
+	ov, err := Render(Options{Dir: dir, Function: fnBinary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ov.Write(); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range kustomize(t, dir) {
+		if o["kind"] == "MPIJob" {
+			policy, _ := o["spec"].(map[string]any)["runPolicy"].(map[string]any)
+			if policy["ttlSecondsAfterFinished"] != 60 || policy["cleanPodPolicy"] == nil {
+				t.Errorf("runPolicy %v; want the component's ttlSecondsAfterFinished beside mlops-fn's cleanPodPolicy", policy)
+			}
+		}
+	}
+}
+
+// TestEnvGeneratorExtrasReachTheJob: the user's literals and further env
+// files on the env generator are part of the env ConfigMap in every mode;
+// hydrate renders the job from it, as the function does as a kustomize
+// transformer, so a TrainJob, which names each key in its env, names
+// theirs too.
+func TestEnvGeneratorExtrasReachTheJob(t *testing.T) {
+	for _, mode := range jobkind.Modes() {
+		t.Run(mode, func(t *testing.T) {
+			dir := quickstartCopy(t, mode)
+			write(t, filepath.Join(dir, "team.env"), "TEAM=vision\n")
+			k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+			write(t, filepath.Join(dir, "kustomization.yaml"), strings.Replace(string(k), "  envs:\n  - mlops.env\n", "  envs:\n  - mlops.env\n  - team.env\n  literals:\n  - SITE=lab\n", 1))
+			ov, err := Render(Options{Dir: dir, Function: fnBinary})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := ov.Write(); err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range kustomize(t, dir) {
+				switch o["kind"] {
+				case "ConfigMap":
+					if data := o["data"].(map[string]any); data["TEAM"] != "vision" || data["SITE"] != "lab" {
+						t.Errorf("the env ConfigMap lacks TEAM or SITE: %v", data)
+					}
+				case "TrainJob":
+					text, _ := yaml.FromMap(o)
+					for _, key := range []string{"TEAM", "SITE"} {
+						if !strings.Contains(text.MustString(), "key: "+key+"\n") {
+							t.Errorf("the TrainJob's env lacks %s:\n%s", key, text.MustString())
+						}
+					}
+				}
+			}
+		})
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -130,7 +132,7 @@ func setEntries(k *yaml.RNode, e entries, path string) error {
 	if err := dropOldLayout(k); err != nil {
 		return err
 	}
-	gens, err := k.Pipe(yaml.LookupCreate(yaml.SequenceNode, "configMapGenerator"))
+	gens, err := listField(k, "configMapGenerator")
 	if err != nil {
 		return err
 	}
@@ -145,7 +147,7 @@ func setEntries(k *yaml.RNode, e entries, path string) error {
 		case name == nil:
 		case name.Value.YNode().Value == e.envName:
 			env = yaml.NewRNode(g)
-		case strings.HasSuffix(name.Value.YNode().Value, inputsSuffix) && strings.Contains(name.Value.YNode().LineComment, ownedMark):
+		case isInputs(yaml.NewRNode(g)):
 			continue // the guard's inputs, written anew below
 		case earlier == nil && hydrates(yaml.NewRNode(g), e):
 			// The env generator hydrate kept under an earlier name (the job
@@ -184,38 +186,123 @@ options:
 	gens.YNode().Content = kept
 	blockStyle(k, "configMapGenerator")
 
-	resources, err := k.Pipe(yaml.LookupCreate(yaml.SequenceNode, "resources"))
+	resources, err := listField(k, "resources")
 	if err != nil {
 		return err
 	}
 	if resources.YNode().Kind != yaml.SequenceNode {
 		return fmt.Errorf("%s: resources is a YAML %s; accepted: a list", path, jobspec.NodeKind(resources))
 	}
-	if !slices.ContainsFunc(resources.YNode().Content, e.isSpecEntry) {
+	specMark := ownedMark + ": the job spec, which the guard compares (local-config: never applied)"
+	if i := slices.IndexFunc(resources.YNode().Content, e.isSpecEntry); i >= 0 {
+		mark(resources.YNode(), i, specMark)
+	} else {
 		r := yaml.NewStringRNode(e.specFile).YNode()
-		r.LineComment = ownedMark + ": the job spec, which the guard compares (local-config: never applied)"
+		r.LineComment = specMark
 		resources.YNode().Content = append(resources.YNode().Content, r)
 		blockStyle(k, "resources")
 	}
 
-	comps, err := k.Pipe(yaml.LookupCreate(yaml.SequenceNode, "components"))
+	comps, err := listField(k, "components")
 	if err != nil {
 		return err
 	}
 	if comps.YNode().Kind != yaml.SequenceNode {
 		return fmt.Errorf("%s: components is a YAML %s; accepted: a list", path, jobspec.NodeKind(comps))
 	}
-	if !slices.ContainsFunc(comps.YNode().Content, isComponentEntry) {
+	componentMark := ownedMark + ": the job's patches, written by mlops-fn hydrate"
+	if i := slices.IndexFunc(comps.YNode().Content, isComponentEntry); i >= 0 {
+		mark(comps.YNode(), i, componentMark)
+	} else {
 		c := yaml.NewStringRNode(ComponentDir).YNode()
-		c.LineComment = ownedMark + ": the job's patches, written by mlops-fn hydrate"
+		c.LineComment = componentMark
 		comps.YNode().Content = append(comps.YNode().Content, c)
 		blockStyle(k, "components")
+	}
+
+	// The check that the component ran: a patch of the kustomization's own,
+	// after its components.
+	patches, err := listField(k, "patches")
+	if err != nil {
+		return err
+	}
+	if patches.YNode().Kind != yaml.SequenceNode {
+		return fmt.Errorf("%s: patches is a YAML %s; accepted: a list", path, jobspec.NodeKind(patches))
+	}
+	listedMark := ownedMark + ": fails the build when components: lacks " + ComponentDir
+	if i := slices.IndexFunc(patches.YNode().Content, isListedEntry); i >= 0 {
+		p := yaml.NewRNode(patches.YNode().Content[i])
+		if err := p.PipeE(yaml.SetField("target", yaml.NewMapRNode(&map[string]string{"kind": specKind}))); err != nil {
+			return err
+		}
+		if f := p.Field("path"); f.Value.YNode().LineComment == "" {
+			f.Value.YNode().LineComment = listedMark
+		}
+	} else {
+		p, err := yaml.Parse(fmt.Sprintf("path: %s\ntarget:\n  kind: %s\n", listedPath, specKind))
+		if err != nil {
+			return err
+		}
+		p.Field("path").Value.YNode().LineComment = listedMark
+		patches.YNode().Content = append(patches.YNode().Content, p.YNode())
+		blockStyle(k, "patches")
 	}
 	return nil
 }
 
+// listedPath is the check's patch file, as the kustomization names it.
+var listedPath = ComponentDir + "/" + ListedFile
+
+// isListedEntry: n is the patches entry of the check that the component ran.
+func isListedEntry(n *yaml.Node) bool {
+	if n.Kind != yaml.MappingNode {
+		return false
+	}
+	p := yaml.NewRNode(n).Field("path")
+	return p != nil && path.Clean(p.Value.YNode().Value) == listedPath
+}
+
+// listField is the list under field of k, created where there is none or
+// only an empty value (`components:` whose last item was deleted).
+func listField(k *yaml.RNode, field string) (*yaml.RNode, error) {
+	if f := k.Field(field); f != nil && f.Value.YNode().Kind == yaml.ScalarNode && (f.Value.YNode().Tag == yaml.NodeTagNull || f.Value.YNode().Value == "") {
+		comment := f.Value.YNode().LineComment
+		*f.Value.YNode() = yaml.Node{Kind: yaml.SequenceNode, Tag: yaml.NodeTagSeq}
+		if f.Key.YNode().LineComment == "" {
+			f.Key.YNode().LineComment = comment
+		}
+	}
+	return k.Pipe(yaml.LookupCreate(yaml.SequenceNode, field))
+}
+
+// mark writes hydrate's mark back on item i of a block list, where a
+// formatter or `kustomize edit` dropped it; a comment of the user's stays.
+func mark(list *yaml.Node, i int, text string) {
+	if item := list.Content[i]; list.Style&yaml.FlowStyle == 0 && item.LineComment == "" {
+		item.LineComment = text
+	}
+}
+
+// isInputs: g is the generator of the guard's inputs, which hydrate writes
+// anew on every run: named NAME-mlops-fn-inputs with hydrate's mark, or, the
+// mark gone (a formatter, `kustomize edit`), with the token's literal.
+func isInputs(g *yaml.RNode) bool {
+	name := g.Field("name")
+	if name == nil || !strings.HasSuffix(name.Value.YNode().Value, inputsSuffix) {
+		return false
+	}
+	if strings.Contains(name.Value.YNode().LineComment, ownedMark) {
+		return true
+	}
+	literals, _ := g.GetSlice("literals")
+	return slices.ContainsFunc(literals, func(l any) bool {
+		s, _ := l.(string)
+		return strings.HasPrefix(s, tokenKey+"=")
+	})
+}
+
 // inputsSuffix ends the name of the guard's inputs generator.
-const inputsSuffix = "-mlops-fn-inputs"
+const inputsSuffix = api.GuardInputsSuffix
 
 func isComponentEntry(n *yaml.Node) bool { return path.Clean(n.Value) == ComponentDir }
 
@@ -223,14 +310,28 @@ func isComponentEntry(n *yaml.Node) bool { return path.Clean(n.Value) == Compone
 func (e entries) isSpecEntry(n *yaml.Node) bool { return path.Clean(n.Value) == path.Clean(e.specFile) }
 
 // hydrates: g is an env generator hydrate wrote, under another name: marked
-// so, or mlops-env from mlops.env, as mlops-fn wrote it before one per job.
+// so; or, the mark gone, named like a job's env ConfigMap (NAME-KIND-env)
+// with mlops.env first; or mlops-env from mlops.env, as mlops-fn wrote it
+// before one per job.
 func hydrates(g *yaml.RNode, e entries) bool {
 	name := g.Field("name")
 	if strings.Contains(name.Value.YNode().LineComment, ownedMark) {
 		return true
 	}
 	envs, _ := g.GetSlice("envs")
-	return name.Value.YNode().Value == "mlops-env" && len(envs) == 1 && envs[0] == e.envFile
+	if len(envs) == 0 || envs[0] != e.envFile {
+		return false
+	}
+	n := name.Value.YNode().Value
+	if n == "mlops-env" {
+		return len(envs) == 1
+	}
+	for _, m := range jobkind.Modes() {
+		if prefix, ok := strings.CutSuffix(n, "-"+strings.ToLower(jobkind.ForMode(api.Mode(m)).Kind)+"-env"); ok && prefix != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // blockStyle writes field's list in block style, so hydrate's entries can
@@ -273,7 +374,7 @@ func setEnvGenerator(g *yaml.RNode, e entries, owned bool) error {
 	} else if err := g.PipeE(yaml.Clear("namespace")); err != nil {
 		return err
 	}
-	envs, err := g.Pipe(yaml.LookupCreate(yaml.SequenceNode, "envs"))
+	envs, err := listField(g, "envs")
 	if err != nil {
 		return err
 	}
@@ -334,6 +435,12 @@ var transformerFields = []string{"namespace", "namePrefix", "nameSuffix", "commo
 // the fields that act after the component.
 func withoutEntries(k *yaml.RNode, e entries, keepEnv, beforeTransformers bool) (*yaml.RNode, error) {
 	c := k.Copy()
+	if list := c.Field("components"); beforeTransformers && list != nil {
+		// Components listed after mlops-fn act after its patches.
+		if i := slices.IndexFunc(list.Value.YNode().Content, isComponentEntry); i >= 0 {
+			list.Value.YNode().Content = list.Value.YNode().Content[:i]
+		}
+	}
 	for field, drop := range map[string]func(*yaml.Node) bool{
 		"configMapGenerator": func(n *yaml.Node) bool {
 			name := yaml.NewRNode(n).Field("name")
@@ -341,6 +448,7 @@ func withoutEntries(k *yaml.RNode, e entries, keepEnv, beforeTransformers bool) 
 		},
 		"components": isComponentEntry,
 		"resources":  e.isSpecEntry,
+		"patches":    isListedEntry,
 	} {
 		list := c.Field(field)
 		if list == nil {

@@ -33,6 +33,11 @@ func DefaultConfigMapName(name string, mode Mode) string {
 	return name + "-" + strings.ToLower(jobkind.ForMode(mode).Kind) + "-env"
 }
 
+// GuardInputsSuffix ends the name of the ConfigMap mlops-fn hydrate
+// generates from mlops.env for its guard (NAME-mlops-fn-inputs,
+// local-config: never applied). No env ConfigMap may take such a name.
+const GuardInputsSuffix = "-mlops-fn-inputs"
+
 // Default fills what the user left out. Values that mlops.env may still set
 // (workers, slots, ids) stay unset here; the renderer settles them.
 func (j *TrainingJob) Default() {

@@ -55,6 +55,10 @@ func (j *TrainingJob) Validate() field.ErrorList {
 			errs = append(errs, field.Invalid(meta.Child("namespace"), ns, msg))
 		}
 	}
+	if name := j.Spec.EnvFile.ConfigMapName; strings.HasSuffix(name, GuardInputsSuffix) {
+		// hydrate would generate two ConfigMaps of that name.
+		errs = append(errs, field.Invalid(field.NewPath("spec", "envFile", "configMapName"), name, fmt.Sprintf("ends in %s, like the ConfigMap mlops-fn hydrate generates from mlops.env for its guard (%s%s, local-config: never applied); accepted: another name, such as %s (the default)", GuardInputsSuffix, j.Metadata.Name, GuardInputsSuffix, DefaultConfigMapName(j.Metadata.Name, j.Spec.Mode))))
+	}
 	errs = append(errs, j.Spec.validate(field.NewPath("spec"))...)
 	return errs
 }
