@@ -86,7 +86,7 @@ HOROVOD_FUSION_THRESHOLD=0
 			want: Settings{
 				NFSServer: "nfs.example.com", NFSPath: "/export/mlops", NFSMountPath: "/mnt/nfs",
 				UserName: "alice",
-				UserID: i64(1000), GroupID: i64(1001), FSGroup: i64(2000),
+				UserID:   i64(1000), GroupID: i64(1001), FSGroup: i64(2000),
 				Workers: i32(4), GPUsPerWorker: i32(8), SlotsPerWorker: i32(4),
 				CPU: qty("16"), Memory: qty("64Gi"),
 			},
