@@ -81,7 +81,7 @@ var Published = []PublishedJob{
 		"name: multi-node-example\nspec:\n  mode: trainjob\n",
 		"WORKERS=3\nGPUS_PER_WORKER=1\nUSER_ID=1000\nGROUP_ID=1000\nNFS_SERVER=10.0.0.5\nNFS_PATH=/export/ml\nNFS_MOUNT_PATH=/data\nSHM_SIZE=1Gi\n"},
 	{"github.com/kubeflow/trainer/v2", "examples/yaml/02-runtime-patches.yaml",
-		"name: runtime-patches-example\n  labels: {kueue.x-k8s.io/queue-name: team-a}\nspec:\n  mode: trainjob\n  image: pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime\n  command: [torchrun, /workspace/train.py]\n  imagePullSecrets: [regcred]\n",
+		"name: runtime-patches-example\n  labels: {kueue.x-k8s.io/queue-name: team-a}\nspec:\n  mode: trainjob\n  image: pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime\n  command: [torchrun, /workspace/train.py]\n  imagePullSecrets: [{name: regcred}]\n",
 		"WORKERS=2\nMEMORY=16Gi\nUSER_ID=1000\n"},
 }
 
