@@ -20,7 +20,7 @@ import (
 
 // Settings are the known keys, typed. A nil pointer / empty string means the
 // key is absent from the file (or its value is invalid), so the job spec's own
-// value applies: values present in mlops.env override the spec. Decode fills
+// value applies (the renderer refuses a setting given in both). Decode fills
 // in nothing the file does not set; defaults are the renderer's, applied after
 // the spec so that a value written in the job spec beats one derived from
 // mlops.env.
