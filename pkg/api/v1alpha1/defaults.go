@@ -98,6 +98,13 @@ func (j *TrainingJob) Default() {
 	}
 	if s.RunPolicy.CleanPodPolicy == "" && Carries(s.Mode, "runPolicy.cleanPodPolicy") {
 		s.RunPolicy.CleanPodPolicy = "Running"
+		if s.Mode == ModeElastic {
+			// training-operator v1.9.4 marks an elastic PyTorchJob Succeeded
+			// when any worker completes; Running would then delete the workers
+			// still finishing, rank 0 writing its checkpoint among them (seen
+			// in make e2e's real runs). None lets each finish.
+			s.RunPolicy.CleanPodPolicy = "None"
+		}
 	}
 	if s.RestartPolicy == "" {
 		s.RestartPolicy = "Never"

@@ -59,6 +59,15 @@ func TestDefault(t *testing.T) {
 		t.Errorf("an explicitly empty mpi.args was filled: %v", j.Spec.MPI.Args)
 	}
 
+	// An elastic job's workers finish on their own: the training-operator
+	// marks it Succeeded at the first worker's end, and Running would delete
+	// the others, rank 0 among them.
+	elastic := &TrainingJob{Metadata: ObjectMeta{Name: "bert"}, Spec: TrainingJobSpec{Mode: ModeElastic}}
+	elastic.Default()
+	if elastic.Spec.RunPolicy.CleanPodPolicy != "None" {
+		t.Errorf("elastic cleanPodPolicy %q, want None", elastic.Spec.RunPolicy.CleanPodPolicy)
+	}
+
 	// Intel MPI and MPICH do not understand OpenMPI's flags: no default args for them.
 	intel := &TrainingJob{Metadata: ObjectMeta{Name: "bert"}, Spec: TrainingJobSpec{MPI: MPI{Implementation: MPICH}}}
 	intel.Default()
