@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/mlops-fn/mlops-fn/pkg/apply"
@@ -27,7 +26,7 @@ type Flags struct {
 // Cluster is the API server the commands read, and the namespace of a job
 // whose overlay names none.
 type Cluster struct {
-	Kube      kubernetes.Interface
+	Core      Core
 	Dynamic   dynamic.Interface
 	Namespace string
 }
@@ -50,10 +49,10 @@ func Connect(f Flags) (*Cluster, error) {
 		return nil, fmt.Errorf("reading the kubeconfig's namespace: %w", err)
 	}
 	c := &Cluster{Namespace: ns}
-	if c.Kube, err = kubernetes.NewForConfig(rest); err != nil {
+	if c.Dynamic, err = dynamic.NewForConfig(rest); err != nil {
 		return nil, err
 	}
-	if c.Dynamic, err = dynamic.NewForConfig(rest); err != nil {
+	if c.Core, err = newAPIServer(rest, c.Dynamic); err != nil {
 		return nil, err
 	}
 	return c, nil

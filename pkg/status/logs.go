@@ -12,7 +12,6 @@ import (
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	jobset "sigs.k8s.io/jobset/api/jobset/v1alpha2"
 
 	"github.com/mlops-fn/mlops-fn/pkg/apply"
@@ -64,14 +63,13 @@ func (c *Cluster) programPod(ctx context.Context, job apply.Job, ns string) (*co
 		return &pods[0], nil
 	}
 	for _, sel := range selectors(jk, job.Name) {
-		l, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sel})
+		pods, err := c.Core.Pods(ctx, ns, sel)
 		if err != nil {
 			return nil, fmt.Errorf("listing the pods of %s/%s in namespace %s: %w", job.Kind, job.Name, ns, err)
 		}
-		if len(l.Items) == 0 {
+		if len(pods) == 0 {
 			continue
 		}
-		pods := l.Items
 		sort.SliceStable(pods, func(i, j int) bool {
 			return pods[j].CreationTimestamp.Before(&pods[i].CreationTimestamp)
 		})
@@ -208,7 +206,7 @@ func (c *Cluster) finished(ctx context.Context, job apply.Job, ns string) (bool,
 
 // stream copies a container's log to o.Out.
 func (c *Cluster) stream(ctx context.Context, ns, pod, container string, o LogOptions) error {
-	r, err := c.Kube.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{Container: container, Follow: o.Follow}).Stream(ctx)
+	r, err := c.Core.Log(ctx, ns, pod, container, o.Follow)
 	if err != nil {
 		return fmt.Errorf("reading the log of pod %s, container %s, in namespace %s: %w", pod, container, ns, err)
 	}

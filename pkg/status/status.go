@@ -68,7 +68,7 @@ func Status(ctx context.Context, c *Cluster, job apply.Job) (*Report, error) {
 	}
 	if u == nil {
 		r.Phase = "not found"
-		r.Why = append(r.Why, c.notFound(jk, ns))
+		r.Why = append(r.Why, c.notFound(ctx, jk, ns))
 		return r, nil
 	}
 	r.Found = true
@@ -111,9 +111,9 @@ func Status(ctx context.Context, c *Cluster, job apply.Job) (*Report, error) {
 }
 
 // notFound says why there is no job: not applied, another namespace, or no operator.
-func (c *Cluster) notFound(jk jobkind.JobKind, ns string) string {
+func (c *Cluster) notFound(ctx context.Context, jk jobkind.JobKind, ns string) string {
 	if jk.Kind != "Pod" {
-		if _, err := c.Kube.Discovery().ServerResourcesForGroupVersion(jk.APIVersion); err != nil {
+		if err := c.Core.Serves(ctx, jk.APIVersion); err != nil {
 			return fmt.Sprintf("this cluster serves no %s %s (%s): its operator is not installed", jk.APIVersion, jk.Kind, firstLine(err))
 		}
 	}
@@ -124,7 +124,7 @@ func (c *Cluster) notFound(jk jobkind.JobKind, ns string) string {
 // the label it puts on them.
 func (c *Cluster) pods(ctx context.Context, jk jobkind.JobKind, ns, name string) ([]corev1.Pod, error) {
 	if jk.PodsLabel == "" {
-		p, err := c.Kube.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		p, err := c.Core.Pod(ctx, ns, name)
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}
@@ -133,11 +133,11 @@ func (c *Cluster) pods(ctx context.Context, jk jobkind.JobKind, ns, name string)
 		}
 		return []corev1.Pod{*p}, nil
 	}
-	l, err := c.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: jk.PodsLabel + "=" + name})
+	pods, err := c.Core.Pods(ctx, ns, jk.PodsLabel+"="+name)
 	if err != nil {
 		return nil, fmt.Errorf("listing the pods of %s/%s in namespace %s: %w", jk.Kind, name, ns, err)
 	}
-	pods := slices.DeleteFunc(l.Items, func(p corev1.Pod) bool { return p.DeletionTimestamp != nil })
+	pods = slices.DeleteFunc(pods, func(p corev1.Pod) bool { return p.DeletionTimestamp != nil })
 	sort.Slice(pods, func(i, j int) bool { return pods[i].Name < pods[j].Name })
 	return pods, nil
 }
@@ -306,7 +306,7 @@ func (c *Cluster) kueue(ctx context.Context, u *unstructured.Unstructured, ns st
 	}
 	version := ""
 	for _, v := range kueueVersions {
-		if _, err := c.Kube.Discovery().ServerResourcesForGroupVersion(kueueGroup + "/" + v); err == nil {
+		if err := c.Core.Serves(ctx, kueueGroup+"/"+v); err == nil {
 			version = v
 			break
 		}
@@ -356,12 +356,12 @@ func (c *Cluster) kueue(ctx context.Context, u *unstructured.Unstructured, ns st
 // the Job controller's) FailedCreate events on the job or the objects named
 // after it, since the job was created; Pod Security named as such.
 func (c *Cluster) refused(ctx context.Context, ns, name string, since metav1.Time) ([]string, error) {
-	l, err := c.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+	events, err := c.Core.Events(ctx, ns)
 	if err != nil {
 		return nil, fmt.Errorf("listing the events of namespace %s: %w", ns, err)
 	}
 	var last *corev1.Event
-	for i, e := range l.Items {
+	for i, e := range events {
 		mine := e.InvolvedObject.Name == name || strings.HasPrefix(e.InvolvedObject.Name, name+"-")
 		// The Job controller's and the training-operator's reason is FailedCreate; mpi-operator
 		// v0.8 reports its workers' as MPIJobFailed, "worker pod created failed: …".
@@ -370,7 +370,7 @@ func (c *Cluster) refused(ctx context.Context, ns, name string, since metav1.Tim
 			continue
 		}
 		if last == nil || !eventTime(e).Before(eventTime(*last)) {
-			last = &l.Items[i]
+			last = &events[i]
 		}
 	}
 	if last == nil {

@@ -3,6 +3,7 @@ package status
 import (
 	"bytes"
 	"context"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -45,7 +46,39 @@ func cluster(t *testing.T, kueue bool, objs ...runtime.Object) *Cluster {
 		{Group: "kueue.x-k8s.io", Version: "v1beta2", Resource: "localqueues"}: "LocalQueueList",
 		{Group: "kueue.x-k8s.io", Version: "v1beta2", Resource: "workloads"}:   "WorkloadList",
 	}
-	return &Cluster{Kube: kube, Dynamic: fakedynamic.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), lists, dyn...), Namespace: ns}
+	return &Cluster{Core: fakeCore{kube}, Dynamic: fakedynamic.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), lists, dyn...), Namespace: ns}
+}
+
+// fakeCore is Core over client-go's fake clientset.
+type fakeCore struct{ kube *fake.Clientset }
+
+func (f fakeCore) Pod(ctx context.Context, ns, name string) (*corev1.Pod, error) {
+	return f.kube.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+}
+
+func (f fakeCore) Pods(ctx context.Context, ns, selector string) ([]corev1.Pod, error) {
+	l, err := f.kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return nil, err
+	}
+	return l.Items, nil
+}
+
+func (f fakeCore) Events(ctx context.Context, ns string) ([]corev1.Event, error) {
+	l, err := f.kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return l.Items, nil
+}
+
+func (f fakeCore) Log(ctx context.Context, ns, pod, container string, follow bool) (io.ReadCloser, error) {
+	return f.kube.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{Container: container, Follow: follow}).Stream(ctx)
+}
+
+func (f fakeCore) Serves(_ context.Context, groupVersion string) error {
+	_, err := f.kube.Discovery().ServerResourcesForGroupVersion(groupVersion)
+	return err
 }
 
 func object(t *testing.T, text string) *unstructured.Unstructured {
