@@ -135,10 +135,10 @@ func transform(t *testing.T, dir string, skeleton *yaml.RNode) []map[string]any 
 func TestKustomizeAppliesTheSamePatches(t *testing.T) {
 	for _, c := range []string{
 		"multi-node-nonroot",
-		"seed000-horovod-4gpu-nfs",
-		"seed002-tensorflow-benchmarks",
-		"seed003-multi-node-quickstart",
-		"seed003-single-node-quickstart",
+		"published-horovod-4gpu-nfs",
+		"published-tensorflow-benchmarks",
+		"published-multi-node-quickstart",
+		"published-single-node-quickstart",
 		"volumes-every-kind",
 		"intel-mpi",
 		"elastic-c10d",

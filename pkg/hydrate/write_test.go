@@ -207,7 +207,7 @@ func twoEditedOverlays(t *testing.T) (rootA, rootB string, overlays []*Overlay) 
 func TestWriteAllWritesEveryOverlay(t *testing.T) {
 	var dirs []string
 	var overlays []*Overlay
-	for _, c := range []string{"multi-node-nonroot", "seed003-single-node-quickstart"} {
+	for _, c := range []string{"multi-node-nonroot", "published-single-node-quickstart"} {
 		root, _ := overlay(t, c)
 		dir := filepath.Join(root, "overlay")
 		env, _ := os.ReadFile(filepath.Join(dir, "mlops.env"))
