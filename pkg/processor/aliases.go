@@ -21,7 +21,11 @@ func ExpandAliases(n *yaml.RNode) (*yaml.RNode, error) {
 		return n, nil
 	}
 	limit := written + maxExpansion
-	if size := expandedSize(n.YNode(), map[*yaml.Node]int{}, limit+1); size > limit {
+	size := expandedSize(n.YNode(), map[*yaml.Node]int{}, limit+1)
+	if size == recursive {
+		return nil, fmt.Errorf("a YAML alias in it names a node that holds the alias, so expanding it never ends (kustomize drops such a merge key silently); accepted: aliases of nodes outside them")
+	}
+	if size > limit {
 		return nil, fmt.Errorf("its YAML aliases expand to more than %d nodes beyond the %d written (mlops-fn reads aliases expanded, as kustomize does, up to that bound); accepted: aliases that add at most %d nodes", maxExpansion, written, maxExpansion)
 	}
 	out := yaml.NewRNode(copyTree(n.YNode(), map[*yaml.Node]*yaml.Node{}))
@@ -42,19 +46,27 @@ func writtenSize(y *yaml.Node) (int, bool) {
 	return size, aliased
 }
 
+// recursive is expandedSize's count of a node that an alias inside it names.
+const recursive = -1
+
 // expandedSize counts the nodes with every alias replaced by what it names,
 // each node's count kept (an alias bomb names the same node many times) and
-// capped at limit.
+// capped at limit; recursive when an alias names a node it is inside.
 func expandedSize(y *yaml.Node, seen map[*yaml.Node]int, limit int) int {
 	if y.Kind == yaml.AliasNode && y.Alias != nil {
 		return expandedSize(y.Alias, seen, limit)
 	}
 	if s, ok := seen[y]; ok {
-		return s
+		return s // recursive while y is still being counted
 	}
+	seen[y] = recursive
 	size := 1
 	for _, c := range y.Content {
-		size = min(size+expandedSize(c, seen, limit), limit)
+		s := expandedSize(c, seen, limit)
+		if s == recursive {
+			return recursive
+		}
+		size = min(size+s, limit)
 	}
 	seen[y] = size
 	return size
