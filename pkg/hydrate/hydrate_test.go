@@ -68,6 +68,18 @@ func overlay(t *testing.T, testCase string) (root string, skeleton *yaml.RNode) 
 	return root, skeleton
 }
 
+// hydrateDir runs hydrate on dir and writes what it renders.
+func hydrateDir(t *testing.T, dir string) {
+	t.Helper()
+	ov, err := Render(Options{Dir: dir, Function: fnBinary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ov.Write(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func write(t *testing.T, path, text string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
@@ -568,13 +580,7 @@ func TestKustomizationEdgeCases(t *testing.T) {
 				}
 				write(t, filepath.Join(dir, file), strings.Replace(string(data), r[0], r[1], 1))
 			}
-			ov, err := Render(Options{Dir: dir, Function: fnBinary})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := ov.Write(); err != nil {
-				t.Fatal(err)
-			}
+			hydrateDir(t, dir)
 			got := map[string]map[string]any{}
 			for _, o := range kustomize(t, dir) {
 				if o["kind"] == "ConfigMap" {
@@ -660,13 +666,7 @@ func TestEnvConfigMapBesideTheJob(t *testing.T) {
 	k, _ := os.ReadFile(filepath.Join(root, "base", "kustomization.yaml"))
 	write(t, filepath.Join(root, "base", "kustomization.yaml"), "namespace: vision\n"+string(k))
 	dir := filepath.Join(root, "overlay")
-	ov, err := Render(Options{Dir: dir, Function: fnBinary})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ov.Write(); err != nil {
-		t.Fatal(err)
-	}
+	hydrateDir(t, dir)
 	for _, o := range kustomize(t, dir) {
 		if ns := o["metadata"].(map[string]any)["namespace"]; (o["kind"] == "ConfigMap" || o["kind"] == "MPIJob") && ns != "vision" {
 			t.Errorf("%s %v is in namespace %v, not the job's (vision)", o["kind"], o["metadata"], ns)
@@ -766,13 +766,7 @@ func TestComponentAfterTheOverlay(t *testing.T) {
 	write(t, filepath.Join(dir, "ttl", "kustomization.yaml"), "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n- target: {kind: MPIJob}\n  patch: |\n    apiVersion: kubeflow.org/v2beta1\n    kind: MPIJob\n    metadata: {name: any}\n    spec: {runPolicy: {ttlSecondsAfterFinished: 60}}\n")
 	k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
 	write(t, filepath.Join(dir, "kustomization.yaml"), strings.Replace(string(k), "- mlops-fn # mlops-fn hydrate: the job's patches, written by mlops-fn hydrate\n", "- mlops-fn # mlops-fn hydrate: the job's patches, written by mlops-fn hydrate\n- ttl\n", 1))
-	ov, err := Render(Options{Dir: dir, Function: fnBinary})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ov.Write(); err != nil {
-		t.Fatal(err)
-	}
+	hydrateDir(t, dir)
 	for _, o := range kustomize(t, dir) {
 		if o["kind"] == "MPIJob" {
 			policy, _ := o["spec"].(map[string]any)["runPolicy"].(map[string]any)
@@ -795,13 +789,7 @@ func TestEnvGeneratorExtrasReachTheJob(t *testing.T) {
 			write(t, filepath.Join(dir, "team.env"), "TEAM=vision\n")
 			k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
 			write(t, filepath.Join(dir, "kustomization.yaml"), strings.Replace(string(k), "  envs:\n  - mlops.env\n", "  envs:\n  - mlops.env\n  - team.env\n  literals:\n  - SITE=lab\n", 1))
-			ov, err := Render(Options{Dir: dir, Function: fnBinary})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := ov.Write(); err != nil {
-				t.Fatal(err)
-			}
+			hydrateDir(t, dir)
 			for _, o := range kustomize(t, dir) {
 				switch o["kind"] {
 				case "ConfigMap":
