@@ -3,6 +3,8 @@
 package e2e
 
 import (
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -35,12 +37,18 @@ func editEnv(dir, key, value string) error {
 	return os.WriteFile(path, text, 0o644)
 }
 
-// versions are the resourceVersions of the overlay's job and env ConfigMap in ns: equal
-// before and after a refused apply means nothing reached them.
+// versions say what a client wrote to the overlay's job and env ConfigMap in ns: the job's
+// generation and a digest of its spec, labels and annotations (not its resourceVersion, which
+// the operator's status updates move), and the ConfigMap's resourceVersion. Equal before and
+// after a refused apply means nothing reached them.
 func versions(o *overlay, ns string) string {
 	var out []string
 	if u, err := getUnstructured(o.kind.APIVersion, o.kind.Kind, ns, o.name); err == nil {
-		out = append(out, o.kind.Kind+"/"+o.name+"@"+u.GetResourceVersion())
+		written, err := json.Marshal([]any{u.Object["spec"], u.GetLabels(), u.GetAnnotations()})
+		if err != nil {
+			written = []byte(err.Error())
+		}
+		out = append(out, fmt.Sprintf("%s/%s@generation=%d,sha256=%x", o.kind.Kind, o.name, u.GetGeneration(), sha256.Sum256(written)))
 	}
 	if cm, err := kube.CoreV1().ConfigMaps(ns).Get(ctx, o.plan.ConfigMapName, metav1.GetOptions{}); err == nil {
 		out = append(out, "ConfigMap/"+cm.Name+"@"+cm.ResourceVersion)
