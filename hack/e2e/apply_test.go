@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -72,7 +71,7 @@ func jobPods(o *overlay, ns string, role jobkind.Role) []corev1.Pod {
 func workerRole(o *overlay) jobkind.Role {
 	switch o.kind.Mode {
 	case jobkind.MultiNode:
-		return kubeflow.MPIReplicaTypeWorker
+		return jobkind.Worker
 	case jobkind.TrainJob:
 		return jobkind.TrainerNode
 	case jobkind.Elastic:
@@ -118,11 +117,11 @@ func checkRunsEdit(c *check, o *overlay, ns, when string) {
 	}
 	var launchers []corev1.Pod
 	waitUntil(waitForPods, func() bool {
-		launchers = slices.DeleteFunc(jobPods(o, ns, kubeflow.MPIReplicaTypeLauncher), func(p corev1.Pod) bool { return p.DeletionTimestamp != nil })
+		launchers = slices.DeleteFunc(jobPods(o, ns, jobkind.Launcher), func(p corev1.Pod) bool { return p.DeletionTimestamp != nil })
 		return len(launchers) > 0
 	})
 	for _, p := range launchers {
-		if k := o.trainingContainer(&p, kubeflow.MPIReplicaTypeLauncher); k != nil {
+		if k := o.trainingContainer(&p, jobkind.Launcher); k != nil {
 			c.eq(fmt.Sprintf("%s: pod/%s's mpirun starts workers × slots ranks", when, p.Name), fmt.Sprint(o.plan.Ranks()), ranksOf(k))
 		}
 	}
@@ -207,7 +206,7 @@ func checkEditRunning(c *check, dir, ns string) {
 
 	if o.kind.Mode == jobkind.MultiNode || o.kind.Mode == jobkind.SingleNode {
 		// A finished job and its edit: a new run, which mlops-fn apply names.
-		role, final := kubeflow.MPIReplicaTypeLauncher, func() bool {
+		role, final := jobkind.Launcher, func() bool {
 			return conditionOf(o.kind.APIVersion, o.kind.Kind, ns, o.name, "Succeeded") == "True"
 		}
 		if o.kind.Mode == jobkind.SingleNode {

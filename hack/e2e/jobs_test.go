@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -252,7 +251,7 @@ func checkPodSpec(c *check, o *overlay, pod *corev1.Pod, role jobkind.Role) {
 		c.that(what(fmt.Sprintf("every container mounts %s at %s", m.Name, m.MountPath)), len(missing) == 0, "not in: "+strings.Join(missing, ", "))
 	}
 
-	if role == kubeflow.MPIReplicaTypeLauncher && p.MPI.Implementation == api.OpenMPI {
+	if role == jobkind.Launcher && p.MPI.Implementation == api.OpenMPI {
 		// OpenMPI 5 ignores the operator's OMPI_MCA_orte_default_hostfile: mlops-fn passes the file itself.
 		line := strings.Join(append(slices.Clone(trainer.Command), trainer.Args...), " ")
 		c.that(what("mpirun reads the operator's hostfile (--hostfile "+render.OperatorHostfile+")"),
@@ -266,7 +265,7 @@ func checkPodSpec(c *check, o *overlay, pod *corev1.Pod, role jobkind.Role) {
 		return // a TrainJob's resources are resourcesPerNode (checkTrainJobPod)
 	}
 	limits := p.Limits
-	if role == kubeflow.MPIReplicaTypeLauncher && !p.MPI.RunLauncherAsWorker {
+	if role == jobkind.Launcher && !p.MPI.RunLauncherAsWorker {
 		limits = p.LauncherLimits
 	}
 	gpus := func(l corev1.ResourceList) string {
@@ -366,13 +365,13 @@ func checkMPIJob(c *check, o *overlay, ns, level string) {
 
 	for i := range ls {
 		launcher := &ls[i]
-		if k := o.trainingContainer(launcher, kubeflow.MPIReplicaTypeLauncher); k != nil {
+		if k := o.trainingContainer(launcher, jobkind.Launcher); k != nil {
 			c.eq(fmt.Sprintf("mpirun's rank count (-np) is mlops-fn's %d (workers x slots)", p.Ranks()), strconv.Itoa(int(p.Ranks())), ranksOf(k))
 		}
-		checkPodSpec(c, o, launcher, kubeflow.MPIReplicaTypeLauncher)
+		checkPodSpec(c, o, launcher, jobkind.Launcher)
 	}
 	for i := range ws {
-		checkPodSpec(c, o, &ws[i], kubeflow.MPIReplicaTypeWorker)
+		checkPodSpec(c, o, &ws[i], jobkind.Worker)
 	}
 	if !c.that(fmt.Sprintf("the launcher and %d workers are scheduled on the fake node and Running", p.Workers), waitUntil(waitForPods, func() bool {
 		return allInPhase(ns, workers, int(p.Workers), corev1.PodRunning) && allInPhase(ns, launchers, 1, corev1.PodRunning)

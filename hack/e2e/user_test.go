@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -66,7 +65,7 @@ func checkRenamed(c *check, o *overlay, work string) {
 	c.pass(fmt.Sprintf("the operator creates the pods of %s (their ServiceAccount exists)", renamed.name))
 	ps := pods(ns, renamed.selector(role))
 	if o.kind.Kind == "MPIJob" {
-		launchers := renamed.selector(strings.ToLower(string(kubeflow.MPIReplicaTypeLauncher)))
+		launchers := renamed.selector(strings.ToLower(string(jobkind.Launcher)))
 		waitUntil(waitForPods, func() bool { return len(pods(ns, launchers)) >= 1 })
 		ps = append(ps, pods(ns, launchers)...)
 	}

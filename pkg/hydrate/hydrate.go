@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 
-	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
@@ -366,8 +365,8 @@ const ranksPatchFile = "launcher-ranks-patch.yaml"
 // OpenMPI line that names no hosts), as the function does; a base edited
 // since fails the test, loudly.
 func ranksPatch(header string, q *render.Plan) ([]byte, error) {
-	spec := "/" + strings.Join([]string{"spec", "mpiReplicaSpecs", string(kubeflow.MPIReplicaTypeLauncher), "template", "spec"}, "/")
-	name := q.Containers[kubeflow.MPIReplicaTypeLauncher]
+	spec := "/" + strings.Join([]string{"spec", "mpiReplicaSpecs", string(jobkind.Launcher), "template", "spec"}, "/")
+	name := q.Containers[jobkind.Launcher]
 	ref := q.LauncherRanks
 	at := fmt.Sprintf("%s/containers/%d", spec, render.TrainingContainerIndex)
 	ops := []any{

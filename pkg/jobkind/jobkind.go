@@ -1,24 +1,20 @@
-// Package jobkind is the one table of the job kinds mlops-fn renders: for
-// each mode, the kind, its apiVersion and upstream Go type, where its pod
-// specs are, the overlay patch file that carries it, and the checks its
-// operator applies. The renderer, the processor, hydrate, the schema and the
-// tests read it; adding a kind is one entry here plus its renderer.
+// Package jobkind is the table of the job kinds mlops-fn renders, one file a
+// kind (pod.go, mpijob.go, pytorchjob.go, trainjob.go): its apiVersion and
+// upstream Go type, where its pod specs are, the overlay patch file that
+// carries it, the defaults its operator needs, the names and labels the
+// operator gives its pods, the checks its operator applies and the demo job
+// init writes. The API, the renderer, the processor, hydrate, status and the
+// tests read these facts instead of comparing modes; the code that builds or
+// edits a kind lives in each of those packages' file named after the kind.
 package jobkind
 
 import (
-	"maps"
 	"slices"
 	"strings"
 
-	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
-	mpivalidation "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/validation"
-	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
-	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	corev1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	jobset "sigs.k8s.io/jobset/api/jobset/v1alpha2"
 )
 
 // Mode picks the workload kind.
@@ -33,9 +29,22 @@ const (
 	TrainJob Mode = "trainjob"
 )
 
-// Role names a pod template of a job: an MPIJob's replica type, "" for the
-// single template of a Pod or a PyTorchJob.
-type Role = kubeflow.MPIReplicaType
+// Role names one pod template of a job: an MPIJob's replica type, a
+// TrainJob's replicated job, Single for the one template of a Pod or an
+// elastic PyTorchJob.
+type Role string
+
+const (
+	Single Role = ""
+	// Launcher and Worker are an MPIJob's replica types (mpi-operator's
+	// MPIReplicaTypeLauncher and MPIReplicaTypeWorker).
+	Launcher Role = "Launcher"
+	Worker   Role = "Worker"
+	// TrainerNode and TrainerLauncher are the replicated jobs of Trainer's
+	// built-in runtimes.
+	TrainerNode     Role = "node"
+	TrainerLauncher Role = "launcher"
+)
 
 // PodSpec is where a job keeps the pod spec of one role.
 type PodSpec struct {
@@ -46,21 +55,27 @@ type PodSpec struct {
 // Reference is a field, slash-separated, that names an object of Kind.
 type Reference struct{ Kind, Path string }
 
-// RuntimePatchManager owns the runtime patch mlops-fn writes into a TrainJob.
-const RuntimePatchManager = "mlops-fn.dev/mlops-fn"
-
-// trainJobPodSpec is where a TrainJob's runtime patch of mlops-fn's keeps the
-// pod spec of a replicated job of the runtime.
-func trainJobPodSpec(replicatedJob string) []string {
-	return []string{"spec", "runtimePatches", "[manager=" + RuntimePatchManager + "]", "trainingRuntimeSpec", "template", "spec",
-		"replicatedJobs", "[name=" + replicatedJob + "]", "template", "spec", "template", "spec"}
+// Shape is what a job's pod names follow.
+type Shape struct {
+	Name string
+	// Workers is the number of workers (a TrainJob's nodes); MaxWorkers an
+	// elastic job's upper bound, 0 elsewhere.
+	Workers, MaxWorkers int32
+	// ReplicatedJobs are a TrainJob's.
+	ReplicatedJobs []string
 }
 
-// TrainJob roles: the replicated jobs of Trainer's built-in runtimes.
-const (
-	TrainerNode     Role = "node"
-	TrainerLauncher Role = "launcher"
-)
+// Demo is the job init writes: one that runs on any cluster with the operator.
+type Demo struct {
+	Image   string
+	Command []string
+	// CommandNote says what runs the command, in job.yaml's comment.
+	CommandNote string
+	// Starter is the program that starts the user's command.
+	Starter string
+	// Shape is mlops.env's lines on the job's shape.
+	Shape string
+}
 
 // JobKind is one row of the table.
 type JobKind struct {
@@ -80,9 +95,28 @@ type JobKind struct {
 	// References are the kind's other fields that name an object, by that
 	// object's kind.
 	References []Reference
+	// ContainerName is the name the operator requires of the training
+	// container ("": the job's name, by default).
+	ContainerName string
+	// RestartPolicy is the pods' default restart policy.
+	RestartPolicy corev1.RestartPolicy
+	// CleanPodPolicy is the operator's runPolicy default ("": none).
+	CleanPodPolicy string
 	// PodsLabel is the label the operator puts on each pod of a job, valued
 	// with the job's name ("": a Pod is the job).
 	PodsLabel string
+	// ProgramPods select, beside PodsLabel, the pods that run the training
+	// program, best first.
+	ProgramPods []string
+	// PodNames are the names the operator gives the pods of a job of shape,
+	// xxxxx standing for a random suffix.
+	PodNames func(Shape) []string
+	// PodCount is how many pods a job, as the cluster holds it, runs.
+	PodCount func(obj map[string]any) int
+	// SuspendPath is the field that suspends a job.
+	SuspendPath []string
+	// Demo is the job init writes in this mode.
+	Demo Demo
 	// New is an empty object of the upstream Go type.
 	New func() any
 	// Validate is what the operator (its validation or its webhook) refuses.
@@ -90,55 +124,7 @@ type JobKind struct {
 }
 
 // Kinds is the table, in the order of the modes in messages.
-var Kinds = []JobKind{
-	{
-		Mode: SingleNode, Kind: "Pod", APIVersion: "v1", PatchFile: "pod-patch.yaml",
-		PodSpecs: []PodSpec{{"", []string{"spec"}}},
-		New:      func() any { return &corev1.Pod{} },
-		Validate: func(any) field.ErrorList { return nil },
-	},
-	{
-		Mode: MultiNode, Kind: "MPIJob", APIVersion: kubeflow.SchemeGroupVersion.String(), PatchFile: "mpijob-patch.yaml",
-		PodsLabel: kubeflow.JobNameLabel,
-		PodSpecs: []PodSpec{
-			{kubeflow.MPIReplicaTypeLauncher, []string{"spec", "mpiReplicaSpecs", "Launcher", "template", "spec"}},
-			{kubeflow.MPIReplicaTypeWorker, []string{"spec", "mpiReplicaSpecs", "Worker", "template", "spec"}},
-		},
-		ReferencePodSpecs: []string{"spec/mpiReplicaSpecs/Launcher/template/spec", "spec/mpiReplicaSpecs/Worker/template/spec"},
-		New:               func() any { return &kubeflow.MPIJob{} },
-		Validate:          func(obj any) field.ErrorList { return validateMPIJob(obj.(*kubeflow.MPIJob)) },
-	},
-	{
-		Mode: Elastic, Kind: kubeflowv1.PyTorchJobKind, APIVersion: kubeflowv1.SchemeGroupVersion.String(), PatchFile: "pytorchjob-patch.yaml",
-		PodsLabel:         kubeflowv1.JobNameLabel,
-		PodSpecs:          []PodSpec{{"", []string{"spec", "pytorchReplicaSpecs", "Worker", "template", "spec"}}},
-		ReferencePodSpecs: []string{"spec/pytorchReplicaSpecs/Master/template/spec", "spec/pytorchReplicaSpecs/Worker/template/spec"},
-		New:               func() any { return &kubeflowv1.PyTorchJob{} },
-		Validate:          func(obj any) field.ErrorList { return pyTorchJobWebhook(obj.(*kubeflowv1.PyTorchJob)) },
-	},
-	{
-		Mode: TrainJob, Kind: trainer.TrainJobKind, APIVersion: trainer.GroupVersion.String(), PatchFile: "trainjob-patch.yaml",
-		PodsLabel: jobset.JobSetNameKey, // Trainer names the JobSet like the TrainJob
-		PodSpecs: []PodSpec{
-			{TrainerLauncher, trainJobPodSpec(string(TrainerLauncher))},
-			{TrainerNode, trainJobPodSpec(string(TrainerNode))},
-		},
-		ReferencePodSpecs: []string{"spec/runtimePatches/trainingRuntimeSpec/template/spec/replicatedJobs/template/spec/template/spec"},
-		ProgramPath:       []string{"spec", "trainer"},
-		References: []Reference{
-			{"ConfigMap", "spec/trainer/env/valueFrom/configMapKeyRef/name"},
-			{"Secret", "spec/trainer/env/valueFrom/secretKeyRef/name"},
-			{"Secret", "spec/initializer/dataset/secretRef/name"},
-			{"Secret", "spec/initializer/model/secretRef/name"},
-			{"ConfigMap", "spec/initializer/dataset/env/valueFrom/configMapKeyRef/name"},
-			{"ConfigMap", "spec/initializer/model/env/valueFrom/configMapKeyRef/name"},
-			{"Secret", "spec/initializer/dataset/env/valueFrom/secretKeyRef/name"},
-			{"Secret", "spec/initializer/model/env/valueFrom/secretKeyRef/name"},
-		},
-		New:      func() any { return &trainer.TrainJob{} },
-		Validate: func(obj any) field.ErrorList { return validateTrainJob(obj.(*trainer.TrainJob)) },
-	},
-}
+var Kinds = []JobKind{pod, mpiJob, pyTorchJob, trainJob}
 
 // Modes are the modes of the table, as accepted values in messages.
 func Modes() []string {
@@ -194,74 +180,6 @@ func WithArticle(kind string) string {
 	return "a " + kind
 }
 
-// validateMPIJob is the mpi-operator's validation, plus the replica types it
-// has no controller for.
-func validateMPIJob(job *kubeflow.MPIJob) field.ErrorList {
-	errs := mpivalidation.ValidateMPIJob(job)
-	for t := range job.Spec.MPIReplicaSpecs {
-		if t != kubeflow.MPIReplicaTypeLauncher && t != kubeflow.MPIReplicaTypeWorker {
-			errs = append(errs, field.NotSupported(field.NewPath("spec", "mpiReplicaSpecs"), string(t), []string{"Launcher", "Worker"}))
-		}
-	}
-	return errs
-}
-
-// pyTorchJobWebhook is the admission check of the training-operator
-// (pkg/webhooks/pytorch/pytorchjob_webhook.go, unexported there).
-func pyTorchJobWebhook(job *kubeflowv1.PyTorchJob) field.ErrorList {
-	errs := nameIsDNS1035Label(job.Name)
-	spec := field.NewPath("spec")
-	if e := job.Spec.ElasticPolicy; e != nil && e.NProcPerNode != nil && job.Spec.NprocPerNode != nil {
-		errs = append(errs, field.Forbidden(spec.Child("elasticPolicy", "nProcPerNode"), "must not be used with spec.nprocPerNode"))
-	}
-	replicas := spec.Child("pytorchReplicaSpecs")
-	if job.Spec.PyTorchReplicaSpecs == nil {
-		errs = append(errs, field.Required(replicas, "a Worker (and optionally a Master) replica spec"))
-	}
-	for _, t := range slices.Sorted(maps.Keys(job.Spec.PyTorchReplicaSpecs)) {
-		r, role := job.Spec.PyTorchReplicaSpecs[t], replicas.Key(string(t))
-		containers := role.Child("template", "spec", "containers")
-		if t != kubeflowv1.PyTorchJobReplicaTypeWorker && t != kubeflowv1.PyTorchJobReplicaTypeMaster {
-			errs = append(errs, field.NotSupported(role, string(t), []string{"Master", "Worker"}))
-		}
-		if r == nil || len(r.Template.Spec.Containers) == 0 {
-			errs = append(errs, field.Required(containers, "a container named "+kubeflowv1.PyTorchJobDefaultContainerName))
-			continue
-		}
-		var names []string
-		for i, c := range r.Template.Spec.Containers {
-			if c.Image == "" {
-				errs = append(errs, field.Required(containers.Index(i).Child("image"), "an image reference"))
-			}
-			names = append(names, c.Name)
-		}
-		if !slices.Contains(names, kubeflowv1.PyTorchJobDefaultContainerName) {
-			errs = append(errs, field.Invalid(containers, strings.Join(names, ", "), "the training-operator admits a PyTorchJob only with a container named "+
-				kubeflowv1.PyTorchJobDefaultContainerName+"; accepted: the training container named "+kubeflowv1.PyTorchJobDefaultContainerName))
-		}
-		if t == kubeflowv1.PyTorchJobReplicaTypeMaster && (r.Replicas == nil || *r.Replicas != 1) {
-			errs = append(errs, field.Forbidden(role.Child("replicas"), "a Master has exactly 1 replica"))
-		}
-	}
-	return errs
-}
-
-// validateTrainJob is what the TrainJob CRD's rules and Trainer's webhook
-// check without the runtime at hand: the name is a DNS-1035 label (the
-// JobSet's and its pods' names derive from it), each runtime patch has a
-// domain-prefixed manager, and numNodes is positive.
-func validateTrainJob(job *trainer.TrainJob) field.ErrorList {
-	errs := nameIsDNS1035Label(job.Name)
-	spec := field.NewPath("spec")
-	for i, p := range job.Spec.RuntimePatches {
-		errs = append(errs, validation.IsDomainPrefixedPath(spec.Child("runtimePatches").Index(i).Child("manager"), p.Manager)...)
-	}
-	if t := job.Spec.Trainer; t != nil && t.NumNodes != nil && *t.NumNodes < 1 {
-		errs = append(errs, field.Invalid(spec.Child("trainer", "numNodes"), *t.NumNodes, "must be at least 1"))
-	}
-	return errs
-}
-
 // nameIsDNS1035Label: the operators name Services and pods after the job.
 func nameIsDNS1035Label(name string) field.ErrorList {
 	var errs field.ErrorList
@@ -269,4 +187,31 @@ func nameIsDNS1035Label(name string) field.ErrorList {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, msg))
 	}
 	return errs
+}
+
+// replicas sums the replicas of the replica specs at path (a spec without
+// replicas runs one pod).
+func replicas(obj map[string]any, path ...string) int {
+	specs, _ := nested(obj, path...).(map[string]any)
+	n := 0
+	for _, s := range specs {
+		r, ok := nested(s, "replicas").(int64)
+		if !ok {
+			r = 1
+		}
+		n += int(r)
+	}
+	return n
+}
+
+// nested is the value at path in decoded JSON, nil if absent.
+func nested(v any, path ...string) any {
+	for _, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
 }

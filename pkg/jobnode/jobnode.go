@@ -8,7 +8,6 @@ import (
 	"maps"
 	"slices"
 
-	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
@@ -163,17 +162,17 @@ func PodSpecs(n *yaml.RNode) []*yaml.RNode {
 }
 
 // ContainerLists returns the containers of an MPIJob, a Pod or a PyTorchJob by role.
-func ContainerLists(n *yaml.RNode) map[kubeflow.MPIReplicaType][]*yaml.RNode {
+func ContainerLists(n *yaml.RNode) map[jobkind.Role][]*yaml.RNode {
 	return lists(n, "containers")
 }
 
 // InitContainerLists returns their init containers (native sidecars among them) by role.
-func InitContainerLists(n *yaml.RNode) map[kubeflow.MPIReplicaType][]*yaml.RNode {
+func InitContainerLists(n *yaml.RNode) map[jobkind.Role][]*yaml.RNode {
 	return lists(n, "initContainers")
 }
 
-func lists(n *yaml.RNode, field string) map[kubeflow.MPIReplicaType][]*yaml.RNode {
-	out := map[kubeflow.MPIReplicaType][]*yaml.RNode{}
+func lists(n *yaml.RNode, field string) map[jobkind.Role][]*yaml.RNode {
+	out := map[jobkind.Role][]*yaml.RNode{}
 	for _, s := range jobKindOf(n).PodSpecs {
 		list, err := n.Pipe(yaml.Lookup(append(slices.Clone(s.Path), field)...))
 		if err != nil || list == nil {
@@ -189,7 +188,7 @@ func lists(n *yaml.RNode, field string) map[kubeflow.MPIReplicaType][]*yaml.RNod
 // Containers are every container and init container of n, in role order.
 func Containers(n *yaml.RNode) []*yaml.RNode {
 	var all []*yaml.RNode
-	for _, byRole := range []map[kubeflow.MPIReplicaType][]*yaml.RNode{ContainerLists(n), InitContainerLists(n)} {
+	for _, byRole := range []map[jobkind.Role][]*yaml.RNode{ContainerLists(n), InitContainerLists(n)} {
 		for _, role := range slices.Sorted(maps.Keys(byRole)) {
 			all = append(all, byRole[role]...)
 		}

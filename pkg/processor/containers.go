@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -206,8 +205,8 @@ func volumeSource(v corev1.VolumeSource) string {
 }
 
 // names are the containers' names by role.
-func names(byRole map[kubeflow.MPIReplicaType][]*yaml.RNode) map[kubeflow.MPIReplicaType][]string {
-	out := map[kubeflow.MPIReplicaType][]string{}
+func names(byRole map[jobkind.Role][]*yaml.RNode) map[jobkind.Role][]string {
+	out := map[jobkind.Role][]string{}
 	for role, list := range byRole {
 		for _, c := range list {
 			if name, _ := c.GetString("name"); name != "" {
@@ -220,8 +219,8 @@ func names(byRole map[kubeflow.MPIReplicaType][]*yaml.RNode) map[kubeflow.MPIRep
 
 // sidecars are the containers of each pod template other than the training
 // container the patches address.
-func sidecars(target *yaml.RNode, training render.ContainerNames, plan *render.Plan) map[kubeflow.MPIReplicaType][]string {
-	out := map[kubeflow.MPIReplicaType][]string{}
+func sidecars(target *yaml.RNode, training render.ContainerNames, plan *render.Plan) map[jobkind.Role][]string {
+	out := map[jobkind.Role][]string{}
 	for role, list := range jobnode.ContainerLists(target) {
 		main := training[role]
 		if main == "" {

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
@@ -95,14 +94,14 @@ func toStrings(list []any) []string {
 
 // launcherPodSpec is where an MPIJob keeps its launcher's pod spec.
 func launcherPodSpec() []string {
-	return jobkind.ForMode(api.ModeMultiNode).PodSpecPath(kubeflow.MPIReplicaTypeLauncher)
+	return jobkind.ForMode(api.ModeMultiNode).PodSpecPath(jobkind.Launcher)
 }
 
 // setLauncherRanks writes the rank count where q.LauncherRanks says, and
 // --hostfile after it when q.LauncherHostfile.
 func setLauncherRanks(job *yaml.RNode, q *render.Plan) error {
 	ref := q.LauncherRanks
-	path := append(launcherPodSpec(), "containers", "[name="+q.Containers[kubeflow.MPIReplicaTypeLauncher]+"]", ref.Field)
+	path := append(launcherPodSpec(), "containers", "[name="+q.Containers[jobkind.Launcher]+"]", ref.Field)
 	list, err := job.Pipe(yaml.Lookup(path...))
 	if err != nil || list == nil || ref.Index >= len(list.Content()) {
 		return fmt.Errorf("the launcher's %s[%d] is gone: %v", ref.Field, ref.Index, err)

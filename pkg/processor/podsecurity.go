@@ -76,7 +76,7 @@ func podsOf(kind string, obj any) []podAt {
 	case *kubeflow.MPIJob:
 		for _, rt := range slices.Sorted(maps.Keys(o.Spec.MPIReplicaSpecs)) {
 			if r := o.Spec.MPIReplicaSpecs[rt]; r != nil {
-				template("spec.mpiReplicaSpecs."+string(rt)+".template", r.Template, true, rt) // not Master: Check refuses it
+				template("spec.mpiReplicaSpecs."+string(rt)+".template", r.Template, true, jobkind.Role(rt)) // not Master: Check refuses it
 			}
 		}
 	case *kubeflowv1.PyTorchJob:

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -139,7 +138,7 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 	if err := baseVolumesClash(target, &q); err != nil {
 		return nil, fmt.Errorf("%s: %w", id, err)
 	}
-	if q.LauncherLimitsDefault && ownResources(target, q.ContainerOf(kubeflow.MPIReplicaTypeLauncher)) {
+	if q.LauncherLimitsDefault && ownResources(target, q.ContainerOf(jobkind.Launcher)) {
 		// What the user wrote and no setting names stays.
 		q.LauncherLimits = nil
 	}
@@ -181,7 +180,7 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 		if err := p.keptProgram(target, &q); err != nil {
 			return nil, fmt.Errorf("%s: %w", id, err)
 		}
-		ref, namesHosts, err := launcherRanks(target, q.Containers[kubeflow.MPIReplicaTypeLauncher], q.Ranks())
+		ref, namesHosts, err := launcherRanks(target, q.Containers[jobkind.Launcher], q.Ranks())
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", id, err)
 		}
@@ -258,9 +257,9 @@ func movedFirst(target *yaml.RNode, id string, q *render.Plan) []string {
 
 // ownEnvFrom are the envFrom sources of the target's containers and init
 // containers other than the env ConfigMap, by role and container.
-func ownEnvFrom(target *yaml.RNode, q *render.Plan) (map[kubeflow.MPIReplicaType]map[string][]corev1.EnvFromSource, error) {
-	out := map[kubeflow.MPIReplicaType]map[string][]corev1.EnvFromSource{}
-	for _, byRole := range []map[kubeflow.MPIReplicaType][]*yaml.RNode{jobnode.ContainerLists(target), jobnode.InitContainerLists(target)} {
+func ownEnvFrom(target *yaml.RNode, q *render.Plan) (map[jobkind.Role]map[string][]corev1.EnvFromSource, error) {
+	out := map[jobkind.Role]map[string][]corev1.EnvFromSource{}
+	for _, byRole := range []map[jobkind.Role][]*yaml.RNode{jobnode.ContainerLists(target), jobnode.InitContainerLists(target)} {
 		for role, list := range byRole {
 			for _, c := range list {
 				from := c.Field("envFrom")

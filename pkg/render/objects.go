@@ -105,7 +105,7 @@ func (p *Plan) ConfigMap(data map[string]string) *corev1.ConfigMap {
 }
 
 // ContainerNames maps a role to the container the patches address; unset roles use ContainerName.
-type ContainerNames map[kubeflow.MPIReplicaType]string
+type ContainerNames map[jobkind.Role]string
 
 // TrainingContainerIndex is where the training container stands in each pod
 // after the patches, in every runner: a strategic merge puts the patch's
@@ -162,8 +162,8 @@ func (p *Plan) build(fill, fillOther func(role, *corev1.PodSpec, *corev1.Contain
 			TypeMeta:   typeMeta,
 			ObjectMeta: meta,
 			Spec: kubeflow.MPIJobSpec{MPIReplicaSpecs: map[kubeflow.MPIReplicaType]*kubeflow.ReplicaSpec{
-				kubeflow.MPIReplicaTypeLauncher: {Template: template(launcher, p.ContainerOf(kubeflow.MPIReplicaTypeLauncher))},
-				kubeflow.MPIReplicaTypeWorker:   {Template: template(worker, p.ContainerOf(kubeflow.MPIReplicaTypeWorker))},
+				kubeflow.MPIReplicaTypeLauncher: {Template: template(launcher, p.ContainerOf(jobkind.Launcher))},
+				kubeflow.MPIReplicaTypeWorker:   {Template: template(worker, p.ContainerOf(jobkind.Worker))},
 			}},
 		}
 	}
@@ -175,12 +175,12 @@ func (p *Plan) build(fill, fillOther func(role, *corev1.PodSpec, *corev1.Contain
 
 // replicaType is the key of a role in ContainerNames: the MPIJob's replica
 // type, "" for a Pod's or a PyTorchJob's single template.
-func replicaType(r role) kubeflow.MPIReplicaType {
+func replicaType(r role) jobkind.Role {
 	switch r {
 	case launcher:
-		return kubeflow.MPIReplicaTypeLauncher
+		return jobkind.Launcher
 	case worker:
-		return kubeflow.MPIReplicaTypeWorker
+		return jobkind.Worker
 	case trainerNode:
 		return jobkind.TrainerNode
 	case trainerLauncher:
@@ -190,7 +190,7 @@ func replicaType(r role) kubeflow.MPIReplicaType {
 }
 
 // ContainerOf is the container mlops-fn fills in the pod spec of role t.
-func (p *Plan) ContainerOf(t kubeflow.MPIReplicaType) string {
+func (p *Plan) ContainerOf(t jobkind.Role) string {
 	if n := p.Containers[t]; n != "" {
 		return n
 	}

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"unicode"
 
-	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -43,13 +42,13 @@ type Plan struct {
 	Containers    ContainerNames
 	// Sidecars are a target's other containers, by role: hardened, and given
 	// the env ConfigMap and the data volumes, like the training container.
-	Sidecars map[kubeflow.MPIReplicaType][]string
+	Sidecars map[jobkind.Role][]string
 	// InitContainers are a target's init containers, by role: treated alike.
-	InitContainers map[kubeflow.MPIReplicaType][]string
+	InitContainers map[jobkind.Role][]string
 	// OwnEnvFrom are the envFrom sources a target's containers bring, by role
 	// and container: envFrom has no merge key, so the patch carries them
 	// before the env ConfigMap, or they would be replaced.
-	OwnEnvFrom         map[kubeflow.MPIReplicaType]map[string][]corev1.EnvFromSource
+	OwnEnvFrom         map[jobkind.Role]map[string][]corev1.EnvFromSource
 	Image              string
 	ImagePullPolicy    corev1.PullPolicy
 	ImagePullSecrets   []corev1.LocalObjectReference
@@ -770,24 +769,7 @@ func checkImage(ref string) string {
 
 // CheckName applies the mpi-operator's rule that every pod name is a DNS-1035 label.
 func (p *Plan) CheckName() field.ErrorList {
-	names := []string{p.Name}
-	switch p.Mode {
-	case api.ModeMultiNode:
-		names = []string{p.Name + "-launcher", fmt.Sprintf("%s-worker-%d", p.Name, max(p.Workers-1, 0))}
-	case api.ModeElastic:
-		names = []string{fmt.Sprintf("%s-worker-%d", p.Name, max(p.Elastic.MaxWorkers, p.Workers)-1)}
-	case api.ModeTrainJob:
-		// JobSet's webhook: the pods of replicated job JOB are NAME-JOB-0-INDEX
-		// and a random suffix of 5; the node job has one pod a node.
-		names = nil
-		for _, j := range p.Trainer.ReplicatedJobs {
-			last := int32(0)
-			if j == api.TrainerNode {
-				last = max(p.Workers-1, 0)
-			}
-			names = append(names, fmt.Sprintf("%s-%s-0-%d-xxxxx", p.Name, j, last))
-		}
-	}
+	names := p.JobKind().PodNames(jobkind.Shape{Name: p.Name, Workers: p.Workers, MaxWorkers: p.Elastic.MaxWorkers, ReplicatedJobs: p.Trainer.ReplicatedJobs})
 	var errs field.ErrorList
 	for _, n := range names {
 		for _, msg := range validation.IsDNS1035Label(n) {

@@ -43,34 +43,21 @@ type Options struct {
 	Dir string
 }
 
-// demo is a job that runs on any cluster with the operator: the operators'
-// own examples.
-var demo = map[api.Mode]struct {
-	image   string
-	command []string
-}{
-	api.ModeMultiNode:  {"mpioperator/mpi-pi:openmpi", []string{"/home/mpiuser/pi"}},
-	api.ModeSingleNode: {"python:3.12-slim", []string{"python", "-c", "import os; print('hello from', os.uname().nodename)"}},
-	api.ModeElastic:    {"kubeflow/pytorch-elastic-example-echo:latest", []string{"python", "-m", "torch.distributed.run", "/workspace/echo.py"}},
-	// Kubeflow Trainer's own example image (examples/pytorch/image-classification).
-	api.ModeTrainJob: {"pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime", []string{"torchrun", "--no-python", "python3", "-c",
-		"import torch.distributed as d; d.init_process_group('gloo'); print('rank', d.get_rank(), 'of', d.get_world_size())"}},
-}
-
 // Files are the new folder's files, by path in it.
 func Files(o Options) (map[string][]byte, error) {
 	if o.Mode == "" {
 		o.Mode = api.ModeMultiNode
 	}
-	d, ok := demo[o.Mode]
-	if !ok {
+	jk := jobkind.ForMode(o.Mode)
+	d := jk.Demo
+	if jk.Kind == "" {
 		return nil, fmt.Errorf("--mode %q: accepted: %s", o.Mode, strings.Join(jobkind.Modes(), ", "))
 	}
 	for _, msg := range validation.IsDNS1035Label(o.Name) {
 		return nil, fmt.Errorf("the job's name %q (--name, else the folder's name): %s; accepted: a DNS label, lowercase letters, digits and '-', starting with a letter, e.g. --name my-job", o.Name, msg)
 	}
-	if o.Image != "" && o.Command == nil && o.Mode != api.ModeSingleNode {
-		return nil, fmt.Errorf("--image %s without --command: mode %s needs the program %s starts; accepted: --command python,train.py (comma-separated)", o.Image, o.Mode, map[api.Mode]string{api.ModeMultiNode: "mpirun", api.ModeElastic: "torchrun", api.ModeTrainJob: "the runtime's launcher (torchrun)"}[o.Mode])
+	if o.Image != "" && o.Command == nil && d.Starter != "" {
+		return nil, fmt.Errorf("--image %s without --command: mode %s needs the program %s starts; accepted: --command python,train.py (comma-separated)", o.Image, o.Mode, d.Starter)
 	}
 	if err := utf8Text(o); err != nil {
 		return nil, err
@@ -78,9 +65,9 @@ func Files(o Options) (map[string][]byte, error) {
 	image, command := o.Image, o.Command
 	comment := "your training image"
 	if image == "" {
-		image, comment = d.image, "the operator's own example: put your training image here"
+		image, comment = d.Image, "the operator's own example: put your training image here"
 		if command == nil {
-			command = d.command
+			command = d.Command
 		}
 	}
 	spec := fmt.Sprintf(`# The workload's shape. mlops.env holds the site and you; a setting both can
@@ -99,19 +86,14 @@ spec:
 		spec += "  trainer:\n    runtime: " + api.DefaultTrainerRuntime + " # the ClusterTrainingRuntime the TrainJob runs on\n"
 	}
 	if len(command) > 0 {
-		spec += "  command: " + flowList(command) + " # " + map[api.Mode]string{
-			api.ModeMultiNode:  "mlops-fn runs it under mpirun -np WORKERS x slots",
-			api.ModeSingleNode: "the Pod's command",
-			api.ModeElastic:    "the torchrun line; the training-operator passes it the rendezvous",
-			api.ModeTrainJob:   "the torchrun line; Kubeflow Trainer's torch-distributed runtime passes it nnodes and the master",
-		}[o.Mode] + "\n"
+		spec += "  command: " + flowList(command) + " # " + d.CommandNote + "\n"
 	}
 	if err := readsBack(spec, image, command); err != nil {
 		return nil, err
 	}
 	files := map[string][]byte{
 		"job.yaml":  []byte(spec),
-		"mlops.env": []byte(envFile(o.Mode)),
+		"mlops.env": []byte(envFile(o.Mode, d.Shape)),
 	}
 	skeleton, kind, err := skeletonOf(files, o.Dir)
 	if err != nil {
@@ -251,16 +233,7 @@ func readsBack(spec, image string, command []string) error {
 }
 
 // envFile is a commented mlops.env for mode.
-func envFile(mode api.Mode) string {
-	shape := "WORKERS=2\nCPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n"
-	switch mode {
-	case api.ModeSingleNode:
-		shape = "CPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n"
-	case api.ModeElastic:
-		shape = "WORKERS=2\nMIN_WORKERS=1\nMAX_WORKERS=3\nCPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n"
-	case api.ModeTrainJob:
-		shape = "# The TrainJob's nodes, and on each its CPU, memory and GPUs.\n" + shape
-	}
+func envFile(mode api.Mode, shape string) string {
 	who, ids := "your uid and gid (id -u, id -g)", "USER_ID=1000\nGROUP_ID=1000\n"
 	if api.Carries(mode, "security.home") {
 		// The other modes keep no SSH keys in the user's home.

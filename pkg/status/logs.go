@@ -8,11 +8,7 @@ import (
 	"sort"
 	"time"
 
-	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
-	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	jobset "sigs.k8s.io/jobset/api/jobset/v1alpha2"
 
 	"github.com/mlops-fn/mlops-fn/pkg/apply"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
@@ -29,27 +25,14 @@ type LogOptions struct {
 	Poll time.Duration
 }
 
-// selectors are the pods that run a kind's training program, best first: an
-// MPIJob's launcher (mpirun prints every rank's output), a PyTorchJob's
-// master, else its worker 0 (an elastic job has no master), a TrainJob's
-// launcher (an MPI runtime), else its node 0; a Pod is itself.
+// selectors are the pods that run a kind's training program, best first (a
+// Pod is itself: none).
 func selectors(jk jobkind.JobKind, name string) []string {
-	job := jk.PodsLabel + "=" + name
-	switch jk.Mode {
-	case jobkind.MultiNode:
-		return []string{job + "," + kubeflow.JobRoleLabel + "=launcher"}
-	case jobkind.Elastic:
-		return []string{
-			job + "," + kubeflowv1.ReplicaTypeLabel + "=master," + kubeflowv1.ReplicaIndexLabel + "=0",
-			job + "," + kubeflowv1.ReplicaTypeLabel + "=worker," + kubeflowv1.ReplicaIndexLabel + "=0",
-		}
-	case jobkind.TrainJob:
-		return []string{
-			job + "," + jobset.ReplicatedJobNameKey + "=" + string(jobkind.TrainerLauncher),
-			job + "," + jobset.ReplicatedJobNameKey + "=" + string(jobkind.TrainerNode) + "," + jobset.JobIndexKey + "=0," + batchv1.JobCompletionIndexAnnotation + "=0",
-		}
+	var out []string
+	for _, pods := range jk.ProgramPods {
+		out = append(out, jk.PodsLabel+"="+name+","+pods)
 	}
-	return nil
+	return out
 }
 
 // programPod is the newest pod running job's training program, nil if there is none yet.

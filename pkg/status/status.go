@@ -97,7 +97,7 @@ func Status(ctx context.Context, c *Cluster, job apply.Job) (*Report, error) {
 	}
 	r.Why = append(r.Why, why...)
 	if r.Phase == "Suspended" && len(why) == 0 {
-		r.Why = append(r.Why, "suspended: "+suspendField(jk)+" is true; it starts once that is false")
+		r.Why = append(r.Why, "suspended: "+strings.Join(jk.SuspendPath, ".")+" is true; it starts once that is false")
 	}
 	for _, p := range pods {
 		r.Why = append(r.Why, podWaits(p)...)
@@ -156,14 +156,6 @@ func condition(u *unstructured.Unstructured, t string) (status, reason, message 
 	return status, reason, message
 }
 
-// suspendField is where the kind says it is suspended.
-func suspendField(jk jobkind.JobKind) string {
-	if jk.Mode == jobkind.TrainJob {
-		return "spec.suspend"
-	}
-	return "spec.runPolicy.suspend"
-}
-
 // phase: a Pod's phase; a job's final condition, else Suspended, else its
 // operator's latest condition (Restarting, Running, Created), else Running
 // when a pod runs, else Pending.
@@ -179,7 +171,7 @@ func phase(jk jobkind.JobKind, u *unstructured.Unstructured, pods []corev1.Pod) 
 			return t
 		}
 	}
-	if suspended, _, _ := unstructured.NestedBool(u.Object, strings.Split(suspendField(jk), ".")...); suspended {
+	if suspended, _, _ := unstructured.NestedBool(u.Object, jk.SuspendPath...); suspended {
 		return "Suspended"
 	}
 	for _, t := range []string{"Restarting", "Running", "Created"} {
@@ -198,30 +190,7 @@ func phase(jk jobkind.JobKind, u *unstructured.Unstructured, pods []corev1.Pod) 
 // expected is how many pods the job runs: its replicas (an MPIJob's
 // launcher and workers), a TrainJob's numNodes, a Pod itself.
 func expected(jk jobkind.JobKind, u *unstructured.Unstructured) int {
-	var specs map[string]any
-	switch jk.Mode {
-	case jobkind.SingleNode:
-		return 1
-	case jobkind.TrainJob:
-		n, found, _ := unstructured.NestedInt64(u.Object, "spec", "trainer", "numNodes")
-		if !found {
-			return 1
-		}
-		return int(n)
-	case jobkind.MultiNode:
-		specs, _, _ = unstructured.NestedMap(u.Object, "spec", "mpiReplicaSpecs")
-	default:
-		specs, _, _ = unstructured.NestedMap(u.Object, "spec", "pytorchReplicaSpecs")
-	}
-	n := 0
-	for role := range specs {
-		r, found, _ := unstructured.NestedInt64(specs, role, "replicas")
-		if !found {
-			r = 1
-		}
-		n += int(r)
-	}
-	return n
+	return jk.PodCount(u.Object)
 }
 
 // podState: a pod's phase, whether it is ready, and why a container waits

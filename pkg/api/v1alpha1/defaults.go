@@ -1,6 +1,7 @@
 package v1alpha1
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
@@ -8,9 +9,8 @@ import (
 )
 
 const (
-	PyTorchContainerName = "pytorch"
-	DefaultEnvPath       = "mlops.env"
-	DefaultMPIHome       = "/home/mpiuser"
+	DefaultEnvPath = "mlops.env"
+	DefaultMPIHome = "/home/mpiuser"
 )
 
 // DefaultMPIArgs are OpenMPI's mpirun flags of the Horovod and mpi-operator examples.
@@ -55,15 +55,9 @@ func (j *TrainingJob) Default() {
 		on := true
 		s.Security.Hardening = &on
 	}
+	kind := jobkind.ForMode(s.Mode)
 	if s.ContainerName == "" {
-		s.ContainerName = j.Metadata.Name
-		switch s.Mode {
-		case ModeElastic:
-			// The training-operator sets the rendezvous variables in the container of this name only.
-			s.ContainerName = PyTorchContainerName
-		case ModeTrainJob:
-			s.ContainerName = TrainerNode
-		}
+		s.ContainerName = cmp.Or(kind.ContainerName, j.Metadata.Name)
 	}
 	if s.Mode == ModeTrainJob {
 		// The runtime owns MPI, the launcher and the restart policy: nothing of
@@ -96,21 +90,10 @@ func (j *TrainingJob) Default() {
 			s.MPI.LauncherCreationPolicy = AtStartup
 		}
 	}
-	if s.RunPolicy.CleanPodPolicy == "" && Carries(s.Mode, "runPolicy.cleanPodPolicy") {
-		s.RunPolicy.CleanPodPolicy = "Running"
-		if s.Mode == ModeElastic {
-			// training-operator v1.9.4 marks an elastic PyTorchJob Succeeded
-			// when any worker completes; Running would then delete the workers
-			// still finishing, rank 0 writing its checkpoint among them (seen
-			// in make e2e's real runs). None lets each finish.
-			s.RunPolicy.CleanPodPolicy = "None"
-		}
+	if s.RunPolicy.CleanPodPolicy == "" {
+		s.RunPolicy.CleanPodPolicy = kind.CleanPodPolicy
 	}
 	if s.RestartPolicy == "" {
-		s.RestartPolicy = "Never"
-		if s.Mode == ModeElastic {
-			// An elastic group survives a lost worker only if its pod comes back.
-			s.RestartPolicy = "OnFailure"
-		}
+		s.RestartPolicy = kind.RestartPolicy
 	}
 }

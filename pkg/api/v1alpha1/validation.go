@@ -70,10 +70,10 @@ func (s *TrainingJobSpec) validate(p *field.Path) field.ErrorList {
 		for _, msg := range validation.IsDNS1123Label(s.ContainerName) {
 			errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName, msg))
 		}
-		if s.Mode == ModeElastic && s.ContainerName != PyTorchContainerName {
+		if pytorch := jobkind.ForMode(ModeElastic).ContainerName; s.Mode == ModeElastic && s.ContainerName != pytorch {
 			// training-operator v1.9.4's webhook: "must have at least one container with name pytorch".
 			errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName,
-				"the training-operator admits a PyTorchJob only with a container named "+PyTorchContainerName+"; accepted: "+PyTorchContainerName+" (the default in elastic mode)"))
+				"the training-operator admits a PyTorchJob only with a container named "+pytorch+"; accepted: "+pytorch+" (the default in elastic mode)"))
 		}
 	}
 	if s.ImagePullPolicy != "" {

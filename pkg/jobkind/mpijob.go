@@ -1,0 +1,51 @@
+package jobkind
+
+import (
+	"fmt"
+
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	mpivalidation "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/validation"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// mpiJob is the multi-node job: mpi-operator v0.8's MPIJob, a launcher
+// running mpirun over ssh to the workers.
+var mpiJob = JobKind{
+	Mode: MultiNode, Kind: "MPIJob", APIVersion: kubeflow.SchemeGroupVersion.String(), PatchFile: "mpijob-patch.yaml",
+	PodSpecs: []PodSpec{
+		{Launcher, []string{"spec", "mpiReplicaSpecs", string(Launcher), "template", "spec"}},
+		{Worker, []string{"spec", "mpiReplicaSpecs", string(Worker), "template", "spec"}},
+	},
+	ReferencePodSpecs: []string{"spec/mpiReplicaSpecs/Launcher/template/spec", "spec/mpiReplicaSpecs/Worker/template/spec"},
+	RestartPolicy:     corev1.RestartPolicyNever,
+	CleanPodPolicy:    string(kubeflow.CleanPodPolicyRunning),
+	PodsLabel:         kubeflow.JobNameLabel,
+	// mpirun prints every rank's output.
+	ProgramPods: []string{kubeflow.JobRoleLabel + "=launcher"},
+	PodNames: func(s Shape) []string {
+		return []string{s.Name + "-launcher", fmt.Sprintf("%s-worker-%d", s.Name, max(s.Workers-1, 0))}
+	},
+	PodCount:    func(obj map[string]any) int { return replicas(obj, "spec", "mpiReplicaSpecs") },
+	SuspendPath: []string{"spec", "runPolicy", "suspend"},
+	// The mpi-operator's own example.
+	Demo: Demo{
+		Image: "mpioperator/mpi-pi:openmpi", Command: []string{"/home/mpiuser/pi"},
+		CommandNote: "mlops-fn runs it under mpirun -np WORKERS x slots", Starter: "mpirun",
+		Shape: "WORKERS=2\nCPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n",
+	},
+	New:      func() any { return &kubeflow.MPIJob{} },
+	Validate: func(obj any) field.ErrorList { return validateMPIJob(obj.(*kubeflow.MPIJob)) },
+}
+
+// validateMPIJob is the mpi-operator's validation, plus the replica types it
+// has no controller for.
+func validateMPIJob(job *kubeflow.MPIJob) field.ErrorList {
+	errs := mpivalidation.ValidateMPIJob(job)
+	for t := range job.Spec.MPIReplicaSpecs {
+		if t != kubeflow.MPIReplicaTypeLauncher && t != kubeflow.MPIReplicaTypeWorker {
+			errs = append(errs, field.NotSupported(field.NewPath("spec", "mpiReplicaSpecs"), string(t), []string{"Launcher", "Worker"}))
+		}
+	}
+	return errs
+}

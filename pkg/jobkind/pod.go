@@ -1,0 +1,22 @@
+package jobkind
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// pod is the single-node job: a Pod, the job itself, with no operator.
+var pod = JobKind{
+	Mode: SingleNode, Kind: "Pod", APIVersion: "v1", PatchFile: "pod-patch.yaml",
+	PodSpecs:      []PodSpec{{Single, []string{"spec"}}},
+	RestartPolicy: corev1.RestartPolicyNever,
+	PodNames:      func(s Shape) []string { return []string{s.Name} },
+	PodCount:      func(map[string]any) int { return 1 },
+	Demo: Demo{
+		Image: "python:3.12-slim", Command: []string{"python", "-c", "import os; print('hello from', os.uname().nodename)"},
+		CommandNote: "the Pod's command",
+		Shape:       "CPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n",
+	},
+	New:      func() any { return &corev1.Pod{} },
+	Validate: func(any) field.ErrorList { return nil },
+}

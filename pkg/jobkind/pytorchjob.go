@@ -1,0 +1,88 @@
+package jobkind
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// pyTorchJob is the elastic job: training-operator v1.9's PyTorchJob, torchrun
+// workers between a minimum and a maximum.
+var pyTorchJob = JobKind{
+	Mode: Elastic, Kind: kubeflowv1.PyTorchJobKind, APIVersion: kubeflowv1.SchemeGroupVersion.String(), PatchFile: "pytorchjob-patch.yaml",
+	PodSpecs:          []PodSpec{{Single, []string{"spec", "pytorchReplicaSpecs", "Worker", "template", "spec"}}},
+	ReferencePodSpecs: []string{"spec/pytorchReplicaSpecs/Master/template/spec", "spec/pytorchReplicaSpecs/Worker/template/spec"},
+	// The training-operator sets the rendezvous variables in the container of this name only.
+	ContainerName: kubeflowv1.PyTorchJobDefaultContainerName,
+	// An elastic group survives a lost worker only if its pod comes back.
+	RestartPolicy: corev1.RestartPolicyOnFailure,
+	// training-operator v1.9.4 marks an elastic PyTorchJob Succeeded when any
+	// worker completes; Running would then delete the workers still
+	// finishing, rank 0 writing its checkpoint among them (seen in make
+	// e2e's real runs). None lets each finish.
+	CleanPodPolicy: string(kubeflowv1.CleanPodPolicyNone),
+	PodsLabel:      kubeflowv1.JobNameLabel,
+	// A master, else worker 0: an elastic job has no master.
+	ProgramPods: []string{
+		kubeflowv1.ReplicaTypeLabel + "=master," + kubeflowv1.ReplicaIndexLabel + "=0",
+		kubeflowv1.ReplicaTypeLabel + "=worker," + kubeflowv1.ReplicaIndexLabel + "=0",
+	},
+	PodNames: func(s Shape) []string {
+		return []string{fmt.Sprintf("%s-worker-%d", s.Name, max(s.MaxWorkers, s.Workers)-1)}
+	},
+	PodCount:    func(obj map[string]any) int { return replicas(obj, "spec", "pytorchReplicaSpecs") },
+	SuspendPath: []string{"spec", "runPolicy", "suspend"},
+	// The training-operator's own example.
+	Demo: Demo{
+		Image: "kubeflow/pytorch-elastic-example-echo:latest", Command: []string{"python", "-m", "torch.distributed.run", "/workspace/echo.py"},
+		CommandNote: "the torchrun line; the training-operator passes it the rendezvous", Starter: "torchrun",
+		Shape: "WORKERS=2\nMIN_WORKERS=1\nMAX_WORKERS=3\nCPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n",
+	},
+	New:      func() any { return &kubeflowv1.PyTorchJob{} },
+	Validate: func(obj any) field.ErrorList { return pyTorchJobWebhook(obj.(*kubeflowv1.PyTorchJob)) },
+}
+
+// pyTorchJobWebhook is the admission check of the training-operator
+// (pkg/webhooks/pytorch/pytorchjob_webhook.go, unexported there).
+func pyTorchJobWebhook(job *kubeflowv1.PyTorchJob) field.ErrorList {
+	errs := nameIsDNS1035Label(job.Name)
+	spec := field.NewPath("spec")
+	if e := job.Spec.ElasticPolicy; e != nil && e.NProcPerNode != nil && job.Spec.NprocPerNode != nil {
+		errs = append(errs, field.Forbidden(spec.Child("elasticPolicy", "nProcPerNode"), "must not be used with spec.nprocPerNode"))
+	}
+	replicas := spec.Child("pytorchReplicaSpecs")
+	if job.Spec.PyTorchReplicaSpecs == nil {
+		errs = append(errs, field.Required(replicas, "a Worker (and optionally a Master) replica spec"))
+	}
+	for _, t := range slices.Sorted(maps.Keys(job.Spec.PyTorchReplicaSpecs)) {
+		r, role := job.Spec.PyTorchReplicaSpecs[t], replicas.Key(string(t))
+		containers := role.Child("template", "spec", "containers")
+		if t != kubeflowv1.PyTorchJobReplicaTypeWorker && t != kubeflowv1.PyTorchJobReplicaTypeMaster {
+			errs = append(errs, field.NotSupported(role, string(t), []string{"Master", "Worker"}))
+		}
+		if r == nil || len(r.Template.Spec.Containers) == 0 {
+			errs = append(errs, field.Required(containers, "a container named "+kubeflowv1.PyTorchJobDefaultContainerName))
+			continue
+		}
+		var names []string
+		for i, c := range r.Template.Spec.Containers {
+			if c.Image == "" {
+				errs = append(errs, field.Required(containers.Index(i).Child("image"), "an image reference"))
+			}
+			names = append(names, c.Name)
+		}
+		if !slices.Contains(names, kubeflowv1.PyTorchJobDefaultContainerName) {
+			errs = append(errs, field.Invalid(containers, strings.Join(names, ", "), "the training-operator admits a PyTorchJob only with a container named "+
+				kubeflowv1.PyTorchJobDefaultContainerName+"; accepted: the training container named "+kubeflowv1.PyTorchJobDefaultContainerName))
+		}
+		if t == kubeflowv1.PyTorchJobReplicaTypeMaster && (r.Replicas == nil || *r.Replicas != 1) {
+			errs = append(errs, field.Forbidden(role.Child("replicas"), "a Master has exactly 1 replica"))
+		}
+	}
+	return errs
+}

@@ -1,0 +1,97 @@
+package jobkind
+
+import (
+	"fmt"
+
+	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
+	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	jobset "sigs.k8s.io/jobset/api/jobset/v1alpha2"
+)
+
+// RuntimePatchManager owns the runtime patch mlops-fn writes into a TrainJob.
+const RuntimePatchManager = "mlops-fn.dev/mlops-fn"
+
+// trainJob is Kubeflow Trainer v2's TrainJob on a training runtime, which
+// owns the pod templates; mlops-fn's go in a runtime patch of its own.
+var trainJob = JobKind{
+	Mode: TrainJob, Kind: trainer.TrainJobKind, APIVersion: trainer.GroupVersion.String(), PatchFile: "trainjob-patch.yaml",
+	PodSpecs: []PodSpec{
+		{TrainerLauncher, trainJobPodSpec(TrainerLauncher)},
+		{TrainerNode, trainJobPodSpec(TrainerNode)},
+	},
+	ReferencePodSpecs: []string{"spec/runtimePatches/trainingRuntimeSpec/template/spec/replicatedJobs/template/spec/template/spec"},
+	ProgramPath:       []string{"spec", "trainer"},
+	References: []Reference{
+		{"ConfigMap", "spec/trainer/env/valueFrom/configMapKeyRef/name"},
+		{"Secret", "spec/trainer/env/valueFrom/secretKeyRef/name"},
+		{"Secret", "spec/initializer/dataset/secretRef/name"},
+		{"Secret", "spec/initializer/model/secretRef/name"},
+		{"ConfigMap", "spec/initializer/dataset/env/valueFrom/configMapKeyRef/name"},
+		{"ConfigMap", "spec/initializer/model/env/valueFrom/configMapKeyRef/name"},
+		{"Secret", "spec/initializer/dataset/env/valueFrom/secretKeyRef/name"},
+		{"Secret", "spec/initializer/model/env/valueFrom/secretKeyRef/name"},
+	},
+	// Trainer sets the image, command, env and resources in this container.
+	ContainerName: string(TrainerNode),
+	PodsLabel:     jobset.JobSetNameKey, // Trainer names the JobSet like the TrainJob
+	// An MPI runtime's launcher, else node 0.
+	ProgramPods: []string{
+		jobset.ReplicatedJobNameKey + "=" + string(TrainerLauncher),
+		jobset.ReplicatedJobNameKey + "=" + string(TrainerNode) + "," + jobset.JobIndexKey + "=0," + batchv1.JobCompletionIndexAnnotation + "=0",
+	},
+	// JobSet's webhook: the pods of replicated job JOB are NAME-JOB-0-INDEX
+	// and a random suffix of 5; the node job has one pod a node.
+	PodNames: func(s Shape) []string {
+		var names []string
+		for _, j := range s.ReplicatedJobs {
+			last := int32(0)
+			if j == string(TrainerNode) {
+				last = max(s.Workers-1, 0)
+			}
+			names = append(names, fmt.Sprintf("%s-%s-0-%d-xxxxx", s.Name, j, last))
+		}
+		return names
+	},
+	PodCount: func(obj map[string]any) int {
+		if n, ok := nested(obj, "spec", "trainer", "numNodes").(int64); ok {
+			return int(n)
+		}
+		return 1
+	},
+	SuspendPath: []string{"spec", "suspend"},
+	// Kubeflow Trainer's own example image (examples/pytorch/image-classification).
+	Demo: Demo{
+		Image: "pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime", Command: []string{"torchrun", "--no-python", "python3", "-c",
+			"import torch.distributed as d; d.init_process_group('gloo'); print('rank', d.get_rank(), 'of', d.get_world_size())"},
+		CommandNote: "the torchrun line; Kubeflow Trainer's torch-distributed runtime passes it nnodes and the master",
+		Starter:     "the runtime's launcher (torchrun)",
+		Shape:       "# The TrainJob's nodes, and on each its CPU, memory and GPUs.\nWORKERS=2\nCPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n",
+	},
+	New:      func() any { return &trainer.TrainJob{} },
+	Validate: func(obj any) field.ErrorList { return validateTrainJob(obj.(*trainer.TrainJob)) },
+}
+
+// trainJobPodSpec is where a TrainJob's runtime patch of mlops-fn's keeps the
+// pod spec of a replicated job of the runtime.
+func trainJobPodSpec(replicatedJob Role) []string {
+	return []string{"spec", "runtimePatches", "[manager=" + RuntimePatchManager + "]", "trainingRuntimeSpec", "template", "spec",
+		"replicatedJobs", "[name=" + string(replicatedJob) + "]", "template", "spec", "template", "spec"}
+}
+
+// validateTrainJob is what the TrainJob CRD's rules and Trainer's webhook
+// check without the runtime at hand: the name is a DNS-1035 label (the
+// JobSet's and its pods' names derive from it), each runtime patch has a
+// domain-prefixed manager, and numNodes is positive.
+func validateTrainJob(job *trainer.TrainJob) field.ErrorList {
+	errs := nameIsDNS1035Label(job.Name)
+	spec := field.NewPath("spec")
+	for i, p := range job.Spec.RuntimePatches {
+		errs = append(errs, validation.IsDomainPrefixedPath(spec.Child("runtimePatches").Index(i).Child("manager"), p.Manager)...)
+	}
+	if t := job.Spec.Trainer; t != nil && t.NumNodes != nil && *t.NumNodes < 1 {
+		errs = append(errs, field.Invalid(spec.Child("trainer", "numNodes"), *t.NumNodes, "must be at least 1"))
+	}
+	return errs
+}
