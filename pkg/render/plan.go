@@ -142,15 +142,6 @@ func (p *Plan) gangMinimum(path *field.Path, errs field.ErrorList) field.ErrorLi
 	return errs
 }
 
-// ElasticPlan is an elastic job's settled shape.
-type ElasticPlan struct {
-	MinWorkers, MaxWorkers int32
-	Backend, Endpoint      string
-	RunID                  string
-	MaxRestarts            *int32
-	ProcsPerWorker         int32
-}
-
 // JobKind is the row of the job kinds table the plan renders.
 func (p *Plan) JobKind() jobkind.JobKind { return jobkind.ForMode(p.Mode) }
 
@@ -476,48 +467,6 @@ func (p *Plan) Ranks() int32 {
 		hosts++
 	}
 	return hosts * p.SlotsPerWorker
-}
-
-// elastic settles the elastic bounds and rendezvous: MIN_WORKERS <= WORKERS
-// <= MAX_WORKERS, and an etcd server exactly when the backend is etcd.
-func elastic(e api.Elastic, set env.Settings, workers, gpus int32, envKey func(string) *field.Path, errs field.ErrorList) (ElasticPlan, field.ErrorList) {
-	spec := field.NewPath("spec", "elastic")
-	ep := ElasticPlan{
-		MinWorkers:     pick(set.MinWorkers, e.MinWorkers, workers),
-		MaxWorkers:     pick(set.MaxWorkers, e.MaxWorkers, workers),
-		Backend:        e.RendezvousBackend,
-		Endpoint:       e.RendezvousEndpoint,
-		RunID:          e.RunID,
-		MaxRestarts:    e.MaxRestarts,
-		ProcsPerWorker: pick(nil, e.ProcsPerWorker, max(gpus, 1)),
-	}
-	if set.RendezvousEndpoint != "" {
-		ep.Endpoint = set.RendezvousEndpoint
-	} else if ep.Endpoint != "" {
-		if wrong, ok := env.CheckRendezvous(ep.Endpoint); !ok {
-			errs = append(errs, field.Invalid(spec.Child("rendezvousEndpoint"), ep.Endpoint, strings.TrimPrefix(wrong+"; accepted: "+env.RendezvousAccepted, "; ")))
-		}
-	}
-	// An error names the key or field the value came from.
-	from := func(key string, fromEnv bool, specField string) *field.Path {
-		if fromEnv {
-			return envKey(key)
-		}
-		return spec.Child(specField)
-	}
-	if ep.MinWorkers > workers {
-		errs = append(errs, field.Invalid(from("MIN_WORKERS", set.MinWorkers != nil, "minWorkers"), ep.MinWorkers, fmt.Sprintf("is more than the %d workers the job starts with (WORKERS); accepted: 1 to %d", workers, workers)))
-	}
-	if ep.MaxWorkers < workers {
-		errs = append(errs, field.Invalid(from("MAX_WORKERS", set.MaxWorkers != nil, "maxWorkers"), ep.MaxWorkers, fmt.Sprintf("is fewer than the %d workers the job starts with (WORKERS); accepted: %d to %d", workers, workers, api.MaxWorkers)))
-	}
-	switch {
-	case ep.Backend == "c10d" && ep.Endpoint != "":
-		errs = append(errs, field.Invalid(from("RDZV_ENDPOINT", set.RendezvousEndpoint != "", "rendezvousEndpoint"), ep.Endpoint, "the c10d rendezvous runs on worker 0 and takes no server; accepted: no RDZV_ENDPOINT or spec.elastic.rendezvousEndpoint, or spec.elastic.rendezvousBackend etcd"))
-	case ep.Backend != "c10d" && ep.Endpoint == "":
-		errs = append(errs, field.Required(envKey("RDZV_ENDPOINT"), "the "+ep.Backend+" rendezvous needs its etcd server: set RDZV_ENDPOINT (or spec.elastic.rendezvousEndpoint) to host:port"))
-	}
-	return ep, errs
 }
 
 func volumes(x *expander, specVols []api.Volume, set env.Settings, file *env.File, errs field.ErrorList) ([]corev1.Volume, []corev1.VolumeMount, field.ErrorList) {

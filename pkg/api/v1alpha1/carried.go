@@ -6,8 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
 // ModeField is a spec field that only some modes' kinds can carry, with the

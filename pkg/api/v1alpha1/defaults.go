@@ -4,8 +4,9 @@ import (
 	"cmp"
 	"strings"
 
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
 const (

@@ -8,11 +8,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
 // Limits shared with mlops.env's keys, so both places accept the same values.
