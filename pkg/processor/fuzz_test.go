@@ -4,11 +4,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
-	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 )
 
 // fuzzJob is a valid job spec around the fuzzed mlops.env text.

@@ -13,7 +13,40 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
-// An MPIJob target whose launcher keeps its own mpirun line: what it may keep, and its rank count.
+// mpiJobSteps: an MPIJob target's user, and a launcher that keeps its own
+// mpirun line: what it may keep, and its rank count.
+type mpiJobSteps struct{}
+
+func (mpiJobSteps) narrow(p Processor, target *yaml.RNode, q *render.Plan) error {
+	if nonRoot, uid := targetNonRoot(target); q.RunAsUser == nil && nonRoot != "" {
+		// Without a uid mlops-fn renders root's SSH setup: it would not work for this user.
+		accepted := "USER_ID"
+		if uid != "" {
+			accepted += "=" + uid
+		}
+		return fmt.Errorf("%s, but USER_ID is not set, so mlops-fn would render root's SSH setup (/root/.ssh, a root sshd); accepted: %s (and USER_NAME) in mlops.env, or spec.security.runAsUser", nonRoot, accepted)
+	}
+	if !q.KeepsProgram() {
+		return nil
+	}
+	if err := p.keptProgram(target, q); err != nil {
+		return err
+	}
+	ref, namesHosts, err := launcherRanks(target, q.Containers[jobkind.Launcher], q.Ranks())
+	if err != nil {
+		return err
+	}
+	q.LauncherRanks = &ref
+	q.LauncherHostfile = q.MPI.Implementation == api.OpenMPI && !namesHosts
+	return nil
+}
+
+func (mpiJobSteps) afterPatch(job *yaml.RNode, q *render.Plan) error {
+	if q.LauncherRanks == nil {
+		return nil
+	}
+	return setLauncherRanks(job, q)
+}
 
 // ownResources: the target's launcher container has limits or requests of its own.
 func ownResources(target *yaml.RNode, container string) bool {

@@ -7,8 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 )
 
 // JobKey is the one key of a ConfigMap function config: the path of the job

@@ -253,13 +253,8 @@ func (p Processor) applyPatches(q *render.Plan, target *yaml.RNode, id string) (
 			return nil, fmt.Errorf("%s: applying %s: %s; accepted: a target whose fields have the types of %s", id, patch.File, first, jobkind.WithArticle(target.GetKind()))
 		}
 	}
-	if q.LauncherRanks != nil {
-		if err := setLauncherRanks(out, q); err != nil {
-			return nil, fmt.Errorf("%s: %w", id, err)
-		}
-	}
-	if q.Mode == api.ModeTrainJob {
-		dropStaleTrainerEnv(out, q)
+	if err := stepsOf(q.Mode).afterPatch(out, q); err != nil {
+		return nil, fmt.Errorf("%s: %w", id, err)
 	}
 	if err := requestsAboveLimits(out); err != nil {
 		return nil, fmt.Errorf("%s: %w", id, err)

@@ -149,43 +149,14 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 		}
 		return nil, fmt.Errorf("%s: metadata.namespace: %q, but the target %s has %s, and a patch cannot move an object; accepted: the target in namespace %q (in the base, or through `namespace: %s` in the kustomization), or no metadata.namespace in the spec", p.configName(), plan.Namespace, id, in, plan.Namespace, plan.Namespace)
 	}
-	if nonRoot, uid := targetNonRoot(target); q.Mode == api.ModeMultiNode && q.RunAsUser == nil && nonRoot != "" {
-		// Without a uid mlops-fn renders root's SSH setup: it would not work for this user.
-		accepted := "USER_ID"
-		if uid != "" {
-			accepted += "=" + uid
-		}
-		return nil, fmt.Errorf("%s: %s, but USER_ID is not set, so mlops-fn would render root's SSH setup (/root/.ssh, a root sshd); accepted: %s (and USER_NAME) in mlops.env, or spec.security.runAsUser", id, nonRoot, accepted)
-	}
 	if errs := q.CheckName(); len(errs) > 0 {
 		return nil, objectError(id, errs)
-	}
-	if q.Mode == api.ModeTrainJob && q.Trainer.Runtime == "" && valueAt(target, "spec", "runtimeRef", "name") == "" {
-		// A default here would be written into a hydrated overlay and win over
-		// a runtimeRef the base gains later, unnoticed by the guard.
-		return nil, fmt.Errorf("%s: names no training runtime (spec.runtimeRef), and neither does the job spec; accepted: spec.trainer.runtime in %s (e.g. %s), or runtimeRef in the TrainJob", id, p.configName(), api.DefaultTrainerRuntime)
-	}
-	if q.Mode == api.ModeTrainJob {
-		if err := trainerEnvKept(target, &q); err != nil {
-			return nil, fmt.Errorf("%s: %w", id, err)
-		}
-		if err := laterRuntimePatches(target, &q); err != nil {
-			return nil, fmt.Errorf("%s: %w", id, err)
-		}
 	}
 	if c := privilegedContainer(target); c != "" && q.Hardening {
 		return nil, fmt.Errorf("%s: container %s is privileged (or adds capabilities), and the API server refuses such a container with the allowPrivilegeEscalation: false mlops-fn's hardening sets on every container; accepted: no privileged container in the job, or spec.security.hardening: false (the job then needs Pod Security level privileged)", id, c)
 	}
-	if q.Mode == api.ModeMultiNode && q.KeepsProgram() {
-		if err := p.keptProgram(target, &q); err != nil {
-			return nil, fmt.Errorf("%s: %w", id, err)
-		}
-		ref, namesHosts, err := launcherRanks(target, q.Containers[jobkind.Launcher], q.Ranks())
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", id, err)
-		}
-		q.LauncherRanks = &ref
-		q.LauncherHostfile = q.MPI.Implementation == api.OpenMPI && !namesHosts
+	if err := stepsOf(q.Mode).narrow(p, target, &q); err != nil {
+		return nil, fmt.Errorf("%s: %w", id, err)
 	}
 	return &q, nil
 }

@@ -8,11 +8,31 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
-// A TrainJob target: its own trainer env and the runtime patches of other managers.
+// trainJobSteps: a TrainJob target's runtime, its own trainer env and the
+// runtime patches of other managers.
+type trainJobSteps struct{}
+
+func (trainJobSteps) narrow(p Processor, target *yaml.RNode, q *render.Plan) error {
+	if q.Trainer.Runtime == "" && valueAt(target, "spec", "runtimeRef", "name") == "" {
+		// A default here would be written into a hydrated overlay and win over
+		// a runtimeRef the base gains later, unnoticed by the guard.
+		return fmt.Errorf("names no training runtime (spec.runtimeRef), and neither does the job spec; accepted: spec.trainer.runtime in %s (e.g. %s), or runtimeRef in the TrainJob", p.configName(), api.DefaultTrainerRuntime)
+	}
+	if err := trainerEnvKept(target, q); err != nil {
+		return err
+	}
+	return laterRuntimePatches(target, q)
+}
+
+func (trainJobSteps) afterPatch(job *yaml.RNode, q *render.Plan) error {
+	dropStaleTrainerEnv(job, q)
+	return nil
+}
 
 // trainerEnvKept refuses a TrainJob whose own trainer env names an mlops.env
 // key: mlops-fn's entry for it (valueFrom the env ConfigMap) would merge with

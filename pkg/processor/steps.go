@@ -1,0 +1,37 @@
+package processor
+
+import (
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/render"
+)
+
+// kindSteps are the processor's steps that differ by kind, each kind's in the
+// file named after it (mpijob.go, trainjob.go); a Pod and a PyTorchJob have
+// none of their own.
+type kindSteps interface {
+	// narrow checks a target for what the kind needs, after the checks every
+	// kind shares, and completes the plan narrowed to it.
+	narrow(p Processor, target *yaml.RNode, q *render.Plan) error
+	// afterPatch edits the job once the patches are applied.
+	afterPatch(job *yaml.RNode, q *render.Plan) error
+}
+
+var steps = map[jobkind.Mode]kindSteps{
+	jobkind.MultiNode: mpiJobSteps{},
+	jobkind.TrainJob:  trainJobSteps{},
+}
+
+// stepsOf are mode's steps.
+func stepsOf(mode jobkind.Mode) kindSteps {
+	if s, ok := steps[mode]; ok {
+		return s
+	}
+	return noSteps{}
+}
+
+type noSteps struct{}
+
+func (noSteps) narrow(Processor, *yaml.RNode, *render.Plan) error { return nil }
+func (noSteps) afterPatch(*yaml.RNode, *render.Plan) error        { return nil }
