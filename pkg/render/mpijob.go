@@ -7,14 +7,50 @@ import (
 	"strings"
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
-// fillMPIJob sets the MPIJob's own fields: slots, MPI implementation, launcher
+// mpiJobRenderer: a multi-node job is an MPIJob, a launcher running mpirun
+// over ssh to the workers.
+type mpiJobRenderer struct{}
+
+func (mpiJobRenderer) object(p *Plan, template func(role, string) corev1.PodTemplateSpec) job {
+	return &kubeflow.MPIJob{Spec: kubeflow.MPIJobSpec{MPIReplicaSpecs: map[kubeflow.MPIReplicaType]*kubeflow.ReplicaSpec{
+		kubeflow.MPIReplicaTypeLauncher: {Template: template(launcher, p.ContainerOf(jobkind.Launcher))},
+		kubeflow.MPIReplicaTypeWorker:   {Template: template(worker, p.ContainerOf(jobkind.Worker))},
+	}}}
+}
+
+func (mpiJobRenderer) fillSecurity(p *Plan, obj job) {
+	obj.(*kubeflow.MPIJob).Spec.SSHAuthMountPath = p.SSHAuthMountPath()
+}
+
+// operatorVolumes are the mpi-operator v0.8's (pkg/controller's sshAuthVolume
+// and configVolumeName).
+func (mpiJobRenderer) operatorVolumes(p *Plan) []operatorVolume {
+	return []operatorVolume{
+		{"ssh-auth", p.SSHAuthMountPath(), "the mpi-operator mounts the SSH keys"},
+		{"mpi-job-config", path.Dir(OperatorHostfile), "the mpi-operator mounts the hostfile it writes"},
+	}
+}
+
+// gang: the workers and the launcher, but with WaitForWorkersReady the
+// launcher is created only once the workers run, so the group is the workers.
+func (mpiJobRenderer) gang(p *Plan) (int32, string, int32, bool) {
+	if p.MPI.LauncherCreationPolicy == api.WaitForWorkersReady {
+		return p.Workers, "the workers (WORKERS); the launcher is created once they run (launcherCreationPolicy WaitForWorkersReady), so it cannot be one of the group", p.Workers, true
+	}
+	return p.Workers + 1, "the workers (WORKERS) and the launcher", 0, true
+}
+
+// fillJob sets the MPIJob's own fields: slots, MPI implementation, launcher
 // creation, runPolicy and the replicas of its launcher and workers.
-func (p *Plan) fillMPIJob(s *kubeflow.MPIJobSpec) {
+func (mpiJobRenderer) fillJob(p *Plan, obj job) {
+	s := &obj.(*kubeflow.MPIJob).Spec
 	s.SlotsPerWorker = ptr.To(p.SlotsPerWorker)
 	if p.MPI.RunLauncherAsWorker {
 		s.RunLauncherAsWorker = ptr.To(true)

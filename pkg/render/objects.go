@@ -3,11 +3,10 @@ package render
 import (
 	"slices"
 
-	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
-	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
@@ -59,12 +58,8 @@ const (
 // Patches are the overlay's patches. Applied in order to Skeleton they give the full object.
 func (p *Plan) Patches() []Patch {
 	patches := []Patch{
-		{File: p.JobKind().PatchFile, Object: p.build(p.fillWorkload, p.fillEnvFrom, func(obj any) { p.fillJob(obj); p.fillLabels(obj) }), Clear: Deletions{Container: p.clearedArgs()}},
-		{File: SecurityContextPatchFile, Object: p.build(p.fillSecurity, p.fillSecurity, func(obj any) {
-			if job, ok := obj.(*kubeflow.MPIJob); ok {
-				job.Spec.SSHAuthMountPath = p.SSHAuthMountPath()
-			}
-		}), Clear: p.clearedSecurity()},
+		{File: p.JobKind().PatchFile, Object: p.build(p.fillWorkload, p.fillEnvFrom, func(obj job) { p.renderer().fillJob(p, obj); p.fillLabels(obj) }), Clear: Deletions{Container: p.clearedArgs()}},
+		{File: SecurityContextPatchFile, Object: p.build(p.fillSecurity, p.fillSecurity, func(obj job) { p.renderer().fillSecurity(p, obj) }), Clear: p.clearedSecurity()},
 	}
 	if len(p.Volumes) > 0 {
 		patches = append(patches, Patch{File: NFSVolumePatchFile, Object: p.build(p.fillVolumes, p.fillVolumes, nil)})
@@ -83,12 +78,7 @@ func (p *Plan) clearedArgs() []string {
 
 // Skeleton is what a base holds: the object's identity and its container names.
 func (p *Plan) Skeleton() any {
-	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, Labels: p.Labels, Annotations: p.Annotations}
-	return p.build(func(role, *corev1.PodSpec, *corev1.Container) {}, nil, func(obj any) {
-		if m, ok := objectMeta(obj); ok {
-			*m = meta
-		}
-	})
+	return p.build(func(role, *corev1.PodSpec, *corev1.Container) {}, nil, p.fillLabels)
 }
 
 // ConfigMap carries every mlops.env key into the containers through envFrom.
@@ -115,7 +105,7 @@ const TrainingContainerIndex = 0
 // their order) by fillOther, unless nil; fillJob, when given, sets the
 // object's own fields. The training container comes first
 // (TrainingContainerIndex).
-func (p *Plan) build(fill, fillOther func(role, *corev1.PodSpec, *corev1.Container), fillJob func(any)) any {
+func (p *Plan) build(fill, fillOther func(role, *corev1.PodSpec, *corev1.Container), fillJob func(job)) any {
 	template := func(r role, name string) corev1.PodTemplateSpec {
 		spec := corev1.PodSpec{}
 		c := corev1.Container{Name: name}
@@ -136,33 +126,11 @@ func (p *Plan) build(fill, fillOther func(role, *corev1.PodSpec, *corev1.Contain
 		}
 		return corev1.PodTemplateSpec{Spec: spec}
 	}
+	obj := p.renderer().object(p, template)
+	obj.GetObjectKind().SetGroupVersionKind(schema.FromAPIVersionAndKind(p.JobKind().APIVersion, p.JobKind().Kind))
 	// kustomize matches a patch to its target by namespace and name.
-	meta := metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace}
-	typeMeta := metav1.TypeMeta{APIVersion: p.JobKind().APIVersion, Kind: p.JobKind().Kind}
-	var obj any
-	switch p.Mode {
-	case api.ModeSingleNode:
-		obj = &corev1.Pod{TypeMeta: typeMeta, ObjectMeta: meta, Spec: template(single, p.ContainerOf("")).Spec}
-	case api.ModeElastic:
-		obj = &kubeflowv1.PyTorchJob{
-			TypeMeta:   typeMeta,
-			ObjectMeta: meta,
-			Spec: kubeflowv1.PyTorchJobSpec{PyTorchReplicaSpecs: map[kubeflowv1.ReplicaType]*kubeflowv1.ReplicaSpec{
-				kubeflowv1.PyTorchJobReplicaTypeWorker: {Template: template(elasticWorker, p.ContainerOf(""))},
-			}},
-		}
-	case api.ModeTrainJob:
-		obj = p.trainJob(typeMeta, meta, template)
-	default:
-		obj = &kubeflow.MPIJob{
-			TypeMeta:   typeMeta,
-			ObjectMeta: meta,
-			Spec: kubeflow.MPIJobSpec{MPIReplicaSpecs: map[kubeflow.MPIReplicaType]*kubeflow.ReplicaSpec{
-				kubeflow.MPIReplicaTypeLauncher: {Template: template(launcher, p.ContainerOf(jobkind.Launcher))},
-				kubeflow.MPIReplicaTypeWorker:   {Template: template(worker, p.ContainerOf(jobkind.Worker))},
-			}},
-		}
-	}
+	obj.SetName(p.Name)
+	obj.SetNamespace(p.Namespace)
 	if fillJob != nil {
 		fillJob(obj)
 	}
@@ -195,36 +163,9 @@ func (p *Plan) ContainerOf(t jobkind.Role) string {
 
 // fillLabels puts the spec's labels and annotations on the job, patched or
 // generated alike (a Kueue queue-name label must reach the job either way).
-func (p *Plan) fillLabels(obj any) {
-	if meta, ok := objectMeta(obj); ok {
-		meta.Labels, meta.Annotations = p.Labels, p.Annotations
-	}
-}
-
-func objectMeta(obj any) (*metav1.ObjectMeta, bool) {
-	switch o := obj.(type) {
-	case *kubeflow.MPIJob:
-		return &o.ObjectMeta, true
-	case *kubeflowv1.PyTorchJob:
-		return &o.ObjectMeta, true
-	case *corev1.Pod:
-		return &o.ObjectMeta, true
-	case *trainer.TrainJob:
-		return &o.ObjectMeta, true
-	}
-	return nil, false
-}
-
-// fillJob sets an MPIJob's or a PyTorchJob's own fields.
-func (p *Plan) fillJob(obj any) {
-	switch job := obj.(type) {
-	case *kubeflow.MPIJob:
-		p.fillMPIJob(&job.Spec)
-	case *kubeflowv1.PyTorchJob:
-		p.fillPyTorchJob(&job.Spec)
-	case *trainer.TrainJob:
-		p.fillTrainJob(job)
-	}
+func (p *Plan) fillLabels(obj job) {
+	obj.SetLabels(p.Labels)
+	obj.SetAnnotations(p.Annotations)
 }
 
 // fillEnvFrom gives a container every mlops.env key through the env

@@ -109,18 +109,8 @@ type Plan struct {
 // waits for more than needed where fewer may start (elastic MIN_WORKERS):
 // there the plan sets it. Without a gang scheduler the operators ignore it.
 func (p *Plan) gangMinimum(path *field.Path, errs field.ErrorList) field.ErrorList {
-	pods, which, least := p.Workers, "the workers (WORKERS)", int32(0)
-	switch {
-	case p.Mode == api.ModeMultiNode && p.MPI.LauncherCreationPolicy == api.WaitForWorkersReady:
-		which = "the workers (WORKERS); the launcher is created once they run (launcherCreationPolicy WaitForWorkersReady), so it cannot be one of the group"
-		least = p.Workers
-	case p.Mode == api.ModeMultiNode:
-		pods, which = p.Workers+1, "the workers (WORKERS) and the launcher"
-	case p.Mode == api.ModeElastic:
-		if p.Elastic.MinWorkers < p.Workers {
-			least = p.Elastic.MinWorkers // torchrun starts with that many
-		}
-	default:
+	pods, which, least, ok := p.renderer().gang(p)
+	if !ok {
 		return errs // no gang: the mode-fields table refuses schedulingPolicy
 	}
 	sp := p.RunPolicy.SchedulingPolicy
@@ -391,33 +381,10 @@ func (p *Plan) PodSecurityLevel() (level string, reasons []string) {
 // that name, or mounted at, above or below that path, clashes with it.
 type operatorVolume struct{ name, path, owner string }
 
-// operatorVolumes are the mpi-operator v0.8's (pkg/controller's sshAuthVolume
-// and configVolumeName) and Kubeflow Trainer v2.3's MPI plugin's
-// (constants.MPISSHAuthVolumeName, MPIHostfileVolumeName).
-func (p *Plan) operatorVolumes() []operatorVolume {
-	hostfileDir := path.Dir(OperatorHostfile)
-	switch p.Mode {
-	case api.ModeMultiNode:
-		return []operatorVolume{
-			{"ssh-auth", p.SSHAuthMountPath(), "the mpi-operator mounts the SSH keys"},
-			{"mpi-job-config", hostfileDir, "the mpi-operator mounts the hostfile it writes"},
-		}
-	case api.ModeTrainJob:
-		// An MPI runtime's: its launcher is the sign of one (its SSH keys go
-		// where the runtime's sshAuthMountPath says).
-		vols := []operatorVolume{{"mpi-ssh-auth", "", "Kubeflow Trainer's MPI runtime mounts the SSH keys"}}
-		if slices.Contains(p.Trainer.ReplicatedJobs, string(jobkind.TrainerLauncher)) {
-			vols = append(vols, operatorVolume{"mpi-hostfile", hostfileDir, "Kubeflow Trainer's MPI runtime mounts the hostfile it writes"})
-		}
-		return vols
-	}
-	return nil
-}
-
 // OperatorVolumeName says why name is the operator's own volume name, ""
 // when it is free for the job's volumes.
 func (p *Plan) OperatorVolumeName(name string) string {
-	for _, r := range p.operatorVolumes() {
+	for _, r := range p.renderer().operatorVolumes(p) {
 		if name == r.name {
 			return fmt.Sprintf("is the volume where %s, which the operator adds to the pods itself; accepted: another volume name", r.owner)
 		}
@@ -429,7 +396,7 @@ func (p *Plan) OperatorVolumeName(name string) string {
 // operator's own mounts it meets.
 func (p *Plan) OperatorMountPath(mountPath string) []string {
 	var clashes []string
-	for _, r := range p.operatorVolumes() {
+	for _, r := range p.renderer().operatorVolumes(p) {
 		how := ""
 		switch {
 		case r.path == "":

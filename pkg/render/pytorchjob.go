@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
@@ -14,9 +15,31 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/env"
 )
 
-// fillPyTorchJob: the operator turns elasticPolicy into torchrun's PET_*
+// pyTorchJobRenderer: an elastic job is a PyTorchJob of workers only.
+type pyTorchJobRenderer struct{}
+
+func (pyTorchJobRenderer) object(p *Plan, template func(role, string) corev1.PodTemplateSpec) job {
+	return &kubeflowv1.PyTorchJob{Spec: kubeflowv1.PyTorchJobSpec{PyTorchReplicaSpecs: map[kubeflowv1.ReplicaType]*kubeflowv1.ReplicaSpec{
+		kubeflowv1.PyTorchJobReplicaTypeWorker: {Template: template(elasticWorker, p.ContainerOf(""))},
+	}}}
+}
+
+func (pyTorchJobRenderer) fillSecurity(*Plan, job)                {}
+func (pyTorchJobRenderer) operatorVolumes(*Plan) []operatorVolume { return nil }
+
+// gang: the workers, of which torchrun starts with MIN_WORKERS.
+func (pyTorchJobRenderer) gang(p *Plan) (int32, string, int32, bool) {
+	least := int32(0)
+	if p.Elastic.MinWorkers < p.Workers {
+		least = p.Elastic.MinWorkers
+	}
+	return p.Workers, "the workers (WORKERS)", least, true
+}
+
+// fillJob: the operator turns elasticPolicy into torchrun's PET_*
 // variables (nnodes min:max, rendezvous, restarts, procs per node).
-func (p *Plan) fillPyTorchJob(s *kubeflowv1.PyTorchJobSpec) {
+func (pyTorchJobRenderer) fillJob(p *Plan, obj job) {
+	s := &obj.(*kubeflowv1.PyTorchJob).Spec
 	s.RunPolicy = kubeflowv1.RunPolicy{
 		CleanPodPolicy:          ptr.To(kubeflowv1.CleanPodPolicy(p.RunPolicy.CleanPodPolicy)),
 		TTLSecondsAfterFinished: p.RunPolicy.TTLSecondsAfterFinished,

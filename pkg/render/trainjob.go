@@ -1,23 +1,28 @@
 package render
 
 import (
+	"path"
 	"reflect"
+	"slices"
 
 	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
-// trainJob builds a TrainJob from the pod templates the fill gave each of
+// trainJobRenderer: a TrainJob on a training runtime, which owns the pod
+// templates.
+type trainJobRenderer struct{}
+
+// object builds a TrainJob from the pod templates the fill gave each of
 // the runtime's replicated jobs: the node's training container becomes
 // spec.trainer (image, program, env, resources per node), and what a pod
 // spec holds beyond it becomes mlops-fn's runtime patch, the only place a
 // TrainJob carries pod settings.
-func (p *Plan) trainJob(typeMeta metav1.TypeMeta, meta metav1.ObjectMeta, template func(role, string) corev1.PodTemplateSpec) *trainer.TrainJob {
-	job := &trainer.TrainJob{TypeMeta: typeMeta, ObjectMeta: meta}
+func (trainJobRenderer) object(p *Plan, template func(role, string) corev1.PodTemplateSpec) job {
+	job := &trainer.TrainJob{}
 	node := template(trainerNode, p.ContainerOf(jobkind.TrainerNode)).Spec
 	c := node.Containers[0]
 	t := trainer.Trainer{Command: c.Command, Args: c.Args, Env: c.Env}
@@ -73,10 +78,11 @@ func podSpecPatch(spec corev1.PodSpec) *trainer.PodSpecPatch {
 	return &ps
 }
 
-// fillTrainJob sets the TrainJob's own fields: its runtime, the node count
+// fillJob sets the TrainJob's own fields: its runtime, the node count
 // and processes per node (the runtime derives torchrun's PET_* variables or
 // mpirun's slots from them), and its deadline.
-func (p *Plan) fillTrainJob(job *trainer.TrainJob) {
+func (trainJobRenderer) fillJob(p *Plan, obj job) {
+	job := obj.(*trainer.TrainJob)
 	if p.Trainer.Runtime != "" {
 		job.Spec.RuntimeRef = trainer.RuntimeRef{Name: p.Trainer.Runtime, APIGroup: ptr.To(trainer.GroupVersion.Group), Kind: ptr.To(p.Trainer.RuntimeKind)}
 	}
@@ -87,6 +93,23 @@ func (p *Plan) fillTrainJob(job *trainer.TrainJob) {
 	job.Spec.Trainer.NumProcPerNode = ptr.To(p.SlotsPerWorker)
 	job.Spec.ActiveDeadlineSeconds = ptr.Deref(p.RunPolicy.ActiveDeadlineSeconds, 0)
 }
+
+func (trainJobRenderer) fillSecurity(*Plan, job) {}
+
+// operatorVolumes are Kubeflow Trainer v2.3's MPI plugin's
+// (constants.MPISSHAuthVolumeName, MPIHostfileVolumeName), an MPI runtime's:
+// its launcher is the sign of one (its SSH keys go where the runtime's
+// sshAuthMountPath says).
+func (trainJobRenderer) operatorVolumes(p *Plan) []operatorVolume {
+	vols := []operatorVolume{{"mpi-ssh-auth", "", "Kubeflow Trainer's MPI runtime mounts the SSH keys"}}
+	if slices.Contains(p.Trainer.ReplicatedJobs, string(jobkind.TrainerLauncher)) {
+		vols = append(vols, operatorVolume{"mpi-hostfile", path.Dir(OperatorHostfile), "Kubeflow Trainer's MPI runtime mounts the hostfile it writes"})
+	}
+	return vols
+}
+
+// gang: a TrainJob's runtime sets its podGroupPolicy.
+func (trainJobRenderer) gang(*Plan) (int32, string, int32, bool) { return 0, "", 0, false }
 
 // envRefs take each mlops.env key from the env ConfigMap.
 func (p *Plan) envRefs() []corev1.EnvVar {

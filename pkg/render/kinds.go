@@ -1,0 +1,42 @@
+package render
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+)
+
+// kindRenderer is what the renderer does differently for each kind, each
+// kind's in the file named after it (pod.go, mpijob.go, pytorchjob.go,
+// trainjob.go); the pod templates are the shared fills'.
+type kindRenderer interface {
+	// object is a job of the kind whose pod templates template fills.
+	object(p *Plan, template func(role, string) corev1.PodTemplateSpec) job
+	// fillJob sets the job's own fields; fillSecurity its own security fields.
+	fillJob(p *Plan, obj job)
+	fillSecurity(p *Plan, obj job)
+	// operatorVolumes are the volumes the kind's operator adds to the pods by name.
+	operatorVolumes(p *Plan) []operatorVolume
+	// gang is the pods a gang scheduler starts together, what they are, and
+	// the minimum the plan sets (0: the operator's, every pod); no ok where
+	// the kind has no gang.
+	gang(p *Plan) (pods int32, which string, least int32, ok bool)
+}
+
+// job is a job object of any kind.
+type job interface {
+	metav1.Object
+	runtime.Object
+}
+
+var renderers = map[api.Mode]kindRenderer{
+	api.ModeSingleNode: podRenderer{},
+	api.ModeMultiNode:  mpiJobRenderer{},
+	api.ModeElastic:    pyTorchJobRenderer{},
+	api.ModeTrainJob:   trainJobRenderer{},
+}
+
+// renderer is the plan's kind's; the spec's validation refused any other mode.
+func (p *Plan) renderer() kindRenderer { return renderers[p.Mode] }
