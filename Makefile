@@ -23,7 +23,7 @@ test: build lint
 # Rewrites testdata/*/expected.yaml and stderr.txt from the current output:
 # read `git diff testdata` before committing.
 golden-update:
-	$(GO) test ./fn -run 'TestGolden|TestDocsKeyTable' -update
+	$(GO) test ./fn -run 'TestGolden|TestDocsKeyTable|TestDocsAreComplete' -update
 
 # Regenerates the hydrated overlays from their job.yaml and mlops.env.
 hydrate: build

@@ -184,14 +184,14 @@ func (p *Plan) fillWorkload(r role, spec *corev1.PodSpec, c *corev1.Container) {
 	c.WorkingDir = p.WorkingDir
 	p.fillEnvFrom(r, spec, c)
 	c.Env = p.Env
-	c.Resources.Limits = p.Limits
+	c.Resources.Limits, c.Resources.Requests = p.Limits, p.Requests
 	switch r {
 	case launcher:
 		if !p.KeepsProgram() {
 			c.Command = p.mpirun()
 		}
 		if !p.MPI.RunLauncherAsWorker {
-			c.Resources.Limits = p.LauncherLimits
+			c.Resources.Limits, c.Resources.Requests = p.LauncherLimits, p.LauncherRequests
 		}
 	case worker:
 		if !p.KeepsProgram() || p.MPI.WorkerCommand != nil {
@@ -211,6 +211,9 @@ func (p *Plan) fillWorkload(r role, spec *corev1.PodSpec, c *corev1.Container) {
 	}
 	if len(c.Resources.Limits) == 0 {
 		c.Resources.Limits = nil
+	}
+	if len(c.Resources.Requests) == 0 {
+		c.Resources.Requests = nil
 	}
 	spec.ServiceAccountName = p.ServiceAccountName
 	spec.PriorityClassName = p.PriorityClassName

@@ -60,6 +60,7 @@ type Plan struct {
 
 	Workers, GPUsPerWorker, SlotsPerWorker int32
 	Limits, LauncherLimits                 corev1.ResourceList
+	Requests, LauncherRequests             corev1.ResourceList
 	// LauncherLimitsDefault: LauncherLimits are the default, which a target's
 	// launcher with resources of its own keeps instead.
 	LauncherLimitsDefault bool
@@ -234,7 +235,19 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 	}
 
 	warnings = append(warnings, unlikelyQuantities(s, spec)...)
-	p.Limits = limits(pickQuantity(set.CPU, s.Resources.CPU), pickQuantity(set.Memory, s.Resources.Memory))
+	p.Limits = limits(pickQuantity(set.CPU, quantity(s.Resources.Limits, corev1.ResourceCPU)), pickQuantity(set.Memory, quantity(s.Resources.Limits, corev1.ResourceMemory)))
+	p.Requests = maps.Clone(s.Resources.Requests)
+	for _, l := range []struct {
+		key     string
+		name    corev1.ResourceName
+		fromEnv *resource.Quantity
+	}{{"CPU", corev1.ResourceCPU, set.CPU}, {"MEMORY", corev1.ResourceMemory, set.Memory}} {
+		// The spec's own limits are checked against its requests already.
+		if r, ok := p.Requests[l.name]; ok && l.fromEnv != nil && r.Cmp(*l.fromEnv) > 0 {
+			errs = append(errs, field.Invalid(spec.Child("resources", "requests").Key(string(l.name)), r.String(), fmt.Sprintf(
+				"is above the limit %s=%s of %s, which the API server refuses; accepted: a request up to that limit", l.key, l.fromEnv.String(), file.Source)))
+		}
+	}
 	limitOwners := map[corev1.ResourceName]string{corev1.ResourceCPU: "CPU", corev1.ResourceMemory: "MEMORY"}
 	gpu := GPUResource
 	if set.GPUResource != "" {
@@ -258,10 +271,9 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 		p.Limits[p.RDMAResource] = *resource.NewQuantity(int64(ptr.Deref(r.PerWorker, 1)), resource.DecimalSI)
 	}
 	if r := s.LauncherResources; r != nil {
-		p.LauncherLimits = limits(r.CPU, r.Memory)
+		p.LauncherLimits, p.LauncherRequests = maps.Clone(r.Limits), maps.Clone(r.Requests)
 	} else if p.Mode == api.ModeMultiNode {
-		r := api.DefaultLauncherResources()
-		p.LauncherLimits, p.LauncherLimitsDefault = limits(r.CPU, r.Memory), true
+		p.LauncherLimits, p.LauncherLimitsDefault = api.DefaultLauncherResources().Limits, true
 	}
 
 	p.RunAsUser = pick64(set.UserID, s.Security.RunAsUser)
@@ -540,8 +552,8 @@ func twoHomes(s *api.TrainingJobSpec, set env.Settings, source string, values ma
 		{"WORKERS", spec.Child("workers"), ptr.Deref(s.Workers, 0), s.Workers != nil, set.Workers != nil},
 		{"GPUS_PER_WORKER", spec.Child("gpusPerWorker"), ptr.Deref(s.GPUsPerWorker, 0), s.GPUsPerWorker != nil, set.GPUsPerWorker != nil},
 		{"SLOTS_PER_WORKER", spec.Child("slotsPerWorker"), ptr.Deref(s.SlotsPerWorker, 0), s.SlotsPerWorker != nil, set.SlotsPerWorker != nil},
-		{"CPU", spec.Child("resources", "cpu"), quantityText(s.Resources.CPU), s.Resources.CPU != nil, set.CPU != nil},
-		{"MEMORY", spec.Child("resources", "memory"), quantityText(s.Resources.Memory), s.Resources.Memory != nil, set.Memory != nil},
+		{"CPU", spec.Child("resources", "limits").Key("cpu"), quantityText(quantity(s.Resources.Limits, corev1.ResourceCPU)), quantity(s.Resources.Limits, corev1.ResourceCPU) != nil, set.CPU != nil},
+		{"MEMORY", spec.Child("resources", "limits").Key("memory"), quantityText(quantity(s.Resources.Limits, corev1.ResourceMemory)), quantity(s.Resources.Limits, corev1.ResourceMemory) != nil, set.Memory != nil},
 		{"USER_ID", spec.Child("security", "runAsUser"), ptr.Deref(s.Security.RunAsUser, 0), s.Security.RunAsUser != nil, set.UserID != nil},
 		{"GROUP_ID", spec.Child("security", "runAsGroup"), ptr.Deref(s.Security.RunAsGroup, 0), s.Security.RunAsGroup != nil, set.GroupID != nil},
 		{"FS_GROUP", spec.Child("security", "fsGroup"), ptr.Deref(s.Security.FSGroup, 0), s.Security.FSGroup != nil, set.FSGroup != nil},
@@ -598,11 +610,17 @@ func unlikelyQuantities(s *api.TrainingJobSpec, spec *field.Path) []Warning {
 	}
 	for _, r := range []struct {
 		at  *field.Path
-		res *api.Resources
+		res *corev1.ResourceRequirements
 	}{{spec.Child("resources"), &s.Resources}, {spec.Child("launcherResources"), s.LauncherResources}} {
-		if r.res != nil {
-			check(r.at.Child("cpu"), "cpu", r.res.CPU, env.UnlikelyCPU)
-			check(r.at.Child("memory"), "memory", r.res.Memory, env.UnlikelyMemory)
+		if r.res == nil {
+			continue
+		}
+		for _, l := range []struct {
+			name string
+			list corev1.ResourceList
+		}{{"limits", r.res.Limits}, {"requests", r.res.Requests}} {
+			check(r.at.Child(l.name).Key("cpu"), "cpu", quantity(l.list, corev1.ResourceCPU), env.UnlikelyCPU)
+			check(r.at.Child(l.name).Key("memory"), "memory", quantity(l.list, corev1.ResourceMemory), env.UnlikelyMemory)
 		}
 	}
 	for i, v := range s.Volumes {
@@ -611,6 +629,14 @@ func unlikelyQuantities(s *api.TrainingJobSpec, spec *field.Path) []Warning {
 		}
 	}
 	return warnings
+}
+
+// quantity is l's quantity of name, nil when l has none.
+func quantity(l corev1.ResourceList, name corev1.ResourceName) *resource.Quantity {
+	if q, ok := l[name]; ok {
+		return &q
+	}
+	return nil
 }
 
 func pickQuantity(fromEnv, fromSpec *resource.Quantity) *resource.Quantity {

@@ -29,8 +29,8 @@ func (trainJobRenderer) object(p *Plan, template func(role, string) corev1.PodTe
 	if c.Image != "" {
 		t.Image = ptr.To(c.Image)
 	}
-	if len(c.Resources.Limits) > 0 {
-		t.ResourcesPerNode = &corev1.ResourceRequirements{Limits: c.Resources.Limits}
+	if len(c.Resources.Limits) > 0 || len(c.Resources.Requests) > 0 {
+		t.ResourcesPerNode = &corev1.ResourceRequirements{Limits: c.Resources.Limits, Requests: c.Resources.Requests}
 	}
 	if !reflect.DeepEqual(t, trainer.Trainer{}) {
 		job.Spec.Trainer = &t

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
@@ -22,9 +23,9 @@ var DefaultForwardEnv = []string{"NCCL_DEBUG=INFO", "LD_LIBRARY_PATH", "PATH"}
 
 // DefaultLauncherResources are the launcher's limits when neither
 // spec.launcherResources nor the target's launcher sets any: it only runs mpirun.
-func DefaultLauncherResources() Resources {
-	cpu, mem := resource.MustParse("1"), resource.MustParse("1Gi")
-	return Resources{CPU: &cpu, Memory: &mem}
+func DefaultLauncherResources() corev1.ResourceRequirements {
+	return corev1.ResourceRequirements{Limits: corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("1Gi")}}
 }
 
 // DefaultConfigMapName is the env ConfigMap of one job: two jobs in a

@@ -86,11 +86,14 @@ type TrainingJobSpec struct {
 	Workers        *int32 `json:"workers,omitempty"`
 	GPUsPerWorker  *int32 `json:"gpusPerWorker,omitempty"`
 	SlotsPerWorker *int32 `json:"slotsPerWorker,omitempty"`
-	// Resources are the limits of each worker (and of the single-node Pod); or CPU and MEMORY (not both).
-	Resources Resources `json:"resources,omitempty"`
-	// LauncherResources are the launcher's limits (it only runs mpirun).
+	// Resources are each worker's (and the single-node Pod's) training
+	// container's, as in a container: limits and requests of cpu and memory.
+	// CPU and MEMORY in mlops.env set the limits instead (not both). GPUs are
+	// gpusPerWorker's, RDMA devices rdma's.
+	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+	// LauncherResources are the launcher's (it only runs mpirun), shaped alike.
 	// Default: DefaultLauncherResources, unless a target's launcher has resources of its own.
-	LauncherResources *Resources `json:"launcherResources,omitempty"`
+	LauncherResources *corev1.ResourceRequirements `json:"launcherResources,omitempty"`
 
 	// WorkloadPriorityClass is the Kueue WorkloadPriorityClass of the job
 	// (its kueue.x-k8s.io/priority-class label): the order Kueue admits in.
@@ -135,11 +138,6 @@ type EnvFile struct {
 type Target struct {
 	Name   string            `json:"name,omitempty"`
 	Labels map[string]string `json:"labels,omitempty"`
-}
-
-type Resources struct {
-	CPU    *resource.Quantity `json:"cpu,omitempty"`
-	Memory *resource.Quantity `json:"memory,omitempty"`
 }
 
 type MPI struct {

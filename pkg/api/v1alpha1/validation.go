@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -119,9 +118,9 @@ func (s *TrainingJobSpec) validate(p *field.Path) field.ErrorList {
 	errs = append(errs, intRange(p.Child("workers"), s.Workers, 1, MaxWorkers)...)
 	errs = append(errs, intRange(p.Child("gpusPerWorker"), s.GPUsPerWorker, 0, MaxGPUs)...)
 	errs = append(errs, intRange(p.Child("slotsPerWorker"), s.SlotsPerWorker, 1, MaxSlots)...)
-	errs = append(errs, s.Resources.validate(p.Child("resources"))...)
+	errs = append(errs, validateResources(s.Resources, p.Child("resources"))...)
 	if s.LauncherResources != nil {
-		errs = append(errs, s.LauncherResources.validate(p.Child("launcherResources"))...)
+		errs = append(errs, validateResources(*s.LauncherResources, p.Child("launcherResources"))...)
 	}
 	errs = append(errs, validateLabels(p.Child("nodeSelector"), s.NodeSelector)...)
 	for i, t := range s.Tolerations {
@@ -165,14 +164,29 @@ func (s *TrainingJobSpec) validate(p *field.Path) field.ErrorList {
 	return errs
 }
 
-func (r Resources) validate(p *field.Path) field.ErrorList {
+// validateResources: a container's resources of cpu and memory, each
+// greater than zero and no request above its limit.
+func validateResources(r corev1.ResourceRequirements, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for _, q := range []struct {
+	if len(r.Claims) > 0 {
+		errs = append(errs, field.Forbidden(p.Child("claims"), "mlops-fn sets no resource claims; accepted: limits and requests of cpu and memory"))
+	}
+	for _, list := range []struct {
 		name string
-		v    *resource.Quantity
-	}{{"cpu", r.CPU}, {"memory", r.Memory}} {
-		if q.v != nil && q.v.Sign() <= 0 {
-			errs = append(errs, field.Invalid(p.Child(q.name), q.v.String(), "accepted: a quantity greater than zero"))
+		l    corev1.ResourceList
+	}{{"limits", r.Limits}, {"requests", r.Requests}} {
+		for _, name := range slices.Sorted(maps.Keys(list.l)) {
+			at, q := p.Child(list.name).Key(string(name)), list.l[name]
+			switch {
+			case name != corev1.ResourceCPU && name != corev1.ResourceMemory:
+				errs = append(errs, field.NotSupported(at, string(name), []string{"cpu", "memory (GPUs are spec.gpusPerWorker or GPUS_PER_WORKER, RDMA devices spec.rdma)"}))
+			case q.Sign() <= 0:
+				errs = append(errs, field.Invalid(at, q.String(), "accepted: a quantity greater than zero"))
+			case list.name == "requests":
+				if limit, ok := r.Limits[name]; ok && q.Cmp(limit) > 0 {
+					errs = append(errs, field.Invalid(at, q.String(), fmt.Sprintf("is above its limit %s, which the API server refuses; accepted: a request up to the limit", limit.String())))
+				}
+			}
 		}
 	}
 	return errs

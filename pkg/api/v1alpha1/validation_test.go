@@ -118,8 +118,19 @@ func TestValidate(t *testing.T) {
 			"spec.gpusPerWorker: Invalid value: 65: accepted: 0 to 64",
 			"spec.slotsPerWorker: Invalid value: 2000: accepted: 1 to 1024",
 		}},
-		{"zero cpu", func(j *TrainingJob) { j.Spec.Resources.CPU = q("0") },
-			[]string{`spec.resources.cpu: Invalid value: "0": accepted: a quantity greater than zero`}},
+		{"zero cpu", func(j *TrainingJob) { j.Spec.Resources.Limits = corev1.ResourceList{corev1.ResourceCPU: *q("0")} },
+			[]string{`spec.resources.limits[cpu]: Invalid value: "0": accepted: a quantity greater than zero`}},
+		{"resources a container may have, mlops-fn sets otherwise", func(j *TrainingJob) {
+			j.Spec.Resources = corev1.ResourceRequirements{
+				Limits:   corev1.ResourceList{"nvidia.com/gpu": *q("1"), corev1.ResourceCPU: *q("2")},
+				Requests: corev1.ResourceList{corev1.ResourceCPU: *q("3")},
+				Claims:   []corev1.ResourceClaim{{Name: "gpu"}},
+			}
+		}, []string{
+			"spec.resources.claims: Forbidden: mlops-fn sets no resource claims; accepted: limits and requests of cpu and memory",
+			`spec.resources.limits[nvidia.com/gpu]: Unsupported value: "nvidia.com/gpu": supported values: "cpu", "memory (GPUs are spec.gpusPerWorker or GPUS_PER_WORKER, RDMA devices spec.rdma)"`,
+			`spec.resources.requests[cpu]: Invalid value: "3": is above its limit 2, which the API server refuses; accepted: a request up to the limit`,
+		}},
 		{"ids out of range", func(j *TrainingJob) { j.Spec.Security.RunAsUser, j.Spec.Security.FSGroup = i64(-1), i64(1<<31) },
 			[]string{"spec.security.runAsUser: Invalid value: -1: accepted: 0 to 2147483647", "spec.security.fsGroup: Invalid value: 2147483648: accepted: 0 to 2147483647"}},
 		{"relative home", func(j *TrainingJob) { j.Spec.Security.Home = "home/me" },
@@ -212,7 +223,7 @@ func TestModeFields(t *testing.T) {
 			j := &TrainingJob{APIVersion: APIVersion, Kind: Kind, Metadata: ObjectMeta{Name: "bert"}, Spec: TrainingJobSpec{
 				Mode: mode, Image: "x", Command: []string{"train"},
 				ImagePullPolicy: corev1.PullAlways, WorkingDir: "/w", PriorityClassName: "high", HostNetwork: true,
-				Workers: i32(2), SlotsPerWorker: i32(2), LauncherResources: &Resources{CPU: &cpu}, Security: Security{Home: "/home/me"},
+				Workers: i32(2), SlotsPerWorker: i32(2), LauncherResources: &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: cpu}}, Security: Security{Home: "/home/me"},
 				MPI: MPI{RunLauncherAsWorker: true}, Elastic: Elastic{MaxRestarts: i32(3)}, Trainer: Trainer{Runtime: "torch-distributed"},
 				RestartPolicy: corev1.RestartPolicyOnFailure,
 				RunPolicy: RunPolicy{CleanPodPolicy: "All", TTLSecondsAfterFinished: i32(60), ActiveDeadlineSeconds: i64(600), BackoffLimit: i32(1),
@@ -242,7 +253,7 @@ func TestModeFields(t *testing.T) {
 	}
 
 	j := &TrainingJob{APIVersion: APIVersion, Kind: Kind, Metadata: ObjectMeta{Name: "bert"}, Spec: TrainingJobSpec{
-		Mode: ModeSingleNode, LauncherResources: &Resources{CPU: &cpu}}}
+		Mode: ModeSingleNode, LauncherResources: &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: cpu}}}}
 	j.Default()
 	wantMsg := "spec.launcherResources: Forbidden: mode single-node renders a Pod, which cannot carry it (the limits of an MPIJob's launcher, which runs mpirun; a TrainJob's MPI runtime sizes its own launcher); accepted: no spec.launcherResources, or mode multi-node"
 	if errs := j.Validate(); len(errs) != 1 || errs[0].Error() != wantMsg {
