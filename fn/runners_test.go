@@ -304,6 +304,26 @@ func TestRunnersAgree(t *testing.T) {
 					t.Errorf("the second render changed the package (-first +second):\n%s", diff)
 				}
 			})
+			t.Run("kustomize exec on the kpt package", func(t *testing.T) {
+				// The package's two inputs in a kustomization: kustomize hands its
+				// transformers the local-config ConfigMap and drops it from the output.
+				binary(t)
+				dir := filepath.Join(t.TempDir(), mode)
+				copyPackage(t, filepath.Join(repoRoot, "quickstart/kpt", mode), dir, []string{"job.yaml", "mlops-env.yaml"})
+				job, err := os.ReadFile(filepath.Join(dir, "job.yaml"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				fn := "    config.kubernetes.io/local-config: \"true\"\n    config.kubernetes.io/function: |\n      exec:\n        path: " + filepath.Join(repoRoot, "bin", "mlops-fn") + "\n"
+				withFn := strings.Replace(string(job), "    config.kubernetes.io/local-config: \"true\"\n", fn, 1)
+				if err := os.WriteFile(filepath.Join(dir, "job.yaml"), []byte(withFn), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte("resources:\n- mlops-env.yaml\ntransformers:\n- job.yaml\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				check(t, runIn(t, t.TempDir(), nil, kustomizeBin(t), "build", "--enable-alpha-plugins", "--enable-exec", dir))
+			})
 			t.Run("kpt eval exec", func(t *testing.T) {
 				kpt := kptBin(t)
 				binary(t)
