@@ -150,6 +150,17 @@ func TestCatalogMetadata(t *testing.T) {
 	if meta.Image == "" || meta.Description == "" || meta.SourceURL == "" || meta.License != "Apache-2.0" {
 		t.Errorf("metadata.yaml: image %q, description %q, sourceURL %q, license %q: each is required (license Apache-2.0, as LICENSE)", meta.Image, meta.Description, meta.SourceURL, meta.License)
 	}
+	// No image is published: the entry names the one make image builds, and says so.
+	makefile, err := os.ReadFile("../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if built := regexp.MustCompile(`(?m)^IMAGE\s*\?=\s*(\S+)$`).FindSubmatch(makefile); built == nil || meta.Image != string(built[1]) {
+		t.Errorf("metadata.yaml: image %q is not the image make image builds (the Makefile's IMAGE, %q): no other is published", meta.Image, built)
+	}
+	if !strings.HasPrefix(meta.Image, "localhost/") || !strings.Contains(meta.Description, "Not published") {
+		t.Errorf("metadata.yaml: image %q: a local image (localhost/), and a description that says it is not published; got %q", meta.Image, meta.Description)
+	}
 }
 
 // TestDocsModeFields: docs/job-spec.md's table of what each mode carries says

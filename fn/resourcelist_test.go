@@ -157,7 +157,7 @@ func TestKptfileAndLocalConfigPassThrough(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kptfile := yaml.MustParse("# the package\napiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: training # keep me\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\npipeline:\n  mutators:\n  - exec: bin/mlops-fn\n    configPath: job.yaml\n")
+	kptfile := yaml.MustParse("# the package\napiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: training # keep me\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\npipeline:\n  mutators:\n  - exec: mlops-fn\n    configPath: job.yaml\n")
 	spec := config.Copy()
 	rl, stderr, err := runResourceList(t, dir, []*yaml.RNode{kptfile.Copy(), spec}, config)
 	if err != nil {

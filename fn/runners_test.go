@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -122,6 +123,9 @@ func objects(t *testing.T, out string) map[string]map[string]any {
 			continue
 		}
 		annotations := n.GetAnnotations()
+		if annotations["config.kubernetes.io/local-config"] == "true" {
+			continue // a package's input (mlops.env as a ConfigMap): no runner applies it
+		}
 		for k := range annotations {
 			if k == "mlops-fn.dev/generated-by" || strings.Contains(k, "config.kubernetes.io/") || strings.Contains(k, "config.k8s.io/") {
 				delete(annotations, k)
@@ -164,13 +168,20 @@ func readPackage(t *testing.T, dir string) string {
 	return b.String()
 }
 
-func copyDir(t *testing.T, from, to string) {
+// copyPackage copies a kpt package's files (only those named, if any) into a new folder.
+func copyPackage(t *testing.T, from, to string, only []string) {
 	t.Helper()
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	entries, err := os.ReadDir(from)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
+		if only != nil && !slices.Contains(only, e.Name()) {
+			continue
+		}
 		data, err := os.ReadFile(filepath.Join(from, e.Name()))
 		if err != nil {
 			t.Fatal(err)
@@ -179,6 +190,42 @@ func copyDir(t *testing.T, from, to string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// readFiles is a package's every file by name, the Kptfile and inputs included.
+func readFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[e.Name()] = string(data)
+	}
+	return files
+}
+
+// onPath is the environment with dir first on PATH.
+func onPath(dir string) []string {
+	return append(os.Environ(), "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// runIn runs a command in dir, with env (nil: the test's own), and returns its stdout.
+func runIn(t *testing.T, dir string, env []string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = dir, env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s (in %s): %v\n%s", name, strings.Join(args, " "), dir, err, stderr.String())
+	}
+	return stdout.String()
 }
 
 // tempPackage is a folder for kpt under the repository's bin/ (git-ignored),
@@ -235,20 +282,47 @@ func TestRunnersAgree(t *testing.T) {
 				check(t, run(t, kustomizeBin(t), "build", "--enable-alpha-plugins", "--load-restrictor", "LoadRestrictionsNone", overlay+"/kustomize-container"))
 			})
 			t.Run("kpt render exec", func(t *testing.T) {
+				// The package as a user copies it, out of the repository, rendered
+				// from elsewhere: kpt looks up exec: mlops-fn on PATH.
 				kpt := kptBin(t)
 				binary(t)
-				rel, abs := tempPackage(t)
-				copyDir(t, filepath.Join(repoRoot, "quickstart/kpt", mode), abs)
-				run(t, kpt, "fn", "render", rel, "--allow-exec")
-				first := readPackage(t, abs)
-				check(t, first)
-				if committed := readPackage(t, filepath.Join(repoRoot, "quickstart/kpt", mode)); committed != first {
-					t.Errorf("quickstart/kpt/%s is stale: render it again (kpt fn render quickstart/kpt/%s --allow-exec)\n%s", mode, mode, cmp.Diff(committed, first))
+				committed := filepath.Join(repoRoot, "quickstart/kpt", mode)
+				pkg := filepath.Join(t.TempDir(), mode)
+				copyPackage(t, committed, pkg, nil)
+				render := func() {
+					t.Helper()
+					runIn(t, t.TempDir(), onPath(filepath.Join(repoRoot, "bin")), kpt, "fn", "render", pkg, "--allow-exec")
 				}
-				run(t, kpt, "fn", "render", rel, "--allow-exec")
-				if second := readPackage(t, abs); second != first {
-					t.Errorf("the second render changed the package:\n%s", cmp.Diff(first, second))
+				render()
+				first := readFiles(t, pkg)
+				check(t, readPackage(t, pkg))
+				if diff := cmp.Diff(readFiles(t, committed), first); diff != "" {
+					t.Errorf("quickstart/kpt/%s is stale: render it again (PATH=$PWD/bin:$PATH kpt fn render quickstart/kpt/%s --allow-exec) (-committed +rendered):\n%s", mode, mode, diff)
 				}
+				render()
+				if diff := cmp.Diff(first, readFiles(t, pkg)); diff != "" {
+					t.Errorf("the second render changed the package (-first +second):\n%s", diff)
+				}
+			})
+			t.Run("kustomize exec on the kpt package", func(t *testing.T) {
+				// The package's two inputs in a kustomization: kustomize hands its
+				// transformers the local-config ConfigMap and drops it from the output.
+				binary(t)
+				dir := filepath.Join(t.TempDir(), mode)
+				copyPackage(t, filepath.Join(repoRoot, "quickstart/kpt", mode), dir, []string{"job.yaml", "mlops-env.yaml"})
+				job, err := os.ReadFile(filepath.Join(dir, "job.yaml"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				fn := "    config.kubernetes.io/local-config: \"true\"\n    config.kubernetes.io/function: |\n      exec:\n        path: " + filepath.Join(repoRoot, "bin", "mlops-fn") + "\n"
+				withFn := strings.Replace(string(job), "    config.kubernetes.io/local-config: \"true\"\n", fn, 1)
+				if err := os.WriteFile(filepath.Join(dir, "job.yaml"), []byte(withFn), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte("resources:\n- mlops-env.yaml\ntransformers:\n- job.yaml\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				check(t, runIn(t, t.TempDir(), nil, kustomizeBin(t), "build", "--enable-alpha-plugins", "--enable-exec", dir))
 			})
 			t.Run("kpt eval exec", func(t *testing.T) {
 				kpt := kptBin(t)
@@ -258,25 +332,25 @@ func TestRunnersAgree(t *testing.T) {
 				check(t, readPackage(t, abs))
 			})
 			t.Run("kpt render image", func(t *testing.T) {
+				// The package's inputs alone (no output of an exec render), with
+				// the image instead of exec: nothing outside the package is read.
 				kpt := kptBin(t)
 				image(t)
-				// A container cannot read the overlay: the package holds the job spec
-				// and the env ConfigMap an exec render wrote.
-				rel, abs := tempPackage(t)
-				copyDir(t, filepath.Join(repoRoot, "quickstart/kpt", mode), abs)
-				job, err := os.ReadFile(filepath.Join(repoRoot, overlay, "job.yaml"))
+				pkg := filepath.Join(t.TempDir(), mode)
+				copyPackage(t, filepath.Join(repoRoot, "quickstart/kpt", mode), pkg, []string{"Kptfile", "job.yaml", "mlops-env.yaml"})
+				kptfile, err := os.ReadFile(filepath.Join(pkg, "Kptfile"))
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := os.WriteFile(filepath.Join(abs, "job.yaml"), job, 0o644); err != nil {
+				withImage := strings.Replace(string(kptfile), "  - exec: mlops-fn\n", "  - image: localhost/mlops-fn:dev\n", 1)
+				if withImage == string(kptfile) {
+					t.Fatalf("the Kptfile runs no exec: mlops-fn:\n%s", kptfile)
+				}
+				if err := os.WriteFile(filepath.Join(pkg, "Kptfile"), []byte(withImage), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				kptfile := "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: image\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\npipeline:\n  mutators:\n  - image: localhost/mlops-fn:dev\n    configPath: job.yaml\n"
-				if err := os.WriteFile(filepath.Join(abs, "Kptfile"), []byte(kptfile), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				run(t, kpt, "fn", "render", rel, "--image-pull-policy", "never")
-				check(t, readPackage(t, abs))
+				runIn(t, t.TempDir(), nil, kpt, "fn", "render", pkg, "--image-pull-policy", "never")
+				check(t, readPackage(t, pkg))
 			})
 			t.Run("standalone", func(t *testing.T) {
 				binary(t)

@@ -47,6 +47,12 @@ Existing jobs of the mode's kind named like the job (or chosen by
 spec.target) are patched; otherwise the objects are generated. Running it again
 on its output changes nothing.
 
+mlops.env is a file beside the job spec (spec.envFile.path), its text
+(spec.envFile.inline), or, in a kpt package (Kptfile: exec: mlops-fn or the
+image, configPath: job.yaml), a ConfigMap of the package annotated
+config.kubernetes.io/local-config: "true" that spec.envFile.localConfigMap:
+{name: NAME} names: then nothing outside the ResourceList is read.
+
 Job spec (function config):
   apiVersion: %s
   kind: %s

@@ -6,7 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
@@ -19,15 +23,97 @@ import (
 type EnvOrigin int
 
 const (
-	FromInline    EnvOrigin = iota // spec.envFile.inline: mlops-fn writes the ConfigMap
-	FromConfigMap                  // a ConfigMap the user (or configMapGenerator) made: left alone
-	FromDisk                       // spec.envFile.path: mlops-fn writes the ConfigMap
+	FromInline      EnvOrigin = iota // spec.envFile.inline: mlops-fn writes the ConfigMap
+	FromConfigMap                    // a ConfigMap the user (or configMapGenerator) made: left alone
+	FromDisk                         // spec.envFile.path: mlops-fn writes the ConfigMap
+	FromLocalConfig                  // spec.envFile.localConfigMap: mlops-fn writes the ConfigMap
 )
+
+// LocalConfig is the annotation that keeps an object out of what kpt and
+// kustomize apply: a package's inputs, such as the job spec and mlops.env.
+const LocalConfig = "config.kubernetes.io/local-config"
+
+// envSources refuses a local-config ConfigMap beside another source the
+// spec names. It reads the spec as written: Default fills in path.
+func envSources(job *api.TrainingJob) field.ErrorList {
+	src := job.Spec.EnvFile
+	if src.LocalConfigMap == nil {
+		return nil
+	}
+	at := field.NewPath("spec", "envFile", "localConfigMap")
+	var errs field.ErrorList
+	if src.Path != "" {
+		errs = append(errs, field.Forbidden(at, fmt.Sprintf("names ConfigMap %q, and spec.envFile.path names the file %s: one source of mlops.env; accepted: localConfigMap (a kpt package) or path (a file beside the spec), not both", src.LocalConfigMap.Name, src.Path)))
+	}
+	if src.Inline != "" {
+		errs = append(errs, field.Forbidden(at, fmt.Sprintf("names ConfigMap %q, and spec.envFile.inline holds the text too: one source of mlops.env; accepted: localConfigMap or inline, not both", src.LocalConfigMap.Name)))
+	}
+	name := src.LocalConfigMap.Name
+	if name == "" {
+		errs = append(errs, field.Required(at.Child("name"), "the name of a ConfigMap among the inputs annotated "+LocalConfig+`: "true", whose data is mlops.env`))
+	} else {
+		for _, msg := range validation.IsDNS1123Subdomain(name) {
+			errs = append(errs, field.Invalid(at.Child("name"), name, msg))
+		}
+	}
+	return errs
+}
+
+// localConfigEnv reads mlops.env from the local-config ConfigMap the spec
+// names: a kpt package keeps it beside job.yaml, and neither kpt nor
+// kustomize applies it; mlops-fn writes the env ConfigMap the containers read.
+func (p Processor) localConfigEnv(job *api.TrainingJob, items []*yaml.RNode) (*env.File, error) {
+	name, envName := job.Spec.EnvFile.LocalConfigMap.Name, job.Spec.EnvFile.ConfigMapName
+	at := p.configName() + ": spec.envFile.localConfigMap.name"
+	if name == envName {
+		return nil, fmt.Errorf("%s: Invalid value: %q: is also spec.envFile.configMapName, the ConfigMap mlops-fn writes for the containers from it; accepted: another name, such as mlops-env", at, name)
+	}
+	var found, local []*yaml.RNode
+	for _, it := range items {
+		if it.GetKind() != "ConfigMap" {
+			continue
+		}
+		if it.GetName() == name {
+			found = append(found, it)
+		}
+		if it.GetAnnotations()[LocalConfig] == "true" {
+			local = append(local, it)
+		}
+		if it.GetName() == envName && !generated(it) {
+			return nil, fmt.Errorf("%s: %q names the source of mlops.env, and %s among the inputs holds it too (the env ConfigMap, which mlops-fn would read instead and leave alone); accepted: one of the two: remove %s, or spec.envFile.localConfigMap", at, name, identify(it), identify(it))
+		}
+	}
+	switch len(found) {
+	case 0:
+		names := "none"
+		if len(local) > 0 {
+			var ns []string
+			for _, it := range local {
+				ns = append(ns, strconv.Quote(it.GetName()))
+			}
+			names = strings.Join(ns, ", ")
+		}
+		return nil, fmt.Errorf("%s: Invalid value: %q: no ConfigMap of that name among the inputs (local-config ConfigMaps among them: %s); accepted: the name of a ConfigMap in the package, annotated %s: \"true\", whose data is mlops.env's KEY: value pairs", at, name, names, LocalConfig)
+	case 1:
+	default:
+		return nil, fmt.Errorf("ConfigMap/%s is among the inputs %d times (%s, and %s), and spec.envFile.localConfigMap names it; accepted: one ConfigMap of that name", name, len(found), identify(found[0]), identify(found[1]))
+	}
+	cm := found[0]
+	if v, ok := cm.GetAnnotations()[LocalConfig]; v != "true" {
+		has := "has no annotation " + LocalConfig
+		if ok {
+			has = fmt.Sprintf("has %s: %q", LocalConfig, v)
+		}
+		return nil, fmt.Errorf("%s: %s, so kpt and kustomize would apply it to the cluster beside %s, the env ConfigMap mlops-fn writes from it (spec.envFile.localConfigMap names it as the source of mlops.env); accepted: the annotation %s: \"true\"", identify(cm), has, envName, LocalConfig)
+	}
+	return configMapFile(cm)
+}
 
 // needsHashSuffix marks a configMapGenerator's ConfigMap whose name kustomize will hash.
 const needsHashSuffix = "internal.config.kubernetes.io/needsHashSuffix"
 
-// loadEnv finds mlops.env: inline text, else a ConfigMap among the inputs
+// loadEnv finds mlops.env: inline text or the local-config ConfigMap the
+// spec names, else a ConfigMap among the inputs
 // that mlops-fn did not write, else the file on disk, else the ConfigMap an
 // earlier run wrote (so a package renders again without the file).
 func (p Processor) loadEnv(job *api.TrainingJob, items []*yaml.RNode) (*env.File, EnvOrigin, error) {
@@ -35,6 +121,10 @@ func (p Processor) loadEnv(job *api.TrainingJob, items []*yaml.RNode) (*env.File
 	if src.Inline != "" {
 		f, err := env.Parse(p.configName()+": spec.envFile.inline", []byte(src.Inline))
 		return f, FromInline, err
+	}
+	if src.LocalConfigMap != nil {
+		f, err := p.localConfigEnv(job, items)
+		return f, FromLocalConfig, err
 	}
 	var ours *yaml.RNode
 	if err := oneConfigMapPerNamespace(items, src.ConfigMapName); err != nil {
@@ -68,8 +158,8 @@ func (p Processor) loadEnv(job *api.TrainingJob, items []*yaml.RNode) (*env.File
 		if p.ConfigDir == "" && !filepath.IsAbs(path) {
 			where += " in the working directory"
 		}
-		return nil, 0, fmt.Errorf("%s: spec.envFile: mlops.env not found: no inline text, no ConfigMap %q among the inputs, and no file %s; accepted: one of the three",
-			p.configName(), src.ConfigMapName, where)
+		return nil, 0, fmt.Errorf("%s: spec.envFile: mlops.env not found: no inline text, no ConfigMap %q among the inputs, and no file %s; accepted: one of the three, or spec.envFile.localConfigMap: {name: NAME} naming a ConfigMap among the inputs annotated %s: \"true\" (a kpt package's form)",
+			p.configName(), src.ConfigMapName, where, LocalConfig)
 	default:
 		return nil, 0, fmt.Errorf("%s: spec.envFile.path: %w", p.configName(), err)
 	}

@@ -93,8 +93,9 @@ func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, f
 	if job == nil || len(errs) > 0 {
 		return nil, p.fieldResults(errs, "")
 	}
+	conflicts := envSources(job)
 	job.Default()
-	if errs := job.Validate(); len(errs) > 0 {
+	if errs := append(conflicts, job.Validate()...); len(errs) > 0 {
 		return nil, p.fieldResults(errs, "")
 	}
 	file, origin, err := p.loadEnv(job, items)

@@ -245,3 +245,60 @@ spec:
 		t.Errorf("a failing run changed the caller's item:\n%s\n---- was:\n%s", got, before)
 	}
 }
+
+// TestLocalConfigMap: spec.envFile.localConfigMap reads mlops.env from a
+// local-config ConfigMap among the items, touches no file (the working
+// directory holds none), leaves that ConfigMap as it came and writes the env
+// ConfigMap; what would make its source unclear is refused, naming it.
+func TestLocalConfigMap(t *testing.T) {
+	chdir(t, t.TempDir()) // no mlops.env here: a read of the disk would fail
+	spec := job + "  envFile:\n    localConfigMap: {name: mlops-env}\n"
+	local := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mlops-env\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\ndata:\n  WORKERS: \"3\"\n  USER_ID: \"1000\"\n"
+	rl := &framework.ResourceList{FunctionConfig: yaml.MustParse(spec), Items: []*yaml.RNode{yaml.MustParse(local)}}
+	if err := (Processor{}).Process(rl); err != nil {
+		t.Fatal(err)
+	}
+	if got := kinds(rl.Items); got != "ConfigMap/mlops-env,MPIJob/bert,ConfigMap/bert-mpijob-env" {
+		t.Fatalf("items: %s", got)
+	}
+	if got := rl.Items[0].MustString(); got != yaml.MustParse(local).MustString() {
+		t.Errorf("the local-config ConfigMap changed:\n%s", got)
+	}
+	if w, _ := rl.Items[2].Pipe(yaml.Lookup("data", "WORKERS")); w == nil || w.YNode().Value != "3" {
+		t.Errorf("the env ConfigMap does not carry the local-config ConfigMap's values:\n%s", rl.Items[2].MustString())
+	}
+	// A second run on the output changes nothing (kpt fn render, twice).
+	first := kinds(rl.Items)
+	rl = &framework.ResourceList{FunctionConfig: yaml.MustParse(spec), Items: rl.Items}
+	if err := (Processor{}).Process(rl); err != nil || kinds(rl.Items) != first {
+		t.Fatalf("second run: %v, items %s", err, kinds(rl.Items))
+	}
+
+	userEnv := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bert-mpijob-env\ndata:\n  WORKERS: \"2\"\n"
+	for _, c := range []struct{ name, spec, items, want string }{
+		{"inline too", job + "  envFile:\n    inline: WORKERS=2\n    localConfigMap: {name: mlops-env}\n", local,
+			`spec.envFile.localConfigMap: Forbidden: names ConfigMap "mlops-env", and spec.envFile.inline holds the text too`},
+		{"no name", job + "  envFile:\n    localConfigMap: {}\n", local, "spec.envFile.localConfigMap.name: Required value"},
+		{"bad name", job + "  envFile:\n    localConfigMap: {name: Mlops_Env}\n", local, `spec.envFile.localConfigMap.name: Invalid value: "Mlops_Env"`},
+		{"the env ConfigMap's name", job + "  envFile:\n    localConfigMap: {name: bert-mpijob-env}\n", local,
+			`spec.envFile.localConfigMap.name: Invalid value: "bert-mpijob-env": is also spec.envFile.configMapName`},
+		{"twice", spec, local + "---\n" + local, "ConfigMap/mlops-env is among the inputs 2 times"},
+		{"local-config false", spec, strings.Replace(local, `"true"`, `"false"`, 1), `ConfigMap/mlops-env: has config.kubernetes.io/local-config: "false", so kpt and kustomize would apply it`},
+		{"the env ConfigMap too", spec, local + "---\n" + userEnv, `"mlops-env" names the source of mlops.env, and ConfigMap/bert-mpijob-env among the inputs holds it too`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var items []*yaml.RNode
+			for _, doc := range strings.Split(c.items, "---\n") {
+				items = append(items, yaml.MustParse(doc))
+			}
+			rl := &framework.ResourceList{FunctionConfig: yaml.MustParse(c.spec), Items: items}
+			err := (Processor{}).Process(rl)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("want an error containing %q, got %v", c.want, err)
+			}
+			if len(rl.Items) != len(items) {
+				t.Errorf("a failing run changed the items: %s", kinds(rl.Items))
+			}
+		})
+	}
+}

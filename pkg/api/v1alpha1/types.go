@@ -120,7 +120,8 @@ type TrainingJobSpec struct {
 }
 
 // EnvFile locates mlops.env. Exactly one source is used, in this order:
-// Inline, then a ConfigMap item named ConfigMapName in the input, then Path on disk.
+// Inline or LocalConfigMap (not both), then a ConfigMap item named
+// ConfigMapName in the input, then Path on disk.
 type EnvFile struct {
 	// Path is relative to the job spec's file (standalone) or the working directory (exec). Default mlops.env.
 	Path string `json:"path,omitempty"`
@@ -128,6 +129,10 @@ type EnvFile struct {
 	ConfigMapName string `json:"configMapName,omitempty"`
 	// Inline holds the file's text, for runners that cannot read files.
 	Inline string `json:"inline,omitempty"`
+	// LocalConfigMap names a ConfigMap among the inputs, annotated
+	// config.kubernetes.io/local-config: "true" (never applied), whose data
+	// is mlops.env: a kpt package's form. Excludes Path and Inline.
+	LocalConfigMap *corev1.LocalObjectReference `json:"localConfigMap,omitempty"`
 	// ExtraKeys are keys of the user's own in mlops.env that are one edit
 	// away from a key mlops-fn knows (GPU_PER_WORKER): without them listed here
 	// such a key is an error, as it most likely misspells the known one.
