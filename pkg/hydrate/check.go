@@ -1,6 +1,7 @@
 package hydrate
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -98,7 +99,7 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 	rl := &framework.ResourceList{Items: items, FunctionConfig: config}
 	p := processor.Processor{ConfigDir: r.o.Dir, ConfigFile: r.configPath}
 	if err := inFreshSchema(func() error { return p.Process(rl) }); err != nil {
-		return nil, err
+		return nil, errorLines(err)
 	}
 	// What kustomize drops from a transformer's output.
 	//nolint:staticcheck // the runners' legacy annotations too
@@ -155,4 +156,20 @@ func markNames(k *yaml.RNode, base []*yaml.RNode) error {
 	}
 	patches.YNode().Content = append(marks, patches.YNode().Content...)
 	return nil
+}
+
+// errorLines puts each error of the function's results on a line of its
+// own, as the function prints them.
+func errorLines(err error) error {
+	results, ok := err.(framework.Results)
+	if !ok || results.ExitCode() == 0 {
+		return err
+	}
+	var lines []string
+	for _, r := range results {
+		if r.Severity == framework.Error {
+			lines = append(lines, r.Message)
+		}
+	}
+	return errors.New("\n" + strings.Join(lines, "\n"))
 }

@@ -55,6 +55,13 @@ func TestTheCheckFollowsRenames(t *testing.T) {
 	if jobs != 1 {
 		t.Errorf("want one MPIJob, got %d", jobs)
 	}
+
+	// The renamed job's pod names are checked as the function checks them.
+	k, _ = os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+	write(t, filepath.Join(dir, "kustomization.yaml"), strings.Replace(string(k), "namePrefix: dev-\n", "namePrefix: "+strings.Repeat("a", 50)+"-\n", 1))
+	if _, err := Render(Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), "must be no more than 63 characters") {
+		t.Errorf("a namePrefix that makes pod names too long: want the function's error, got %v", err)
+	}
 }
 
 // TestBuildsDoNotShareTheSchema: kyaml's OpenAPI schema is a global that
