@@ -122,24 +122,15 @@ func Applied(dir string) ([]*yaml.RNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The guard: the first of transformers:; in an overlay of an earlier
-	// mlops-fn, its component.
+	// The guard: the first of transformers:.
 	transformers, err := k.Pipe(yaml.Lookup("transformers"))
 	if err != nil {
 		return nil, fmt.Errorf("%s: transformers: %w", path, err)
 	}
-	components, err := k.Pipe(yaml.Lookup("components"))
-	if err != nil {
-		return nil, fmt.Errorf("%s: components: %w", path, err)
+	if transformers == nil {
+		return nil, fmt.Errorf("%s lists no transformers; accepted: the file mlops-fn hydrate wrote (run it again)", path)
 	}
-	switch {
-	case transformers != nil:
-		transformers.YNode().Content = slices.DeleteFunc(transformers.Content(), func(n *yaml.Node) bool { return n.Value == guardDir+"/"+checksFile })
-	case components != nil:
-		components.YNode().Content = slices.DeleteFunc(components.Content(), func(n *yaml.Node) bool { return n.Value == guardDir })
-	default:
-		return nil, fmt.Errorf("%s lists neither transformers nor components; accepted: the file mlops-fn hydrate wrote (run it again)", path)
-	}
+	transformers.YNode().Content = slices.DeleteFunc(transformers.Content(), func(n *yaml.Node) bool { return n.Value == guardDir+"/"+checksFile })
 	text, err := k.String()
 	if err != nil {
 		return nil, err
