@@ -40,8 +40,8 @@ job.yaml as a local-config resource) and the component; every
 other line stays. After any edit of job.yaml or mlops.env, run hydrate again.
 
 Before writing, it builds the overlay as kubectl does and compares it with
-mlops-fn run as a kustomize exec transformer on the same kustomization; on a
-difference it writes nothing and prints it. Nothing is written unless every
+mlops-fn run, in this process, as kustomize runs a transformer (after the
+kustomization's own fields); on a difference it writes nothing and prints it. Nothing is written unless every
 folder renders; a folder's component is swapped in one step, and a failure
 puts every folder back. The env file must lie in its folder.
 

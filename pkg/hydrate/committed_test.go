@@ -9,9 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
-	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/internal/testutil"
@@ -44,20 +42,19 @@ func committedOverlays(t *testing.T) []string {
 func TestCommittedOverlays(t *testing.T) {
 	for _, dir := range committedOverlays(t) {
 		t.Run(dir, func(t *testing.T) {
-			ov, err := Render(Options{Dir: dir, Function: fnBinary})
+			ov, err := Render(Options{Dir: dir})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if stale := ov.Stale(); len(stale) > 0 {
 				t.Fatalf("stale: %v; run `make hydrate` and commit", stale)
 			}
-			openapi.ResetOpenAPI()
-			m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
+			nodes, err := build(filesys.MakeFsOnDisk(), dir)
 			if err != nil {
 				t.Fatalf("kustomize build: %v", err)
 			}
 			jobs := 0
-			for _, r := range m.Resources() {
+			for _, r := range nodes {
 				b, err := r.MarshalJSON()
 				if err != nil {
 					t.Fatal(err)
@@ -175,7 +172,7 @@ func TestRenamesReachTheJob(t *testing.T) {
 func TestOneJobItsOwnObjects(t *testing.T) {
 	ids := map[string][]string{}
 	for _, mode := range jobkind.Modes() {
-		nodes, err := stagedBuild("../../quickstart/k8s/mlops/"+mode, nil, nil, kubectlOptions())
+		nodes, err := stagedBuild("../../quickstart/k8s/mlops/"+mode, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -279,7 +276,7 @@ func overlaysOfEveryKind(t *testing.T) map[string]string {
 			write(t, filepath.Join(dir, f), string(b))
 		}
 		write(t, filepath.Join(dir, "serviceaccount.yaml"), "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: model-service\n")
-		ov, err := Render(Options{Dir: dir, Resources: []string{"serviceaccount.yaml"}, Function: fnBinary})
+		ov, err := Render(Options{Dir: dir, Resources: []string{"serviceaccount.yaml"}})
 		if err != nil {
 			t.Fatal(err)
 		}

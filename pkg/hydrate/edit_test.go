@@ -277,16 +277,16 @@ func staleBuild(t *testing.T, kubectl string, mk func(t *testing.T) string, e ed
 	fresh := mk(t)
 	e.apply(fresh)
 	var want []*yaml.RNode
-	ov, err := Render(Options{Dir: fresh, Function: fnBinary})
+	ov, err := Render(Options{Dir: fresh})
 	if err == nil {
 		err = ov.Write()
 	}
 	if err == nil {
-		if want, err = stagedBuild(fresh, nil, nil, kubectlOptions()); err != nil {
+		if want, err = stagedBuild(fresh, nil, nil); err != nil {
 			t.Fatalf("the freshly hydrated overlay does not build: %v", err)
 		}
 	}
-	got, buildErr := stagedBuild(stale, nil, nil, kubectlOptions())
+	got, buildErr := stagedBuild(stale, nil, nil)
 	outcome := judge(t, "kustomize", want, got, buildErr)
 	if kubectl == "" {
 		return outcome
@@ -349,7 +349,7 @@ func TestCRLFCheckoutBuilds(t *testing.T) {
 	for _, mode := range jobkind.Modes() {
 		t.Run(mode, func(t *testing.T) {
 			dir := quickstartCopy(t, mode)
-			want, err := stagedBuild(dir, nil, nil, kubectlOptions())
+			want, err := stagedBuild(dir, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -366,7 +366,7 @@ func TestCRLFCheckoutBuilds(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := stagedBuild(dir, nil, nil, kubectlOptions())
+			got, err := stagedBuild(dir, nil, nil)
 			if err != nil {
 				t.Fatalf("the CRLF checkout does not build: %v", err)
 			}
@@ -436,7 +436,7 @@ func TestReadmeQuotesTheStaleBuild(t *testing.T) {
 	elide := func(s string) string {
 		return strings.ReplaceAll(s, filepath.Dir(dir)+string(filepath.Separator), "…/")
 	}
-	_, err = stagedBuild(dir, nil, nil, kubectlOptions())
+	_, err = stagedBuild(dir, nil, nil)
 	if err == nil {
 		t.Fatal("the stale quickstart builds")
 	}
@@ -468,7 +468,7 @@ func TestAppliedBuildsWithoutTheGuard(t *testing.T) {
 			if !editEnv("CPU", "change").apply(dir) {
 				t.Fatal("the quickstart has no CPU")
 			}
-			if _, err := stagedBuild(dir, nil, nil, kubectlOptions()); err == nil {
+			if _, err := stagedBuild(dir, nil, nil); err == nil {
 				t.Fatal("the edited overlay builds")
 			}
 			items, err := Applied(dir)
@@ -504,7 +504,7 @@ func TestHandRemovedEntries(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := quickstartCopy(t, "multi-node")
-			want, err := stagedBuild(dir, nil, nil, kubectlOptions())
+			want, err := stagedBuild(dir, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -520,7 +520,7 @@ func TestHandRemovedEntries(t *testing.T) {
 				entry = string(k[i : i+bytes.Index(k[i:], []byte("components:"))])
 			}
 			write(t, path, strings.Replace(string(k), entry, "", 1))
-			got, err := stagedBuild(dir, nil, nil, kubectlOptions())
+			got, err := stagedBuild(dir, nil, nil)
 			switch {
 			case c.message == "" && err != nil:
 				t.Errorf("the build fails: %v", err)
@@ -531,7 +531,7 @@ func TestHandRemovedEntries(t *testing.T) {
 			case err == nil || !strings.Contains(err.Error(), c.message):
 				t.Errorf("want a build failing with %q, got %v", c.message, err)
 			}
-			ov, err := Render(Options{Dir: dir, Function: fnBinary})
+			ov, err := Render(Options{Dir: dir})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -544,7 +544,7 @@ func TestHandRemovedEntries(t *testing.T) {
 			if k, _ := os.ReadFile(path); !bytes.Contains(k, []byte(c.entry)) {
 				t.Errorf("hydrate did not write the entry back:\n%s", k)
 			}
-			if _, err := stagedBuild(dir, nil, nil, kubectlOptions()); err != nil {
+			if _, err := stagedBuild(dir, nil, nil); err != nil {
 				t.Errorf("hydrated again, the overlay does not build: %v", err)
 			}
 		})

@@ -11,11 +11,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
-	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
@@ -58,7 +56,7 @@ func overlay(t *testing.T, testCase string) (root string, skeleton *yaml.RNode) 
 	write(t, filepath.Join(root, "base", "skeleton.yaml"), skeleton.MustString())
 	write(t, filepath.Join(root, "base", "kustomization.yaml"), "resources:\n- skeleton.yaml\n")
 
-	ov, err := Render(Options{Dir: filepath.Join(root, "overlay"), Resources: []string{"../base"}, Function: fnBinary})
+	ov, err := Render(Options{Dir: filepath.Join(root, "overlay"), Resources: []string{"../base"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +69,7 @@ func overlay(t *testing.T, testCase string) (root string, skeleton *yaml.RNode) 
 // hydrateDir runs hydrate on dir and writes what it renders.
 func hydrateDir(t *testing.T, dir string) {
 	t.Helper()
-	ov, err := Render(Options{Dir: dir, Function: fnBinary})
+	ov, err := Render(Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,18 +85,16 @@ func write(t *testing.T, path, text string) {
 	}
 }
 
-// kustomize builds dir in process with kustomize's defaults, as kubectl apply -k does.
-// kyaml's schema is global: it is reset first so the build sees only what the
-// overlay gives it, not what an earlier build or the function registered.
+// kustomize builds dir in process with kustomize's defaults, as kubectl apply
+// -k does, from a fresh schema (build).
 func kustomize(t *testing.T, dir string) []map[string]any {
 	t.Helper()
-	openapi.ResetOpenAPI()
-	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
+	nodes, err := build(filesys.MakeFsOnDisk(), dir)
 	if err != nil {
 		t.Fatalf("kustomize build %s: %v", dir, err)
 	}
 	var out []map[string]any
-	for _, r := range m.Resources() {
+	for _, r := range nodes {
 		obj, err := r.Map()
 		if err != nil {
 			t.Fatal(err)
@@ -225,7 +221,7 @@ func image(t *testing.T, objs []map[string]any) any {
 func TestStaleDetectsDrift(t *testing.T) {
 	root, _ := overlay(t, "multi-node-nonroot")
 	dir := filepath.Join(root, "overlay")
-	fresh, err := Render(Options{Dir: dir, Function: fnBinary})
+	fresh, err := Render(Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +230,7 @@ func TestStaleDetectsDrift(t *testing.T) {
 	}
 	env, _ := os.ReadFile(filepath.Join(dir, "mlops.env"))
 	write(t, filepath.Join(dir, "mlops.env"), strings.Replace(string(env), "WORKERS=2", "WORKERS=3", 1))
-	edited, err := Render(Options{Dir: dir, Function: fnBinary})
+	edited, err := Render(Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,8 +248,7 @@ func TestStaleDetectsDrift(t *testing.T) {
 // TestKeepsTheUsersKustomization: hydrate owns its entries only; the rest of
 // the file stays, comments included: the user's own fields of the env
 // generator (literals, labels), their patch, configurations and namespace.
-// The entries of the earlier layout (patches beside the kustomization) go. A
-// second run changes nothing.
+// A second run changes nothing.
 func TestKeepsTheUsersKustomization(t *testing.T) {
 	root, _ := overlay(t, "multi-node-nonroot")
 	dir := filepath.Join(root, "overlay")
@@ -265,10 +260,8 @@ resources:
 - ../base
 patches:
 - path: my-patch.yaml
-- path: security-context-patch.yaml
 configurations:
 - kustomizeconfig.yaml
-- crd-name-references.yaml
 configMapGenerator:
 # the site's env
 - name: resnet50-mpijob-env
@@ -279,14 +272,12 @@ configMapGenerator:
   options:
     labels:
       team: a
-openapi:
-  path: crd-schema.json
 `)
 	write(t, filepath.Join(dir, "kustomizeconfig.yaml"), "nameReference: []\n")
 	write(t, filepath.Join(dir, "my-patch.yaml"), "apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata:\n  name: resnet50\n  labels:\n    team: a\n")
 	var once []byte
 	for run := 0; run < 2; run++ {
-		ov, err := Render(Options{Dir: dir, Function: fnBinary})
+		ov, err := Render(Options{Dir: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -377,7 +368,7 @@ func TestTheUsersOpenAPIChangesNoPatch(t *testing.T) {
 	}
 	k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
 	write(t, filepath.Join(dir, "kustomization.yaml"), string(k)+"openapi:\n  path: mine.json\n")
-	ov, err := Render(Options{Dir: dir, Function: fnBinary})
+	ov, err := Render(Options{Dir: dir})
 	if err != nil {
 		t.Fatalf("hydrate refuses the user's openapi: %v", err)
 	}
@@ -389,9 +380,9 @@ func TestTheUsersOpenAPIChangesNoPatch(t *testing.T) {
 	}
 }
 
-// TestRemovesStaleFiles: a patch hydrate no longer renders leaves the
-// component, and the files of the earlier layout (beside the kustomization,
-// with mlops-fn's header) go with their entries.
+// TestRemovesStaleFiles: a patch file the job no longer needs (no volumes:
+// no nfs-volume-patch.yaml) leaves the component and its kustomization; a
+// file of the user's beside it stays.
 func TestRemovesStaleFiles(t *testing.T) {
 	root, _ := overlay(t, "multi-node-nonroot")
 	dir := filepath.Join(root, "overlay")
@@ -405,37 +396,17 @@ func TestRemovesStaleFiles(t *testing.T) {
 	write(t, filepath.Join(dir, "mlops.env"), strings.Join(kept, "\n"))
 	job, _ := os.ReadFile(filepath.Join(dir, "job.yaml"))
 	write(t, filepath.Join(dir, "job.yaml"), strings.SplitN(string(job), "  volumes:", 2)[0])
-	// The earlier layout's files and entries.
-	for _, f := range []string{"mpijob-patch.yaml", "security-context-patch.yaml"} {
-		write(t, filepath.Join(dir, f), "# Generated by mlops-fn from job.yaml and mlops.env.\nkind: MPIJob\n")
-	}
 	write(t, filepath.Join(dir, "my-patch.yaml"), "# mine\nkind: MPIJob\n")
-	k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
-	write(t, filepath.Join(dir, "kustomization.yaml"), strings.Replace(string(k), "patches:\n", "patches:\n- path: mpijob-patch.yaml\n- path: security-context-patch.yaml\n", 1)+"openapi:\n  path: crd-schema.json\n")
-	ov, err := Render(Options{Dir: dir, Function: fnBinary})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]string{"mpijob-patch.yaml", "security-context-patch.yaml"}, ov.Remove); diff != "" {
-		t.Fatalf("files to remove (-want +got):\n%s", diff)
-	}
-	if err := ov.Write(); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"mpijob-patch.yaml", "security-context-patch.yaml", filepath.Join(ComponentDir, "nfs-volume-patch.yaml")} {
-		if _, err := os.Stat(filepath.Join(dir, f)); !os.IsNotExist(err) {
-			t.Errorf("%s is still there: %v", f, err)
-		}
+	hydrateDir(t, dir)
+	if _, err := os.Stat(filepath.Join(dir, ComponentDir, "nfs-volume-patch.yaml")); !os.IsNotExist(err) {
+		t.Errorf("%s is still there: %v", filepath.Join(ComponentDir, "nfs-volume-patch.yaml"), err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "my-patch.yaml")); err != nil {
 		t.Errorf("the user's file went: %v", err)
 	}
-	for _, f := range []string{"kustomization.yaml", filepath.Join(ComponentDir, "kustomization.yaml")} {
-		k, _ := os.ReadFile(filepath.Join(dir, f))
-		for _, gone := range []string{"nfs-volume-patch.yaml", "patches:\n- path: mpijob", "openapi:"} {
-			if f == "kustomization.yaml" && strings.Contains(string(k), gone) || gone == "nfs-volume-patch.yaml" && strings.Contains(string(k), gone) {
-				t.Errorf("%s still lists %s:\n%s", f, gone, k)
-			}
+	for _, f := range []string{filepath.Join(ComponentDir, "kustomization.yaml"), filepath.Join(ComponentDir, patchesFile)} {
+		if k, _ := os.ReadFile(filepath.Join(dir, f)); strings.Contains(string(k), "nfs-volume-patch.yaml") {
+			t.Errorf("%s still lists nfs-volume-patch.yaml:\n%s", f, k)
 		}
 	}
 	kustomize(t, dir)
@@ -489,7 +460,7 @@ func TestSpecChangesWorkOrFailAtHydrate(t *testing.T) {
 				write(t, filepath.Join(dir, file), text)
 			}
 			before := snapshot(t, root)
-			ov, err := Render(Options{Dir: dir, Function: fnBinary})
+			ov, err := Render(Options{Dir: dir})
 			if c.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 					t.Fatalf("want an error with %q, got %v", c.wantErr, err)
@@ -562,9 +533,6 @@ func TestKustomizationEdgeCases(t *testing.T) {
 			edit:           [2]string{"- mlops-fn # mlops-fn hydrate", "- ./mlops-fn # mlops-fn hydrate"},
 			wantConfigMaps: map[string]string{"resnet50-mpijob-env": "WORKERS"},
 			wantText:       []string{"- ./mlops-fn"}},
-		{name: "an overlay of an earlier mlops-fn: its mlops-env generator becomes the job's",
-			edit:           [2]string{"- name: resnet50-mpijob-env # mlops-fn hydrate: mlops.env for the job's containers\n", "- name: mlops-env\n"},
-			wantConfigMaps: map[string]string{"resnet50-mpijob-env": "WORKERS"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root, _ := overlay(t, "multi-node-nonroot")
@@ -616,7 +584,7 @@ func TestKeepsLineEndsAndByteOrderMark(t *testing.T) {
 	lf := "# the team's overlay\n" + string(data)
 	dos := "\ufeff" + strings.ReplaceAll(lf, "\n", "\r\n")
 	write(t, path, dos)
-	ov, err := Render(Options{Dir: dir, Function: fnBinary})
+	ov, err := Render(Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -627,7 +595,7 @@ func TestKeepsLineEndsAndByteOrderMark(t *testing.T) {
 	// The job renamed: hydrate renames its entries, every other line as it was.
 	spec, _ := os.ReadFile(filepath.Join(dir, "job.yaml"))
 	write(t, filepath.Join(dir, "job.yaml"), strings.Replace(string(spec), "name: resnet50\nspec:\n", "name: resnet-b\nspec:\n  target: {name: resnet50}\n", 1))
-	ov, err = Render(Options{Dir: dir, Function: fnBinary})
+	ov, err = Render(Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -650,7 +618,7 @@ func TestKeepsLineEndsAndByteOrderMark(t *testing.T) {
 
 	write(t, path, strings.Replace(dos, "\r\n", "\n", 1))
 	before := snapshot(t, root)
-	_, err = Render(Options{Dir: dir, Function: fnBinary})
+	_, err = Render(Options{Dir: dir})
 	if want := "kustomization.yaml mixes line ends: 29 lines end in CRLF (\\r\\n), 1 in LF (\\n)"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("want %q, got %v", want, err)
 	}
@@ -705,7 +673,7 @@ func TestMarksGone(t *testing.T) {
 				spec, _ := os.ReadFile(filepath.Join(dir, "job.yaml"))
 				write(t, filepath.Join(dir, "job.yaml"), strings.Replace(string(spec), "name: resnet50\nspec:\n", "name: resnet-b\nspec:\n  target: {name: resnet50}\n", 1))
 			}
-			ov, err := Render(Options{Dir: dir, Function: fnBinary})
+			ov, err := Render(Options{Dir: dir})
 			if err != nil {
 				t.Fatalf("hydrate after the marks are gone: %v", err)
 			}

@@ -2,7 +2,7 @@ package hydrate
 
 import (
 	"errors"
-	"fmt"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,35 +14,34 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// A child test process hydrates the folder in killDirVariable and kills
-// itself with SIGKILL after write step number killAtVariable.
-const (
-	killAtVariable  = "MLOPS_FN_TEST_KILL_AT"
-	killDirVariable = "MLOPS_FN_TEST_KILL_DIR"
-	fnVariable      = "MLOPS_FN_TEST_FN"
+// The child of TestKillAtEveryStep: a run of this test binary that hydrates
+// the folder -kill-dir and kills itself with SIGKILL after write step
+// number -kill-at. A kill needs a process of its own: it must leave the
+// folder as a real kill would, with no deferred cleanup run, and the test
+// must survive it. Flags, not environment variables, carry the two values.
+var (
+	killAt  = flag.Int("kill-at", 0, "TestKillChild: the write step after which the child kills itself")
+	killDir = flag.String("kill-dir", "", "TestKillChild: the overlay folder the child hydrates")
 )
 
-func hydrateAndDie(at string) int {
-	n, err := strconv.Atoi(at)
+// TestKillChild runs only as TestKillAtEveryStep's child.
+func TestKillChild(t *testing.T) {
+	if *killAt == 0 {
+		t.Skip("the child process of TestKillAtEveryStep")
+	}
+	ov, err := Render(Options{Dir: *killDir})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
+		t.Fatal(err)
 	}
 	steps := 0
-	afterStep = func(string) {
-		if steps++; steps == n {
+	ov.afterStep = func(string) {
+		if steps++; steps == *killAt {
 			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}
 	}
-	ov, err := Render(Options{Dir: os.Getenv(killDirVariable), Function: os.Getenv(fnVariable)})
-	if err == nil {
-		err = ov.Write()
+	if err := ov.Write(); err != nil {
+		t.Fatal(err)
 	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
 }
 
 // withoutTemporaries is a snapshot without hydrate's temporary names.
@@ -86,13 +85,12 @@ func TestKillAtEveryStep(t *testing.T) {
 			done := t.TempDir()
 			copyTree(t, base, done)
 			var steps []string
-			afterStep = func(s string) { steps = append(steps, s) }
-			ov, err := Render(Options{Dir: filepath.Join(done, "overlay"), Function: fnBinary})
-			if err == nil {
-				err = ov.Write()
-			}
-			afterStep = func(string) {}
+			ov, err := Render(Options{Dir: filepath.Join(done, "overlay")})
 			if err != nil {
+				t.Fatal(err)
+			}
+			ov.afterStep = func(s string) { steps = append(steps, s) }
+			if err := ov.Write(); err != nil {
 				t.Fatal(err)
 			}
 			after := snapshot(t, done)
@@ -102,8 +100,7 @@ func TestKillAtEveryStep(t *testing.T) {
 				root := t.TempDir()
 				copyTree(t, base, root)
 				dir := filepath.Join(root, "overlay")
-				cmd := exec.Command(os.Args[0], "-test.run=^$")
-				cmd.Env = append(os.Environ(), killAtVariable+"="+strconv.Itoa(n), killDirVariable+"="+dir, fnVariable+"="+fnBinary)
+				cmd := exec.Command(os.Args[0], "-test.run=^TestKillChild$", "-kill-at="+strconv.Itoa(n), "-kill-dir="+dir)
 				out, err := cmd.CombinedOutput()
 				var exit *exec.ExitError
 				if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
@@ -113,13 +110,13 @@ func TestKillAtEveryStep(t *testing.T) {
 				switch {
 				case cmp.Equal(now, before), cmp.Equal(now, after):
 				case steps[n-1] == "component" && n < len(steps) && steps[n] == "kustomization":
-					if _, err := stagedBuild(dir, nil, nil, kubectlOptions()); err == nil || !strings.Contains(err.Error(), "run mlops-fn hydrate on this folder") {
+					if _, err := stagedBuild(dir, nil, nil); err == nil || !strings.Contains(err.Error(), "run mlops-fn hydrate on this folder") {
 						t.Errorf("killed between the component and the kustomization: want a build that says to run hydrate, got %v", err)
 					}
 				default:
 					t.Errorf("killed after step %d (%s): the folder is neither as before nor as after (-after +now):\n%s", n, steps[n-1], cmp.Diff(after, now))
 				}
-				ov, err := Render(Options{Dir: dir, Function: fnBinary})
+				ov, err := Render(Options{Dir: dir})
 				if err == nil {
 					err = ov.Write()
 				}

@@ -3,9 +3,7 @@ package hydrate
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -36,10 +34,6 @@ func (e entries) token() string {
 	sum := sha256.Sum256([]byte(strings.Join([]string{e.envName, e.envNamespace, e.envFile, e.inputsName, e.specFile, ComponentDir}, "\x00")))
 	return hex.EncodeToString(sum[:8])
 }
-
-// oldLayout are the files an earlier mlops-fn wrote beside the kustomization;
-// their entries go, and the files with them.
-var oldLayout = []string{"mpijob-patch.yaml", "pod-patch.yaml", "pytorchjob-patch.yaml", "security-context-patch.yaml", "nfs-volume-patch.yaml", SchemaFile, NameReferenceFile}
 
 // kustomizationFile finds the overlay's kustomization (kustomization.yaml,
 // .yml or Kustomization, exactly one of them) and the file it really is,
@@ -129,9 +123,6 @@ func (f textForm) apply(text string) string {
 // setEntries puts hydrate's entries into k, keeping every other line: the
 // user's own fields of the env generator (literals, more envs, options) too.
 func setEntries(k *yaml.RNode, e entries, path string) error {
-	if err := dropOldLayout(k); err != nil {
-		return err
-	}
 	gens, err := listField(k, "configMapGenerator")
 	if err != nil {
 		return err
@@ -151,7 +142,7 @@ func setEntries(k *yaml.RNode, e entries, path string) error {
 			continue // the guard's inputs, written anew below
 		case earlier == nil && hydrates(yaml.NewRNode(g), e):
 			// The env generator hydrate kept under an earlier name (the job
-			// renamed, another mode, or mlops-env of mlops-fn before v0.2):
+			// renamed, another mode):
 			// renamed in place, the user's fields in it kept.
 			earlier = yaml.NewRNode(g)
 		}
@@ -311,8 +302,7 @@ func (e entries) isSpecEntry(n *yaml.Node) bool { return path.Clean(n.Value) == 
 
 // hydrates: g is an env generator hydrate wrote, under another name: marked
 // so; or, the mark gone, named like a job's env ConfigMap (NAME-KIND-env)
-// with mlops.env first; or mlops-env from mlops.env, as mlops-fn wrote it
-// before one per job.
+// with mlops.env first.
 func hydrates(g *yaml.RNode, e entries) bool {
 	name := g.Field("name")
 	if strings.Contains(name.Value.YNode().LineComment, ownedMark) {
@@ -323,9 +313,6 @@ func hydrates(g *yaml.RNode, e entries) bool {
 		return false
 	}
 	n := name.Value.YNode().Value
-	if n == "mlops-env" {
-		return len(envs) == 1
-	}
 	for _, m := range jobkind.Modes() {
 		if prefix, ok := strings.CutSuffix(n, "-"+strings.ToLower(jobkind.ForMode(api.Mode(m)).Kind)+"-env"); ok && prefix != "" {
 			return true
@@ -395,35 +382,6 @@ func setEnvGenerator(g *yaml.RNode, e entries, owned bool) error {
 	return g.PipeE(yaml.LookupCreate(yaml.MappingNode, "options"), yaml.SetField("disableNameSuffixHash", yaml.NewRNode(&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagBool, Value: "true"})))
 }
 
-// dropOldLayout removes the entries of the files an earlier mlops-fn wrote
-// beside the kustomization (now in the component).
-func dropOldLayout(k *yaml.RNode) error {
-	if p, _ := k.Pipe(yaml.Lookup("openapi", "path")); p != nil && p.YNode().Value == SchemaFile {
-		if err := k.PipeE(yaml.Clear("openapi")); err != nil {
-			return err
-		}
-	}
-	for _, field := range []string{"patches", "configurations"} {
-		list := k.Field(field)
-		if list == nil || list.Value.YNode().Kind != yaml.SequenceNode {
-			continue
-		}
-		list.Value.YNode().Content = slices.DeleteFunc(list.Value.YNode().Content, func(n *yaml.Node) bool {
-			name := n.Value
-			if p := yaml.NewRNode(n).Field("path"); n.Kind == yaml.MappingNode && p != nil {
-				name = p.Value.YNode().Value
-			}
-			return slices.Contains(oldLayout, name)
-		})
-		if len(list.Value.YNode().Content) == 0 {
-			if err := k.PipeE(yaml.Clear(field)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // transformerFields act after resources, generators and components: the
 // items hydrate patches are those from before them, as the component sees.
 var transformerFields = []string{"namespace", "namePrefix", "nameSuffix", "commonLabels", "labels", "commonAnnotations",
@@ -470,10 +428,4 @@ func withoutEntries(k *yaml.RNode, e entries, keepEnv, beforeTransformers bool) 
 		}
 	}
 	return c, nil
-}
-
-// exists reports whether path is there, a broken symbolic link included.
-func exists(path string) bool {
-	_, err := os.Lstat(path)
-	return !errors.Is(err, fs.ErrNotExist)
 }

@@ -14,8 +14,12 @@ import (
 // removes those an interrupted run left.
 const tempPrefix = ".mlops-fn-tmp-"
 
-// afterStep is called after each change on disk; tests stop the process there.
-var afterStep = func(string) {}
+// step reports a change on disk to the overlay's afterStep, if any.
+func (o *Overlay) step(name string) {
+	if o.afterStep != nil {
+		o.afterStep(name)
+	}
+}
 
 // Write writes o into its folder (see WriteAll).
 func (o *Overlay) Write() error { return WriteAll([]*Overlay{o}) }
@@ -117,7 +121,7 @@ func (o *Overlay) stage() (*stagedOverlay, error) {
 		}
 	}
 	if o.Kustomization == nil {
-		afterStep("stage")
+		o.step("stage")
 		return s, nil
 	}
 	s.oldMode = 0o644
@@ -132,7 +136,7 @@ func (o *Overlay) stage() (*stagedOverlay, error) {
 		s.cleanup()
 		return nil, err
 	}
-	afterStep("stage")
+	o.step("stage")
 	return s, nil
 }
 
@@ -179,20 +183,20 @@ func (s *stagedOverlay) commit() error {
 		s.created = true
 	}
 	s.swapped = true
-	afterStep("component")
+	s.o.step("component")
 	if s.kustTemp != "" {
 		if err := os.Rename(s.kustTemp, s.o.kustomizationPath); err != nil {
 			return err
 		}
 		s.kustTemp, s.kustPlaced = "", true
-		afterStep("kustomization")
+		s.o.step("kustomization")
 	}
 	return nil
 }
 
 // verify builds the folder from disk: it must be what Render built and checked.
 func (s *stagedOverlay) verify() error {
-	got, err := stagedBuild(s.o.dir, nil, nil, kubectlOptions())
+	got, err := stagedBuild(s.o.dir, nil, nil)
 	if err != nil {
 		return fmt.Errorf("%s: the written overlay does not build: %w", s.o.dir, err)
 	}
@@ -229,16 +233,10 @@ func (s *stagedOverlay) undo() error {
 	return errors.Join(errs...)
 }
 
-// finish removes the old component folder and the files of an earlier layout.
+// finish ends a folder's write; the old component folder goes in cleanup.
 func (s *stagedOverlay) finish() error {
-	var errs []error
-	for _, name := range s.o.Remove {
-		if err := os.Remove(filepath.Join(s.o.dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, err)
-		}
-	}
-	afterStep("finish")
-	return errors.Join(errs...)
+	s.o.step("finish")
+	return nil
 }
 
 // cleanup removes the staged (or, after the swap, the old) component folder

@@ -74,7 +74,7 @@ func TestEnvFileMustBeInsideTheOverlay(t *testing.T) {
 			}
 			before := snapshot(t, root)
 
-			ov, err := Render(Options{Dir: optsDir, Function: fnBinary})
+			ov, err := Render(Options{Dir: optsDir})
 			if c.wantEnvs == "" {
 				if err == nil {
 					t.Fatalf("rendered an overlay with spec.envFile.path %q outside %s", value, optsDir)
@@ -191,7 +191,7 @@ func twoEditedOverlays(t *testing.T) (rootA, rootB string, overlays []*Overlay) 
 		write(t, filepath.Join(dir, "mlops.env"), strings.Replace(string(env), "WORKERS=2", "WORKERS=3", 1))
 		k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
 		write(t, filepath.Join(dir, "kustomization.yaml"), strings.Replace(string(k), "components:\n- mlops-fn", "components: []", 1))
-		ov, err := Render(Options{Dir: dir, Function: fnBinary})
+		ov, err := Render(Options{Dir: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,7 +212,7 @@ func TestWriteAllWritesEveryOverlay(t *testing.T) {
 		dir := filepath.Join(root, "overlay")
 		env, _ := os.ReadFile(filepath.Join(dir, "mlops.env"))
 		write(t, filepath.Join(dir, "mlops.env"), string(env)+"\nEXTRA_KEY=1\n")
-		ov, err := Render(Options{Dir: dir, Function: fnBinary})
+		ov, err := Render(Options{Dir: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -245,12 +245,13 @@ func TestWriteIsAllOrNothingAfterTheFirstFolder(t *testing.T) {
 	beforeA := snapshot(t, rootA)
 	// Once a is in place, b's kustomization becomes a folder: its rename fails.
 	steps := 0
-	afterStep = func(step string) {
-		if steps++; steps == 2 {
-			replaceByFolder(t, filepath.Join(b, "kustomization.yaml"))
+	for _, ov := range overlays {
+		ov.afterStep = func(string) {
+			if steps++; steps == 2 {
+				replaceByFolder(t, filepath.Join(b, "kustomization.yaml"))
+			}
 		}
 	}
-	defer func() { afterStep = func(string) {} }()
 	err := WriteAll(overlays)
 	if err == nil || !strings.Contains(err.Error(), "every folder is as it was") {
 		t.Fatalf("error %v; want one that says every folder is as it was", err)
@@ -326,7 +327,7 @@ func TestEnvFileSymlinkOutsideIsRefused(t *testing.T) {
 	if err := os.Symlink("../shared/mlops.env", filepath.Join(dir, "mlops.env")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Render(Options{Dir: dir, Function: fnBinary})
+	_, err := Render(Options{Dir: dir})
 	if err == nil || !strings.Contains(err.Error(), "is not inside the overlay folder") {
 		t.Fatalf("want the env file refused, got %v", err)
 	}
@@ -345,7 +346,7 @@ func TestUsersFileIsNotOverwritten(t *testing.T) {
 	}
 	write(t, filepath.Join(dir, ComponentDir, "kustomization.yaml"), "kind: Component # mine\n")
 	before := snapshot(t, root)
-	if _, err := Render(Options{Dir: dir, Function: fnBinary}); err == nil || !strings.Contains(err.Error(), "mlops-fn did not write it") {
+	if _, err := Render(Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), "mlops-fn did not write it") {
 		t.Fatalf("want the user's %s folder protected, got %v", ComponentDir, err)
 	}
 	if diff := cmp.Diff(before, snapshot(t, root)); diff != "" {
@@ -369,7 +370,7 @@ func TestSymlinkedKustomizationStaysALink(t *testing.T) {
 	}
 	k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
 	write(t, filepath.Join(dir, "conf", "kustomization.yaml"), strings.Replace(string(k), "components:\n- mlops-fn", "components: []", 1))
-	ov, err := Render(Options{Dir: dir, Function: fnBinary})
+	ov, err := Render(Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

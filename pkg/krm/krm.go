@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime/debug"
 	"strings"
 
@@ -21,10 +20,6 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
-
-// WarningsVariable set to "off" keeps a run from printing its warnings:
-// hydrate's check runs the function after hydrate printed them.
-const WarningsVariable = "MLOPS_FN_WARNINGS"
 
 // Run is the KRM function protocol: a ResourceList in, one out. On failure
 // the items go back unchanged with the results, as kpt expects, and the
@@ -217,14 +212,9 @@ func ReportError(w io.Writer, err error) error {
 	return err
 }
 
-// Report writes errors and warnings to stderr, one per line; warnings not
-// when hydrate's check runs the function (hydrate has printed them).
+// Report writes errors and warnings to stderr, one per line.
 func Report(w io.Writer, results framework.Results) {
-	quiet := os.Getenv(WarningsVariable) == "off"
 	for _, r := range results {
-		if quiet && r.Severity != framework.Error {
-			continue
-		}
 		for _, line := range strings.Split(strings.TrimSpace(r.Message), "\n") {
 			if line = strings.TrimSpace(line); line != "" {
 				fmt.Fprintf(w, "mlops-fn: %s: %s\n", r.Severity, line)

@@ -35,16 +35,6 @@ func writeFiles(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-// chdir runs the function where exec runners run it.
-func chdir(t *testing.T, dir string) {
-	t.Helper()
-	wd, _ := os.Getwd()
-	if err := os.Chdir(dir); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.Chdir(wd) })
-}
-
 func kinds(items []*yaml.RNode) string {
 	var k []string
 	for _, n := range items {
@@ -56,7 +46,10 @@ func kinds(items []*yaml.RNode) string {
 // TestConfigMapConfig: a ConfigMap config names the job spec; mlops.env is read next to it.
 func TestConfigMapConfig(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"job.yaml": job, "mlops.env": envText})
-	chdir(t, filepath.Dir(dir))
+	// A ConfigMap's data.job is relative to the working directory, where the
+	// exec runners run the function: the test runs there too (t.Chdir, which
+	// restores it and keeps the test from running in parallel).
+	t.Chdir(filepath.Dir(dir))
 	pointer := func(data string) *yaml.RNode {
 		return yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mlops-fn\ndata:\n" + data)
 	}
@@ -251,7 +244,7 @@ spec:
 // directory holds none), leaves that ConfigMap as it came and writes the env
 // ConfigMap; what would make its source unclear is refused, naming it.
 func TestLocalConfigMap(t *testing.T) {
-	chdir(t, t.TempDir()) // no mlops.env here: a read of the disk would fail
+	t.Chdir(t.TempDir()) // no mlops.env here: a read of the disk would fail
 	spec := job + "  envFile:\n    localConfigMap: {name: mlops-env}\n"
 	local := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mlops-env\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\ndata:\n  WORKERS: \"3\"\n  USER_ID: \"1000\"\n"
 	rl := &framework.ResourceList{FunctionConfig: yaml.MustParse(spec), Items: []*yaml.RNode{yaml.MustParse(local)}}

@@ -1,0 +1,175 @@
+package hydrate
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/mlops-fn/mlops-fn/pkg/processor"
+)
+
+// check is hydrate's invariant: the overlay, built as kubectl builds it,
+// equals mlops-fn run as the last transformer of the same kustomization
+// (the env ConfigMap from the same generator, the user's own fields kept),
+// as `kustomize build --enable-alpha-plugins --enable-exec` runs it. The
+// function runs in process, through the processor, the code the KRM
+// function runs: the runners' tests (fn/runners_test.go) run the binary
+// itself as kustomize's exec transformer.
+//
+// kustomize hands a transformer the objects as its fields left them, with
+// the names its namePrefix and nameSuffix replaced in an annotation; a build
+// in process drops that annotation at its end. So the build of the
+// kustomization without the component first marks each object of the base
+// with its name (a patch listed before the user's, which kustomize runs
+// before namespace:, namePrefix: and nameSuffix:), and the mark becomes the
+// annotation the function reads.
+func (r *rendering) check() error {
+	out := r.out
+	name := filepath.Base(r.kname)
+	hydrated, err := stagedBuild(out.dir, map[string][]byte{name: r.text}, out.Component)
+	if err != nil {
+		return fmt.Errorf("%s: the hydrated overlay does not build: %w", r.o.Dir, err)
+	}
+	function, err := r.runFunctionLast()
+	if err != nil {
+		return fmt.Errorf("%s: mlops-fn as a kustomize transformer on this kustomization fails, so hydrate writes nothing: %w", r.o.Dir, err)
+	}
+	diff, err := difference(function, hydrated)
+	if err != nil {
+		return err
+	}
+	if diff != "" {
+		return fmt.Errorf("%s: the hydrated overlay would differ from mlops-fn run as a kustomize transformer on the same kustomization, so hydrate writes nothing (a field of the kustomization that acts after the patches contradicts them?) (-function +hydrated):\n%s", r.o.Dir, diff)
+	}
+	out.built = hydrated
+	return nil
+}
+
+// nameMark holds an object's name before the build, for the function's check.
+const nameMark = "mlops-fn.dev/check-name-before-build"
+
+// previousNamesAnnotation is where kustomize hands a transformer the names
+// it replaced.
+const previousNamesAnnotation = "internal.config.kubernetes.io/previousNames"
+
+// runFunctionLast builds the kustomization without the component, the
+// function's place taken by marks, and runs the function on the result.
+func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
+	withFn, err := withoutEntries(r.k, r.e, true, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := markNames(withFn, r.base); err != nil {
+		return nil, err
+	}
+	text, err := withFn.String()
+	if err != nil {
+		return nil, err
+	}
+	items, err := stagedBuild(r.out.dir, map[string][]byte{filepath.Base(r.kname): []byte(text)}, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		before, ok := it.GetAnnotations()[nameMark]
+		if !ok {
+			continue
+		}
+		if _, err := it.Pipe(yaml.ClearAnnotation(nameMark)); err != nil {
+			return nil, err
+		}
+		if before != it.GetName() {
+			if err := it.PipeE(yaml.SetAnnotation(previousNamesAnnotation, before)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// The spec as parsed, unchanged by the steps before.
+	config, err := yaml.Parse(string(r.specText))
+	if err != nil {
+		return nil, err
+	}
+	rl := &framework.ResourceList{Items: items, FunctionConfig: config}
+	p := processor.Processor{ConfigDir: r.o.Dir, ConfigFile: r.configPath}
+	if err := inFreshSchema(func() error { return p.Process(rl) }); err != nil {
+		return nil, errorLines(err)
+	}
+	// What kustomize drops from a transformer's output.
+	//nolint:staticcheck // the runners' legacy annotations too
+	drop := []string{previousNamesAnnotation, kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation, kioutil.IdAnnotation, kioutil.LegacyIdAnnotation}
+	for _, it := range rl.Items {
+		for _, a := range drop {
+			if _, err := it.Pipe(yaml.ClearAnnotation(a)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, it := range rl.Items {
+		if err := yaml.ClearEmptyAnnotations(it); err != nil {
+			return nil, err
+		}
+	}
+	return rl.Items, nil
+}
+
+// markNames puts, before the kustomization's own patches, one that marks
+// each object of the base with its name.
+func markNames(k *yaml.RNode, base []*yaml.RNode) error {
+	var marks []*yaml.Node
+	for _, it := range base {
+		gv, err := k8sschema.ParseGroupVersion(it.GetApiVersion())
+		if err != nil {
+			return err
+		}
+		target := map[string]any{"version": gv.Version, "kind": it.GetKind(), "name": "^" + regexp.QuoteMeta(it.GetName()) + "$"}
+		if gv.Group != "" {
+			target["group"] = gv.Group
+		}
+		if ns := it.GetNamespace(); ns != "" {
+			target["namespace"] = "^" + regexp.QuoteMeta(ns) + "$"
+		}
+		patch := map[string]any{"apiVersion": it.GetApiVersion(), "kind": it.GetKind(),
+			"metadata": map[string]any{"name": it.GetName(), "annotations": map[string]any{nameMark: it.GetName()}}}
+		p, err := yaml.FromMap(patch)
+		if err != nil {
+			return err
+		}
+		entry, err := yaml.FromMap(map[string]any{"patch": strings.TrimSpace(p.MustString()), "target": target})
+		if err != nil {
+			return err
+		}
+		marks = append(marks, entry.YNode())
+	}
+	if len(marks) == 0 {
+		return nil
+	}
+	patches, err := listField(k, "patches")
+	if err != nil {
+		return err
+	}
+	patches.YNode().Content = append(marks, patches.YNode().Content...)
+	return nil
+}
+
+// errorLines puts each error of the function's results on a line of its
+// own, as the function prints them.
+func errorLines(err error) error {
+	results, ok := err.(framework.Results)
+	if !ok || results.ExitCode() == 0 {
+		return err
+	}
+	var lines []string
+	for _, r := range results {
+		if r.Severity == framework.Error {
+			lines = append(lines, r.Message)
+		}
+	}
+	return errors.New("\n" + strings.Join(lines, "\n"))
+}

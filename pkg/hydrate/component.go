@@ -1,0 +1,301 @@
+package hydrate
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/kustomize/kyaml/kio/filters"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
+	"github.com/mlops-fn/mlops-fn/pkg/processor"
+	"github.com/mlops-fn/mlops-fn/pkg/render"
+	"github.com/mlops-fn/mlops-fn/pkg/schema"
+)
+
+// The component's files: the job's patches (or the whole job), each list of
+// a patch marked with its merge key, the CRDs' name references, the check
+// that the kustomization lists the component, and its kustomization.
+
+// renderComponent writes the job's patches, one set per target, or the
+// whole job when the base has none, as the function would generate it.
+func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, items []*yaml.RNode, namespace, header string) error {
+	// The function sees the targets after the kustomization's namespace:
+	// moved them; the patches find them by kind and name before it does.
+	seen := items
+	if namespace != "" {
+		seen = make([]*yaml.RNode, len(items))
+		for i, it := range items {
+			seen[i] = it.Copy()
+			if err := seen[i].SetNamespace(namespace); err != nil {
+				return err
+			}
+		}
+	}
+	targets, plans, err := p.Targets(plan, seen)
+	if err != nil {
+		return err
+	}
+	for i, t := range targets {
+		targets[i] = items[slices.Index(seen, t)]
+	}
+	out.Warnings = append(out.Warnings, processor.NoticeResults(plans)...)
+	if len(targets) == 0 {
+		// The function would generate the job beside these: two jobs for one spec
+		// (a job of another kind under the job's name, the processor refuses).
+		for _, it := range items {
+			if kind := it.GetKind(); kind == plan.JobKind().Kind {
+				return fmt.Errorf("%s: the base holds %s/%s, which is not the job of %s (a %s named %s); accepted: a base whose %s is named %s, or spec.target naming the one to patch (mode %s renders %s %s)",
+					p.ConfigFile, kind, it.GetName(), p.ConfigFile, plan.JobKind().Kind, plan.Target.Name, plan.JobKind().Kind, plan.Target.Name, plan.Mode, jobkind.WithArticle(plan.JobKind().Kind), plan.Name)
+			}
+		}
+		job, err := p.Generate(plan)
+		if err != nil {
+			return err
+		}
+		//nolint:staticcheck // the runners' legacy annotation too
+		for _, a := range []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation} {
+			if _, err := job.Pipe(yaml.ClearAnnotation(a)); err != nil {
+				return err
+			}
+		}
+		s, err := job.String()
+		if err != nil {
+			return err
+		}
+		out.generated = strings.ToLower(job.GetKind()) + ".yaml"
+		out.Component[out.generated] = []byte(header + s)
+		return nil
+	}
+	names := map[string]bool{}
+	for _, t := range targets {
+		if names[t.GetName()] {
+			return fmt.Errorf("%s: spec.target selects %s %q in more than one namespace; accepted: a target that selects one object of each name", p.ConfigFile, t.GetKind(), t.GetName())
+		}
+		names[t.GetName()] = true
+	}
+	for i, q := range plans {
+		fileName := func(name string) string {
+			if len(plans) > 1 {
+				return strings.TrimSuffix(name, ".yaml") + "." + targets[i].GetName() + ".yaml"
+			}
+			return name
+		}
+		for _, patch := range q.Patches() {
+			b, err := encode(header, patch)
+			if err != nil {
+				return err
+			}
+			out.Component[fileName(patch.File)] = b
+			out.patches = append(out.patches, patchEntry{file: fileName(patch.File), target: targets[i]})
+		}
+		if q.LauncherRanks != nil {
+			b, err := ranksPatch(header, q)
+			if err != nil {
+				return err
+			}
+			out.Component[fileName(ranksPatchFile)] = b
+			out.patches = append(out.patches, patchEntry{file: fileName(ranksPatchFile), target: targets[i]})
+		}
+	}
+	return nil
+}
+
+// ranksPatchFile sets the rank count in the mpirun line the target's
+// launcher keeps (a spec without a command).
+const ranksPatchFile = "launcher-ranks-patch.yaml"
+
+// ranksPatch is a JSON patch, applied after the strategic-merge patches:
+// it tests that the launcher container and the flag stand where the patches
+// put them (the container first, render.TrainingContainerIndex), then
+// replaces the count after the flag (and adds --hostfile after it, for an
+// OpenMPI line that names no hosts), as the function does; a base edited
+// since fails the test, loudly.
+func ranksPatch(header string, q *render.Plan) ([]byte, error) {
+	spec := "/" + strings.Join([]string{"spec", "mpiReplicaSpecs", string(jobkind.Launcher), "template", "spec"}, "/")
+	name := q.Containers[jobkind.Launcher]
+	ref := q.LauncherRanks
+	at := fmt.Sprintf("%s/containers/%d", spec, render.TrainingContainerIndex)
+	ops := []any{
+		map[string]any{"op": "test", "path": at + "/name", "value": name},
+		map[string]any{"op": "test", "path": fmt.Sprintf("%s/%s/%d", at, ref.FlagAt.Field, ref.FlagAt.Index), "value": ref.Flag},
+		map[string]any{"op": "replace", "path": fmt.Sprintf("%s/%s/%d", at, ref.Field, ref.Index), "value": strconv.Itoa(int(q.Ranks()))},
+	}
+	if q.LauncherHostfile {
+		// Inserted after the count, as the function does.
+		for i, v := range []string{"--hostfile", render.OperatorHostfile} {
+			ops = append(ops, map[string]any{"op": "add", "path": fmt.Sprintf("%s/%s/%d", at, ref.Field, ref.Index+1+i), "value": v})
+		}
+	}
+	b, err := yaml.Marshal(ops)
+	return append([]byte(header), b...), err
+}
+
+func encode(header string, patch render.Patch) ([]byte, error) {
+	schema.Register()
+	n, err := jobnode.EncodePatch(patch)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := (filters.FormatFilter{UseSchema: true}).Filter([]*yaml.RNode{n}); err != nil {
+		return nil, err
+	}
+	if err := schema.MarkMergeKeys(n); err != nil {
+		return nil, err
+	}
+	s, err := n.String()
+	return []byte(header + s), err
+}
+
+// targetNamespace is the namespace of the objects the patches address, ""
+// when they have none (or hydrate generates the job).
+func (out *Overlay) targetNamespace() string {
+	for _, t := range out.targets() {
+		if ns := t.GetNamespace(); ns != "" {
+			return ns
+		}
+	}
+	return ""
+}
+
+// targets are the base's objects the patches address, once each.
+func (out *Overlay) targets() []*yaml.RNode {
+	var ts []*yaml.RNode
+	for _, p := range out.patches {
+		if !slices.Contains(ts, p.target) {
+			ts = append(ts, p.target)
+		}
+	}
+	return ts
+}
+
+// patchEntry is a patch file of the component and the object it patches.
+type patchEntry struct {
+	file   string
+	target *yaml.RNode
+}
+
+// componentKustomization lists the component's files. kustomize runs a
+// kustomization's patches: and replacements: before its transformers:, and
+// those in the order listed; so the component has neither of the two, and
+// lists as transformers the guard's steps (guard/checks.yaml), then the
+// job's patches (patches.yaml, each aimed at its target by kind and name, so
+// a namespace the overlay sets later does not matter). The guard fails the
+// build before a patch meets a base it was not written for. The CRDs' name
+// references (configurations:) hold for the whole build.
+func (out *Overlay) componentKustomization(header string, plan *render.Plan, guard guardFiles) error {
+	jobSpec := map[string]any{
+		"apiVersion": api.APIVersion, "kind": api.Kind,
+		"metadata": map[string]any{"name": plan.JobName, "annotations": map[string]any{"config.kubernetes.io/local-config": "true"}},
+		// The check of the user's kustomization reads it: the component ran.
+		listedField: listedValue,
+	}
+	jobSpecText, err := yaml.FromMap(jobSpec)
+	if err != nil {
+		return err
+	}
+	// The job spec, a resource of the kustomization for the guard, is never applied.
+	transformers := []map[string]any{{"apiVersion": "builtin", "kind": "PatchTransformer", "metadata": map[string]any{"name": "mlops-fn-job-spec"},
+		"patch": jobSpecText.MustString(), "target": map[string]any{"kind": specKind}}}
+	for _, p := range out.patches {
+		gv, _ := k8sschema.ParseGroupVersion(p.target.GetApiVersion())
+		target := map[string]any{"version": gv.Version, "kind": p.target.GetKind(), "name": "^" + regexp.QuoteMeta(p.target.GetName()) + "$"}
+		if gv.Group != "" {
+			target["group"] = gv.Group
+		}
+		if ns := p.target.GetNamespace(); ns != "" {
+			target["namespace"] = "^" + regexp.QuoteMeta(ns) + "$"
+		}
+		transformers = append(transformers, map[string]any{"apiVersion": "builtin", "kind": "PatchTransformer",
+			"metadata": map[string]any{"name": "mlops-fn-" + strings.TrimSuffix(p.file, ".yaml")}, "path": p.file, "target": target})
+	}
+	var docs []string
+	for _, t := range transformers {
+		n, err := yaml.FromMap(t)
+		if err != nil {
+			return err
+		}
+		docs = append(docs, n.MustString())
+	}
+	out.Component[patchesFile] = []byte(header + "# The job's patches, in order, after the guard (" + guardDir + "/" + checksFile + "): the job spec made local-config, then\n# the job's.\n" + strings.Join(docs, "---\n"))
+	resources := []any{guardDir + "/" + guardFile}
+	if out.generated != "" {
+		resources = append(resources, out.generated)
+	}
+	component := []field{
+		{"resources", resources},
+		{"transformers", []any{guardDir + "/" + checksFile, patchesFile}},
+	}
+	if plan.Mode != api.ModeSingleNode {
+		// A Pod's name references are built into kustomize; a CRD's are not.
+		out.Component[NameReferenceFile] = append([]byte(header), schema.NameReferences(plan.JobKind().Kind)...)
+		component = append(component, field{"configurations", []any{NameReferenceFile}})
+	}
+	comment := "# The job's patches (" + patchesFile + "). The guard (" + guardDir + "/) first fails the build, saying to run mlops-fn\n# hydrate, if mlops.env, the job spec, the base's job or the env ConfigMap's generator changed after\n# hydrate: kubectl cannot run mlops-fn, so it must not apply stale patches."
+	if out.Component[componentFile], err = componentText(header, comment, component); err != nil {
+		return err
+	}
+	for name, text := range guard {
+		out.Component[path.Join(guardDir, name)] = text
+	}
+	out.Component[ListedFile] = []byte(header + "# The check of the kustomization's patches: that the component above ran (kustomization.yaml\n# lists it in components:); a build without it would apply the bare base.\n" + jsonPatch(map[string]any{"op": "test", "path": "/" + pointerKey(listedField), "value": listedValue}))
+	return nil
+}
+
+// patchesFile lists the job's patches as transformers, after the guard's.
+const patchesFile = "patches.yaml"
+
+// ListedFile is the JSON patch the user's kustomization applies to the job
+// spec after the components: it fails the build when mlops-fn is no longer
+// among them (a merge dropped the line), which the component itself cannot
+// notice.
+const ListedFile = "listed.yaml"
+
+// listedField is the field the component sets on the job spec, and the
+// message a build without the component fails with.
+var listedField = "kustomization.yaml lists no " + ComponentDir + " in components: run mlops-fn hydrate on this folder; check"
+
+const listedValue = "listed"
+
+type field struct {
+	name  string
+	value any
+}
+
+// componentText is a kustomize Component with fields in the order given.
+func componentText(header, comment string, fields []field) ([]byte, error) {
+	k := yaml.MustParse("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n")
+	for _, f := range fields {
+		if list, ok := f.value.([]any); ok && len(list) == 0 {
+			continue
+		}
+		n, err := yaml.FromMap(map[string]any{f.name: f.value})
+		if err != nil {
+			return nil, err
+		}
+		if err := k.PipeE(yaml.SetField(f.name, n.Field(f.name).Value)); err != nil {
+			return nil, err
+		}
+	}
+	k.YNode().HeadComment = strings.TrimSuffix(header, "\n") + "\n" + comment
+	s, err := k.String()
+	return []byte(s), err
+}
+
+// encodeFile writes obj as YAML under the header.
+func encodeFile(header string, obj map[string]any) ([]byte, error) {
+	n, err := yaml.FromMap(obj)
+	if err != nil {
+		return nil, err
+	}
+	s, err := n.String()
+	return []byte(header + s), err
+}

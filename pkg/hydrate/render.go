@@ -1,0 +1,245 @@
+package hydrate
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/env"
+	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
+	"github.com/mlops-fn/mlops-fn/pkg/processor"
+	"github.com/mlops-fn/mlops-fn/pkg/render"
+)
+
+// Render computes the overlay without touching the disk, and refuses one
+// whose build would differ from the function's run on the same base.
+func Render(o Options) (*Overlay, error) {
+	if o.Config == "" {
+		o.Config = "job.yaml"
+	}
+	r := &rendering{o: o, configPath: filepath.Join(o.Dir, o.Config)}
+	for _, step := range []func() error{
+		r.readSpec,          // the job spec and mlops.env, resolved as the function resolves them
+		r.readKustomization, // the user's kustomization (or a new one), hydrate's entries set in it
+		r.buildBase,         // the objects the component patches, and the env ConfigMap as generated
+		r.renderComponent,   // the job's patches, or the whole job
+		r.renderGuard,       // the guard, and the component's kustomization
+		r.kustomizationText, // the kustomization's new text, when it changed
+		r.check,             // the overlay's build equals the function's run
+	} {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	return r.out, nil
+}
+
+// rendering is one Render in progress: what each step found.
+type rendering struct {
+	o          Options
+	configPath string
+	specText   []byte // read once: the guard compares the very text the patches come from
+	config     *yaml.RNode
+	p          processor.Processor
+	resolved   *processor.Overlay
+	plan       *render.Plan
+	envFile    string // mlops.env's path in the overlay, as the kustomization names it
+	header     string
+	out        *Overlay
+
+	k         *yaml.RNode // the kustomization, hydrate's entries set
+	oldText   []byte      // the kustomization's text before, nil for a new one
+	form      textForm
+	kname     string // the kustomization's path in the resolved overlay folder
+	e         entries
+	base      []*yaml.RNode     // the base, the env ConfigMap included
+	items     []*yaml.RNode     // the base, without the env ConfigMap
+	envData   map[string]string // the env ConfigMap's data as generated, nil: none
+	namespace string            // the kustomization's namespace:
+	text      []byte            // the kustomization's new text
+}
+
+// readSpec reads the job spec and its mlops.env, resolves the plan, and
+// checks both files lie in the overlay folder, where kubectl reads them.
+func (r *rendering) readSpec() error {
+	o := r.o
+	var err error
+	if r.specText, err = os.ReadFile(r.configPath); err != nil {
+		return err
+	}
+	if r.config, err = jobspec.Parse(r.configPath, r.specText); err != nil {
+		return err
+	}
+	r.p = processor.Processor{ConfigDir: o.Dir, ConfigFile: r.configPath}
+	resolved, results := r.p.Resolve(r.config, nil)
+	if resolved == nil {
+		return results
+	}
+	r.resolved, r.plan = resolved, resolved.Plan
+	if resolved.EnvOrigin != processor.FromDisk {
+		return fmt.Errorf("%s: spec.envFile.inline is set, but kubectl apply -k reads mlops.env from disk: move the text to %s", r.configPath, filepath.Join(o.Dir, api.DefaultEnvPath))
+	}
+	if r.envFile, err = fileInside(o.Dir, resolved.Env.Source); err != nil {
+		value := resolved.Env.Source
+		if n, _ := r.config.Pipe(yaml.Lookup("spec", "envFile", "path")); n != nil && n.YNode().Value != "" {
+			value = n.YNode().Value
+		}
+		return fmt.Errorf("%s: spec.envFile.path: %q is not inside the overlay folder %s; accepted: a file in or below %s (kubectl's kustomize reads only files in or below the kustomization), e.g. %s", r.configPath, value, o.Dir, o.Dir, api.DefaultEnvPath)
+	}
+	dir, err := filepath.EvalSymlinks(o.Dir)
+	if err != nil {
+		return err
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return err
+	}
+	r.header = fmt.Sprintf(Header, o.Config, r.envFile)
+	r.out = &Overlay{Component: map[string][]byte{}, Warnings: resolved.Warnings, dir: dir}
+	return nil
+}
+
+// readKustomization reads the user's kustomization, or seeds a new one, and
+// sets hydrate's entries in it.
+func (r *rendering) readKustomization() error {
+	o, plan := r.o, r.plan
+	kpath, kreal, err := kustomizationFile(o.Dir)
+	if err != nil {
+		return err
+	}
+	seedHeader := fmt.Sprintf("# After editing %s or %s, run `mlops-fn hydrate` on this folder, then\n# `kubectl apply -k` it: until hydrate has run, the build fails and says so.\n# Lines you add here stay; the entries marked `# mlops-fn hydrate` are hydrate's.\n", o.Config, r.envFile)
+	r.k, r.oldText, r.form, err = readKustomization(kpath, o.Resources, seedHeader, func() error {
+		return fmt.Errorf("%s does not exist: pass --resources with the base that holds the %s skeleton named %s", filepath.Join(o.Dir, "kustomization.yaml"), plan.JobKind().Kind, plan.Name)
+	})
+	if err != nil {
+		return err
+	}
+	r.kname = filepath.Join(r.out.dir, "kustomization.yaml")
+	r.out.kustomizationPath = r.kname
+	if kpath != "" {
+		r.kname, r.out.kustomizationPath = filepath.Join(r.out.dir, filepath.Base(kpath)), kreal
+	}
+	if c := filepath.Join(o.Dir, ComponentDir); exists(c) && !ownedByUs(filepath.Join(c, componentFile)) {
+		return fmt.Errorf("%s exists and mlops-fn did not write it (its %s lacks mlops-fn's header); accepted: no %s folder in the overlay, or one mlops-fn hydrate wrote: move it away", c, componentFile, ComponentDir)
+	}
+	if len(plan.Target.Labels) > 0 {
+		// An object given the labels after hydrate would go unpatched, unnoticed.
+		return fmt.Errorf("%s: spec.target.labels: a hydrated overlay patches the objects it found when hydrate ran and cannot notice one that matches later; accepted: spec.target.name (the function, as a kustomize or kpt transformer, takes labels)", r.configPath)
+	}
+	if _, err := fileInside(o.Dir, r.configPath); err != nil {
+		return fmt.Errorf("%s: the job spec is not inside the overlay folder %s (its file or a symbolic link's target); accepted: a job spec in or below %s, where kubectl's kustomize reads it for the guard", r.configPath, o.Dir, o.Dir)
+	}
+	r.e = entries{envName: plan.ConfigMapName, envNamespace: plan.Namespace, envFile: r.envFile, inputsName: plan.JobName + inputsSuffix, specFile: o.Config}
+	if n := r.k.Field("namespace"); n != nil {
+		r.namespace = n.Value.YNode().Value
+	}
+	return r.setEntries()
+}
+
+func (r *rendering) setEntries() error {
+	return setEntries(r.k, r.e, filepath.Join(r.o.Dir, filepath.Base(r.kname)))
+}
+
+// buildBase builds the items the component patches: the base, before the
+// overlay's own transformers. The env generator stays: the env ConfigMap it
+// makes is what the function reads (mlops.env, and the user's literals and
+// further files); when it adds keys to mlops.env's, the job is rendered from
+// the ConfigMap, as the function run by kustomize renders it.
+func (r *rendering) buildBase() error {
+	pre, err := withoutEntries(r.k, r.e, true, true)
+	if err != nil {
+		return err
+	}
+	preText, err := pre.String()
+	if err != nil {
+		return err
+	}
+	items, err := stagedBuild(r.out.dir, map[string][]byte{filepath.Base(r.kname): []byte(preText)}, nil)
+	if err != nil {
+		return fmt.Errorf("%s: building the base: %w", r.o.Dir, err)
+	}
+	i := slices.IndexFunc(items, func(n *yaml.RNode) bool {
+		return n.GetKind() == "ConfigMap" && n.GetName() == r.plan.ConfigMapName && n.GetApiVersion() == "v1"
+	})
+	r.base, r.items = items, items
+	if i < 0 {
+		return nil
+	}
+	cm := items[i]
+	r.items = slices.Delete(slices.Clone(items), i, i+1)
+	if data := cm.GetDataMap(); len(data) > 0 {
+		r.envData = data
+	}
+	if sameEntries(r.envData, r.resolved.Env) {
+		return nil
+	}
+	withExtras, results := r.p.Resolve(r.config, []*yaml.RNode{cm})
+	if withExtras == nil {
+		return results
+	}
+	r.plan = withExtras.Plan
+	r.out.Warnings = withExtras.Warnings
+	return nil
+}
+
+// sameEntries: data holds mlops.env's keys and values, and no others.
+func sameEntries(data map[string]string, f *env.File) bool {
+	if len(data) != len(f.Entries) {
+		return false
+	}
+	for _, e := range f.Entries {
+		if v, ok := data[e.Key]; !ok || v != e.Value {
+			return false
+		}
+	}
+	return true
+}
+
+// renderComponent renders the job's patches; the env ConfigMap goes beside
+// the job, as the function writes it.
+func (r *rendering) renderComponent() error {
+	if err := r.out.renderComponent(r.p, r.plan, r.items, r.namespace, r.header); err != nil {
+		return err
+	}
+	if ns := r.out.targetNamespace(); r.e.envNamespace == "" && ns != "" {
+		r.e.envNamespace = ns
+		return r.setEntries()
+	}
+	return nil
+}
+
+// renderGuard writes the guard's files and the component's kustomization.
+func (r *rendering) renderGuard() error {
+	// The spec as kustomize reads it: parsed, not defaulted.
+	spec, err := yaml.Parse(string(r.specText))
+	if err != nil {
+		return err
+	}
+	files, err := guard(guardInputs{
+		jobName: r.plan.JobName, namespace: r.e.envNamespace, configMapName: r.plan.ConfigMapName, inputsName: r.e.inputsName,
+		env: r.resolved.Env, specFile: r.o.Config, spec: spec, envFile: r.envFile,
+		token: r.e.token(), targets: r.out.targets(), base: r.items, envData: r.envData,
+	}, r.header)
+	if err != nil {
+		return err
+	}
+	return r.out.componentKustomization(r.header, r.plan, files)
+}
+
+// kustomizationText writes the kustomization back in the user's form; it
+// is rewritten only when hydrate's entries in it changed.
+func (r *rendering) kustomizationText() error {
+	text, err := r.k.String()
+	if err != nil {
+		return err
+	}
+	r.text = []byte(r.form.apply(text))
+	if !bytes.Equal(r.oldText, r.text) {
+		r.out.Kustomization = r.text
+	}
+	return nil
+}

@@ -1,0 +1,131 @@
+package hydrate
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+)
+
+// staged is the file system a build sees before hydrate writes: the disk,
+// with some files replaced and hydrate's folder replaced whole. It is read-only.
+type staged struct {
+	disk  filesys.FileSystem
+	files map[string][]byte // absolute path → content
+	dirs  map[string]bool   // absolute folders whose content on disk is hidden
+}
+
+func newStaged() *staged {
+	return &staged{disk: filesys.MakeFsOnDisk(), files: map[string][]byte{}, dirs: map[string]bool{}}
+}
+
+// hidden: p lies in a folder staged whole, so the disk does not show through.
+func (s *staged) hidden(p string) bool {
+	for d := range s.dirs {
+		if p == d || strings.HasPrefix(p, d+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+func abs(p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	return a
+}
+
+var errReadOnly = errors.New("hydrate's staged file system is read-only")
+
+func (s *staged) Create(string) (filesys.File, error) { return nil, errReadOnly }
+func (s *staged) Mkdir(string) error                  { return errReadOnly }
+func (s *staged) MkdirAll(string) error               { return errReadOnly }
+func (s *staged) RemoveAll(string) error              { return errReadOnly }
+func (s *staged) WriteFile(string, []byte) error      { return errReadOnly }
+
+func (s *staged) Open(p string) (filesys.File, error) {
+	if a := abs(p); s.files[a] != nil || s.hidden(a) {
+		return nil, fmt.Errorf("open %s: staged files are read through ReadFile", p)
+	}
+	return s.disk.Open(p)
+}
+
+// virtualDir: p holds a staged file.
+func (s *staged) virtualDir(p string) bool {
+	for f := range s.files {
+		if strings.HasPrefix(f, p+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *staged) IsDir(p string) bool {
+	a := abs(p)
+	if s.dirs[a] || s.virtualDir(a) {
+		return true
+	}
+	return !s.hidden(a) && s.files[a] == nil && s.disk.IsDir(p)
+}
+
+func (s *staged) Exists(p string) bool {
+	a := abs(p)
+	if s.dirs[a] || s.files[a] != nil || s.virtualDir(a) {
+		return true
+	}
+	return !s.hidden(a) && s.disk.Exists(p)
+}
+
+func (s *staged) ReadFile(p string) ([]byte, error) {
+	a := abs(p)
+	if b, ok := s.files[a]; ok {
+		return b, nil
+	}
+	if s.hidden(a) {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: fs.ErrNotExist}
+	}
+	return s.disk.ReadFile(p)
+}
+
+func (s *staged) ReadDir(p string) ([]string, error) {
+	a := abs(p)
+	names := map[string]bool{}
+	if !s.hidden(a) {
+		if on, err := s.disk.ReadDir(p); err == nil {
+			for _, n := range on {
+				names[n] = true
+			}
+		} else if !s.dirs[a] {
+			return nil, err
+		}
+	}
+	for f := range s.files {
+		if rel, err := filepath.Rel(a, f); err == nil && !strings.HasPrefix(rel, "..") {
+			names[strings.Split(rel, string(filepath.Separator))[0]] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(names)), nil
+}
+
+func (s *staged) CleanedAbs(p string) (filesys.ConfirmedDir, string, error) {
+	a := abs(p)
+	switch {
+	case s.dirs[a], s.virtualDir(a):
+		return filesys.ConfirmedDir(a), "", nil
+	case s.files[a] != nil || s.hidden(a):
+		return filesys.ConfirmedDir(filepath.Dir(a)), filepath.Base(a), nil
+	}
+	return s.disk.CleanedAbs(p)
+}
+
+func (s *staged) Glob(pattern string) ([]string, error) { return s.disk.Glob(pattern) }
+func (s *staged) Walk(p string, fn filepath.WalkFunc) error {
+	return s.disk.Walk(p, fn)
+}
