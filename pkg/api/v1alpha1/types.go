@@ -38,9 +38,9 @@ const (
 // MLOpsJob is the job spec: the shape of the workload. Site- and user-specific
 // values live in mlops.env; a setting both can hold is set in one of them (render refuses both).
 type MLOpsJob struct {
-	APIVersion string          `json:"apiVersion"`
-	Kind       string          `json:"kind"`
-	Metadata   ObjectMeta      `json:"metadata"`
+	APIVersion string       `json:"apiVersion"`
+	Kind       string       `json:"kind"`
+	Metadata   ObjectMeta   `json:"metadata"`
 	Spec       MLOpsJobSpec `json:"spec"`
 }
 
