@@ -161,7 +161,7 @@ func TestHelpNamesEveryMode(t *testing.T) {
 // take (its metadata is a list) is named in one line, not shown as a node dump.
 func TestUnreadableResourceListItem(t *testing.T) {
 	in := "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: ok}}\n" +
-		"- {apiVersion: v1, kind: ConfigMap, metadata: [x]}\nfunctionConfig: {apiVersion: mlops-fn.dev/v1alpha1, kind: TrainingJob, metadata: {name: a}, spec: {image: a}}\n"
+		"- {apiVersion: v1, kind: ConfigMap, metadata: [x]}\nfunctionConfig: {apiVersion: mlops-fn.dev/v1alpha1, kind: MLOpsJob, metadata: {name: a}, spec: {image: a}}\n"
 	var stdout, stderr bytes.Buffer
 	cmd := cli.New(nil)
 	cmd.SetArgs([]string{}) // not nil: cobra would read the test binary's own flags
@@ -178,14 +178,14 @@ func TestUnreadableResourceListItem(t *testing.T) {
 }
 
 // validConfig is a functionConfig that renders a job: what it receives decides.
-const validConfig = `functionConfig: {apiVersion: mlops-fn.dev/v1alpha1, kind: TrainingJob, metadata: {name: a}, spec: {image: a, command: [a], envFile: {inline: "WORKERS=2\nUSER_ID=1\n"}}}` + "\n"
+const validConfig = `functionConfig: {apiVersion: mlops-fn.dev/v1alpha1, kind: MLOpsJob, metadata: {name: a}, spec: {image: a, command: [a], envFile: {inline: "WORKERS=2\nUSER_ID=1\n"}}}` + "\n"
 
 // TestStdinIsAResourceList: with no arguments stdin must be a ResourceList
 // whose items are objects; anything else is named, exit 1, the input back.
 func TestStdinIsAResourceList(t *testing.T) {
 	binary(t)
 	for name, c := range map[string]struct{ in, want string }{
-		"a job spec":         {"apiVersion: mlops-fn.dev/v1alpha1\nkind: TrainingJob\nmetadata: {name: x}\n", "standard input holds a TrainingJob, not a ResourceList"},
+		"a job spec":         {"apiVersion: mlops-fn.dev/v1alpha1\nkind: MLOpsJob\nmetadata: {name: x}\n", "standard input holds an MLOpsJob, not a ResourceList"},
 		"nothing":            {"", "standard input holds no kind, not a ResourceList"},
 		"an item that is 42": {"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [42]\n", "the ResourceList's item 1 is 42, not an object"},
 		"a job config naming a folder": {"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig: {apiVersion: v1, kind: ConfigMap, metadata: {name: x}, data: {job: quickstart}}\n",
@@ -198,7 +198,7 @@ func TestStdinIsAResourceList(t *testing.T) {
 		"neither items nor functionConfig": {"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n",
 			"mlops-fn: error: standard input holds a ResourceList with neither items nor functionConfig, so no job spec;"},
 		"functionConfig that is a list": {"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig: [a]\n",
-			"mlops-fn: error: functionConfig: Invalid value: is a YAML list; accepted: a TrainingJob (apiVersion mlops-fn.dev/v1alpha1), a YAML map\n"},
+			"mlops-fn: error: functionConfig: Invalid value: is a YAML list; accepted: an MLOpsJob (apiVersion mlops-fn.dev/v1alpha1), a YAML map\n"},
 		"an item that is a string": {"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [x]\n" + validConfig,
 			"mlops-fn: error: the ResourceList's item 1 is the string \"x\", not an object; accepted: Kubernetes objects (YAML maps)\n"},
 	} {

@@ -137,7 +137,7 @@ func TestRunnersAgreeOnPublishedJobs(t *testing.T) {
 				}
 				for file, text := range map[string]string{
 					"kustomization.yaml":        ns + "resources:\n- ../base\nconfigMapGenerator:\n- name: " + envName + "\n  envs: [../overlay/mlops.env]\n  options: {disableNameSuffixHash: true}\ntransformers:\n- config\n",
-					"config/kustomization.yaml": "resources:\n- ../../overlay/job.yaml\npatches:\n- patch: |\n    apiVersion: mlops-fn.dev/v1alpha1\n    kind: TrainingJob\n    metadata:\n      name: " + name + "\n" + specNS + "      annotations:\n        config.kubernetes.io/function: |\n          container:\n            image: localhost/mlops-fn:dev\n",
+					"config/kustomization.yaml": "resources:\n- ../../overlay/job.yaml\npatches:\n- patch: |\n    apiVersion: mlops-fn.dev/v1alpha1\n    kind: MLOpsJob\n    metadata:\n      name: " + name + "\n" + specNS + "      annotations:\n        config.kubernetes.io/function: |\n          container:\n            image: localhost/mlops-fn:dev\n",
 				} {
 					path := filepath.Join(dir, file)
 					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/mlops-fn/mlops-fn/internal/testutil"
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/env"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
@@ -137,10 +138,11 @@ func TestCatalogMetadata(t *testing.T) {
 		t.Fatalf("metadata.yaml: %v", err)
 	}
 	var want []string
-	for _, m := range jobkind.Modes() {
+	for _, k := range jobkind.Kinds {
+		m := testutil.QuickstartFolder[k.Mode]
 		want = append(want, "https://github.com/mlops-fn/mlops-fn/tree/main/quickstart/kpt/"+m)
 		if _, err := os.Stat(filepath.Join("../quickstart/kpt", m, "Kptfile")); err != nil {
-			t.Errorf("mode %s has no kpt example package: %v", m, err)
+			t.Errorf("%s has no kpt example package: %v", k.Kind, err)
 		}
 	}
 	slices.Sort(want)

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/mlops-fn/mlops-fn/internal/testutil"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 )
@@ -244,7 +245,8 @@ func tempPackage(t *testing.T) (rel, abs string) {
 // TestRunnersAgree renders each quickstart overlay with every runner and
 // compares the objects with what `kubectl apply -k` applies.
 func TestRunnersAgree(t *testing.T) {
-	for _, mode := range jobkind.Modes() {
+	for _, k := range jobkind.Kinds {
+		mode := testutil.QuickstartFolder[k.Mode]
 		t.Run(mode, func(t *testing.T) {
 			overlay := "quickstart/k8s/mlops/" + mode
 			kubectl := tool(t, "kubectl", "install kubectl v1.32")

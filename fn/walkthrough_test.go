@@ -70,10 +70,10 @@ func TestInitEveryMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range jobkind.Kinds {
-		mode, kind := string(k.Mode), k.Kind
+		mode, kind, name := string(k.Mode), k.Kind, "bert-"+strings.ToLower(string(k.Mode))
 		t.Run(mode, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "bert-"+mode)
-			if out, err := exec.Command(fn, "init", "--mode", mode, dir).CombinedOutput(); err != nil {
+			dir := filepath.Join(t.TempDir(), name)
+			if out, err := exec.Command(fn, "init", "--kind", mode, dir).CombinedOutput(); err != nil {
 				t.Fatalf("init: %v\n%s", err, out)
 			}
 			out, err := exec.Command(kubectl, "kustomize", dir).CombinedOutput()
@@ -81,10 +81,10 @@ func TestInitEveryMode(t *testing.T) {
 				t.Fatalf("kubectl kustomize: %v\n%s", err, out)
 			}
 			got := objects(t, string(out))
-			if _, ok := got[kind+"/bert-"+mode]; !ok {
-				t.Errorf("no %s/bert-%s among %v", kind, mode, got)
+			if _, ok := got[kind+"/"+name]; !ok {
+				t.Errorf("no %s/%s among %v", kind, name, got)
 			}
-			again, err := exec.Command(fn, "init", "--mode", mode, dir).CombinedOutput()
+			again, err := exec.Command(fn, "init", "--kind", mode, dir).CombinedOutput()
 			if err == nil || !strings.Contains(string(again), "exists and is not empty") {
 				t.Errorf("a second init into %s: want it refused, got %v\n%s", dir, err, again)
 			}
@@ -116,8 +116,8 @@ func TestInitRenamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct{ mode, kind string }{{"multi-node", "MPIJob"}, {"elastic", "PyTorchJob"}, {"trainjob", "TrainJob"}, {"single-node", "Pod"}} {
-		t.Run(tc.mode, func(t *testing.T) {
+	for _, kind := range []string{"MPIJob", "PyTorchJob", "TrainJob", "Pod"} {
+		t.Run(kind, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "ren")
 			if out, err := exec.Command(fn, "init", dir).CombinedOutput(); err != nil {
 				t.Fatalf("init: %v\n%s", err, out)
@@ -127,8 +127,8 @@ func TestInitRenamed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			edited := strings.Replace(strings.Replace(string(text), "name: ren\n", "name: renamed\n", 1), "mode: multi-node", "mode: "+tc.mode, 1)
-			if tc.mode == "trainjob" {
+			edited := strings.Replace(strings.Replace(string(text), "name: ren\n", "name: renamed\n", 1), "jobKind: MPIJob", "jobKind: "+kind, 1)
+			if kind == "TrainJob" {
 				edited += "  trainer: {runtime: torch-distributed}\n" // else hydrate asks for it
 			}
 			if err := os.WriteFile(spec, []byte(edited), 0o644); err != nil {
@@ -138,7 +138,7 @@ func TestInitRenamed(t *testing.T) {
 			if err != nil {
 				t.Fatalf("hydrate after renaming: %v\n%s", err, out)
 			}
-			if tc.kind != "MPIJob" && !strings.Contains(string(out), "the skeleton init wrote, MPIJob/ren, follows "+spec+": now "+tc.kind+"/renamed") {
+			if kind != "MPIJob" && !strings.Contains(string(out), "the skeleton init wrote, MPIJob/ren, follows "+spec+": now "+kind+"/renamed") {
 				t.Errorf("hydrate does not say the skeleton follows job.yaml:\n%s", out)
 			}
 			built, err := exec.Command(kubectl, "kustomize", dir).CombinedOutput()
@@ -151,7 +151,7 @@ func TestInitRenamed(t *testing.T) {
 					jobs = append(jobs, id)
 				}
 			}
-			if want := []string{tc.kind + "/renamed"}; strings.Join(jobs, " ") != strings.Join(want, " ") {
+			if want := []string{kind + "/renamed"}; strings.Join(jobs, " ") != strings.Join(want, " ") {
 				t.Errorf("the overlay builds the jobs %v; want %v", jobs, want)
 			}
 		})
@@ -195,7 +195,7 @@ func TestInitCommand(t *testing.T) {
 		{"--command", "python", "--command", "-c", "--command", "print(1,2)"},
 	} {
 		dir := filepath.Join(t.TempDir(), "cmd")
-		out, err := exec.Command(fn, append([]string{"init", "--mode", "single-node", "--image", "python:3", dir}, args...)...).CombinedOutput()
+		out, err := exec.Command(fn, append([]string{"init", "--kind", "Pod", "--image", "python:3", dir}, args...)...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("init %v: %v\n%s", args, err, out)
 		}

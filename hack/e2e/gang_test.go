@@ -207,7 +207,7 @@ func gangRoom(n int) error {
 // gangFolder: mlops-fn init's folder for g, its mlops.env and job.yaml set for the pool, hydrated.
 func gangFolder(work string, g gangJob) (string, error) {
 	dir := filepath.Join(work, g.name)
-	if out, err := runMlopsFn("init", "--mode", string(g.mode), dir); err != nil {
+	if out, err := runMlopsFn("init", "--kind", string(g.mode), dir); err != nil {
 		return "", fmt.Errorf("mlops-fn init: %s", out)
 	}
 	env := map[string]string{"CPU": "1", "MEMORY": "256Mi"}

@@ -93,11 +93,11 @@ type realJob struct {
 // hydrate writes the job's folder under dir and hydrates it; it returns the folder.
 func (j realJob) hydrate(dir string) (string, error) {
 	folder := filepath.Join(dir, j.name)
-	if out, err := runMlopsFn("init", folder, "--mode", j.mode); err != nil {
+	if out, err := runMlopsFn("init", folder, "--kind", j.mode); err != nil {
 		return "", fmt.Errorf("mlops-fn init: %v: %s", err, out)
 	}
-	spec := "apiVersion: mlops-fn.dev/v1alpha1\nkind: TrainingJob\nmetadata:\n  name: " + j.name +
-		"\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\nspec:\n  mode: " + j.mode + "\n" + j.spec
+	spec := "apiVersion: mlops-fn.dev/v1alpha1\nkind: MLOpsJob\nmetadata:\n  name: " + j.name +
+		"\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\nspec:\n  jobKind: " + j.mode + "\n" + j.spec
 	if err := os.WriteFile(filepath.Join(folder, "job.yaml"), []byte(spec), 0o644); err != nil {
 		return "", err
 	}
@@ -244,7 +244,7 @@ func TestRealMPIJob(t *testing.T) {
 		c.fail("a shared volume", err.Error())
 		return
 	}
-	j := realJob{name: "allreduce", mode: "multi-node",
+	j := realJob{name: "allreduce", mode: "MPIJob",
 		spec: "  image: " + mpiImage + "\n  command: [python3, -c, " + strconv.Quote(mpiProgram) + ", /shared]\n" +
 			"  volumes: [{name: shared, mountPath: /shared, pvc: {claimName: shared}}]\n",
 		env: fmt.Sprintf("USER_ID=%d\nGROUP_ID=%d\nFS_GROUP=%d\nUSER_NAME=mpiuser\nWORKERS=%d\nSLOTS_PER_WORKER=%d\nCPU=250m\nMEMORY=256Mi\n",
@@ -268,7 +268,7 @@ func TestRealRootMPIJob(t *testing.T) {
 		c.fail("a namespace on the real node", err.Error())
 		return
 	}
-	j := realJob{name: "root", mode: "multi-node",
+	j := realJob{name: "root", mode: "MPIJob",
 		spec: "  image: " + mpiImage + "\n  command: [python3, -c, " + strconv.Quote(mpiProgram) + ", /tmp]\n",
 		env:  fmt.Sprintf("USER_ID=0\nGROUP_ID=0\nWORKERS=%d\nCPU=250m\nMEMORY=256Mi\n", workers)}
 	guarded(c, func() { runMPIJob(c, j, ns, t.TempDir(), workers, 1, "", 0, 0, 0) })
@@ -350,7 +350,7 @@ func TestRealPublishedPi(t *testing.T) {
 		return
 	}
 	p := testutil.PublishedJob{Module: "github.com/kubeflow/mpi-operator", File: "examples/v2beta1/pi/pi.yaml",
-		Spec: "name: pi\nspec:\n  mode: multi-node\n",
+		Spec: "name: pi\nspec:\n  jobKind: MPIJob\n",
 		Env:  fmt.Sprintf("USER_ID=1000\nUSER_NAME=mpiuser\nWORKERS=%d\nCPU=250m\nMEMORY=256Mi\n", workers)}
 	dir, err := publishedOverlay(p, t.TempDir())
 	if err != nil {
@@ -408,7 +408,7 @@ func TestRealPod(t *testing.T) {
 		c.fail("a shared volume", err.Error())
 		return
 	}
-	j := realJob{name: "ids", mode: "single-node",
+	j := realJob{name: "ids", mode: "Pod",
 		spec: "  image: " + mpiImage + "\n  command: [sh, -c, " + strconv.Quote(podProgram) + "]\n" +
 			"  volumes: [{name: shared, mountPath: /shared, pvc: {claimName: shared}}]\n",
 		env: fmt.Sprintf("USER_ID=%d\nGROUP_ID=%d\nFS_GROUP=%d\nCPU=250m\nMEMORY=256Mi\nSHM_SIZE=%dKi\n", uid, gid, fsGroup, shmKiB)}
@@ -506,7 +506,7 @@ func TestRealElastic(t *testing.T) {
 		c.fail("a namespace on the real node", err.Error())
 		return
 	}
-	j := realJob{name: "elastic", mode: "elastic", spec: "  image: " + torchImage + "\n" + torchCommand(steps),
+	j := realJob{name: "elastic", mode: "PyTorchJob", spec: "  image: " + torchImage + "\n" + torchCommand(steps),
 		env: fmt.Sprintf("USER_ID=%d\nGROUP_ID=%d\nWORKERS=%d\nMIN_WORKERS=%d\nMAX_WORKERS=%d\nCPU=500m\nMEMORY=1Gi\n",
 			uid, gid, workers, minWorkers, maxWorkers)}
 	dir, err := j.hydrate(t.TempDir())
@@ -615,7 +615,7 @@ func TestRealTrainJob(t *testing.T) {
 		c.fail("a namespace on the real node", err.Error())
 		return
 	}
-	j := realJob{name: "trainjob", mode: "trainjob", spec: "  image: " + torchImage + "\n" + torchCommand(1) + "  trainer: {runtime: torch-distributed}\n",
+	j := realJob{name: "trainjob", mode: "TrainJob", spec: "  image: " + torchImage + "\n" + torchCommand(1) + "  trainer: {runtime: torch-distributed}\n",
 		env: fmt.Sprintf("USER_ID=%d\nGROUP_ID=%d\nWORKERS=%d\nCPU=500m\nMEMORY=1Gi\n", uid, gid, workers)}
 	dir, err := j.hydrate(t.TempDir())
 	if err != nil {
@@ -714,7 +714,7 @@ func TestRealMPIJobSidecarFirst(t *testing.T) {
 		"mpijob.yaml": fmt.Sprintf(sidecarFirstMPIJob, strconv.Quote(mpiProgram)),
 		// The launcher waits for the workers: their init container delays their sshd, and a
 		// launcher started beside them failed its first tries (80 s of the Job's backoff).
-		"job.yaml": "apiVersion: mlops-fn.dev/v1alpha1\nkind: TrainingJob\nmetadata:\n  name: team\nspec:\n  mode: multi-node\n  containerName: trainer\n" +
+		"job.yaml": "apiVersion: mlops-fn.dev/v1alpha1\nkind: MLOpsJob\nmetadata:\n  name: team\nspec:\n  jobKind: MPIJob\n  containerName: trainer\n" +
 			"  mpi: {launcherCreationPolicy: WaitForWorkersReady}\n",
 		"mlops.env": fmt.Sprintf("USER_ID=1000\nGROUP_ID=1000\nUSER_NAME=mpiuser\nWORKERS=%d\nCPU=250m\nMEMORY=256Mi\n", workers),
 	}
@@ -756,7 +756,7 @@ func TestRealNFS(t *testing.T) {
 		c.fail("a namespace on the real node", err.Error())
 		return
 	}
-	j := realJob{name: "nfs", mode: "single-node", spec: "  image: " + mpiImage + "\n  command: [ls, /data]\n",
+	j := realJob{name: "nfs", mode: "Pod", spec: "  image: " + mpiImage + "\n  command: [ls, /data]\n",
 		env: "USER_ID=1000\nGROUP_ID=1000\nCPU=250m\nMEMORY=256Mi\nNFS_SERVER=" + server + "\nNFS_PATH=" + path + "\nNFS_MOUNT_PATH=/data\n"}
 	dir, err := j.hydrate(t.TempDir())
 	if err != nil {

@@ -259,20 +259,20 @@ print("mlops-fn-e2e rank=%d size=%d" % (c.Get_rank(), c.Get_size()), flush=True)
 		}
 	}
 	jobs := []logsJob{
-		{realJob{name: "logs-pod", mode: "single-node",
+		{realJob{name: "logs-pod", mode: "Pod",
 			spec: "  image: " + mpiImage + "\n  command: [sh, -c, " + strconv.Quote(`sleep 2; echo "mlops-fn-e2e host=$(hostname) step=0"`) + "]\n",
 			env:  "USER_ID=1000\nGROUP_ID=1000\nCPU=250m\nMEMORY=256Mi\n"}, "v1", "Pod", "Succeeded",
 			func(rs []report) (string, bool) {
 				return "the Pod's line", len(rs) == 1 && rs[0]["host"] == "logs-pod"
 			}},
-		{realJob{name: "logs-mpi", mode: "multi-node",
+		{realJob{name: "logs-mpi", mode: "MPIJob",
 			spec: "  image: " + mpiImage + "\n  command: [python3, -c, " + strconv.Quote(mpiLine) + "]\n",
 			env:  fmt.Sprintf("USER_ID=1000\nGROUP_ID=1000\nFS_GROUP=2000\nUSER_NAME=mpiuser\nWORKERS=%d\nCPU=250m\nMEMORY=256Mi\n", workers)},
 			"kubeflow.org/v2beta1", "MPIJob", "Succeeded", ranks},
-		{realJob{name: "logs-elastic", mode: "elastic", spec: "  image: " + torchImage + "\n" + torchCommand(2),
+		{realJob{name: "logs-elastic", mode: "PyTorchJob", spec: "  image: " + torchImage + "\n" + torchCommand(2),
 			env: fmt.Sprintf("USER_ID=1000\nGROUP_ID=1000\nWORKERS=%d\nMIN_WORKERS=%d\nMAX_WORKERS=%d\nCPU=500m\nMEMORY=1Gi\n", workers, workers, workers)},
 			"kubeflow.org/v1", "PyTorchJob", "Succeeded", onlyHost("logs-elastic-worker-0")},
-		{realJob{name: "logs-trainjob", mode: "trainjob", spec: "  image: " + torchImage + "\n" + torchCommand(2) + "  trainer: {runtime: torch-distributed}\n",
+		{realJob{name: "logs-trainjob", mode: "TrainJob", spec: "  image: " + torchImage + "\n" + torchCommand(2) + "  trainer: {runtime: torch-distributed}\n",
 			env: fmt.Sprintf("USER_ID=1000\nGROUP_ID=1000\nWORKERS=%d\nCPU=500m\nMEMORY=1Gi\n", workers)},
 			"trainer.kubeflow.org/v1alpha1", "TrainJob", "Complete", onlyHost("logs-trainjob-node-0-0")},
 	}
@@ -349,7 +349,7 @@ func mustKind(kind string) jobkind.JobKind {
 func checkImagePull(t *testing.T, c *check) {
 	const image = "localhost/mlops-fn-e2e/no-such-image:1"
 	ns := "real-no-image"
-	j := realJob{name: "no-image", mode: "single-node", spec: "  image: " + image + "\n  command: [sh, -c, 'echo never']\n",
+	j := realJob{name: "no-image", mode: "Pod", spec: "  image: " + image + "\n  command: [sh, -c, 'echo never']\n",
 		env: "USER_ID=1000\nGROUP_ID=1000\nCPU=250m\nMEMORY=256Mi\n"}
 	dir, ok := applyOnRealNode(t, c, j, ns)
 	if !ok {

@@ -48,40 +48,40 @@ func (p PublishedJob) JobSpec() string {
 // targets it, and the site settings of mlops.env.
 var Published = []PublishedJob{
 	{"github.com/kubeflow/mpi-operator", "examples/v2beta1/pi/pi.yaml",
-		"name: pi\nspec:\n  mode: multi-node\n  image: mpioperator/mpi-pi:openmpi\n  command: [/home/mpiuser/pi]\n  security: {home: /home/mpiuser}\n",
+		"name: pi\nspec:\n  jobKind: MPIJob\n  image: mpioperator/mpi-pi:openmpi\n  command: [/home/mpiuser/pi]\n  security: {home: /home/mpiuser}\n",
 		"USER_ID=1000\nGROUP_ID=1000\nUSER_NAME=mpiuser\nWORKERS=3\nCPU=1\nMEMORY=1Gi\nNFS_SERVER=10.0.0.5\nNFS_PATH=/export/pi\nNFS_MOUNT_PATH=/data\n"},
 	// Site settings only: the published launcher keeps its mpirun line, its -n follows WORKERS.
 	{"github.com/kubeflow/mpi-operator", "examples/v2beta1/pi/pi.yaml",
-		"name: pi\nspec:\n  mode: multi-node\n",
+		"name: pi\nspec:\n  jobKind: MPIJob\n",
 		"USER_ID=1000\nUSER_NAME=mpiuser\nWORKERS=5\nCPU=1\nMEMORY=1Gi\nNFS_SERVER=10.0.0.5\nNFS_PATH=/export/pi\nNFS_MOUNT_PATH=/data\n"},
 	{"github.com/kubeflow/training-operator", "examples/pytorch/elastic/echo/echo.yaml",
-		"name: elastic-example-echo\nspec:\n  mode: elastic\n",
+		"name: elastic-example-echo\nspec:\n  jobKind: PyTorchJob\n",
 		"WORKERS=3\nMIN_WORKERS=2\nMAX_WORKERS=4\nGPUS_PER_WORKER=1\nGPU_RESOURCE=gpu.intel.com/i915\nSHM_SIZE=1Gi\n"},
 	{"github.com/kubeflow/mpi-operator", "examples/v2beta1/pi/pi-intel.yaml",
-		"name: pi\n  namespace: hpc\n  labels: {kueue.x-k8s.io/queue-name: team-a}\n  annotations: {team: hpc}\nspec:\n  mode: multi-node\n  image: mpioperator/mpi-pi:intel\n  command: [/home/mpiuser/pi]\n  mpi: {implementation: Intel}\n",
+		"name: pi\n  namespace: hpc\n  labels: {kueue.x-k8s.io/queue-name: team-a}\n  annotations: {team: hpc}\nspec:\n  jobKind: MPIJob\n  image: mpioperator/mpi-pi:intel\n  command: [/home/mpiuser/pi]\n  mpi: {implementation: Intel}\n",
 		"USER_ID=1000\nUSER_NAME=mpiuser\nWORKERS=4\nGPUS_PER_WORKER=2\nGPU_RESOURCE=amd.com/gpu\nSHM_SIZE=512Mi\n"},
 	{"github.com/kubeflow/mpi-operator", "examples/v2beta1/pi/pi-mpich.yaml",
-		"name: pi\nspec:\n  mode: multi-node\n  image: mpioperator/mpi-pi:mpich\n  command: [/home/mpiuser/pi]\n  mpi: {implementation: MPICH}\n",
+		"name: pi\nspec:\n  jobKind: MPIJob\n  image: mpioperator/mpi-pi:mpich\n  command: [/home/mpiuser/pi]\n  mpi: {implementation: MPICH}\n",
 		"USER_ID=1000\nUSER_NAME=mpiuser\nWORKERS=2\n"},
 	{"github.com/kubeflow/mpi-operator", "examples/v2beta1/horovod/tensorflow-mnist.yaml",
-		"name: tensorflow-mnist\nspec:\n  mode: multi-node\n  image: docker.io/kubeflow/mpi-horovod-mnist\n  command: [python, /examples/tensorflow_mnist.py]\n",
+		"name: tensorflow-mnist\nspec:\n  jobKind: MPIJob\n  image: docker.io/kubeflow/mpi-horovod-mnist\n  command: [python, /examples/tensorflow_mnist.py]\n",
 		"WORKERS=2\nNFS_SERVER=nfs.lab\nNFS_PATH=/export\nNFS_MOUNT_PATH=/workspace\n"},
 	{"github.com/kubeflow/mpi-operator", "examples/v2beta1/tensorflow-benchmarks/tensorflow-benchmarks.yaml",
-		"name: tensorflow-benchmarks\nspec:\n  mode: multi-node\n  image: mpioperator/tensorflow-benchmarks:latest\n  command: [python, scripts/tf_cnn_benchmarks/tf_cnn_benchmarks.py]\n",
+		"name: tensorflow-benchmarks\nspec:\n  jobKind: MPIJob\n  image: mpioperator/tensorflow-benchmarks:latest\n  command: [python, scripts/tf_cnn_benchmarks/tf_cnn_benchmarks.py]\n",
 		"WORKERS=1\nGPUS_PER_WORKER=2\n"},
 	{"github.com/kubeflow/training-operator", "examples/pytorch/elastic/echo/echo.yaml",
-		"name: elastic-example-echo\nspec:\n  mode: elastic\n  image: kubeflow/pytorch-elastic-example-echo:latest\n  command: [torchrun, /workspace/echo.py]\n",
+		"name: elastic-example-echo\nspec:\n  jobKind: PyTorchJob\n  image: kubeflow/pytorch-elastic-example-echo:latest\n  command: [torchrun, /workspace/echo.py]\n",
 		"WORKERS=2\nMIN_WORKERS=1\nMAX_WORKERS=3\nUSER_ID=1000\n"},
 	{"github.com/kubeflow/training-operator", "examples/pytorch/elastic/imagenet/imagenet.yaml",
-		"name: elastic-example-imagenet\nspec:\n  mode: elastic\n  image: kubeflow/pytorch-elastic-example-imagenet:latest\n  command: [torchrun, /workspace/examples/imagenet.py]\n",
+		"name: elastic-example-imagenet\nspec:\n  jobKind: PyTorchJob\n  image: kubeflow/pytorch-elastic-example-imagenet:latest\n  command: [torchrun, /workspace/examples/imagenet.py]\n",
 		"WORKERS=2\nGPUS_PER_WORKER=1\nNFS_SERVER=10.0.0.5\nNFS_PATH=/export/imagenet\nNFS_MOUNT_PATH=/data\n"},
 	// Kubeflow Trainer's TrainJobs: site settings only, their programs kept; the
 	// second has a runtime patch of its platform team's, which stays beside mlops-fn's.
 	{"github.com/kubeflow/trainer/v2", "examples/yaml/01-multi-node.yaml",
-		"name: multi-node-example\nspec:\n  mode: trainjob\n",
+		"name: multi-node-example\nspec:\n  jobKind: TrainJob\n",
 		"WORKERS=3\nGPUS_PER_WORKER=1\nUSER_ID=1000\nGROUP_ID=1000\nNFS_SERVER=10.0.0.5\nNFS_PATH=/export/ml\nNFS_MOUNT_PATH=/data\nSHM_SIZE=1Gi\n"},
 	{"github.com/kubeflow/trainer/v2", "examples/yaml/02-runtime-patches.yaml",
-		"name: runtime-patches-example\n  labels: {kueue.x-k8s.io/queue-name: team-a}\nspec:\n  mode: trainjob\n  image: pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime\n  command: [torchrun, /workspace/train.py]\n  imagePullSecrets: [{name: regcred}]\n",
+		"name: runtime-patches-example\n  labels: {kueue.x-k8s.io/queue-name: team-a}\nspec:\n  jobKind: TrainJob\n  image: pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime\n  command: [torchrun, /workspace/train.py]\n  imagePullSecrets: [{name: regcred}]\n",
 		"WORKERS=2\nMEMORY=16Gi\nUSER_ID=1000\n"},
 }
 
@@ -89,7 +89,7 @@ var Published = []PublishedJob{
 const mainModule = "github.com/mlops-fn/mlops-fn"
 
 // specHeader starts every job spec; PublishedJob.Spec is what follows it.
-const specHeader = "apiVersion: mlops-fn.dev/v1alpha1\nkind: TrainingJob\nmetadata:\n  "
+const specHeader = "apiVersion: mlops-fn.dev/v1alpha1\nkind: MLOpsJob\nmetadata:\n  "
 
 // Team are jobs written the way teams write them, not the published examples: sidecars
 // before the trainer, init containers, a launcher's own limits. They are the golden cases

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 
 	sigsjson "sigs.k8s.io/json"
+
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
 // skipped are the folders CopyTree leaves out: history, caches and build output.
@@ -59,4 +61,22 @@ func DecodeStrict(b []byte, into any) error {
 		return err
 	}
 	return errors.Join(strict...)
+}
+
+// QuickstartFolder is the folder of each kind's quickstart under
+// quickstart/k8s/mlops and quickstart/kpt, named by the topology it gives.
+var QuickstartFolder = map[jobkind.Mode]string{
+	jobkind.SingleNode: "single-node",
+	jobkind.MultiNode:  "multi-node",
+	jobkind.Elastic:    "elastic",
+	jobkind.TrainJob:   "trainjob",
+}
+
+// QuickstartFolders are the quickstarts' folders, in the kinds table's order.
+func QuickstartFolders() []string {
+	var out []string
+	for _, k := range jobkind.Kinds {
+		out = append(out, QuickstartFolder[k.Mode])
+	}
+	return out
 }

@@ -104,7 +104,7 @@ func TestRenamesReachTheJob(t *testing.T) {
 		if k.ReferencePodSpecs == nil {
 			continue // a Pod: kustomize knows its references
 		}
-		overlay := string(k.Mode)
+		overlay := testutil.QuickstartFolder[k.Mode]
 		t.Run(overlay, func(t *testing.T) {
 			dir := t.TempDir()
 			target, err := filepath.Abs(filepath.Join("../../quickstart/k8s/mlops", overlay))
@@ -171,7 +171,7 @@ func TestRenamesReachTheJob(t *testing.T) {
 // keeps the other's.
 func TestOneJobItsOwnObjects(t *testing.T) {
 	ids := map[string][]string{}
-	for _, mode := range jobkind.Modes() {
+	for _, mode := range testutil.QuickstartFolders() {
 		nodes, err := stagedBuild("../../quickstart/k8s/mlops/"+mode, nil, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -261,7 +261,7 @@ func relativeTo(t *testing.T, dir, target string) string {
 func overlaysOfEveryKind(t *testing.T) map[string]string {
 	t.Helper()
 	dirs := map[string]string{}
-	for _, mode := range jobkind.Modes() {
+	for _, mode := range testutil.QuickstartFolders() {
 		quickstart := filepath.Join("../../quickstart/k8s/mlops", mode)
 		dirs[mode+", patched"] = quickstart
 		dir := filepath.Join(t.TempDir(), mode)

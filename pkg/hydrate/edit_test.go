@@ -189,8 +189,8 @@ func TestEditWithoutHydrate(t *testing.T) {
 		editSpec("rename the job", "name: resnet50-", "name: bert-"),
 		editSpec("add a namespace", "metadata:\n", "metadata:\n  namespace: ml\n"),
 		editSpec("add a label", "metadata:\n", "metadata:\n  labels: {kueue.x-k8s.io/queue-name: team}\n"),
-		editSpec("switch to single-node", "mode: multi-node", "mode: single-node"),
-		editSpec("switch to multi-node", "mode: single-node", "mode: multi-node"),
+		editSpec("switch to single-node", "jobKind: MPIJob", "jobKind: Pod"),
+		editSpec("switch to multi-node", "jobKind: Pod", "jobKind: MPIJob"),
 		editSpec("change the image", "image: ${REGISTRY}/", "image: ${REGISTRY}/other/"),
 		editSpec("add a comment", "spec:\n", "# a comment\nspec:\n"),
 		editSpec("append after a blank line", "path: /export/datasets\n", "path: /export/datasets\n\n  workers: 3\n"),
@@ -228,7 +228,7 @@ func TestEditWithoutHydrate(t *testing.T) {
 		}},
 	)
 	counts := map[string]int{}
-	for _, mode := range jobkind.Modes() {
+	for _, mode := range testutil.QuickstartFolders() {
 		for _, e := range edits {
 			t.Run(mode+"/"+e.name, func(t *testing.T) {
 				counts[staleBuild(t, kubectl, func(t *testing.T) string { return quickstartCopy(t, mode) }, e)]++
@@ -346,7 +346,7 @@ func judge(t *testing.T, builder string, want, got []*yaml.RNode, buildErr error
 // inputs into CRLF (git's core.autocrlf on Windows) builds the same objects:
 // the guard compares values, not lines.
 func TestCRLFCheckoutBuilds(t *testing.T) {
-	for _, mode := range jobkind.Modes() {
+	for _, mode := range testutil.QuickstartFolders() {
 		t.Run(mode, func(t *testing.T) {
 			dir := quickstartCopy(t, mode)
 			want, err := stagedBuild(dir, nil, nil)
@@ -462,7 +462,8 @@ func TestReadmeQuotesTheStaleBuild(t *testing.T) {
 // Applied (what mlops-fn delete deletes) still builds the job the last
 // hydrate wrote, and neither the guard's object nor the job spec.
 func TestAppliedBuildsWithoutTheGuard(t *testing.T) {
-	for _, mode := range jobkind.Modes() {
+	for _, k := range jobkind.Kinds {
+		mode := testutil.QuickstartFolder[k.Mode]
 		t.Run(mode, func(t *testing.T) {
 			dir := quickstartCopy(t, mode)
 			if !editEnv("CPU", "change").apply(dir) {
@@ -479,7 +480,7 @@ func TestAppliedBuildsWithoutTheGuard(t *testing.T) {
 			for _, it := range items {
 				kinds[it.GetKind()]++
 			}
-			if kinds[jobkind.ForMode(jobkind.Mode(mode)).Kind] != 1 || kinds["ConfigMap"] != 1 || kinds[GuardKind]+kinds[specKind] != 0 {
+			if kinds[k.Kind] != 1 || kinds["ConfigMap"] != 1 || kinds[GuardKind]+kinds[specKind] != 0 {
 				t.Errorf("Applied builds %v; want the job and its env ConfigMap", kinds)
 			}
 		})
@@ -498,9 +499,9 @@ func TestHandRemovedEntries(t *testing.T) {
 	}{
 		{"the env generator", "- name: resnet50-training-mpijob-env # mlops-fn hydrate: mlops.env for the job's containers\n  envs:\n  - mlops.env\n  options:\n    disableNameSuffixHash: true\n", "nothing selected by ConfigMap.[noVer].[noGrp]/resnet50-training-mpijob-env.[noNs]:metadata"},
 		{"the inputs generator", "- name: resnet50-training-mlops-fn-inputs # mlops-fn hydrate: mlops.env as the guard compares it\n  envs:\n  - mlops.env\n", "nothing selected by ConfigMap.[noVer].[noGrp]/resnet50-training-mlops-fn-inputs.[noNs]:data"},
-		{"the job spec", "- job.yaml # mlops-fn hydrate: the job spec, which the guard compares (local-config: never applied)\n", "nothing selected by TrainingJob"},
+		{"the job spec", "- job.yaml # mlops-fn hydrate: the job spec, which the guard compares (local-config: never applied)\n", "nothing selected by MLOpsJob"},
 		{"the component", "- mlops-fn # mlops-fn hydrate: the job's patches, written by mlops-fn hydrate\n", "testing value /kustomization.yaml lists no mlops-fn in components: run mlops-fn hydrate on this folder; check failed"},
-		{"the check of the component", "- path: mlops-fn/listed.yaml # mlops-fn hydrate: fails the build when components: lacks mlops-fn\n  target:\n    kind: TrainingJob\n", ""},
+		{"the check of the component", "- path: mlops-fn/listed.yaml # mlops-fn hydrate: fails the build when components: lacks mlops-fn\n  target:\n    kind: MLOpsJob\n", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := quickstartCopy(t, "multi-node")

@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/internal/testutil"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
@@ -300,7 +300,7 @@ patches:
 - path: my-patch.yaml
 - path: mlops-fn/listed.yaml # mlops-fn hydrate: fails the build when components: lacks mlops-fn
   target:
-    kind: TrainingJob
+    kind: MLOpsJob
 configurations:
 - kustomizeconfig.yaml
 configMapGenerator:
@@ -435,8 +435,8 @@ func TestSpecChangesWorkOrFailAtHydrate(t *testing.T) {
 		{name: "namespace in the kustomization only", kustomization: [2]string{"", "namespace: team\n"}, wantInBuild: "namespace: team"},
 		{name: "labels and annotations", job: [2]string{"name: resnet50\n", "name: resnet50\n  labels: {kueue.x-k8s.io/queue-name: team-a}\n  annotations: {owner: alice}\n"},
 			wantInBuild: "kueue.x-k8s.io/queue-name: team-a"},
-		{name: "mode switch, the base holds the MPIJob", job: [2]string{"mode: multi-node", "mode: single-node"},
-			wantErr: "MPIJob/resnet50 among the inputs is named like the job, but mode single-node renders a Pod"},
+		{name: "mode switch, the base holds the MPIJob", job: [2]string{"jobKind: MPIJob", "jobKind: Pod"},
+			wantErr: "MPIJob/resnet50 among the inputs is named like the job, but jobKind is Pod"},
 		{name: "a target by labels", job: [2]string{"spec:\n", "spec:\n  target: {labels: {app: train}}\n"},
 			wantErr: "spec.target.labels: a hydrated overlay patches the objects it found"},
 		{name: "a target that is not there", job: [2]string{"spec:\n", "spec:\n  target: {name: other}\n"},
@@ -751,7 +751,7 @@ func TestComponentAfterTheOverlay(t *testing.T) {
 // transformer, so a TrainJob, which names each key in its env, names
 // theirs too.
 func TestEnvGeneratorExtrasReachTheJob(t *testing.T) {
-	for _, mode := range jobkind.Modes() {
+	for _, mode := range testutil.QuickstartFolders() {
 		t.Run(mode, func(t *testing.T) {
 			dir := quickstartCopy(t, mode)
 			write(t, filepath.Join(dir, "team.env"), "TEAM=vision\n")

@@ -10,11 +10,12 @@ import (
 	"slices"
 	"strings"
 
+	"sigs.k8s.io/kustomize/api/konfig"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
-	"sigs.k8s.io/kustomize/api/konfig"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // ownedMark ends the line of each configMapGenerator entry hydrate keeps, so

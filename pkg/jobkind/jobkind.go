@@ -17,16 +17,17 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// Mode picks the workload kind.
+// Mode is spec.jobKind, the kind the job becomes; the constants name the
+// topology each kind gives a job.
 type Mode string
 
 const (
-	SingleNode Mode = "single-node"
-	MultiNode  Mode = "multi-node"
+	SingleNode Mode = "Pod"
+	MultiNode  Mode = "MPIJob"
 	// Elastic is an elastic PyTorchJob: torchrun workers between min and max.
-	Elastic Mode = "elastic"
+	Elastic Mode = "PyTorchJob"
 	// TrainJob is a Kubeflow Trainer v2 TrainJob on a training runtime.
-	TrainJob Mode = "trainjob"
+	TrainJob Mode = "TrainJob"
 )
 
 // Role names one pod template of a job: an MPIJob's replica type, a
@@ -126,7 +127,7 @@ type JobKind struct {
 // Kinds is the table, in the order of the modes in messages.
 var Kinds = []JobKind{pod, mpiJob, pyTorchJob, trainJob}
 
-// Modes are the modes of the table, as accepted values in messages.
+// Modes are the values of spec.jobKind, as accepted values in messages.
 func Modes() []string {
 	var out []string
 	for _, k := range Kinds {
@@ -172,9 +173,9 @@ func (k JobKind) PodSpecPath(role Role) []string {
 	return nil
 }
 
-// WithArticle: "an MPIJob", "a Pod", "a PyTorchJob".
+// WithArticle: "an MPIJob", "an MLOpsJob", "a Pod", "a PyTorchJob".
 func WithArticle(kind string) string {
-	if strings.HasPrefix(kind, "MPI") {
+	if strings.HasPrefix(kind, "M") { // said em-
 		return "an " + kind
 	}
 	return "a " + kind

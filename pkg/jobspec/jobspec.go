@@ -1,4 +1,4 @@
-// Package jobspec reads the job spec (kind TrainingJob): one YAML document,
+// Package jobspec reads the job spec (kind MLOpsJob): one YAML document,
 // decoded strictly, its errors pinned to the field and line they are about.
 package jobspec
 
@@ -12,12 +12,13 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
 // Decode reads the function config strictly: an unknown or misspelt field
 // is an error, not a silently ignored line.
-func Decode(config *yaml.RNode) (*api.TrainingJob, field.ErrorList) {
-	want := fmt.Sprintf("a %s (apiVersion %s)", api.Kind, api.APIVersion)
+func Decode(config *yaml.RNode) (*api.MLOpsJob, field.ErrorList) {
+	want := fmt.Sprintf("%s (apiVersion %s)", jobkind.WithArticle(api.Kind), api.APIVersion)
 	if config == nil || config.IsNilOrEmpty() {
 		return nil, field.ErrorList{&field.Error{Type: field.ErrorTypeRequired, BadValue: field.OmitValueType{}, Detail: "the job spec is missing or empty; accepted: " + want}}
 	}
@@ -42,7 +43,7 @@ func Decode(config *yaml.RNode) (*api.TrainingJob, field.ErrorList) {
 	if err != nil {
 		return nil, field.ErrorList{&field.Error{Type: field.ErrorTypeInvalid, BadValue: field.OmitValueType{}, Detail: "does not read as YAML: " + oneLine(err.Error())}}
 	}
-	job := &api.TrainingJob{}
+	job := &api.MLOpsJob{}
 	strict, err := sigsjson.UnmarshalStrict(b, job)
 	if err != nil {
 		return nil, field.ErrorList{pinpoint(config, err, DecodeError(err, specFields))}

@@ -17,7 +17,7 @@ func Help() string {
 	return fmt.Sprintf(`mlops-fn renders distributed-training manifests from two small files:
 mlops.env (KEY=VALUE, the site and the user) and a job spec (the workload).
 
-spec.mode picks what the job becomes:
+spec.jobKind picks what the job becomes:
   multi-node   (default) a kubeflow.org/v2beta1 MPIJob: a launcher running mpirun
                with -np = workers x slots, and the workers
   single-node  a Pod
@@ -43,7 +43,7 @@ Usage:
   mlops-fn status DIR               where DIR's job is: phase, pods ready, and when it waits, why
   mlops-fn logs DIR [-f]            the log of DIR's training program (launcher, worker/node 0, the Pod)
 
-Existing jobs of the mode's kind named like the job (or chosen by
+Existing jobs of spec.jobKind named like the job (or chosen by
 spec.target) are patched; otherwise the objects are generated. Running it again
 on its output changes nothing.
 
@@ -59,10 +59,10 @@ Job spec (function config):
   metadata:
     name: resnet50                  # the job's name; pods NAME-launcher, NAME-worker-N
   spec:
-    mode: multi-node                # multi-node (default): MPIJob; single-node: Pod; elastic: PyTorchJob; trainjob: TrainJob
+    jobKind: MPIJob                 # the kind the job becomes: MPIJob (multi-node, default), Pod, PyTorchJob (elastic), TrainJob
     image: ${REGISTRY}/model-zoo:2.1.0-image-recognition-${MODEL_NAME}
     script: ${MODEL_DIR}/quickstart/${MODEL_SCRIPT}   # or command: [python, train.py]
-    # elastic: command: [torchrun, /workspace/train.py] and elastic: {minWorkers: 1, maxWorkers: 3}
+    # PyTorchJob: command: [torchrun, /workspace/train.py] and elastic: {minWorkers: 1, maxWorkers: 3}
     workingDir: ${MODEL_DIR}
     volumes:
     - name: datasets

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	k8syaml "sigs.k8s.io/yaml"
 
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
@@ -85,7 +86,7 @@ func (c *checked) Process(rl *framework.ResourceList) error {
 		}
 		if kind == kio.ResourceListKind && len(rl.Items) == 1 {
 			// kyaml unwraps a ResourceList only when it has either field.
-			return &notResourceList{errors.New("standard input holds a ResourceList with neither items nor functionConfig, so no job spec; accepted: a ResourceList whose functionConfig is the TrainingJob (apiVersion mlops-fn.dev/v1alpha1) and whose items are the objects to patch, as kustomize and kpt send it")}
+			return &notResourceList{errors.New("standard input holds a ResourceList with neither items nor functionConfig, so no job spec; accepted: a ResourceList whose functionConfig is the MLOpsJob (apiVersion mlops-fn.dev/v1alpha1) and whose items are the objects to patch, as kustomize and kpt send it")}
 		}
 		return &notResourceList{notAResourceList(kind)}
 	}
@@ -109,7 +110,7 @@ func (c *checked) Process(rl *framework.ResourceList) error {
 func notAResourceList(kind string) error {
 	what := "no kind"
 	if kind != "" {
-		what = "a " + kind
+		what = jobkind.WithArticle(kind)
 	}
 	return fmt.Errorf("standard input holds %s, not a ResourceList: with no arguments mlops-fn is a KRM function and reads the ResourceList kustomize and kpt send; accepted: a ResourceList on stdin, or mlops-fn JOB.yaml [INPUT.yaml ...] for a job spec file", what)
 }

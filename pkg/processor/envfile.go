@@ -35,7 +35,7 @@ const LocalConfig = "config.kubernetes.io/local-config"
 
 // envSources refuses a local-config ConfigMap beside another source the
 // spec names. It reads the spec as written: Default fills in path.
-func envSources(job *api.TrainingJob) field.ErrorList {
+func envSources(job *api.MLOpsJob) field.ErrorList {
 	src := job.Spec.EnvFile
 	if src.LocalConfigMap == nil {
 		return nil
@@ -62,7 +62,7 @@ func envSources(job *api.TrainingJob) field.ErrorList {
 // localConfigEnv reads mlops.env from the local-config ConfigMap the spec
 // names: a kpt package keeps it beside job.yaml, and neither kpt nor
 // kustomize applies it; mlops-fn writes the env ConfigMap the containers read.
-func (p Processor) localConfigEnv(job *api.TrainingJob, items []*yaml.RNode) (*env.File, error) {
+func (p Processor) localConfigEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, error) {
 	name, envName := job.Spec.EnvFile.LocalConfigMap.Name, job.Spec.EnvFile.ConfigMapName
 	at := p.configName() + ": spec.envFile.localConfigMap.name"
 	if name == envName {
@@ -116,7 +116,7 @@ const needsHashSuffix = "internal.config.kubernetes.io/needsHashSuffix"
 // spec names, else a ConfigMap among the inputs
 // that mlops-fn did not write, else the file on disk, else the ConfigMap an
 // earlier run wrote (so a package renders again without the file).
-func (p Processor) loadEnv(job *api.TrainingJob, items []*yaml.RNode) (*env.File, EnvOrigin, error) {
+func (p Processor) loadEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, EnvOrigin, error) {
 	src := job.Spec.EnvFile
 	if src.Inline != "" {
 		f, err := env.Parse(p.configName()+": spec.envFile.inline", []byte(src.Inline))

@@ -14,7 +14,7 @@ import (
 
 // fuzzJob is a valid job spec around the fuzzed mlops.env text.
 func fuzzJob(envText, extra string) (*yaml.RNode, error) {
-	spec := "apiVersion: mlops-fn.dev/v1alpha1\nkind: TrainingJob\nmetadata:\n  name: bert\nspec:\n  image: docker.io/nlp/bert:1\n  command: [python, train.py]\n" + extra
+	spec := "apiVersion: mlops-fn.dev/v1alpha1\nkind: MLOpsJob\nmetadata:\n  name: bert\nspec:\n  image: docker.io/nlp/bert:1\n  command: [python, train.py]\n" + extra
 	n, err := yaml.Parse(spec)
 	if err != nil {
 		return nil, err
@@ -42,11 +42,11 @@ func serialize(items []*yaml.RNode) string {
 // output changes nothing.
 func FuzzProcess(f *testing.F) {
 	f.Add("WORKERS=2\nUSER_ID=1000\nGROUP_ID=1000\n", "", "")
-	f.Add("WORKERS=2\nNFS_SERVER=nfs\nNFS_PATH=/x\nNFS_MOUNT_PATH=/w\n", "  mode: single-node\n", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: bert\nspec:\n  containers:\n  - name: bert\n    args: [x]\n")
+	f.Add("WORKERS=2\nNFS_SERVER=nfs\nNFS_PATH=/x\nNFS_MOUNT_PATH=/w\n", "  jobKind: Pod\n", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: bert\nspec:\n  containers:\n  - name: bert\n    args: [x]\n")
 	f.Add("WORKERS=3\nGPUS_PER_WORKER=2\n", "  mpi: {implementation: Intel}\n", "# keep\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x # me\nspec: {replicas: 1}\n")
 	f.Add("WORKERS=1\n", "", "apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata:\n  name: bert\nspec:\n  mpiReplicaSpecs:\n    Worker:\n      template:\n        spec:\n          containers:\n          - name: w\n            env: [{name: A, value: b}]\n")
 	f.Add("WORKERS=2\n", "  volumes: [{name: d, mountPath: /d, emptyDir: {}}]\n", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bert-mpijob-env\ndata:\n  WORKERS: \"4\"\n")
-	f.Add("WORKERS=1\n", "  mode: single-node\n", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: bert\nspec:\n  containers:\n  - &c {name: bert, image: x}\n  - {<<: *c, name: log}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\ndata: {<<: {a: b}, c: d}\n")
+	f.Add("WORKERS=1\n", "  jobKind: Pod\n", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: bert\nspec:\n  containers:\n  - &c {name: bert, image: x}\n  - {<<: *c, name: log}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\ndata: {<<: {a: b}, c: d}\n")
 	f.Fuzz(func(t *testing.T, envText, specTail, itemsText string) {
 		config, err := fuzzJob(envText, specTail)
 		if err != nil {
@@ -111,11 +111,11 @@ func copyAll(items []*yaml.RNode) []*yaml.RNode {
 // validated without a panic, and what validates renders.
 func FuzzDecodeSpec(f *testing.F) {
 	for _, seed := range []string{
-		"apiVersion: mlops-fn.dev/v1alpha1\nkind: TrainingJob\nmetadata: {name: a}\nspec: {image: x, command: [y]}\n",
-		"apiVersion: mlops-fn.dev/v1alpha1\nkind: TrainingJob\nmetadata: {name: a}\nspec: {workers: \"two\", mpi: {implemntation: x}}\n",
-		"apiVersion: mlops-fn.dev/v1alpha1\nkind: TrainingJob\nmetadata: {name: a}\nspec: {mode: single-node, image: x, volumes: [{name: v, mountPath: /v, emptyDir: {medium: Memory}}]}\n",
+		"apiVersion: mlops-fn.dev/v1alpha1\nkind: MLOpsJob\nmetadata: {name: a}\nspec: {image: x, command: [y]}\n",
+		"apiVersion: mlops-fn.dev/v1alpha1\nkind: MLOpsJob\nmetadata: {name: a}\nspec: {workers: \"two\", mpi: {implemntation: x}}\n",
+		"apiVersion: mlops-fn.dev/v1alpha1\nkind: MLOpsJob\nmetadata: {name: a}\nspec: {jobKind: Pod, image: x, volumes: [{name: v, mountPath: /v, emptyDir: {medium: Memory}}]}\n",
 		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {job: nowhere.yaml}\n",
-		"- a\n- b\n", "{}", "kind: TrainingJob\n",
+		"- a\n- b\n", "{}", "kind: MLOpsJob\n",
 	} {
 		f.Add(seed)
 	}

@@ -29,18 +29,18 @@ func (p Processor) dereference(config *yaml.RNode) (*yaml.RNode, Processor, erro
 	data := config.GetDataMap()
 	for _, k := range slices.Sorted(maps.Keys(data)) {
 		if k != JobKey {
-			return nil, p, fmt.Errorf("%s: data.%s: unknown key; accepted: %s, the path of the %s file", name, k, JobKey, "TrainingJob")
+			return nil, p, fmt.Errorf("%s: data.%s: unknown key; accepted: %s, the path of the %s file", name, k, JobKey, "MLOpsJob")
 		}
 	}
 	job := data[JobKey]
 	if job == "" {
-		return nil, p, fmt.Errorf("%s: data.%s: Required value: the path of the TrainingJob file, relative to the working directory", name, JobKey)
+		return nil, p, fmt.Errorf("%s: data.%s: Required value: the path of the MLOpsJob file, relative to the working directory", name, JobKey)
 	}
 	if info, err := os.Stat(job); err != nil {
 		wd, _ := os.Getwd()
 		return nil, p, fmt.Errorf("%s: data.%s: %w (the working directory is %s)", name, JobKey, err, wd)
 	} else if info.IsDir() {
-		return nil, p, fmt.Errorf("%s: data.%s: %q is a folder; accepted: the path of the TrainingJob file, such as %s", name, JobKey, job, filepath.Join(job, "job.yaml"))
+		return nil, p, fmt.Errorf("%s: data.%s: %q is a folder; accepted: the path of the MLOpsJob file, such as %s", name, JobKey, job, filepath.Join(job, "job.yaml"))
 	}
 	spec, err := jobspec.Read(job)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 )
 
 const job = `apiVersion: mlops-fn.dev/v1alpha1
-kind: TrainingJob
+kind: MLOpsJob
 metadata:
   name: bert
 spec:
@@ -62,9 +62,9 @@ func TestConfigMapConfig(t *testing.T) {
 	}
 
 	for _, c := range []struct{ data, want string }{
-		{"  jobs: job.yaml\n", "ConfigMap/mlops-fn: data.jobs: unknown key; accepted: job, the path of the TrainingJob file"},
+		{"  jobs: job.yaml\n", "ConfigMap/mlops-fn: data.jobs: unknown key; accepted: job, the path of the MLOpsJob file"},
 		{"  other: x\n", "ConfigMap/mlops-fn: data.other: unknown key"},
-		{"  job: \"\"\n", "ConfigMap/mlops-fn: data.job: Required value: the path of the TrainingJob file, relative to the working directory"},
+		{"  job: \"\"\n", "ConfigMap/mlops-fn: data.job: Required value: the path of the MLOpsJob file, relative to the working directory"},
 		{"  job: nowhere/job.yaml\n", "ConfigMap/mlops-fn: data.job: stat nowhere/job.yaml: no such file or directory (the working directory is "},
 	} {
 		rl := &framework.ResourceList{FunctionConfig: pointer(c.data)}

@@ -125,7 +125,7 @@ func TestUpdatedInPlace(t *testing.T) {
 // arrives, the job an earlier run generated goes: the package never holds two
 // jobs for one spec. Other items, and jobs of other specs, stay.
 func TestModeSwitchReplacesTheJob(t *testing.T) {
-	other := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: gpt\n  annotations:\n    mlops-fn.dev/generated-by: TrainingJob/gpt\nspec: {containers: [{name: gpt, image: gpt}]}\n"
+	other := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: gpt\n  annotations:\n    mlops-fn.dev/generated-by: MLOpsJob/gpt\nspec: {containers: [{name: gpt, image: gpt}]}\n"
 	items, err := parseItems(unrelated + "---\n" + other)
 	if err != nil {
 		t.Fatal(err)
@@ -141,8 +141,8 @@ func TestModeSwitchReplacesTheJob(t *testing.T) {
 		items []*yaml.RNode
 		want  string
 	}{
-		"multi-node to single-node": {propertySpec + "  mode: single-node\n", multi, "Deployment/tensorboard,Service/tensorboard,ConfigMap/other,Pod/gpt,Pod/bert,ConfigMap/bert-pod-env"},
-		"multi-node to elastic":     {propertySpec + "  mode: elastic\n", multi, "Deployment/tensorboard,Service/tensorboard,ConfigMap/other,Pod/gpt,PyTorchJob/bert,ConfigMap/bert-pytorchjob-env"},
+		"multi-node to single-node": {propertySpec + "  jobKind: Pod\n", multi, "Deployment/tensorboard,Service/tensorboard,ConfigMap/other,Pod/gpt,Pod/bert,ConfigMap/bert-pod-env"},
+		"multi-node to elastic":     {propertySpec + "  jobKind: PyTorchJob\n", multi, "Deployment/tensorboard,Service/tensorboard,ConfigMap/other,Pod/gpt,PyTorchJob/bert,ConfigMap/bert-pytorchjob-env"},
 		"a target arrives":          {propertySpec, append(copyAll(multi), withTarget...), "Deployment/tensorboard,Service/tensorboard,ConfigMap/other,Pod/gpt,ConfigMap/bert-mpijob-env,MPIJob/bert"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -159,7 +159,7 @@ func TestModeSwitchReplacesTheJob(t *testing.T) {
 // namespaces are filed apart (kpt refuses two objects in one file).
 func TestNamespacesKeepApart(t *testing.T) {
 	config := func(ns string) string {
-		return "apiVersion: mlops-fn.dev/v1alpha1\nkind: TrainingJob\nmetadata:\n  name: bert\n  namespace: " + ns +
+		return "apiVersion: mlops-fn.dev/v1alpha1\nkind: MLOpsJob\nmetadata:\n  name: bert\n  namespace: " + ns +
 			"\nspec:\n  image: docker.io/nlp/bert:1\n  command: [python, train.py]\n  envFile:\n    inline: \"WORKERS=2\\n\"\n"
 	}
 	run := func(spec string, items []*yaml.RNode) []*yaml.RNode {

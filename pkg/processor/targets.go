@@ -96,8 +96,8 @@ func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error
 		// A job of another kind under the job's name would go out unpatched beside a new job.
 		for _, it := range items {
 			if other, ok := jobkind.ForKind(it.GetKind()); ok && other.Kind != kind && it.GetName() == sel.Name && !generated(it) {
-				return nil, fmt.Errorf("%s: %s/%s among the inputs is named like the job, but mode %s renders %s: it would go out unpatched beside a new %s; accepted: mode %s (for the %s), or another name for one of the two",
-					p.configName(), it.GetKind(), it.GetName(), plan.Mode, jobkind.WithArticle(kind), kind, other.Mode, it.GetKind())
+				return nil, fmt.Errorf("%s: %s/%s among the inputs is named like the job, but jobKind is %s: it would go out unpatched beside a new %s; accepted: jobKind %s, or another name for one of the two",
+					p.configName(), it.GetKind(), it.GetName(), kind, kind, other.Mode)
 			}
 		}
 	}

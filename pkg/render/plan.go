@@ -144,7 +144,7 @@ type Warning struct {
 
 // Resolve settles job (defaulted and validated) against the mlops.env file and
 // its decoded settings. Errors name the spec field or the mlops.env key.
-func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []Warning, field.ErrorList) {
+func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warning, field.ErrorList) {
 	s := &job.Spec
 	spec := field.NewPath("spec")
 	envKey := func(k string) *field.Path { return field.NewPath(file.Source).Key(k) }
@@ -311,7 +311,7 @@ func Resolve(job *api.TrainingJob, file *env.File, set env.Settings) (*Plan, []W
 
 	for _, k := range api.EnvKeysNotCarried(p.Mode) {
 		if _, set := file.Lookup(k); set {
-			warnings = append(warnings, Warning{Field: envKey(k), Message: fmt.Sprintf("mode %s does not use %s: the value only reaches the containers' environment", p.Mode, k)})
+			warnings = append(warnings, Warning{Field: envKey(k), Message: fmt.Sprintf("jobKind %s does not use %s: the value only reaches the containers' environment", p.Mode, k)})
 		}
 	}
 	p.Volumes, p.Mounts, errs = volumes(x, s.Volumes, set, file, errs)
@@ -539,7 +539,7 @@ func within(child, parent string) bool {
 // which of the two wins would be one more rule to know, and the other value
 // would be silently unused. Either home serves alone: mlops.env for what a
 // site or a user shares across jobs, the spec for what one job needs.
-func twoHomes(s *api.TrainingJobSpec, set env.Settings, source string, values map[string]string) field.ErrorList {
+func twoHomes(s *api.MLOpsJobSpec, set env.Settings, source string, values map[string]string) field.ErrorList {
 	spec := field.NewPath("spec")
 	var errs field.ErrorList
 	for _, h := range []struct {
@@ -598,7 +598,7 @@ func pick64(fromEnv, fromSpec *int64) *int64 {
 // training job means, as mlops.env's CPU, MEMORY and SHM_SIZE are: a unit
 // left out (memory: "16" is 16 bytes, 500m half a byte) or mistaken (cpu:
 // 16Gi).
-func unlikelyQuantities(s *api.TrainingJobSpec, spec *field.Path) []Warning {
+func unlikelyQuantities(s *api.MLOpsJobSpec, spec *field.Path) []Warning {
 	var warnings []Warning
 	check := func(at *field.Path, name string, q *resource.Quantity, unlikely func(resource.Quantity, string, func(string) string) string) {
 		if q == nil {

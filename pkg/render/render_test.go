@@ -18,9 +18,9 @@ import (
 )
 
 // resolve settles a spec (YAML-free: the fields given) against an mlops.env text.
-func resolve(t *testing.T, spec api.TrainingJobSpec, envText string) (*Plan, []Warning) {
+func resolve(t *testing.T, spec api.MLOpsJobSpec, envText string) (*Plan, []Warning) {
 	t.Helper()
-	job := &api.TrainingJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "bert"}, Spec: spec}
+	job := &api.MLOpsJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "bert"}, Spec: spec}
 	job.Default()
 	if errs := job.Validate(); len(errs) > 0 {
 		t.Fatalf("the spec does not validate: %v", errs)
@@ -40,7 +40,7 @@ func resolve(t *testing.T, spec api.TrainingJobSpec, envText string) (*Plan, []W
 	return p, warnings
 }
 
-var program = api.TrainingJobSpec{Image: "horovod/horovod:0.28.1", Command: []string{"python", "train.py"}}
+var program = api.MLOpsJobSpec{Image: "horovod/horovod:0.28.1", Command: []string{"python", "train.py"}}
 
 // TestRanks: -np is every slot of every worker, and the launcher's when it
 // takes part; slots default to one a GPU, else one.
@@ -169,19 +169,19 @@ func TestNamesHosts(t *testing.T) {
 func TestPodSecurityLevel(t *testing.T) {
 	for _, c := range []struct {
 		name, env string
-		spec      func(*api.TrainingJobSpec)
+		spec      func(*api.MLOpsJobSpec)
 		want      string
 		because   string
 	}{
-		{"a non-root job", "WORKERS=1\nUSER_ID=1000\n", func(*api.TrainingJobSpec) {}, "restricted", ""},
-		{"root", "WORKERS=1\n", func(*api.TrainingJobSpec) {}, "baseline", "USER_ID is not set"},
-		{"an inline NFS volume", "WORKERS=1\nUSER_ID=1000\nNFS_SERVER=n\nNFS_PATH=/p\nNFS_MOUNT_PATH=/m\n", func(*api.TrainingJobSpec) {}, "baseline", "inline nfs"},
-		{"a hostPath", "WORKERS=1\nUSER_ID=1000\n", func(s *api.TrainingJobSpec) {
+		{"a non-root job", "WORKERS=1\nUSER_ID=1000\n", func(*api.MLOpsJobSpec) {}, "restricted", ""},
+		{"root", "WORKERS=1\n", func(*api.MLOpsJobSpec) {}, "baseline", "USER_ID is not set"},
+		{"an inline NFS volume", "WORKERS=1\nUSER_ID=1000\nNFS_SERVER=n\nNFS_PATH=/p\nNFS_MOUNT_PATH=/m\n", func(*api.MLOpsJobSpec) {}, "baseline", "inline nfs"},
+		{"a hostPath", "WORKERS=1\nUSER_ID=1000\n", func(s *api.MLOpsJobSpec) {
 			s.Volumes = []api.Volume{{Name: "data", MountPath: "/data", HostPath: &api.HostPath{Path: "/mnt"}}}
 		}, "privileged", "hostPath"},
-		{"host networking", "WORKERS=1\nUSER_ID=1000\n", func(s *api.TrainingJobSpec) { s.HostNetwork = true }, "privileged", "network namespace"},
-		{"RDMA", "WORKERS=1\nUSER_ID=1000\n", func(s *api.TrainingJobSpec) { s.RDMA = &api.RDMA{Resource: "rdma/hca"} }, "privileged", "IPC_LOCK"},
-		{"hardening off", "WORKERS=1\nUSER_ID=1000\n", func(s *api.TrainingJobSpec) { s.Security.Hardening = ptr.To(false) }, "baseline", "hardening is off"},
+		{"host networking", "WORKERS=1\nUSER_ID=1000\n", func(s *api.MLOpsJobSpec) { s.HostNetwork = true }, "privileged", "network namespace"},
+		{"RDMA", "WORKERS=1\nUSER_ID=1000\n", func(s *api.MLOpsJobSpec) { s.RDMA = &api.RDMA{Resource: "rdma/hca"} }, "privileged", "IPC_LOCK"},
+		{"hardening off", "WORKERS=1\nUSER_ID=1000\n", func(s *api.MLOpsJobSpec) { s.Security.Hardening = ptr.To(false) }, "baseline", "hardening is off"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			spec := program
@@ -273,7 +273,7 @@ func TestReservedMountPaths(t *testing.T) {
 	trainJob, mpiRuntime, elastic := operatorSpecs()
 	for _, c := range []struct {
 		name string
-		spec api.TrainingJobSpec
+		spec api.MLOpsJobSpec
 		at   string
 		want string // "" when the path is accepted
 	}{
@@ -311,7 +311,7 @@ func TestOperatorVolumeNames(t *testing.T) {
 	trainJob, mpiRuntime, elastic := operatorSpecs()
 	for _, c := range []struct {
 		name, volume string
-		spec         api.TrainingJobSpec
+		spec         api.MLOpsJobSpec
 		want         string // "" when the name is accepted
 	}{
 		{"MPIJob: the SSH keys'", "ssh-auth", program, "is the volume where the mpi-operator mounts the SSH keys, which the operator adds to the pods itself; accepted: another volume name"},
@@ -385,9 +385,9 @@ func TestEnvKeysNotCarriedAreKnown(t *testing.T) {
 }
 
 // resolveBert resolves a job named bert with spec (defaulted) and mlops.env's text.
-func resolveBert(t *testing.T, spec api.TrainingJobSpec, envText string) ([]Warning, field.ErrorList) {
+func resolveBert(t *testing.T, spec api.MLOpsJobSpec, envText string) ([]Warning, field.ErrorList) {
 	t.Helper()
-	job := &api.TrainingJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "bert"}, Spec: spec}
+	job := &api.MLOpsJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "bert"}, Spec: spec}
 	job.Default()
 	file, err := env.Parse("mlops.env", []byte(envText))
 	if err != nil {
@@ -400,11 +400,11 @@ func resolveBert(t *testing.T, spec api.TrainingJobSpec, envText string) ([]Warn
 
 // operatorSpecs: a TrainJob on the node alone, one on an MPI runtime (a launcher
 // replicated job) and an elastic PyTorchJob, where the operators mount their own.
-func operatorSpecs() (trainJob, mpiRuntime, elastic api.TrainingJobSpec) {
-	trainJob = api.TrainingJobSpec{Mode: api.ModeTrainJob, Image: "pytorch/pytorch:2.7.1", Command: []string{"torchrun", "train.py"},
+func operatorSpecs() (trainJob, mpiRuntime, elastic api.MLOpsJobSpec) {
+	trainJob = api.MLOpsJobSpec{Mode: api.ModeTrainJob, Image: "pytorch/pytorch:2.7.1", Command: []string{"torchrun", "train.py"},
 		Trainer: api.Trainer{Runtime: "deepspeed-distributed"}}
 	mpiRuntime = trainJob
 	mpiRuntime.Trainer.ReplicatedJobs = []string{"launcher", "node"}
-	elastic = api.TrainingJobSpec{Mode: api.ModeElastic, Image: "pytorch/pytorch:2.7.1", Command: []string{"torchrun", "train.py"}}
+	elastic = api.MLOpsJobSpec{Mode: api.ModeElastic, Image: "pytorch/pytorch:2.7.1", Command: []string{"torchrun", "train.py"}}
 	return trainJob, mpiRuntime, elastic
 }

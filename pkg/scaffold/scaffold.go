@@ -51,13 +51,13 @@ func Files(o Options) (map[string][]byte, error) {
 	jk := jobkind.ForMode(o.Mode)
 	d := jk.Demo
 	if jk.Kind == "" {
-		return nil, fmt.Errorf("--mode %q: accepted: %s", o.Mode, strings.Join(jobkind.Modes(), ", "))
+		return nil, fmt.Errorf("--kind %q: accepted: %s", o.Mode, strings.Join(jobkind.Modes(), ", "))
 	}
 	for _, msg := range validation.IsDNS1035Label(o.Name) {
 		return nil, fmt.Errorf("the job's name %q (--name, else the folder's name): %s; accepted: a DNS label, lowercase letters, digits and '-', starting with a letter, e.g. --name my-job", o.Name, msg)
 	}
 	if o.Image != "" && o.Command == nil && d.Starter != "" {
-		return nil, fmt.Errorf("--image %s without --command: mode %s needs the program %s starts; accepted: --command python,train.py (comma-separated)", o.Image, o.Mode, d.Starter)
+		return nil, fmt.Errorf("--image %s without --command: %s needs the program %s starts; accepted: --command python,train.py (comma-separated)", o.Image, o.Mode, d.Starter)
 	}
 	if err := utf8Text(o); err != nil {
 		return nil, err
@@ -79,7 +79,7 @@ metadata:
   annotations:
     config.kubernetes.io/local-config: "true"
 spec:
-  mode: %s
+  jobKind: %s
   image: %s # %s
 `, api.APIVersion, api.Kind, o.Name, o.Mode, scalar(image), comment)
 	if o.Mode == api.ModeTrainJob {

@@ -18,7 +18,7 @@ type ModeField struct {
 	Path    []string
 	EnvKeys []string
 	Modes   []Mode
-	set     func(*TrainingJobSpec) bool
+	set     func(*MLOpsJobSpec) bool
 	// why says what the field is for, and where the kinds that lack it keep it.
 	why string
 }
@@ -26,38 +26,38 @@ type ModeField struct {
 // Anything else the spec holds every mode carries (runPolicy.activeDeadlineSeconds
 // too: a Pod's, a TrainJob's own, the operators' runPolicy).
 var modeFields = []ModeField{
-	{Path: []string{"imagePullPolicy"}, Modes: podTemplateModes, set: func(s *TrainingJobSpec) bool { return s.ImagePullPolicy != "" },
+	{Path: []string{"imagePullPolicy"}, Modes: podTemplateModes, set: func(s *MLOpsJobSpec) bool { return s.ImagePullPolicy != "" },
 		why: trainJobLacks + "the training runtime's container sets it"},
-	{Path: []string{"workingDir"}, Modes: podTemplateModes, set: func(s *TrainingJobSpec) bool { return s.WorkingDir != "" },
+	{Path: []string{"workingDir"}, Modes: podTemplateModes, set: func(s *MLOpsJobSpec) bool { return s.WorkingDir != "" },
 		why: trainJobLacks + "the training runtime's container sets it"},
-	{Path: []string{"priorityClassName"}, Modes: podTemplateModes, set: func(s *TrainingJobSpec) bool { return s.PriorityClassName != "" },
+	{Path: []string{"priorityClassName"}, Modes: podTemplateModes, set: func(s *MLOpsJobSpec) bool { return s.PriorityClassName != "" },
 		why: trainJobLacks + "the training runtime's pod template sets it, or Kueue's priority-class label on the job: spec.workloadPriorityClass"},
-	{Path: []string{"hostNetwork"}, Modes: podTemplateModes, set: func(s *TrainingJobSpec) bool { return s.HostNetwork },
+	{Path: []string{"hostNetwork"}, Modes: podTemplateModes, set: func(s *MLOpsJobSpec) bool { return s.HostNetwork },
 		why: trainJobLacks + "the training runtime's pod template sets it"},
-	{Path: []string{"restartPolicy"}, Modes: podTemplateModes, set: func(s *TrainingJobSpec) bool { return s.RestartPolicy != "" },
+	{Path: []string{"restartPolicy"}, Modes: podTemplateModes, set: func(s *MLOpsJobSpec) bool { return s.RestartPolicy != "" },
 		why: "the pods' restart policy, which a TrainJob's training runtime sets"},
-	{Path: []string{"workers"}, EnvKeys: []string{"WORKERS"}, Modes: []Mode{ModeMultiNode, ModeElastic, ModeTrainJob}, set: func(s *TrainingJobSpec) bool { return s.Workers != nil },
+	{Path: []string{"workers"}, EnvKeys: []string{"WORKERS"}, Modes: []Mode{ModeMultiNode, ModeElastic, ModeTrainJob}, set: func(s *MLOpsJobSpec) bool { return s.Workers != nil },
 		why: "the number of worker pods; a single-node job is one Pod"},
-	{Path: []string{"slotsPerWorker"}, EnvKeys: []string{"SLOTS_PER_WORKER"}, Modes: []Mode{ModeMultiNode, ModeTrainJob}, set: func(s *TrainingJobSpec) bool { return s.SlotsPerWorker != nil },
+	{Path: []string{"slotsPerWorker"}, EnvKeys: []string{"SLOTS_PER_WORKER"}, Modes: []Mode{ModeMultiNode, ModeTrainJob}, set: func(s *MLOpsJobSpec) bool { return s.SlotsPerWorker != nil },
 		why: "the MPI ranks, or a TrainJob's processes, on each worker; a Pod runs its command once, an elastic job's torchrun takes spec.elastic.procsPerWorker"},
-	{Path: []string{"launcherResources"}, Modes: []Mode{ModeMultiNode}, set: func(s *TrainingJobSpec) bool { return s.LauncherResources != nil },
+	{Path: []string{"launcherResources"}, Modes: []Mode{ModeMultiNode}, set: func(s *MLOpsJobSpec) bool { return s.LauncherResources != nil },
 		why: "the limits of an MPIJob's launcher, which runs mpirun; a TrainJob's MPI runtime sizes its own launcher"},
 	// USER_NAME names the user in every mode's image too: a shared mlops.env keeps it unwarned.
-	{Path: []string{"security", "home"}, Modes: []Mode{ModeMultiNode}, set: func(s *TrainingJobSpec) bool { return s.Security.Home != "" },
+	{Path: []string{"security", "home"}, Modes: []Mode{ModeMultiNode}, set: func(s *MLOpsJobSpec) bool { return s.Security.Home != "" },
 		why: "where the mpi-operator mounts an MPIJob's SSH keys; a TrainJob's MPI runtime sets its own in mlPolicy.mpi"},
-	{Path: []string{"mpi"}, Modes: []Mode{ModeMultiNode}, set: func(s *TrainingJobSpec) bool { return !reflect.DeepEqual(s.MPI, MPI{}) },
+	{Path: []string{"mpi"}, Modes: []Mode{ModeMultiNode}, set: func(s *MLOpsJobSpec) bool { return !reflect.DeepEqual(s.MPI, MPI{}) },
 		why: "mpirun and the workers' sshd of an MPIJob; a TrainJob's MPI runtime sets them in mlPolicy.mpi"},
-	{Path: []string{"elastic"}, EnvKeys: []string{"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"}, Modes: []Mode{ModeElastic}, set: func(s *TrainingJobSpec) bool { return !reflect.DeepEqual(s.Elastic, Elastic{}) },
+	{Path: []string{"elastic"}, EnvKeys: []string{"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"}, Modes: []Mode{ModeElastic}, set: func(s *MLOpsJobSpec) bool { return !reflect.DeepEqual(s.Elastic, Elastic{}) },
 		why: "torchrun's bounds and rendezvous in an elastic PyTorchJob; a TrainJob's runtime sets them in mlPolicy.torch"},
-	{Path: []string{"trainer"}, Modes: []Mode{ModeTrainJob}, set: func(s *TrainingJobSpec) bool { return !reflect.DeepEqual(s.Trainer, Trainer{}) },
+	{Path: []string{"trainer"}, Modes: []Mode{ModeTrainJob}, set: func(s *MLOpsJobSpec) bool { return !reflect.DeepEqual(s.Trainer, Trainer{}) },
 		why: "the runtime and replicated jobs of a TrainJob"},
-	{Path: []string{"runPolicy", "cleanPodPolicy"}, Modes: operated, set: func(s *TrainingJobSpec) bool { return s.RunPolicy.CleanPodPolicy != "" },
+	{Path: []string{"runPolicy", "cleanPodPolicy"}, Modes: operated, set: func(s *MLOpsJobSpec) bool { return s.RunPolicy.CleanPodPolicy != "" },
 		why: "the pods an operator deletes when its job ends; a TrainJob's runtime owns them"},
-	{Path: []string{"runPolicy", "ttlSecondsAfterFinished"}, Modes: operated, set: func(s *TrainingJobSpec) bool { return s.RunPolicy.TTLSecondsAfterFinished != nil },
+	{Path: []string{"runPolicy", "ttlSecondsAfterFinished"}, Modes: operated, set: func(s *MLOpsJobSpec) bool { return s.RunPolicy.TTLSecondsAfterFinished != nil },
 		why: "how long an operator keeps its finished job; a TrainJob's runtime owns it"},
-	{Path: []string{"runPolicy", "backoffLimit"}, Modes: operated, set: func(s *TrainingJobSpec) bool { return s.RunPolicy.BackoffLimit != nil },
+	{Path: []string{"runPolicy", "backoffLimit"}, Modes: operated, set: func(s *MLOpsJobSpec) bool { return s.RunPolicy.BackoffLimit != nil },
 		why: "how often an operator retries its failed job; a Pod's containers restart by spec.restartPolicy, a TrainJob's runtime sets its own"},
-	{Path: []string{"runPolicy", "schedulingPolicy"}, Modes: operated, set: func(s *TrainingJobSpec) bool { return s.RunPolicy.SchedulingPolicy != nil },
+	{Path: []string{"runPolicy", "schedulingPolicy"}, Modes: operated, set: func(s *MLOpsJobSpec) bool { return s.RunPolicy.SchedulingPolicy != nil },
 		why: "gang scheduling of a job's pods: a Pod has no gang, a TrainJob's runtime sets its podGroupPolicy"},
 }
 
@@ -98,7 +98,7 @@ func EnvKeysNotCarried(mode Mode) []string {
 }
 
 // notCarried refuses each field set that the spec's mode cannot carry.
-func (s *TrainingJobSpec) notCarried(p *field.Path) field.ErrorList {
+func (s *MLOpsJobSpec) notCarried(p *field.Path) field.ErrorList {
 	k := jobkind.ForMode(s.Mode)
 	if k.Kind == "" {
 		return nil // an unknown mode, refused as such
@@ -109,8 +109,8 @@ func (s *TrainingJobSpec) notCarried(p *field.Path) field.ErrorList {
 			continue
 		}
 		fp := p.Child(f.Path[0], f.Path[1:]...)
-		errs = append(errs, field.Forbidden(fp, fmt.Sprintf("mode %s renders %s, which cannot carry it (%s); accepted: no %s, or mode %s",
-			s.Mode, jobkind.WithArticle(k.Kind), f.why, fp, orList(f.Modes))))
+		errs = append(errs, field.Forbidden(fp, fmt.Sprintf("jobKind %s cannot carry it (%s); accepted: no %s, or jobKind %s",
+			s.Mode, f.why, fp, orList(f.Modes))))
 	}
 	return errs
 }

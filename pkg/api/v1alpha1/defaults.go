@@ -42,7 +42,7 @@ const GuardInputsSuffix = "-mlops-fn-inputs"
 
 // Default fills what the user left out. Values that mlops.env may still set
 // (workers, slots, ids) stay unset here; the renderer settles them.
-func (j *TrainingJob) Default() {
+func (j *MLOpsJob) Default() {
 	s := &j.Spec
 	if s.Mode == "" {
 		s.Mode = ModeMultiNode

@@ -12,11 +12,11 @@ const (
 	Group      = "mlops-fn.dev"
 	Version    = "v1alpha1"
 	APIVersion = Group + "/" + Version
-	Kind       = "TrainingJob"
+	Kind       = "MLOpsJob"
 )
 
-// Mode picks the workload kind: a Pod, an MPIJob with a launcher and
-// workers, or an elastic PyTorchJob (the job kinds table, pkg/jobkind).
+// Mode is spec.jobKind: a Pod, an MPIJob with a launcher and workers, an
+// elastic PyTorchJob or a TrainJob (the job kinds table, pkg/jobkind).
 type Mode = jobkind.Mode
 
 const (
@@ -35,13 +35,13 @@ const (
 	MPICH   MPIImplementation = "MPICH"
 )
 
-// TrainingJob is the job spec: the shape of the workload. Site- and user-specific
+// MLOpsJob is the job spec: the shape of the workload. Site- and user-specific
 // values live in mlops.env; a setting both can hold is set in one of them (render refuses both).
-type TrainingJob struct {
-	APIVersion string          `json:"apiVersion"`
-	Kind       string          `json:"kind"`
-	Metadata   ObjectMeta      `json:"metadata"`
-	Spec       TrainingJobSpec `json:"spec"`
+type MLOpsJob struct {
+	APIVersion string       `json:"apiVersion"`
+	Kind       string       `json:"kind"`
+	Metadata   ObjectMeta   `json:"metadata"`
+	Spec       MLOpsJobSpec `json:"spec"`
 }
 
 // ObjectMeta is the part of metadata the job spec reads.
@@ -53,10 +53,10 @@ type ObjectMeta struct {
 	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
-type TrainingJobSpec struct {
-	// Mode picks the job kind (pkg/jobkind): multi-node (an MPIJob, the default), single-node (a Pod),
-	// elastic (a PyTorchJob) or trainjob (a Kubeflow Trainer TrainJob).
-	Mode Mode `json:"mode,omitempty"`
+type MLOpsJobSpec struct {
+	// Mode is the kind the job becomes (pkg/jobkind): MPIJob (multi-node, the default), Pod (single-node),
+	// PyTorchJob (elastic) or TrainJob (Kubeflow Trainer).
+	Mode Mode `json:"jobKind,omitempty"`
 	// EnvFile says where mlops.env comes from.
 	EnvFile EnvFile `json:"envFile,omitempty"`
 	// Target selects the existing jobs of the mode's kind to patch. Default: the items named like the job.
@@ -168,7 +168,7 @@ const (
 	WaitForWorkersReady = "WaitForWorkersReady"
 )
 
-// Elastic shapes an elastic PyTorchJob (mode elastic); MIN_WORKERS,
+// Elastic shapes an elastic PyTorchJob (jobKind PyTorchJob); MIN_WORKERS,
 // MAX_WORKERS and RDZV_ENDPOINT in mlops.env set it instead (not both).
 type Elastic struct {
 	// MinWorkers and MaxWorkers bound the workers; WORKERS is where the job starts. Default: WORKERS.
@@ -196,7 +196,7 @@ type RDMA struct {
 	PerWorker *int32 `json:"perWorker,omitempty"`
 }
 
-// Trainer shapes a Kubeflow Trainer v2 TrainJob (mode trainjob): the runtime
+// Trainer shapes a Kubeflow Trainer v2 TrainJob (jobKind TrainJob): the runtime
 // it runs on and which of the runtime's replicated jobs get the site settings.
 type Trainer struct {
 	// Runtime names the training runtime. Default: a target's own, else torch-distributed.

@@ -25,7 +25,7 @@ const (
 
 // Validate checks the spec on its own. Values that may hold ${KEY} references
 // (image, paths) are checked by the renderer once expanded.
-func (j *TrainingJob) Validate() field.ErrorList {
+func (j *MLOpsJob) Validate() field.ErrorList {
 	var errs field.ErrorList
 	if j.APIVersion != APIVersion {
 		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), j.APIVersion, "accepted: "+APIVersion))
@@ -63,9 +63,9 @@ func (j *TrainingJob) Validate() field.ErrorList {
 	return errs
 }
 
-func (s *TrainingJobSpec) validate(p *field.Path) field.ErrorList {
+func (s *MLOpsJobSpec) validate(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, oneOf(p.Child("mode"), string(s.Mode), jobkind.Modes()...)...)
+	errs = append(errs, oneOf(p.Child("jobKind"), string(s.Mode), jobkind.Modes()...)...)
 	if s.ContainerName != "" {
 		for _, msg := range validation.IsDNS1123Label(s.ContainerName) {
 			errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName, msg))
@@ -459,12 +459,12 @@ func TrainerEnvReserved(name string) string {
 
 // validateTrainJob checks spec.trainer and Trainer's own rules; what a
 // TrainJob cannot carry is modeFields' to refuse.
-func (s *TrainingJobSpec) validateTrainJob(p *field.Path) field.ErrorList {
+func (s *MLOpsJobSpec) validateTrainJob(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	t, tp := s.Trainer, p.Child("trainer")
 	if s.ContainerName != TrainerNode {
 		errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName, "Kubeflow Trainer sets a TrainJob's image, command, env and resources in the runtime's container named "+TrainerNode+
-			", and admits a runtime patch naming another container that then keeps the JobSet from starting; accepted: "+TrainerNode+" (the default in mode trainjob)"))
+			", and admits a runtime patch naming another container that then keeps the JobSet from starting; accepted: "+TrainerNode+" (the default in jobKind TrainJob)"))
 	}
 	for i, e := range s.Env {
 		if why := TrainerEnvReserved(e.Name); why != "" {

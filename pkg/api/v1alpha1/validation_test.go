@@ -11,23 +11,23 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-func valid() *TrainingJob {
-	j := &TrainingJob{
+func valid() *MLOpsJob {
+	j := &MLOpsJob{
 		APIVersion: APIVersion,
 		Kind:       Kind,
 		Metadata:   ObjectMeta{Name: "resnet50"},
-		Spec:       TrainingJobSpec{Image: "docker.io/library/python:3.12", Command: []string{"python", "train.py"}},
+		Spec:       MLOpsJobSpec{Image: "docker.io/library/python:3.12", Command: []string{"python", "train.py"}},
 	}
 	j.Default()
 	return j
 }
 
 func TestDefault(t *testing.T) {
-	j := &TrainingJob{Metadata: ObjectMeta{Name: "bert"}}
+	j := &MLOpsJob{Metadata: ObjectMeta{Name: "bert"}}
 	j.Default()
 	on := true
 	// No launcherResources: the renderer defaults them where the target's launcher has none.
-	want := TrainingJobSpec{
+	want := MLOpsJobSpec{
 		Mode:          ModeMultiNode,
 		EnvFile:       EnvFile{Path: "mlops.env", ConfigMapName: "bert-mpijob-env"},
 		ContainerName: "bert",
@@ -47,7 +47,7 @@ func TestDefault(t *testing.T) {
 
 	// Defaults never overwrite what the user wrote.
 	off := false
-	j = &TrainingJob{Metadata: ObjectMeta{Name: "bert"}, Spec: TrainingJobSpec{
+	j = &MLOpsJob{Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{
 		Mode: ModeSingleNode, ContainerName: "main", MPI: MPI{Implementation: Intel, Args: []string{}},
 		Security: Security{Hardening: &off}, RunPolicy: RunPolicy{CleanPodPolicy: "All"},
 	}}
@@ -62,14 +62,14 @@ func TestDefault(t *testing.T) {
 	// An elastic job's workers finish on their own: the training-operator
 	// marks it Succeeded at the first worker's end, and Running would delete
 	// the others, rank 0 among them.
-	elastic := &TrainingJob{Metadata: ObjectMeta{Name: "bert"}, Spec: TrainingJobSpec{Mode: ModeElastic}}
+	elastic := &MLOpsJob{Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{Mode: ModeElastic}}
 	elastic.Default()
 	if elastic.Spec.RunPolicy.CleanPodPolicy != "None" {
 		t.Errorf("elastic cleanPodPolicy %q, want None", elastic.Spec.RunPolicy.CleanPodPolicy)
 	}
 
 	// Intel MPI and MPICH do not understand OpenMPI's flags: no default args for them.
-	intel := &TrainingJob{Metadata: ObjectMeta{Name: "bert"}, Spec: TrainingJobSpec{MPI: MPI{Implementation: MPICH}}}
+	intel := &MLOpsJob{Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{MPI: MPI{Implementation: MPICH}}}
 	intel.Default()
 	if intel.Spec.MPI.Args != nil {
 		t.Errorf("MPICH got OpenMPI's args: %v", intel.Spec.MPI.Args)
@@ -82,45 +82,45 @@ func TestValidate(t *testing.T) {
 	q := func(s string) *resource.Quantity { v := resource.MustParse(s); return &v }
 	cases := []struct {
 		name   string
-		mutate func(*TrainingJob)
+		mutate func(*MLOpsJob)
 		want   []string
 	}{
-		{"valid", func(*TrainingJob) {}, nil},
-		{"wrong kind", func(j *TrainingJob) { j.Kind = "Job" },
-			[]string{`kind: Invalid value: "Job": accepted: TrainingJob`}},
-		{"wrong apiVersion", func(j *TrainingJob) { j.APIVersion = "mlops-fn.dev/v1" },
+		{"valid", func(*MLOpsJob) {}, nil},
+		{"wrong kind", func(j *MLOpsJob) { j.Kind = "Job" },
+			[]string{`kind: Invalid value: "Job": accepted: MLOpsJob`}},
+		{"wrong apiVersion", func(j *MLOpsJob) { j.APIVersion = "mlops-fn.dev/v1" },
 			[]string{`apiVersion: Invalid value: "mlops-fn.dev/v1": accepted: mlops-fn.dev/v1alpha1`}},
-		{"relative literal mount path", func(j *TrainingJob) {
+		{"relative literal mount path", func(j *MLOpsJob) {
 			j.Spec.Volumes = []Volume{{Name: "out", MountPath: "output", EmptyDir: &EmptyDir{Medium: "Disk"}}}
 		}, []string{
 			`spec.volumes[0].mountPath: Invalid value: "output": accepted: an absolute path`,
 			`spec.volumes[0].emptyDir.medium: Unsupported value: "Disk": supported values: "", "Memory"`,
 		}},
-		{"no name", func(j *TrainingJob) { j.Metadata.Name = "" },
+		{"no name", func(j *MLOpsJob) { j.Metadata.Name = "" },
 			[]string{"metadata.name: Required value: the job's name: a DNS label such as resnet50"}},
-		{"name not a DNS label", func(j *TrainingJob) { j.Metadata.Name = "ResNet_50" },
+		{"name not a DNS label", func(j *MLOpsJob) { j.Metadata.Name = "ResNet_50" },
 			[]string{`metadata.name: Invalid value: "ResNet_50": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`}},
-		{"unknown mode", func(j *TrainingJob) { j.Spec.Mode = "multinode" },
-			[]string{`spec.mode: Unsupported value: "multinode": supported values: "single-node", "multi-node", "elastic", "trainjob"`}},
+		{"unknown mode", func(j *MLOpsJob) { j.Spec.Mode = "multinode" },
+			[]string{`spec.jobKind: Unsupported value: "multinode": supported values: "Pod", "MPIJob", "PyTorchJob", "TrainJob"`}},
 		// A target brings them; generating without them is refused later (processor).
-		{"no image: the target's", func(j *TrainingJob) { j.Spec.Image = "" }, nil},
-		{"script and command", func(j *TrainingJob) { j.Spec.Script = "/train.sh" },
+		{"no image: the target's", func(j *MLOpsJob) { j.Spec.Image = "" }, nil},
+		{"script and command", func(j *MLOpsJob) { j.Spec.Script = "/train.sh" },
 			[]string{"spec.script: Forbidden: set either script or command, not both"}},
-		{"multi-node without a program: the target's", func(j *TrainingJob) { j.Spec.Command = nil }, nil},
-		{"single-node may use the image's entrypoint", func(j *TrainingJob) {
-			j.Spec = TrainingJobSpec{Mode: ModeSingleNode, Image: j.Spec.Image}
+		{"multi-node without a program: the target's", func(j *MLOpsJob) { j.Spec.Command = nil }, nil},
+		{"single-node may use the image's entrypoint", func(j *MLOpsJob) {
+			j.Spec = MLOpsJobSpec{Mode: ModeSingleNode, Image: j.Spec.Image}
 			j.Default()
 		}, nil},
-		{"counts out of range", func(j *TrainingJob) {
+		{"counts out of range", func(j *MLOpsJob) {
 			j.Spec.Workers, j.Spec.GPUsPerWorker, j.Spec.SlotsPerWorker = i32(0), i32(65), i32(2000)
 		}, []string{
 			"spec.workers: Invalid value: 0: accepted: 1 to 10000",
 			"spec.gpusPerWorker: Invalid value: 65: accepted: 0 to 64",
 			"spec.slotsPerWorker: Invalid value: 2000: accepted: 1 to 1024",
 		}},
-		{"zero cpu", func(j *TrainingJob) { j.Spec.Resources.Limits = corev1.ResourceList{corev1.ResourceCPU: *q("0")} },
+		{"zero cpu", func(j *MLOpsJob) { j.Spec.Resources.Limits = corev1.ResourceList{corev1.ResourceCPU: *q("0")} },
 			[]string{`spec.resources.limits[cpu]: Invalid value: "0": accepted: a quantity greater than zero`}},
-		{"resources a container may have, mlops-fn sets otherwise", func(j *TrainingJob) {
+		{"resources a container may have, mlops-fn sets otherwise", func(j *MLOpsJob) {
 			j.Spec.Resources = corev1.ResourceRequirements{
 				Limits:   corev1.ResourceList{"nvidia.com/gpu": *q("1"), corev1.ResourceCPU: *q("2")},
 				Requests: corev1.ResourceList{corev1.ResourceCPU: *q("3")},
@@ -131,11 +131,11 @@ func TestValidate(t *testing.T) {
 			`spec.resources.limits[nvidia.com/gpu]: Unsupported value: "nvidia.com/gpu": supported values: "cpu", "memory (GPUs are spec.gpusPerWorker or GPUS_PER_WORKER, RDMA devices spec.rdma)"`,
 			`spec.resources.requests[cpu]: Invalid value: "3": is above its limit 2, which the API server refuses; accepted: a request up to the limit`,
 		}},
-		{"ids out of range", func(j *TrainingJob) { j.Spec.Security.RunAsUser, j.Spec.Security.FSGroup = i64(-1), i64(1<<31) },
+		{"ids out of range", func(j *MLOpsJob) { j.Spec.Security.RunAsUser, j.Spec.Security.FSGroup = i64(-1), i64(1<<31) },
 			[]string{"spec.security.runAsUser: Invalid value: -1: accepted: 0 to 2147483647", "spec.security.fsGroup: Invalid value: 2147483648: accepted: 0 to 2147483647"}},
-		{"relative home", func(j *TrainingJob) { j.Spec.Security.Home = "home/me" },
+		{"relative home", func(j *MLOpsJob) { j.Spec.Security.Home = "home/me" },
 			[]string{`spec.security.home: Invalid value: "home/me": accepted: an absolute path`}},
-		{"traversal", func(j *TrainingJob) {
+		{"traversal", func(j *MLOpsJob) {
 			j.Spec.WorkingDir = "/work/../etc"
 			j.Spec.Volumes = []Volume{{Name: "d", MountPath: "/d", SubPath: "../alice", HostPath: &HostPath{Path: "/data/../etc"}}}
 		}, []string{
@@ -143,29 +143,29 @@ func TestValidate(t *testing.T) {
 			`spec.volumes[0].subPath: Invalid value: "../alice": accepted: a relative path inside the volume, without ".."`,
 			`spec.volumes[0].hostPath.path: Invalid value: "/data/../etc": has a ".." element; accepted: an absolute path without ".."`,
 		}},
-		{"env value and valueFrom", func(j *TrainingJob) {
+		{"env value and valueFrom", func(j *MLOpsJob) {
 			j.Spec.Env = []corev1.EnvVar{{Name: "A", Value: "x", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}
 		}, []string{`spec.env[0].valueFrom: Invalid value: "A": accepted: value or valueFrom, not both`}},
-		{"mpi args set the ranks", func(j *TrainingJob) { j.Spec.MPI.Args = []string{"-np", "8"}; j.Spec.MPI.WorkerCommand = []string{} }, []string{
+		{"mpi args set the ranks", func(j *MLOpsJob) { j.Spec.MPI.Args = []string{"-np", "8"}; j.Spec.MPI.WorkerCommand = []string{} }, []string{
 			`spec.mpi.args[0]: Invalid value: "-np": mlops-fn sets the number of ranks from workers × slots; accepted: the other mpirun flags`,
 			`spec.mpi.workerCommand: Invalid value: "[]": an empty command leaves the workers without sshd; accepted: a command, or leave the field out for the default`,
 		}},
-		{"labels and annotations", func(j *TrainingJob) {
+		{"labels and annotations", func(j *MLOpsJob) {
 			j.Metadata.Labels = map[string]string{"a b": "c"}
 			j.Metadata.Annotations = map[string]string{"x/y/z": "v"}
 		}, []string{
 			`metadata.labels[a b]: Invalid value: "a b": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
 			`metadata.annotations[x/y/z]: Invalid value: "x/y/z": a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
 		}},
-		{"unknown mpi", func(j *TrainingJob) { j.Spec.MPI.Implementation = "MVAPICH" },
+		{"unknown mpi", func(j *MLOpsJob) { j.Spec.MPI.Implementation = "MVAPICH" },
 			[]string{`spec.mpi.implementation: Unsupported value: "MVAPICH": supported values: "OpenMPI", "Intel", "MPICH"`}},
-		{"bad forwarded variable", func(j *TrainingJob) { j.Spec.MPI.ForwardEnv = []string{"1X=2"} },
+		{"bad forwarded variable", func(j *MLOpsJob) { j.Spec.MPI.ForwardEnv = []string{"1X=2"} },
 			[]string{`spec.mpi.forwardEnv[0]: Invalid value: "1X=2": a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')`}},
-		{"cleanPodPolicy", func(j *TrainingJob) { j.Spec.RunPolicy.CleanPodPolicy = "Always" },
+		{"cleanPodPolicy", func(j *MLOpsJob) { j.Spec.RunPolicy.CleanPodPolicy = "Always" },
 			[]string{`spec.runPolicy.cleanPodPolicy: Unsupported value: "Always": supported values: "None", "Running", "All"`}},
-		{"restartPolicy", func(j *TrainingJob) { j.Spec.RestartPolicy = "Always" },
+		{"restartPolicy", func(j *MLOpsJob) { j.Spec.RestartPolicy = "Always" },
 			[]string{`spec.restartPolicy: Unsupported value: "Always": supported values: "Never", "OnFailure"`}},
-		{"volumes", func(j *TrainingJob) {
+		{"volumes", func(j *MLOpsJob) {
 			j.Spec.Volumes = []Volume{
 				{Name: "data", MountPath: "/data", PVC: &PVCSource{ClaimName: "data"}, HostPath: &HostPath{Path: "/d"}},
 				{Name: "data", MountPath: "/d2", EmptyDir: &EmptyDir{}},
@@ -177,15 +177,15 @@ func TestValidate(t *testing.T) {
 			`spec.volumes[2].name: Invalid value: "nfs": reserved for the NFS share from NFS_SERVER and NFS_PATH`,
 			"spec.volumes[2].mountPath: Required value: an absolute path in the container, e.g. ${DATASET_DIR}",
 		}},
-		{"toleration", func(j *TrainingJob) {
+		{"toleration", func(j *MLOpsJob) {
 			j.Spec.Tolerations = []corev1.Toleration{{Key: "gpu", Operator: "Exists", Value: "yes", Effect: "NoRun"}}
 		}, []string{
 			`spec.tolerations[0].effect: Unsupported value: "NoRun": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`,
 			`spec.tolerations[0].value: Invalid value: "yes": must be empty when operator is Exists`,
 		}},
-		{"node selector", func(j *TrainingJob) { j.Spec.NodeSelector = map[string]string{"gpu": "a b"} },
+		{"node selector", func(j *MLOpsJob) { j.Spec.NodeSelector = map[string]string{"gpu": "a b"} },
 			[]string{`spec.nodeSelector[gpu]: Invalid value: "a b": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`}},
-		{"empty target", func(j *TrainingJob) { j.Spec.Target = &Target{} },
+		{"empty target", func(j *MLOpsJob) { j.Spec.Target = &Target{} },
 			[]string{"spec.target: Required value: a name, labels, or both"}},
 	}
 	for _, c := range cases {
@@ -220,7 +220,7 @@ func TestModeFields(t *testing.T) {
 	}
 	for mode, forbidden := range want {
 		t.Run(string(mode), func(t *testing.T) {
-			j := &TrainingJob{APIVersion: APIVersion, Kind: Kind, Metadata: ObjectMeta{Name: "bert"}, Spec: TrainingJobSpec{
+			j := &MLOpsJob{APIVersion: APIVersion, Kind: Kind, Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{
 				Mode: mode, Image: "x", Command: []string{"train"},
 				ImagePullPolicy: corev1.PullAlways, WorkingDir: "/w", PriorityClassName: "high", HostNetwork: true,
 				Workers: i32(2), SlotsPerWorker: i32(2), LauncherResources: &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: cpu}}, Security: Security{Home: "/home/me"},
@@ -245,17 +245,17 @@ func TestModeFields(t *testing.T) {
 
 	// Nothing of the mode's own defaults is refused.
 	for _, mode := range []Mode{ModeSingleNode, ModeMultiNode, ModeElastic, ModeTrainJob} {
-		j := &TrainingJob{APIVersion: APIVersion, Kind: Kind, Metadata: ObjectMeta{Name: "bert"}, Spec: TrainingJobSpec{Mode: mode, Image: "x", Command: []string{"train"}}}
+		j := &MLOpsJob{APIVersion: APIVersion, Kind: Kind, Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{Mode: mode, Image: "x", Command: []string{"train"}}}
 		j.Default()
 		if errs := j.Validate(); len(errs) > 0 {
 			t.Errorf("mode %s refuses its own defaults: %v", mode, errs)
 		}
 	}
 
-	j := &TrainingJob{APIVersion: APIVersion, Kind: Kind, Metadata: ObjectMeta{Name: "bert"}, Spec: TrainingJobSpec{
+	j := &MLOpsJob{APIVersion: APIVersion, Kind: Kind, Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{
 		Mode: ModeSingleNode, LauncherResources: &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: cpu}}}}
 	j.Default()
-	wantMsg := "spec.launcherResources: Forbidden: mode single-node renders a Pod, which cannot carry it (the limits of an MPIJob's launcher, which runs mpirun; a TrainJob's MPI runtime sizes its own launcher); accepted: no spec.launcherResources, or mode multi-node"
+	wantMsg := "spec.launcherResources: Forbidden: jobKind Pod cannot carry it (the limits of an MPIJob's launcher, which runs mpirun; a TrainJob's MPI runtime sizes its own launcher); accepted: no spec.launcherResources, or jobKind MPIJob"
 	if errs := j.Validate(); len(errs) != 1 || errs[0].Error() != wantMsg {
 		t.Errorf("got %v\nwant %s", errs, wantMsg)
 	}
