@@ -441,6 +441,8 @@ func TestSpecChangesWorkOrFailAtHydrate(t *testing.T) {
 			wantErr: "spec.target.labels: a hydrated overlay patches the objects it found"},
 		{name: "a target that is not there", job: [2]string{"spec:\n", "spec:\n  target: {name: other}\n"},
 			wantErr: `spec.target: "other" matches no MPIJob among the inputs`},
+		{name: "mlops.env from a kpt package's ConfigMap", job: [2]string{"spec:\n", "spec:\n  envFile: {localConfigMap: {name: mlops-env}}\n"},
+			wantErr: "spec.envFile.localConfigMap is set, which names a ConfigMap among a kpt package's inputs, but kubectl apply -k reads mlops.env from disk"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root, _ := overlay(t, "multi-node-nonroot")

@@ -75,6 +75,10 @@ func (r *rendering) readSpec() error {
 	if r.config, err = jobspec.Parse(r.configPath, r.specText); err != nil {
 		return err
 	}
+	if n, _ := r.config.Pipe(yaml.Lookup("spec", "envFile", "localConfigMap")); n != nil {
+		// A kpt package's form: the overlay has no inputs but its files.
+		return fmt.Errorf("%s: spec.envFile.localConfigMap is set, which names a ConfigMap among a kpt package's inputs, but kubectl apply -k reads mlops.env from disk; accepted: no localConfigMap, and the file %s (or spec.envFile.path)", r.configPath, filepath.Join(o.Dir, api.DefaultEnvPath))
+	}
 	r.p = processor.Processor{ConfigDir: o.Dir, ConfigFile: r.configPath}
 	resolved, results := r.p.Resolve(r.config, nil)
 	if resolved == nil {
