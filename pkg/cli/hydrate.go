@@ -25,7 +25,7 @@ func newHydrate() *cobra.Command {
 		Long: fmt.Sprintf(`hydrate renders DIR/job.yaml with its mlops.env against the base that
 DIR/kustomization.yaml names (the job's own containers, as the function finds
 them) and writes DIR/%s/, a kustomize Component kubectl applies without mlops-fn:
-%s  every mode   %s; %s when the
+%s  every kind   %s; %s when the
                job mounts volumes (or the whole job, when the base has none)
   the guard    makes the build fail, saying to run hydrate, once mlops.env or
                job.yaml changed after this run
@@ -127,11 +127,11 @@ func fail(cmd *cobra.Command, err error) error {
 	return reportError(cmd.ErrOrStderr(), err)
 }
 
-// patchFiles lists each mode's patch file and kind, from the job kinds table.
+// patchFiles lists each kind's patch file, from the job kinds table.
 func patchFiles() string {
 	var b strings.Builder
 	for _, k := range jobkind.Kinds {
-		fmt.Fprintf(&b, "  %-12s %s (%s)\n", k.Mode, k.PatchFile, k.Kind)
+		fmt.Fprintf(&b, "  %-12s %s\n", k.Kind, k.PatchFile)
 	}
 	return b.String()
 }

@@ -23,7 +23,7 @@ func newInit() *cobra.Command {
 		Short: "Start a job: DIR/mlops.env, DIR/job.yaml, a base with its skeleton, hydrated for kubectl apply -k",
 		Long: `init writes a new job's folder, DIR (new or empty):
   mlops.env       your site and you, commented: uid/gid, workers, CPU, memory, NFS
-  job.yaml        the job spec: its name, mode, image and command
+  job.yaml        the job spec: its name, jobKind, image and command
   base/           the job's skeleton, named like the job (the hydrated patches fill it in)
 and hydrates it (mlops-fn hydrate DIR), so that kubectl apply -k DIR runs it.
 Without --image the job is the operator's own example (mpi-operator's pi for

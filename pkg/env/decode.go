@@ -177,7 +177,7 @@ var specs = map[string]keySpec{
 	"SHM_SIZE": quantitySpec("SHM_SIZE", "A memory-backed `emptyDir` (`medium: Memory`, this `sizeLimit`) mounted at `/dev/shm` in every training container, for PyTorch DataLoader workers and NCCL; a spec volume there is an error; under 1 MiB is warned about. Default: none (the runtime's 64 MiB).", memoryUnlikely,
 		func(s *Settings, q *resource.Quantity) { s.ShmSize = q }),
 	"QUEUE": {
-		KeyDoc:   KeyDoc{"QUEUE", "queue name", "The Kueue LocalQueue: the job's `kueue.x-k8s.io/queue-name` label, in every mode and runner (a queue-name label of the job spec's with another value is an error)."},
+		KeyDoc:   KeyDoc{"QUEUE", "queue name", "The Kueue LocalQueue: the job's `kueue.x-k8s.io/queue-name` label, for every kind and runner (a queue-name label of the job spec's with another value is an error)."},
 		accepted: "a LocalQueue name such as team-a: lowercase letters, digits, '-' and '.', at most 63 characters",
 		decode: func(s *Settings, v string) (string, bool) {
 			if len(validation.IsDNS1123Subdomain(v)) > 0 || len(validation.IsValidLabelValue(v)) > 0 {
