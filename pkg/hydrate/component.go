@@ -53,8 +53,8 @@ func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, it
 		// (a job of another kind under the job's name, the processor refuses).
 		for _, it := range items {
 			if kind := it.GetKind(); kind == plan.JobKind().Kind {
-				return fmt.Errorf("%s: the base holds %s/%s, which is not the job of %s (a %s named %s); accepted: a base whose %s is named %s, or spec.target naming the one to patch (jobKind %s renders %s)",
-					p.ConfigFile, kind, it.GetName(), p.ConfigFile, plan.JobKind().Kind, plan.Target.Name, plan.JobKind().Kind, plan.Target.Name, plan.Mode, plan.Name)
+				return fmt.Errorf("%s: the base holds %s/%s, which is not the job of %s (%s named %s); accepted: a base whose %s is named %s, or spec.target naming the one to patch",
+					p.ConfigFile, kind, it.GetName(), p.ConfigFile, jobkind.WithArticle(plan.JobKind().Kind), plan.Target.Name, plan.JobKind().Kind, plan.Target.Name)
 			}
 		}
 		job, err := p.Generate(plan)

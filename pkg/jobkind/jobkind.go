@@ -175,7 +175,7 @@ func (k JobKind) PodSpecPath(role Role) []string {
 
 // WithArticle: "an MPIJob", "an MLOpsJob", "a Pod", "a PyTorchJob".
 func WithArticle(kind string) string {
-	if strings.HasPrefix(kind, "M") { // said em-
+	if strings.HasPrefix(kind, "MPI") || strings.HasPrefix(kind, "ML") { // em-
 		return "an " + kind
 	}
 	return "a " + kind

@@ -93,6 +93,16 @@ var (
 	wrongType    = regexp.MustCompile(`cannot unmarshal (.+?) into Go struct field [A-Za-z0-9]+\.(\S+) of type (\S+)`)
 )
 
+// renamed are the fields v1alpha1 had before it took Kubernetes' shapes, with
+// what replaced them: an unknown field's error names the new one.
+var renamed = map[string]string{
+	"spec.mode":                     "spec.jobKind: MPIJob (multi-node, the default), Pod, PyTorchJob (elastic) or TrainJob",
+	"spec.resources.cpu":            "spec.resources.limits.cpu, as in a container",
+	"spec.resources.memory":         "spec.resources.limits.memory, as in a container",
+	"spec.launcherResources.cpu":    "spec.launcherResources.limits.cpu, as in a container",
+	"spec.launcherResources.memory": "spec.launcherResources.limits.memory, as in a container",
+}
+
 // specFields is what decodeError says a job spec accepts.
 var specFields = fmt.Sprintf("the fields of %s %s, listed in docs/job-spec.md", api.APIVersion, api.Kind)
 
@@ -101,6 +111,9 @@ var specFields = fmt.Sprintf("the fields of %s %s, listed in docs/job-spec.md", 
 func DecodeError(err error, accepted string) *field.Error {
 	msg := strings.TrimPrefix(err.Error(), "json: ")
 	if m := unknownField.FindStringSubmatch(msg); m != nil {
+		if now, ok := renamed[m[1]]; ok {
+			accepted = now
+		}
 		return &field.Error{Type: field.ErrorTypeInvalid, Field: m[1], BadValue: field.OmitValueType{},
 			Detail: "unknown field; accepted: " + accepted}
 	}

@@ -17,13 +17,13 @@ func Help() string {
 	return fmt.Sprintf(`mlops-fn renders distributed-training manifests from two small files:
 mlops.env (KEY=VALUE, the site and the user) and a job spec (the workload).
 
-spec.jobKind picks what the job becomes:
-  multi-node   (default) a kubeflow.org/v2beta1 MPIJob: a launcher running mpirun
-               with -np = workers x slots, and the workers
-  single-node  a Pod
-  elastic      a kubeflow.org/v1 PyTorchJob with an elasticPolicy: torchrun workers
-               between MIN_WORKERS and MAX_WORKERS of mlops.env
-  trainjob     a Kubeflow Trainer v2 TrainJob (trainer.kubeflow.org/v1alpha1) on a
+spec.jobKind is the kind the job becomes:
+  MPIJob       (default; multi-node) a kubeflow.org/v2beta1 MPIJob: a launcher
+               running mpirun with -np = workers x slots, and the workers
+  Pod          (single-node) a Pod
+  PyTorchJob   (elastic) a kubeflow.org/v1 PyTorchJob of workers with an
+               elasticPolicy: torchrun between MIN_WORKERS and MAX_WORKERS
+  TrainJob     a Kubeflow Trainer v2 TrainJob (trainer.kubeflow.org/v1alpha1) on a
                training runtime (spec.trainer.runtime, default torch-distributed)
 All get USER_ID/GROUP_ID from mlops.env as integers at the pod level (and the
 fsGroup, except on a root MPIJob, where it would expose the SSH key), the NFS
@@ -71,7 +71,8 @@ Job spec (function config):
       hostPath: {path: /datasets}   # or nfs: {path: /export/data}, pvc: {claimName: data}
   (all fields: see docs/job-spec.md)
 
-mlops.env keys (values here win over the spec; every key also becomes an env var):
+mlops.env keys (a setting the spec can hold too goes in one of the two; every key
+also becomes an env var):
 %s
 Errors name the file, line or field, the value and what is accepted; the
 exit code is 1. Standalone and hydrate then write nothing; a KRM run returns

@@ -73,13 +73,13 @@ func (p Processor) localConfigEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.
 		if it.GetKind() != "ConfigMap" {
 			continue
 		}
-		if it.GetName() == name {
+		if isNamed(it, name) {
 			found = append(found, it)
 		}
 		if it.GetAnnotations()[LocalConfig] == "true" {
 			local = append(local, it)
 		}
-		if it.GetName() == envName && !generated(it) {
+		if isNamed(it, envName) && !generated(it) {
 			return nil, fmt.Errorf("%s: %q names the source of mlops.env, and %s among the inputs holds it too (the env ConfigMap, which mlops-fn would read instead and leave alone); accepted: one of the two: remove %s, or spec.envFile.localConfigMap", at, name, identify(it), identify(it))
 		}
 	}

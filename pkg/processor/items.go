@@ -70,6 +70,11 @@ func findItem(items []*yaml.RNode, kind, name string) int {
 	return -1
 }
 
+// isNamed: n is named name, or was before a kustomize namePrefix or nameSuffix.
+func isNamed(n *yaml.RNode, name string) bool {
+	return n.GetName() == name || slices.Contains(previousNames(n), name)
+}
+
 // previousNamesAnnotation is where kustomize keeps the names its namePrefix,
 // nameSuffix and patches replaced; it hands the annotation to functions.
 const previousNamesAnnotation = "internal.config.kubernetes.io/previousNames"

@@ -267,6 +267,14 @@ func TestLocalConfigMap(t *testing.T) {
 		t.Fatalf("second run: %v, items %s", err, kinds(rl.Items))
 	}
 
+	// Under a kustomization's namePrefix the ConfigMap arrives renamed, with
+	// kustomize's record of its name (the package's files in a kustomization).
+	renamed := strings.Replace(local, "name: mlops-env\n  annotations:\n", "name: team-mlops-env\n  annotations:\n    "+previousNamesAnnotation+": mlops-env\n", 1)
+	rl = &framework.ResourceList{FunctionConfig: yaml.MustParse(spec), Items: []*yaml.RNode{yaml.MustParse(renamed)}}
+	if err := (Processor{}).Process(rl); err != nil {
+		t.Fatalf("the local-config ConfigMap renamed by a namePrefix: %v", err)
+	}
+
 	userEnv := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bert-mpijob-env\ndata:\n  WORKERS: \"2\"\n"
 	for _, c := range []struct{ name, spec, items, want string }{
 		{"inline too", job + "  envFile:\n    inline: WORKERS=2\n    localConfigMap: {name: mlops-env}\n", local,

@@ -8,8 +8,8 @@ import (
 )
 
 // kindSteps are the processor's steps that differ by kind, each kind's in the
-// file named after it (mpijob.go, trainjob.go); a Pod and a PyTorchJob have
-// none of their own.
+// file named after it (mpijob.go, pytorchjob.go, trainjob.go); a Pod has
+// none of its own.
 type kindSteps interface {
 	// narrow checks a target for what the kind needs, after the checks every
 	// kind shares, and completes the plan narrowed to it.
@@ -20,6 +20,7 @@ type kindSteps interface {
 
 var steps = map[jobkind.Mode]kindSteps{
 	jobkind.MultiNode: mpiJobSteps{},
+	jobkind.Elastic:   pyTorchJobSteps{},
 	jobkind.TrainJob:  trainJobSteps{},
 }
 

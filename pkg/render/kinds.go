@@ -1,6 +1,8 @@
 package render
 
 import (
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -38,5 +40,11 @@ var renderers = map[api.Mode]kindRenderer{
 	api.ModeTrainJob:   trainJobRenderer{},
 }
 
-// renderer is the plan's kind's; the spec's validation refused any other mode.
-func (p *Plan) renderer() kindRenderer { return renderers[p.Mode] }
+// renderer is the plan's kind's; the spec's validation refuses any other.
+func (p *Plan) renderer() kindRenderer {
+	r, ok := renderers[p.Mode]
+	if !ok {
+		panic(fmt.Sprintf("render: jobKind %q has no renderer: a plan comes from Resolve, which refuses it", p.Mode))
+	}
+	return r
+}

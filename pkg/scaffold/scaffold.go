@@ -323,7 +323,7 @@ func prefix(folder string) string {
 // skeletonHeaderFormat heads the skeleton init writes: its kind, name, and
 // the fingerprint of what follows, by which Follow knows it unedited.
 const skeletonHeaderFormat = "# %s %s: the names mlops-fn's patches find; they fill in the rest.\n" +
-	"# Written by mlops-fn init (%s): while unedited, hydrate rewrites it when job.yaml renames the job or changes its mode.\n"
+	"# Written by mlops-fn init (%s): while unedited, hydrate rewrites it when job.yaml renames the job or changes its jobKind.\n"
 
 // skeletonHeader reads that header.
 var skeletonHeader = regexp.MustCompile(`^# ([A-Za-z]+) ([a-z0-9-]+): the names mlops-fn's patches find; they fill in the rest\.\n` +
@@ -346,7 +346,7 @@ func Write(dir string, files map[string][]byte, finish func(staged string) error
 	exists := err == nil
 	switch {
 	case exists && len(entries) > 0:
-		return fmt.Errorf("%s exists and is not empty (it holds %s); accepted: a new or empty folder (mlops-fn init writes a whole job's folder); to rename a job init wrote or change its mode, edit its job.yaml and run mlops-fn hydrate %s", named(dir), holds(entries), dir)
+		return fmt.Errorf("%s exists and is not empty (it holds %s); accepted: a new or empty folder (mlops-fn init writes a whole job's folder); to rename a job init wrote or change its jobKind, edit its job.yaml and run mlops-fn hydrate %s", named(dir), holds(entries), dir)
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		if info, serr := os.Stat(dir); serr == nil && !info.IsDir() {
 			return fmt.Errorf("%s exists and is a file, not a folder; accepted: a new or empty folder", named(dir))

@@ -41,7 +41,7 @@ var modeFields = []ModeField{
 	{Path: []string{"slotsPerWorker"}, EnvKeys: []string{"SLOTS_PER_WORKER"}, Modes: []Mode{ModeMultiNode, ModeTrainJob}, set: func(s *MLOpsJobSpec) bool { return s.SlotsPerWorker != nil },
 		why: "the MPI ranks, or a TrainJob's processes, on each worker; a Pod runs its command once, an elastic job's torchrun takes spec.elastic.procsPerWorker"},
 	{Path: []string{"launcherResources"}, Modes: []Mode{ModeMultiNode}, set: func(s *MLOpsJobSpec) bool { return s.LauncherResources != nil },
-		why: "the limits of an MPIJob's launcher, which runs mpirun; a TrainJob's MPI runtime sizes its own launcher"},
+		why: "the resources of an MPIJob's launcher, which runs mpirun; a TrainJob's MPI runtime sizes its own launcher"},
 	// USER_NAME names the user in every mode's image too: a shared mlops.env keeps it unwarned.
 	{Path: []string{"security", "home"}, Modes: []Mode{ModeMultiNode}, set: func(s *MLOpsJobSpec) bool { return s.Security.Home != "" },
 		why: "where the mpi-operator mounts an MPIJob's SSH keys; a TrainJob's MPI runtime sets its own in mlPolicy.mpi"},

@@ -73,7 +73,7 @@ func (s *MLOpsJobSpec) validate(p *field.Path) field.ErrorList {
 		if pytorch := jobkind.ForMode(ModeElastic).ContainerName; s.Mode == ModeElastic && s.ContainerName != pytorch {
 			// training-operator v1.9.4's webhook: "must have at least one container with name pytorch".
 			errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName,
-				"the training-operator admits a PyTorchJob only with a container named "+pytorch+"; accepted: "+pytorch+" (the default in elastic mode)"))
+				"the training-operator admits a PyTorchJob only with a container named "+pytorch+"; accepted: "+pytorch+" (the default for a PyTorchJob)"))
 		}
 	}
 	if s.ImagePullPolicy != "" {

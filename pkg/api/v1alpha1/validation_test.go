@@ -255,7 +255,7 @@ func TestModeFields(t *testing.T) {
 	j := &MLOpsJob{APIVersion: APIVersion, Kind: Kind, Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{
 		Mode: ModeSingleNode, LauncherResources: &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: cpu}}}}
 	j.Default()
-	wantMsg := "spec.launcherResources: Forbidden: jobKind Pod cannot carry it (the limits of an MPIJob's launcher, which runs mpirun; a TrainJob's MPI runtime sizes its own launcher); accepted: no spec.launcherResources, or jobKind MPIJob"
+	wantMsg := "spec.launcherResources: Forbidden: jobKind Pod cannot carry it (the resources of an MPIJob's launcher, which runs mpirun; a TrainJob's MPI runtime sizes its own launcher); accepted: no spec.launcherResources, or jobKind MPIJob"
 	if errs := j.Validate(); len(errs) != 1 || errs[0].Error() != wantMsg {
 		t.Errorf("got %v\nwant %s", errs, wantMsg)
 	}
