@@ -59,7 +59,7 @@ type gangJob struct {
 	partial int
 }
 
-const gangLauncher = "  launcherResources: {cpu: \"1\", memory: 256Mi}\n"
+const gangLauncher = "  launcherResources: {limits: {cpu: \"1\", memory: 256Mi}}\n"
 
 var gangJobs = []gangJob{
 	// The operator's default: the launcher and the workers; 1 worker of 2 fits, the launcher anywhere.
