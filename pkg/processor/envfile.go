@@ -133,7 +133,7 @@ func (p Processor) loadEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, E
 	if i := findItem(items, "ConfigMap", src.ConfigMapName); i >= 0 {
 		if !generated(items[i]) {
 			// A Pod's envFrom kustomize rewrites; a custom resource's it does not know.
-			if kind := jobkind.ForMode(job.Spec.Mode).Kind; kind != "Pod" && items[i].GetAnnotations()[needsHashSuffix] == "enabled" {
+			if kind := jobkind.ForMode(job.Spec.JobKind).Kind; kind != "Pod" && items[i].GetAnnotations()[needsHashSuffix] == "enabled" {
 				return nil, 0, fmt.Errorf("ConfigMap/%s: configMapGenerator will add a name hash, which kustomize does not write into the envFrom of %s (a custom resource's fields are unknown to it); accepted: `options: {disableNameSuffixHash: true}` on its configMapGenerator entry", src.ConfigMapName, jobkind.WithArticle(kind))
 			}
 			f, err := configMapFile(items[i])

@@ -157,7 +157,7 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 		Namespace:          job.Metadata.Namespace,
 		Labels:             job.Metadata.Labels,
 		Annotations:        job.Metadata.Annotations,
-		Mode:               s.Mode,
+		Mode:               s.JobKind,
 		ConfigMapName:      s.EnvFile.ConfigMapName,
 		ContainerName:      s.ContainerName,
 		Image:              x.str(spec.Child("image"), s.Image),

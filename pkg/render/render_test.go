@@ -225,7 +225,7 @@ func TestCheckImage(t *testing.T) {
 // mlops-fn's runtime patch of the node job.
 func TestTrainJob(t *testing.T) {
 	spec := program
-	spec.Mode = api.ModeTrainJob
+	spec.JobKind = api.ModeTrainJob
 	spec.Trainer.Runtime = "torch-distributed"
 	p, _ := resolve(t, spec, "WORKERS=3\nGPUS_PER_WORKER=2\nUSER_ID=1000\nCPU=4\n")
 	patches := p.Patches()
@@ -343,7 +343,7 @@ func TestOperatorVolumeNames(t *testing.T) {
 // own spec.activeDeadlineSeconds, and its restart policy.
 func TestPodActiveDeadline(t *testing.T) {
 	spec := program
-	spec.Mode = api.ModeSingleNode
+	spec.JobKind = api.ModeSingleNode
 	spec.RunPolicy = api.RunPolicy{ActiveDeadlineSeconds: ptr.To[int64](3600)}
 	spec.RestartPolicy = corev1.RestartPolicyOnFailure
 	p, _ := resolve(t, spec, "USER_ID=1000\n")
@@ -368,7 +368,7 @@ func TestEnvKeysNotCarriedAreKnown(t *testing.T) {
 			}
 		}
 		spec := program
-		spec.Mode = api.Mode(mode)
+		spec.JobKind = api.Mode(mode)
 		if mode == string(api.ModeElastic) {
 			spec.Command = []string{"torchrun", "train.py"}
 		}
@@ -401,10 +401,10 @@ func resolveBert(t *testing.T, spec api.MLOpsJobSpec, envText string) ([]Warning
 // operatorSpecs: a TrainJob on the node alone, one on an MPI runtime (a launcher
 // replicated job) and an elastic PyTorchJob, where the operators mount their own.
 func operatorSpecs() (trainJob, mpiRuntime, elastic api.MLOpsJobSpec) {
-	trainJob = api.MLOpsJobSpec{Mode: api.ModeTrainJob, Image: "pytorch/pytorch:2.7.1", Command: []string{"torchrun", "train.py"},
+	trainJob = api.MLOpsJobSpec{JobKind: api.ModeTrainJob, Image: "pytorch/pytorch:2.7.1", Command: []string{"torchrun", "train.py"},
 		Trainer: api.Trainer{Runtime: "deepspeed-distributed"}}
 	mpiRuntime = trainJob
 	mpiRuntime.Trainer.ReplicatedJobs = []string{"launcher", "node"}
-	elastic = api.MLOpsJobSpec{Mode: api.ModeElastic, Image: "pytorch/pytorch:2.7.1", Command: []string{"torchrun", "train.py"}}
+	elastic = api.MLOpsJobSpec{JobKind: api.ModeElastic, Image: "pytorch/pytorch:2.7.1", Command: []string{"torchrun", "train.py"}}
 	return trainJob, mpiRuntime, elastic
 }

@@ -99,18 +99,18 @@ func EnvKeysNotCarried(mode Mode) []string {
 
 // notCarried refuses each field set that the spec's mode cannot carry.
 func (s *MLOpsJobSpec) notCarried(p *field.Path) field.ErrorList {
-	k := jobkind.ForMode(s.Mode)
+	k := jobkind.ForMode(s.JobKind)
 	if k.Kind == "" {
 		return nil // an unknown mode, refused as such
 	}
 	var errs field.ErrorList
 	for _, f := range modeFields {
-		if slices.Contains(f.Modes, s.Mode) || !f.set(s) {
+		if slices.Contains(f.Modes, s.JobKind) || !f.set(s) {
 			continue
 		}
 		fp := p.Child(f.Path[0], f.Path[1:]...)
 		errs = append(errs, field.Forbidden(fp, fmt.Sprintf("jobKind %s cannot carry it (%s); accepted: no %s, or jobKind %s",
-			s.Mode, f.why, fp, orList(f.Modes))))
+			s.JobKind, f.why, fp, orList(f.Modes))))
 	}
 	return errs
 }

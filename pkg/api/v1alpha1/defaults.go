@@ -44,24 +44,24 @@ const GuardInputsSuffix = "-mlops-fn-inputs"
 // (workers, slots, ids) stay unset here; the renderer settles them.
 func (j *MLOpsJob) Default() {
 	s := &j.Spec
-	if s.Mode == "" {
-		s.Mode = ModeMultiNode
+	if s.JobKind == "" {
+		s.JobKind = ModeMultiNode
 	}
 	if s.EnvFile.Path == "" {
 		s.EnvFile.Path = DefaultEnvPath
 	}
 	if s.EnvFile.ConfigMapName == "" {
-		s.EnvFile.ConfigMapName = DefaultConfigMapName(j.Metadata.Name, s.Mode)
+		s.EnvFile.ConfigMapName = DefaultConfigMapName(j.Metadata.Name, s.JobKind)
 	}
 	if s.Security.Hardening == nil {
 		on := true
 		s.Security.Hardening = &on
 	}
-	kind := jobkind.ForMode(s.Mode)
+	kind := jobkind.ForMode(s.JobKind)
 	if s.ContainerName == "" {
 		s.ContainerName = cmp.Or(kind.ContainerName, j.Metadata.Name)
 	}
-	if s.Mode == ModeTrainJob {
+	if s.JobKind == ModeTrainJob {
 		// The runtime owns MPI, the launcher and the restart policy: nothing of
 		// theirs is defaulted. Nor is the runtime: a user's own TrainJob keeps
 		// its runtimeRef unless the spec names one (processor.Narrow).
@@ -73,11 +73,11 @@ func (j *MLOpsJob) Default() {
 		}
 		return
 	}
-	if s.Mode == ModeElastic && s.Elastic.RendezvousBackend == "" {
+	if s.JobKind == ModeElastic && s.Elastic.RendezvousBackend == "" {
 		s.Elastic.RendezvousBackend = "c10d"
 	}
 	// Only where the kind carries them: elsewhere a value set is refused.
-	if Carries(s.Mode, "mpi") {
+	if Carries(s.JobKind, "mpi") {
 		if s.MPI.Implementation == "" {
 			s.MPI.Implementation = OpenMPI
 		}

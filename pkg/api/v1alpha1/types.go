@@ -54,9 +54,9 @@ type ObjectMeta struct {
 }
 
 type MLOpsJobSpec struct {
-	// Mode is the kind the job becomes (pkg/jobkind): MPIJob (multi-node, the default), Pod (single-node),
+	// JobKind is the kind the job becomes (pkg/jobkind): MPIJob (multi-node, the default), Pod (single-node),
 	// PyTorchJob (elastic) or TrainJob (Kubeflow Trainer).
-	Mode Mode `json:"jobKind,omitempty"`
+	JobKind Mode `json:"jobKind,omitempty"`
 	// EnvFile says where mlops.env comes from.
 	EnvFile EnvFile `json:"envFile,omitempty"`
 	// Target selects the existing jobs of the mode's kind to patch. Default: the items named like the job.

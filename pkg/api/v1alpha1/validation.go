@@ -57,7 +57,7 @@ func (j *MLOpsJob) Validate() field.ErrorList {
 	}
 	if name := j.Spec.EnvFile.ConfigMapName; strings.HasSuffix(name, GuardInputsSuffix) {
 		// hydrate would generate two ConfigMaps of that name.
-		errs = append(errs, field.Invalid(field.NewPath("spec", "envFile", "configMapName"), name, fmt.Sprintf("ends in %s, like the ConfigMap mlops-fn hydrate generates from mlops.env for its guard (%s%s, local-config: never applied); accepted: another name, such as %s (the default)", GuardInputsSuffix, j.Metadata.Name, GuardInputsSuffix, DefaultConfigMapName(j.Metadata.Name, j.Spec.Mode))))
+		errs = append(errs, field.Invalid(field.NewPath("spec", "envFile", "configMapName"), name, fmt.Sprintf("ends in %s, like the ConfigMap mlops-fn hydrate generates from mlops.env for its guard (%s%s, local-config: never applied); accepted: another name, such as %s (the default)", GuardInputsSuffix, j.Metadata.Name, GuardInputsSuffix, DefaultConfigMapName(j.Metadata.Name, j.Spec.JobKind))))
 	}
 	errs = append(errs, j.Spec.validate(field.NewPath("spec"))...)
 	return errs
@@ -65,12 +65,12 @@ func (j *MLOpsJob) Validate() field.ErrorList {
 
 func (s *MLOpsJobSpec) validate(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, oneOf(p.Child("jobKind"), string(s.Mode), jobkind.Modes()...)...)
+	errs = append(errs, oneOf(p.Child("jobKind"), string(s.JobKind), jobkind.Modes()...)...)
 	if s.ContainerName != "" {
 		for _, msg := range validation.IsDNS1123Label(s.ContainerName) {
 			errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName, msg))
 		}
-		if pytorch := jobkind.ForMode(ModeElastic).ContainerName; s.Mode == ModeElastic && s.ContainerName != pytorch {
+		if pytorch := jobkind.ForMode(ModeElastic).ContainerName; s.JobKind == ModeElastic && s.ContainerName != pytorch {
 			// training-operator v1.9.4's webhook: "must have at least one container with name pytorch".
 			errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName,
 				"the training-operator admits a PyTorchJob only with a container named "+pytorch+"; accepted: "+pytorch+" (the default for a PyTorchJob)"))
@@ -91,7 +91,7 @@ func (s *MLOpsJobSpec) validate(p *field.Path) field.ErrorList {
 	if s.Script != "" && len(s.Command) > 0 {
 		errs = append(errs, field.Forbidden(p.Child("script"), "set either script or command, not both"))
 	}
-	if Carries(s.Mode, "elastic") {
+	if Carries(s.JobKind, "elastic") {
 		errs = append(errs, s.Elastic.validate(p.Child("elastic"))...)
 	}
 	for i, e := range s.Env {
@@ -146,12 +146,12 @@ func (s *MLOpsJobSpec) validate(p *field.Path) field.ErrorList {
 		}
 	}
 	errs = append(errs, validateVolumes(p.Child("volumes"), s.Volumes)...)
-	if Carries(s.Mode, "mpi") {
+	if Carries(s.JobKind, "mpi") {
 		errs = append(errs, s.MPI.validate(p.Child("mpi"))...)
 	}
 	errs = append(errs, s.RunPolicy.validate(p.Child("runPolicy"))...)
 	errs = append(errs, s.Security.validate(p.Child("security"))...)
-	if s.Mode == ModeTrainJob {
+	if s.JobKind == ModeTrainJob {
 		errs = append(errs, s.validateTrainJob(p)...)
 	}
 	errs = append(errs, s.notCarried(p)...)

@@ -28,7 +28,7 @@ func TestDefault(t *testing.T) {
 	on := true
 	// No launcherResources: the renderer defaults them where the target's launcher has none.
 	want := MLOpsJobSpec{
-		Mode:          ModeMultiNode,
+		JobKind:       ModeMultiNode,
 		EnvFile:       EnvFile{Path: "mlops.env", ConfigMapName: "bert-mpijob-env"},
 		ContainerName: "bert",
 		MPI: MPI{
@@ -48,11 +48,11 @@ func TestDefault(t *testing.T) {
 	// Defaults never overwrite what the user wrote.
 	off := false
 	j = &MLOpsJob{Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{
-		Mode: ModeSingleNode, ContainerName: "main", MPI: MPI{Implementation: Intel, Args: []string{}},
+		JobKind: ModeSingleNode, ContainerName: "main", MPI: MPI{Implementation: Intel, Args: []string{}},
 		Security: Security{Hardening: &off}, RunPolicy: RunPolicy{CleanPodPolicy: "All"},
 	}}
 	j.Default()
-	if j.Spec.Mode != ModeSingleNode || j.Spec.ContainerName != "main" || *j.Spec.Security.Hardening || j.Spec.RunPolicy.CleanPodPolicy != "All" {
+	if j.Spec.JobKind != ModeSingleNode || j.Spec.ContainerName != "main" || *j.Spec.Security.Hardening || j.Spec.RunPolicy.CleanPodPolicy != "All" {
 		t.Errorf("a default replaced a user value: %+v", j.Spec)
 	}
 	if len(j.Spec.MPI.Args) != 0 {
@@ -62,7 +62,7 @@ func TestDefault(t *testing.T) {
 	// An elastic job's workers finish on their own: the training-operator
 	// marks it Succeeded at the first worker's end, and Running would delete
 	// the others, rank 0 among them.
-	elastic := &MLOpsJob{Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{Mode: ModeElastic}}
+	elastic := &MLOpsJob{Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{JobKind: ModeElastic}}
 	elastic.Default()
 	if elastic.Spec.RunPolicy.CleanPodPolicy != "None" {
 		t.Errorf("elastic cleanPodPolicy %q, want None", elastic.Spec.RunPolicy.CleanPodPolicy)
@@ -100,7 +100,7 @@ func TestValidate(t *testing.T) {
 			[]string{"metadata.name: Required value: the job's name: a DNS label such as resnet50"}},
 		{"name not a DNS label", func(j *MLOpsJob) { j.Metadata.Name = "ResNet_50" },
 			[]string{`metadata.name: Invalid value: "ResNet_50": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`}},
-		{"unknown mode", func(j *MLOpsJob) { j.Spec.Mode = "multinode" },
+		{"unknown mode", func(j *MLOpsJob) { j.Spec.JobKind = "multinode" },
 			[]string{`spec.jobKind: Unsupported value: "multinode": supported values: "Pod", "MPIJob", "PyTorchJob", "TrainJob"`}},
 		// A target brings them; generating without them is refused later (processor).
 		{"no image: the target's", func(j *MLOpsJob) { j.Spec.Image = "" }, nil},
@@ -108,7 +108,7 @@ func TestValidate(t *testing.T) {
 			[]string{"spec.script: Forbidden: set either script or command, not both"}},
 		{"multi-node without a program: the target's", func(j *MLOpsJob) { j.Spec.Command = nil }, nil},
 		{"single-node may use the image's entrypoint", func(j *MLOpsJob) {
-			j.Spec = MLOpsJobSpec{Mode: ModeSingleNode, Image: j.Spec.Image}
+			j.Spec = MLOpsJobSpec{JobKind: ModeSingleNode, Image: j.Spec.Image}
 			j.Default()
 		}, nil},
 		{"counts out of range", func(j *MLOpsJob) {
@@ -221,7 +221,7 @@ func TestModeFields(t *testing.T) {
 	for mode, forbidden := range want {
 		t.Run(string(mode), func(t *testing.T) {
 			j := &MLOpsJob{APIVersion: APIVersion, Kind: Kind, Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{
-				Mode: mode, Image: "x", Command: []string{"train"},
+				JobKind: mode, Image: "x", Command: []string{"train"},
 				ImagePullPolicy: corev1.PullAlways, WorkingDir: "/w", PriorityClassName: "high", HostNetwork: true,
 				Workers: i32(2), SlotsPerWorker: i32(2), LauncherResources: &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: cpu}}, Security: Security{Home: "/home/me"},
 				MPI: MPI{RunLauncherAsWorker: true}, Elastic: Elastic{MaxRestarts: i32(3)}, Trainer: Trainer{Runtime: "torch-distributed"},
@@ -245,7 +245,7 @@ func TestModeFields(t *testing.T) {
 
 	// Nothing of the mode's own defaults is refused.
 	for _, mode := range []Mode{ModeSingleNode, ModeMultiNode, ModeElastic, ModeTrainJob} {
-		j := &MLOpsJob{APIVersion: APIVersion, Kind: Kind, Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{Mode: mode, Image: "x", Command: []string{"train"}}}
+		j := &MLOpsJob{APIVersion: APIVersion, Kind: Kind, Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{JobKind: mode, Image: "x", Command: []string{"train"}}}
 		j.Default()
 		if errs := j.Validate(); len(errs) > 0 {
 			t.Errorf("mode %s refuses its own defaults: %v", mode, errs)
@@ -253,7 +253,7 @@ func TestModeFields(t *testing.T) {
 	}
 
 	j := &MLOpsJob{APIVersion: APIVersion, Kind: Kind, Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{
-		Mode: ModeSingleNode, LauncherResources: &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: cpu}}}}
+		JobKind: ModeSingleNode, LauncherResources: &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: cpu}}}}
 	j.Default()
 	wantMsg := "spec.launcherResources: Forbidden: jobKind Pod cannot carry it (the resources of an MPIJob's launcher, which runs mpirun; a TrainJob's MPI runtime sizes its own launcher); accepted: no spec.launcherResources, or jobKind MPIJob"
 	if errs := j.Validate(); len(errs) != 1 || errs[0].Error() != wantMsg {
