@@ -55,10 +55,6 @@ func (r *rendering) check() error {
 // nameMark holds an object's name before the build, for the function's check.
 const nameMark = "mlops-fn.dev/check-name-before-build"
 
-// previousNamesAnnotation is where kustomize hands a transformer the names
-// it replaced.
-const previousNamesAnnotation = "internal.config.kubernetes.io/previousNames"
-
 // runFunctionLast builds the kustomization without the component, the
 // function's place taken by marks, and runs the function on the result.
 func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
@@ -86,7 +82,7 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 			return nil, err
 		}
 		if before != it.GetName() {
-			if err := it.PipeE(yaml.SetAnnotation(previousNamesAnnotation, before)); err != nil {
+			if err := it.PipeE(yaml.SetAnnotation(processor.PreviousNamesAnnotation, before)); err != nil {
 				return nil, err
 			}
 		}
@@ -103,7 +99,7 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 	}
 	// What kustomize drops from a transformer's output.
 	//nolint:staticcheck // the runners' legacy annotations too
-	drop := []string{previousNamesAnnotation, kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation, kioutil.IdAnnotation, kioutil.LegacyIdAnnotation}
+	drop := []string{processor.PreviousNamesAnnotation, kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation, kioutil.IdAnnotation, kioutil.LegacyIdAnnotation}
 	for _, it := range rl.Items {
 		for _, a := range drop {
 			if _, err := it.Pipe(yaml.ClearAnnotation(a)); err != nil {

@@ -75,12 +75,12 @@ func isNamed(n *yaml.RNode, name string) bool {
 	return n.GetName() == name || slices.Contains(previousNames(n), name)
 }
 
-// previousNamesAnnotation is where kustomize keeps the names its namePrefix,
+// PreviousNamesAnnotation is where kustomize keeps the names its namePrefix,
 // nameSuffix and patches replaced; it hands the annotation to functions.
-const previousNamesAnnotation = "internal.config.kubernetes.io/previousNames"
+const PreviousNamesAnnotation = "internal.config.kubernetes.io/previousNames"
 
 func previousNames(n *yaml.RNode) []string {
-	v := n.GetAnnotations()[previousNamesAnnotation]
+	v := n.GetAnnotations()[PreviousNamesAnnotation]
 	if v == "" {
 		return nil
 	}

@@ -269,7 +269,7 @@ func TestLocalConfigMap(t *testing.T) {
 
 	// Under a kustomization's namePrefix the ConfigMap arrives renamed, with
 	// kustomize's record of its name (the package's files in a kustomization).
-	renamed := strings.Replace(local, "name: mlops-env\n  annotations:\n", "name: team-mlops-env\n  annotations:\n    "+previousNamesAnnotation+": mlops-env\n", 1)
+	renamed := strings.Replace(local, "name: mlops-env\n  annotations:\n", "name: team-mlops-env\n  annotations:\n    "+PreviousNamesAnnotation+": mlops-env\n", 1)
 	rl = &framework.ResourceList{FunctionConfig: yaml.MustParse(spec), Items: []*yaml.RNode{yaml.MustParse(renamed)}}
 	if err := (Processor{}).Process(rl); err != nil {
 		t.Fatalf("the local-config ConfigMap renamed by a namePrefix: %v", err)
