@@ -139,7 +139,7 @@ func TestCatalogMetadata(t *testing.T) {
 	}
 	var want []string
 	for _, k := range jobkind.Kinds {
-		m := testutil.QuickstartFolder[k.Mode]
+		m := testutil.QuickstartFolder[k.Mode()]
 		want = append(want, "https://github.com/mlops-fn/mlops-fn/tree/main/quickstart/kpt/"+m)
 		if _, err := os.Stat(filepath.Join("../quickstart/kpt", m, "Kptfile")); err != nil {
 			t.Errorf("%s has no kpt example package: %v", k.Kind, err)

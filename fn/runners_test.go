@@ -246,7 +246,7 @@ func tempPackage(t *testing.T) (rel, abs string) {
 // compares the objects with what `kubectl apply -k` applies.
 func TestRunnersAgree(t *testing.T) {
 	for _, k := range jobkind.Kinds {
-		mode := testutil.QuickstartFolder[k.Mode]
+		mode := testutil.QuickstartFolder[k.Mode()]
 		t.Run(mode, func(t *testing.T) {
 			overlay := "quickstart/k8s/mlops/" + mode
 			kubectl := tool(t, "kubectl", "install kubectl v1.32")

@@ -70,7 +70,7 @@ func TestInitEveryMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range jobkind.Kinds {
-		mode, kind, name := string(k.Mode), k.Kind, "bert-"+strings.ToLower(string(k.Mode))
+		mode, kind, name := string(k.Mode()), k.Kind, "bert-"+strings.ToLower(string(k.Mode()))
 		t.Run(mode, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), name)
 			if out, err := exec.Command(fn, "init", "--kind", mode, dir).CombinedOutput(); err != nil {

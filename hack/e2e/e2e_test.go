@@ -126,7 +126,7 @@ func describeOverlay(o *overlay) {
 func runOverlay(c *check, o *overlay) {
 	checkDryRun(c, o)
 	ns := "run-" + o.slug
-	if o.kind.Mode == jobkind.TrainJob {
+	if o.kind.Mode() == jobkind.TrainJob {
 		// Its pods exist only once Trainer has merged runtime and patches: applied for real under
 		// the level it claims (the pods must be admitted), then one of them probes each level.
 		if o.level != "restricted" {
@@ -147,7 +147,7 @@ func runOverlay(c *check, o *overlay) {
 	if level != "restricted" {
 		checkRefusedForReal(c, o)
 	}
-	switch o.kind.Mode {
+	switch o.kind.Mode() {
 	case jobkind.SingleNode:
 		checkPod(c, o, ns, level)
 	case jobkind.MultiNode:
@@ -234,7 +234,7 @@ func TestRenamed(t *testing.T) {
 			c.fail(dir+" builds", err.Error())
 			continue
 		}
-		if o.kind.Mode == jobkind.SingleNode {
+		if o.kind.Mode() == jobkind.SingleNode {
 			continue // a Pod has no operator that could miss a renamed name
 		}
 		guarded(c, func() { checkRenamed(c, o, work) })

@@ -72,7 +72,7 @@ func statusHead(o *overlay, ns, phase string) string {
 
 // finalPhase is the phase a kind ends in when it went well.
 func finalPhase(o *overlay) string {
-	if o.kind.Mode == jobkind.TrainJob {
+	if o.kind.Mode() == jobkind.TrainJob {
 		return "Complete"
 	}
 	return "Succeeded"
@@ -80,7 +80,7 @@ func finalPhase(o *overlay) string {
 
 // heldPhase is the phase of a job Kueue holds: suspended, a Pod gated and Pending.
 func heldPhase(o *overlay) string {
-	if o.kind.Mode == jobkind.SingleNode {
+	if o.kind.Mode() == jobkind.SingleNode {
 		return "Pending"
 	}
 	return "Suspended"
@@ -112,7 +112,7 @@ func checkStatus(c *check, dir string) {
 	for _, p := range pods(ns, "") {
 		names = append(names, p.Name)
 	}
-	if o.kind.Mode == jobkind.MultiNode {
+	if o.kind.Mode() == jobkind.MultiNode {
 		names = podNames(jobPods(o, ns, "launcher"))
 	}
 	if err := complete(ns, names...); err != nil {
@@ -123,7 +123,7 @@ func checkStatus(c *check, dir string) {
 	c.that("finished: no line says it waits", !strings.Contains(out, "waiting:") && !strings.Contains(out, "why:"), out)
 
 	// Pod Security refuses the operator's pods (a Pod is refused at apply: there is no job).
-	if o.level != "restricted" && o.kind.Mode != jobkind.SingleNode {
+	if o.level != "restricted" && o.kind.Mode() != jobkind.SingleNode {
 		restricted := "status-restricted-" + o.slug
 		if err := newNamespace(restricted, "restricted"); err != nil {
 			c.fail("a namespace enforcing restricted", err.Error())

@@ -76,7 +76,7 @@ var QuickstartFolder = map[jobkind.Mode]string{
 func QuickstartFolders() []string {
 	var out []string
 	for _, k := range jobkind.Kinds {
-		out = append(out, QuickstartFolder[k.Mode])
+		out = append(out, QuickstartFolder[k.Mode()])
 	}
 	return out
 }

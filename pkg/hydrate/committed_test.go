@@ -104,7 +104,7 @@ func TestRenamesReachTheJob(t *testing.T) {
 		if k.ReferencePodSpecs == nil {
 			continue // a Pod: kustomize knows its references
 		}
-		overlay := testutil.QuickstartFolder[k.Mode]
+		overlay := testutil.QuickstartFolder[k.Mode()]
 		t.Run(overlay, func(t *testing.T) {
 			dir := t.TempDir()
 			target, err := filepath.Abs(filepath.Join("../../quickstart/k8s/mlops", overlay))

@@ -463,7 +463,7 @@ func TestReadmeQuotesTheStaleBuild(t *testing.T) {
 // hydrate wrote, and neither the guard's object nor the job spec.
 func TestAppliedBuildsWithoutTheGuard(t *testing.T) {
 	for _, k := range jobkind.Kinds {
-		mode := testutil.QuickstartFolder[k.Mode]
+		mode := testutil.QuickstartFolder[k.Mode()]
 		t.Run(mode, func(t *testing.T) {
 			dir := quickstartCopy(t, mode)
 			if !editEnv("CPU", "change").apply(dir) {

@@ -12,6 +12,10 @@ import (
 	"slices"
 	"strings"
 
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
+	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
+
 	corev1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -23,11 +27,11 @@ type Mode string
 
 const (
 	SingleNode Mode = "Pod"
-	MultiNode  Mode = "MPIJob"
+	MultiNode  Mode = Mode(kubeflow.Kind)
 	// Elastic is an elastic PyTorchJob: torchrun workers between min and max.
-	Elastic Mode = "PyTorchJob"
+	Elastic Mode = Mode(kubeflowv1.PyTorchJobKind)
 	// TrainJob is a Kubeflow Trainer v2 TrainJob on a training runtime.
-	TrainJob Mode = "TrainJob"
+	TrainJob Mode = Mode(trainer.TrainJobKind)
 )
 
 // Role names one pod template of a job: an MPIJob's replica type, a
@@ -80,7 +84,6 @@ type Demo struct {
 
 // JobKind is one row of the table.
 type JobKind struct {
-	Mode       Mode
 	Kind       string
 	APIVersion string
 	// PatchFile is the overlay patch that sets the job's own fields.
@@ -127,11 +130,14 @@ type JobKind struct {
 // Kinds is the table, in the order of the modes in messages.
 var Kinds = []JobKind{pod, mpiJob, pyTorchJob, trainJob}
 
+// Mode is the kind's value of spec.jobKind: its name.
+func (k JobKind) Mode() Mode { return Mode(k.Kind) }
+
 // Modes are the values of spec.jobKind, as accepted values in messages.
 func Modes() []string {
 	var out []string
 	for _, k := range Kinds {
-		out = append(out, string(k.Mode))
+		out = append(out, k.Kind)
 	}
 	return out
 }
@@ -139,12 +145,8 @@ func Modes() []string {
 // ForMode is the row of a mode; a mode the table lacks has none (the spec's
 // validation refuses it first).
 func ForMode(m Mode) JobKind {
-	for _, k := range Kinds {
-		if k.Mode == m {
-			return k
-		}
-	}
-	return JobKind{}
+	k, _ := ForKind(string(m))
+	return k
 }
 
 // ForKind is the row of a kind, and whether it is one mlops-fn renders.

@@ -12,7 +12,7 @@ import (
 // mpiJob is the multi-node job: mpi-operator v0.8's MPIJob, a launcher
 // running mpirun over ssh to the workers.
 var mpiJob = JobKind{
-	Mode: MultiNode, Kind: "MPIJob", APIVersion: kubeflow.SchemeGroupVersion.String(), PatchFile: "mpijob-patch.yaml",
+	Kind: string(MultiNode), APIVersion: kubeflow.SchemeGroupVersion.String(), PatchFile: "mpijob-patch.yaml",
 	PodSpecs: []PodSpec{
 		{Launcher, []string{"spec", "mpiReplicaSpecs", string(Launcher), "template", "spec"}},
 		{Worker, []string{"spec", "mpiReplicaSpecs", string(Worker), "template", "spec"}},

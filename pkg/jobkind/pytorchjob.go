@@ -14,7 +14,7 @@ import (
 // pyTorchJob is the elastic job: training-operator v1.9's PyTorchJob, torchrun
 // workers between a minimum and a maximum.
 var pyTorchJob = JobKind{
-	Mode: Elastic, Kind: kubeflowv1.PyTorchJobKind, APIVersion: kubeflowv1.SchemeGroupVersion.String(), PatchFile: "pytorchjob-patch.yaml",
+	Kind: string(Elastic), APIVersion: kubeflowv1.SchemeGroupVersion.String(), PatchFile: "pytorchjob-patch.yaml",
 	PodSpecs:          []PodSpec{{Single, []string{"spec", "pytorchReplicaSpecs", "Worker", "template", "spec"}}},
 	ReferencePodSpecs: []string{"spec/pytorchReplicaSpecs/Master/template/spec", "spec/pytorchReplicaSpecs/Worker/template/spec"},
 	// The training-operator sets the rendezvous variables in the container of this name only.

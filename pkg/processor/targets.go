@@ -97,7 +97,7 @@ func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error
 		for _, it := range items {
 			if other, ok := jobkind.ForKind(it.GetKind()); ok && other.Kind != kind && it.GetName() == sel.Name && !generated(it) {
 				return nil, fmt.Errorf("%s: %s/%s among the inputs is named like the job, but jobKind is %s: it would go out unpatched beside a new %s; accepted: jobKind %s, or another name for one of the two",
-					p.configName(), it.GetKind(), it.GetName(), kind, kind, other.Mode)
+					p.configName(), it.GetKind(), it.GetName(), kind, kind, other.Kind)
 			}
 		}
 	}
@@ -217,7 +217,7 @@ func movedFirst(target *yaml.RNode, id string, q *render.Plan) []string {
 			before = append(before, strconv.Quote(n))
 		}
 		why := "kubectl logs and exec default to the first container"
-		if kind.Mode == api.ModeMultiNode {
+		if kind.Mode() == api.ModeMultiNode {
 			why = "the mpi-operator sets up SSH and the hostfile in the first container"
 		}
 		notices = append(notices, fmt.Sprintf("%s: %s.containers[%d]: the training container %q moves first, before %s: mlops-fn puts it first in every pod (%s); the others keep their order",
