@@ -282,6 +282,18 @@ func checkPodSpec(c *check, o *overlay, pod *corev1.Pod, role jobkind.Role) {
 		}
 		c.eq(what("the training container has the limits mlops-fn sets (GPUS_PER_WORKER, CPU, MEMORY, ...)"), quantities(limits), have)
 	}
+	requests := p.Requests
+	if role == jobkind.Launcher && !p.MPI.RunLauncherAsWorker {
+		requests = p.LauncherRequests
+	}
+	if len(requests) > 0 {
+		have := map[string]string{}
+		for name := range requests {
+			q := trainer.Resources.Requests[name]
+			have[string(name)] = q.String()
+		}
+		c.eq(what("the training container has the requests of spec.resources"), quantities(requests), have)
+	}
 }
 
 func podContainerNames(pod *corev1.Pod) []string {
