@@ -59,7 +59,7 @@ type MLOpsJobSpec struct {
 	JobKind Mode `json:"jobKind,omitempty"`
 	// EnvFile says where mlops.env comes from.
 	EnvFile EnvFile `json:"envFile,omitempty"`
-	// Target selects the existing jobs of the mode's kind to patch. Default: the items named like the job.
+	// Target selects the existing jobs of the spec's jobKind to patch. Default: the items named like the job.
 	Target *Target `json:"target,omitempty"`
 
 	// ContainerName names the training container. Default: the job's name.
