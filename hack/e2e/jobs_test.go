@@ -275,24 +275,14 @@ func checkPodSpec(c *check, o *overlay, pod *corev1.Pod, role jobkind.Role) {
 	c.eq(what(string(render.GPUResource)+" limit"), gpus(limits), gpus(trainer.Resources.Limits))
 	if len(limits) > 0 {
 		// A job's own limits of other resources stay (the carried check compares them).
-		have := map[string]string{}
-		for name := range limits {
-			q := trainer.Resources.Limits[name]
-			have[string(name)] = q.String()
-		}
-		c.eq(what("the training container has the limits mlops-fn sets (GPUS_PER_WORKER, CPU, MEMORY, ...)"), quantities(limits), have)
+		c.eq(what("the training container has the limits mlops-fn sets (GPUS_PER_WORKER, CPU, MEMORY, ...)"), quantities(limits), quantitiesOf(trainer.Resources.Limits, limits))
 	}
 	requests := p.Requests
 	if role == jobkind.Launcher && !p.MPI.RunLauncherAsWorker {
 		requests = p.LauncherRequests
 	}
 	if len(requests) > 0 {
-		have := map[string]string{}
-		for name := range requests {
-			q := trainer.Resources.Requests[name]
-			have[string(name)] = q.String()
-		}
-		c.eq(what("the training container has the requests of spec.resources"), quantities(requests), have)
+		c.eq(what("the training container has the requests of spec.resources"), quantities(requests), quantitiesOf(trainer.Resources.Requests, requests))
 	}
 }
 
@@ -309,6 +299,16 @@ func quantities(l corev1.ResourceList) map[string]string {
 	m := map[string]string{}
 	for k, v := range l {
 		m[string(k)] = v.String()
+	}
+	return m
+}
+
+// quantitiesOf are l's quantities of the resources names lists ("0" where l has none).
+func quantitiesOf(l, names corev1.ResourceList) map[string]string {
+	m := map[string]string{}
+	for name := range names {
+		q := l[name]
+		m[string(name)] = q.String()
 	}
 	return m
 }
