@@ -244,6 +244,23 @@ func TestInitEmptyFolder(t *testing.T) {
 		if out, err := check.CombinedOutput(); err != nil {
 			t.Errorf("hydrate --check %s after init: %v\n%s", c.arg, err, out)
 		}
+		env := filepath.Join(dir, "mlops.env")
+		text, err := os.ReadFile(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edited := strings.Replace(string(text), "\nWORKERS=2\n", "\nWORKERS=3\n", 1)
+		if edited == string(text) {
+			t.Fatalf("init %s: mlops.env has no WORKERS=2 line:\n%s", c.arg, text)
+		}
+		if err := os.WriteFile(env, []byte(edited), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		stale := exec.Command(fn, "hydrate", "--check", c.arg)
+		stale.Dir = c.cwd
+		if out, err := stale.CombinedOutput(); err == nil || !strings.Contains(string(out), "is stale: mlops-fn/guard/checks.yaml, mlops-fn/mpijob-patch.yaml differ from") {
+			t.Errorf("hydrate --check %s after an edit of mlops.env: want it refused, naming the stale files, got %v\n%s", c.arg, err, out)
+		}
 		again := exec.Command(fn, "init", c.arg)
 		again.Dir = c.cwd
 		if out, err := again.CombinedOutput(); err == nil || !strings.Contains(string(out), "exists and is not empty (it holds base, job.yaml") {

@@ -96,7 +96,11 @@ it would write (CI's drift check).`, hydrate.ComponentDir, patchFiles(),
 			}
 			for i, dir := range dirs {
 				if stale := overlays[i].Stale(); len(stale) > 0 {
-					return fail(cmd, fmt.Errorf("%s is stale: %s differ from what mlops-fn renders now; run `mlops-fn hydrate %s`", dir, strings.Join(stale, ", "), dir))
+					verb := "differs"
+					if len(stale) > 1 {
+						verb = "differ"
+					}
+					return fail(cmd, fmt.Errorf("%s is stale: %s %s from what mlops-fn renders now; run `mlops-fn hydrate %s`", dir, strings.Join(stale, ", "), verb, dir))
 				}
 			}
 			return nil
