@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +22,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/internal/testutil"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
+	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
 // The runner tests drive the real kustomize, kpt, kubectl and Docker on the
@@ -304,6 +307,39 @@ func TestRunnersAgree(t *testing.T) {
 				render()
 				if diff := cmp.Diff(first, readFiles(t, pkg)); diff != "" {
 					t.Errorf("the second render changed the package (-first +second):\n%s", diff)
+				}
+
+				// A job renamed in job.yaml replaces the old one: kpt hands the
+				// function the package's job spec, so the old job's files go.
+				spec := filepath.Join(pkg, "job.yaml")
+				text, err := os.ReadFile(spec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				name := regexp.MustCompile(`(?m)^metadata:\n  name: (\S+)$`).FindStringSubmatch(string(text))
+				if name == nil {
+					t.Fatalf("job.yaml names no job:\n%s", text)
+				}
+				if err := os.WriteFile(spec, []byte(strings.Replace(string(text), name[0], name[0]+"-v2", 1)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				render()
+				// mlops-fn's files follow the name; a job file of the user's (a
+				// target) stays theirs, and the renamed job is generated beside it.
+				want := map[string]bool{}
+				for file, content := range first {
+					renamed := strings.ReplaceAll(file, name[1], name[1]+"-v2")
+					switch {
+					case strings.Contains(content, processor.GeneratedBy):
+						want[renamed] = true
+					case renamed != file:
+						want[file], want[renamed] = true, true
+					default:
+						want[file] = true
+					}
+				}
+				if got, want := slices.Sorted(maps.Keys(readFiles(t, pkg))), slices.Sorted(maps.Keys(want)); !slices.Equal(got, want) {
+					t.Errorf("after renaming the job %s to %s-v2 and rendering, the package holds %v, want %v", name[1], name[1], got, want)
 				}
 			})
 			t.Run("kustomize exec on the kpt package", func(t *testing.T) {

@@ -247,3 +247,64 @@ func TestRenamedConfigMapReplacesTheOld(t *testing.T) {
 		t.Fatalf("got %s, want %s", got, want)
 	}
 }
+
+// TestRenamedSpecDropsItsOldObjects: where the runner hands the function the
+// package's job specs (kpt), what a spec no longer among them generated is
+// dropped, renamed or moved to another namespace; what another spec of the
+// package generated stays, and so does everything where the specs are not
+// among the items (kustomize, standalone).
+func TestRenamedSpecDropsItsOldObjects(t *testing.T) {
+	first := process(t, propertyEnv, propertySpec, nil)
+	spec := func(name, namespace string) (*yaml.RNode, *yaml.RNode) {
+		t.Helper()
+		config, err := fuzzJob(propertyEnv, propertySpec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := config.SetName(name); err != nil {
+			t.Fatal(err)
+		}
+		if err := config.SetNamespace(namespace); err != nil {
+			t.Fatal(err)
+		}
+		return config, config.Copy()
+	}
+	gpt, err := parseItems("apiVersion: mlops-fn.dev/v1alpha1\nkind: MLOpsJob\nmetadata: {name: gpt}\n---\n" +
+		"apiVersion: v1\nkind: Pod\nmetadata:\n  name: gpt\n  annotations:\n    mlops-fn.dev/generated-by: MLOpsJob/gpt\nspec: {containers: [{name: gpt, image: gpt}]}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		name, namespace string
+		specAmongItems  bool
+		want            string
+	}{
+		"renamed":               {"bert-v2", "", true, "MLOpsJob/gpt,Pod/gpt,MLOpsJob/bert-v2,MPIJob/bert-v2,ConfigMap/bert-v2-mpijob-env"},
+		"moved to a namespace":  {"bert", "ml", true, "MLOpsJob/gpt,Pod/gpt,MLOpsJob/bert,MPIJob/bert,ConfigMap/bert-mpijob-env"},
+		"renamed, spec unknown": {"bert-v2", "", false, "MPIJob/bert,ConfigMap/bert-mpijob-env,MLOpsJob/gpt,Pod/gpt,MPIJob/bert-v2,ConfigMap/bert-v2-mpijob-env"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			config, item := spec(tc.name, tc.namespace)
+			items := append(copyAll(first), copyAll(gpt)...)
+			if tc.specAmongItems {
+				items = append(items, item)
+			}
+			rl := &framework.ResourceList{FunctionConfig: config, Items: items}
+			if err := (Processor{}).Process(rl); err != nil {
+				t.Fatal(err)
+			}
+			if got := kinds(rl.Items); got != tc.want {
+				t.Fatalf("got %s\nwant %s", got, tc.want)
+			}
+			var removed int
+			for _, r := range rl.Results {
+				if strings.Contains(r.Message, "removed: MLOpsJob bert generated it") {
+					removed++
+				}
+			}
+			if want := map[bool]int{true: 2, false: 0}[tc.specAmongItems]; removed != want {
+				t.Errorf("%d warnings name a removed object, want %d: %v", removed, want, rl.Results)
+			}
+		})
+	}
+}
