@@ -30,7 +30,14 @@ type expander struct {
 	errs   field.ErrorList
 }
 
+// unclosed is a ${ that no } closes, not escaped as $${.
+var unclosed = regexp.MustCompile(`(?:^|[^$])(\$\{[^}]*)$`)
+
 func (x *expander) str(p *field.Path, s string) string {
+	if m := unclosed.FindStringSubmatch(s); m != nil {
+		x.errs = append(x.errs, field.Invalid(p, s, fmt.Sprintf("%s has no closing }; accepted: ${KEY} or ${KEY:-default} for a key of %s, or $%s for the text (mlops-fn writes it as it is)", m[1], x.source, m[1])))
+		return s
+	}
 	return reference.ReplaceAllStringFunc(s, func(ref string) string {
 		if strings.HasPrefix(ref, "$$") {
 			return ref[1:]
