@@ -198,7 +198,7 @@ var specs = map[string]keySpec{
 			return wrong, ok
 		},
 	},
-	"CPU":    quantitySpec("CPU", "CPU limit of each worker (or of the Pod), in cores or `m` (thousandths): `4`, `500m`. Or `spec.resources.limits.cpu` in the job spec, not both. A unit of memory or of thousands (`16Gi`, `2k`) is warned about.", cpuUnlikely, func(s *Settings, q *resource.Quantity) { s.CPU = q }),
+	"CPU":    quantitySpec("CPU", "CPU limit of each worker (or of the Pod), in cores or `m` (thousandths): `4`, `500m`. Or `spec.resources.limits.cpu` in the job spec, not both. A unit of memory or of thousands (`16Gi`, `2k`) is warned about, as are a thousand cores or more (`1000` for `1000m`).", cpuUnlikely, func(s *Settings, q *resource.Quantity) { s.CPU = q }),
 	"MEMORY": quantitySpec("MEMORY", "Memory limit of each worker (or of the Pod): `16Gi`. Or `spec.resources.limits.memory` in the job spec, not both. Under 1 MiB (`16`: bytes; `500m`: half a byte) is warned about.", memoryUnlikely, func(s *Settings, q *resource.Quantity) { s.Memory = q }),
 }
 
@@ -478,14 +478,21 @@ func cpuUnlikely(key string, q resource.Quantity, v string) string {
 }
 
 // UnlikelyCPU is UnlikelyMemory for a CPU quantity: one in a unit of bytes
-// or of thousands.
+// or of thousands, or a thousand cores or more, which no node has (1000 for
+// 1000m).
 func UnlikelyCPU(q resource.Quantity, v string, setting func(string) string) string {
 	number, suffix := splitQuantity(v)
+	if suffix == "" && q.Cmp(manyCores) >= 0 {
+		return fmt.Sprintf("is %s CPUs, more cores than a node has; probably meant %s (m is thousandths of a core)", plain(q), setting(number+"m"))
+	}
 	if suffix == "" || suffix == "m" {
 		return ""
 	}
 	return fmt.Sprintf("is %s CPUs: %s is a unit of bytes or of thousands, not of cores; probably meant %s (cores; 500m is half a core)", plain(q), suffix, setting(number))
 }
+
+// manyCores is where a bare CPU count stops being a node's.
+var manyCores = resource.MustParse("1000")
 
 // splitQuantity cuts a quantity's text before its suffix: "500m" is "500"
 // and "m"; an exponent (1e3) is part of the number, which it writes out.

@@ -164,6 +164,8 @@ HOROVOD_FUSION_THRESHOLD=0
 		{name: "MEMORY of 1Mi and in bytes are fine", in: "MEMORY=1Mi\nSHM_SIZE=68719476736", want: Settings{Memory: qty("1Mi"), ShmSize: qty("64Gi")}},
 		{name: "CPU in a unit of memory", in: "CPU=16Gi", want: Settings{CPU: qty("16Gi")}, problems: []string{`W mlops.env:1: CPU="16Gi": is 17179869184 CPUs: Gi is a unit of bytes or of thousands, not of cores; probably meant CPU=16 (cores; 500m is half a core)`}},
 		{name: "CPU in thousands", in: "CPU=2k", want: Settings{CPU: qty("2k")}, problems: []string{`W mlops.env:1: CPU="2k": is 2000 CPUs: k is a unit of bytes or of thousands, not of cores; probably meant CPU=2 (cores; 500m is half a core)`}},
+		{name: "CPU in thousandths without the m", in: "CPU=1000", want: Settings{CPU: qty("1000")}, problems: []string{`W mlops.env:1: CPU="1000": is 1000 CPUs, more cores than a node has; probably meant CPU=1000m (m is thousandths of a core)`}},
+		{name: "CPU of 999 cores is a node's", in: "CPU=999", want: Settings{CPU: qty("999")}},
 		{name: "CPU cores, thousandths and an exponent are fine", in: "CPU=1.5\nMEMORY=4Gi", want: Settings{CPU: qty("1.5"), Memory: qty("4Gi")}},
 		{name: "CPU exponent", in: "CPU=2e0", want: Settings{CPU: qty("2")}},
 
