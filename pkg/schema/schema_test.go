@@ -9,18 +9,20 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
-var update = flag.Bool("update", false, "rewrite crd-schema.json from kyaml's built-in schema")
+var update = flag.Bool("update", false, "rewrite crd-schema.json from kyaml's built-in schema, and definitions.go from it")
 
 // mpiJob describes the path from an MPIJob (and a PyTorchJob, whose replica
 // specs have the same template field) down to its pod templates; the merge
@@ -236,9 +238,14 @@ func refs(s spec.Schema) []string {
 }
 
 // TestDocumentIsCurrent: the embedded document is what kyaml's schema gives
-// now; `go test ./pkg/schema -update` rewrites it after a kyaml upgrade.
+// now, and definitions.go is the document's; `go test ./pkg/schema -update`
+// rewrites both after a kyaml upgrade or a change to the generators.
 func TestDocumentIsCurrent(t *testing.T) {
 	want, err := generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantGo, err := goDefinitions(want)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,10 +253,20 @@ func TestDocumentIsCurrent(t *testing.T) {
 		if err := os.WriteFile("crd-schema.json", want, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		if err := os.WriteFile("definitions.go", wantGo, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		return
 	}
 	if !bytes.Equal(want, Document()) {
 		t.Errorf("crd-schema.json is stale; run `go test ./pkg/schema -update` and read the diff:\n%s", cmp.Diff(string(want), string(Document())))
+	}
+	gotGo, err := os.ReadFile("definitions.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(wantGo, gotGo) {
+		t.Errorf("definitions.go is stale; run `go test ./pkg/schema -update` and read the diff:\n%s", cmp.Diff(string(wantGo), string(gotGo)))
 	}
 }
 
@@ -279,21 +296,19 @@ func yamlType(apiVersion, kind string) yaml.TypeMeta {
 	return yaml.TypeMeta{APIVersion: apiVersion, Kind: kind}
 }
 
-// TestDefinitionsMatchKubeOpenAPI: the light reader gives kyaml the same
-// definitions as kube-openapi's decoder of the same document.
+// TestDefinitionsMatchKubeOpenAPI: the generated definitions give kyaml
+// exactly what kube-openapi's decoder gives for the document, down to the
+// parsed references (reflect.DeepEqual, not only the same JSON).
 func TestDefinitionsMatchKubeOpenAPI(t *testing.T) {
-	got, err := definitions(Document())
-	if err != nil {
-		t.Fatal(err)
-	}
 	var want spec.Swagger
 	if err := want.UnmarshalJSON(Document()); err != nil {
 		t.Fatal(err)
 	}
-	gotJSON, _ := json.Marshal(got)
-	wantJSON, _ := json.Marshal(want.Definitions)
-	if !bytes.Equal(gotJSON, wantJSON) {
-		t.Errorf("definitions differ:\n%s", cmp.Diff(string(wantJSON), string(gotJSON)))
+	got := definitions()
+	if !reflect.DeepEqual(got, want.Definitions) {
+		gotJSON, _ := json.MarshalIndent(got, "", " ")
+		wantJSON, _ := json.MarshalIndent(want.Definitions, "", " ")
+		t.Errorf("definitions differ (-kube-openapi +definitions.go):\n%s", cmp.Diff(string(wantJSON), string(gotJSON)))
 	}
 }
 
