@@ -1,7 +1,9 @@
 // Command bench measures what mlops-fn costs its users against the floor, a
 // kyaml function that only passes its input through, built the same way and
 // timed in the same run: `make bench`. It prints one table; ratios are what
-// to read, absolute times on shared machines are noise.
+// to read, absolute times on shared machines are noise. A second floor,
+// bench/stackfloor, is the least a function on the upstream job types and
+// kyaml's merge pays: what mlops-fn costs beyond its libraries.
 package main
 
 import (
@@ -35,7 +37,7 @@ func main() {
 }
 
 func run() error {
-	for _, b := range [][2]string{{"bin/mlops-fn", "./fn"}, {"bin/mlops-fn-krm", "./krm"}, {"bin/floor", "./bench/floor"}} {
+	for _, b := range [][2]string{{"bin/mlops-fn", "./fn"}, {"bin/mlops-fn-krm", "./krm"}, {"bin/floor", "./bench/floor"}, {"bin/stackfloor", "./bench/stackfloor"}} {
 		if err := sh("", "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-ldflags=-s -w", "-o", b[0], b[1]); err != nil {
 			return err
 		}
@@ -65,6 +67,20 @@ func run() error {
 			}
 			fmt.Fprintf(w, "quickstart ResourceList, instructions (callgrind), %s\t%.1fM\t%.1fM\t%.2f\n", b.name, float64(nf)/1e6, float64(nb)/1e6, float64(nf)/float64(nb))
 		}
+		nk, err := instructions(abs("bin/mlops-fn-krm"), rl)
+		if err != nil {
+			return err
+		}
+		ns, err := instructions(abs("bin/stackfloor"), rl)
+		if err != nil {
+			return err
+		}
+		nb, err := instructions(floor, rl)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "  the stack's floor (upstream types, one kyaml merge) vs the floor\t%.1fM\t%.1fM\t%.2f\n", float64(ns)/1e6, float64(nb)/1e6, float64(ns)/float64(nb))
+		fmt.Fprintf(w, "  KRM function vs the stack's floor\t%.1fM\t%.1fM\t%.2f\n", float64(nk)/1e6, float64(ns)/1e6, float64(nk)/float64(ns))
 	} else {
 		fmt.Fprintf(w, "quickstart ResourceList, instructions\tskipped: valgrind not on PATH\t\t\n")
 	}
@@ -112,9 +128,10 @@ func run() error {
 	}
 
 	// 5. Sizes.
-	sf, sk, sb := size(fn), size(abs("bin/mlops-fn-krm")), size(floor)
+	sf, sk, sb, ss := size(fn), size(abs("bin/mlops-fn-krm")), size(floor), size(abs("bin/stackfloor"))
 	fmt.Fprintf(w, "binary size, full command (bin/mlops-fn)\t%.1f MB\t%.1f MB\t%.2f\n", mb(sf), mb(sb), float64(sf)/float64(sb))
 	fmt.Fprintf(w, "binary size, KRM function (bin/mlops-fn-krm)\t%.1f MB\t%.1f MB\t%.2f\n", mb(sk), mb(sb), float64(sk)/float64(sb))
+	fmt.Fprintf(w, "  the stack's floor (bin/stackfloor) vs the floor\t%.1f MB\t%.1f MB\t%.2f\n", mb(ss), mb(sb), float64(ss)/float64(sb))
 	if err := exec.Command("docker", "info").Run(); err == nil {
 		fi, err := image("bin/mlops-fn-krm", "localhost/mlops-fn:bench")
 		if err != nil {
@@ -126,6 +143,11 @@ func run() error {
 		}
 		fmt.Fprintf(w, "image size, uncompressed\t%.1f MB\t%.1f MB\t%.2f\n", mb(fi[0]), mb(bi[0]), float64(fi[0])/float64(bi[0]))
 		fmt.Fprintf(w, "image size, gzip\t%.1f MB\t%.1f MB\t%.2f\n", mb(fi[1]), mb(bi[1]), float64(fi[1])/float64(bi[1]))
+		si, err := image("bin/stackfloor", "localhost/stackfloor:bench")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "  the stack's floor, gzip, vs the floor\t%.1f MB\t%.1f MB\t%.2f\n", mb(si[1]), mb(bi[1]), float64(si[1])/float64(bi[1]))
 	} else {
 		fmt.Fprintf(w, "image size\tskipped: no Docker daemon\t\t\n")
 	}
