@@ -41,9 +41,10 @@ other line stays. After any edit of job.yaml or mlops.env, run hydrate again.
 
 Before writing, it builds the overlay as kubectl does and compares it with
 mlops-fn run, in this process, as kustomize runs a transformer (after the
-kustomization's own fields); on a difference it writes nothing and prints it. Nothing is written unless every
-folder renders; a folder's component is swapped in one step, and a failure
-puts every folder back. The env file must lie in its folder.
+kustomization's own fields); on a difference it writes nothing and names the
+fields that differ and the entries likely to set them. Nothing is written
+unless every folder renders; a folder's component is swapped in one step, and
+a failure puts every folder back. The env file must lie in its folder.
 
 With --check nothing is written: the command fails when DIR differs from what
 it would write (CI's drift check).`, hydrate.ComponentDir, patchFiles(),

@@ -20,9 +20,10 @@ import (
 // The package's files, one job each: render.go, Render's steps; component.go,
 // the component's patches and kustomization; guard.go, the guard;
 // kustomization.go, hydrate's entries in the user's kustomization; check.go,
-// the overlay against the function run in process; build.go, kustomize's
-// builds and the staged file system they read (stagedfs.go); write.go, the
-// all-or-nothing write of every folder; files.go, where files are, and whose.
+// the overlay against the function run in process; contradiction.go, the
+// check's refusal; build.go, kustomize's builds, the staged file system they
+// read (stagedfs.go) and how two builds differ; write.go, the all-or-nothing
+// write of every folder; files.go, where files are, and whose.
 
 // ComponentDir is the folder hydrate writes in the overlay: a kustomize
 // Component with the job's patches, the CRDs' name references and

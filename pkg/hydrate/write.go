@@ -200,12 +200,12 @@ func (s *stagedOverlay) verify() error {
 	if err != nil {
 		return fmt.Errorf("%s: the written overlay does not build: %w", s.o.dir, err)
 	}
-	diff, err := difference(s.o.built, got)
+	diffs, err := differences(s.o.built, got)
 	if err != nil {
 		return err
 	}
-	if diff != "" {
-		return fmt.Errorf("%s: the written overlay builds differently from the one hydrate checked (-checked +written):\n%s", s.o.dir, diff)
+	if len(diffs) > 0 {
+		return fmt.Errorf("%s: the written overlay builds differently from the one hydrate checked:\n%s", s.o.dir, describe(diffs, "hydrate checked", "the written folder builds"))
 	}
 	return nil
 }
