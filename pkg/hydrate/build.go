@@ -167,18 +167,21 @@ func presence(object any) string {
 	return "the object"
 }
 
-// stagedBuild builds dir as it will be: files (by name in dir) replaced and,
-// when component is given, the component folder replaced by it.
-func stagedBuild(dir string, files, component map[string][]byte) ([]*yaml.RNode, error) {
+// stagedBuild builds dir as it will be: files (by name in dir) replaced, and
+// each of folders (by path in dir) replaced whole by its files.
+func stagedBuild(dir string, files map[string][]byte, folders map[string]map[string][]byte) ([]*yaml.RNode, error) {
 	s := newStaged()
 	for name, b := range files {
 		s.files[filepath.Join(dir, name)] = b
 	}
-	if component != nil {
-		c := filepath.Join(dir, ComponentDir)
-		s.dirs[c] = true
-		for name, b := range component {
-			s.files[filepath.Join(c, name)] = b
+	for rel, content := range folders {
+		folder := filepath.Join(dir, filepath.FromSlash(rel))
+		if real, err := filepath.EvalSymlinks(folder); err == nil {
+			folder = real // where kustomize, resolving links, reads it
+		}
+		s.dirs[folder] = true
+		for name, b := range content {
+			s.files[filepath.Join(folder, filepath.FromSlash(name))] = b
 		}
 	}
 	return build(s, dir)

@@ -33,7 +33,7 @@ import (
 func (r *rendering) check() error {
 	out := r.out
 	name := filepath.Base(r.kname)
-	hydrated, err := stagedBuild(out.dir, map[string][]byte{name: r.text}, out.Component)
+	hydrated, err := stagedBuild(out.dir, map[string][]byte{name: r.text}, out.replaced())
 	if err != nil {
 		return fmt.Errorf("%s: the hydrated overlay does not build: %w", r.o.Dir, err)
 	}
@@ -69,7 +69,7 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, err := stagedBuild(r.out.dir, map[string][]byte{filepath.Base(r.kname): []byte(text)}, nil)
+	items, err := stagedBuild(r.out.dir, map[string][]byte{filepath.Base(r.kname): []byte(text)}, r.out.folders)
 	if err != nil {
 		return nil, err
 	}
