@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mlops-fn/mlops-fn/internal/testutil"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
@@ -177,6 +180,82 @@ func TestInitRenamed(t *testing.T) {
 	}
 	if now, _ := os.ReadFile(skeleton); !strings.HasSuffix(string(now), "  slotsPerWorker: 2\n") {
 		t.Errorf("hydrate rewrote the user's skeleton:\n%s", now)
+	}
+}
+
+// TestHydrateRefusedLeavesTheBase: hydrate makes the base init wrote follow
+// a renamed job only as part of a write: refused (a kustomization mixing
+// line ends; a patch of the user's contradicting mlops-fn's), it leaves
+// every file byte-identical and claims no rewrite; once the cause is gone,
+// the next run renames the skeleton and says so.
+func TestHydrateRefusedLeavesTheBase(t *testing.T) {
+	binary(t)
+	fn, err := filepath.Abs(filepath.Join(repoRoot, "bin", "mlops-fn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const contradiction = "- target: {kind: MPIJob}\n  patch: |\n    - op: replace\n      path: /spec/mpiReplicaSpecs/Worker/replicas\n      value: 9\n"
+	for _, c := range []struct {
+		name  string
+		spoil func(kustomization string) string
+		want  string
+	}{
+		{"mixed line ends", func(k string) string {
+			lines := strings.SplitAfter(k, "\n")
+			for i := range 3 {
+				lines[i] = strings.TrimSuffix(lines[i], "\n") + "\r\n"
+			}
+			return strings.Join(lines, "")
+		}, "kustomization.yaml mixes line ends"},
+		{"a contradicting patch", func(k string) string { return k + contradiction },
+			"MPIJob/d4n: spec.mpiReplicaSpecs.Worker.replicas: mlops-fn renders 2, the kustomization's build gives 9"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "d4m")
+			if out, err := exec.Command(fn, "init", dir).CombinedOutput(); err != nil {
+				t.Fatalf("init: %v\n%s", err, out)
+			}
+			spec, kustomization := filepath.Join(dir, "job.yaml"), filepath.Join(dir, "kustomization.yaml")
+			text, _ := os.ReadFile(spec)
+			write := func(path, text string) {
+				if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write(spec, strings.Replace(string(text), "\n  name: d4m\n", "\n  name: d4n\n", 1))
+			hydrated, _ := os.ReadFile(kustomization)
+			write(kustomization, c.spoil(string(hydrated)))
+			before, err := testutil.Snapshot(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hydrate := exec.Command(fn, "hydrate", ".")
+			hydrate.Dir = dir
+			out, err := hydrate.CombinedOutput()
+			if err == nil || !strings.Contains(string(out), c.want) {
+				t.Errorf("hydrate: want it refused, saying %q, got %v\n%s", c.want, err, out)
+			}
+			if strings.Contains(string(out), "follows job.yaml") {
+				t.Errorf("the refused hydrate claims the base follows job.yaml:\n%s", out)
+			}
+			after, err := testutil.Snapshot(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(before, after); diff != "" {
+				t.Errorf("the refused hydrate changed files (-before +after):\n%s", diff)
+			}
+
+			write(kustomization, string(hydrated))
+			hydrate = exec.Command(fn, "hydrate", ".")
+			hydrate.Dir = dir
+			if out, err := hydrate.CombinedOutput(); err != nil || !strings.Contains(string(out), "the skeleton init wrote, MPIJob/d4m, follows job.yaml: now MPIJob/d4n") {
+				t.Errorf("hydrate once mended: want the base renamed, saying so, got %v\n%s", err, out)
+			}
+			if skeleton, _ := os.ReadFile(filepath.Join(dir, "base", "mpijob.yaml")); !strings.Contains(string(skeleton), "\n  name: d4n\n") {
+				t.Errorf("the base's skeleton is not renamed:\n%s", skeleton)
+			}
+		})
 	}
 }
 

@@ -53,6 +53,29 @@ func CopyTree(from, to string) error {
 	})
 }
 
+// Snapshot maps every path under root to its content, and each folder to
+// "folder": a test compares two to see that nothing changed, byte for byte.
+func Snapshot(root string) (map[string]string, error) {
+	files := map[string]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			files[rel] = "folder"
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		files[rel] = string(data)
+		return err
+	})
+	return files, err
+}
+
 // DecodeStrict decodes JSON into into with unknown and duplicate fields refused,
 // as the API server's strict field validation does.
 func DecodeStrict(b []byte, into any) error {

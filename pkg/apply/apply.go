@@ -13,13 +13,13 @@ import (
 	"os/exec"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/mlops-fn/mlops-fn/pkg/fielddiff"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
@@ -217,57 +217,11 @@ func withoutPatchTimes(spec any) any {
 	return out
 }
 
-// diff appends the paths where a and b differ, with both values.
+// diff appends the paths where a and b differ, each "path: a → b".
 func diff(path string, a, b any, out *[]string) {
-	am, aok := a.(map[string]any)
-	bm, bok := b.(map[string]any)
-	if aok && bok {
-		keys := map[string]bool{}
-		for k := range am {
-			keys[k] = true
-		}
-		for k := range bm {
-			keys[k] = true
-		}
-		sorted := make([]string, 0, len(keys))
-		for k := range keys {
-			sorted = append(sorted, k)
-		}
-		sort.Strings(sorted)
-		for _, k := range sorted {
-			diff(path+"."+k, am[k], bm[k], out)
-		}
-		return
+	for _, c := range fielddiff.Trees(path, a, b) {
+		*out = append(*out, fmt.Sprintf("%s: %s → %s", c.Path, fielddiff.Brief(c.Old), fielddiff.Brief(c.New)))
 	}
-	al, aok := a.([]any)
-	bl, bok := b.([]any)
-	if aok && bok {
-		for i := range max(len(al), len(bl)) {
-			var ai, bi any
-			if i < len(al) {
-				ai = al[i]
-			}
-			if i < len(bl) {
-				bi = bl[i]
-			}
-			diff(fmt.Sprintf("%s[%d]", path, i), ai, bi, out)
-		}
-		return
-	}
-	if !reflect.DeepEqual(a, b) {
-		*out = append(*out, fmt.Sprintf("%s: %s → %s", path, brief(a), brief(b)))
-	}
-}
-
-func brief(v any) string {
-	if v == nil {
-		return "(none)"
-	}
-	b, _ := json.Marshal(v)
-	if len(b) > 200 {
-		return string(b[:197]) + "…"
-	}
-	return string(b)
 }
 
 // scalesWithin: the only changes are an elastic PyTorchJob's worker count,

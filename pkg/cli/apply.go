@@ -67,10 +67,8 @@ waited for) and the new one applied: a new run.`,
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		setFlags()
 		o.Dir = args[0]
-		if err := follow(cmd, o.Dir, "job.yaml"); err != nil {
-			return fail(cmd, err)
-		}
-		ov, err := hydrate.Render(hydrate.Options{Dir: o.Dir})
+		opts, note := following(hydrate.Options{Dir: o.Dir, Config: "job.yaml"})
+		ov, err := hydrate.Render(opts)
 		if err != nil {
 			return fail(cmd, err)
 		}
@@ -78,6 +76,7 @@ waited for) and the new one applied: a new run.`,
 		if err := ov.Write(); err != nil {
 			return fail(cmd, err)
 		}
+		inform(cmd, note)
 		res, err := apply.Apply(o)
 		if err != nil {
 			return fail(cmd, err)

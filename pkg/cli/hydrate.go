@@ -41,9 +41,12 @@ other line stays. After any edit of job.yaml or mlops.env, run hydrate again.
 
 Before writing, it builds the overlay as kubectl does and compares it with
 mlops-fn run, in this process, as kustomize runs a transformer (after the
-kustomization's own fields); on a difference it writes nothing and prints it. Nothing is written unless every
-folder renders; a folder's component is swapped in one step, and a failure
-puts every folder back. The env file must lie in its folder.
+kustomization's own fields); on a difference it writes nothing and names the
+fields that differ and the entries likely to set them. Nothing is written
+unless every folder renders; a folder's component is swapped in one step, and
+a failure puts every folder back. The base init wrote, while unedited, is
+rewritten for a renamed job or another jobKind as part of the same write.
+The env file must lie in its folder.
 
 With --check nothing is written: the command fails when DIR differs from what
 it would write (CI's drift check).`, hydrate.ComponentDir, patchFiles(),
@@ -73,13 +76,12 @@ it would write (CI's drift check).`, hydrate.ComponentDir, patchFiles(),
 					return fail(cmd, fmt.Errorf("%s is a file; hydrate takes the overlay folder that holds %s and %s: mlops-fn hydrate %s", dir, o.Config, api.DefaultEnvPath, filepath.Dir(dir)))
 				}
 			}
+			notes := make([]string, len(dirs))
 			for i, dir := range dirs {
 				opts := o
 				opts.Dir = dir
 				if !check {
-					if err := follow(cmd, dir, o.Config); err != nil {
-						return fail(cmd, err)
-					}
+					opts, notes[i] = following(opts)
 				}
 				ov, err := hydrate.Render(opts)
 				if err != nil {
@@ -91,6 +93,9 @@ it would write (CI's drift check).`, hydrate.ComponentDir, patchFiles(),
 			if !check {
 				if err := hydrate.WriteAll(overlays); err != nil {
 					return fail(cmd, err)
+				}
+				for _, note := range notes {
+					inform(cmd, note)
 				}
 				return nil
 			}
@@ -112,17 +117,27 @@ it would write (CI's drift check).`, hydrate.ComponentDir, patchFiles(),
 	return cmd
 }
 
-// fail reports err on stderr: results one per line, anything else as is.
-// follow rewrites the skeleton init wrote in dir's base when job.yaml
-// renamed the job or changed its mode (scaffold.Follow), saying so.
-func follow(cmd *cobra.Command, dir, config string) error {
-	note, err := scaffold.Follow(dir, config)
+// following is o with the base init wrote in o.Dir made to follow the job
+// spec when it must (scaffold.Follow), which hydrate writes with the overlay
+// or not at all; note says so, for once it is written ("" when the base
+// stays).
+func following(o hydrate.Options) (opts hydrate.Options, note string) {
+	base := scaffold.Follow(o.Dir, o.Config)
+	if base == nil {
+		return o, ""
+	}
+	o.Folders = base.Folders()
+	return o, base.Note
+}
+
+// inform prints a note, if any, as information.
+func inform(cmd *cobra.Command, note string) {
 	if note != "" {
 		report(cmd.ErrOrStderr(), framework.Results{{Severity: framework.Info, Message: note}})
 	}
-	return err
 }
 
+// fail reports err on stderr: results one per line, anything else as is.
 func fail(cmd *cobra.Command, err error) error {
 	if results, ok := err.(framework.Results); ok {
 		report(cmd.ErrOrStderr(), results)

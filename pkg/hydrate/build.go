@@ -2,11 +2,12 @@ package hydrate
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
-	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -14,6 +15,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/fielddiff"
 )
 
 // build runs kustomize on dir as `kubectl kustomize` and `kubectl apply -k`
@@ -52,57 +54,134 @@ func inFreshSchema(f func() error) error {
 	return f()
 }
 
-// objects keys a build's output by kind, namespace and name, each as YAML
-// with sorted keys: what the API server receives, not comments or field order.
-func objects(nodes []*yaml.RNode) (map[string]string, error) {
-	out := map[string]string{}
+// builtObject is an object of a build as the API server receives it:
+// decoded, without comments or field order.
+type builtObject struct {
+	apiVersion, kind, namespace, name string
+	fields                            map[string]any
+}
+
+// String names the object in messages: MPIJob/resnet50, and its namespace.
+func (o builtObject) String() string {
+	if o.namespace == "" {
+		return o.kind + "/" + o.name
+	}
+	return o.kind + "/" + o.name + " (namespace " + o.namespace + ")"
+}
+
+// objects keys a build's output by kind, namespace and name.
+func objects(nodes []*yaml.RNode) (map[string]builtObject, error) {
+	out := map[string]builtObject{}
 	for _, n := range nodes {
 		m, err := n.Map()
 		if err != nil {
 			return nil, err
 		}
-		b, err := yaml.Marshal(m)
-		if err != nil {
-			return nil, err
-		}
-		out[id(n)] = string(b)
+		out[n.GetKind()+" "+n.GetNamespace()+"/"+n.GetName()] = builtObject{apiVersion: n.GetApiVersion(), kind: n.GetKind(), namespace: n.GetNamespace(), name: n.GetName(), fields: m}
 	}
 	return out, nil
 }
 
-func id(n *yaml.RNode) string {
-	ns := n.GetNamespace()
-	if ns == "" {
-		ns = "(no namespace)"
-	}
-	return n.GetKind() + " " + ns + "/" + n.GetName()
+// objectDiff is how one object differs between two builds: field by field,
+// or, when one build lacks it, one change at the path "", the whole object.
+type objectDiff struct {
+	object  builtObject
+	changes []fielddiff.Change
 }
 
-// difference describes how two builds differ, "" when they do not.
-func difference(want, got []*yaml.RNode) (string, error) {
+// differences lists how two builds differ, object by object in a fixed
+// order (kind, namespace, name); none when they do not.
+func differences(want, got []*yaml.RNode) ([]objectDiff, error) {
 	w, err := objects(want)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	g, err := objects(got)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return cmp.Diff(w, g), nil
+	keys := slices.Collect(maps.Keys(w))
+	for k := range g {
+		if _, ok := w[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	// An object one build lacks is nil there: one change, the whole object.
+	fields := func(o builtObject, ok bool) any {
+		if !ok {
+			return nil
+		}
+		return o.fields
+	}
+	var out []objectDiff
+	for _, k := range keys {
+		wantObject, inWant := w[k]
+		gotObject, inGot := g[k]
+		if changes := fielddiff.Trees("", fields(wantObject, inWant), fields(gotObject, inGot)); len(changes) > 0 {
+			if !inWant {
+				wantObject = gotObject
+			}
+			out = append(out, objectDiff{object: wantObject, changes: changes})
+		}
+	}
+	return out, nil
 }
 
-// stagedBuild builds dir as it will be: files (by name in dir) replaced and,
-// when component is given, the component folder replaced by it.
-func stagedBuild(dir string, files, component map[string][]byte) ([]*yaml.RNode, error) {
+// maxChangesShown bounds the changes a message lists; it counts the rest.
+const maxChangesShown = 4
+
+// describe writes the first changes of diffs, one a line, each with both
+// builds' values after the phrases that name them ("mlops-fn renders", "the
+// kustomization's build gives"), then how many more there are.
+func describe(diffs []objectDiff, want, got string) string {
+	var lines []string
+	more := 0
+	for _, d := range diffs {
+		for _, c := range d.changes {
+			if len(lines) == maxChangesShown {
+				more++
+				continue
+			}
+			where := d.object.String()
+			wantValue, gotValue := fielddiff.Brief(c.Old), fielddiff.Brief(c.New)
+			if c.Path == "" {
+				wantValue, gotValue = presence(c.Old), presence(c.New)
+			} else {
+				where += ": " + c.Path
+			}
+			lines = append(lines, fmt.Sprintf("%s: %s %s, %s %s", where, want, wantValue, got, gotValue))
+		}
+	}
+	if more > 0 {
+		lines = append(lines, fmt.Sprintf("and %d more", more))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// presence writes a whole object's value: there or not.
+func presence(object any) string {
+	if object == nil {
+		return "no such object"
+	}
+	return "the object"
+}
+
+// stagedBuild builds dir as it will be: files (by name in dir) replaced, and
+// each of folders (by path in dir) replaced whole by its files.
+func stagedBuild(dir string, files map[string][]byte, folders map[string]map[string][]byte) ([]*yaml.RNode, error) {
 	s := newStaged()
 	for name, b := range files {
 		s.files[filepath.Join(dir, name)] = b
 	}
-	if component != nil {
-		c := filepath.Join(dir, ComponentDir)
-		s.dirs[c] = true
-		for name, b := range component {
-			s.files[filepath.Join(c, name)] = b
+	for rel, content := range folders {
+		folder := filepath.Join(dir, filepath.FromSlash(rel))
+		if real, err := filepath.EvalSymlinks(folder); err == nil {
+			folder = real // where kustomize, resolving links, reads it
+		}
+		s.dirs[folder] = true
+		for name, b := range content {
+			s.files[filepath.Join(folder, filepath.FromSlash(name))] = b
 		}
 	}
 	return build(s, dir)

@@ -33,7 +33,7 @@ import (
 func (r *rendering) check() error {
 	out := r.out
 	name := filepath.Base(r.kname)
-	hydrated, err := stagedBuild(out.dir, map[string][]byte{name: r.text}, out.Component)
+	hydrated, err := stagedBuild(out.dir, map[string][]byte{name: r.text}, out.replaced())
 	if err != nil {
 		return fmt.Errorf("%s: the hydrated overlay does not build: %w", r.o.Dir, err)
 	}
@@ -41,12 +41,12 @@ func (r *rendering) check() error {
 	if err != nil {
 		return fmt.Errorf("%s: mlops-fn as a kustomize transformer on this kustomization fails, so hydrate writes nothing: %w", r.o.Dir, err)
 	}
-	diff, err := difference(function, hydrated)
+	diffs, err := differences(function, hydrated)
 	if err != nil {
 		return err
 	}
-	if diff != "" {
-		return fmt.Errorf("%s: the hydrated overlay would differ from mlops-fn run as a kustomize transformer on the same kustomization, so hydrate writes nothing (a field of the kustomization that acts after the patches contradicts them?) (-function +hydrated):\n%s", r.o.Dir, diff)
+	if len(diffs) > 0 {
+		return r.contradiction(diffs)
 	}
 	out.built = hydrated
 	return nil
@@ -69,7 +69,7 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, err := stagedBuild(r.out.dir, map[string][]byte{filepath.Base(r.kname): []byte(text)}, nil)
+	items, err := stagedBuild(r.out.dir, map[string][]byte{filepath.Base(r.kname): []byte(text)}, r.out.folders)
 	if err != nil {
 		return nil, err
 	}

@@ -20,9 +20,10 @@ import (
 // The package's files, one job each: render.go, Render's steps; component.go,
 // the component's patches and kustomization; guard.go, the guard;
 // kustomization.go, hydrate's entries in the user's kustomization; check.go,
-// the overlay against the function run in process; build.go, kustomize's
-// builds and the staged file system they read (stagedfs.go); write.go, the
-// all-or-nothing write of every folder; files.go, where files are, and whose.
+// the overlay against the function run in process; contradiction.go, the
+// check's refusal; build.go, kustomize's builds, the staged file system they
+// read (stagedfs.go) and how two builds differ; write.go, the all-or-nothing
+// write of every folder; files.go, where files are, and whose.
 
 // ComponentDir is the folder hydrate writes in the overlay: a kustomize
 // Component with the job's patches, the CRDs' name references and
@@ -54,6 +55,12 @@ type Options struct {
 	// Resources seed a new kustomization.yaml (the base with the skeletons);
 	// an existing kustomization keeps its own.
 	Resources []string
+	// Folders are folders of Dir, by path in it, that hydrate replaces whole
+	// with its own, each by its files (by path in it): the base init wrote,
+	// made to follow the job spec (scaffold.Follow). Render builds and checks
+	// the overlay over them, and Write writes them with it, so a refused run
+	// leaves them as they were.
+	Folders map[string]map[string][]byte
 }
 
 // Overlay is what hydrate writes into a folder.
@@ -64,39 +71,61 @@ type Overlay struct {
 	Kustomization []byte
 	Warnings      framework.Results
 
-	dir               string // the overlay folder, symbolic links resolved
-	kustomizationPath string // the file Kustomization replaces (a link's target)
+	dir               string                       // the overlay folder, symbolic links resolved
+	folders           map[string]map[string][]byte // Options.Folders
+	kustomizationPath string                       // the file Kustomization replaces (a link's target)
 	built             []*yaml.RNode
 	patches           []patchEntry
 	generated         string // the component's file with the generated job
 	// afterStep, when set, is called after each change Write makes on disk
-	// ("stage", "component", "kustomization", "finish"): the tests interrupt
-	// the write there.
+	// ("stage", each of Options.Folders by its path, "component",
+	// "kustomization", "finish"): the tests interrupt the write there.
 	afterStep func(step string)
+}
+
+// replaced are the folders Write replaces whole, by path in the overlay
+// folder: Options.Folders and the component.
+func (out *Overlay) replaced() map[string]map[string][]byte {
+	all := map[string]map[string][]byte{ComponentDir: out.Component}
+	maps.Copy(all, out.folders)
+	return all
 }
 
 // Stale lists what differs from what Render computed: the drift check.
 func (out *Overlay) Stale() []string {
 	var stale []string
-	c := filepath.Join(out.dir, ComponentDir)
-	_ = filepath.WalkDir(c, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil
-		}
-		rel, _ := filepath.Rel(c, p)
-		if _, ok := out.Component[filepath.ToSlash(rel)]; !ok {
-			stale = append(stale, path.Join(ComponentDir, filepath.ToSlash(rel)))
-		}
-		return nil
-	})
-	for _, name := range slices.Sorted(maps.Keys(out.Component)) {
-		have, err := os.ReadFile(filepath.Join(c, filepath.FromSlash(name)))
-		if err != nil || !bytes.Equal(have, out.Component[name]) {
-			stale = append(stale, path.Join(ComponentDir, name))
-		}
+	replaced := out.replaced()
+	for _, rel := range slices.Sorted(maps.Keys(replaced)) {
+		stale = append(stale, staleIn(filepath.Join(out.dir, filepath.FromSlash(rel)), rel, replaced[rel])...)
 	}
 	if out.Kustomization != nil {
 		stale = append(stale, filepath.Base(out.kustomizationPath))
+	}
+	return stale
+}
+
+// staleIn lists, by path in the overlay, the files of folder (rel in the
+// overlay) that are not files or differ: extra ones, then missing or changed.
+func staleIn(folder, rel string, files map[string][]byte) []string {
+	var stale []string
+	if real, err := filepath.EvalSymlinks(folder); err == nil {
+		folder = real
+	}
+	_ = filepath.WalkDir(folder, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		name, _ := filepath.Rel(folder, p)
+		if _, ok := files[filepath.ToSlash(name)]; !ok {
+			stale = append(stale, path.Join(rel, filepath.ToSlash(name)))
+		}
+		return nil
+	})
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		have, err := os.ReadFile(filepath.Join(folder, filepath.FromSlash(name)))
+		if err != nil || !bytes.Equal(have, files[name]) {
+			stale = append(stale, path.Join(rel, name))
+		}
 	}
 	return stale
 }

@@ -66,6 +66,15 @@ func overlay(t *testing.T, testCase string) (root string, skeleton *yaml.RNode) 
 	return root, skeleton
 }
 
+// difference describes how two builds differ, "" when they do not.
+func difference(want, got []*yaml.RNode) (string, error) {
+	diffs, err := differences(want, got)
+	if err != nil || len(diffs) == 0 {
+		return "", err
+	}
+	return describe(diffs, "the first build gives", "the second"), nil
+}
+
 // hydrateDir runs hydrate on dir and writes what it renders.
 func hydrateDir(t *testing.T, dir string) {
 	t.Helper()

@@ -29,7 +29,7 @@ func TestKillChild(t *testing.T) {
 	if *killAt == 0 {
 		t.Skip("the child process of TestKillAtEveryStep")
 	}
-	ov, err := Render(Options{Dir: *killDir})
+	ov, err := Render(following(*killDir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,28 +56,44 @@ func withoutTemporaries(files map[string]string) map[string]string {
 }
 
 // TestKillAtEveryStep: hydrate killed with SIGKILL after any step of its
-// write leaves the folder as before or as after; only between the two steps
-// of a write that changes hydrate's kustomization entries may it be neither,
-// and then the overlay refuses to build, saying to run hydrate. The next run
-// leaves no temporary file and gives the same folder as an uninterrupted run.
+// write leaves the folder as before or as after; only between the steps of a
+// write that changes hydrate's kustomization entries, or the base init wrote
+// with the component, may it be neither, and then the overlay refuses to
+// build, saying to run hydrate (after a rename, in kustomize's words: the
+// guard's inputs it no longer finds). The next run leaves no temporary file and
+// gives the same folder as an uninterrupted run.
 func TestKillAtEveryStep(t *testing.T) {
+	hydrated := func(t *testing.T) string {
+		root, _ := overlay(t, "multi-node-nonroot")
+		return root
+	}
 	for _, c := range []struct {
 		name string
+		// root makes the tree, edit edits its folder overlay.
+		root func(t *testing.T) string
 		edit func(t *testing.T, dir string)
 	}{
-		{"a value", func(t *testing.T, dir string) {
+		{"a value", hydrated, func(t *testing.T, dir string) {
 			env, _ := os.ReadFile(filepath.Join(dir, "mlops.env"))
 			write(t, filepath.Join(dir, "mlops.env"), strings.Replace(string(env), "WORKERS=2", "WORKERS=5", 1))
 		}},
-		{"another env file", func(t *testing.T, dir string) {
+		{"another env file", hydrated, func(t *testing.T, dir string) {
 			env, _ := os.ReadFile(filepath.Join(dir, "mlops.env"))
 			write(t, filepath.Join(dir, "site.env"), strings.Replace(string(env), "WORKERS=2", "WORKERS=6", 1))
 			job, _ := os.ReadFile(filepath.Join(dir, "job.yaml"))
 			write(t, filepath.Join(dir, "job.yaml"), string(job)+"  envFile: {path: site.env}\n")
 		}},
+		{"a job of init's renamed", func(t *testing.T) string {
+			root := t.TempDir()
+			initFolder(t, filepath.Join(root, "overlay"), "job")
+			return root
+		}, func(t *testing.T, dir string) {
+			job, _ := os.ReadFile(filepath.Join(dir, "job.yaml"))
+			write(t, filepath.Join(dir, "job.yaml"), strings.Replace(string(job), "\n  name: job\n", "\n  name: renamed\n", 1))
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			base, _ := overlay(t, "multi-node-nonroot")
+			base := c.root(t)
 			c.edit(t, filepath.Join(base, "overlay"))
 			before := snapshot(t, base)
 
@@ -85,7 +101,7 @@ func TestKillAtEveryStep(t *testing.T) {
 			done := t.TempDir()
 			copyTree(t, base, done)
 			var steps []string
-			ov, err := Render(Options{Dir: filepath.Join(done, "overlay")})
+			ov, err := Render(following(filepath.Join(done, "overlay")))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,14 +125,15 @@ func TestKillAtEveryStep(t *testing.T) {
 				now := withoutTemporaries(snapshot(t, root))
 				switch {
 				case cmp.Equal(now, before), cmp.Equal(now, after):
-				case steps[n-1] == "component" && n < len(steps) && steps[n] == "kustomization":
-					if _, err := stagedBuild(dir, nil, nil); err == nil || !strings.Contains(err.Error(), "run mlops-fn hydrate on this folder") {
-						t.Errorf("killed between the component and the kustomization: want a build that says to run hydrate, got %v", err)
+				case n < len(steps) && (steps[n-1] == "component" && steps[n] == "kustomization" || steps[n-1] == "base" && steps[n] == "component"):
+					// After a rename, kustomize's words: the guard's inputs under the new name.
+					if _, err := stagedBuild(dir, nil, nil); err == nil || !strings.Contains(err.Error(), "run mlops-fn hydrate on this folder") && !strings.Contains(err.Error(), "renamed-mlops-fn-inputs.[noNs]:data") {
+						t.Errorf("killed between the %s and the %s: want a build that says to run hydrate, got %v", steps[n-1], steps[n], err)
 					}
 				default:
 					t.Errorf("killed after step %d (%s): the folder is neither as before nor as after (-after +now):\n%s", n, steps[n-1], cmp.Diff(after, now))
 				}
-				ov, err := Render(Options{Dir: dir})
+				ov, err := Render(following(dir))
 				if err == nil {
 					err = ov.Write()
 				}

@@ -103,7 +103,12 @@ func (r *rendering) readSpec() error {
 		return err
 	}
 	r.header = fmt.Sprintf(Header, o.Config, r.envFile)
-	r.out = &Overlay{Component: map[string][]byte{}, Warnings: resolved.Warnings, dir: dir}
+	for rel := range o.Folders {
+		if !filepath.IsLocal(rel) || filepath.Clean(rel) == ComponentDir {
+			return fmt.Errorf("hydrate cannot replace %s: accepted: a folder in %s other than %s", rel, o.Dir, ComponentDir)
+		}
+	}
+	r.out = &Overlay{Component: map[string][]byte{}, Warnings: resolved.Warnings, dir: dir, folders: o.Folders}
 	return nil
 }
 
@@ -162,7 +167,7 @@ func (r *rendering) buildBase() error {
 	if err != nil {
 		return err
 	}
-	items, err := stagedBuild(r.out.dir, map[string][]byte{filepath.Base(r.kname): []byte(preText)}, nil)
+	items, err := stagedBuild(r.out.dir, map[string][]byte{filepath.Base(r.kname): []byte(preText)}, r.out.folders)
 	if err != nil {
 		return fmt.Errorf("%s: building the base: %w", r.o.Dir, err)
 	}

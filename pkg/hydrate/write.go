@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,7 +30,10 @@ func (o *Overlay) Write() error { return WriteAll([]*Overlay{o}) }
 // the staged one, then the kustomization, when hydrate's entries in it
 // changed (a rename, a namespace, another env file: rare). A process killed
 // between the two leaves an overlay whose guard refuses to build (its token
-// names the other kustomization) until the next hydrate. After the renames
+// names the other kustomization) until the next hydrate. Options.Folders
+// (the base init wrote, following a renamed job) are swapped in before the
+// component: killed in between, the old guard refuses the edited job spec.
+// After the renames
 // each folder is built again from disk and must equal what Render built, or
 // every folder is put back as it was.
 func WriteAll(overlays []*Overlay) error {
@@ -81,44 +85,61 @@ func WriteAll(overlays []*Overlay) error {
 
 // stagedOverlay is one folder's write in progress.
 type stagedOverlay struct {
-	o          *Overlay
-	component  string // the staged component folder; after the swap, the old one
-	swapped    bool   // the component folder is in place
-	created    bool   // there was no component folder before
+	o *Overlay
+	// folders are swapped in this order: Options.Folders, then the
+	// component, whose guard refuses the build until the last step.
+	folders    []*folderSwap
 	kustTemp   string // the staged kustomization
 	oldKust    []byte // the kustomization before, to put back
 	oldMode    fs.FileMode
 	kustPlaced bool
 }
 
-// stage removes what an interrupted run left, then writes the new component
-// folder and kustomization under temporary names beside their destinations.
+// folderSwap replaces one folder whole: the new one is staged under a
+// temporary name beside it, then swapped with it in one step.
+type folderSwap struct {
+	dest    string // the folder replaced (a symbolic link's target)
+	step    string // its name for afterStep
+	staged  string // the staged folder; after the swap, the old one
+	swapped bool   // the new folder is in place
+	created bool   // there was no folder before
+}
+
+// stage removes what an interrupted run left, then writes the new folders
+// and kustomization under temporary names beside their destinations.
 func (o *Overlay) stage() (*stagedOverlay, error) {
 	s := &stagedOverlay{o: o}
-	kdir := filepath.Dir(o.kustomizationPath)
-	for _, dir := range []string{o.dir, kdir} {
+	replaced := o.replaced()
+	order := slices.Sorted(maps.Keys(o.folders))
+	order = append(order, ComponentDir)
+	dests := map[string]string{}
+	leftovers := []string{o.dir, filepath.Dir(o.kustomizationPath)}
+	for _, rel := range order {
+		dest, err := folderAt(filepath.Join(o.dir, filepath.FromSlash(rel)), rel == ComponentDir)
+		if err != nil {
+			return nil, err
+		}
+		dests[rel] = dest
+		leftovers = append(leftovers, filepath.Dir(dest))
+	}
+	// All before any staging: a staged folder has a leftover's name.
+	slices.Sort(leftovers)
+	for _, dir := range slices.Compact(leftovers) {
 		if err := removeLeftovers(dir); err != nil {
 			return nil, err
 		}
 	}
-	if info, err := os.Lstat(filepath.Join(o.dir, ComponentDir)); err == nil && !info.IsDir() {
-		return nil, fmt.Errorf("%s is not a folder; accepted: the folder mlops-fn hydrate writes, or nothing there", filepath.Join(o.dir, ComponentDir))
-	}
-	dir, err := os.MkdirTemp(o.dir, tempPrefix+"component-")
-	if err != nil {
-		return nil, err
-	}
-	s.component = dir
-	if err := os.Chmod(dir, 0o755); err != nil {
-		s.cleanup()
-		return nil, err
-	}
-	for name, data := range o.Component {
-		file := filepath.Join(dir, filepath.FromSlash(name))
-		if err := errors.Join(os.MkdirAll(filepath.Dir(file), 0o755), os.WriteFile(file, data, 0o644)); err != nil {
+	for _, rel := range order {
+		step := rel
+		if rel == ComponentDir {
+			step = "component"
+		}
+		f, err := stageFolder(dests[rel], replaced[rel], step)
+		if err != nil {
 			s.cleanup()
 			return nil, err
 		}
+		s.folders = append(s.folders, f)
 	}
 	if o.Kustomization == nil {
 		o.step("stage")
@@ -132,12 +153,64 @@ func (o *Overlay) stage() (*stagedOverlay, error) {
 			return nil, err
 		}
 	}
-	if s.kustTemp, err = writeTemp(kdir, "kustomization-", o.Kustomization, s.oldMode); err != nil {
+	var err error
+	if s.kustTemp, err = writeTemp(filepath.Dir(o.kustomizationPath), "kustomization-", o.Kustomization, s.oldMode); err != nil {
 		s.cleanup()
 		return nil, err
 	}
 	o.step("stage")
 	return s, nil
+}
+
+// folderAt is the folder a swap replaces at path: path, or the folder a
+// symbolic link there names (the link stays); the component's own folder
+// may be no link.
+func folderAt(path string, component bool) (string, error) {
+	info, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return path, nil
+	case err != nil:
+		return "", err
+	case info.Mode()&fs.ModeSymlink != 0 && !component:
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return "", err
+		}
+		if info, err = os.Stat(real); err != nil {
+			return "", err
+		}
+		path = real
+	}
+	if !info.IsDir() {
+		return "", fmt.Errorf("%s is not a folder; accepted: the folder mlops-fn hydrate writes, or nothing there", path)
+	}
+	return path, nil
+}
+
+// stageFolder writes files into a new folder beside dest, with dest's mode.
+func stageFolder(dest string, files map[string][]byte, step string) (*folderSwap, error) {
+	mode := fs.FileMode(0o755)
+	if info, err := os.Stat(dest); err == nil {
+		mode = info.Mode().Perm()
+	}
+	dir, err := os.MkdirTemp(filepath.Dir(dest), tempPrefix+filepath.Base(dest)+"-")
+	if err != nil {
+		return nil, err
+	}
+	f := &folderSwap{dest: dest, step: step, staged: dir}
+	if err := os.Chmod(dir, mode); err != nil {
+		f.cleanup()
+		return nil, err
+	}
+	for name, data := range files {
+		file := filepath.Join(dir, filepath.FromSlash(name))
+		if err := errors.Join(os.MkdirAll(filepath.Dir(file), 0o755), os.WriteFile(file, data, 0o644)); err != nil {
+			f.cleanup()
+			return nil, err
+		}
+	}
+	return f, nil
 }
 
 func writeTemp(dir, name string, data []byte, mode fs.FileMode) (string, error) {
@@ -169,21 +242,14 @@ func removeLeftovers(dir string) error {
 	return nil
 }
 
-// commit puts the staged folder and kustomization in place.
+// commit puts the staged folders and kustomization in place.
 func (s *stagedOverlay) commit() error {
-	dest := filepath.Join(s.o.dir, ComponentDir)
-	if exists(dest) {
-		if err := exchange(s.component, dest); err != nil {
-			return fmt.Errorf("%s: swapping in the new folder: %w", dest, err)
-		}
-	} else {
-		if err := os.Rename(s.component, dest); err != nil {
+	for _, f := range s.folders {
+		if err := f.commit(); err != nil {
 			return err
 		}
-		s.created = true
+		s.o.step(f.step)
 	}
-	s.swapped = true
-	s.o.step("component")
 	if s.kustTemp != "" {
 		if err := os.Rename(s.kustTemp, s.o.kustomizationPath); err != nil {
 			return err
@@ -194,18 +260,34 @@ func (s *stagedOverlay) commit() error {
 	return nil
 }
 
+// commit swaps the staged folder in, or renames it into place.
+func (f *folderSwap) commit() error {
+	if exists(f.dest) {
+		if err := exchange(f.staged, f.dest); err != nil {
+			return fmt.Errorf("%s: swapping in the new folder: %w", f.dest, err)
+		}
+	} else {
+		if err := os.Rename(f.staged, f.dest); err != nil {
+			return err
+		}
+		f.created = true
+	}
+	f.swapped = true
+	return nil
+}
+
 // verify builds the folder from disk: it must be what Render built and checked.
 func (s *stagedOverlay) verify() error {
 	got, err := stagedBuild(s.o.dir, nil, nil)
 	if err != nil {
 		return fmt.Errorf("%s: the written overlay does not build: %w", s.o.dir, err)
 	}
-	diff, err := difference(s.o.built, got)
+	diffs, err := differences(s.o.built, got)
 	if err != nil {
 		return err
 	}
-	if diff != "" {
-		return fmt.Errorf("%s: the written overlay builds differently from the one hydrate checked (-checked +written):\n%s", s.o.dir, diff)
+	if len(diffs) > 0 {
+		return fmt.Errorf("%s: the written overlay builds differently from the one hydrate checked:\n%s", s.o.dir, describe(diffs, "hydrate checked", "the written folder builds"))
 	}
 	return nil
 }
@@ -222,30 +304,45 @@ func (s *stagedOverlay) undo() error {
 			errs = append(errs, os.Rename(tmp, s.o.kustomizationPath))
 		}
 	}
-	dest := filepath.Join(s.o.dir, ComponentDir)
-	switch {
-	case s.swapped && s.created:
-		errs = append(errs, os.Rename(dest, s.component))
-	case s.swapped:
-		errs = append(errs, exchange(s.component, dest))
+	for _, f := range slices.Backward(s.folders) {
+		errs = append(errs, f.undo())
 	}
-	s.swapped = false
 	return errors.Join(errs...)
 }
 
-// finish ends a folder's write; the old component folder goes in cleanup.
+// undo puts the old folder back, if the new one is in place.
+func (f *folderSwap) undo() error {
+	var err error
+	switch {
+	case f.swapped && f.created:
+		err = os.Rename(f.dest, f.staged)
+	case f.swapped:
+		err = exchange(f.staged, f.dest)
+	}
+	f.swapped = false
+	return err
+}
+
+// finish ends a folder's write; the old folders go in cleanup.
 func (s *stagedOverlay) finish() error {
 	s.o.step("finish")
 	return nil
 }
 
-// cleanup removes the staged (or, after the swap, the old) component folder
-// and an unplaced kustomization.
+// cleanup removes the staged (or, after the swaps, the old) folders and an
+// unplaced kustomization.
 func (s *stagedOverlay) cleanup() {
-	if s.component != "" && (!s.swapped || !s.created) {
-		_ = os.RemoveAll(s.component)
+	for _, f := range s.folders {
+		f.cleanup()
 	}
 	if s.kustTemp != "" {
 		_ = os.Remove(s.kustTemp)
+	}
+}
+
+// cleanup removes the staged folder, or after the swap the old one.
+func (f *folderSwap) cleanup() {
+	if !f.swapped || !f.created {
+		_ = os.RemoveAll(f.staged)
 	}
 }

@@ -4,10 +4,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mlops-fn/mlops-fn/internal/testutil"
+	"github.com/mlops-fn/mlops-fn/pkg/scaffold"
 )
 
 // TestEnvFileMustBeInsideTheOverlay: kubectl's kustomize reads only files in
@@ -293,20 +297,7 @@ func replaceByFolder(t *testing.T, path string) {
 // snapshot maps every path under root to its content (folders to "folder").
 func snapshot(t *testing.T, root string) map[string]string {
 	t.Helper()
-	files := map[string]string{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		if d.IsDir() {
-			files[rel] = "folder"
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		files[rel] = string(data)
-		return err
-	})
+	files, err := testutil.Snapshot(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,4 +384,122 @@ func TestSymlinkedKustomizationStaysALink(t *testing.T) {
 		t.Errorf("the link's target did not get the component entry (%d bytes):\n%s", len(k), k)
 	}
 	kustomize(t, dir)
+}
+
+// initFolder writes dir as mlops-fn init does for a job named name, hydrated.
+func initFolder(t *testing.T, dir, name string) {
+	t.Helper()
+	files, err := scaffold.Files(scaffold.Options{Name: name, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = scaffold.Write(dir, files, func(staged string) error {
+		ov, err := Render(Options{Dir: staged, Resources: []string{scaffold.BaseDir}})
+		if err != nil {
+			return err
+		}
+		return ov.Write()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// following is Options for dir as the command passes them: with the base
+// init wrote made to follow the job spec, when it must.
+func following(dir string) Options {
+	o := Options{Dir: dir}
+	if base := scaffold.Follow(dir, "job.yaml"); base != nil {
+		o.Folders = base.Folders()
+	}
+	return o
+}
+
+// renamedInit is a folder of init's whose job.yaml renames the job to name,
+// and the Options that make its base follow.
+func renamedInit(t *testing.T, name string) (dir string, o Options) {
+	t.Helper()
+	dir = filepath.Join(t.TempDir(), "job")
+	initFolder(t, dir, "job")
+	spec, _ := os.ReadFile(filepath.Join(dir, "job.yaml"))
+	write(t, filepath.Join(dir, "job.yaml"), strings.Replace(string(spec), "\n  name: job\n", "\n  name: "+name+"\n", 1))
+	if o = following(dir); o.Folders == nil {
+		t.Fatalf("%s: the base init wrote does not follow the renamed job", dir)
+	}
+	return dir, o
+}
+
+// TestFollowedBaseGoesWithTheOverlay: the base init wrote, made to follow a
+// renamed job (Options.Folders), is built and checked with the overlay and
+// written with it, all or nothing: a refused Render leaves every file as it
+// was, a write undone after the base was swapped in puts it back, and a
+// write that succeeds leaves the base renamed and nothing stale.
+func TestFollowedBaseGoesWithTheOverlay(t *testing.T) {
+	dir, o := renamedInit(t, "renamed")
+	contradiction := "- target: {kind: MPIJob}\n  patch: |\n    - op: replace\n      path: /spec/mpiReplicaSpecs/Worker/replicas\n      value: 9\n"
+	k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+	write(t, filepath.Join(dir, "kustomization.yaml"), string(k)+contradiction)
+	before := snapshot(t, dir)
+	if _, err := Render(o); err == nil || !strings.Contains(err.Error(), "MPIJob/renamed: spec.mpiReplicaSpecs.Worker.replicas") {
+		t.Errorf("a patch contradicting mlops-fn's over the renamed base: want the check's refusal, got %v", err)
+	}
+	if diff := cmp.Diff(before, snapshot(t, dir)); diff != "" {
+		t.Errorf("the refused run changed files (-before +after):\n%s", diff)
+	}
+	write(t, filepath.Join(dir, "kustomization.yaml"), string(k))
+
+	// Two overlays; the second fails once the first, base included, is in place.
+	other, otherOptions := renamedInit(t, "other")
+	before, otherBase := snapshot(t, dir), snapshot(t, filepath.Join(other, "base"))
+	first, err := Render(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := Render(otherOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []string
+	first.afterStep = func(s string) { steps = append(steps, s) }
+	second.afterStep = func(s string) {
+		if s == "base" {
+			replaceByFolder(t, filepath.Join(other, "kustomization.yaml"))
+		}
+	}
+	if err := WriteAll([]*Overlay{first, second}); err == nil || !strings.Contains(err.Error(), "every folder is as it was") {
+		t.Fatalf("error %v; want one that says every folder is as it was", err)
+	}
+	if !slices.Contains(steps, "base") {
+		t.Errorf("the base was not swapped in before the failure (steps %v): the test means nothing", steps)
+	}
+	if diff := cmp.Diff(before, snapshot(t, dir)); diff != "" {
+		t.Errorf("%s is not as it was (-before +after):\n%s", dir, diff)
+	}
+	if diff := cmp.Diff(otherBase, snapshot(t, filepath.Join(other, "base"))); diff != "" {
+		t.Errorf("%s's base is not as it was (-before +after):\n%s", other, diff)
+	}
+
+	ov, err := Render(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stale := ov.Stale(); !slices.Contains(stale, "base/mpijob.yaml") {
+		t.Errorf("Stale before the write: want base/mpijob.yaml among %v", stale)
+	}
+	if err := ov.Write(); err != nil {
+		t.Fatal(err)
+	}
+	if skeleton, _ := os.ReadFile(filepath.Join(dir, "base", "mpijob.yaml")); !strings.Contains(string(skeleton), "\n  name: renamed\n") {
+		t.Errorf("the base's skeleton is not renamed:\n%s", skeleton)
+	}
+	again := following(dir)
+	if again.Folders != nil {
+		t.Errorf("after the write the base still has to follow the job")
+	}
+	if ov, err = Render(again); err != nil {
+		t.Fatal(err)
+	}
+	if stale := ov.Stale(); len(stale) > 0 {
+		t.Errorf("the next run finds stale files: %v", stale)
+	}
 }

@@ -100,77 +100,87 @@ spec:
 		return nil, err
 	}
 	for name, b := range baseFiles(skeleton, kind) {
-		files[name] = b
+		files[filepath.Join(BaseDir, name)] = b
 	}
 	return files, nil
 }
 
-// baseFiles are the base init writes for a skeleton of kind.
+// baseFiles are the base init writes for a skeleton of kind, by name in BaseDir.
 func baseFiles(skeleton []byte, kind string) map[string][]byte {
 	name := strings.ToLower(kind) + ".yaml"
 	return map[string][]byte{
-		filepath.Join(BaseDir, name):                 skeleton,
-		filepath.Join(BaseDir, "kustomization.yaml"): []byte(baseKustomization + name + "\n"),
+		name:                 skeleton,
+		"kustomization.yaml": []byte(baseKustomization + name + "\n"),
 	}
 }
 
 const baseKustomization = "# The job's skeleton: the overlay above patches it (mlops-fn hydrate).\nresources:\n- "
 
-// Follow makes the base of a folder init wrote follow its job spec: when
-// job.yaml (config, in dir) names the job otherwise or changes its mode,
-// and dir/base is still the skeleton init wrote (its header's fingerprint
-// matches it, the base's kustomization is init's), it rewrites that skeleton
-// for the new ones and says so. Any other base, or a spec that does not resolve, it leaves to hydrate,
-// which names what differs.
-func Follow(dir, config string) (string, error) {
+// NewBase is the base a folder init wrote needs to follow its job spec.
+type NewBase struct {
+	// Files replace BaseDir whole: its files, by name in it.
+	Files map[string][]byte
+	// Note says what changed, once the files are written.
+	Note string
+}
+
+// Folders are the new base as hydrate.Options.Folders takes it: BaseDir,
+// replaced whole.
+func (b *NewBase) Folders() map[string]map[string][]byte {
+	return map[string]map[string][]byte{BaseDir: b.Files}
+}
+
+// Follow is the new base of a folder init wrote, nil when it keeps its own:
+// when job.yaml (config, in dir) names the job otherwise or changes its
+// mode, and dir/base is still the skeleton init wrote (its header's
+// fingerprint matches it, the base's kustomization is init's), the skeleton
+// for the new ones. It writes nothing: hydrate writes the new base with the
+// overlay, all or nothing. Any other base, or a spec that does not resolve,
+// it leaves to hydrate, which names what differs.
+func Follow(dir, config string) *NewBase {
 	base := filepath.Join(dir, BaseDir)
 	entries, err := os.ReadDir(base)
 	if err != nil || len(entries) != 2 {
-		return "", nil
+		return nil
 	}
 	k, err := os.ReadFile(filepath.Join(base, "kustomization.yaml"))
 	if err != nil || !strings.HasPrefix(string(k), baseKustomization) {
-		return "", nil
+		return nil
 	}
 	file := strings.TrimSuffix(strings.TrimPrefix(string(k), baseKustomization), "\n")
 	old, err := os.ReadFile(filepath.Join(base, file))
 	if err != nil || string(k) != baseKustomization+file+"\n" {
-		return "", nil
+		return nil
 	}
 	m := skeletonHeader.FindSubmatch(old)
 	if m == nil || fingerprint(string(old[len(m[0]):])) != string(m[3]) {
-		return "", nil // not init's, or edited since: the user's base
+		return nil // not init's, or edited since: the user's base
 	}
 	oldKind, oldName := string(m[1]), string(m[2])
 	if file != strings.ToLower(oldKind)+".yaml" {
-		return "", nil
+		return nil
 	}
 	spec, err := os.ReadFile(filepath.Join(dir, config))
 	if err != nil {
-		return "", nil
+		return nil
 	}
 	envText, err := os.ReadFile(filepath.Join(dir, "mlops.env"))
 	if err != nil {
-		return "", nil
+		return nil
 	}
 	skeleton, kind, err := skeletonOf(map[string][]byte{"job.yaml": spec, "mlops.env": envText}, dir)
 	if err != nil {
-		return "", nil // hydrate says what is wrong with the spec
+		return nil // hydrate says what is wrong with the spec
 	}
 	n := skeletonHeader.FindSubmatch(skeleton)
 	if n == nil || (string(n[1]) == oldKind && string(n[2]) == oldName) {
-		return "", nil // the same job: hydrate patches it
+		return nil // the same job: hydrate patches it
 	}
-	if err := os.Remove(filepath.Join(base, file)); err != nil {
-		return "", err
+	return &NewBase{
+		Files: baseFiles(skeleton, kind),
+		Note: fmt.Sprintf("%s: the skeleton init wrote, %s/%s, follows %s: now %s/%s (%s)", base, oldKind, oldName,
+			filepath.Join(dir, config), n[1], n[2], filepath.Join(base, strings.ToLower(kind)+".yaml")),
 	}
-	for name, b := range baseFiles(skeleton, kind) {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			return "", err
-		}
-	}
-	return fmt.Sprintf("%s: the skeleton init wrote, %s/%s, follows %s: now %s/%s (%s)", base, oldKind, oldName,
-		filepath.Join(dir, config), n[1], n[2], filepath.Join(base, strings.ToLower(kind)+".yaml")), nil
 }
 
 // flowList writes a YAML flow list, each item quoted where YAML needs it.

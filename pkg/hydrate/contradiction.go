@@ -1,0 +1,231 @@
+package hydrate
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/resid"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/mlops-fn/mlops-fn/pkg/fielddiff"
+)
+
+// afterThePatches is what of a kustomization kustomize applies after
+// mlops-fn's component, as a message lists it.
+const afterThePatches = "patches:, patchesStrategicMerge:, patchesJson6902:, replacements:, replicas:, images:, labels:, commonLabels:, commonAnnotations:, transformers:, components listed after " + ComponentDir
+
+// contradiction is the check's error: the fields where the overlay's build
+// and the function's run differ, and the entries of the kustomization that
+// likely set them.
+func (r *rendering) contradiction(diffs []objectDiff) error {
+	kfile := filepath.Join(r.o.Dir, filepath.Base(r.kname))
+	cause := fmt.Sprintf("%s has no entry that acts after mlops-fn's patches (%s) and names what differs", kfile, afterThePatches)
+	if found := r.suspects(diffs); len(found) > 0 {
+		cause = fmt.Sprintf("likely cause, in %s after mlops-fn's patches: %s", kfile, strings.Join(found, "; "))
+	}
+	return fmt.Errorf("%s: the hydrated overlay would differ from mlops-fn run as a kustomize transformer on the same kustomization, so hydrate writes nothing:\n%s\n%s; accepted: entries there that leave what mlops-fn renders as it renders it (set such a value in %s or %s instead)",
+		r.o.Dir, describe(diffs, "mlops-fn renders", "the kustomization's build gives"), cause, r.configPath, filepath.Join(r.o.Dir, r.envFile))
+}
+
+// suspects are the entries of the kustomization, acting after mlops-fn's
+// patches, that may set what differs: a patch or replacement aimed at an
+// object that differs, replicas:, images: or a label where such a field
+// differs, and what hydrate cannot look into (transformers:, a component
+// listed after mlops-fn's), in the kustomization's order.
+func (r *rendering) suspects(diffs []objectDiff) []string {
+	text, err := r.k.String()
+	if err != nil {
+		return nil
+	}
+	var k types.Kustomization
+	if err := sigsyaml.Unmarshal([]byte(text), &k); err != nil {
+		return nil
+	}
+	changed := func(differs func(fielddiff.Change) bool) bool {
+		return slices.ContainsFunc(diffs, func(d objectDiff) bool { return slices.ContainsFunc(d.changes, differs) })
+	}
+	var found []string
+	for _, field := range []struct {
+		name    string
+		patches []types.Patch
+	}{{"patches", k.Patches}, {"patchesJson6902", k.PatchesJson6902}, {"patchesStrategicMerge", strategicMerge(k.PatchesStrategicMerge)}} { //nolint:staticcheck // users still write them, and kustomize v5 applies them
+		for _, p := range field.patches {
+			if path.Clean(p.Path) == listedPath {
+				continue // hydrate's own, which tests a mark
+			}
+			if what := r.patchSuspect(p, diffs, k); what != "" {
+				found = append(found, field.name+": "+what)
+			}
+		}
+	}
+	for _, rf := range k.Replacements {
+		if rf.Path != "" || slices.ContainsFunc(rf.Targets, func(t *types.TargetSelector) bool {
+			return t.Select != nil && slices.ContainsFunc(diffs, func(d objectDiff) bool { return selects(t.Select, d.object, k) })
+		}) {
+			found = append(found, "replacements: the entry with "+replacementText(rf))
+		}
+	}
+	for _, rep := range k.Replicas {
+		if slices.ContainsFunc(diffs, func(d objectDiff) bool {
+			return slices.Contains(names(d.object, k), rep.Name) && slices.ContainsFunc(d.changes, func(c fielddiff.Change) bool { return strings.HasSuffix(c.Path, ".replicas") })
+		}) {
+			found = append(found, "replicas: "+rep.Name)
+		}
+	}
+	for _, img := range k.Images {
+		if changed(func(c fielddiff.Change) bool {
+			return strings.HasSuffix(c.Path, ".image") && (imageOf(c.Old, img.Name) || imageOf(c.New, img.Name))
+		}) {
+			found = append(found, "images: "+img.Name)
+		}
+	}
+	labels := map[string]string{}
+	for _, l := range k.Labels {
+		maps.Copy(labels, l.Pairs)
+	}
+	for _, field := range []struct {
+		name, in string // the kustomization's field, the object's
+		pairs    map[string]string
+	}{{"labels", "labels", labels}, {"commonLabels", "labels", k.CommonLabels}, {"commonAnnotations", "annotations", k.CommonAnnotations}} { //nolint:staticcheck // as commonLabels: is written
+		for _, key := range slices.Sorted(maps.Keys(field.pairs)) {
+			if changed(func(c fielddiff.Change) bool { return strings.HasSuffix(c.Path, fielddiff.Join(field.in, key)) }) {
+				found = append(found, field.name+": "+key)
+			}
+		}
+	}
+	for _, t := range k.Transformers {
+		found = append(found, "transformers: "+t)
+	}
+	if i := slices.IndexFunc(k.Components, func(c string) bool { return path.Clean(c) == ComponentDir }); i >= 0 {
+		for _, c := range k.Components[i+1:] {
+			found = append(found, "components: "+c)
+		}
+	}
+	return found
+}
+
+// strategicMerge are patchesStrategicMerge's entries as patches: a file's
+// path, or a patch written inline (a line break or a colon).
+func strategicMerge(entries []types.PatchStrategicMerge) []types.Patch {
+	var out []types.Patch
+	for _, e := range entries {
+		if strings.ContainsAny(string(e), "\n:") {
+			out = append(out, types.Patch{Patch: string(e)})
+		} else {
+			out = append(out, types.Patch{Path: string(e)})
+		}
+	}
+	return out
+}
+
+// patchSuspect names a patch entry that may set what differs, "" for one
+// that cannot: aimed by its target at an object that differs, or, without
+// one, naming such an object itself.
+func (r *rendering) patchSuspect(p types.Patch, diffs []objectDiff, k types.Kustomization) string {
+	named := ""
+	if p.Target != nil {
+		if !slices.ContainsFunc(diffs, func(d objectDiff) bool { return selects(p.Target, d.object, k) }) {
+			return ""
+		}
+	} else {
+		var readable bool
+		if named, readable = r.patchNames(p, diffs, k); named == "" && readable {
+			return ""
+		}
+	}
+	switch {
+	case p.Path != "":
+		return "the entry with path " + p.Path
+	case p.Target != nil:
+		return "the entry with target " + selectorText(p.Target)
+	case named != "":
+		return "the inline patch of " + named
+	}
+	return "an inline patch"
+}
+
+// patchNames is the first differing object that a patch without a target (a
+// strategic merge, which names its objects itself) names, "" for none;
+// readable is false when its file or text does not read here, so it may
+// name any.
+func (r *rendering) patchNames(p types.Patch, diffs []objectDiff, k types.Kustomization) (named string, readable bool) {
+	text := []byte(p.Patch)
+	if p.Path != "" {
+		var err error
+		if text, err = os.ReadFile(filepath.Join(r.o.Dir, p.Path)); err != nil {
+			return "", false
+		}
+	}
+	docs, err := kio.FromBytes(text)
+	if err != nil {
+		return "", false
+	}
+	for _, d := range diffs {
+		if slices.ContainsFunc(docs, func(doc *yaml.RNode) bool {
+			return doc.GetKind() == d.object.kind && slices.Contains(names(d.object, k), doc.GetName())
+		}) {
+			return d.object.String(), true
+		}
+	}
+	return "", true
+}
+
+// selects: sel, as kustomize matches it, selects o. kustomize applies
+// patches before namePrefix:, nameSuffix: and namespace:, so o's name
+// without them counts, and its namespace does not.
+func selects(sel *types.Selector, o builtObject, k types.Kustomization) bool {
+	re, err := types.NewSelectorRegex(sel)
+	if err != nil {
+		return true // kustomize refuses it; the message still points there
+	}
+	gv, _ := k8sschema.ParseGroupVersion(o.apiVersion)
+	return re.MatchGvk(resid.Gvk{Group: gv.Group, Version: gv.Version, Kind: o.kind}) && slices.ContainsFunc(names(o, k), re.MatchName)
+}
+
+// names are o's name as built, and without the kustomization's prefix and suffix.
+func names(o builtObject, k types.Kustomization) []string {
+	bare := strings.TrimSuffix(strings.TrimPrefix(o.name, k.NamePrefix), k.NameSuffix)
+	return []string{o.name, bare}
+}
+
+// imageOf: value is an image reference of the image named name.
+func imageOf(value any, name string) bool {
+	s, ok := value.(string)
+	return ok && name != "" && strings.HasPrefix(s, name) && (len(s) == len(name) || strings.ContainsRune(":@", rune(s[len(name)])))
+}
+
+// replacementText names a replacement entry: its file, else its targets.
+func replacementText(rf types.ReplacementField) string {
+	if rf.Path != "" {
+		return "path " + rf.Path
+	}
+	var targets []string
+	for _, t := range rf.Targets {
+		if t.Select != nil {
+			targets = append(targets, selectorText(t.Select))
+		}
+	}
+	return "targets " + strings.Join(targets, ", ")
+}
+
+// selectorText writes a selector as a YAML flow map, its fields in
+// kustomize's order.
+func selectorText(sel *types.Selector) string {
+	var fields []string
+	for _, f := range [][2]string{{"group", sel.Group}, {"version", sel.Version}, {"kind", sel.Kind}, {"name", sel.Name},
+		{"namespace", sel.Namespace}, {"labelSelector", sel.LabelSelector}, {"annotationSelector", sel.AnnotationSelector}} {
+		if f[1] != "" {
+			fields = append(fields, f[0]+": "+f[1])
+		}
+	}
+	return "{" + strings.Join(fields, ", ") + "}"
+}
