@@ -713,6 +713,45 @@ func TestMarksGone(t *testing.T) {
 	}
 }
 
+// TestRestoredFieldsAreSaid: hydrate's own fields of the env generator,
+// edited by hand, are written back, and hydrate says which and why (it used
+// to, silently).
+func TestRestoredFieldsAreSaid(t *testing.T) {
+	root, _ := overlay(t, "multi-node-nonroot")
+	dir := filepath.Join(root, "overlay")
+	first, err := Render(Options{Dir: dir, Resources: []string{"../base"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Write(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "kustomization.yaml")
+	text, _ := os.ReadFile(path)
+	edited := strings.Replace(strings.Replace(string(text), "  envs:\n  - mlops.env\n", "  envs:\n  - site.env\n", 1), "disableNameSuffixHash: true", "disableNameSuffixHash: false", 1)
+	if edited == string(text) {
+		t.Fatalf("kustomization.yaml has no env generator to edit:\n%s", text)
+	}
+	write(t, path, edited)
+	write(t, filepath.Join(dir, "site.env"), "WORKERS=2\n")
+	ov, err := Render(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	for _, r := range ov.Warnings {
+		said = append(said, r.Message)
+	}
+	for _, want := range []string{
+		"configMapGenerator resnet50-mpijob-env: envs[0]: site.env is hydrate's: it writes mlops.env",
+		"configMapGenerator resnet50-mpijob-env: options.disableNameSuffixHash: false is hydrate's: it writes true",
+	} {
+		if !slices.ContainsFunc(said, func(s string) bool { return strings.Contains(s, want) }) {
+			t.Errorf("hydrate does not say %q; it says %q", want, said)
+		}
+	}
+}
+
 // stripCommentsSortKeys does what `kustomize edit` does to a kustomization's
 // form: no comments, map keys in order.
 func stripCommentsSortKeys(n *yaml.Node) {

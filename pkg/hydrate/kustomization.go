@@ -123,13 +123,14 @@ func (f textForm) apply(text string) string {
 
 // setEntries puts hydrate's entries into k, keeping every other line: the
 // user's own fields of the env generator (literals, more envs, options) too.
-func setEntries(k *yaml.RNode, e entries, path string) error {
+// It returns what it set back in the env generator that an edit had changed.
+func setEntries(k *yaml.RNode, e entries, path string) ([]string, error) {
 	gens, err := listField(k, "configMapGenerator")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if gens.YNode().Kind != yaml.SequenceNode {
-		return fmt.Errorf("%s: configMapGenerator is a YAML %s; accepted: a list", path, jobspec.NodeKind(gens))
+		return nil, fmt.Errorf("%s: configMapGenerator is a YAML %s; accepted: a list", path, jobspec.NodeKind(gens))
 	}
 	var kept []*yaml.Node
 	var env, earlier *yaml.RNode
@@ -157,8 +158,12 @@ func setEntries(k *yaml.RNode, e entries, path string) error {
 		env, owned = yaml.NewMapRNode(nil), true
 		kept = append(kept, env.YNode())
 	}
-	if err := setEnvGenerator(env, e, owned); err != nil {
-		return fmt.Errorf("%s: configMapGenerator %s: %w", path, e.envName, err)
+	restored, err := setEnvGenerator(env, e, owned)
+	if err != nil {
+		return nil, fmt.Errorf("%s: configMapGenerator %s: %w", path, e.envName, err)
+	}
+	for i, r := range restored {
+		restored[i] = fmt.Sprintf("%s: configMapGenerator %s: %s", path, e.envName, r)
 	}
 	inputs, err := yaml.Parse(fmt.Sprintf(`name: %s
 envs:
@@ -171,7 +176,7 @@ options:
     config.kubernetes.io/local-config: "true"
 `, e.inputsName, e.envFile, tokenKey, e.token()))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	inputs.Field("name").Value.YNode().LineComment = ownedMark + ": mlops.env as the guard compares it"
 	kept = append(kept, inputs.YNode())
@@ -180,10 +185,10 @@ options:
 
 	resources, err := listField(k, "resources")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if resources.YNode().Kind != yaml.SequenceNode {
-		return fmt.Errorf("%s: resources is a YAML %s; accepted: a list", path, jobspec.NodeKind(resources))
+		return nil, fmt.Errorf("%s: resources is a YAML %s; accepted: a list", path, jobspec.NodeKind(resources))
 	}
 	specMark := ownedMark + ": the job spec, which the guard compares (local-config: never applied)"
 	if i := slices.IndexFunc(resources.YNode().Content, e.isSpecEntry); i >= 0 {
@@ -197,10 +202,10 @@ options:
 
 	comps, err := listField(k, "components")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if comps.YNode().Kind != yaml.SequenceNode {
-		return fmt.Errorf("%s: components is a YAML %s; accepted: a list", path, jobspec.NodeKind(comps))
+		return nil, fmt.Errorf("%s: components is a YAML %s; accepted: a list", path, jobspec.NodeKind(comps))
 	}
 	componentMark := ownedMark + ": the job's patches, written by mlops-fn hydrate"
 	if i := slices.IndexFunc(comps.YNode().Content, isComponentEntry); i >= 0 {
@@ -216,16 +221,16 @@ options:
 	// after its components.
 	patches, err := listField(k, "patches")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if patches.YNode().Kind != yaml.SequenceNode {
-		return fmt.Errorf("%s: patches is a YAML %s; accepted: a list", path, jobspec.NodeKind(patches))
+		return nil, fmt.Errorf("%s: patches is a YAML %s; accepted: a list", path, jobspec.NodeKind(patches))
 	}
 	listedMark := ownedMark + ": fails the build when components: lacks " + ComponentDir
 	if i := slices.IndexFunc(patches.YNode().Content, isListedEntry); i >= 0 {
 		p := yaml.NewRNode(patches.YNode().Content[i])
 		if err := p.PipeE(yaml.SetField("target", yaml.NewMapRNode(&map[string]string{"kind": specKind}))); err != nil {
-			return err
+			return nil, err
 		}
 		if f := p.Field("path"); f.Value.YNode().LineComment == "" {
 			f.Value.YNode().LineComment = listedMark
@@ -233,13 +238,13 @@ options:
 	} else {
 		p, err := yaml.Parse(fmt.Sprintf("path: %s\ntarget:\n  kind: %s\n", listedPath, specKind))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		p.Field("path").Value.YNode().LineComment = listedMark
 		patches.YNode().Content = append(patches.YNode().Content, p.YNode())
 		blockStyle(k, "patches")
 	}
-	return nil
+	return restored, nil
 }
 
 // listedPath is the check's patch file, as the kustomization names it.
@@ -339,13 +344,13 @@ func blockStyle(k *yaml.RNode, field string) {
 // setEnvGenerator makes g generate the env ConfigMap from the env file, under
 // the name the job reads, beside the job, without a hash (kustomize writes no
 // hash into a custom resource's envFrom).
-func setEnvGenerator(g *yaml.RNode, e entries, owned bool) error {
+func setEnvGenerator(g *yaml.RNode, e entries, owned bool) ([]string, error) {
 	comment := ""
 	if name := g.Field("name"); name != nil {
 		comment = name.Value.YNode().LineComment
 	}
 	if err := g.PipeE(yaml.SetField("name", yaml.NewStringRNode(e.envName))); err != nil {
-		return err
+		return nil, err
 	}
 	// The user's comment on their own entry stays, the mark after it.
 	switch mark := ownedMark + ": mlops.env for the job's containers"; {
@@ -357,30 +362,35 @@ func setEnvGenerator(g *yaml.RNode, e entries, owned bool) error {
 	g.Field("name").Value.YNode().LineComment = comment
 	if e.envNamespace != "" {
 		if err := g.PipeE(yaml.SetField("namespace", yaml.NewStringRNode(e.envNamespace))); err != nil {
-			return err
+			return nil, err
 		}
 	} else if err := g.PipeE(yaml.Clear("namespace")); err != nil {
-		return err
+		return nil, err
 	}
 	envs, err := listField(g, "envs")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if envs.YNode().Kind != yaml.SequenceNode {
-		return fmt.Errorf("envs is a YAML %s; accepted: a list", jobspec.NodeKind(envs))
+		return nil, fmt.Errorf("envs is a YAML %s; accepted: a list", jobspec.NodeKind(envs))
 	}
 	// In hydrate's entry the first env file is mlops-fn's (it follows
 	// spec.envFile.path); more are the user's. In the user's own entry
 	// mlops.env is put first, the user's files kept.
+	var restored []string
 	c := envs.YNode().Content
 	switch {
 	case slices.ContainsFunc(c, func(n *yaml.Node) bool { return n.Value == e.envFile }):
 	case owned && len(c) > 0:
+		restored = append(restored, fmt.Sprintf("envs[0]: %s is hydrate's: it writes %s, the env file the job spec names (spec.envFile.path); your own files go after it", c[0].Value, e.envFile))
 		c[0].Value = e.envFile
 	default:
 		envs.YNode().Content = append([]*yaml.Node{yaml.NewStringRNode(e.envFile).YNode()}, c...)
 	}
-	return g.PipeE(yaml.LookupCreate(yaml.MappingNode, "options"), yaml.SetField("disableNameSuffixHash", yaml.NewRNode(&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagBool, Value: "true"})))
+	if h, _ := g.Pipe(yaml.Lookup("options", "disableNameSuffixHash")); h != nil && h.YNode().Value != "true" {
+		restored = append(restored, fmt.Sprintf("options.disableNameSuffixHash: %s is hydrate's: it writes true, since kustomize writes no name hash into a custom resource's envFrom", h.YNode().Value))
+	}
+	return restored, g.PipeE(yaml.LookupCreate(yaml.MappingNode, "options"), yaml.SetField("disableNameSuffixHash", yaml.NewRNode(&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagBool, Value: "true"})))
 }
 
 // transformerFields act after resources, generators and components: the

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
@@ -36,6 +37,9 @@ func Render(o Options) (*Overlay, error) {
 			return nil, err
 		}
 	}
+	for _, msg := range r.restored {
+		r.out.Warnings = append(r.out.Warnings, &framework.Result{Severity: framework.Info, Message: msg})
+	}
 	return r.out, nil
 }
 
@@ -62,6 +66,7 @@ type rendering struct {
 	envData   map[string]string // the env ConfigMap's data as generated, nil: none
 	namespace string            // the kustomization's namespace:
 	text      []byte            // the kustomization's new text
+	restored  []string          // hydrate's fields of the env generator an edit had changed
 }
 
 // readSpec reads the job spec and its mlops.env, resolves the plan, and
@@ -150,7 +155,11 @@ func (r *rendering) readKustomization() error {
 }
 
 func (r *rendering) setEntries() error {
-	return setEntries(r.k, r.e, filepath.Join(r.o.Dir, filepath.Base(r.kname)))
+	restored, err := setEntries(r.k, r.e, filepath.Join(r.o.Dir, filepath.Base(r.kname)))
+	if r.restored == nil {
+		r.restored = restored
+	}
+	return err
 }
 
 // buildBase builds the items the component patches: the base, before the
