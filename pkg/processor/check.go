@@ -16,19 +16,44 @@ import (
 // API server and the operators would refuse is refused here, with its field.
 // It returns the typed object (nil for a kind that is no job's).
 func Check(n *yaml.RNode) (any, field.ErrorList) {
-	k, ok := jobkind.ForKind(n.GetKind())
-	if !ok {
-		return nil, nil
-	}
-	b, err := n.MarshalJSON()
-	if err != nil {
-		return nil, field.ErrorList{field.InternalError(nil, err)}
-	}
-	obj := k.New()
-	if errs := strictDecode(b, obj, k.APIVersion+" "+k.Kind); len(errs) > 0 {
+	k, obj, errs := decode(n)
+	if obj == nil {
 		return nil, errs
 	}
 	return obj, k.Validate(obj)
+}
+
+// CheckTarget is Check of a target as the patches left it (patched). The
+// patches reorder lists (mlops-fn's runtime patch goes first in a TrainJob's
+// spec.runtimePatches, the training container first in its pod), so a field
+// that does not decode, which only the target can have brought, is reported
+// at its path in the target: the index the user's file has.
+func CheckTarget(target, patched *yaml.RNode) (any, field.ErrorList) {
+	job, errs := Check(patched)
+	if job == nil && len(errs) > 0 {
+		if _, _, inTarget := decode(target); len(inTarget) > 0 {
+			return nil, inTarget
+		}
+	}
+	return job, errs
+}
+
+// decode reads n into its job kind's upstream Go type, unknown fields
+// disallowed: no object when it does not decode, or is no job.
+func decode(n *yaml.RNode) (jobkind.JobKind, any, field.ErrorList) {
+	k, ok := jobkind.ForKind(n.GetKind())
+	if !ok {
+		return k, nil, nil
+	}
+	b, err := n.MarshalJSON()
+	if err != nil {
+		return k, nil, field.ErrorList{field.InternalError(nil, err)}
+	}
+	obj := k.New()
+	if errs := strictDecode(b, obj, k.APIVersion+" "+k.Kind); len(errs) > 0 {
+		return k, nil, errs
+	}
+	return k, obj, nil
 }
 
 func strictDecode(b []byte, into any, kind string) field.ErrorList {

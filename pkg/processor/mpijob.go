@@ -32,7 +32,7 @@ func (mpiJobSteps) narrow(p Processor, target *yaml.RNode, q *render.Plan) error
 	if err := p.keptProgram(target, q); err != nil {
 		return err
 	}
-	ref, namesHosts, err := launcherRanks(target, q.Containers[jobkind.Launcher], q.Ranks())
+	ref, namesHosts, err := launcherRanks(target, q.Containers[jobkind.Launcher], q.Sidecars[jobkind.Launcher], q.Ranks())
 	if err != nil {
 		return err
 	}
@@ -88,10 +88,14 @@ func (p Processor) keptProgram(target *yaml.RNode, q *render.Plan) error {
 	return nil
 }
 
+// orSpecCommand ends what a kept launcher line may be instead.
+const orSpecCommand = "or spec.command (mlops-fn then writes the mpirun line)"
+
 // launcherRanks finds the rank count in the mpirun line of the target's
 // launcher container, which mlops-fn keeps when the spec names no command,
-// and whether the line names its hosts.
-func launcherRanks(target *yaml.RNode, container string, ranks int32) (render.ArgumentRef, bool, error) {
+// and whether the line names its hosts. others are the launcher's other
+// containers.
+func launcherRanks(target *yaml.RNode, container string, others []string, ranks int32) (render.ArgumentRef, bool, error) {
 	c, err := target.Pipe(yaml.Lookup(append(launcherPodSpec(), "containers", "[name="+container+"]")...))
 	if err != nil || c == nil {
 		return render.ArgumentRef{}, false, fmt.Errorf("has no launcher container %q; accepted: an MPIJob with a launcher, or spec.command", container)
@@ -100,21 +104,37 @@ func launcherRanks(target *yaml.RNode, container string, ranks int32) (render.Ar
 	args, _ := c.GetSlice("args")
 	line := strings.Join(append(toStrings(command), toStrings(args)...), " ")
 	if line == "" {
-		return render.ArgumentRef{}, false, fmt.Errorf("the launcher's container %s has no command or args, so no mpirun line whose ranks mlops-fn could set to workers × slots (%d); accepted: the container that runs mpirun first in the launcher, or spec.command (mlops-fn then writes the mpirun line)", container, ranks)
+		return render.ArgumentRef{}, false, fmt.Errorf("the launcher's container %s has no command or args, so no mpirun line whose ranks mlops-fn could set to workers × slots (%d); accepted: %s", container, ranks, launcherLineWaysOut(container, others))
 	}
 	if joined := render.JoinedRankCount(toStrings(command), toStrings(args)); joined != "" {
-		return render.ArgumentRef{}, false, fmt.Errorf("the launcher runs %q, whose rank count is written in one item with its flag (%s), where mlops-fn cannot set it to workers × slots (%d); accepted: the flag and the count as two items (-np, \"4\"), or spec.command (mlops-fn then writes the mpirun line)", line, joined, ranks)
+		return render.ArgumentRef{}, false, fmt.Errorf("the launcher runs %q, whose rank count is written in one item with its flag (%s), where mlops-fn cannot set it to workers × slots (%d); accepted: the flag and the count as two items (-np, \"4\"), %s", line, joined, ranks, orSpecCommand)
 	}
 	if counts := render.RankCounts(toStrings(command), toStrings(args)); len(counts) > 1 {
-		return render.ArgumentRef{}, false, fmt.Errorf("the launcher runs %q, whose mpirun has %d rank counts (%s): mlops-fn sets one, and mpirun would read another; accepted: one -np N (or -n N) in the launcher's command or args, or spec.command (mlops-fn then writes the mpirun line)", line, len(counts), strings.Join(counts, ", "))
+		return render.ArgumentRef{}, false, fmt.Errorf("the launcher runs %q, whose mpirun has %d rank counts (%s): mlops-fn sets one, and mpirun would read another; accepted: one -np N (or -n N) in the launcher's command or args, %s", line, len(counts), strings.Join(counts, ", "), orSpecCommand)
 	}
 	if ref, ok := render.RanksArgument(toStrings(command), toStrings(args)); ok {
 		return ref, render.NamesHosts(toStrings(command), toStrings(args)), nil
 	}
 	if slices.ContainsFunc(append(toStrings(command), toStrings(args)...), func(tok string) bool { return strings.Contains(tok, " ") && strings.Contains(tok, "mpirun") }) {
-		return render.ArgumentRef{}, false, fmt.Errorf("the launcher runs mpirun inside a shell string (%s), which mlops-fn does not edit, so its ranks would not follow workers × slots (%d); accepted: mpirun and -np N as items of the launcher's command or args, where mlops-fn sets N, or spec.command (mlops-fn then writes the mpirun line)", strconv.Quote(line), ranks)
+		return render.ArgumentRef{}, false, fmt.Errorf("the launcher runs mpirun inside a shell string (%s), which mlops-fn does not edit, so its ranks would not follow workers × slots (%d); accepted: mpirun and -np N as items of the launcher's command or args, where mlops-fn sets N, %s", strconv.Quote(line), ranks, orSpecCommand)
 	}
-	return render.ArgumentRef{}, false, fmt.Errorf("the launcher runs %q, with no -np N among mpirun's own options (before the program), so its ranks would not follow workers × slots (%d); accepted: mpirun -np N (or -n N) in the launcher's command or args, where mlops-fn sets N, or spec.command (mlops-fn then writes the mpirun line)", line, ranks)
+	return render.ArgumentRef{}, false, fmt.Errorf("the launcher's container %s runs %q, with no -np N among mpirun's own options (before the program), so its ranks would not follow workers × slots (%d); accepted: %s", container, line, ranks, launcherLineWaysOut(container, others))
+}
+
+// launcherLineWaysOut is what is accepted instead of a launcher container
+// that runs no mpirun -np N. The container read is the first, unless
+// spec.containerName names another: where a sidecar comes first, naming the
+// container that runs mpirun is the way out (the patches then move it first).
+func launcherLineWaysOut(container string, others []string) string {
+	naming := ""
+	switch len(others) {
+	case 0:
+	case 1:
+		naming = fmt.Sprintf("spec.containerName: %s, if that container runs mpirun (the patches then move it first), ", others[0])
+	default:
+		naming = fmt.Sprintf("spec.containerName naming the one of %s that runs mpirun (the patches then move it first), ", strings.Join(others, ", "))
+	}
+	return fmt.Sprintf("%smpirun -np N (or -n N) in the command or args of container %s, where mlops-fn sets N, %s", naming, container, orSpecCommand)
 }
 
 func toStrings(list []any) []string {

@@ -174,7 +174,7 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 		results = append(results, noticeResults(q.Notices)...)
 		// A target is the user's: check the result as the API server and the
 		// operators will. Generated objects are typed through and through.
-		job, errs := Check(patched)
+		job, errs := CheckTarget(items[i], patched)
 		if len(errs) > 0 {
 			return nil, append(results, errorResult(objectError(identify(items[i]), errs)))
 		}

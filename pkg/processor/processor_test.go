@@ -182,6 +182,38 @@ spec:
 	}
 }
 
+// TestUnknownFieldAtTheFilesIndex: the patches move the training container
+// first; a misspelt field of it is reported at its index in the base.
+func TestUnknownFieldAtTheFilesIndex(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"job.yaml": job + "  containerName: bert\n", "mlops.env": envText})
+	config, err := yaml.ReadFile(filepath.Join(dir, "job.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := yaml.MustParse(`apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata:
+  name: bert
+spec:
+  mpiReplicaSpecs:
+    Worker:
+      template:
+        spec:
+          containers:
+          - name: logger
+            image: fluent/fluent-bit:3.2
+          - name: bert
+            image: docker.io/nlp/bert:1
+            resourcez: {}
+`)
+	rl := &framework.ResourceList{FunctionConfig: config, Items: []*yaml.RNode{target}}
+	err = (Processor{ConfigDir: dir}).Process(rl)
+	want := "MPIJob/bert: spec.mpiReplicaSpecs.Worker.template.spec.containers[1].resourcez: Invalid value: unknown field"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("want %q, got %v", want, err)
+	}
+}
+
 // TestAliasesAreReadExpanded: a target whose Worker template is an alias of
 // the Launcher's gets both patched as written out, and the caller's items
 // stay as they were when the run fails.

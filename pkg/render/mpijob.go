@@ -123,17 +123,25 @@ type ArgumentRef struct {
 	FlagAt *ArgumentRef
 }
 
-// rankFlags set mpirun's number of ranks; mpirunValues are the mpirun
-// (OpenMPI, Hydra) options that take values, by how many.
+// rankFlags set mpirun's number of ranks; mpirunValues are the other mpirun
+// (OpenMPI, Hydra) options that take values, by how many (hostFlags take
+// one).
 var (
 	rankFlags    = []string{"-np", "-n", "--np", "--n", "-c"}
 	mpirunValues = map[string]int{
-		"-x": 1, "-H": 1, "--host": 1, "-host": 1, "-hostfile": 1, "--hostfile": 1, "-machinefile": 1, "--machinefile": 1,
-		"-f": 1, "-wdir": 1, "--wdir": 1, "-bind-to": 1, "--bind-to": 1, "-map-by": 1, "--map-by": 1, "-rank-by": 1, "--rank-by": 1,
+		"-x": 1, "-wdir": 1, "--wdir": 1, "-bind-to": 1, "--bind-to": 1, "-map-by": 1, "--map-by": 1, "-rank-by": 1, "--rank-by": 1,
 		"-npernode": 1, "--npernode": 1, "-N": 1, "-ppn": 1, "-perhost": 1, "-genvlist": 1, "-envlist": 1, "-iface": 1,
 		"-mca": 2, "--mca": 2, "-gmca": 2, "--gmca": 2, "-genv": 2, "-env": 2,
 	}
 )
+
+// valuesAfter is how many items after mpirun's flag arg are its values.
+func valuesAfter(arg string) int {
+	if slices.Contains(rankFlags, arg) || (isHostFlag(arg) && !strings.Contains(arg, "=")) {
+		return 1
+	}
+	return mpirunValues[arg]
+}
 
 // isMPILauncher: tok runs mpirun, mpiexec (mpiexec.hydra, mpirun.openmpi)
 // or horovodrun, whose -np counts ranks alike.
@@ -203,13 +211,25 @@ func rankCounts(line []string) []int {
 	return at
 }
 
-// hostFlags name mpirun's hosts (OpenMPI and Hydra spellings).
-var hostFlags = []string{"-hostfile", "--hostfile", "-machinefile", "--machinefile", "--default-hostfile", "-f", "-H", "-host", "--host"}
+// hostFlags are the names of the flags that give mpirun its hosts, as a
+// list or in a file, for each implementation mlops-fn renders:
+//   - OpenMPI 5 (PRRTE's ompi personality, schizo_ompi.c): --host (-H),
+//     --hostfile, --machinefile, --default-hostfile; one dash or two.
+//   - Hydra, the mpiexec of MPICH and Intel MPI (MPICH's mpiexec/options.c,
+//     Intel MPI's Global and Local Hydra Options): -f, -hostfile,
+//     -machinefile, -machine, -machines, -machinelist, -host, -hosts,
+//     -hostlist; Hydra drops any number of leading dashes and ignores case
+//     (lib/utils/args.c).
+//
+// Each takes one value, after "=" or as the next item.
+var hostFlags = []string{"host", "hostfile", "machinefile", "default-hostfile", "f", "hosts", "hostlist", "machine", "machines", "machinelist"}
 
-// isHostFlag: arg is one of hostFlags, its value after "=" or not.
+// isHostFlag: arg is one of hostFlags as either implementation reads it, or
+// -H, OpenMPI's --host.
 func isHostFlag(arg string) bool {
 	flag, _, _ := strings.Cut(arg, "=")
-	return slices.Contains(hostFlags, flag)
+	name := strings.TrimLeft(flag, "-")
+	return flag == "-H" || (name != flag && slices.Contains(hostFlags, strings.ToLower(name)))
 }
 
 // NamesHosts reports whether an mpirun line (command, args) names its hosts
@@ -229,11 +249,7 @@ func mpirunFlags(line []string) []int {
 	var flags []int
 	for i := start + 1; i < len(line) && strings.HasPrefix(line[i], "-"); i++ {
 		flags = append(flags, i)
-		if slices.Contains(rankFlags, line[i]) {
-			i++
-		} else {
-			i += mpirunValues[line[i]]
-		}
+		i += valuesAfter(line[i])
 	}
 	return flags
 }

@@ -127,6 +127,7 @@ func TestRanksArgument(t *testing.T) {
 		{"in command", []string{"mpirun", "-n", "2", "/home/mpiuser/pi"}, nil, &ArgumentRef{Field: "command", Index: 2, Flag: "-n"}},
 		{"count begins args", []string{"mpirun", "-np"}, []string{"4", "python", "train.py"}, &ArgumentRef{Field: "args", Index: 0, Flag: "-np"}},
 		{"after options with values", []string{"mpirun", "-x", "PATH", "--mca", "btl", "tcp", "-np", "8", "prog"}, nil, &ArgumentRef{Field: "command", Index: 7, Flag: "-np"}},
+		{"after Hydra's host list", []string{"mpiexec", "-hosts", "a,b", "-n", "4", "prog"}, nil, &ArgumentRef{Field: "command", Index: 4, Flag: "-n"}},
 		{"the program's own -n", []string{"mpirun", "python", "train.py", "-n", "5"}, nil, nil},
 		{"no mpirun", []string{"python", "-n", "3"}, nil, nil},
 	} {
@@ -143,7 +144,8 @@ func TestRanksArgument(t *testing.T) {
 }
 
 // TestNamesHosts: a kept OpenMPI line that names its hosts keeps them; one
-// that does not gets mlops-fn's --hostfile.
+// that does not gets mlops-fn's --hostfile. Hydra's spellings (any dashes,
+// any case, "=") name hosts too.
 func TestNamesHosts(t *testing.T) {
 	for _, c := range []struct {
 		name          string
@@ -156,6 +158,12 @@ func TestNamesHosts(t *testing.T) {
 		{"a host list", []string{"mpirun", "-H", "a,b", "-np", "2", "prog"}, nil, true},
 		{"the program's own --host", []string{"mpirun", "-np", "2", "python", "serve.py", "--host", "0.0.0.0"}, nil, false},
 		{"a value that looks like a flag", []string{"mpirun", "-x", "-H", "-np", "2", "prog"}, nil, false},
+		{"Hydra's -hosts", []string{"mpiexec", "-n", "2", "-hosts", "a,b", "prog"}, nil, true},
+		{"Hydra's --hosts=", []string{"mpirun", "-n", "2", "--hosts=a", "prog"}, nil, true},
+		{"Hydra's -machine", []string{"mpirun", "-machine", "/x", "-n", "2", "prog"}, nil, true},
+		{"Hydra reads any case", []string{"mpirun", "-n", "2", "-HostList", "a", "prog"}, nil, true},
+		{"OpenMPI's --default-hostfile", []string{"mpirun", "--default-hostfile", "/x", "-np", "2", "prog"}, nil, true},
+		{"Hydra's -hybrid-hosts, no list", []string{"mpiexec", "-hybrid-hosts", "-n", "2", "prog"}, nil, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := NamesHosts(c.command, c.args); got != c.want {

@@ -200,9 +200,6 @@ func (m MPI) validate(p *field.Path) field.ErrorList {
 		if slices.Contains([]string{"-np", "-n", "--np", "--n", "-c"}, a) || strings.HasPrefix(a, "-np=") || strings.HasPrefix(a, "--np=") {
 			errs = append(errs, field.Invalid(p.Child("args").Index(i), a, "mlops-fn sets the number of ranks from workers × slots; accepted: the other mpirun flags"))
 		}
-		if m.Implementation == OpenMPI && slices.Contains([]string{"--hostfile", "-hostfile", "--machinefile", "-machinefile", "--default-hostfile"}, a) {
-			errs = append(errs, field.Invalid(p.Child("args").Index(i), a, "mlops-fn passes the mpi-operator's hostfile (/etc/mpi/hostfile), which lists the workers; accepted: the other mpirun flags"))
-		}
 	}
 	if m.WorkerCommand != nil && len(m.WorkerCommand) == 0 {
 		errs = append(errs, field.Invalid(p.Child("workerCommand"), "[]", "an empty command leaves the workers without sshd; accepted: a command, or leave the field out for the default"))
