@@ -7,9 +7,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/mlops-fn/mlops-fn/internal/testutil"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/mlops-fn/mlops-fn/internal/testutil"
 )
 
 // TestRunnersAgreeOnPublishedJobs: on bases the project did not write (the

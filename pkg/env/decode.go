@@ -14,8 +14,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 )
 
 // Settings are the known keys, typed. A nil pointer / empty string means the
