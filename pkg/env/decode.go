@@ -483,8 +483,15 @@ func cpuUnlikely(key string, q resource.Quantity, v string) string {
 // 1000m).
 func UnlikelyCPU(q resource.Quantity, v string, setting func(string) string) string {
 	number, suffix := splitQuantity(v)
-	if suffix == "" && q.Cmp(manyCores) >= 0 {
-		return fmt.Sprintf("is %s CPUs, more cores than a node has; probably meant %s (m is thousandths of a core)", plain(q), setting(number+"m"))
+	if (suffix == "" || suffix == "k") && q.Cmp(manyCores) >= 0 {
+		// 1000 and 1k read alike once parsed (the job spec's are): both probably meant 1000m.
+		cores := q.DeepCopy()
+		cores.SetMilli(q.Value())
+		unit := "cores"
+		if cores.Cmp(resource.MustParse("1")) == 0 {
+			unit = "core"
+		}
+		return fmt.Sprintf("is %s CPUs, more cores than a node has; probably meant %s, %s %s (m is thousandths of a core)", plain(q), setting(plain(q)+"m"), plain(cores), unit)
 	}
 	if suffix == "" || suffix == "m" {
 		return ""

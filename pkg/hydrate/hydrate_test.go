@@ -743,7 +743,7 @@ func TestRestoredFieldsAreSaid(t *testing.T) {
 		said = append(said, r.Message)
 	}
 	for _, want := range []string{
-		"configMapGenerator resnet50-mpijob-env: envs[0]: site.env is hydrate's: it writes mlops.env",
+		"configMapGenerator resnet50-mpijob-env: envs[0]: site.env is hydrate's place: it writes mlops.env there",
 		"configMapGenerator resnet50-mpijob-env: options.disableNameSuffixHash: false is hydrate's: it writes true",
 	} {
 		if !slices.ContainsFunc(said, func(s string) bool { return strings.Contains(s, want) }) {

@@ -382,12 +382,12 @@ func setEnvGenerator(g *yaml.RNode, e entries, owned bool) ([]string, error) {
 	switch {
 	case slices.ContainsFunc(c, func(n *yaml.Node) bool { return n.Value == e.envFile }):
 	case owned && len(c) > 0:
-		restored = append(restored, fmt.Sprintf("envs[0]: %s is hydrate's: it writes %s, the env file the job spec names (spec.envFile.path); your own files go after it", c[0].Value, e.envFile))
+		restored = append(restored, fmt.Sprintf("envs[0]: %s is hydrate's place: it writes %s there, the env file the job spec names (spec.envFile.path); list your own files after it", c[0].Value, e.envFile))
 		c[0].Value = e.envFile
 	default:
 		envs.YNode().Content = append([]*yaml.Node{yaml.NewStringRNode(e.envFile).YNode()}, c...)
 	}
-	if h, _ := g.Pipe(yaml.Lookup("options", "disableNameSuffixHash")); h != nil && h.YNode().Value != "true" {
+	if h, _ := g.Pipe(yaml.Lookup("options", "disableNameSuffixHash")); h != nil && !strings.EqualFold(h.YNode().Value, "true") {
 		restored = append(restored, fmt.Sprintf("options.disableNameSuffixHash: %s is hydrate's: it writes true, since kustomize writes no name hash into a custom resource's envFrom", h.YNode().Value))
 	}
 	return restored, g.PipeE(yaml.LookupCreate(yaml.MappingNode, "options"), yaml.SetField("disableNameSuffixHash", yaml.NewRNode(&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagBool, Value: "true"})))

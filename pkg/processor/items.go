@@ -54,28 +54,29 @@ func pruneStale(items []*yaml.RNode, plan *render.Plan, job *yaml.RNode, written
 
 // pruneOrphans drops what a job spec that is no longer among the items
 // generated where this spec files its objects: the old job and ConfigMap of a
-// job renamed, or moved to another namespace, in its spec, which would run
-// beside the new one. Only kpt hands a package's specs to the function as
-// items; where this spec is not among them (kustomize, the standalone
-// renderer) the generating spec cannot be known gone, and nothing is dropped.
+// job renamed in its spec, which would run beside the new one. Specs count by
+// name alone: a spec's ConfigMap goes where its targets are, in any namespace.
+// Only kpt hands a package's specs to the function as items; where this spec
+// is not among them (kustomize, the standalone renderer) the generating spec
+// cannot be known gone, and nothing is dropped.
 func (p Processor) pruneOrphans(items []*yaml.RNode, plan *render.Plan) ([]*yaml.RNode, []string) {
 	specs := map[string]bool{}
 	for _, it := range items {
 		if it.GetApiVersion() == api.APIVersion && it.GetKind() == api.Kind {
-			specs[it.GetNamespace()+"/"+it.GetName()] = true
+			specs[it.GetName()] = true
 		}
 	}
-	if !specs[plan.Namespace+"/"+plan.JobName] {
+	if !specs[plan.JobName] {
 		return items, nil
 	}
 	var notices []string
 	items = slices.DeleteFunc(items, func(it *yaml.RNode) bool {
 		owner, ours := strings.CutPrefix(it.GetAnnotations()[GeneratedBy], api.Kind+"/")
 		file, _, _ := kioutil.GetFileAnnotations(it)
-		if !ours || specs[it.GetNamespace()+"/"+owner] || path.Dir(file) != p.outputDir {
+		if !ours || specs[owner] || path.Dir(file) != p.outputDir {
 			return false
 		}
-		notices = append(notices, fmt.Sprintf("%s: removed: %s %s generated it, and no job spec among the inputs is that job now (renamed, or moved to another namespace); %s/%s is generated instead", identify(it), api.Kind, owner, api.Kind, plan.JobName))
+		notices = append(notices, fmt.Sprintf("%s: removed: %s %s generated it, and no job spec among the inputs names that job now (renamed?)", identify(it), api.Kind, owner))
 		return true
 	})
 	return items, notices

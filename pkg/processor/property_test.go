@@ -250,21 +250,18 @@ func TestRenamedConfigMapReplacesTheOld(t *testing.T) {
 
 // TestRenamedSpecDropsItsOldObjects: where the runner hands the function the
 // package's job specs (kpt), what a spec no longer among them generated is
-// dropped, renamed or moved to another namespace; what another spec of the
-// package generated stays, and so does everything where the specs are not
-// among the items (kustomize, standalone).
+// dropped; what another spec of the package generated stays, and so does a
+// spec's ConfigMap beside its target in another namespace, and everything
+// where the specs are not among the items (kustomize, standalone).
 func TestRenamedSpecDropsItsOldObjects(t *testing.T) {
 	first := process(t, propertyEnv, propertySpec, nil)
-	spec := func(name, namespace string) (*yaml.RNode, *yaml.RNode) {
+	spec := func(name string) (*yaml.RNode, *yaml.RNode) {
 		t.Helper()
 		config, err := fuzzJob(propertyEnv, propertySpec)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := config.SetName(name); err != nil {
-			t.Fatal(err)
-		}
-		if err := config.SetNamespace(namespace); err != nil {
 			t.Fatal(err)
 		}
 		return config, config.Copy()
@@ -274,18 +271,31 @@ func TestRenamedSpecDropsItsOldObjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	target, err := parseItems("apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: bert, namespace: team}\nspec: {mpiReplicaSpecs: {Launcher: {template: {spec: {containers: [{name: bert}]}}}, Worker: {template: {spec: {containers: [{name: bert}]}}}}}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	config, item := spec("bert")
+	beside := append(copyAll(target), item)
+	rl := &framework.ResourceList{FunctionConfig: config, Items: beside}
+	if err := (Processor{}).Process(rl); err != nil {
+		t.Fatal(err)
+	}
+	withTarget := rl.Items // the ConfigMap generated beside the target, in namespace team
 	for name, tc := range map[string]struct {
-		name, namespace string
-		specAmongItems  bool
-		want            string
+		name           string
+		items          []*yaml.RNode
+		specAmongItems bool
+		want           string
+		removed        int
 	}{
-		"renamed":               {"bert-v2", "", true, "MLOpsJob/gpt,Pod/gpt,MLOpsJob/bert-v2,MPIJob/bert-v2,ConfigMap/bert-v2-mpijob-env"},
-		"moved to a namespace":  {"bert", "ml", true, "MLOpsJob/gpt,Pod/gpt,MLOpsJob/bert,MPIJob/bert,ConfigMap/bert-mpijob-env"},
-		"renamed, spec unknown": {"bert-v2", "", false, "MPIJob/bert,ConfigMap/bert-mpijob-env,MLOpsJob/gpt,Pod/gpt,MPIJob/bert-v2,ConfigMap/bert-v2-mpijob-env"},
+		"renamed":                   {"bert-v2", append(copyAll(first), copyAll(gpt)...), true, "MLOpsJob/gpt,Pod/gpt,MLOpsJob/bert-v2,MPIJob/bert-v2,ConfigMap/bert-v2-mpijob-env", 2},
+		"renamed, spec unknown":     {"bert-v2", append(copyAll(first), copyAll(gpt)...), false, "MPIJob/bert,ConfigMap/bert-mpijob-env,MLOpsJob/gpt,Pod/gpt,MPIJob/bert-v2,ConfigMap/bert-v2-mpijob-env", 0},
+		"ConfigMap beside a target": {"bert", append(copyAll(withTarget), copyAll(gpt)...), false, "MPIJob/bert,MLOpsJob/bert,ConfigMap/bert-mpijob-env,MLOpsJob/gpt,Pod/gpt", 0},
 	} {
 		t.Run(name, func(t *testing.T) {
-			config, item := spec(tc.name, tc.namespace)
-			items := append(copyAll(first), copyAll(gpt)...)
+			config, item := spec(tc.name)
+			items := tc.items
 			if tc.specAmongItems {
 				items = append(items, item)
 			}
@@ -302,8 +312,8 @@ func TestRenamedSpecDropsItsOldObjects(t *testing.T) {
 					removed++
 				}
 			}
-			if want := map[bool]int{true: 2, false: 0}[tc.specAmongItems]; removed != want {
-				t.Errorf("%d warnings name a removed object, want %d: %v", removed, want, rl.Results)
+			if removed != tc.removed {
+				t.Errorf("%d warnings name a removed object, want %d: %v", removed, tc.removed, rl.Results)
 			}
 		})
 	}

@@ -30,12 +30,17 @@ type expander struct {
 	errs   field.ErrorList
 }
 
-// unclosed is a ${ that no } closes, not escaped as $${.
-var unclosed = regexp.MustCompile(`(?:^|[^$])(\$\{[^}]*)$`)
+// unclosed is a ${ that no } closes, or the same behind a second $, which
+// escapes it as it escapes a closed one.
+var unclosed = regexp.MustCompile(`\$?\$\{[^}]*$`)
 
 func (x *expander) str(p *field.Path, s string) string {
-	if m := unclosed.FindStringSubmatch(s); m != nil {
-		x.errs = append(x.errs, field.Invalid(p, s, fmt.Sprintf("%s has no closing }; accepted: ${KEY} or ${KEY:-default} for a key of %s, or $%s for the text (mlops-fn writes it as it is)", m[1], x.source, m[1])))
+	if at := unclosed.FindStringIndex(s); at != nil {
+		text := s[at[0]:]
+		if strings.HasPrefix(text, "$$") {
+			return x.str(p, s[:at[0]]) + text[1:]
+		}
+		x.errs = append(x.errs, field.Invalid(p, s, fmt.Sprintf("%s has no closing }; accepted: ${KEY} or ${KEY:-default} for a key of %s, or $%s for the text %s", text, x.source, text, text)))
 		return s
 	}
 	return reference.ReplaceAllStringFunc(s, func(ref string) string {

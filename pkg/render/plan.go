@@ -308,7 +308,7 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 			p.FSGroup = nil
 		}
 		if p.Mode == api.ModeMultiNode && set.UserName != "" && set.UserName != "root" && s.Security.Home == "" {
-			warnings = append(warnings, Warning{Field: envKey("USER_NAME"), Message: fmt.Sprintf("names %s, but the job runs as root, whose SSH keys go to /root/.ssh, not /home/%s; accepted: USER_NAME left out (or root), or USER_ID set to %s's uid in the image", set.UserName, set.UserName, set.UserName)})
+			warnings = append(warnings, Warning{Field: envKey("USER_NAME"), Message: fmt.Sprintf("names %s, but the job runs as root, whose SSH keys go to /root/.ssh, not /home/%s; accepted: USER_NAME left out (or root), or the job run as %s's uid in the image (USER_ID, or spec.security.runAsUser)", set.UserName, set.UserName, set.UserName)})
 		}
 	}
 
