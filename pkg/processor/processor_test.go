@@ -150,32 +150,30 @@ func TestHugeEnvFileIsRefused(t *testing.T) {
 	}
 }
 
-// TestContainerNamesAreOnePerPod: a container and an init container share one
-// name space in a pod; the patches, merging by name, would make one of two.
-func TestContainerNamesAreOnePerPod(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"job.yaml": job, "mlops.env": envText})
+// processWorkerPod runs the function with spec on an MPIJob named bert whose
+// Worker pod spec is podSpec (YAML at the pod spec's indentation).
+func processWorkerPod(t *testing.T, spec, podSpec string) error {
+	t.Helper()
+	dir := writeFiles(t, map[string]string{"job.yaml": spec, "mlops.env": envText})
 	config, err := yaml.ReadFile(filepath.Join(dir, "job.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	target := yaml.MustParse(`apiVersion: kubeflow.org/v2beta1
-kind: MPIJob
-metadata:
-  name: bert
-spec:
-  mpiReplicaSpecs:
-    Worker:
-      template:
-        spec:
-          initContainers:
+	target := yaml.MustParse("apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata:\n  name: bert\nspec:\n  mpiReplicaSpecs:\n    Worker:\n      template:\n        spec:\n" + podSpec)
+	rl := &framework.ResourceList{FunctionConfig: config, Items: []*yaml.RNode{target}}
+	return (Processor{ConfigDir: dir}).Process(rl)
+}
+
+// TestContainerNamesAreOnePerPod: a container and an init container share one
+// name space in a pod; the patches, merging by name, would make one of two.
+func TestContainerNamesAreOnePerPod(t *testing.T) {
+	err := processWorkerPod(t, job, `          initContainers:
           - name: bert
             image: busybox
           containers:
           - name: bert
             image: docker.io/nlp/bert:1
 `)
-	rl := &framework.ResourceList{FunctionConfig: config, Items: []*yaml.RNode{target}}
-	err = (Processor{ConfigDir: dir}).Process(rl)
 	want := `MPIJob/bert: spec.mpiReplicaSpecs.Worker.template.spec.initContainers[0].name: Duplicate value: "bert": containers[0] of that pod has the name too`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("want %q, got %v", want, err)
@@ -185,29 +183,13 @@ spec:
 // TestUnknownFieldAtTheFilesIndex: the patches move the training container
 // first; a misspelt field of it is reported at its index in the base.
 func TestUnknownFieldAtTheFilesIndex(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"job.yaml": job + "  containerName: bert\n", "mlops.env": envText})
-	config, err := yaml.ReadFile(filepath.Join(dir, "job.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	target := yaml.MustParse(`apiVersion: kubeflow.org/v2beta1
-kind: MPIJob
-metadata:
-  name: bert
-spec:
-  mpiReplicaSpecs:
-    Worker:
-      template:
-        spec:
-          containers:
+	err := processWorkerPod(t, job+"  containerName: bert\n", `          containers:
           - name: logger
             image: fluent/fluent-bit:3.2
           - name: bert
             image: docker.io/nlp/bert:1
             resourcez: {}
 `)
-	rl := &framework.ResourceList{FunctionConfig: config, Items: []*yaml.RNode{target}}
-	err = (Processor{ConfigDir: dir}).Process(rl)
 	want := "MPIJob/bert: spec.mpiReplicaSpecs.Worker.template.spec.containers[1].resourcez: Invalid value: unknown field"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("want %q, got %v", want, err)
