@@ -61,6 +61,17 @@ type builtObject struct {
 	fields                            map[string]any
 }
 
+// metadata is the object's metadata.labels or metadata.annotations.
+func (o builtObject) metadata(field string) map[string]string {
+	meta, _ := o.fields["metadata"].(map[string]any)
+	values, _ := meta[field].(map[string]any)
+	out := map[string]string{}
+	for k, v := range values {
+		out[k] = fmt.Sprint(v)
+	}
+	return out
+}
+
 // String names the object in messages: MPIJob/resnet50, and its namespace.
 func (o builtObject) String() string {
 	if o.namespace == "" {

@@ -58,6 +58,10 @@ patches:
   target: {kind: MPIJob, name: pw4}
 - path: deployment.yaml
   target: {kind: Deployment}
+- path: elsewhere.yaml
+  target: {kind: MPIJob, labelSelector: app=elsewhere}
+- path: team.yaml
+  target: {kind: MPIJob, namespace: team}
 - patch: |
     apiVersion: kubeflow.org/v2beta1
     kind: MPIJob

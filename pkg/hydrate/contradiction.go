@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/labels"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/kio"
@@ -188,7 +189,15 @@ func selects(sel *types.Selector, o builtObject, k types.Kustomization) bool {
 		return true // kustomize refuses it; the message still points there
 	}
 	gv, _ := k8sschema.ParseGroupVersion(o.apiVersion)
-	return re.MatchGvk(resid.Gvk{Group: gv.Group, Version: gv.Version, Kind: o.kind}) && slices.ContainsFunc(names(o, k), re.MatchName)
+	return re.MatchGvk(resid.Gvk{Group: gv.Group, Version: gv.Version, Kind: o.kind}) && slices.ContainsFunc(names(o, k), re.MatchName) &&
+		re.MatchNamespace(o.namespace) && matchesSet(sel.LabelSelector, o.metadata("labels")) && matchesSet(sel.AnnotationSelector, o.metadata("annotations"))
+}
+
+// matchesSet: a label (or annotation) selector matches set, as kustomize
+// selects; an empty selector matches all, one kustomize refuses matches too.
+func matchesSet(selector string, set map[string]string) bool {
+	s, err := labels.Parse(selector)
+	return err != nil || s.Matches(labels.Set(set))
 }
 
 // names are o's name as built, and without the kustomization's prefix and suffix.
