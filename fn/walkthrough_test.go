@@ -372,3 +372,38 @@ func TestInitCommandNewline(t *testing.T) {
 		}
 	}
 }
+
+// TestHydrateSaysWhatItWrote: hydrate's own field of the env generator,
+// edited, is written back and said once written; --check, which writes
+// nothing, says only that the folder is stale.
+func TestHydrateSaysWhatItWrote(t *testing.T) {
+	binary(t)
+	fn, err := filepath.Abs(filepath.Join(repoRoot, "bin", "mlops-fn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "job")
+	if out, err := exec.Command(fn, "init", dir).CombinedOutput(); err != nil {
+		t.Fatalf("init: %v\n%s", err, out)
+	}
+	path := filepath.Join(dir, "kustomization.yaml")
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(text), "  envs:\n  - mlops.env\n", "  envs:\n  - site.env\n", 1)
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const said = "info: kustomization.yaml: configMapGenerator job-mpijob-env: envs[0]: site.env is hydrate's place"
+	check := exec.Command(fn, "hydrate", "--check", ".")
+	check.Dir = dir
+	if out, err := check.CombinedOutput(); err == nil || strings.Contains(string(out), "info:") {
+		t.Errorf("hydrate --check after the edit: want it stale, saying nothing of writing; got %v\n%s", err, out)
+	}
+	write := exec.Command(fn, "hydrate", ".")
+	write.Dir = dir
+	if out, err := write.CombinedOutput(); err != nil || !strings.Contains(string(out), said) {
+		t.Errorf("hydrate after the edit: want it to say %q; got %v\n%s", said, err, out)
+	}
+}

@@ -77,6 +77,8 @@ it would write (CI's drift check).`, hydrate.ComponentDir, patchFiles(),
 				}
 			}
 			notes := make([]string, len(dirs))
+			// Infos say what hydrate writes: printed once it has, never under --check.
+			var infos framework.Results
 			for i, dir := range dirs {
 				opts := o
 				opts.Dir = dir
@@ -87,13 +89,20 @@ it would write (CI's drift check).`, hydrate.ComponentDir, patchFiles(),
 				if err != nil {
 					return fail(cmd, err)
 				}
-				report(cmd.ErrOrStderr(), ov.Warnings)
+				for _, r := range ov.Warnings {
+					if r.Severity == framework.Info {
+						infos = append(infos, r)
+					} else {
+						report(cmd.ErrOrStderr(), framework.Results{r})
+					}
+				}
 				overlays[i] = ov
 			}
 			if !check {
 				if err := hydrate.WriteAll(overlays); err != nil {
 					return fail(cmd, err)
 				}
+				report(cmd.ErrOrStderr(), infos)
 				for _, note := range notes {
 					inform(cmd, note)
 				}
