@@ -8,6 +8,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -607,8 +608,10 @@ func unlikelyQuantities(s *api.MLOpsJobSpec, spec *field.Path) []Warning {
 		if q == nil {
 			return
 		}
-		if why := unlikely(*q, q.String(), func(meant string) string { return name + ": " + meant }); why != "" {
-			warnings = append(warnings, Warning{Field: at, Message: fmt.Sprintf("%q %s", q.String(), why)})
+		// The message names the field and the value it means, not a text: the
+		// YAML's was reprinted in canonical form (1000 as 1k).
+		if why := unlikely(*q, written(*q), func(meant string) string { return name + ": " + meant }); why != "" {
+			warnings = append(warnings, Warning{Field: at, Message: why})
 		}
 	}
 	for _, r := range []struct {
@@ -632,6 +635,17 @@ func unlikelyQuantities(s *api.MLOpsJobSpec, spec *field.Path) []Warning {
 		}
 	}
 	return warnings
+}
+
+// written is q as a job spec may have written it: a decimal multiple the
+// parser reprinted with a suffix (1000 as 1k) in full, so that a unit left
+// out is not read as a unit of thousands.
+func written(q resource.Quantity) string {
+	s := q.String()
+	if q.Format == resource.DecimalSI && strings.ContainsAny(s[len(s)-1:], "kMGTPE") {
+		return strconv.FormatInt(q.Value(), 10)
+	}
+	return s
 }
 
 // quantity is l's quantity of name, nil when l has none.

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
@@ -415,4 +416,14 @@ func operatorSpecs() (trainJob, mpiRuntime, elastic api.MLOpsJobSpec) {
 	mpiRuntime.Trainer.ReplicatedJobs = []string{"launcher", "node"}
 	elastic = api.MLOpsJobSpec{JobKind: api.ModeElastic, Image: "pytorch/pytorch:2.7.1", Command: []string{"torchrun", "train.py"}}
 	return trainJob, mpiRuntime, elastic
+}
+
+// TestWrittenQuantity: a decimal multiple the parser reprints with a suffix
+// is written out in full; other quantities keep their text.
+func TestWrittenQuantity(t *testing.T) {
+	for in, want := range map[string]string{"1000": "1000", "2k": "2000", "16Gi": "16Gi", "500m": "500m", "16": "16", "1.5": "1500m"} {
+		if got := written(resource.MustParse(in)); got != want {
+			t.Errorf("%s: got %s, want %s", in, got, want)
+		}
+	}
 }
