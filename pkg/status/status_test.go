@@ -135,6 +135,9 @@ func TestStatus(t *testing.T) {
 	workerRefused := refused.DeepCopy()
 	workerRefused.Name, workerRefused.Reason, workerRefused.InvolvedObject = "e3", "MPIJobFailed", corev1.ObjectReference{Kind: "MPIJob", Name: "pi"}
 	workerRefused.Message = `worker pod created failed: pods "pi-worker-0" is forbidden: violates PodSecurity "restricted:latest": runAsNonRoot != true`
+	// Kueue's pod webhook refused the launcher once, its Job not yet in its cache; the Job controller retried (make e2e).
+	retried := refused.DeepCopy()
+	retried.Name, retried.Message = "e4", `Error creating: admission webhook "mpod.kb.io" denied the request: Job.batch "pi-launcher" not found`
 	queued := `"kueue.x-k8s.io/queue-name": "team-a"`
 	for _, tc := range []struct {
 		name  string
@@ -143,6 +146,8 @@ func TestStatus(t *testing.T) {
 		want  string
 	}{
 		{"running", false, []runtime.Object{mpiJob(t, "", running), pod("pi-launcher-abc", true, ""), pod("pi-worker-0", true, ""), pod("pi-worker-1", true, "")},
+			"MPIJob/pi  namespace team  Running  pods 3/3 ready\n  pod pi-launcher-abc  Running    ready\n  pod pi-worker-0      Running    ready\n  pod pi-worker-1      Running    ready\n"},
+		{"running, a refusal retried past", false, []runtime.Object{mpiJob(t, "", running), pod("pi-launcher-abc", true, ""), pod("pi-worker-0", true, ""), pod("pi-worker-1", true, ""), retried},
 			"MPIJob/pi  namespace team  Running  pods 3/3 ready\n  pod pi-launcher-abc  Running    ready\n  pod pi-worker-0      Running    ready\n  pod pi-worker-1      Running    ready\n"},
 		{"no LocalQueue", true, []runtime.Object{mpiJob(t, queued, suspended)},
 			"MPIJob/pi  namespace team  Suspended  pods 0/3 ready\n  waiting: Kueue: no LocalQueue team-a in namespace team (the job's label kueue.x-k8s.io/queue-name, QUEUE in mlops.env), so Kueue never admits it: create it, or set QUEUE to one of `kubectl get localqueues -n team`\n"},
