@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -83,11 +84,12 @@ func podsOf(kind string, obj any) []podAt {
 		}
 	case *trainer.TrainJob:
 		byJob := map[string]int{}
+		var patches [][]string // each pod's patches' indexes
 		for i, patch := range o.Spec.RuntimePatches {
 			if patch.TrainingRuntimeSpec == nil || patch.TrainingRuntimeSpec.Template == nil || patch.TrainingRuntimeSpec.Template.Spec == nil {
 				continue
 			}
-			for j, rj := range patch.TrainingRuntimeSpec.Template.Spec.ReplicatedJobs {
+			for _, rj := range patch.TrainingRuntimeSpec.Template.Spec.ReplicatedJobs {
 				if rj.Template == nil || rj.Template.Spec == nil || rj.Template.Spec.Template == nil {
 					continue
 				}
@@ -95,10 +97,12 @@ func podsOf(kind string, obj any) []podAt {
 				n, seen := byJob[rj.Name]
 				if !seen {
 					n, byJob[rj.Name] = len(pods), len(pods)
-					pods = append(pods, podAt{path: fmt.Sprintf("spec.runtimePatches[%d].trainingRuntimeSpec.template.spec.replicatedJobs[%d].template.spec.template.spec", i, j),
-						role: jobkind.Role(rj.Name)})
+					pods = append(pods, podAt{role: jobkind.Role(rj.Name)})
+					patches = append(patches, nil)
 				}
+				patches[n] = append(patches[n], strconv.Itoa(i))
 				pod := &pods[n]
+				pod.path = fmt.Sprintf("spec.runtimePatches[%s].trainingRuntimeSpec.template.spec.replicatedJobs[name=%s].template.spec.template.spec", strings.Join(patches[n], ","), rj.Name)
 				pod.filled = pod.filled || patch.Manager == jobkind.RuntimePatchManager
 				if t.Metadata != nil {
 					pod.meta.Annotations = merged(pod.meta.Annotations, t.Metadata.Annotations)
@@ -167,6 +171,8 @@ type Refusal struct {
 	Path string
 	// Message is the API server's words: violates PodSecurity "LEVEL:VERSION": reasons (details).
 	Message string
+	// Reasons are the checks' forbidden reasons, as in Message.
+	Reasons []string
 }
 
 // PodSecurity evaluates the pods of job, as rendered, as the API server's
@@ -186,29 +192,63 @@ func podSecurity(pods []podAt) (psa.Level, []Refusal) {
 			if r.Allowed {
 				break
 			}
-			refused = append(refused, Refusal{Level: level, Path: pod.path, Message: fmt.Sprintf("violates PodSecurity %q: %s", lv.String(), r.ForbiddenDetail())})
+			refused = append(refused, Refusal{Level: level, Path: pod.path, Message: fmt.Sprintf("violates PodSecurity %q: %s", lv.String(), r.ForbiddenDetail()), Reasons: r.ForbiddenReasons})
 			needs = max(needs, i+1)
 		}
 	}
 	return levels[needs], refused
 }
 
+// settingFor names what in mlops.env or the job spec sets what a Pod Security
+// check (by its forbidden reason) looks at in the pods mlops-fn fills.
+var settingFor = map[string]string{
+	"runAsNonRoot != true":              "a non-root USER_ID (or spec.security.runAsUser) sets runAsNonRoot",
+	"runAsUser=0":                       "USER_ID=0 runs the pods as root",
+	"unrestricted capabilities":         "capabilities are dropped for a non-root USER_ID, with spec.security.hardening",
+	"allowPrivilegeEscalation != false": "spec.security.hardening (on by default) sets allowPrivilegeEscalation",
+	"seccompProfile":                    "spec.security.hardening (on by default) sets the seccomp profile",
+	"restricted volume types":           "NFS_SERVER and spec.volumes' nfs are inline volumes: a pvc bound to an NFS PersistentVolume is allowed",
+	"hostPath volumes":                  "spec.volumes' hostPath is one",
+	"host namespaces":                   "spec.hostNetwork sets hostNetwork",
+	"non-default capabilities":          "spec.rdma adds IPC_LOCK",
+}
+
 // podSecurityNotice is the warning about a job whose pods restricted
-// refuses: the level they need and, for each pod, what the API server says
-// of it at the level above that one, "" when restricted admits them all.
+// refuses: the level they need and, for the pods, what the API server says
+// of them at the level above that one (pods it says the same of together),
+// with the settings of mlops-fn's that bear on it; "" when restricted admits
+// them all.
 func podSecurityNotice(id string, pods []podAt) string {
 	level, refused := podSecurity(pods)
 	if level == psa.LevelRestricted {
 		return ""
 	}
 	above := levels[slices.Index(levels, level)-1]
-	var why []string
+	paths := map[string][]string{}
+	var messages, settings []string
 	for _, r := range refused {
-		if r.Level == above {
-			why = append(why, r.Path+": "+r.Message)
+		if r.Level != above {
+			continue
+		}
+		if paths[r.Message] == nil {
+			messages = append(messages, r.Message)
+		}
+		paths[r.Message] = append(paths[r.Message], r.Path)
+		for _, reason := range r.Reasons {
+			if s := settingFor[reason]; s != "" && !slices.Contains(settings, s) {
+				settings = append(settings, s)
+			}
 		}
 	}
-	return fmt.Sprintf("%s: the pods need Pod Security level %s: %s; the namespace's pod-security.kubernetes.io/enforce label must allow it", id, level, strings.Join(why, "; "))
+	var why []string
+	for _, m := range messages {
+		why = append(why, strings.Join(paths[m], ", ")+": "+m)
+	}
+	note := ""
+	if len(settings) > 0 {
+		note = " (" + strings.Join(settings, "; ") + ")"
+	}
+	return fmt.Sprintf("%s: the pods need Pod Security level %s: %s; the namespace's pod-security.kubernetes.io/enforce label must allow it%s", id, level, strings.Join(why, "; "), note)
 }
 
 // PodSecurityResults is the warning about a job mlops-fn generates whose

@@ -41,7 +41,7 @@ spec:
 // TestPodSecurity: the level each pod of a job as rendered needs, and the
 // API server's words for each level that refuses it.
 func TestPodSecurity(t *testing.T) {
-	const trainJobNode = "spec.runtimePatches[0].trainingRuntimeSpec.template.spec.replicatedJobs[0].template.spec.template.spec"
+	const trainJobNode = "spec.runtimePatches[0,1].trainingRuntimeSpec.template.spec.replicatedJobs[name=node].template.spec.template.spec"
 	for _, c := range []struct {
 		name, job string
 		want      psa.Level
@@ -94,14 +94,28 @@ spec:
 	}
 }
 
-// TestPodSecurityNotice names the level the pods need and, for each pod,
-// what the level above it refuses.
+// TestPodSecurityNotice names the level the pods need and what the level
+// above it refuses, pods refused alike together, with mlops-fn's settings
+// that bear on it.
 func TestPodSecurityNotice(t *testing.T) {
-	job := yaml.MustParse(strings.Replace(hardenedPod, "spec:\n", "spec:\n  hostIPC: true\n", 1))
-	got := podSecurityNotice("Pod/x", podsOf(job.GetKind(), decoded(job)))
-	want := `Pod/x: the pods need Pod Security level privileged: spec: violates PodSecurity "baseline:latest": host namespaces (hostIPC=true); the namespace's pod-security.kubernetes.io/enforce label must allow it`
+	job := yaml.MustParse(`apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata: {name: x}
+spec:
+  mpiReplicaSpecs:
+    Launcher: {template: {spec: {hostNetwork: true, containers: [{name: x}], volumes: [{name: h, hostPath: {path: /}}]}}}
+    Worker: {template: {spec: {hostNetwork: true, containers: [{name: x}], volumes: [{name: h, hostPath: {path: /}}]}}}
+`)
+	got := podSecurityNotice("MPIJob/x", podsOf(job.GetKind(), decoded(job)))
+	want := `MPIJob/x: the pods need Pod Security level privileged: spec.mpiReplicaSpecs.Launcher.template.spec, spec.mpiReplicaSpecs.Worker.template.spec: violates PodSecurity "baseline:latest": host namespaces (hostNetwork=true), hostPath volumes (volume "h"); ` +
+		`the namespace's pod-security.kubernetes.io/enforce label must allow it (spec.hostNetwork sets hostNetwork; spec.volumes' hostPath is one)`
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	root := yaml.MustParse(strings.Replace(hardenedPod, "runAsUser: 1000, runAsNonRoot: true", "runAsUser: 0", 1))
+	got = podSecurityNotice("Pod/x", podsOf(root.GetKind(), decoded(root)))
+	if !strings.Contains(got, "level baseline: spec: violates PodSecurity \"restricted:latest\": runAsNonRoot != true") || !strings.Contains(got, "a non-root USER_ID") {
+		t.Errorf("root: %s", got)
 	}
 	if job := yaml.MustParse(hardenedPod); podSecurityNotice("Pod/x", podsOf(job.GetKind(), decoded(job))) != "" {
 		t.Error("a notice for a pod restricted admits")
