@@ -23,15 +23,30 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
-// podAt is a pod spec of a job as rendered, with where it stands.
+// Pod is a pod spec of a job as rendered, as Pod Security admission sees it.
+type Pod struct {
+	// Path is the pod spec's field path in the job.
+	Path string
+	Meta metav1.ObjectMeta
+	Spec corev1.PodSpec
+}
+
+// podAt is a pod of a job, with its role.
 type podAt struct {
-	// path is the pod spec's field path.
-	path string
-	meta metav1.ObjectMeta
-	spec corev1.PodSpec
+	Pod
 	// filled: mlops-fn fills this pod spec; role is its role then.
 	filled bool
 	role   jobkind.Role
+}
+
+// Pods are every pod spec of job, as rendered (a TrainJob's runtime patches
+// merged per replicated job).
+func Pods(job *yaml.RNode) []Pod {
+	var out []Pod
+	for _, p := range podsOf(job.GetKind(), decoded(job)) {
+		out = append(out, p.Pod)
+	}
+	return out
 }
 
 // decoded is a job read into its upstream Go type, unknown fields ignored
@@ -65,11 +80,11 @@ func podsOf(kind string, obj any) []podAt {
 	var pods []podAt
 	template := func(prefix string, t corev1.PodTemplateSpec, filled bool, role jobkind.Role) {
 		filled = filled && k.PodSpecPath(role) != nil
-		pods = append(pods, podAt{path: prefix + ".spec", meta: t.ObjectMeta, spec: t.Spec, filled: filled, role: role})
+		pods = append(pods, podAt{Pod{prefix + ".spec", t.ObjectMeta, t.Spec}, filled, role})
 	}
 	switch o := obj.(type) {
 	case *corev1.Pod:
-		pods = append(pods, podAt{path: "spec", meta: o.ObjectMeta, spec: o.Spec, filled: true})
+		pods = append(pods, podAt{Pod: Pod{"spec", o.ObjectMeta, o.Spec}, filled: true})
 	case *kubeflow.MPIJob:
 		for _, rt := range slices.Sorted(maps.Keys(o.Spec.MPIReplicaSpecs)) {
 			if r := o.Spec.MPIReplicaSpecs[rt]; r != nil {
@@ -102,19 +117,19 @@ func podsOf(kind string, obj any) []podAt {
 				}
 				patches[n] = append(patches[n], strconv.Itoa(i))
 				pod := &pods[n]
-				pod.path = fmt.Sprintf("spec.runtimePatches[%s].trainingRuntimeSpec.template.spec.replicatedJobs[name=%s].template.spec.template.spec", strings.Join(patches[n], ","), rj.Name)
+				pod.Path = fmt.Sprintf("spec.runtimePatches[%s].trainingRuntimeSpec.template.spec.replicatedJobs[name=%s].template.spec.template.spec", strings.Join(patches[n], ","), rj.Name)
 				pod.filled = pod.filled || patch.Manager == jobkind.RuntimePatchManager
 				if t.Metadata != nil {
-					pod.meta.Annotations = merged(pod.meta.Annotations, t.Metadata.Annotations)
+					pod.Meta.Annotations = merged(pod.Meta.Annotations, t.Metadata.Annotations)
 				}
 				if s := t.Spec; s != nil {
-					pod.spec.Volumes = append(pod.spec.Volumes, s.Volumes...)
-					pod.spec.SecurityContext = merged(pod.spec.SecurityContext, s.SecurityContext)
+					pod.Spec.Volumes = append(pod.Spec.Volumes, s.Volumes...)
+					pod.Spec.SecurityContext = merged(pod.Spec.SecurityContext, s.SecurityContext)
 					for _, c := range s.InitContainers {
-						pod.spec.InitContainers = mergeContainer(pod.spec.InitContainers, c)
+						pod.Spec.InitContainers = mergeContainer(pod.Spec.InitContainers, c)
 					}
 					for _, c := range s.Containers {
-						pod.spec.Containers = mergeContainer(pod.spec.Containers, c)
+						pod.Spec.Containers = mergeContainer(pod.Spec.Containers, c)
 					}
 				}
 			}
@@ -188,11 +203,11 @@ func podSecurity(pods []podAt) (psa.Level, []Refusal) {
 	for _, pod := range pods {
 		for i, level := range levels[:len(levels)-1] {
 			lv := psa.LevelVersion{Level: level, Version: podSecurityVersion}
-			r := policy.AggregateCheckResults(evaluator().EvaluatePod(lv, &pod.meta, &pod.spec))
+			r := policy.AggregateCheckResults(evaluator().EvaluatePod(lv, &pod.Meta, &pod.Spec))
 			if r.Allowed {
 				break
 			}
-			refused = append(refused, Refusal{Level: level, Path: pod.path, Message: fmt.Sprintf("violates PodSecurity %q: %s", lv.String(), r.ForbiddenDetail()), Reasons: r.ForbiddenReasons})
+			refused = append(refused, Refusal{Level: level, Path: pod.Path, Message: fmt.Sprintf("violates PodSecurity %q: %s", lv.String(), r.ForbiddenDetail()), Reasons: r.ForbiddenReasons})
 			needs = max(needs, i+1)
 		}
 	}
@@ -269,7 +284,7 @@ func (p Processor) PodSecurityResults(job *yaml.RNode) framework.Results {
 // Default or None is the user's choice).
 func hostNetworkDNS(target *yaml.RNode, q *render.Plan) (string, error) {
 	for _, pod := range podsOf(target.GetKind(), decoded(target)) {
-		s := pod.spec
+		s := pod.Spec
 		if !s.HostNetwork || s.DNSPolicy != "" && s.DNSPolicy != corev1.DNSClusterFirst || pod.filled && q.HostNetwork {
 			continue
 		}
@@ -278,9 +293,9 @@ func hostNetworkDNS(target *yaml.RNode, q *render.Plan) (string, error) {
 			policy = "dnsPolicy ClusterFirst"
 		}
 		if target.GetKind() == "Pod" {
-			return fmt.Sprintf("%s.hostNetwork: true with %s: the Pod resolves names as its node does, so not the cluster's services (Kubernetes' ClusterFirst falls back to Default on the node's network); if it reaches any, add dnsPolicy: ClusterFirstWithHostNet, or set spec.hostNetwork: true in the job spec, which sets both", pod.path, policy), nil
+			return fmt.Sprintf("%s.hostNetwork: true with %s: the Pod resolves names as its node does, so not the cluster's services (Kubernetes' ClusterFirst falls back to Default on the node's network); if it reaches any, add dnsPolicy: ClusterFirstWithHostNet, or set spec.hostNetwork: true in the job spec, which sets both", pod.Path, policy), nil
 		}
-		return "", fmt.Errorf("%s.hostNetwork: true with %s: on the node's network Kubernetes gives the pods the node's resolver (its ClusterFirst falls back to Default), so they cannot resolve each other's names (the workers the launcher or the rendezvous reaches) and the job fails once running; accepted: dnsPolicy: ClusterFirstWithHostNet beside it, spec.hostNetwork: true in the job spec (mlops-fn then sets both), or no hostNetwork", pod.path, policy)
+		return "", fmt.Errorf("%s.hostNetwork: true with %s: on the node's network Kubernetes gives the pods the node's resolver (its ClusterFirst falls back to Default), so they cannot resolve each other's names (the workers the launcher or the rendezvous reaches) and the job fails once running; accepted: dnsPolicy: ClusterFirstWithHostNet beside it, spec.hostNetwork: true in the job spec (mlops-fn then sets both), or no hostNetwork", pod.Path, policy)
 	}
 	return "", nil
 }
