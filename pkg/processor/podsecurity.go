@@ -139,14 +139,15 @@ func podsOf(kind string, obj any) []podAt {
 }
 
 // merged is what a later patch's value set on top of an earlier one leaves:
-// its fields over the earlier's (JSON's merge of objects).
+// its fields over the earlier's (JSON's merge of objects), in a copy.
 func merged[T any](earlier, later T) T {
-	b, err := json.Marshal(later)
-	if err != nil || string(b) == "null" {
-		return earlier
+	var out T
+	for _, v := range []T{earlier, later} {
+		if b, err := json.Marshal(v); err == nil && string(b) != "null" {
+			_ = json.Unmarshal(b, &out) // what json.Marshal wrote
+		}
 	}
-	_ = json.Unmarshal(b, &earlier) // what json.Marshal wrote
-	return earlier
+	return out
 }
 
 // mergeContainer merges a runtime patch's container into those of the patches before, by name.
