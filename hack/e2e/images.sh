@@ -176,7 +176,7 @@ make_images() {
   local out=$1 w=$1/work mpi k8s tag config
   mkdir -p "$w" "$CACHE/debs"
   log "building the real node's images from Debian $DEBIAN_SUITE into ${out%.tmp} (~4 min cold)"
-  mpi=$(mod_dir "$TOOLS/mpi-operator" "github.com/kubeflow/mpi-operator@$MPI_OPERATOR_VERSION")
+  mpi=$(mod_dir "$TOOLS/operators" "github.com/kubeflow/mpi-operator@$MPI_OPERATOR_VERSION")
   k8s=$(mod_dir "$TOOLS" "k8s.io/kubernetes@$KUBERNETES_VERSION")
   [ -f "$mpi/examples/v2beta1/pi/pi.cc" ] && [ -f "$k8s/build/pause/linux/pause.c" ] ||
     die "pi.cc or pause.c not found in the module cache"
