@@ -207,11 +207,6 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 		for _, ns := range namespaces {
 			q := *plan
 			q.Namespace = ns
-			for _, it := range items {
-				if it.GetKind() == "ConfigMap" && it.GetName() == plan.ConfigMapName && it.GetNamespace() == ns && !generated(it) {
-					return nil, append(results, errorResult(fmt.Errorf("%s: spec.envFile.inline is set and ConfigMap %q is among the inputs: remove one of them", p.configName(), plan.ConfigMapName)))
-				}
-			}
 			cm, err := jobnode.Encode(q.ConfigMap(o.Env.Map()))
 			if err == nil {
 				err = p.annotate(plan, cm)
