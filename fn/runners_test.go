@@ -455,7 +455,7 @@ func TestKptRefusesTwoSpecsOfOneName(t *testing.T) {
 	if err == nil {
 		t.Fatalf("kpt fn render succeeded:\n%s", out)
 	}
-	for _, want := range []string{"job.yaml: MLOpsJob/resnet50-training", "pod.yaml: MLOpsJob/resnet50-training", `two job specs named "resnet50-training"`} {
+	for _, want := range []string{"job.yaml: MLOpsJob/resnet50-training", "pod.yaml: MLOpsJob/resnet50-training", `two MLOpsJobs named "resnet50-training"`} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("kpt's output does not say %q:\n%s", want, out)
 		}

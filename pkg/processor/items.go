@@ -2,6 +2,7 @@ package processor
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -127,24 +128,44 @@ func isSpec(n *yaml.RNode) bool {
 	return n.GetApiVersion() == api.APIVersion && n.GetKind() == api.Kind
 }
 
-// oneSpecPerName refuses two job specs of one name in one namespace among
-// the inputs (a kpt package's mutators): each would replace, or remove, the
-// job the other generated.
-func oneSpecPerName(items []*yaml.RNode) error {
+// onePerName refuses two job specs, or two jobs of the user's (targets),
+// of one kind, name and namespace among the inputs (a kpt package's
+// mutators, a job file copied): the cluster holds one, and each would
+// silently replace or remove the other. A job an earlier run generated is
+// replaced instead.
+func onePerName(items []*yaml.RNode) error {
 	seen := map[string]int{}
 	for i, it := range items {
-		if !isSpec(it) {
+		if !isSpec(it) && (!jobkind.Is(it.GetKind()) || generated(it)) {
 			continue
 		}
-		key := it.GetNamespace() + "/" + it.GetName()
+		group, _, _ := strings.Cut(it.GetApiVersion(), "/")
+		key := strings.Join([]string{group, it.GetKind(), it.GetNamespace(), it.GetName()}, "/")
 		if first, twice := seen[key]; twice {
 			where := fmt.Sprintf("in namespace %q", it.GetNamespace())
 			if it.GetNamespace() == "" {
 				where = "without a namespace"
 			}
-			return fmt.Errorf("input items %d (%s) and %d (%s) are two job specs named %q %s: each would replace or remove the job the other generates; accepted: one %s of a name per namespace (rename one: metadata.name)", first+1, identify(items[first]), i+1, identify(it), it.GetName(), where, api.Kind)
+			why := "mlops-fn would patch both, and the cluster holds one"
+			if isSpec(it) {
+				why = "each would replace or remove the job the other generates"
+			}
+			return fmt.Errorf("input items %d (%s) and %d (%s) are two %ss named %q %s: %s; accepted: one %s of a name per namespace (rename or remove one)", first+1, identify(items[first]), i+1, identify(it), it.GetKind(), it.GetName(), where, why, it.GetKind())
 		}
 		seen[key] = i
+	}
+	return nil
+}
+
+// unshared refuses to write over the env ConfigMap another job spec
+// generated with other data (two specs' spec.envFile.configMapName alike):
+// that job's pods would read this job's mlops.env.
+func (p Processor) unshared(items []*yaml.RNode, cm *yaml.RNode) error {
+	owner := cm.GetAnnotations()[GeneratedBy]
+	for _, it := range items {
+		if other := it.GetAnnotations()[GeneratedBy]; sameObject(it, cm) && other != "" && other != owner && !maps.Equal(it.GetDataMap(), cm.GetDataMap()) {
+			return fmt.Errorf("%s: spec.envFile.configMapName: %q is the env ConfigMap %s generated (%s), with other data: its job's pods would read this job's mlops.env; accepted: one env ConfigMap a job (the default, NAME-KIND-env), or the same data in both", p.configName(), cm.GetName(), other, identify(it))
+		}
 	}
 	return nil
 }

@@ -143,7 +143,7 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 			return nil, framework.Results{errorResult(fmt.Errorf("input item %d (%s): has no apiVersion or kind; accepted: Kubernetes objects", i+1, identify(it)))}
 		}
 	}
-	if err := oneSpecPerName(input); err != nil {
+	if err := onePerName(input); err != nil {
 		return nil, framework.Results{errorResult(err)}
 	}
 	o, results := p.Resolve(config, input)
@@ -215,6 +215,9 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 			cm, err := jobnode.Encode(q.ConfigMap(o.Env.Map()))
 			if err == nil {
 				err = p.annotate(plan, cm)
+			}
+			if err == nil {
+				err = p.unshared(items, cm)
 			}
 			if err != nil {
 				return nil, append(results, errorResult(err))
