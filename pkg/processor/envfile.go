@@ -15,6 +15,7 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/env"
+	"github.com/mlops-fn/mlops-fn/pkg/fielddiff"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 )
@@ -151,8 +152,8 @@ func (p Processor) loadEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, E
 		if err != nil {
 			return nil, 0, err
 		}
-		if d := disagreement(file, cmFile, "the file", "the ConfigMap"); d != "" {
-			return nil, 0, fmt.Errorf("%s and %s among the inputs both hold mlops.env and disagree: %s; accepted: one of the two (a runner that reads the file needs no env ConfigMap; one that cannot gets it from configMapGenerator), or the ConfigMap generated from that file (envs: [%s]), which may add keys", path, identify(cm), d, src.Path)
+		if d := disagreement(file, cmFile, true); d != "" {
+			return nil, 0, fmt.Errorf("%s and %s among the inputs both hold mlops.env and disagree (file → ConfigMap): %s; accepted: one of the two (a runner that reads the file needs no env ConfigMap; one that cannot gets it from configMapGenerator), or the ConfigMap generated from that file (envs: [%s]), which may add keys", path, identify(cm), d, src.Path)
 		}
 		return cmFile, FromConfigMap, nil
 	case err == nil:
@@ -172,19 +173,24 @@ func (p Processor) loadEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, E
 	}
 }
 
-// disagreement names the keys of a that b lacks or holds with another
-// value, calling them what and other; "" where b holds them all as a does.
-func disagreement(a, b *env.File, what, other string) string {
-	data := b.Map()
+// disagreement lists the keys whose values differ from a to b, each as
+// KEY: "a's" → "b's" ("(none)": no such key); keys b alone has count only
+// unless extrasOK (a generator's own literals beside its envs file).
+func disagreement(a, b *env.File, extrasOK bool) string {
+	tree := func(f *env.File) map[string]any {
+		m := map[string]any{}
+		for _, e := range f.Entries {
+			m[e.Key] = e.Value
+		}
+		return m
+	}
 	var keys []string
-	for _, e := range a.Entries {
-		if v, ok := data[e.Key]; !ok {
-			keys = append(keys, fmt.Sprintf("%s is %q in %s and not in %s", e.Key, e.Value, what, other))
-		} else if v != e.Value {
-			keys = append(keys, fmt.Sprintf("%s is %q in %s and %q in %s", e.Key, e.Value, what, v, other))
+	for _, c := range fielddiff.Trees("", tree(a), tree(b)) {
+		if c.Old != nil || !extrasOK {
+			keys = append(keys, fmt.Sprintf("%s: %s → %s", c.Path, fielddiff.Brief(c.Old), fielddiff.Brief(c.New)))
 		}
 	}
-	return strings.Join(keys, "; ")
+	return strings.Join(keys, ", ")
 }
 
 // envConfigMap finds the env ConfigMap among the inputs that mlops-fn did not
@@ -216,13 +222,8 @@ func envConfigMap(job *api.MLOpsJob, items []*yaml.RNode) (*yaml.RNode, *env.Fil
 			first, firstFile = it, f
 			continue
 		}
-		a, b := "namespace "+strconv.Quote(first.GetNamespace()), "namespace "+strconv.Quote(it.GetNamespace())
-		d := disagreement(firstFile, f, a, b)
-		if d == "" {
-			d = disagreement(f, firstFile, b, a)
-		}
-		if d != "" {
-			return nil, nil, fmt.Errorf("%s is among the inputs in %s and in %s, and they disagree: %s; the job is rendered from one, and each namespace's pods read their own; accepted: the same data in every namespace", identify(it), a, b, d)
+		if d := disagreement(firstFile, f, false); d != "" {
+			return nil, nil, fmt.Errorf("%s is among the inputs in namespaces %q and %q, and they disagree (%[2]s → %[3]s): %s; the job is rendered from one, and each namespace's pods read their own; accepted: the same data in every namespace", identify(it), first.GetNamespace(), it.GetNamespace(), d)
 		}
 	}
 	// A Pod's envFrom kustomize rewrites; a custom resource's it does not know.
