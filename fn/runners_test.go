@@ -323,15 +323,29 @@ func TestRunnersAgree(t *testing.T) {
 				if err := os.WriteFile(spec, []byte(strings.Replace(string(text), name[0], name[0]+"-v2", 1)), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				render()
+				cmd := exec.Command(kpt, "fn", "render", pkg, "--allow-exec")
+				cmd.Dir, cmd.Env = t.TempDir(), onPath(filepath.Join(repoRoot, "bin"))
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("kpt fn render after the rename: %v\n%s", err, out)
+				}
 				// mlops-fn's files follow the name; a job file of the user's (a
-				// target) stays theirs, and the renamed job is generated beside it.
+				// target) stays theirs, and the renamed job is generated beside it;
+				// so does the ConfigMap that job still reads, with a warning.
 				want := map[string]bool{}
+				var kept []string
 				for file, content := range first {
 					renamed := strings.ReplaceAll(file, name[1], name[1]+"-v2")
 					switch {
 					case strings.Contains(content, processor.GeneratedBy):
 						want[renamed] = true
+						cm, isCM := strings.CutPrefix(strings.TrimSuffix(file, ".yaml"), "configmap_")
+						if isCM && slices.ContainsFunc(slices.Collect(maps.Values(first)), func(c string) bool {
+							return !strings.Contains(c, processor.GeneratedBy) && strings.Contains(c, "name: "+cm+"\n")
+						}) {
+							want[file] = true
+							kept = append(kept, "ConfigMap/"+cm+": kept: MLOpsJob "+name[1]+" generated it")
+						}
 					case renamed != file:
 						want[file], want[renamed] = true, true
 					default:
@@ -340,6 +354,11 @@ func TestRunnersAgree(t *testing.T) {
 				}
 				if got, want := slices.Sorted(maps.Keys(readFiles(t, pkg))), slices.Sorted(maps.Keys(want)); !slices.Equal(got, want) {
 					t.Errorf("after renaming the job %s to %s-v2 and rendering, the package holds %v, want %v", name[1], name[1], got, want)
+				}
+				for _, k := range kept {
+					if !strings.Contains(string(out), k) {
+						t.Errorf("kpt's output does not warn %q:\n%s", k, out)
+					}
 				}
 			})
 			t.Run("kustomize exec on the kpt package", func(t *testing.T) {
@@ -395,6 +414,54 @@ func TestRunnersAgree(t *testing.T) {
 				check(t, run(t, "bin/mlops-fn", overlay+"/job.yaml"))
 			})
 		})
+	}
+}
+
+// TestKptRefusesTwoSpecsOfOneName: a package whose two mutators' job specs
+// share one name (an MPIJob's and a Pod's) would have the second remove the
+// first's job without a word; kpt's render fails instead, naming both files,
+// and the package stays as it was.
+func TestKptRefusesTwoSpecsOfOneName(t *testing.T) {
+	kpt := kptBin(t)
+	binary(t)
+	pkg := filepath.Join(t.TempDir(), "multi-node")
+	copyPackage(t, filepath.Join(repoRoot, "quickstart/kpt/multi-node"), pkg, nil)
+	edit := func(file, old, new string) {
+		t.Helper()
+		text, err := os.ReadFile(filepath.Join(pkg, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(text), old) {
+			t.Fatalf("%s holds no %q", file, old)
+		}
+		if err := os.WriteFile(filepath.Join(pkg, file), []byte(strings.Replace(string(text), old, new, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spec, err := os.ReadFile(filepath.Join(pkg, "job.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pkg, "pod.yaml"), spec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	edit("pod.yaml", "jobKind: MPIJob", "jobKind: Pod")
+	edit("Kptfile", "    configPath: job.yaml\n", "    configPath: job.yaml\n  - exec: mlops-fn\n    configPath: pod.yaml\n")
+	before := readFiles(t, pkg)
+	cmd := exec.Command(kpt, "fn", "render", pkg, "--allow-exec")
+	cmd.Dir, cmd.Env = t.TempDir(), onPath(filepath.Join(repoRoot, "bin"))
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("kpt fn render succeeded:\n%s", out)
+	}
+	for _, want := range []string{"job.yaml: MLOpsJob/resnet50-training", "pod.yaml: MLOpsJob/resnet50-training", `two MLOpsJobs named "resnet50-training"`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("kpt's output does not say %q:\n%s", want, out)
+		}
+	}
+	if diff := cmp.Diff(before, readFiles(t, pkg)); diff != "" {
+		t.Errorf("the refused render changed the package (-before +after):\n%s", diff)
 	}
 }
 

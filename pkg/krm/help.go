@@ -51,7 +51,9 @@ mlops.env is a file beside the job spec (spec.envFile.path), its text
 (spec.envFile.inline), or, in a kpt package (Kptfile: exec: mlops-fn or the
 image, configPath: job.yaml), a ConfigMap of the package annotated
 config.kubernetes.io/local-config: "true" that spec.envFile.localConfigMap:
-{name: NAME} names: then nothing outside the ResourceList is read.
+{name: NAME} names: then nothing outside the ResourceList is read. A runner
+that reads no files may hand it the env ConfigMap (configMapGenerator); two
+sources that disagree are an error (docs/mlops-env.md, "One source").
 
 Job spec (function config):
   apiVersion: %s

@@ -15,6 +15,7 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/env"
+	"github.com/mlops-fn/mlops-fn/pkg/fielddiff"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 )
@@ -33,28 +34,31 @@ const (
 // kustomize apply: a package's inputs, such as the job spec and mlops.env.
 const LocalConfig = "config.kubernetes.io/local-config"
 
-// envSources refuses a local-config ConfigMap beside another source the
-// spec names. It reads the spec as written: Default fills in path.
+// envSources refuses a spec that names two sources of mlops.env. It reads
+// the spec as written: Default fills in path.
 func envSources(job *api.MLOpsJob) field.ErrorList {
 	src := job.Spec.EnvFile
-	if src.LocalConfigMap == nil {
-		return nil
-	}
-	at := field.NewPath("spec", "envFile", "localConfigMap")
-	var errs field.ErrorList
+	var named []string
 	if src.Path != "" {
-		errs = append(errs, field.Forbidden(at, fmt.Sprintf("names ConfigMap %q, and spec.envFile.path names the file %s: one source of mlops.env; accepted: localConfigMap (a kpt package) or path (a file beside the spec), not both", src.LocalConfigMap.Name, src.Path)))
+		named = append(named, "path ("+src.Path+")")
 	}
 	if src.Inline != "" {
-		errs = append(errs, field.Forbidden(at, fmt.Sprintf("names ConfigMap %q, and spec.envFile.inline holds the text too: one source of mlops.env; accepted: localConfigMap or inline, not both", src.LocalConfigMap.Name)))
+		named = append(named, "inline")
 	}
-	name := src.LocalConfigMap.Name
-	if name == "" {
-		errs = append(errs, field.Required(at.Child("name"), "the name of a ConfigMap among the inputs annotated "+LocalConfig+`: "true", whose data is mlops.env`))
-	} else {
-		for _, msg := range validation.IsDNS1123Subdomain(name) {
-			errs = append(errs, field.Invalid(at.Child("name"), name, msg))
+	var errs field.ErrorList
+	if src.LocalConfigMap != nil {
+		at := field.NewPath("spec", "envFile", "localConfigMap", "name")
+		named = append(named, fmt.Sprintf("localConfigMap (%q)", src.LocalConfigMap.Name))
+		if name := src.LocalConfigMap.Name; name == "" {
+			errs = append(errs, field.Required(at, "the name of a ConfigMap among the inputs annotated "+LocalConfig+`: "true", whose data is mlops.env`))
+		} else {
+			for _, msg := range validation.IsDNS1123Subdomain(name) {
+				errs = append(errs, field.Invalid(at, name, msg))
+			}
 		}
+	}
+	if len(named) > 1 {
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "envFile"), fmt.Sprintf("names %s: one source of mlops.env; accepted: one of path (a file beside the spec; default mlops.env), inline (the text) or localConfigMap (a kpt package's ConfigMap)", strings.Join(named, " and "))))
 	}
 	return errs
 }
@@ -65,9 +69,6 @@ func envSources(job *api.MLOpsJob) field.ErrorList {
 func (p Processor) localConfigEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, error) {
 	name, envName := job.Spec.EnvFile.LocalConfigMap.Name, job.Spec.EnvFile.ConfigMapName
 	at := p.configName() + ": spec.envFile.localConfigMap.name"
-	if name == envName {
-		return nil, fmt.Errorf("%s: Invalid value: %q: is also spec.envFile.configMapName, the ConfigMap mlops-fn writes for the containers from it; accepted: another name, such as mlops-env", at, name)
-	}
 	var found, local []*yaml.RNode
 	for _, it := range items {
 		if it.GetKind() != "ConfigMap" {
@@ -78,9 +79,6 @@ func (p Processor) localConfigEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.
 		}
 		if it.GetAnnotations()[LocalConfig] == "true" {
 			local = append(local, it)
-		}
-		if isNamed(it, envName) && !generated(it) {
-			return nil, fmt.Errorf("%s: %q names the source of mlops.env, and %s among the inputs holds it too (the env ConfigMap, which mlops-fn would read instead and leave alone); accepted: one of the two: remove %s, or spec.envFile.localConfigMap", at, name, identify(it), identify(it))
 		}
 	}
 	switch len(found) {
@@ -112,34 +110,36 @@ func (p Processor) localConfigEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.
 // needsHashSuffix marks a configMapGenerator's ConfigMap whose name kustomize will hash.
 const needsHashSuffix = "internal.config.kubernetes.io/needsHashSuffix"
 
-// loadEnv finds mlops.env: inline text or the local-config ConfigMap the
-// spec names, else a ConfigMap among the inputs
-// that mlops-fn did not write, else the file on disk, else the ConfigMap an
-// earlier run wrote (so a package renders again without the file).
+// loadEnv reads mlops.env from its one source (docs/mlops-env.md, "One
+// source"): what the spec names (inline text, a local-config ConfigMap, the
+// file at spec.envFile.path), or the env ConfigMap among the inputs, which
+// runners that cannot read files get from configMapGenerator. The env
+// ConfigMap beside inline text or a local-config ConfigMap is refused; beside
+// the file it is read where it holds the file's every entry (a generator of
+// that very file, which may add keys of its own), else refused, naming both
+// and the keys they disagree on.
 func (p Processor) loadEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, EnvOrigin, error) {
 	src := job.Spec.EnvFile
-	if src.Inline != "" {
-		f, err := env.Parse(p.configName()+": spec.envFile.inline", []byte(src.Inline))
-		return f, FromInline, err
+	if src.LocalConfigMap != nil && src.LocalConfigMap.Name == src.ConfigMapName {
+		return nil, 0, fmt.Errorf("%s: spec.envFile.localConfigMap.name: Invalid value: %q: is also spec.envFile.configMapName, the ConfigMap mlops-fn writes for the containers from it; accepted: another name, such as mlops-env", p.configName(), src.ConfigMapName)
 	}
-	if src.LocalConfigMap != nil {
-		f, err := p.localConfigEnv(job, items)
-		return f, FromLocalConfig, err
-	}
-	var ours *yaml.RNode
-	if err := oneConfigMapPerNamespace(items, src.ConfigMapName); err != nil {
+	cm, cmFile, err := envConfigMap(job, items)
+	if err != nil {
 		return nil, 0, err
 	}
-	if i := findItem(items, "ConfigMap", src.ConfigMapName); i >= 0 {
-		if !generated(items[i]) {
-			// A Pod's envFrom kustomize rewrites; a custom resource's it does not know.
-			if kind := jobkind.ForMode(job.Spec.JobKind).Kind; kind != "Pod" && items[i].GetAnnotations()[needsHashSuffix] == "enabled" {
-				return nil, 0, fmt.Errorf("ConfigMap/%s: configMapGenerator will add a name hash, which kustomize does not write into the envFrom of %s (a custom resource's fields are unknown to it); accepted: `options: {disableNameSuffixHash: true}` on its configMapGenerator entry", src.ConfigMapName, jobkind.WithArticle(kind))
-			}
-			f, err := configMapFile(items[i])
-			return f, FromConfigMap, err
-		}
-		ours = items[i]
+	named := "spec.envFile.inline"
+	if src.LocalConfigMap != nil {
+		named = fmt.Sprintf("spec.envFile.localConfigMap (%q)", src.LocalConfigMap.Name)
+	}
+	switch {
+	case cm != nil && (src.Inline != "" || src.LocalConfigMap != nil):
+		return nil, 0, fmt.Errorf("%s: %s names the source of mlops.env, and %s among the inputs holds it too (the env ConfigMap, read where the spec names no other source); accepted: one of the two: remove %s, or %s", p.configName(), named, identify(cm), identify(cm), named)
+	case src.Inline != "":
+		f, err := env.Parse(p.configName()+": spec.envFile.inline", []byte(src.Inline))
+		return f, FromInline, err
+	case src.LocalConfigMap != nil:
+		f, err := p.localConfigEnv(job, items)
+		return f, FromLocalConfig, err
 	}
 	path := src.Path
 	if !filepath.IsAbs(path) {
@@ -147,12 +147,20 @@ func (p Processor) loadEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, E
 	}
 	data, err := os.ReadFile(path)
 	switch {
+	case err == nil && cm != nil:
+		file, err := env.Parse(path, data)
+		if err != nil {
+			return nil, 0, err
+		}
+		if d := disagreement(file, cmFile, true); d != "" {
+			return nil, 0, fmt.Errorf("%s and %s among the inputs both hold mlops.env and disagree (file → ConfigMap): %s; accepted: one of the two (a runner that reads the file needs no env ConfigMap; one that cannot gets it from configMapGenerator), or the ConfigMap generated from that file (envs: [%s]), which may add keys", path, identify(cm), d, src.Path)
+		}
+		return cmFile, FromConfigMap, nil
 	case err == nil:
 		f, err := env.Parse(path, data)
 		return f, FromDisk, err
-	case errors.Is(err, fs.ErrNotExist) && ours != nil:
-		f, err := configMapFile(ours)
-		return f, FromDisk, err
+	case errors.Is(err, fs.ErrNotExist) && cm != nil:
+		return cmFile, FromConfigMap, nil
 	case errors.Is(err, fs.ErrNotExist):
 		where := path
 		if p.ConfigDir == "" && !filepath.IsAbs(path) {
@@ -163,6 +171,66 @@ func (p Processor) loadEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, E
 	default:
 		return nil, 0, fmt.Errorf("%s: spec.envFile.path: %w", p.configName(), err)
 	}
+}
+
+// disagreement lists the keys whose values differ from a to b, each as
+// KEY: "a's" → "b's" ("(none)": no such key); keys b alone has count only
+// unless extrasOK (a generator's own literals beside its envs file).
+func disagreement(a, b *env.File, extrasOK bool) string {
+	tree := func(f *env.File) map[string]any {
+		m := map[string]any{}
+		for _, e := range f.Entries {
+			m[e.Key] = e.Value
+		}
+		return m
+	}
+	var keys []string
+	for _, c := range fielddiff.Trees("", tree(a), tree(b)) {
+		if c.Old != nil || !extrasOK {
+			keys = append(keys, fmt.Sprintf("%s: %s → %s", c.Path, fielddiff.Brief(c.Old), fielddiff.Brief(c.New)))
+		}
+	}
+	return strings.Join(keys, ", ")
+}
+
+// envConfigMap finds the env ConfigMap among the inputs that mlops-fn did not
+// write (a configMapGenerator's, or the user's), nil if none: one a namespace,
+// and where there are several, all of one content, since the job is rendered
+// from one and each namespace's pods read their own.
+func envConfigMap(job *api.MLOpsJob, items []*yaml.RNode) (*yaml.RNode, *env.File, error) {
+	name := job.Spec.EnvFile.ConfigMapName
+	var first *yaml.RNode
+	var firstFile *env.File
+	seen := map[string]string{}
+	for _, it := range items {
+		if it.GetKind() != "ConfigMap" || generated(it) || !isNamed(it, name) {
+			continue
+		}
+		if other, twice := seen[it.GetNamespace()]; twice {
+			where := fmt.Sprintf("in namespace %q", it.GetNamespace())
+			if it.GetNamespace() == "" {
+				where = "without a namespace"
+			}
+			return nil, nil, fmt.Errorf("ConfigMap/%s is among the inputs twice %s (%s, and %s); accepted: one ConfigMap of the job's env per namespace", name, where, other, identify(it))
+		}
+		seen[it.GetNamespace()] = identify(it)
+		f, err := configMapFile(it)
+		if err != nil {
+			return nil, nil, err
+		}
+		if first == nil {
+			first, firstFile = it, f
+			continue
+		}
+		if d := disagreement(firstFile, f, false); d != "" {
+			return nil, nil, fmt.Errorf("%s is among the inputs in namespaces %q and %q, and they disagree (%[2]s → %[3]s): %s; the job is rendered from one, and each namespace's pods read their own; accepted: the same data in every namespace", identify(it), first.GetNamespace(), it.GetNamespace(), d)
+		}
+	}
+	// A Pod's envFrom kustomize rewrites; a custom resource's it does not know.
+	if kind := jobkind.ForMode(job.Spec.JobKind).Kind; first != nil && kind != "Pod" && first.GetAnnotations()[needsHashSuffix] == "enabled" {
+		return nil, nil, fmt.Errorf("ConfigMap/%s: configMapGenerator will add a name hash, which kustomize does not write into the envFrom of %s (a custom resource's fields are unknown to it); accepted: `options: {disableNameSuffixHash: true}` on its configMapGenerator entry", name, jobkind.WithArticle(kind))
+	}
+	return first, firstFile, nil
 }
 
 func configMapFile(cm *yaml.RNode) (*env.File, error) {
@@ -182,24 +250,4 @@ func configMapFile(cm *yaml.RNode) (*env.File, error) {
 		return nil, fmt.Errorf("ConfigMap/%s: binaryData is not accepted: mlops.env holds text", cm.GetName())
 	}
 	return env.FromMap("ConfigMap/"+cm.GetName(), data), nil
-}
-
-// oneConfigMapPerNamespace refuses two env ConfigMaps of one name in one
-// namespace among the inputs: which one the job reads would be chance.
-func oneConfigMapPerNamespace(items []*yaml.RNode, name string) error {
-	seen := map[string]string{}
-	for _, it := range items {
-		if it.GetKind() != "ConfigMap" || it.GetName() != name || generated(it) {
-			continue
-		}
-		if first, twice := seen[it.GetNamespace()]; twice {
-			where := fmt.Sprintf("in namespace %q", it.GetNamespace())
-			if it.GetNamespace() == "" {
-				where = "without a namespace"
-			}
-			return fmt.Errorf("ConfigMap/%s is among the inputs twice %s (%s, and %s); accepted: one ConfigMap of the job's env per namespace", name, where, first, identify(it))
-		}
-		seen[it.GetNamespace()] = identify(it)
-	}
-	return nil
 }

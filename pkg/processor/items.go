@@ -2,6 +2,7 @@ package processor
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -30,56 +31,143 @@ func configMapNamespaces(plan *render.Plan, items []*yaml.RNode, targets []int) 
 	return slices.Compact(namespaces)
 }
 
-// pruneStale drops what an earlier run of this spec generated that this run
-// does not: the job generated in another mode, or before a target came, which
+// A doom is why pruning drops an item, and whether a warning says so.
+type doom struct {
+	why string
+	say bool
+}
+
+// stale is what an earlier run of this spec generated that this run does
+// not: the job generated in another mode, or before a target came, which
 // would run beside this one (job, generated again, stays to be replaced where
 // it stands), and the ConfigMaps it no longer writes. Only in the
 // namespace the spec generates into: a same-named spec of another namespace
 // owns its own objects.
-func pruneStale(items []*yaml.RNode, plan *render.Plan, job *yaml.RNode, written map[string]bool) []*yaml.RNode {
+func stale(items []*yaml.RNode, plan *render.Plan, job *yaml.RNode, written map[string]bool, doomed map[*yaml.RNode]doom) {
 	owner := api.Kind + "/" + plan.JobName
-	return slices.DeleteFunc(items, func(it *yaml.RNode) bool {
+	for _, it := range items {
 		if it.GetAnnotations()[GeneratedBy] != owner || it.GetNamespace() != plan.Namespace {
-			return false
+			continue
 		}
-		switch {
-		case jobkind.Is(it.GetKind()):
-			return !sameObject(it, job)
-		case it.GetKind() == "ConfigMap":
-			return !written[it.GetNamespace()+"/"+it.GetName()]
+		if jobkind.Is(it.GetKind()) && !sameObject(it, job) || it.GetKind() == "ConfigMap" && !written[it.GetNamespace()+"/"+it.GetName()] {
+			doomed[it] = doom{why: owner + " generated it and writes it no more"}
 		}
-		return false
-	})
+	}
 }
 
-// pruneOrphans drops what a job spec that is no longer among the items
-// generated where this spec files its objects: the old job and ConfigMap of a
-// job renamed in its spec, which would run beside the new one. Specs count by
+// orphans is what a job spec that is no longer among the items generated
+// where this spec files its objects: the old job and ConfigMap of a job
+// renamed in its spec, which would run beside the new one. Specs count by
 // name alone: a spec's ConfigMap goes where its targets are, in any namespace.
 // Only kpt hands a package's specs to the function as items; where this spec
 // is not among them (kustomize, the standalone renderer) the generating spec
 // cannot be known gone, and nothing is dropped.
-func (p Processor) pruneOrphans(items []*yaml.RNode, plan *render.Plan) ([]*yaml.RNode, []string) {
+func (p Processor) orphans(items []*yaml.RNode, plan *render.Plan, doomed map[*yaml.RNode]doom) {
 	specs := map[string]bool{}
 	for _, it := range items {
-		if it.GetApiVersion() == api.APIVersion && it.GetKind() == api.Kind {
+		if isSpec(it) {
 			specs[it.GetName()] = true
 		}
 	}
 	if !specs[plan.JobName] {
-		return items, nil
+		return
 	}
-	var notices []string
-	items = slices.DeleteFunc(items, func(it *yaml.RNode) bool {
+	for _, it := range items {
 		owner, ours := strings.CutPrefix(it.GetAnnotations()[GeneratedBy], api.Kind+"/")
 		file, _, _ := kioutil.GetFileAnnotations(it)
-		if !ours || specs[owner] || path.Dir(file) != p.outputDir {
+		if ours && !specs[owner] && path.Dir(file) == p.outputDir {
+			doomed[it] = doom{why: fmt.Sprintf("%s %s generated it, and no job spec among the inputs names that job now (renamed?)", api.Kind, owner), say: true}
+		}
+	}
+}
+
+// prune drops the doomed items but a ConfigMap that an item staying still
+// reads, unless one of its name stays beside it to be read instead: removed,
+// it would leave that reader's pods waiting for it; kept, it says why.
+func prune(items []*yaml.RNode, doomed map[*yaml.RNode]doom) ([]*yaml.RNode, []string) {
+	stay := slices.DeleteFunc(slices.Clone(items), func(it *yaml.RNode) bool { _, ok := doomed[it]; return ok })
+	var notices []string
+	items = slices.DeleteFunc(items, func(it *yaml.RNode) bool {
+		d, ok := doomed[it]
+		if !ok {
 			return false
 		}
-		notices = append(notices, fmt.Sprintf("%s: removed: %s %s generated it, and no job spec among the inputs names that job now (renamed?)", identify(it), api.Kind, owner))
+		if it.GetKind() == "ConfigMap" && !slices.ContainsFunc(stay, func(s *yaml.RNode) bool { return sameObject(s, it) }) {
+			for _, s := range stay {
+				if s.GetNamespace() == it.GetNamespace() && readsConfigMap(s.YNode(), it.GetName()) {
+					notices = append(notices, fmt.Sprintf("%s: kept: %s, but %s still reads it; delete them together", identify(it), d.why, identify(s)))
+					return false
+				}
+			}
+		}
+		if d.say {
+			notices = append(notices, fmt.Sprintf("%s: removed: %s", identify(it), d.why))
+		}
 		return true
 	})
 	return items, notices
+}
+
+// readsConfigMap: n names the ConfigMap name, at any depth, where pod specs
+// and Trainer's TrainJob do (envFrom's configMapRef, an env's
+// configMapKeyRef, a configMap volume or projection), whatever the kind.
+func readsConfigMap(n *yaml.Node, name string) bool {
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k, v := n.Content[i].Value, n.Content[i+1]; (k == "configMapRef" || k == "configMapKeyRef" || k == "configMap") && v.Kind == yaml.MappingNode {
+				if ref := yaml.NewRNode(v).Field("name"); ref != nil && ref.Value.YNode().Value == name {
+					return true
+				}
+			}
+		}
+	}
+	return slices.ContainsFunc(n.Content, func(c *yaml.Node) bool { return readsConfigMap(c, name) })
+}
+
+func isSpec(n *yaml.RNode) bool {
+	return n.GetApiVersion() == api.APIVersion && n.GetKind() == api.Kind
+}
+
+// onePerName refuses two job specs, or two jobs of the user's (targets),
+// of one kind, name and namespace among the inputs (a kpt package's
+// mutators, a job file copied): the cluster holds one, and each would
+// silently replace or remove the other. A job an earlier run generated is
+// replaced instead.
+func onePerName(items []*yaml.RNode) error {
+	seen := map[string]int{}
+	for i, it := range items {
+		if !isSpec(it) && (!jobkind.Is(it.GetKind()) || generated(it)) {
+			continue
+		}
+		group, _, _ := strings.Cut(it.GetApiVersion(), "/")
+		key := strings.Join([]string{group, it.GetKind(), it.GetNamespace(), it.GetName()}, "/")
+		if first, twice := seen[key]; twice {
+			where := fmt.Sprintf("in namespace %q", it.GetNamespace())
+			if it.GetNamespace() == "" {
+				where = "without a namespace"
+			}
+			why := "mlops-fn would patch both, and the cluster holds one"
+			if isSpec(it) {
+				why = "each would replace or remove the job the other generates"
+			}
+			return fmt.Errorf("input items %d (%s) and %d (%s) are two %ss named %q %s: %s; accepted: one %s of a name per namespace (rename or remove one)", first+1, identify(items[first]), i+1, identify(it), it.GetKind(), it.GetName(), where, why, it.GetKind())
+		}
+		seen[key] = i
+	}
+	return nil
+}
+
+// unshared refuses to write over the env ConfigMap another job spec
+// generated with other data (two specs' spec.envFile.configMapName alike):
+// that job's pods would read this job's mlops.env.
+func (p Processor) unshared(items []*yaml.RNode, cm *yaml.RNode) error {
+	owner := cm.GetAnnotations()[GeneratedBy]
+	for _, it := range items {
+		if other := it.GetAnnotations()[GeneratedBy]; sameObject(it, cm) && other != "" && other != owner && !maps.Equal(it.GetDataMap(), cm.GetDataMap()) {
+			return fmt.Errorf("%s: spec.envFile.configMapName: %q is the env ConfigMap %s generated (%s), with other data: its job's pods would read this job's mlops.env; accepted: one env ConfigMap a job (the default, NAME-KIND-env), or the same data in both", p.configName(), cm.GetName(), other, identify(it))
+		}
+	}
+	return nil
 }
 
 func generated(n *yaml.RNode) bool {

@@ -143,6 +143,9 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 			return nil, framework.Results{errorResult(fmt.Errorf("input item %d (%s): has no apiVersion or kind; accepted: Kubernetes objects", i+1, identify(it)))}
 		}
 	}
+	if err := onePerName(input); err != nil {
+		return nil, framework.Results{errorResult(err)}
+	}
 	o, results := p.Resolve(config, input)
 	if o == nil {
 		return nil, results
@@ -197,24 +200,24 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 	for _, ns := range namespaces {
 		written[ns+"/"+plan.ConfigMapName] = o.EnvOrigin != FromConfigMap
 	}
-	items = pruneStale(items, plan, job, written)
-	items, removed := p.pruneOrphans(items, plan)
-	results = append(results, noticeResults(removed)...)
+	doomed := map[*yaml.RNode]doom{}
+	stale(items, plan, job, written, doomed)
+	p.orphans(items, plan, doomed)
 	if job != nil {
-		items = upsert(items, job)
+		items = upsert(items, job) // before pruning: its old self reads what it no longer does
 	}
+	items, pruned := prune(items, doomed)
+	results = append(results, noticeResults(pruned)...)
 	if o.EnvOrigin != FromConfigMap {
 		for _, ns := range namespaces {
 			q := *plan
 			q.Namespace = ns
-			for _, it := range items {
-				if it.GetKind() == "ConfigMap" && it.GetName() == plan.ConfigMapName && it.GetNamespace() == ns && !generated(it) {
-					return nil, append(results, errorResult(fmt.Errorf("%s: spec.envFile.inline is set and ConfigMap %q is among the inputs: remove one of them", p.configName(), plan.ConfigMapName)))
-				}
-			}
 			cm, err := jobnode.Encode(q.ConfigMap(o.Env.Map()))
 			if err == nil {
 				err = p.annotate(plan, cm)
+			}
+			if err == nil {
+				err = p.unshared(items, cm)
 			}
 			if err != nil {
 				return nil, append(results, errorResult(err))

@@ -292,14 +292,14 @@ func TestLocalConfigMap(t *testing.T) {
 	userEnv := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bert-mpijob-env\ndata:\n  WORKERS: \"2\"\n"
 	for _, c := range []struct{ name, spec, items, want string }{
 		{"inline too", job + "  envFile:\n    inline: WORKERS=2\n    localConfigMap: {name: mlops-env}\n", local,
-			`spec.envFile.localConfigMap: Forbidden: names ConfigMap "mlops-env", and spec.envFile.inline holds the text too`},
+			`spec.envFile: Forbidden: names inline and localConfigMap ("mlops-env"): one source of mlops.env`},
 		{"no name", job + "  envFile:\n    localConfigMap: {}\n", local, "spec.envFile.localConfigMap.name: Required value"},
 		{"bad name", job + "  envFile:\n    localConfigMap: {name: Mlops_Env}\n", local, `spec.envFile.localConfigMap.name: Invalid value: "Mlops_Env"`},
 		{"the env ConfigMap's name", job + "  envFile:\n    localConfigMap: {name: bert-mpijob-env}\n", local,
 			`spec.envFile.localConfigMap.name: Invalid value: "bert-mpijob-env": is also spec.envFile.configMapName`},
 		{"twice", spec, local + "---\n" + local, "ConfigMap/mlops-env is among the inputs 2 times"},
 		{"local-config false", spec, strings.Replace(local, `"true"`, `"false"`, 1), `ConfigMap/mlops-env: has config.kubernetes.io/local-config: "false", so kpt and kustomize would apply it`},
-		{"the env ConfigMap too", spec, local + "---\n" + userEnv, `"mlops-env" names the source of mlops.env, and ConfigMap/bert-mpijob-env among the inputs holds it too`},
+		{"the env ConfigMap too", spec, local + "---\n" + userEnv, `spec.envFile.localConfigMap ("mlops-env") names the source of mlops.env, and ConfigMap/bert-mpijob-env among the inputs holds it too`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var items []*yaml.RNode

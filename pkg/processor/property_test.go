@@ -1,7 +1,9 @@
 package processor
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -314,6 +316,52 @@ func TestRenamedSpecDropsItsOldObjects(t *testing.T) {
 			}
 			if removed != tc.removed {
 				t.Errorf("%d warnings name a removed object, want %d: %v", removed, tc.removed, rl.Results)
+			}
+		})
+	}
+}
+
+// TestRenamedSpecKeepsWhatATargetReads: a job renamed in its spec leaves its
+// target (the user's file) behind, and that target still reads the env
+// ConfigMap the old name's run wrote (an MPIJob by envFrom, a TrainJob by its
+// trainer's env): the ConfigMap stays, and a warning says why.
+func TestRenamedSpecKeepsWhatATargetReads(t *testing.T) {
+	for kind, target := range map[string]string{
+		"MPIJob":   "apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: bert}\nspec: {mpiReplicaSpecs: {Launcher: {template: {spec: {containers: [{name: bert}]}}}, Worker: {template: {spec: {containers: [{name: bert}]}}}}}\n",
+		"TrainJob": "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: bert}\nspec: {runtimeRef: {name: torch-distributed}}\n",
+	} {
+		t.Run(kind, func(t *testing.T) {
+			spec := func(name string) *yaml.RNode {
+				t.Helper()
+				config, err := fuzzJob("WORKERS=2\nUSER_ID=1000\n", "  jobKind: "+kind+"\n")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := config.SetName(name); err != nil {
+					t.Fatal(err)
+				}
+				return config
+			}
+			items, err := parseItems(target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rl := &framework.ResourceList{FunctionConfig: spec("bert"), Items: append(items, spec("bert"))}
+			if err := (Processor{}).Process(rl); err != nil {
+				t.Fatal(err)
+			}
+			env := strings.ToLower(kind)
+			renamed := slices.DeleteFunc(rl.Items, isSpec)
+			rl = &framework.ResourceList{FunctionConfig: spec("bert-v2"), Items: append(renamed, spec("bert-v2"))}
+			if err := (Processor{}).Process(rl); err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf("%s/bert,ConfigMap/bert-%s-env,MLOpsJob/bert-v2,%s/bert-v2,ConfigMap/bert-v2-%s-env", kind, env, kind, env)
+			if got := kinds(rl.Items); got != want {
+				t.Fatalf("got %s\nwant %s", got, want)
+			}
+			if msg := fmt.Sprintf("ConfigMap/bert-%s-env: kept: MLOpsJob bert generated it, and no job spec among the inputs names that job now (renamed?), but %s/bert still reads it", env, kind); !strings.Contains(fmt.Sprint(rl.Results), msg) {
+				t.Errorf("no warning %q: %v", msg, rl.Results)
 			}
 		})
 	}

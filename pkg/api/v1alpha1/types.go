@@ -119,9 +119,9 @@ type MLOpsJobSpec struct {
 	Security  Security  `json:"security,omitempty"`
 }
 
-// EnvFile locates mlops.env. Exactly one source is used, in this order:
-// Inline or LocalConfigMap (not both), then a ConfigMap item named
-// ConfigMapName in the input, then Path on disk.
+// EnvFile locates mlops.env: one of Path, Inline and LocalConfigMap, or a
+// ConfigMap item named ConfigMapName, which beside Path's file must hold its
+// values (docs/mlops-env.md, "One source").
 type EnvFile struct {
 	// Path is relative to the job spec's file (standalone) or the working directory (exec). Default mlops.env.
 	Path string `json:"path,omitempty"`
