@@ -6,42 +6,46 @@
 package schema
 
 import (
-	_ "embed"
 	"sync"
 
 	"sigs.k8s.io/kustomize/kyaml/openapi"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// document is the OpenAPI v2 document the function merges with: the
-// job kinds' definitions (written in schema_test.go) plus the Kubernetes
-// definitions they and the core kinds reach. It is generated from kyaml's
-// built-in schema by `go test ./pkg/schema -update` (TestDocumentIsCurrent
-// keeps it current), and from it definitions.go, its definitions as Go
-// values: a run builds those instead of decoding its 64 KB (an eighth of the
-// instructions), and never parses kyaml's whole Kubernetes schema.
+// definitions.go holds the job kinds' definitions, read from the CRD
+// manifests in the operators' modules go.mod pins, and the Kubernetes
+// definitions they and the core kinds reach from kyaml's built-in schema, as
+// Go values: a run builds them instead of decoding JSON, and never parses
+// kyaml's whole Kubernetes schema. TestDefinitionsAreCurrent keeps it current.
 //
-//go:embed crd-schema.json
-var document []byte
+//go:generate go run generate.go
 
-// Document is the schema Register loads, as JSON (the hydrated overlays
-// carry the merge keys it gives, MarkMergeKeys, not the document).
-func Document() []byte { return document }
+// mu serializes every use of kyaml's OpenAPI schema, a global of its openapi
+// package that both kustomize and mlops-fn set: kustomize from a
+// kustomization's openapi: field (and it keeps a document an earlier build
+// set, openapi.SetSchema), mlops-fn to its definitions with the built-in
+// schema off. Each use starts from a reset and resets after, as kyaml's
+// TemplateProcessor.Filter does with its AdditionalSchemas.
+var mu sync.Mutex
 
-var registerMu sync.Mutex
-
-// Register makes Document kyaml's schema in this process, so merges treat an
-// MPIJob as kustomize does given the hydrated overlay. kyaml's built-in
-// Kubernetes schema is not loaded: the document covers the kinds mlops-fn
-// merges. It is done again after anything (a test's reset) removed it.
-func Register() {
-	registerMu.Lock()
-	defer registerMu.Unlock()
+// With runs f with mlops-fn's definitions as kyaml's schema, in place of
+// kyaml's built-in one: merges in f treat an MPIJob's lists as kustomize
+// does given the hydrated overlay, and a Pod's as kustomize does.
+func With(f func() error) error {
+	mu.Lock()
+	defer mu.Unlock()
+	openapi.ResetOpenAPI()
+	defer openapi.ResetOpenAPI()
 	openapi.SuppressBuiltInSchemaUse()
-	if openapi.SchemaForResourceType(mpiJobType) != nil {
-		return
-	}
 	openapi.AddDefinitions(definitions())
+	return f()
 }
 
-var mpiJobType = yaml.TypeMeta{APIVersion: "kubeflow.org/v2beta1", Kind: "MPIJob"}
+// WithBuiltIn runs f from kyaml's built-in schema, as a new kubectl process
+// starts: a kustomize build, which may set its own from an openapi: field.
+func WithBuiltIn(f func() error) error {
+	mu.Lock()
+	defer mu.Unlock()
+	openapi.ResetOpenAPI()
+	defer openapi.ResetOpenAPI()
+	return f()
+}
