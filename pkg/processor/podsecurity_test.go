@@ -30,6 +30,7 @@ spec:
 // found in the job as rendered, with its path and the level that forbids
 // it; what the job spec and mlops.env ask for is render's to name.
 func TestPodSecurityControls(t *testing.T) {
+	t.Parallel()
 	plan := func() *render.Plan {
 		return &render.Plan{Hardening: true, RunAsUser: ptr.To[int64](1000), ContainerName: "x"}
 	}
@@ -82,6 +83,7 @@ func TestPodSecurityControls(t *testing.T) {
 			"baseline spec.containers[0].lifecycle.preStop.tcpSocket.host: 10.0.0.2 (container x), which baseline forbids"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			text := c.pod
 			if text == "" {
 				text = hardenedPod

@@ -14,6 +14,7 @@ var mpiJobType = yaml.TypeMeta{APIVersion: "kubeflow.org/v2beta1", Kind: "MPIJob
 func BenchmarkWith(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
+		current = unknown
 		_ = With(func() error {
 			openapi.SchemaForResourceType(mpiJobType)
 			return nil

@@ -19,13 +19,21 @@ import (
 //
 //go:generate go run generate.go
 
-// mu serializes every use of kyaml's OpenAPI schema, a global of its openapi
-// package that both kustomize and mlops-fn set: kustomize from a
-// kustomization's openapi: field (and it keeps a document an earlier build
-// set, openapi.SetSchema), mlops-fn to its definitions with the built-in
-// schema off. Each use starts from a reset and resets after, as kyaml's
-// TemplateProcessor.Filter does with its AdditionalSchemas.
-var mu sync.Mutex
+// The schema kyaml's global holds, as far as mu's holders know.
+const (
+	unknown = iota
+	builtIn // kyaml's own, as a new process starts with it
+	ours    // mlops-fn's definitions, kyaml's built-in schema off
+)
+
+var (
+	// mu serializes every use of kyaml's OpenAPI schema, a global of its
+	// openapi package that both kustomize and mlops-fn set: kustomize from
+	// a kustomization's openapi: field (and it keeps a document an earlier
+	// build set, openapi.SetSchema), mlops-fn to its definitions.
+	mu      sync.Mutex
+	current = unknown
+)
 
 // With runs f with mlops-fn's definitions as kyaml's schema, in place of
 // kyaml's built-in one: merges in f treat an MPIJob's lists as kustomize
@@ -33,19 +41,30 @@ var mu sync.Mutex
 func With(f func() error) error {
 	mu.Lock()
 	defer mu.Unlock()
-	openapi.ResetOpenAPI()
-	defer openapi.ResetOpenAPI()
-	openapi.SuppressBuiltInSchemaUse()
-	openapi.AddDefinitions(definitions())
+	if current != ours {
+		openapi.ResetOpenAPI()
+		openapi.SuppressBuiltInSchemaUse()
+		openapi.AddDefinitions(definitions())
+		current = ours
+	}
 	return f()
 }
 
 // WithBuiltIn runs f from kyaml's built-in schema, as a new kubectl process
 // starts: a kustomize build, which may set its own from an openapi: field.
+// The built-in schema, 40% of a build to parse, is kept for the next build
+// unless f replaced it.
 func WithBuiltIn(f func() error) error {
 	mu.Lock()
 	defer mu.Unlock()
-	openapi.ResetOpenAPI()
-	defer openapi.ResetOpenAPI()
+	if current != builtIn {
+		openapi.ResetOpenAPI()
+		current = builtIn
+	}
+	defer func() {
+		if openapi.GetSchemaVersion() != openapi.DefaultOpenAPI {
+			current = unknown
+		}
+	}()
 	return f()
 }
