@@ -21,40 +21,38 @@ import (
 
 func main() {
 	mergeOne := framework.ResourceListProcessorFunc(func(rl *framework.ResourceList) error {
-		return schema.With(func() error {
-			job := &v2beta1.MPIJob{}
-			job.APIVersion, job.Kind, job.Name = "kubeflow.org/v2beta1", "MPIJob", "resnet50-training"
-			pod := corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "resnet50-training", Image: "docker.io/intel/model-zoo:1", Command: []string{"mpirun", "-np", "4"}}}}}
-			job.Spec.MPIReplicaSpecs = map[v2beta1.MPIReplicaType]*v2beta1.ReplicaSpec{"Launcher": {Template: pod}, "Worker": {Template: pod}}
-			b, err := json.Marshal(job)
+		job := &v2beta1.MPIJob{}
+		job.APIVersion, job.Kind, job.Name = "kubeflow.org/v2beta1", "MPIJob", "resnet50-training"
+		pod := corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "resnet50-training", Image: "docker.io/intel/model-zoo:1", Command: []string{"mpirun", "-np", "4"}}}}}
+		job.Spec.MPIReplicaSpecs = map[v2beta1.MPIReplicaType]*v2beta1.ReplicaSpec{"Launcher": {Template: pod}, "Worker": {Template: pod}}
+		b, err := json.Marshal(job)
+		if err != nil {
+			return err
+		}
+		patch, err := yaml.Parse(string(b))
+		if err != nil {
+			return err
+		}
+		for i, it := range rl.Items {
+			if it.GetKind() != "MPIJob" {
+				continue
+			}
+			merged, err := merge2.Merge(patch, it, yaml.MergeOptions{ListIncreaseDirection: yaml.MergeOptionsListAppend})
 			if err != nil {
 				return err
 			}
-			patch, err := yaml.Parse(string(b))
+			out, err := merged.MarshalJSON()
 			if err != nil {
 				return err
 			}
-			for i, it := range rl.Items {
-				if it.GetKind() != "MPIJob" {
-					continue
-				}
-				merged, err := merge2.Merge(patch, it, yaml.MergeOptions{ListIncreaseDirection: yaml.MergeOptionsListAppend})
-				if err != nil {
-					return err
-				}
-				out, err := merged.MarshalJSON()
-				if err != nil {
-					return err
-				}
-				if _, err := sigsjson.UnmarshalStrict(out, &v2beta1.MPIJob{}); err != nil {
-					return err
-				}
-				rl.Items[i] = merged
+			if _, err := sigsjson.UnmarshalStrict(out, &v2beta1.MPIJob{}); err != nil {
+				return err
 			}
-			return nil
-		})
+			rl.Items[i] = merged
+		}
+		return nil
 	})
-	if err := command.Build(mergeOne, command.StandaloneDisabled, false).Execute(); err != nil {
+	if err := schema.With(command.Build(mergeOne, command.StandaloneDisabled, false).Execute); err != nil {
 		os.Exit(1)
 	}
 }
