@@ -64,7 +64,7 @@ bench:
 # kube-controller-manager, kube-scheduler, mpi-operator, training-operator, Kubeflow Trainer,
 # JobSet, Kueue and scheduler-plugins' gang scheduler, with kwok as a fake kubelet, and a real node (kubelet, containerd, runc, CNI,
 # CoreDNS, images debootstrapped from Debian) on which jobs run real processes; pinned in
-# hack/e2e/versions.env and built once into .cache/e2e by hack/e2e/run.sh (needs root, debootstrap
+# hack/e2e/versions.env and built once into ~/.cache/mlops-fn/e2e by hack/e2e/build.sh (needs root, debootstrap
 # and libseccomp-dev; its builds take about 29 min cold on 2 cores, a run 9 min warm on an idle machine, 2026-11-25); the checks are Go
 # (hack/e2e/*_test.go, build tag e2e).
 e2e: build

@@ -4,13 +4,20 @@ package e2e
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
 // levels are the Pod Security Standards, strictest first.
@@ -234,4 +241,129 @@ func checkPodSecurity(c *check, o *overlay, real *corev1.Pod) string {
 		c.fail(fmt.Sprintf("Pod Security: %s is '%s', it needs '%s'", who, o.level, admitted), append(o.reasons, refusals...)...)
 	}
 	return admitted
+}
+
+// TestGoldenPodSecurity: for every golden case's pods (testdata/*/expected.yaml, each pod spec
+// of each job as processor.Pods finds it), the API server's own Pod Security verdict equals
+// mlops-fn's (processor.PodSecurity) at restricted and at baseline: a server dry run of the pod
+// in a namespace enforcing the level is admitted where mlops-fn admits it, and refused in
+// mlops-fn's words (violates PodSecurity "LEVEL:latest": ...) where it refuses it.
+func TestGoldenPodSecurity(t *testing.T) {
+	section("the golden cases' pods: the API server's Pod Security verdict and mlops-fn's")
+	c := newCheck(t, "")
+	if skipWhenNamed(c, "the golden cases' Pod Security", false) {
+		return
+	}
+	enforced := levels[:2] // privileged admits every pod
+	for _, level := range enforced {
+		if err := newNamespace("psa-golden-"+level, level); err != nil {
+			c.fail("a namespace enforcing Pod Security "+level, err.Error())
+			return
+		}
+	}
+	cases, err := filepath.Glob("testdata/*/expected.yaml")
+	if err != nil || len(cases) == 0 {
+		c.fail("the golden cases are found", fmt.Sprint(err))
+		return
+	}
+	for _, path := range cases {
+		name := filepath.Base(filepath.Dir(path))
+		text, err := os.ReadFile(path)
+		if err != nil {
+			c.fail(name+": its expected.yaml reads", err.Error())
+			continue
+		}
+		items, err := kio.FromBytes(text)
+		if err != nil {
+			c.fail(name+": its expected.yaml parses", err.Error())
+			continue
+		}
+		for _, job := range items {
+			if k, ok := jobkind.ForKind(job.GetKind()); !ok || job.GetApiVersion() != k.APIVersion {
+				continue
+			}
+			what := fmt.Sprintf("%s: %s/%s", name, job.GetKind(), job.GetName())
+			level, refusals := processor.PodSecurity(job)
+			var differ, same []string
+			for i, pod := range processor.Pods(job) {
+				if len(pod.Spec.Containers) == 0 {
+					// A runtime patch that sets no container: its runtime's decide, and a Pod needs one.
+					continue
+				}
+				for _, enforce := range enforced {
+					want := ""
+					for _, r := range refusals {
+						if r.Path == pod.Path && string(r.Level) == enforce {
+							want = r.Message
+						}
+					}
+					got := podSecurityVerdict("psa-golden-"+enforce, probe(pod, i))
+					line := fmt.Sprintf("%s under %s: API server: %s", pod.Path, enforce, orAdmitted(got))
+					if got != want {
+						differ = append(differ, line, "  mlops-fn:   "+orAdmitted(want))
+					} else {
+						same = append(same, line)
+					}
+				}
+			}
+			switch {
+			case len(same)+len(differ) == 0:
+				c.skip(what + ": no pod spec to probe")
+			case len(differ) > 0:
+				c.fail(what+": the API server's Pod Security verdict differs from mlops-fn's", differ...)
+			default:
+				c.pass(fmt.Sprintf("%s: the API server's Pod Security verdict is mlops-fn's (needs %s)", what, level), same...)
+			}
+		}
+	}
+}
+
+func orAdmitted(refusal string) string {
+	if refusal == "" {
+		return "admitted"
+	}
+	return refusal
+}
+
+// probe is a Pod of a job's pod spec, as Pod Security admission sees it, made valid where
+// admission does not look: a TrainJob's runtime patch leaves the image to its runtime, and the
+// operators add volumes the templates mount and the ServiceAccount they name.
+func probe(pod processor.Pod, i int) *corev1.Pod {
+	spec := pod.Spec.DeepCopy()
+	spec.NodeName, spec.ServiceAccountName, spec.DeprecatedServiceAccount = "", "", ""
+	volumes := map[string]bool{}
+	for _, v := range spec.Volumes {
+		volumes[v.Name] = true
+	}
+	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for j := range cs {
+			if cs[j].Image == "" {
+				cs[j].Image = "registry.k8s.io/pause:3.10"
+			}
+			var mounts []corev1.VolumeMount
+			for _, m := range cs[j].VolumeMounts {
+				if volumes[m.Name] {
+					mounts = append(mounts, m)
+				}
+			}
+			cs[j].VolumeMounts = mounts
+		}
+	}
+	meta := metav1.ObjectMeta{Name: fmt.Sprintf("psa-probe-%d", i), Labels: pod.Meta.Labels, Annotations: pod.Meta.Annotations}
+	return &corev1.Pod{ObjectMeta: meta, Spec: *spec}
+}
+
+// podSecurityVerdict is what the API server's Pod Security admission says of pod in namespace (a
+// server dry run): "" when it admits it, else its refusal from "violates PodSecurity" on (any
+// other refusal whole, which matches no verdict of mlops-fn's).
+func podSecurityVerdict(namespace string, pod *corev1.Pod) string {
+	_, err := kube.CoreV1().Pods(namespace).Create(ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	if err == nil {
+		return ""
+	}
+	msg := err.Error()
+	if i := strings.Index(msg, "violates PodSecurity"); i >= 0 {
+		return msg[i:]
+	}
+	return "refused, not by Pod Security: " + msg
 }

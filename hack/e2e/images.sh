@@ -149,6 +149,10 @@ blob() {
 packages() { in_root "$1" dpkg-query -W -f "$2 \${Package} \${Version}\n"; }
 debs() { in_root "$1" dpkg-query -W -f '${Package}_${Version}_${Architecture}.deb\n' | sed 's/:/%3a/'; }
 
+# images_pin: what the images depend on beside their recipe. images_built: they are cached.
+images_pin() { echo "$DEBIAN_MIRROR $MPI_OPERATOR_VERSION $KUBERNETES_VERSION"; }
+images_built() { is_built "$(cache_dir images "$DEBIAN_SUITE" "$IMAGES_RECIPE" <(images_pin))"; }
+
 build_images() {
   command -v debootstrap >/dev/null || die "building the real node's images needs debootstrap (apt-get install debootstrap)"
   [ -e "${DEBOOTSTRAP_DIR:-/usr/share/debootstrap}/scripts/$DEBIAN_SUITE" ] ||
@@ -156,8 +160,7 @@ build_images() {
   [ -f "$DEBIAN_KEYRING" ] || die "debootstrap needs Debian's archive keys: apt-get install debian-archive-keyring"
   [ "$(id -u)" == 0 ] || die "building the real node's images needs root (debootstrap, chroot)"
   unmount_under "$CACHE/images-"
-  start_build IMAGES_DIR images "$DEBIAN_SUITE" "$IMAGES_RECIPE" \
-    <(echo "$DEBIAN_MIRROR $MPI_OPERATOR_VERSION $KUBERNETES_VERSION") || return 0
+  start_build IMAGES_DIR images "$DEBIAN_SUITE" "$IMAGES_RECIPE" <(images_pin) || return 0
   # In a subshell for the umask and locale (what the build makes is 0644 or 0755, sorted
   # bytewise, whatever the caller's), which stops at the first failure even where its caller
   # does not.

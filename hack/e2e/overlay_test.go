@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/kustomize/kyaml/kio"
+	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 	"sigs.k8s.io/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
@@ -43,8 +44,9 @@ type overlay struct {
 	// fixture, which has neither); env is that mlops.env's keys and values.
 	plan *render.Plan
 	env  map[string]string
-	// level is the Pod Security level the pods need: the plan's (a fixture: its
-	// kustomization's words "needs Pod Security level LEVEL"), with the reasons.
+	// level is the Pod Security level the pods need: mlops-fn's verdict on the job as
+	// built (processor.PodSecurity; a fixture: its kustomization's words "needs Pod
+	// Security level LEVEL"), with the refusals.
 	level   string
 	reasons []string
 
@@ -104,7 +106,18 @@ func loadOverlay(dir string) (*overlay, error) {
 	} else if len(plans) == 1 {
 		o.plan = plans[0]
 	}
-	o.level, o.reasons = o.plan.PodSecurityLevel()
+	o.level = "restricted"
+	if o.job != nil {
+		job, err := kyaml.FromMap(o.job.Object)
+		if err != nil {
+			return nil, err
+		}
+		level, refusals := processor.PodSecurity(job)
+		o.level = string(level)
+		for _, r := range refusals {
+			o.reasons = append(o.reasons, r.Path+": "+r.Message)
+		}
+	}
 	return o, nil
 }
 

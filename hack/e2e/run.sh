@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make e2e: mlops-fn's overlays against a real control plane.
 #
-# Builds (once, cached in .cache/e2e) etcd, kube-apiserver, kube-controller-manager,
+# Builds (once, cached outside the clone: hack/e2e/build.sh) etcd, kube-apiserver, kube-controller-manager,
 # kube-scheduler and kubectl of the pinned Kubernetes, the pinned mpi-operator and its MPIJob
 # CRD, the pinned training-operator and its PyTorchJob CRD, Kubeflow Trainer and JobSet with
 # their CRDs and Trainer's torch-distributed ClusterTrainingRuntime, kwok as a fake kubelet,
@@ -20,7 +20,7 @@
 #
 # The checks print PASS/FAIL a check, then "e2e: N passed, N failed, N skipped"; the run exits 1
 # on any failure. Every process it starts is stopped at the end, failure or not; logs are kept
-# in .cache/e2e/logs.
+# in .cache/e2e-logs in the clone.
 #
 # Usage: hack/e2e/run.sh [OVERLAY_DIR...]   (default: all of them; naming some leaves out the
 # renamed, edited and Kueue checks, E2E_KUEUE=1 keeps the Kueue ones; E2E_RUN=REGEXP runs only
@@ -31,6 +31,7 @@ cd "$ROOT"
 source hack/e2e/build.sh   # also lib.sh and versions.env
 source hack/e2e/node.sh
 MLOPS_FN=${MLOPS_FN:-$ROOT/bin/mlops-fn}  # (another build: MLOPS_FN=path)
+LOGS=$ROOT/.cache/e2e-logs  # the components' logs of the last run
 
 # ---------------------------------------------------------------- the control plane
 
@@ -86,7 +87,7 @@ start_cluster() {
   gen_certs
   write_kubeconfig
 
-  start etcd "$ETCD_DIR/etcd" --name e2e --data-dir "$RUN/etcd" --log-level warn --unsafe-no-fsync \
+  start etcd "$K8S_DIR/etcd" --name e2e --data-dir "$RUN/etcd" --log-level warn --unsafe-no-fsync \
     --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
     --listen-peer-urls "http://127.0.0.1:$peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
     --initial-cluster "e2e=http://127.0.0.1:$peer_port"
@@ -121,9 +122,9 @@ start_cluster() {
 
   # The MPIJob, PyTorchJob, JobSet, TrainJob and (Cluster)TrainingRuntime CRDs; "Established"
   # can lag the create by a moment, and `kubectl wait` can fail once right after the create: poll.
-  kubectl apply --server-side -f "$MPI_DIR/kubeflow.org_mpijobs.yaml" -f "$TRAINING_DIR/kubeflow.org_pytorchjobs.yaml" \
-    -f "$TRAINER_DIR/jobset.x-k8s.io_jobsets.yaml" -f "$TRAINER_DIR/trainer.kubeflow.org_trainjobs.yaml" \
-    -f "$TRAINER_DIR/trainer.kubeflow.org_trainingruntimes.yaml" -f "$TRAINER_DIR/trainer.kubeflow.org_clustertrainingruntimes.yaml" \
+  kubectl apply --server-side -f "$OPS_DIR/kubeflow.org_mpijobs.yaml" -f "$OPS_DIR/kubeflow.org_pytorchjobs.yaml" \
+    -f "$OPS_DIR/jobset.x-k8s.io_jobsets.yaml" -f "$OPS_DIR/trainer.kubeflow.org_trainjobs.yaml" \
+    -f "$OPS_DIR/trainer.kubeflow.org_trainingruntimes.yaml" -f "$OPS_DIR/trainer.kubeflow.org_clustertrainingruntimes.yaml" \
     -f "$SCHED_DIR/crd.yaml" >/dev/null
   wait_until 60 kubectl wait --for=condition=Established --timeout=5s crd/mpijobs.kubeflow.org crd/pytorchjobs.kubeflow.org \
     crd/jobsets.jobset.x-k8s.io crd/trainjobs.trainer.kubeflow.org crd/trainingruntimes.trainer.kubeflow.org \
@@ -134,7 +135,7 @@ start_cluster() {
   # Its health endpoint is :8080 on every interface, not configurable (hence the netns).
   kubectl create namespace mpi-operator >/dev/null
   if [ "${E2E_IN_NETNS:-0}" != 1 ] && port_open 8080; then die "port 8080 is taken: mpi-operator needs it"; fi
-  start mpi-operator "$MPI_DIR/mpi-operator" --kubeConfig="$KUBECONFIG" \
+  start mpi-operator "$OPS_DIR/mpi-operator" --kubeConfig="$KUBECONFIG" \
     --lock-namespace=mpi-operator --threadiness=4 --kube-api-qps=50 --kube-api-burst=100 --gang-scheduling="$GANG_SCHEDULER"
   wait_until 60 curl -sf http://127.0.0.1:8080/healthz || { alive mpi-operator; die "mpi-operator not healthy"; }
 
@@ -143,7 +144,7 @@ start_cluster() {
   start_trainer
   start_kueue
 
-  start kwok "$KWOK_DIR/kwok" --kubeconfig="$KUBECONFIG" --config="$KWOK_DIR/stages.yaml" \
+  start kwok "$OPS_DIR/kwok" --kubeconfig="$KUBECONFIG" --config="$OPS_DIR/kwok-stages.yaml" \
     --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake --node-lease-duration-seconds=40
   kubectl apply --server-side -f hack/e2e/manifests/node.yaml >/dev/null
   wait_until 60 node_schedulable || { alive kwok; die "the fake node did not become Ready"; }
@@ -214,7 +215,7 @@ start_training_operator() {
   cp "$RUN/pki/training-operator.key" "$TRAINING_CERT_DIR/tls.key"
   kubectl create namespace kubeflow >/dev/null
   kubectl create secret generic training-operator-webhook-cert -n kubeflow >/dev/null
-  MY_POD_NAMESPACE=kubeflow start training-operator "$TRAINING_DIR/training-operator" \
+  MY_POD_NAMESPACE=kubeflow start training-operator "$OPS_DIR/training-operator" \
     --enable-scheme=pytorchjob --controller-threads=4 --leader-elect=false --gang-scheduler-name="$GANG_SCHEDULER" \
     --metrics-bind-address="127.0.0.1:$metrics_port" --health-probe-bind-address="127.0.0.1:$probe_port" \
     --webhook-server-port="$hook_port" --webhook-service-name=training-operator --webhook-secret-name=training-operator-webhook-cert
@@ -275,7 +276,7 @@ health: {healthProbeBindAddress: "127.0.0.1:$probe_port"}
 leaderElection: {leaderElect: false}
 internalCertManagement: {enable: false}
 EOF
-  start jobset "$TRAINER_DIR/jobset" --config="$d/config.yaml" --kubeconfig="$KUBECONFIG" --metrics-bind-address=0
+  start jobset "$OPS_DIR/jobset" --config="$d/config.yaml" --kubeconfig="$KUBECONFIG" --metrics-bind-address=0
   wait_until 90 curl -sf "http://127.0.0.1:$probe_port/readyz" || { alive jobset; die "jobset not ready"; }
   register_webhooks Mutating e2e-jobset \
     "mjobset.kb.io $hook_port /mutate-jobset-x-k8s-io-v1alpha2-jobset jobset.x-k8s.io v1alpha2 jobsets CREATE" \
@@ -304,7 +305,7 @@ metrics: {bindAddress: "0"}
 health: {healthProbeBindAddress: "127.0.0.1:$probe_port"}
 certManagement: {enable: false}
 EOF
-  TMPDIR=$d/tmp start trainer "$TRAINER_DIR/trainer-controller-manager" --config="$d/config.yaml" --kubeconfig="$KUBECONFIG"
+  TMPDIR=$d/tmp start trainer "$OPS_DIR/trainer-controller-manager" --config="$d/config.yaml" --kubeconfig="$KUBECONFIG"
   wait_until 90 curl -sf "http://127.0.0.1:$probe_port/readyz" || { alive trainer; die "trainer not ready"; }
   # Its release's defaulter.trainer.kubeflow.org and validator.trainer.kubeflow.org, with the
   # objectSelector its release patches in for the runtimes.
@@ -315,7 +316,7 @@ EOF
     "validator.trainingruntime.trainer.kubeflow.org $hook_port /validate-trainer-kubeflow-org-v1alpha1-trainingruntime trainer.kubeflow.org v1alpha1 trainingruntimes CREATE,UPDATE trainer.kubeflow.org/webhook-validation!=disabled" \
     "validator.trainjob.trainer.kubeflow.org $hook_port /validate-trainer-kubeflow-org-v1alpha1-trainjob trainer.kubeflow.org v1alpha1 trainjobs CREATE,UPDATE"
   # The runtime TrainJobs name, through Trainer's ClusterTrainingRuntime webhook.
-  out=$(kubectl apply --server-side -f "$TRAINER_DIR/torch_distributed.yaml" 2>&1) ||
+  out=$(kubectl apply --server-side -f "$OPS_DIR/torch_distributed.yaml" 2>&1) ||
     die "the torch-distributed ClusterTrainingRuntime was refused: $out"
 }
 
@@ -355,7 +356,7 @@ start_kueue() {
   cp "$d/certs/tls.crt" "$d/certs/tls.key" "$KUEUE_METRICS_CERTS/"
 
   ca=$(base64 -w0 <"$RUN/pki/ca.crt")
-  for f in "$KUEUE_DIR"/kueue.x-k8s.io_*.yaml; do
+  for f in "$OPS_DIR"/kueue.x-k8s.io_*.yaml; do
     crds+=(-f "$f"); f=${f##*/kueue.x-k8s.io_}; names+=("crd/${f%.yaml}.kueue.x-k8s.io")
   done
   kubectl apply --server-side "${crds[@]}" >/dev/null
@@ -382,7 +383,7 @@ featureGates: {VisibilityOnDemand: false}
 integrations:
   frameworks: [kubeflow.org/mpijob, kubeflow.org/pytorchjob, trainer.kubeflow.org/trainjob, pod]
 EOF
-  start kueue "$KUEUE_DIR/kueue" --config="$d/config.yaml" --kubeconfig="$KUBECONFIG"
+  start kueue "$OPS_DIR/kueue" --config="$d/config.yaml" --kubeconfig="$KUBECONFIG"
   wait_until 90 curl -sf "http://127.0.0.1:$probe_port/readyz" || { alive kueue; die "kueue not ready"; }
   # Its release's webhooks (config/components/webhook): its own objects', and those of the
   # integrations enabled above, with the namespaceSelector the release gives the latter.
@@ -414,7 +415,7 @@ node_schedulable() {
 on_exit() {
   local rc=$? name
   if [ -z "${SUMMARY_DONE:-}" ]; then
-    log "ERROR: the harness stopped early (status $rc); component logs: .cache/e2e/logs"
+    log "ERROR: the harness stopped early (status $rc); component logs: $LOGS"
     for name in "${STARTED_NAMES[@]}"; do alive "$name" >/dev/null || true; done
   fi
   stop_all
@@ -455,7 +456,7 @@ main() {
   build_all
   export PATH="$K8S_DIR:$PATH"   # the pinned kubectl first
   RUN=$(mktemp -d "${TMPDIR:-/tmp}/mlops-fn-e2e.XXXXXX")
-  trap 'rm -rf "$CACHE/logs"; cp -r "$RUN/logs" "$CACHE/logs" 2>/dev/null; rm -rf "$RUN"' EXIT
+  trap 'rm -rf "$LOGS"; mkdir -p "${LOGS%/*}"; cp -r "$RUN/logs" "$LOGS" 2>/dev/null; rm -rf "$RUN"' EXIT
   # The checks, built here: inside the namespace there is no network for the module proxy.
   (cd "$ROOT" && GOFLAGS=-mod=readonly go test -c -tags e2e -o "$RUN/e2e.test" ./hack/e2e) ||
     die "the checks (hack/e2e/*_test.go) do not build"
@@ -473,7 +474,7 @@ main() {
   # TERM) that is unshare's child; the namespace dies with it, whatever it left.
   trap 'stop_harness "$child" ${#netns[@]}; exit 130' INT TERM
   wait "$child" || rc=$?
-  log "e2e took $((SECONDS - t)) s; component logs: .cache/e2e/logs"
+  log "e2e took $((SECONDS - t)) s; component logs: $LOGS"
   return "$rc"
 }
 

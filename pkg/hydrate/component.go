@@ -61,6 +61,7 @@ func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, it
 		if err != nil {
 			return err
 		}
+		out.Warnings = append(out.Warnings, p.PodSecurityResults(job)...)
 		//nolint:staticcheck // the runners' legacy annotation too
 		for _, a := range []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation} {
 			if _, err := job.Pipe(yaml.ClearAnnotation(a)); err != nil {

@@ -182,9 +182,8 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 		if len(errs) > 0 {
 			return nil, append(results, errorResult(objectError(identify(items[i]), errs)))
 		}
-		// What the base brings below Pod Security restricted, in the job as
-		// rendered (render's warning names what the spec and mlops.env ask for).
-		if n := baseLevelNotice(patched.GetKind(), job, identify(items[i]), q); n != "" {
+		// Pod Security, as the API server will admit the job's pods.
+		if n := podSecurityNotice(identify(items[i]), podsOf(patched.GetKind(), job)); n != "" {
 			results = append(results, noticeResults([]string{n})...)
 		}
 		items[i] = patched
@@ -195,6 +194,7 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 		if job, err = p.generate(plan, plan.Skeleton()); err != nil {
 			return nil, append(results, errorResult(err))
 		}
+		results = append(results, p.PodSecurityResults(job)...)
 	}
 	// The ConfigMaps this run writes, by namespace/name.
 	written := map[string]bool{}

@@ -35,16 +35,16 @@ func (p Processor) Targets(plan *render.Plan, items []*yaml.RNode) ([]*yaml.RNod
 		if err != nil {
 			return nil, nil, err
 		}
-		// The job as the patches render it, for what it brings below Pod
-		// Security restricted; a patch that fails, the function's run on
-		// the overlay reports. The patches merge by the CRDs' merge keys.
+		// The job as the patches render it, for Pod Security; a patch that
+		// fails, the function's run on the overlay reports. The patches
+		// merge by the CRDs' merge keys.
 		var out *yaml.RNode
 		if schema.With(func() (err error) {
 			out, err = p.applyPatches(q, items[i], identify(items[i]))
 			return err
 		}) == nil {
 			if job, errs := Check(out); len(errs) == 0 {
-				if n := baseLevelNotice(out.GetKind(), job, identify(items[i]), q); n != "" {
+				if n := podSecurityNotice(identify(items[i]), podsOf(out.GetKind(), job)); n != "" {
 					q.Notices = append(slices.Clone(q.Notices), n)
 				}
 			}

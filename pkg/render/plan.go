@@ -334,10 +334,6 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 			p.Labels[label] = value
 		}
 	}
-	if level, reasons := p.PodSecurityLevel(); level != "restricted" {
-		warnings = append(warnings, Warning{Field: field.NewPath("spec"), Message: fmt.Sprintf(
-			"the job needs Pod Security level %s: %s; the namespace's pod-security.kubernetes.io/enforce label must allow it", level, strings.Join(reasons, "; "))})
-	}
 	for i, v := range s.Volumes {
 		if why := p.OperatorVolumeName(v.Name); why != "" {
 			errs = append(errs, field.Invalid(spec.Child("volumes").Index(i).Child("name"), v.Name, why))
@@ -351,45 +347,6 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 	errs = append(errs, x.errs...)
 	errs = append(errs, p.CheckName()...)
 	return p, warnings, errs
-}
-
-// PodSecurityLevel is the strictest Pod Security Standard the job's pods
-// meet, with what keeps them from a stricter one: the level a namespace's
-// pod-security.kubernetes.io/enforce label must allow.
-func (p *Plan) PodSecurityLevel() (level string, reasons []string) {
-	level = "restricted"
-	lower := func(to, why string) {
-		if to == "privileged" || level == "restricted" {
-			level = to
-		}
-		reasons = append(reasons, why)
-	}
-	for _, v := range p.Volumes {
-		if v.HostPath != nil {
-			lower("privileged", fmt.Sprintf("volume %q is a hostPath, which baseline forbids", v.Name))
-		}
-	}
-	switch {
-	case p.RunAsUser == nil:
-		lower("baseline", "USER_ID is not set, so the image's user runs the job, root for most training images; restricted admits only pods that run as non-root: set USER_ID")
-	case *p.RunAsUser == 0:
-		lower("baseline", "USER_ID is 0 (root); restricted admits only pods that run as non-root")
-	}
-	for _, v := range p.Volumes {
-		if v.NFS != nil {
-			lower("baseline", fmt.Sprintf("volume %q is an inline nfs volume, which restricted forbids; a pvc bound to an NFS PersistentVolume is allowed", v.Name))
-		}
-	}
-	if p.HostNetwork {
-		lower("privileged", "spec.hostNetwork puts the pods in the node's network namespace, which baseline forbids")
-	}
-	if p.RDMAResource != "" {
-		lower("privileged", "spec.rdma adds the IPC_LOCK capability to the training containers (RDMA pins memory), which baseline forbids")
-	}
-	if !p.Hardening {
-		lower("baseline", "spec.security.hardening is off; restricted needs allowPrivilegeEscalation false, all capabilities dropped and a seccomp profile")
-	}
-	return level, reasons
 }
 
 // operatorVolume is a volume an operator adds to the job's pods by name and

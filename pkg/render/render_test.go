@@ -174,36 +174,6 @@ func TestNamesHosts(t *testing.T) {
 	}
 }
 
-// TestPodSecurityLevel names the lowest level that admits the pods, and why.
-func TestPodSecurityLevel(t *testing.T) {
-	for _, c := range []struct {
-		name, env string
-		spec      func(*api.MLOpsJobSpec)
-		want      string
-		because   string
-	}{
-		{"a non-root job", "WORKERS=1\nUSER_ID=1000\n", func(*api.MLOpsJobSpec) {}, "restricted", ""},
-		{"root", "WORKERS=1\n", func(*api.MLOpsJobSpec) {}, "baseline", "USER_ID is not set"},
-		{"an inline NFS volume", "WORKERS=1\nUSER_ID=1000\nNFS_SERVER=n\nNFS_PATH=/p\nNFS_MOUNT_PATH=/m\n", func(*api.MLOpsJobSpec) {}, "baseline", "inline nfs"},
-		{"a hostPath", "WORKERS=1\nUSER_ID=1000\n", func(s *api.MLOpsJobSpec) {
-			s.Volumes = []api.Volume{{Name: "data", MountPath: "/data", HostPath: &api.HostPath{Path: "/mnt"}}}
-		}, "privileged", "hostPath"},
-		{"host networking", "WORKERS=1\nUSER_ID=1000\n", func(s *api.MLOpsJobSpec) { s.HostNetwork = true }, "privileged", "network namespace"},
-		{"RDMA", "WORKERS=1\nUSER_ID=1000\n", func(s *api.MLOpsJobSpec) { s.RDMA = &api.RDMA{Resource: "rdma/hca"} }, "privileged", "IPC_LOCK"},
-		{"hardening off", "WORKERS=1\nUSER_ID=1000\n", func(s *api.MLOpsJobSpec) { s.Security.Hardening = ptr.To(false) }, "baseline", "hardening is off"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			spec := program
-			c.spec(&spec)
-			p, _ := resolve(t, spec, c.env)
-			level, reasons := p.PodSecurityLevel()
-			if level != c.want || !strings.Contains(strings.Join(reasons, "; "), c.because) {
-				t.Errorf("level %s (%q), want %s because of %q", level, reasons, c.want, c.because)
-			}
-		})
-	}
-}
-
 // TestCheckImage accepts what container runtimes pull and says why not.
 func TestCheckImage(t *testing.T) {
 	digest := strings.Repeat("a", 64)
