@@ -31,6 +31,7 @@ func TestGolden(t *testing.T) {
 	for _, job := range cases {
 		dir := filepath.Dir(job)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
+			t.Parallel()
 			args := []string{job}
 			if _, err := os.Stat(filepath.Join(dir, "input.yaml")); err == nil {
 				args = append(args, filepath.Join(dir, "input.yaml"))

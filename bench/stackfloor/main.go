@@ -21,7 +21,6 @@ import (
 
 func main() {
 	mergeOne := framework.ResourceListProcessorFunc(func(rl *framework.ResourceList) error {
-		schema.Register()
 		job := &v2beta1.MPIJob{}
 		job.APIVersion, job.Kind, job.Name = "kubeflow.org/v2beta1", "MPIJob", "resnet50-training"
 		pod := corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "resnet50-training", Image: "docker.io/intel/model-zoo:1", Command: []string{"mpirun", "-np", "4"}}}}}
@@ -53,7 +52,7 @@ func main() {
 		}
 		return nil
 	})
-	if err := command.Build(mergeOne, command.StandaloneDisabled, false).Execute(); err != nil {
+	if err := schema.With(command.Build(mergeOne, command.StandaloneDisabled, false).Execute); err != nil {
 		os.Exit(1)
 	}
 }

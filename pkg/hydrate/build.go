@@ -6,24 +6,24 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
-	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/fielddiff"
+	"github.com/mlops-fn/mlops-fn/pkg/schema"
 )
 
 // build runs kustomize on dir as `kubectl kustomize` and `kubectl apply -k`
 // do (kustomize's defaults: no plugins, files only from in or below each
-// kustomization), from a fresh schema.
+// kustomization), from kyaml's built-in schema as a new kubectl process
+// (TestBuildsDoNotShareTheSchema).
 func build(fsys filesys.FileSystem, dir string) ([]*yaml.RNode, error) {
 	var m resmap.ResMap
-	err := inFreshSchema(func() error {
+	err := schema.WithBuiltIn(func() error {
 		var err error
 		m, err = krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fsys, dir)
 		return err
@@ -32,26 +32,6 @@ func build(fsys filesys.FileSystem, dir string) ([]*yaml.RNode, error) {
 		return nil, err
 	}
 	return m.ToRNodeSlice(), nil
-}
-
-// schemaMu serializes what reads or writes kyaml's OpenAPI schema from a fresh
-// start: kustomize's builds and the check's run of the function.
-var schemaMu sync.Mutex
-
-// inFreshSchema runs f from kyaml's built-in OpenAPI schema, as a new
-// kubectl or mlops-fn process would. The schema is a global of kyaml's
-// openapi package, and both sides of hydrate's check change it: kustomize
-// sets it from a kustomization's openapi: field and, with none, keeps the
-// custom document an earlier build set (openapi.SetSchema leaves it); the
-// processor registers mlops-fn's CRD schema and turns the built-in one off
-// (schema.Register). Without the reset, a build after one with openapi:, or
-// after the function, would merge with the wrong schema
-// (TestBuildsDoNotShareTheSchema).
-func inFreshSchema(f func() error) error {
-	schemaMu.Lock()
-	defer schemaMu.Unlock()
-	openapi.ResetOpenAPI()
-	return f()
 }
 
 // builtObject is an object of a build as the API server receives it:

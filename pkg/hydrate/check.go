@@ -94,7 +94,7 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 	}
 	rl := &framework.ResourceList{Items: items, FunctionConfig: config}
 	p := processor.Processor{ConfigDir: r.o.Dir, ConfigFile: r.configPath}
-	if err := inFreshSchema(func() error { return p.Process(rl) }); err != nil {
+	if err := p.Process(rl); err != nil {
 		return nil, errorLines(err)
 	}
 	// What kustomize drops from a transformer's output.

@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/fielddiff"
-	"github.com/mlops-fn/mlops-fn/pkg/schema"
 )
 
 // TestTheCheckRefusesAContradiction: a patch of the user's kustomization,
@@ -19,6 +18,7 @@ import (
 // against WORKERS: the function, run after it, would set them back, so the
 // overlay would differ from the function's run, and hydrate writes nothing.
 func TestTheCheckRefusesAContradiction(t *testing.T) {
+	t.Parallel()
 	root, _ := overlay(t, "multi-node-nonroot")
 	dir := filepath.Join(root, "overlay")
 	write(t, filepath.Join(dir, "replicas.yaml"), "- op: replace\n  path: /spec/mpiReplicaSpecs/Worker/replicas\n  value: 7\n")
@@ -45,6 +45,7 @@ func TestTheCheckRefusesAContradiction(t *testing.T) {
 // entries of the kustomization acting after mlops-fn's patches that may set
 // them, in the kustomization's order; or says it found none.
 func TestContradictionMessage(t *testing.T) {
+	t.Parallel()
 	job := builtObject{apiVersion: "kubeflow.org/v2beta1", kind: "MPIJob", name: "dev-pw4"}
 	replicas := objectDiff{object: job, changes: []fielddiff.Change{{Path: "spec.mpiReplicaSpecs.Worker.replicas", Old: 2, New: 9}}}
 	image := objectDiff{object: job, changes: []fielddiff.Change{{Path: "spec.mpiReplicaSpecs.Worker.template.spec.containers[0].image", Old: "mpi:1", New: "mpi:2"}}}
@@ -137,6 +138,7 @@ pw4/kustomization.yaml has no entry that acts after mlops-fn's patches (` + afte
 // ConfigMap by the names kustomize replaced, as kustomize hands them to a
 // transformer: the check passes, and the job reads the renamed ConfigMap.
 func TestTheCheckFollowsRenames(t *testing.T) {
+	t.Parallel()
 	root, _ := overlay(t, "multi-node-nonroot")
 	dir := filepath.Join(root, "overlay")
 	k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
@@ -169,6 +171,7 @@ func TestTheCheckFollowsRenames(t *testing.T) {
 // without one; each build starts afresh, so a build after one with openapi:
 // gives what it gives alone.
 func TestBuildsDoNotShareTheSchema(t *testing.T) {
+	t.Parallel()
 	withOpenAPI, plain := t.TempDir(), t.TempDir()
 	deployment := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: web:1\n"
 	patch := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: sidecar\n        image: sidecar:1\n"
@@ -178,9 +181,7 @@ func TestBuildsDoNotShareTheSchema(t *testing.T) {
 		write(t, filepath.Join(dir, "kustomization.yaml"), "resources:\n- deployment.yaml\npatches:\n- path: patch.yaml\n")
 	}
 	// A document that knows no Deployment: its containers list is replaced.
-	if err := os.WriteFile(filepath.Join(withOpenAPI, "schema.json"), schema.Document(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	write(t, filepath.Join(withOpenAPI, "schema.json"), `{"swagger": "2.0", "info": {"title": "no kinds", "version": "v1"}, "paths": {}, "definitions": {}}`)
 	write(t, filepath.Join(withOpenAPI, "kustomization.yaml"), "resources:\n- deployment.yaml\npatches:\n- path: patch.yaml\nopenapi:\n  path: schema.json\n")
 
 	alone, err := build(filesys.MakeFsOnDisk(), plain)

@@ -40,8 +40,10 @@ func committedOverlays(t *testing.T) []string {
 // now (no drift), kubectl's kustomize defaults build it, and its job decodes
 // strictly into the upstream type and passes the operators' validation.
 func TestCommittedOverlays(t *testing.T) {
+	t.Parallel()
 	for _, dir := range committedOverlays(t) {
 		t.Run(dir, func(t *testing.T) {
+			t.Parallel()
 			ov, err := Render(Options{Dir: dir})
 			if err != nil {
 				t.Fatal(err)
@@ -100,12 +102,14 @@ func decode(t *testing.T, b []byte, into any) {
 // specs name the renamed ConfigMap and ServiceAccount: the hydrated
 // kustomization's configurations: teaches kustomize the CRDs' references.
 func TestRenamesReachTheJob(t *testing.T) {
+	t.Parallel()
 	for _, k := range jobkind.Kinds {
 		if k.ReferencePodSpecs == nil {
 			continue // a Pod: kustomize knows its references
 		}
 		overlay := testutil.QuickstartFolder[k.Mode()]
 		t.Run(overlay, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			target, err := filepath.Abs(filepath.Join("../../quickstart/k8s/mlops", overlay))
 			if err != nil {
@@ -170,6 +174,7 @@ func TestRenamesReachTheJob(t *testing.T) {
 // neither overwrites the other's env ConfigMap and kubectl delete -k of one
 // keeps the other's.
 func TestOneJobItsOwnObjects(t *testing.T) {
+	t.Parallel()
 	ids := map[string][]string{}
 	for _, mode := range testutil.QuickstartFolders() {
 		nodes, err := stagedBuild("../../quickstart/k8s/mlops/"+mode, nil, nil)
@@ -294,8 +299,10 @@ func overlaysOfEveryKind(t *testing.T) map[string]string {
 // (kustomize keeps one OpenAPI document per build; one that lacks apps/v1
 // makes the patch replace the Deployment's containers with its one).
 func TestTheOverlayLeavesOtherMergesAlone(t *testing.T) {
+	t.Parallel()
 	for name, overlay := range overlaysOfEveryKind(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			write(t, filepath.Join(dir, "deployment.yaml"), twoContainers)
 			write(t, filepath.Join(dir, "proxy-patch.yaml"), proxyPatch)

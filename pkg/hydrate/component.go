@@ -141,15 +141,16 @@ func ranksPatch(header string, q *render.Plan) ([]byte, error) {
 }
 
 func encode(header string, patch render.Patch) ([]byte, error) {
-	schema.Register()
 	n, err := jobnode.EncodePatch(patch)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := (filters.FormatFilter{UseSchema: true}).Filter([]*yaml.RNode{n}); err != nil {
-		return nil, err
-	}
-	if err := schema.MarkMergeKeys(n); err != nil {
+	if err := schema.With(func() error {
+		if _, err := (filters.FormatFilter{UseSchema: true}).Filter([]*yaml.RNode{n}); err != nil {
+			return err
+		}
+		return schema.MarkMergeKeys(n)
+	}); err != nil {
 		return nil, err
 	}
 	s, err := n.String()

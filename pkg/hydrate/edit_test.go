@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/kio"
@@ -168,6 +169,7 @@ func editSpec(name, old, replacement string) edit {
 // disagree with the inputs. It builds with kustomize's own code (kubectl's
 // options) and, where kubectl is installed, with kubectl kustomize too.
 func TestEditWithoutHydrate(t *testing.T) {
+	t.Parallel()
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
 		t.Log("kubectl is not installed: the builds run in process only (CI installs kubectl)")
@@ -227,17 +229,25 @@ func TestEditWithoutHydrate(t *testing.T) {
 			return os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644) == nil
 		}},
 	)
+	var mu sync.Mutex
 	counts := map[string]int{}
+	// After the parallel subtests.
+	t.Cleanup(func() {
+		t.Logf("outcomes: %v", counts)
+		if counts["refused"] < len(edits) {
+			t.Errorf("want most edits refused, got %v", counts)
+		}
+	})
 	for _, mode := range testutil.QuickstartFolders() {
 		for _, e := range edits {
 			t.Run(mode+"/"+e.name, func(t *testing.T) {
-				counts[staleBuild(t, kubectl, func(t *testing.T) string { return quickstartCopy(t, mode) }, e)]++
+				t.Parallel()
+				outcome := staleBuild(t, kubectl, func(t *testing.T) string { return quickstartCopy(t, mode) }, e)
+				mu.Lock()
+				defer mu.Unlock()
+				counts[outcome]++
 			})
 		}
-	}
-	t.Logf("outcomes: %v", counts)
-	if counts["refused"] < len(edits) {
-		t.Errorf("want most edits refused, got %v", counts)
 	}
 }
 
@@ -246,6 +256,7 @@ func TestEditWithoutHydrate(t *testing.T) {
 // where the function reads it: the build equals a fresh hydrate's or fails
 // saying to run hydrate.
 func TestEditKeptLauncherWithoutHydrate(t *testing.T) {
+	t.Parallel()
 	kubectl, _ := exec.LookPath("kubectl")
 	base := "../base/skeleton.yaml"
 	for _, e := range []edit{
@@ -257,6 +268,7 @@ func TestEditKeptLauncherWithoutHydrate(t *testing.T) {
 		editFile("a worker made privileged", base, "              runAsUser: 1000\n            command:\n            - /usr/sbin/sshd", "              runAsUser: 1000\n              privileged: true\n            command:\n            - /usr/sbin/sshd"),
 	} {
 		t.Run(e.name, func(t *testing.T) {
+			t.Parallel()
 			staleBuild(t, kubectl, func(t *testing.T) string {
 				root, _ := overlay(t, "site-settings-published-pi")
 				return filepath.Join(root, "overlay")
@@ -346,8 +358,10 @@ func judge(t *testing.T, builder string, want, got []*yaml.RNode, buildErr error
 // inputs into CRLF (git's core.autocrlf on Windows) builds the same objects:
 // the guard compares values, not lines.
 func TestCRLFCheckoutBuilds(t *testing.T) {
+	t.Parallel()
 	for _, mode := range testutil.QuickstartFolders() {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			dir := quickstartCopy(t, mode)
 			want, err := stagedBuild(dir, nil, nil)
 			if err != nil {
@@ -383,6 +397,7 @@ func TestCRLFCheckoutBuilds(t *testing.T) {
 // text (their headers, selectors and messages), and in the quickstart ten
 // times (issue 26's measure).
 func TestGuardIsSmall(t *testing.T) {
+	t.Parallel()
 	for _, dir := range committedOverlays(t) {
 		inputs, guard := 0, 0
 		for _, f := range []string{"mlops.env", "job.yaml"} {
@@ -418,6 +433,7 @@ func TestGuardIsSmall(t *testing.T) {
 // `kubectl apply -k` where kubectl is installed, and kustomize's own error
 // after kubectl's "error: ".
 func TestReadmeQuotesTheStaleBuild(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -462,9 +478,11 @@ func TestReadmeQuotesTheStaleBuild(t *testing.T) {
 // Applied (what mlops-fn delete deletes) still builds the job the last
 // hydrate wrote, and neither the guard's object nor the job spec.
 func TestAppliedBuildsWithoutTheGuard(t *testing.T) {
+	t.Parallel()
 	for _, k := range jobkind.Kinds {
 		mode := testutil.QuickstartFolder[k.Mode()]
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			dir := quickstartCopy(t, mode)
 			if !editEnv("CPU", "change").apply(dir) {
 				t.Fatal("the quickstart has no CPU")
@@ -494,6 +512,7 @@ func TestAppliedBuildsWithoutTheGuard(t *testing.T) {
 // alone, builds the same objects; `hydrate --check` (Stale) names the
 // kustomization, and hydrate writes the entry back.
 func TestHandRemovedEntries(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, entry, message string
 	}{
@@ -504,6 +523,7 @@ func TestHandRemovedEntries(t *testing.T) {
 		{"the check of the component", "- path: mlops-fn/listed.yaml # mlops-fn hydrate: fails the build when components: lacks mlops-fn\n  target:\n    kind: MLOpsJob\n", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			dir := quickstartCopy(t, "multi-node")
 			want, err := stagedBuild(dir, nil, nil)
 			if err != nil {

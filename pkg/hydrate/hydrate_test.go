@@ -150,6 +150,7 @@ func transform(t *testing.T, dir string, skeleton *yaml.RNode) []map[string]any 
 // kustomize's own machinery, gives the objects the transformer produces, lists
 // merged by name inside the MPIJob as in the Pod.
 func TestKustomizeAppliesTheSamePatches(t *testing.T) {
+	t.Parallel()
 	for _, c := range []string{
 		"multi-node-nonroot",
 		"published-horovod-4gpu-nfs",
@@ -172,6 +173,7 @@ func TestKustomizeAppliesTheSamePatches(t *testing.T) {
 		"team-pod-tensorboard",
 	} {
 		t.Run(c, func(t *testing.T) {
+			t.Parallel()
 			if _, err := os.Stat(filepath.Join("..", "..", "testdata", c)); err != nil {
 				t.Fatalf("golden case %s is listed here but missing from testdata (renamed or removed?): update the list: %v", c, err)
 			}
@@ -189,6 +191,7 @@ func TestKustomizeAppliesTheSamePatches(t *testing.T) {
 // carry their lists' merge keys as comments: without them the securityContext
 // patch replaces the MPIJob's containers list and the image is lost.
 func TestWithoutTheMergeKeysKustomizeReplacesLists(t *testing.T) {
+	t.Parallel()
 	root, _ := overlay(t, "multi-node-nonroot")
 	dir := filepath.Join(root, "overlay")
 	patches, err := filepath.Glob(filepath.Join(dir, ComponentDir, "*-patch.yaml"))
@@ -228,6 +231,7 @@ func image(t *testing.T, objs []map[string]any) any {
 
 // TestStaleDetectsDrift: editing mlops.env makes the overlay stale until it is hydrated again.
 func TestStaleDetectsDrift(t *testing.T) {
+	t.Parallel()
 	root, _ := overlay(t, "multi-node-nonroot")
 	dir := filepath.Join(root, "overlay")
 	fresh, err := Render(Options{Dir: dir})
@@ -259,6 +263,7 @@ func TestStaleDetectsDrift(t *testing.T) {
 // generator (literals, labels), their patch, configurations and namespace.
 // A second run changes nothing.
 func TestKeepsTheUsersKustomization(t *testing.T) {
+	t.Parallel()
 	root, _ := overlay(t, "multi-node-nonroot")
 	dir := filepath.Join(root, "overlay")
 	write(t, filepath.Join(dir, "kustomization.yaml"), `# my overlay
@@ -358,6 +363,7 @@ components:
 // hydrated kustomization or in an overlay on top, leaves the job as it is
 // without it: the patches carry their merge keys.
 func TestTheUsersOpenAPIChangesNoPatch(t *testing.T) {
+	t.Parallel()
 	root, _ := overlay(t, "multi-node-nonroot")
 	dir := filepath.Join(root, "overlay")
 	want := kustomize(t, dir)
@@ -393,6 +399,7 @@ func TestTheUsersOpenAPIChangesNoPatch(t *testing.T) {
 // no nfs-volume-patch.yaml) leaves the component and its kustomization; a
 // file of the user's beside it stays.
 func TestRemovesStaleFiles(t *testing.T) {
+	t.Parallel()
 	root, _ := overlay(t, "multi-node-nonroot")
 	dir := filepath.Join(root, "overlay")
 	env, _ := os.ReadFile(filepath.Join(dir, "mlops.env"))
@@ -426,6 +433,7 @@ func TestRemovesStaleFiles(t *testing.T) {
 // function by Render itself) or fail at hydrate time with a clear error,
 // never an overlay kubectl cannot build.
 func TestSpecChangesWorkOrFailAtHydrate(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		// job and kustomization replace text in those files; "" appends.
@@ -454,6 +462,7 @@ func TestSpecChangesWorkOrFailAtHydrate(t *testing.T) {
 			wantErr: "spec.envFile.localConfigMap is set, which names a ConfigMap among a kpt package's inputs, but kubectl apply -k reads mlops.env from disk"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			root, _ := overlay(t, "multi-node-nonroot")
 			dir := filepath.Join(root, "overlay")
 			for file, r := range map[string][2]string{"job.yaml": c.job, "kustomization.yaml": c.kustomization} {
@@ -511,6 +520,7 @@ func TestSpecChangesWorkOrFailAtHydrate(t *testing.T) {
 // TestKustomizationEdgeCases: what users write in their kustomization, each
 // a case a review found: hydrate keeps the user's lines and builds.
 func TestKustomizationEdgeCases(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		// edit changes the hydrated kustomization (and job.yaml when spec != "").
@@ -546,6 +556,7 @@ func TestKustomizationEdgeCases(t *testing.T) {
 			wantText:       []string{"- ./mlops-fn"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			root, _ := overlay(t, "multi-node-nonroot")
 			dir := filepath.Join(root, "overlay")
 			write(t, filepath.Join(dir, "team.env"), "TEAM=vision\n")
@@ -588,6 +599,7 @@ func TestKustomizationEdgeCases(t *testing.T) {
 // mark and CRLF line ends keeps both when hydrate rewrites its entries, is not
 // rewritten when they stand, and one mixing line ends is refused, unwritten.
 func TestKeepsLineEndsAndByteOrderMark(t *testing.T) {
+	t.Parallel()
 	root, _ := overlay(t, "multi-node-nonroot")
 	dir := filepath.Join(root, "overlay")
 	path := filepath.Join(dir, "kustomization.yaml")
@@ -641,6 +653,7 @@ func TestKeepsLineEndsAndByteOrderMark(t *testing.T) {
 // TestEnvConfigMapBesideTheJob: a base that puts the job in a namespace gets
 // the env ConfigMap there too, as the function writes it.
 func TestEnvConfigMapBesideTheJob(t *testing.T) {
+	t.Parallel()
 	root, _ := overlay(t, "multi-node-nonroot")
 	k, _ := os.ReadFile(filepath.Join(root, "base", "kustomization.yaml"))
 	write(t, filepath.Join(root, "base", "kustomization.yaml"), "namespace: vision\n"+string(k))
@@ -657,6 +670,7 @@ func TestEnvConfigMapBesideTheJob(t *testing.T) {
 // comma-separated annotation (a comma in the kind panics it) and v5.8 matches
 // target selectors as regular expressions.
 func TestGuardKindIsSafe(t *testing.T) {
+	t.Parallel()
 	if i := strings.IndexAny(GuardKind, ",()[]{}*+?|^$\\"); i >= 0 {
 		t.Errorf("GuardKind has %q at %d: %s", GuardKind[i], i, GuardKind)
 	}
@@ -667,8 +681,10 @@ func TestGuardKindIsSafe(t *testing.T) {
 // its keys. hydrate finds its entries by name again (the env generator
 // renamed in place when the job is renamed) and writes its marks back.
 func TestMarksGone(t *testing.T) {
+	t.Parallel()
 	for _, rename := range []bool{false, true} {
 		t.Run(fmt.Sprintf("renamed %v", rename), func(t *testing.T) {
+			t.Parallel()
 			root, _ := overlay(t, "multi-node-nonroot")
 			dir := filepath.Join(root, "overlay")
 			path := filepath.Join(dir, "kustomization.yaml")
@@ -717,6 +733,7 @@ func TestMarksGone(t *testing.T) {
 // edited by hand, are written back, and hydrate says which and why (it used
 // to, silently).
 func TestRestoredFieldsAreSaid(t *testing.T) {
+	t.Parallel()
 	root, _ := overlay(t, "multi-node-nonroot")
 	dir := filepath.Join(root, "overlay")
 	first, err := Render(Options{Dir: dir, Resources: []string{"../base"}})
@@ -776,6 +793,7 @@ func stripCommentsSortKeys(n *yaml.Node) {
 // mlops-fn acts after its patches, so hydrate reads the base without it, as
 // the guard does; the job gets both.
 func TestComponentAfterTheOverlay(t *testing.T) {
+	t.Parallel()
 	root, _ := overlay(t, "multi-node-nonroot")
 	dir := filepath.Join(root, "overlay")
 	if err := os.MkdirAll(filepath.Join(dir, "ttl"), 0o755); err != nil {
@@ -801,8 +819,10 @@ func TestComponentAfterTheOverlay(t *testing.T) {
 // transformer, so a TrainJob, which names each key in its env, names
 // theirs too.
 func TestEnvGeneratorExtrasReachTheJob(t *testing.T) {
+	t.Parallel()
 	for _, mode := range testutil.QuickstartFolders() {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			dir := quickstartCopy(t, mode)
 			write(t, filepath.Join(dir, "team.env"), "TEAM=vision\n")
 			k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))

@@ -63,6 +63,7 @@ func withoutTemporaries(files map[string]string) map[string]string {
 // guard's inputs it no longer finds). The next run leaves no temporary file and
 // gives the same folder as an uninterrupted run.
 func TestKillAtEveryStep(t *testing.T) {
+	t.Parallel()
 	hydrated := func(t *testing.T) string {
 		root, _ := overlay(t, "multi-node-nonroot")
 		return root
@@ -93,6 +94,7 @@ func TestKillAtEveryStep(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			base := c.root(t)
 			c.edit(t, filepath.Join(base, "overlay"))
 			before := snapshot(t, base)

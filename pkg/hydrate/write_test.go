@@ -18,6 +18,7 @@ import (
 // or below the kustomization, so hydrate refuses an env file elsewhere before
 // writing anything, and names any file inside by its path from the overlay.
 func TestEnvFileMustBeInsideTheOverlay(t *testing.T) {
+	t.Parallel()
 	cwd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
@@ -49,6 +50,7 @@ func TestEnvFileMustBeInsideTheOverlay(t *testing.T) {
 		{name: "prefix of the folder's name", path: "../overlay2/mlops.env", envAt: "overlay2/mlops.env"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			root, _ := overlay(t, "multi-node-nonroot")
 			dir := filepath.Join(root, "overlay")
 			env, err := os.ReadFile(filepath.Join(dir, "mlops.env"))
@@ -124,6 +126,7 @@ func TestEnvFileMustBeInsideTheOverlay(t *testing.T) {
 // or after the first folders were put in place (they are put back): every file
 // is byte-identical to what it was, and no temporary file is left behind.
 func TestWriteIsAllOrNothing(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		// spoil makes a destination unwritable in overlay a or b.
@@ -159,6 +162,7 @@ func TestWriteIsAllOrNothing(t *testing.T) {
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			rootA, rootB, overlays := twoEditedOverlays(t)
 			a, b := filepath.Join(rootA, "overlay"), filepath.Join(rootB, "overlay")
 			c.spoil(t, a, b)
@@ -209,6 +213,7 @@ func twoEditedOverlays(t *testing.T) (rootA, rootB string, overlays []*Overlay) 
 
 // TestWriteAllWritesEveryOverlay: with nothing in the way, every overlay is written and fresh.
 func TestWriteAllWritesEveryOverlay(t *testing.T) {
+	t.Parallel()
 	var dirs []string
 	var overlays []*Overlay
 	for _, c := range []string{"multi-node-nonroot", "published-single-node-quickstart"} {
@@ -244,6 +249,7 @@ func TestWriteAllWritesEveryOverlay(t *testing.T) {
 // TestWriteIsAllOrNothingAfterTheFirstFolder: a folder that fails once the
 // first is in place puts the first back.
 func TestWriteIsAllOrNothingAfterTheFirstFolder(t *testing.T) {
+	t.Parallel()
 	rootA, rootB, overlays := twoEditedOverlays(t)
 	a, b := filepath.Join(rootA, "overlay"), filepath.Join(rootB, "overlay")
 	beforeA := snapshot(t, rootA)
@@ -307,6 +313,7 @@ func snapshot(t *testing.T, root string) map[string]string {
 // TestEnvFileSymlinkOutsideIsRefused: kustomize's load restrictor follows a
 // symlink, so mlops.env linking outside the overlay is refused too.
 func TestEnvFileSymlinkOutsideIsRefused(t *testing.T) {
+	t.Parallel()
 	root, _ := overlay(t, "multi-node-nonroot")
 	dir := filepath.Join(root, "overlay")
 	if err := os.MkdirAll(filepath.Join(root, "shared"), 0o755); err != nil {
@@ -327,6 +334,7 @@ func TestEnvFileSymlinkOutsideIsRefused(t *testing.T) {
 // TestUsersFileIsNotOverwritten: a component folder that mlops-fn did not
 // write (no header) stops the run before anything is written.
 func TestUsersFileIsNotOverwritten(t *testing.T) {
+	t.Parallel()
 	root, _ := overlay(t, "multi-node-nonroot")
 	dir := filepath.Join(root, "overlay")
 	if err := os.RemoveAll(filepath.Join(dir, ComponentDir)); err != nil {
@@ -348,6 +356,7 @@ func TestUsersFileIsNotOverwritten(t *testing.T) {
 // TestSymlinkedKustomizationStaysALink: hydrate writes through a symbolic
 // link to the file it names, and the link stays.
 func TestSymlinkedKustomizationStaysALink(t *testing.T) {
+	t.Parallel()
 	root, _ := overlay(t, "multi-node-nonroot")
 	dir := filepath.Join(root, "overlay")
 	if err := os.MkdirAll(filepath.Join(dir, "conf"), 0o755); err != nil {
@@ -435,6 +444,7 @@ func renamedInit(t *testing.T, name string) (dir string, o Options) {
 // was, a write undone after the base was swapped in puts it back, and a
 // write that succeeds leaves the base renamed and nothing stale.
 func TestFollowedBaseGoesWithTheOverlay(t *testing.T) {
+	t.Parallel()
 	dir, o := renamedInit(t, "renamed")
 	contradiction := "- target: {kind: MPIJob}\n  patch: |\n    - op: replace\n      path: /spec/mpiReplicaSpecs/Worker/replicas\n      value: 9\n"
 	k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))

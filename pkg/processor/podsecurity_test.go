@@ -41,6 +41,7 @@ spec:
 // TestPodSecurity: the level each pod of a job as rendered needs, and the
 // API server's words for each level that refuses it.
 func TestPodSecurity(t *testing.T) {
+	t.Parallel()
 	const trainJobNode = "spec.runtimePatches[0,1].trainingRuntimeSpec.template.spec.replicatedJobs[name=node].template.spec.template.spec"
 	for _, c := range []struct {
 		name, job string
@@ -79,6 +80,7 @@ spec:
 			`baseline ` + trainJobNode + `: violates PodSecurity "baseline:latest": hostPath volumes (volume "nvme")`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			level, refusals := PodSecurity(yaml.MustParse(c.job))
 			var got []string
 			for _, r := range refusals {
@@ -98,6 +100,7 @@ spec:
 // above it refuses, pods refused alike together, with mlops-fn's settings
 // that bear on it.
 func TestPodSecurityNotice(t *testing.T) {
+	t.Parallel()
 	job := yaml.MustParse(`apiVersion: kubeflow.org/v2beta1
 kind: MPIJob
 metadata: {name: x}

@@ -57,7 +57,12 @@ func (p Processor) Process(rl *framework.ResourceList) error {
 		rl.Results = append(rl.Results, errorResult(err))
 		return framework.Results{errorResult(err)}
 	}
-	items, results := p.render(config, rl.Items)
+	var items []*yaml.RNode
+	var results framework.Results
+	_ = schema.With(func() error {
+		items, results = p.render(config, rl.Items)
+		return nil
+	})
 	rl.Results = append(rl.Results, results...)
 	if results.ExitCode() != 0 {
 		return errorsOnly(results)
@@ -151,7 +156,6 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 		return nil, results
 	}
 	results = o.Warnings
-	schema.Register()
 	items := append([]*yaml.RNode(nil), input...)
 	// A namePrefix or nameSuffix of kustomize's renamed the objects the job
 	// refers to before this function ran: refer to them by their new names,
@@ -270,9 +274,12 @@ func (p Processor) applyPatches(q *render.Plan, target *yaml.RNode, id string) (
 
 // Generate builds the job the function generates when the inputs hold no
 // target: the skeleton with the patches applied, marked as mlops-fn's.
-func (p Processor) Generate(plan *render.Plan) (*yaml.RNode, error) {
-	schema.Register()
-	return p.generate(plan, plan.Skeleton())
+func (p Processor) Generate(plan *render.Plan) (job *yaml.RNode, err error) {
+	err = schema.With(func() error {
+		job, err = p.generate(plan, plan.Skeleton())
+		return err
+	})
+	return job, err
 }
 
 // generate builds the full object from the skeleton, by the same patches.

@@ -81,6 +81,7 @@ func TestConfigMapConfig(t *testing.T) {
 // TestHashedConfigMapIsRefused: a configMapGenerator ConfigMap that kustomize
 // will rename would leave the MPIJob's envFrom dangling.
 func TestHashedConfigMapIsRefused(t *testing.T) {
+	t.Parallel()
 	cm := yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bert-mpijob-env\n  annotations:\n    internal.config.kubernetes.io/needsHashSuffix: enabled\ndata:\n  WORKERS: \"2\"\n")
 	rl := &framework.ResourceList{FunctionConfig: yaml.MustParse(job), Items: []*yaml.RNode{cm}}
 	err := (Processor{}).Process(rl)
@@ -107,6 +108,7 @@ func TestHashedConfigMapIsRefused(t *testing.T) {
 // TestGeneratedObjectsAreFiledNextToTheConfig: kpt writes new objects where
 // their path annotation says, beside the function config in the package.
 func TestGeneratedObjectsAreFiledNextToTheConfig(t *testing.T) {
+	t.Parallel()
 	config := yaml.MustParse(job)
 	if err := config.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, "jobs/job.yaml")); err != nil {
 		t.Fatal(err)
@@ -130,6 +132,7 @@ func TestGeneratedObjectsAreFiledNextToTheConfig(t *testing.T) {
 // TestHugeEnvFileIsRefused: a 10 MB mlops.env would make a ConfigMap the API
 // server refuses (1 MiB); the function says so instead of writing it.
 func TestHugeEnvFileIsRefused(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("WORKERS=2\n")
 	for i := 0; b.Len() < 10<<20; i++ {
@@ -167,6 +170,7 @@ func processWorkerPod(t *testing.T, spec, podSpec string) error {
 // TestContainerNamesAreOnePerPod: a container and an init container share one
 // name space in a pod; the patches, merging by name, would make one of two.
 func TestContainerNamesAreOnePerPod(t *testing.T) {
+	t.Parallel()
 	err := processWorkerPod(t, job, `          initContainers:
           - name: bert
             image: busybox
@@ -183,6 +187,7 @@ func TestContainerNamesAreOnePerPod(t *testing.T) {
 // TestUnknownFieldAtTheFilesIndex: the patches move the training container
 // first; a misspelt field of it is reported at its index in the base.
 func TestUnknownFieldAtTheFilesIndex(t *testing.T) {
+	t.Parallel()
 	err := processWorkerPod(t, job+"  containerName: bert\n", `          containers:
           - name: logger
             image: fluent/fluent-bit:3.2
@@ -200,6 +205,7 @@ func TestUnknownFieldAtTheFilesIndex(t *testing.T) {
 // the Launcher's gets both patched as written out, and the caller's items
 // stay as they were when the run fails.
 func TestAliasesAreReadExpanded(t *testing.T) {
+	t.Parallel()
 	dir := writeFiles(t, map[string]string{"job.yaml": job, "mlops.env": envText})
 	config, err := yaml.ReadFile(filepath.Join(dir, "job.yaml"))
 	if err != nil {

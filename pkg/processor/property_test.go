@@ -53,6 +53,7 @@ const propertySpec = "  nodeSelector: {b: \"2\", a: \"1\", c: \"3\"}\n  volumes:
 // TestDeterministic: the same input gives the same bytes, run after run, in
 // spite of Go's randomised map order.
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	items, err := parseItems(unrelated)
 	if err != nil {
 		t.Fatal(err)
@@ -68,6 +69,7 @@ func TestDeterministic(t *testing.T) {
 // TestOrderIndependent: shuffling the input items changes only their order:
 // every object comes out the same.
 func TestOrderIndependent(t *testing.T) {
+	t.Parallel()
 	items, err := parseItems(unrelated + "---\napiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata:\n  name: bert\nspec:\n  mpiReplicaSpecs:\n    Worker:\n      template:\n        spec:\n          containers: [{name: bert}]\n")
 	if err != nil {
 		t.Fatal(err)
@@ -99,6 +101,7 @@ func TestOrderIndependent(t *testing.T) {
 // TestUpdatedInPlace: a generated object from an earlier run is replaced where
 // it stands when mlops.env changes, never added a second time.
 func TestUpdatedInPlace(t *testing.T) {
+	t.Parallel()
 	items, err := parseItems(unrelated)
 	if err != nil {
 		t.Fatal(err)
@@ -127,6 +130,7 @@ func TestUpdatedInPlace(t *testing.T) {
 // arrives, the job an earlier run generated goes: the package never holds two
 // jobs for one spec. Other items, and jobs of other specs, stay.
 func TestModeSwitchReplacesTheJob(t *testing.T) {
+	t.Parallel()
 	other := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: gpt\n  annotations:\n    mlops-fn.dev/generated-by: MLOpsJob/gpt\nspec: {containers: [{name: gpt, image: gpt}]}\n"
 	items, err := parseItems(unrelated + "---\n" + other)
 	if err != nil {
@@ -148,6 +152,7 @@ func TestModeSwitchReplacesTheJob(t *testing.T) {
 		"a target arrives":          {propertySpec, append(copyAll(multi), withTarget...), "Deployment/tensorboard,Service/tensorboard,ConfigMap/other,Pod/gpt,ConfigMap/bert-mpijob-env,MPIJob/bert"},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			got := process(t, propertyEnv, tc.spec, tc.items)
 			if kinds(got) != tc.want {
 				t.Fatalf("got %s\nwant %s", kinds(got), tc.want)
@@ -160,6 +165,7 @@ func TestModeSwitchReplacesTheJob(t *testing.T) {
 // namespace generated, and the ConfigMaps it writes beside targets in two
 // namespaces are filed apart (kpt refuses two objects in one file).
 func TestNamespacesKeepApart(t *testing.T) {
+	t.Parallel()
 	config := func(ns string) string {
 		return "apiVersion: mlops-fn.dev/v1alpha1\nkind: MLOpsJob\nmetadata:\n  name: bert\n  namespace: " + ns +
 			"\nspec:\n  image: docker.io/nlp/bert:1\n  command: [python, train.py]\n  envFile:\n    inline: \"WORKERS=2\\n\"\n"
@@ -215,6 +221,7 @@ func TestNamespacesKeepApart(t *testing.T) {
 // ConfigMap goes to the target's namespace even though the generated job, ahead
 // of it among the items, is dropped, and the old ConfigMap with it.
 func TestTargetAfterGeneratedJob(t *testing.T) {
+	t.Parallel()
 	first := process(t, propertyEnv, propertySpec, nil)
 	target, err := parseItems("apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: bert, namespace: ml}\nspec: {mpiReplicaSpecs: {Launcher: {template: {spec: {containers: [{name: bert}]}}}, Worker: {template: {spec: {containers: [{name: bert}]}}}}}\n")
 	if err != nil {
@@ -233,6 +240,7 @@ func TestTargetAfterGeneratedJob(t *testing.T) {
 // TestRenamedConfigMapReplacesTheOld: a spec that names another ConfigMap
 // leaves no generated ConfigMap of the old name behind.
 func TestRenamedConfigMapReplacesTheOld(t *testing.T) {
+	t.Parallel()
 	first := process(t, propertyEnv, propertySpec, nil)
 	config, err := fuzzJob(propertyEnv, propertySpec)
 	if err != nil {
@@ -256,6 +264,7 @@ func TestRenamedConfigMapReplacesTheOld(t *testing.T) {
 // spec's ConfigMap beside its target in another namespace, and everything
 // where the specs are not among the items (kustomize, standalone).
 func TestRenamedSpecDropsItsOldObjects(t *testing.T) {
+	t.Parallel()
 	first := process(t, propertyEnv, propertySpec, nil)
 	spec := func(name string) (*yaml.RNode, *yaml.RNode) {
 		t.Helper()
@@ -296,6 +305,7 @@ func TestRenamedSpecDropsItsOldObjects(t *testing.T) {
 		"ConfigMap beside a target": {"bert", append(copyAll(withTarget), copyAll(gpt)...), false, "MPIJob/bert,MLOpsJob/bert,ConfigMap/bert-mpijob-env,MLOpsJob/gpt,Pod/gpt", 0},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			config, item := spec(tc.name)
 			items := tc.items
 			if tc.specAmongItems {

@@ -38,8 +38,11 @@ func (p Processor) Targets(plan *render.Plan, items []*yaml.RNode) ([]*yaml.RNod
 		// The job as the patches render it, for Pod Security; a patch that
 		// fails, the function's run on the overlay reports. The patches
 		// merge by the CRDs' merge keys.
-		schema.Register()
-		if out, err := p.applyPatches(q, items[i], identify(items[i])); err == nil {
+		var out *yaml.RNode
+		if schema.With(func() (err error) {
+			out, err = p.applyPatches(q, items[i], identify(items[i]))
+			return err
+		}) == nil {
 			if job, errs := Check(out); len(errs) == 0 {
 				if n := podSecurityNotice(identify(items[i]), podsOf(out.GetKind(), job)); n != "" {
 					q.Notices = append(slices.Clone(q.Notices), n)

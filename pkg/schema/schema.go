@@ -6,42 +6,71 @@
 package schema
 
 import (
-	_ "embed"
 	"sync"
 
 	"sigs.k8s.io/kustomize/kyaml/openapi"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// document is the OpenAPI v2 document the function merges with: the
-// job kinds' definitions (written in schema_test.go) plus the Kubernetes
-// definitions they and the core kinds reach. It is generated from kyaml's
-// built-in schema by `go test ./pkg/schema -update` (TestDocumentIsCurrent
-// keeps it current), and from it definitions.go, its definitions as Go
-// values: a run builds those instead of decoding its 64 KB (an eighth of the
-// instructions), and never parses kyaml's whole Kubernetes schema.
+// definitions.go holds the job kinds' definitions, read from the CRD
+// manifests in the operators' modules go.mod pins, and the Kubernetes
+// definitions they and the core kinds reach from kyaml's built-in schema, as
+// Go values: a run builds them instead of decoding JSON, and never parses
+// kyaml's whole Kubernetes schema. TestDefinitionsAreCurrent keeps it current.
 //
-//go:embed crd-schema.json
-var document []byte
+//go:generate go run generate.go
 
-// Document is the schema Register loads, as JSON (the hydrated overlays
-// carry the merge keys it gives, MarkMergeKeys, not the document).
-func Document() []byte { return document }
+// The schema kyaml's global holds, as far as mu's holders know.
+const (
+	unknown = iota
+	builtIn // kyaml's own, as a new process starts with it
+	ours    // mlops-fn's definitions, kyaml's built-in schema off
+)
 
-var registerMu sync.Mutex
+var (
+	// mu serializes every use of kyaml's OpenAPI schema, a global of its
+	// openapi package that both kustomize and mlops-fn set: kustomize from
+	// a kustomization's openapi: field (and it keeps a document an earlier
+	// build set, openapi.SetSchema), mlops-fn to its definitions.
+	mu      sync.Mutex
+	current = unknown
+)
 
-// Register makes Document kyaml's schema in this process, so merges treat an
-// MPIJob as kustomize does given the hydrated overlay. kyaml's built-in
-// Kubernetes schema is not loaded: the document covers the kinds mlops-fn
-// merges. It is done again after anything (a test's reset) removed it.
-func Register() {
-	registerMu.Lock()
-	defer registerMu.Unlock()
-	openapi.SuppressBuiltInSchemaUse()
-	if openapi.SchemaForResourceType(mpiJobType) != nil {
-		return
+// With runs f with mlops-fn's definitions as kyaml's schema, in place of
+// kyaml's built-in one: merges in f treat an MPIJob's lists as kustomize
+// does given the hydrated overlay, and a Pod's as kustomize does.
+func With(f func() error) error {
+	mu.Lock()
+	defer mu.Unlock()
+	if current != ours {
+		openapi.ResetOpenAPI()
+		openapi.SuppressBuiltInSchemaUse()
+		openapi.AddDefinitions(definitions())
+		current = ours
 	}
-	openapi.AddDefinitions(definitions())
+	return f()
 }
 
-var mpiJobType = yaml.TypeMeta{APIVersion: "kubeflow.org/v2beta1", Kind: "MPIJob"}
+// WithBuiltIn runs f from kyaml's built-in schema, as a new kubectl process
+// starts: a kustomize build, which may set its own from an openapi: field.
+// The built-in schema, parsed, is kept for the next build: parsing it was
+// 46% of pkg/hydrate's test CPU. kyaml adds an openapi: document to what it
+// has parsed, so f, having set one over a kept schema, runs again afresh.
+func WithBuiltIn(f func() error) error {
+	mu.Lock()
+	defer mu.Unlock()
+	fresh := current != builtIn
+	if fresh {
+		openapi.ResetOpenAPI()
+		current = builtIn
+	}
+	err := f()
+	if openapi.GetSchemaVersion() == openapi.DefaultOpenAPI {
+		return err
+	}
+	current = unknown
+	if fresh {
+		return err
+	}
+	openapi.ResetOpenAPI()
+	return f()
+}

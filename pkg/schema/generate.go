@@ -1,0 +1,27 @@
+//go:build ignore
+
+// Command generate writes definitions.go; run by `go generate ./pkg/schema`.
+package main
+
+import (
+	"log"
+	"os"
+
+	"sigs.k8s.io/kustomize/kyaml/openapi"
+
+	"github.com/mlops-fn/mlops-fn/pkg/schema/internal/gen"
+)
+
+func main() {
+	defs, err := gen.Definitions(openapi.Schema().Definitions)
+	if err != nil {
+		log.Fatal(err)
+	}
+	src, err := gen.Source(defs)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile("definitions.go", src, 0o644); err != nil {
+		log.Fatal(err)
+	}
+}

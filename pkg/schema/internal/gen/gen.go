@@ -1,0 +1,248 @@
+// Package gen builds mlops-fn's OpenAPI definitions (pkg/schema's
+// definitions.go, `go generate ./pkg/schema`): the job kinds' from the CRD
+// manifests in the operators' modules go.mod pins, and the Kubernetes
+// definitions they and the core kinds reach from kyaml's built-in schema.
+package gen
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"k8s.io/kube-openapi/pkg/validation/spec"
+	"sigs.k8s.io/yaml"
+)
+
+// crds are the job kinds' CustomResourceDefinitions, each in its module.
+var crds = []struct{ module, file string }{
+	{"github.com/kubeflow/mpi-operator", "manifests/base/kubeflow.org_mpijobs.yaml"},
+	{"github.com/kubeflow/training-operator", "manifests/base/crds/kubeflow.org_pytorchjobs.yaml"},
+	{"github.com/kubeflow/trainer/v2", "manifests/base/crds/trainer.kubeflow.org_trainjobs.yaml"},
+}
+
+// coreKinds are the built-in kinds a training overlay holds: the definitions
+// replace kyaml's built-in schema, so these keep their merge keys. An overlay
+// that also patches a Deployment or a Job needs its definition added here.
+var coreKinds = []string{
+	"io.k8s.api.core.v1.Pod",
+	"io.k8s.api.core.v1.ConfigMap",
+	"io.k8s.api.core.v1.Secret",
+	"io.k8s.api.core.v1.Service",
+	"io.k8s.api.core.v1.ServiceAccount",
+	"io.k8s.api.core.v1.PersistentVolumeClaim",
+}
+
+// Definitions are the job kinds' definitions, from their CRDs, and every
+// definition of builtin (kyaml's built-in schema) they and coreKinds reach,
+// as kube-openapi decodes them from JSON: what kyaml would read from a
+// document holding them.
+func Definitions(builtin spec.Definitions) (spec.Definitions, error) {
+	defs := spec.Definitions{}
+	for _, c := range crds {
+		if err := addCRD(defs, c.module, c.file); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", c.module, c.file, err)
+		}
+	}
+	var visit func(name string) error
+	visit = func(name string) error {
+		if _, done := defs[name]; done {
+			return nil
+		}
+		def, ok := builtin[name]
+		if !ok {
+			return fmt.Errorf("kyaml's built-in schema has no definition %s", name)
+		}
+		defs[name] = withoutDescriptions(def)
+		for _, ref := range refs(def) {
+			if err := visit(ref); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(defs)) {
+		for _, ref := range refs(defs[name]) {
+			if err := visit(ref); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, name := range coreKinds {
+		if err := visit(name); err != nil {
+			return nil, err
+		}
+	}
+	b, err := json.Marshal(defs)
+	if err != nil {
+		return nil, err
+	}
+	var decoded spec.Definitions
+	return decoded, json.Unmarshal(b, &decoded)
+}
+
+// crd is the part of a CustomResourceDefinition read here.
+type crd struct {
+	Spec struct {
+		Group    string
+		Names    struct{ Kind string }
+		Versions []struct {
+			Name   string
+			Served bool
+			Schema struct {
+				OpenAPIV3Schema spec.Schema `json:"openAPIV3Schema"`
+			}
+		}
+	}
+}
+
+// addCRD adds the definition of each served version of the CRD in file of
+// module, named as the API server names it (org.kubeflow.v2beta1.MPIJob).
+func addCRD(defs spec.Definitions, module, file string) error {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", module).Output()
+	if err != nil {
+		return fmt.Errorf("go list -m %s: %w", module, err)
+	}
+	dir := strings.TrimSpace(string(out))
+	if dir == "" {
+		return fmt.Errorf("not in the module cache; run `go mod download %s`", module)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, file))
+	if err != nil {
+		return err
+	}
+	var c crd
+	if err := yaml.Unmarshal(raw, &c); err != nil {
+		return err
+	}
+	group := strings.Split(c.Spec.Group, ".")
+	slices.Reverse(group)
+	for _, v := range c.Spec.Versions {
+		if !v.Served {
+			continue
+		}
+		s := v.Schema.OpenAPIV3Schema
+		def := spec.Schema{SchemaProps: spec.SchemaProps{
+			Type:       spec.StringOrArray{"object"},
+			Properties: map[string]spec.Schema{"metadata": ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")},
+		}}
+		// The spec only: a patch leaves the status to the operator.
+		for _, field := range []string{"apiVersion", "kind", "spec"} {
+			if p, ok := s.Properties[field]; ok {
+				def.Properties[field] = merging(p)
+			}
+		}
+		def.Extensions = spec.Extensions{"x-kubernetes-group-version-kind": []any{
+			map[string]any{"group": c.Spec.Group, "version": v.Name, "kind": c.Spec.Names.Kind},
+		}}
+		defs[strings.Join(group, ".")+"."+v.Name+"."+c.Spec.Names.Kind] = def
+	}
+	return nil
+}
+
+// merging is what kyaml's merges read of s, a part of a CRD's schema: types,
+// fields and merge keys. A CRD names a list's keys for server-side apply
+// (x-kubernetes-list-type map); kyaml merges a list by key when it has a
+// patch strategy, as Kubernetes' own types give: the keys become one. A pod
+// template becomes the built-in PodTemplateSpec, whose lists merge as
+// kustomize merges a Pod's.
+func merging(s spec.Schema) spec.Schema {
+	if isPodTemplate(s) {
+		return ref("io.k8s.api.core.v1.PodTemplateSpec")
+	}
+	var out spec.Schema
+	if len(s.Type) == 1 {
+		out.Type = s.Type
+	}
+	if len(s.Properties) > 0 {
+		out.Properties = map[string]spec.Schema{}
+		for k, p := range s.Properties {
+			out.Properties[k] = merging(p)
+		}
+	}
+	if a := s.AdditionalProperties; a != nil && a.Schema != nil {
+		inner := merging(*a.Schema)
+		out.AdditionalProperties = &spec.SchemaOrBool{Allows: true, Schema: &inner}
+	}
+	if it := s.Items; it != nil && it.Schema != nil {
+		inner := merging(*it.Schema)
+		out.Items = &spec.SchemaOrArray{Schema: &inner}
+	}
+	if keys, ok := s.Extensions["x-kubernetes-list-map-keys"].([]any); ok && len(keys) > 0 && s.Extensions["x-kubernetes-list-type"] == "map" {
+		out.Extensions = spec.Extensions{"x-kubernetes-patch-strategy": "merge", "x-kubernetes-patch-merge-key": keys[0]}
+		if len(keys) > 1 {
+			out.Extensions["x-kubernetes-list-map-keys"] = keys
+		}
+	}
+	return out
+}
+
+// isPodTemplate tells a CRD's inlined PodTemplateSpec: a template whose spec
+// holds containers.
+func isPodTemplate(s spec.Schema) bool {
+	_, containers := s.Properties["spec"].Properties["containers"]
+	_, metadata := s.Properties["metadata"]
+	return containers && metadata
+}
+
+func ref(name string) spec.Schema {
+	return spec.Schema{SchemaProps: spec.SchemaProps{Ref: spec.MustCreateRef("#/definitions/" + name)}}
+}
+
+// withoutDescriptions drops the prose, most of the bytes: merges read only
+// types, references and the x-kubernetes-patch extensions.
+func withoutDescriptions(s spec.Schema) spec.Schema {
+	s.Description = ""
+	if s.Properties != nil {
+		props := map[string]spec.Schema{}
+		for k, p := range s.Properties {
+			props[k] = withoutDescriptions(p)
+		}
+		s.Properties = props
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		inner := withoutDescriptions(*s.AdditionalProperties.Schema)
+		s.AdditionalProperties = &spec.SchemaOrBool{Allows: s.AdditionalProperties.Allows, Schema: &inner}
+	}
+	if s.Items != nil && s.Items.Schema != nil {
+		inner := withoutDescriptions(*s.Items.Schema)
+		s.Items = &spec.SchemaOrArray{Schema: &inner}
+	}
+	return s
+}
+
+// refs lists the definitions a schema refers to, anywhere inside it.
+func refs(s spec.Schema) []string {
+	var out []string
+	var walk func(s *spec.Schema)
+	walk = func(s *spec.Schema) {
+		if s == nil {
+			return
+		}
+		if r := s.Ref.String(); r != "" {
+			out = append(out, strings.TrimPrefix(r, "#/definitions/"))
+		}
+		for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
+			p := s.Properties[k]
+			walk(&p)
+		}
+		if s.AdditionalProperties != nil {
+			walk(s.AdditionalProperties.Schema)
+		}
+		if s.Items != nil {
+			walk(s.Items.Schema)
+			for i := range s.Items.Schemas {
+				walk(&s.Items.Schemas[i])
+			}
+		}
+		for i := range s.AllOf {
+			walk(&s.AllOf[i])
+		}
+	}
+	walk(&s)
+	return out
+}
