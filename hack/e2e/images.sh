@@ -185,7 +185,7 @@ make_images() {
   # binary as build/pause/Makefile compiles it (REV, its git describe, is the release here).
   # automake: libltdl-dev (libopenmpi-dev's) needs the virtual automake-1.17, which debootstrap's
   # resolver does not look up.
-  timed debian_root "$w/builder" g++,libopenmpi-dev,automake
+  timed builder-root debian_root "$w/builder" g++,libopenmpi-dev,automake
   mkdir -p "$w/builder/src"
   cp "$mpi/examples/v2beta1/pi/pi.cc" "$k8s/build/pause/linux/pause.c" "$w/builder/src/"
   in_root "$w/builder" mpic++ /src/pi.cc -o /pi || die "pi.cc does not compile"
@@ -196,7 +196,7 @@ make_images() {
   debs "$w/builder" >"$w/debs"
 
   # build/base/Dockerfile with openmpi.Dockerfile's openmpi-bin, and pi's /home/mpiuser/pi.
-  timed debian_root "$w/mpi" openssh-server,openssh-client,openmpi-bin,python3-mpi4py,procps,iproute2
+  timed mpi-root debian_root "$w/mpi" openssh-server,openssh-client,openmpi-bin,python3-mpi4py,procps,iproute2
   local r=$w/mpi
   # Its ssh settings: no host key checks, no known_hosts (the .ssh it mounts is read-only),
   # port 2222, no StrictModes.
@@ -221,9 +221,9 @@ make_images() {
   debs "$r" >>"$w/debs"
   normalize "$r"
   config='{"Cmd":["/bin/bash"],"Env":["'$IMAGES_PATH'"],"WorkingDir":"/home/mpiuser"}'
-  timed oci_archive "$r" "$out/mpi.tar" "$config" "$MPI_PI_IMAGE" "$MPI_IMAGE"
+  timed mpi.tar oci_archive "$r" "$out/mpi.tar" "$config" "$MPI_PI_IMAGE" "$MPI_IMAGE"
 
-  timed debian_root "$w/torch" python3-torch,procps
+  timed torch-root debian_root "$w/torch" python3-torch,procps
   r=$w/torch
   add_mpiuser "$r"
   # Debian builds torch without libuv, yet its TCPStore asks for libuv unless told otherwise, and
@@ -248,13 +248,13 @@ EOF
   debs "$r" >>"$w/debs"
   normalize "$r"
   config='{"Cmd":["/bin/bash"],"Env":["'$IMAGES_PATH'"]}'
-  timed oci_archive "$r" "$out/torch.tar" "$config" "$TORCH_IMAGE"
+  timed torch.tar oci_archive "$r" "$out/torch.tar" "$config" "$TORCH_IMAGE"
 
   # build/pause/Dockerfile: FROM scratch, /pause, USER 65535:65535.
   mkdir -p "$w/pause"
   install -m 0755 "$w/builder/pause" "$w/pause/pause"
   config='{"Entrypoint":["/pause"],"Env":["'$IMAGES_PATH'"],"User":"65535:65535"}'
-  timed oci_archive "$w/pause" "$out/pause.tar" "$config" "$PAUSE_IMAGE"
+  timed pause.tar oci_archive "$w/pause" "$out/pause.tar" "$config" "$PAUSE_IMAGE"
 
   sort "$w/packages" >"$out/packages.txt"
   # Only the .debs in use stay cached: point releases would otherwise pile up.
