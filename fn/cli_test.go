@@ -326,11 +326,12 @@ func TestClusterIsNotKubernetes(t *testing.T) {
 // says so.
 func TestClusterCommandsOnFolders(t *testing.T) {
 	spec := t.TempDir()
-	for name, text := range map[string]string{
-		"job.yaml":  "apiVersion: mlops.dev/v1alpha1\nkind: MLOpsJob\nmetadata:\n  name: j\n",
-		"mlops.env": "",
-	} {
-		if err := os.WriteFile(filepath.Join(spec, name), []byte(text), 0o644); err != nil {
+	for _, name := range []string{"job.yaml", "mlops.env"} {
+		text, err := os.ReadFile(filepath.Join(repoRoot, "quickstart", "k8s", "mlops", "multi-node", name))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(spec, name), text, 0o644)
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
