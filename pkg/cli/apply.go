@@ -59,7 +59,8 @@ func newApply() *cobra.Command {
 		Short: "Hydrate DIR, then apply it so that a live job takes the edit whole or not at all",
 		Long: `apply hydrates DIR (as mlops-fn hydrate does), then applies it server-side as
 kubectl apply -k DIR --server-side --field-manager=mlops-fn --force-conflicts
-would (kubectl is not needed), after a dry run of every object on the server and a comparison with the live job:
+would, with client-go (kubectl is not needed), after a dry run of every object
+on the server and a comparison with the live job:
 
   no live job              applied
   the job unchanged        applied (what other managers added stays)
