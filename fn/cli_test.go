@@ -3,11 +3,16 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mlops-fn/mlops-fn/pkg/cli"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
@@ -19,6 +24,12 @@ import (
 // stdout and stderr.
 func runBinary(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return runBinaryEnv(t, nil, args...)
+}
+
+// runBinaryEnv is runBinary with env added to the environment.
+func runBinaryEnv(t *testing.T, env []string, args ...string) (int, string, string) {
+	t.Helper()
 	binary(t)
 	bin, err := filepath.Abs(filepath.Join(repoRoot, "bin", "mlops-fn"))
 	if err != nil {
@@ -27,6 +38,7 @@ func runBinary(t *testing.T, args ...string) (int, string, string) {
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = t.TempDir()
 	cmd.Stdin = strings.NewReader("")
+	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	code := 0
@@ -216,5 +228,131 @@ func TestStdinIsAResourceList(t *testing.T) {
 				t.Errorf("stdout is not the input unchanged:\n%s", stdout.String())
 			}
 		})
+	}
+}
+
+// clusterCommands are the commands that reach a cluster, on a copy of the
+// quickstart's MPIJob overlay.
+func clusterCommands(t *testing.T) [][]string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(repoRoot, "quickstart"))); err != nil {
+		t.Fatal(err)
+	}
+	overlay := filepath.Join(dir, "k8s", "mlops", "multi-node")
+	return [][]string{{"apply", overlay}, {"delete", overlay}, {"status", overlay}, {"logs", overlay}, {"logs", "-f", overlay}}
+}
+
+// kubeconfig writes a kubeconfig whose one context's server is server; env
+// is an environment of it and a PATH without kubectl.
+func kubeconfig(t *testing.T, server string) (env []string) {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config")
+	text := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: %q, insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: c, context: {cluster: c, user: u, namespace: team}}]
+current-context: c
+`, server)
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"KUBECONFIG=" + path, "PATH=" + dir, "HOME=" + dir}
+}
+
+// TestClusterNeverAnswers: against an API server that accepts connections
+// and never answers, every cluster command exits 1 within its
+// --request-timeout (and the waits after it), naming the server and the
+// request; kubectl is not on PATH.
+func TestClusterNeverAnswers(t *testing.T) {
+	release := make(chan struct{})
+	server := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer server.Close()
+	defer close(release)
+	env := kubeconfig(t, server.URL)
+	binary(t)
+	for _, args := range clusterCommands(t) {
+		start := time.Now()
+		code, _, stderr := runBinaryEnv(t, env, append(args, "--request-timeout=1s")...)
+		took := time.Since(start)
+		t.Logf("mlops-fn %s: %s", args[0], took)
+		if code != 1 || took > 15*time.Second {
+			t.Errorf("mlops-fn %s: exit code %d after %s, want 1 within its timeout of 1s (and hydrate's run); stderr:\n%s", args[0], code, took, stderr)
+		}
+		for _, want := range []string{server.URL, "did not answer GET /api within 1s (--request-timeout)"} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("mlops-fn %s: stderr does not name %q:\n%s", strings.Join(args, " "), want, stderr)
+			}
+		}
+	}
+}
+
+// TestClusterIsNotKubernetes: a server that does not serve the Kubernetes
+// API (404 everywhere, or an HTML page) is an error naming it, exit 1, for
+// every cluster command, not an operator missing.
+func TestClusterIsNotKubernetes(t *testing.T) {
+	servers := map[string]http.HandlerFunc{
+		"404": http.NotFound,
+		"HTML": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, "<html><body>a web site</body></html>")
+		},
+	}
+	commands := clusterCommands(t)
+	for name, handler := range servers {
+		t.Run(name, func(t *testing.T) {
+			server := httptest.NewTLSServer(handler)
+			defer server.Close()
+			env := kubeconfig(t, server.URL)
+			for _, args := range commands {
+				code, stdout, stderr := runBinaryEnv(t, env, args...)
+				if code != 1 || !strings.Contains(stderr, server.URL+" does not serve the Kubernetes API") || strings.Contains(stdout+stderr, "operator") {
+					t.Errorf("mlops-fn %s: exit code %d, want 1 and an error that %s does not serve the Kubernetes API; stdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, server.URL, stdout, stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestClusterCommandsOnFolders: apply on a folder never hydrated names the
+// commands that make it an overlay; status on a folder that does not exist
+// says so.
+func TestClusterCommandsOnFolders(t *testing.T) {
+	spec := t.TempDir()
+	for _, name := range []string{"job.yaml", "mlops.env"} {
+		text, err := os.ReadFile(filepath.Join(repoRoot, "quickstart", "k8s", "mlops", "multi-node", name))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(spec, name), text, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	missing := filepath.Join(t.TempDir(), "missing")
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"apply", spec}, []string{"never hydrated", "mlops-fn hydrate --resources BASE " + spec, "mlops-fn init " + spec}},
+		{[]string{"status", missing}, []string{missing + " does not exist"}},
+		{[]string{"logs", missing}, []string{missing + " does not exist"}},
+		{[]string{"delete", missing}, []string{missing + " does not exist"}},
+	} {
+		code, _, stderr := runBinaryEnv(t, kubeconfig(t, "https://127.0.0.1:1"), c.args...)
+		if code != 1 {
+			t.Errorf("mlops-fn %s: exit code %d, want 1", strings.Join(c.args, " "), code)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("mlops-fn %s: stderr does not name %q:\n%s", strings.Join(c.args, " "), w, stderr)
+			}
+		}
 	}
 }

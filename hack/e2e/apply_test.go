@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -149,12 +150,12 @@ func checkEditRunning(c *check, dir, ns string) {
 			c.fail("kubectl apply -k: the job is created", out)
 			return
 		}
-	} else if out, err := runMlopsFn("apply", dir, "-n", ns); err != nil || !strings.Contains(out, " created") {
+	} else if out, err := runWithoutKubectl("apply", dir, "-n", ns); err != nil || !strings.Contains(out, " created") {
 		c.fail("mlops-fn apply: the job is created", out)
 		return
 	}
 	checkRunsEdit(c, o, ns, "first apply")
-	if out, err := runMlopsFn("apply", dir, "-n", ns); err != nil || !strings.Contains(out, " unchanged") {
+	if out, err := runWithoutKubectl("apply", dir, "-n", ns); err != nil || !strings.Contains(out, " unchanged") {
 		c.fail("mlops-fn apply again, nothing edited: unchanged", out)
 	} else {
 		c.pass("mlops-fn apply again, nothing edited: unchanged")
@@ -166,7 +167,7 @@ func checkEditRunning(c *check, dir, ns string) {
 			c.fail("WORKERS edited", err.Error())
 			return
 		}
-		out, err := runMlopsFn("apply", dir, "-n", ns)
+		out, err := runWithoutKubectl("apply", dir, "-n", ns)
 		c.that("elastic WORKERS+1 within MAX_WORKERS: mlops-fn apply scales the running job in place", err == nil && strings.Contains(out, " scaled"), out)
 		if o, err = loadOverlay(dir); err == nil {
 			checkRunsEdit(c, o, ns, "scaled")
@@ -187,13 +188,13 @@ func checkEditRunning(c *check, dir, ns string) {
 			return
 		}
 	}
-	out, err := runMlopsFn("apply", dir, "-n", ns)
+	out, err := runWithoutKubectl("apply", dir, "-n", ns)
 	c.that(fmt.Sprintf("edited %v, the job running: mlops-fn apply refuses and names mlops-fn apply --replace", edits),
 		err != nil && strings.Contains(out, "mlops-fn apply --replace") && strings.Contains(out, "nothing was applied"), out)
 	c.eq("edited, refused: neither the job nor its env ConfigMap changed in the cluster", before, versions(o, ns))
 	checkRunsEdit(c, o, ns, "refused")
 
-	if out, err := runMlopsFn("apply", "--replace", dir, "-n", ns); err != nil || !strings.Contains(out, " replaced") {
+	if out, err := runWithoutKubectl("apply", "--replace", dir, "-n", ns); err != nil || !strings.Contains(out, " replaced") {
 		c.fail("mlops-fn apply --replace: the job is replaced", out)
 		return
 	}
@@ -226,7 +227,7 @@ func checkEditRunning(c *check, dir, ns string) {
 				return
 			}
 			before := versions(o, ns)
-			out, err := runMlopsFn("apply", dir, "-n", ns)
+			out, err := runWithoutKubectl("apply", dir, "-n", ns)
 			c.that("the job finished, then edited: mlops-fn apply refuses, says it finished and names --replace for a new run",
 				err != nil && strings.Contains(out, "finished (Succeeded)") && strings.Contains(out, "mlops-fn apply --replace"), out)
 			c.eq("the job finished, then edited, refused: nothing changed in the cluster", before, versions(o, ns))
@@ -240,7 +241,7 @@ func checkEditRunning(c *check, dir, ns string) {
 	}
 	out, err = kubectl("", "delete", "-k", dir, "-n", ns)
 	c.that("edited, not hydrated: kubectl delete -k fails on the guard", err != nil && strings.Contains(out, "mlops-fn hydrate"), out)
-	if out, err := runMlopsFn("delete", dir, "-n", ns); err != nil {
+	if out, err := runWithoutKubectl("delete", dir, "-n", ns); err != nil {
 		c.fail("edited, not hydrated: mlops-fn delete", out)
 		return
 	}
@@ -261,4 +262,17 @@ func TestEditRunning(t *testing.T) {
 		c := newCheck(t, dir+" edited while it runs")
 		guarded(c, func() { checkEditRunning(c, filepath.Join(tree, dir), "edit-"+slugRules.Replace(dir)) })
 	}
+}
+
+// runWithoutKubectl runs mlops-fn with a PATH that holds no kubectl: apply
+// and delete talk to the cluster with client-go alone.
+func runWithoutKubectl(args ...string) (string, error) {
+	bin, err := exec.LookPath(mlopsFn())
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "PATH=/nonexistent")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }

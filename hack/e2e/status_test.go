@@ -178,7 +178,7 @@ func statusApply(c *check, o *overlay, dir, ns string, newNamespace func() error
 		return false
 	}
 	claimFixtures(c, o, ns)
-	out, err := runMlopsFn("apply", dir, "--namespace", ns)
+	out, err := runWithoutKubectl("apply", dir, "--namespace", ns)
 	if err != nil {
 		c.fail("mlops-fn apply in namespace "+ns, out)
 	}

@@ -1,4 +1,4 @@
-// Package apply takes a hydrated overlay to a cluster through kubectl, so
+// Package apply takes a hydrated overlay to a cluster with client-go, so
 // that an edit reaches a running job whole or not at all: kubectl apply -k
 // alone patches a live job in place (the mpi-operator adds a worker beside
 // the old ones and keeps the launcher's old rank count) or stops half way
@@ -6,17 +6,24 @@
 package apply
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
-	"os/exec"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
 	"time"
 
-	"sigs.k8s.io/kustomize/kyaml/kio"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/fielddiff"
@@ -28,9 +35,7 @@ import (
 type Options struct {
 	// Dir is the hydrated overlay.
 	Dir string
-	// Kubectl is the kubectl binary. Default: kubectl on PATH.
-	Kubectl string
-	// Flags are kubectl's own flags for every call: --namespace, --context, --kubeconfig.
+	// Flags are the cluster flags as given, for the command a refusal names.
 	Flags []string
 	// Replace deletes a live job the overlay changes (waiting for its pods to
 	// go) before applying.
@@ -77,40 +82,44 @@ type object = map[string]any
 // otherwise refuses, changing nothing, unless o.Replace. With a live job,
 // every object first goes through a dry run on the server: what the API
 // server or a webhook refuses is refused before anything is written.
-func Apply(o Options) (*Result, error) {
-	k := kubectl{bin: o.Kubectl, flags: o.Flags}
-	built, err := k.built(o.Dir)
+func Apply(ctx context.Context, c *Cluster, o Options) (*Result, error) {
+	items, err := hydrate.Applied(o.Dir)
 	if err != nil {
 		return nil, err
 	}
-	var jobs, lives []object
-	for _, it := range built {
-		if !jobkind.Is(kindOf(it)) {
+	built, err := c.targets(ctx, items)
+	if err != nil {
+		return nil, err
+	}
+	var jobs, lives []target
+	for _, t := range built {
+		if !jobkind.Is(kindOf(t.object)) {
 			continue
 		}
-		live, err := k.get(it)
+		live, err := t.get(ctx)
 		if err != nil {
 			return nil, err
 		}
-		jobs = append(jobs, it)
+		jobs = append(jobs, t)
 		if live != nil {
-			lives = append(lives, live)
+			lives = append(lives, target{live, t.r})
 		}
 	}
 	if len(jobs) == 0 {
 		return nil, fmt.Errorf("%s builds no job of the kinds mlops-fn renders (%s)", o.Dir, strings.Join(kinds(), ", "))
 	}
-	res := &Result{Job: id(jobs[0])}
+	res := &Result{Job: id(jobs[0].object)}
 	if len(lives) == 0 {
-		// No job runs that an edit could reach half: applied in kubectl's
+		// No job runs that an edit could reach half: applied in the build's
 		// order, the objects a job needs (its ServiceAccount) before it, which
 		// a dry run cannot see.
 		res.Action = "created"
-		return res, k.run(k.apply(o.Dir)...)
+		_, err := applyAll(ctx, built, false)
+		return res, err
 	}
-	dry, dryErr := k.list(k.apply(o.Dir, "--dry-run=server", "-o", "json")...)
+	dry, dryErr := applyAll(ctx, built, true)
 	refused := func() *Refused {
-		return &Refused{Job: id(lives[0]), Dir: o.Dir, Finished: finished(lives[0]), Changes: res.Changes,
+		return &Refused{Job: id(lives[0].object), Dir: o.Dir, Finished: finished(lives[0].object), Changes: res.Changes,
 			Command: "mlops-fn apply --replace " + strings.Join(append(slices.Clone(o.Flags), o.Dir), " ")}
 	}
 	if dryErr != nil {
@@ -120,45 +129,46 @@ func Apply(o Options) (*Result, error) {
 			return nil, refused()
 		}
 	} else {
-		if res.Changes, err = changes(lives, dry, built, k); err != nil {
+		if res.Changes, err = changes(ctx, lives, dry, built); err != nil {
 			return nil, err
 		}
 		scales := true
 		for _, live := range lives {
-			scales = scales && finished(live) == "" && scalesWithin(live, find(dry, live), res.Changes)
+			scales = scales && finished(live.object) == "" && scalesWithin(live.object, find(dry, live.object), res.Changes)
 		}
 		switch {
 		case len(res.Changes) == 0:
 			res.Action = "unchanged"
-			return res, k.run(k.apply(o.Dir)...)
+			_, err := applyAll(ctx, built, false)
+			return res, err
 		case scales:
 			res.Action = "scaled"
-			return res, k.run(k.apply(o.Dir)...)
+			_, err := applyAll(ctx, built, false)
+			return res, err
 		case !o.Replace:
 			return nil, refused()
 		}
 	}
 	for _, live := range lives {
-		if err := k.run("delete", kindOf(live), name(live), "--namespace", namespace(live), "--wait=true"); err != nil {
-			return nil, err
-		}
-		if err := k.podsGone(kindOf(live), name(live), namespace(live)); err != nil {
+		if err := c.remove(ctx, live); err != nil {
 			return nil, err
 		}
 	}
-	if _, err := k.list(k.apply(o.Dir, "--dry-run=server", "-o", "json")...); err != nil {
-		return nil, fmt.Errorf("deleted %s, but the new job is refused too, so nothing else was applied: %w", id(lives[0]), err)
+	if _, err := applyAll(ctx, built, true); err != nil {
+		return nil, fmt.Errorf("deleted %s, but the new job is refused too, so nothing else was applied: %w", id(lives[0].object), err)
 	}
 	res.Action = "replaced"
-	return res, k.run(k.apply(o.Dir)...)
+	_, err = applyAll(ctx, built, false)
+	return res, err
 }
 
 // changes are what the apply would change in the live jobs (their spec and
 // labels, as the dry run has them) and in the overlay's ConfigMaps (their
 // data, as built: the apply makes it exactly that): each "path: old → new".
-func changes(lives, dry, built []object, k kubectl) ([]string, error) {
+func changes(ctx context.Context, lives []target, dry []object, built []target) ([]string, error) {
 	var out []string
-	for _, live := range lives {
+	for _, t := range lives {
+		live := t.object
 		job := find(dry, live)
 		if job == nil {
 			return nil, fmt.Errorf("the dry run returned no %s", id(live))
@@ -170,8 +180,12 @@ func changes(lives, dry, built []object, k kubectl) ([]string, error) {
 		diff(prefix+"spec", withoutPatchTimes(live["spec"]), withoutPatchTimes(job["spec"]), &out)
 		diff(prefix+"metadata.labels", meta(live)["labels"], meta(job)["labels"], &out)
 	}
-	for _, cm := range configMaps(built) {
-		old, err := k.get(cm)
+	for _, t := range built {
+		cm := t.object
+		if kindOf(cm) != "ConfigMap" {
+			continue
+		}
+		old, err := t.get(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -262,17 +276,6 @@ func finished(live object) string {
 	return ""
 }
 
-// configMaps are the ConfigMaps among items.
-func configMaps(items []object) []object {
-	var out []object
-	for _, it := range items {
-		if kindOf(it) == "ConfigMap" {
-			out = append(out, it)
-		}
-	}
-	return out
-}
-
 func kinds() []string {
 	var out []string
 	for _, k := range jobkind.Kinds {
@@ -309,122 +312,156 @@ func firstLine(err error) string {
 // of a TrainJob), where a client-side apply would replace the list.
 const fieldManager = "mlops-fn"
 
-// apply are the arguments of a server-side apply of dir: the fields
-// mlops-fn renders are its own, whoever applied them before.
-func (k kubectl) apply(dir string, more ...string) []string {
-	return append([]string{"apply", "-k", dir, "--server-side", "--force-conflicts", "--field-manager=" + fieldManager}, more...)
+// target is an object of the overlay and its resource on the cluster.
+type target struct {
+	object
+	r dynamic.ResourceInterface
 }
 
-// kubectl runs kubectl with the user's flags.
-type kubectl struct {
-	bin   string
-	flags []string
-}
-
-func (k kubectl) command(args ...string) *exec.Cmd {
-	bin := k.bin
-	if bin == "" {
-		bin = "kubectl"
-	}
-	return exec.Command(bin, append(slices.Clone(k.flags), args...)...)
-}
-
-// run runs kubectl, its output to the caller's terminal through the error.
-func (k kubectl) run(args ...string) error {
-	out, err := k.command(args...).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("kubectl %s: %s", strings.Join(args, " "), strings.TrimSpace(string(out)))
-	}
-	return nil
-}
-
-// output runs kubectl and returns its stdout; the error carries its stderr.
-func (k kubectl) output(args ...string) ([]byte, error) {
-	var stdout, stderr bytes.Buffer
-	cmd := k.command(args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("kubectl %s: %s", strings.Join(args, " "), strings.TrimSpace(stderr.String()))
-	}
-	return stdout.Bytes(), nil
-}
-
-// built are the objects of the overlay as kubectl builds them: what the
-// apply sends.
-func (k kubectl) built(dir string) ([]object, error) {
-	out, err := k.output("kustomize", dir)
-	if err != nil {
-		return nil, err
-	}
-	nodes, err := kio.FromBytes(out)
-	if err != nil {
-		return nil, fmt.Errorf("kubectl kustomize %s: %w", dir, err)
-	}
-	var objects []object
-	for _, n := range nodes {
-		b, err := n.MarshalJSON()
+// targets are the objects items in the namespace each goes to (its own,
+// else the flags'), each with its resource as the API server names it.
+func (c *Cluster) targets(ctx context.Context, items []*yaml.RNode) ([]target, error) {
+	var out []target
+	for _, it := range items {
 		var o object
+		b, err := it.MarshalJSON()
 		if err == nil {
 			err = json.Unmarshal(b, &o)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("kubectl kustomize %s: %w", dir, err)
+			return nil, fmt.Errorf("%s/%s: %w", it.GetKind(), it.GetName(), err)
 		}
-		objects = append(objects, o)
-	}
-	return objects, nil
-}
-
-// list runs kubectl for JSON output: one object or a List of them.
-func (k kubectl) list(args ...string) ([]object, error) {
-	out, err := k.output(args...)
-	if err != nil {
-		return nil, err
-	}
-	var o object
-	if err := json.Unmarshal(out, &o); err != nil {
-		return nil, fmt.Errorf("kubectl %s: %w", strings.Join(args, " "), err)
-	}
-	if items, ok := o["items"].([]any); ok && kindOf(o) == "List" {
-		var objects []object
-		for _, it := range items {
-			if m, ok := it.(map[string]any); ok {
-				objects = append(objects, m)
+		m, err := c.Mapping(ctx, schema.FromAPIVersionAndKind(it.GetApiVersion(), it.GetKind()))
+		if err != nil {
+			return nil, err
+		}
+		t := target{o, c.Dynamic.Resource(m.Resource)}
+		if m.Scope.Name() == apimeta.RESTScopeNameNamespace {
+			ns, err := c.Of(namespace(o))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", id(o), err)
 			}
+			meta(o)["namespace"] = ns
+			t.r = t.r.(dynamic.NamespaceableResourceInterface).Namespace(ns)
 		}
-		return objects, nil
+		out = append(out, t)
 	}
-	return []object{o}, nil
+	return out, nil
 }
 
-// get reads the live object named like o (in o's namespace, else kubectl's),
-// nil when there is none.
-func (k kubectl) get(o object) (object, error) {
-	args := []string{"get", kindOf(o), name(o), "-o", "json", "--ignore-not-found"}
-	if ns := namespace(o); ns != "" {
-		args = append(args, "--namespace", ns)
+// applyAll applies every target server-side, the fields mlops-fn renders
+// its own whoever applied them before; dry: on the server only. It returns
+// the objects as applied.
+func applyAll(ctx context.Context, targets []target, dry bool) ([]object, error) {
+	opts := metav1.ApplyOptions{FieldManager: fieldManager, Force: true}
+	if dry {
+		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	out, err := k.output(args...)
-	if err != nil || len(bytes.TrimSpace(out)) == 0 {
+	var out []object
+	for _, t := range targets {
+		u, err := t.r.Apply(ctx, name(t.object), &unstructured.Unstructured{Object: t.object}, opts)
+		if err != nil {
+			return nil, fmt.Errorf("applying %s: %w", id(t.object), err)
+		}
+		out = append(out, u.Object)
+	}
+	return out, nil
+}
+
+// get reads the live object of t, nil when there is none.
+func (t target) get(ctx context.Context) (object, error) {
+	u, err := t.r.Get(ctx, name(t.object), metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading %s: %w", id(t.object), err)
+	}
+	return u.Object, nil
+}
+
+// remove deletes t in the background, as kubectl delete does, and waits
+// until it and its pods are gone. In the foreground, Trainer v2.3 keeps
+// reconciling a TrainJob whose delete has begun, failing on its JobSet, and
+// the garbage collector took 90 s to win; in the background the TrainJob
+// goes at once, and its JobSet, Jobs and pods after it.
+func (c *Cluster) remove(ctx context.Context, t target) error {
+	background := metav1.DeletePropagationBackground
+	err := t.r.Delete(ctx, name(t.object), metav1.DeleteOptions{PropagationPolicy: &background})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting %s: %w", id(t.object), err)
+	}
+	return wait(ctx, id(t.object), func() ([]string, error) {
+		if live, err := t.get(ctx); err != nil || live == nil {
+			return nil, err
+		}
+		return []string{id(t.object)}, nil
+	}, func() ([]string, error) { return c.pods(ctx, t.object) })
+}
+
+// pods are the names of the pods of the job o ("": not a job, or a Pod,
+// which the wait for o itself covers).
+func (c *Cluster) pods(ctx context.Context, o object) ([]string, error) {
+	jk, ok := jobkind.ForKind(kindOf(o))
+	if !ok || jk.PodsLabel == "" {
+		return nil, nil
+	}
+	l, err := c.Dynamic.Resource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).Namespace(namespace(o)).
+		List(ctx, metav1.ListOptions{LabelSelector: jk.PodsLabel + "=" + name(o)})
+	if err != nil {
+		return nil, fmt.Errorf("listing the pods of %s: %w", id(o), err)
+	}
+	var names []string
+	for _, p := range l.Items {
+		names = append(names, "pod/"+p.GetName())
+	}
+	return names, nil
+}
+
+// wait waits until each of left, in turn, finds nothing left, at most
+// goneTimeout.
+func wait(ctx context.Context, what string, left ...func() ([]string, error)) error {
+	deadline := time.Now().Add(goneTimeout)
+	for _, f := range left {
+		for {
+			names, err := f()
+			switch {
+			case err != nil:
+				return err
+			case len(names) == 0:
+			case time.Now().After(deadline):
+				return fmt.Errorf("deleted %s, but after %s these are still there: %s", what, goneTimeout, strings.Join(names, ", "))
+			default:
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(500 * time.Millisecond):
+				}
+				continue
+			}
+			break
+		}
+	}
+	return nil
+}
+
+// goneTimeout bounds the wait for a deleted job and its pods: their grace
+// period (30 s by default) and the garbage collector's turn.
+const goneTimeout = 5 * time.Minute
+
+// Deleted are the jobs the overlay dir applies and the ConfigMaps they read
+// their environment from; also after an edit of job.yaml or mlops.env that
+// was not hydrated, whose build the guard fails (the component as the last
+// hydrate wrote it). The base's other objects (a ServiceAccount other jobs
+// share) stay.
+func Deleted(dir string) ([]*yaml.RNode, error) {
+	items, err := applied(dir)
+	if err != nil {
 		return nil, err
 	}
-	var live object
-	return live, json.Unmarshal(out, &live)
-}
-
-// Delete deletes the jobs the overlay o.Dir applies and the ConfigMaps they
-// read their environment from, waiting for their pods to go; also after an
-// edit of job.yaml or mlops.env that was not hydrated, whose build the guard
-// fails (the component as the last hydrate wrote it). The base's other
-// objects (a ServiceAccount other jobs share) stay.
-func Delete(o Options) error {
-	items, err := hydrate.Applied(o.Dir)
+	found, err := jobsOf(dir, items)
 	if err != nil {
-		return err
-	}
-	found, err := jobsOf(o.Dir, items)
-	if err != nil {
-		return err
+		return nil, err
 	}
 	var jobs []*yaml.RNode
 	read := map[string]bool{}
@@ -439,22 +476,17 @@ func Delete(o Options) error {
 			jobs = append(jobs, it)
 		}
 	}
-	var b bytes.Buffer
-	for _, it := range jobs {
-		s, err := it.String()
-		if err != nil {
-			return err
-		}
-		b.WriteString("---\n" + s)
+	return jobs, nil
+}
+
+// Delete deletes objects (Deleted's), waiting for them and their pods to go.
+func Delete(ctx context.Context, c *Cluster, objects []*yaml.RNode) error {
+	targets, err := c.targets(ctx, objects)
+	if err != nil {
+		return err
 	}
-	k := kubectl{bin: o.Kubectl, flags: o.Flags}
-	cmd := k.command("delete", "-f", "-", "--ignore-not-found", "--wait=true")
-	cmd.Stdin = &b
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("kubectl delete: %s", strings.TrimSpace(string(out)))
-	}
-	for _, job := range jobs {
-		if err := k.podsGone(job.GetKind(), job.GetName(), job.GetNamespace()); err != nil {
+	for _, t := range targets {
+		if err := c.remove(ctx, t); err != nil {
 			return err
 		}
 	}
@@ -464,7 +496,7 @@ func Delete(o Options) error {
 // Job is a job a hydrated overlay applies.
 type Job struct {
 	Kind, Name string
-	// Namespace is the overlay's ("": the one kubectl's flags or context give).
+	// Namespace is the overlay's ("": the one the flags or context give).
 	Namespace string
 	// EnvConfigMaps are the ConfigMaps its containers read their environment
 	// from: mlops.env's.
@@ -477,11 +509,19 @@ type Job struct {
 // wrote its patches (so also after an edit not yet hydrated): what apply
 // applied, delete deletes, and status and logs look for.
 func Jobs(dir string) ([]Job, error) {
-	items, err := hydrate.Applied(dir)
+	items, err := applied(dir)
 	if err != nil {
 		return nil, err
 	}
 	return jobsOf(dir, items)
+}
+
+// applied are the objects the overlay dir applies (hydrate.Applied).
+func applied(dir string) ([]*yaml.RNode, error) {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s does not exist: name a folder mlops-fn hydrate wrote (mlops-fn hydrate --resources BASE DIR, or mlops-fn init DIR, makes one)", dir)
+	}
+	return hydrate.Applied(dir)
 }
 
 func jobsOf(dir string, items []*yaml.RNode) ([]Job, error) {
@@ -496,39 +536,6 @@ func jobsOf(dir string, items []*yaml.RNode) ([]Job, error) {
 	}
 	return jobs, nil
 }
-
-// podsGone waits until no pod of the deleted job kind/name is left. The jobs
-// are deleted in the background, not in the foreground: Trainer v2.3 keeps
-// reconciling a TrainJob whose foreground delete has begun, failing on its
-// JobSet, and the garbage collector took 90 s to win; in the background the
-// TrainJob goes at once, and its JobSet, Jobs and pods after it.
-func (k kubectl) podsGone(kind, job, namespace string) error {
-	jk, ok := jobkind.ForKind(kind)
-	if !ok || jk.PodsLabel == "" {
-		return nil // not a job, or a Pod: kubectl delete --wait waited for it
-	}
-	args := []string{"get", "pods", "-l", jk.PodsLabel + "=" + job, "-o", "name"}
-	if namespace != "" {
-		args = append(args, "--namespace", namespace)
-	}
-	deadline := time.Now().Add(podsGoneTimeout)
-	for {
-		out, err := k.output(args...)
-		switch {
-		case err != nil:
-			return err
-		case len(bytes.TrimSpace(out)) == 0:
-			return nil
-		case time.Now().After(deadline):
-			return fmt.Errorf("deleted %s/%s, but after %s its pods are still there: %s", kind, job, podsGoneTimeout, strings.Join(strings.Fields(string(out)), ", "))
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-}
-
-// podsGoneTimeout bounds the wait for a deleted job's pods: their grace period
-// (30 s by default) and the garbage collector's turn.
-const podsGoneTimeout = 5 * time.Minute
 
 // envConfigMaps are the ConfigMaps a job's containers read their environment
 // from (envFrom, or configMapKeyRef: a TrainJob's trainer).

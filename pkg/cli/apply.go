@@ -1,42 +1,55 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"sigs.k8s.io/kustomize/api/konfig"
 
 	"github.com/mlops-fn/mlops-fn/pkg/apply"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
-	"github.com/mlops-fn/mlops-fn/pkg/status"
 )
 
-// clusterFlags are kubectl's flags: apply and delete pass them on to every
-// kubectl call, status and logs read the kubeconfig as kubectl would.
-type clusterFlags struct{ status.Flags }
+// clusterFlags are kubectl's flags for the cluster, with kubectl's meanings.
+type clusterFlags struct{ apply.Flags }
 
 func (f *clusterFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.Namespace, "namespace", "n", "", "kubectl's --namespace")
 	cmd.Flags().StringVar(&f.Context, "context", "", "kubectl's --context")
 	cmd.Flags().StringVar(&f.Kubeconfig, "kubeconfig", "", "kubectl's --kubeconfig")
+	cmd.Flags().DurationVar(&f.RequestTimeout, "request-timeout", 10*time.Second, "how long each request waits for the API server's answer (0: no limit)")
 }
 
-// kubectl are the flags as kubectl's arguments.
-func (f *clusterFlags) kubectl() []string {
+// given are the flags as the command line gave them.
+func given(cmd *cobra.Command) []string {
 	var out []string
-	for _, v := range [][2]string{{"--namespace", f.Namespace}, {"--context", f.Context}, {"--kubeconfig", f.Kubeconfig}} {
-		if v[1] != "" {
-			out = append(out, v[0]+"="+v[1])
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if f.Value.Type() != "bool" {
+			out = append(out, "--"+f.Name+"="+f.Value.String())
 		}
-	}
+	})
 	return out
 }
 
-// kubectlFlags are the kubectl flags apply and delete pass on to every kubectl call.
-func kubectlFlags(cmd *cobra.Command, o *apply.Options) func() {
-	var f clusterFlags
-	f.add(cmd)
-	cmd.Flags().StringVar(&o.Kubectl, "kubectl", "kubectl", "the kubectl binary")
-	return func() { o.Flags = append(o.Flags, f.kubectl()...) }
+// connect connects to the cluster f names; run's errors name the server
+// and the request that did not answer.
+func connect(cmd *cobra.Command, f clusterFlags, run func(context.Context, *apply.Cluster) error) error {
+	ctx := cmdContext(cmd)
+	c, err := apply.Connect(ctx, f.Flags)
+	if err == nil {
+		err = c.Explain(run(ctx, c))
+	}
+	if err != nil {
+		return fail(cmd, err)
+	}
+	return nil
 }
 
 func newApply() *cobra.Command {
@@ -44,9 +57,10 @@ func newApply() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "apply DIR",
 		Short: "Hydrate DIR, then apply it so that a live job takes the edit whole or not at all",
-		Long: `apply hydrates DIR (as mlops-fn hydrate does), then applies it with kubectl
-(kubectl apply -k DIR --server-side --field-manager=mlops-fn --force-conflicts),
-after a dry run of every object on the server and a comparison with the live job:
+		Long: `apply hydrates DIR (as mlops-fn hydrate does), then applies it server-side as
+kubectl apply -k DIR --server-side --field-manager=mlops-fn --force-conflicts
+would, with client-go (kubectl is not needed), after a dry run of every object
+on the server and a comparison with the live job:
 
   no live job              applied
   the job unchanged        applied (what other managers added stays)
@@ -57,16 +71,20 @@ after a dry run of every object on the server and a comparison with the live job
                            both renders, or stop half way on an immutable field)
 
 With --replace a job the edit changes, running or finished, is deleted (its pods
-waited for) and the new one applied: a new run.`,
+waited for) and the new one applied: a new run. Each request waits
+--request-timeout for the API server's answer.`,
 		Args:          cobra.ExactArgs(1),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
-	setFlags := kubectlFlags(cmd, &o)
+	var f clusterFlags
+	f.add(cmd)
 	cmd.Flags().BoolVar(&o.Replace, "replace", false, "delete a job the edit changes (running or finished), then apply: a new run")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		setFlags()
 		o.Dir = args[0]
+		if err := hydrated(o.Dir); err != nil {
+			return fail(cmd, err)
+		}
 		opts, note := following(hydrate.Options{Dir: o.Dir, Config: "job.yaml"})
 		ov, err := hydrate.Render(opts)
 		if err != nil {
@@ -77,18 +95,19 @@ waited for) and the new one applied: a new run.`,
 			return fail(cmd, err)
 		}
 		inform(cmd, note)
-		res, err := apply.Apply(o)
-		if err != nil {
-			return fail(cmd, err)
-		}
-		fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", res.Job, res.Action)
-		return nil
+		o.Flags = given(cmd)
+		return connect(cmd, f, func(ctx context.Context, c *apply.Cluster) error {
+			res, err := apply.Apply(ctx, c, o)
+			if err == nil {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", res.Job, res.Action)
+			}
+			return err
+		})
 	}
 	return cmd
 }
 
 func newDelete() *cobra.Command {
-	var o apply.Options
 	cmd := &cobra.Command{
 		Use:   "delete DIR",
 		Short: "Delete DIR's job and its env ConfigMap, also after an edit that was not hydrated",
@@ -102,14 +121,25 @@ jobs share) stay.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
-	setFlags := kubectlFlags(cmd, &o)
+	var f clusterFlags
+	f.add(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		setFlags()
-		o.Dir = args[0]
-		if err := apply.Delete(o); err != nil {
+		objects, err := apply.Deleted(args[0])
+		if err != nil {
 			return fail(cmd, err)
 		}
-		return nil
+		return connect(cmd, f, func(ctx context.Context, c *apply.Cluster) error { return apply.Delete(ctx, c, objects) })
 	}
 	return cmd
+}
+
+// hydrated: dir is an overlay, which apply hydrates again; a folder that
+// only holds a job spec is made one by hydrate with its base, or by init.
+func hydrated(dir string) error {
+	for _, name := range konfig.RecognizedKustomizationFileNames() {
+		if _, err := os.Stat(filepath.Join(dir, name)); !errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s has no kustomization.yaml: it was never hydrated; mlops-fn apply hydrates an overlay again, it does not make one: run mlops-fn hydrate --resources BASE %s (BASE: the folder that holds the job's skeleton), or mlops-fn init %s for a new job", dir, dir, dir)
 }

@@ -12,15 +12,22 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/status"
 )
 
-// jobsAndCluster are the jobs DIR applies (as mlops-fn apply finds them) and
-// the cluster the flags name.
-func jobsAndCluster(dir string, f clusterFlags) ([]apply.Job, *status.Cluster, error) {
+// jobsAndCluster runs run on the jobs DIR applies (as mlops-fn apply finds
+// them) in the cluster the flags name.
+func jobsAndCluster(cmd *cobra.Command, dir string, f clusterFlags, run func(context.Context, []apply.Job, *status.Cluster) error) error {
 	jobs, err := apply.Jobs(dir)
 	if err != nil {
-		return nil, nil, err
+		return fail(cmd, err)
 	}
-	c, err := status.Connect(f.Flags)
-	return jobs, c, err
+	ctx := cmdContext(cmd)
+	a, c, err := status.Connect(ctx, f.Flags)
+	if err == nil {
+		err = a.Explain(run(ctx, jobs, c))
+	}
+	if err != nil {
+		return fail(cmd, err)
+	}
+	return nil
 }
 
 func newStatus() *cobra.Command {
@@ -38,25 +45,24 @@ runs, each pod, and when it waits, why:
   admission   the operator cannot create its pods: Pod Security refuses them
   scheduling  a pod no node takes; a container that cannot start or crashes
 
-A job waiting is no error: status exits 1 only when the cluster cannot be read.`,
+A job waiting is no error: status exits 1 only when the cluster cannot be read.
+Each request waits --request-timeout for the API server's answer.`,
 		Args:          cobra.ExactArgs(1),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
 	f.add(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		jobs, c, err := jobsAndCluster(args[0], f)
-		if err != nil {
-			return fail(cmd, err)
-		}
-		for _, job := range jobs {
-			r, err := status.Status(cmd.Context(), c, job)
-			if err != nil {
-				return fail(cmd, err)
+		return jobsAndCluster(cmd, args[0], f, func(ctx context.Context, jobs []apply.Job, c *status.Cluster) error {
+			for _, job := range jobs {
+				r, err := status.Status(ctx, c, job)
+				if err != nil {
+					return err
+				}
+				fmt.Fprint(cmd.OutOrStdout(), r.String())
 			}
-			fmt.Fprint(cmd.OutOrStdout(), r.String())
-		}
-		return nil
+			return nil
+		})
 	}
 	return cmd
 }
@@ -78,7 +84,8 @@ ConfigMap) in the pod that runs it:
 
 -f follows it: it waits for the program to start, and after its log ends
 follows a new run (a launcher started again, a restarted container) until
-the job has finished.`,
+the job has finished. Each request waits --request-timeout for the API
+server's answer (the log itself streams for as long as the program runs).`,
 		Args:          cobra.ExactArgs(1),
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -86,17 +93,16 @@ the job has finished.`,
 	f.add(cmd)
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "stream the log, waiting for the program to start")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		jobs, c, err := jobsAndCluster(args[0], f)
-		if err != nil {
-			return fail(cmd, err)
-		}
 		ctx, stop := signal.NotifyContext(cmdContext(cmd), os.Interrupt)
 		defer stop()
-		err = status.Logs(ctx, c, jobs[0], status.LogOptions{Follow: follow, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr()})
-		if err != nil && ctx.Err() == nil {
-			return fail(cmd, err)
-		}
-		return nil
+		cmd.SetContext(ctx)
+		return jobsAndCluster(cmd, args[0], f, func(ctx context.Context, jobs []apply.Job, c *status.Cluster) error {
+			err := status.Logs(ctx, c, jobs[0], status.LogOptions{Follow: follow, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr()})
+			if ctx.Err() != nil {
+				return nil // interrupted
+			}
+			return err
+		})
 	}
 	return cmd
 }

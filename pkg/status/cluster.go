@@ -5,7 +5,6 @@ package status
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,57 +12,26 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/mlops-fn/mlops-fn/pkg/apply"
 )
 
-// Flags are kubectl's flags, as mlops-fn apply passes them on to kubectl.
-type Flags struct {
-	Kubeconfig, Context, Namespace string
-}
-
 // Cluster is the API server the commands read, and the namespace of a job
 // whose overlay names none.
 type Cluster struct {
-	Core      Core
-	Dynamic   dynamic.Interface
-	Namespace string
+	Core    Core
+	Dynamic dynamic.Interface
+	apply.Namespaces
 }
 
-// Connect reads the kubeconfig as kubectl does (--kubeconfig, else
-// $KUBECONFIG, else ~/.kube/config; --context; --namespace, else the
-// context's, else default).
-func Connect(f Flags) (*Cluster, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = f.Kubeconfig
-	overrides := &clientcmd.ConfigOverrides{CurrentContext: f.Context}
-	overrides.Context.Namespace = f.Namespace
-	config := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
-	rest, err := config.ClientConfig()
+// Connect connects as mlops-fn apply does.
+func Connect(ctx context.Context, f apply.Flags) (*apply.Cluster, *Cluster, error) {
+	a, err := apply.Connect(ctx, f)
 	if err != nil {
-		return nil, fmt.Errorf("reading the kubeconfig: %w", err)
+		return nil, nil, err
 	}
-	ns, _, err := config.Namespace()
-	if err != nil {
-		return nil, fmt.Errorf("reading the kubeconfig's namespace: %w", err)
-	}
-	c := &Cluster{Namespace: ns}
-	if c.Dynamic, err = dynamic.NewForConfig(rest); err != nil {
-		return nil, err
-	}
-	if c.Core, err = newAPIServer(rest, c.Dynamic); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// namespaceOf is where job lives: the overlay's namespace, else the flags'.
-func (c *Cluster) namespaceOf(job apply.Job) string {
-	if job.Namespace != "" {
-		return job.Namespace
-	}
-	return c.Namespace
+	core, err := newAPIServer(a)
+	return a, &Cluster{Core: core, Dynamic: a.Dynamic, Namespaces: a.Namespaces}, err
 }
 
 // resource is the API resource of a kind mlops-fn renders (their plurals

@@ -1,17 +1,22 @@
 package status
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"io"
+	"math"
 	"strconv"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+
+	"github.com/mlops-fn/mlops-fn/pkg/apply"
 )
 
 // Core is what status and logs read of the API server besides the jobs:
@@ -34,6 +39,10 @@ type Core interface {
 type apiServer struct {
 	dynamic dynamic.Interface
 	rest    *rest.RESTClient
+	// logs streams a log for as long as it runs: only its answer is bounded, by timeout.
+	logs    *rest.RESTClient
+	timeout time.Duration
+	host    string
 }
 
 var (
@@ -41,17 +50,14 @@ var (
 	eventsResource = schema.GroupVersionResource{Version: "v1", Resource: "events"}
 )
 
-func newAPIServer(config *rest.Config, d dynamic.Interface) (*apiServer, error) {
-	c := rest.CopyConfig(config)
-	c.APIPath = "/api"
-	c.GroupVersion = &schema.GroupVersion{Version: "v1"}
-	// Nothing is decoded: logs are streamed, discovery answers only checked.
-	c.NegotiatedSerializer = serializer.NewCodecFactory(runtime.NewScheme()).WithoutConversion()
-	r, err := rest.RESTClientFor(c)
+func newAPIServer(c *apply.Cluster) (*apiServer, error) {
+	unbounded := rest.CopyConfig(c.Config)
+	unbounded.Timeout = 0
+	logs, err := apply.CoreClient(unbounded)
 	if err != nil {
 		return nil, err
 	}
-	return &apiServer{dynamic: d, rest: r}, nil
+	return &apiServer{dynamic: c.Dynamic, rest: c.REST, logs: logs, timeout: c.Config.Timeout, host: c.Config.Host}, nil
 }
 
 func (a *apiServer) Pod(ctx context.Context, ns, name string) (*corev1.Pod, error) {
@@ -71,10 +77,30 @@ func (a *apiServer) Events(ctx context.Context, ns string) ([]corev1.Event, erro
 	return list[corev1.Event](ctx, a.dynamic, eventsResource, ns, "")
 }
 
+// Log streams a container's log; the API server must answer within the
+// request timeout, the log itself runs as long as the container's does.
 func (a *apiServer) Log(ctx context.Context, ns, pod, container string, follow bool) (io.ReadCloser, error) {
-	return a.rest.Get().Namespace(ns).Resource("pods").Name(pod).SubResource("log").
+	ctx, cancel := context.WithCancel(ctx)
+	unanswered := time.AfterFunc(cmp.Or(a.timeout, time.Duration(math.MaxInt64)), cancel)
+	r, err := a.logs.Get().Namespace(ns).Resource("pods").Name(pod).SubResource("log").
 		Param("container", container).Param("follow", strconv.FormatBool(follow)).Stream(ctx)
+	if !unanswered.Stop() {
+		cancel()
+		return nil, fmt.Errorf("the API server %s did not answer GET /api/v1/namespaces/%s/pods/%s/log within %s (--request-timeout)", a.host, ns, pod, a.timeout)
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{r, closer(func() error { defer cancel(); return r.Close() })}, nil
 }
+
+type closer func() error
+
+func (f closer) Close() error { return f() }
 
 func (a *apiServer) Serves(ctx context.Context, groupVersion string) error {
 	path := "/apis/" + groupVersion

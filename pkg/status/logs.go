@@ -109,7 +109,10 @@ func started(pod *corev1.Pod, container string) (bool, string) {
 // program (a launcher the Job controller starts again, a container
 // restarted) until the job has finished.
 func Logs(ctx context.Context, c *Cluster, job apply.Job, o LogOptions) error {
-	ns := c.namespaceOf(job)
+	ns, err := c.Of(job.Namespace)
+	if err != nil {
+		return err
+	}
 	if o.Poll == 0 {
 		o.Poll = time.Second
 	}

@@ -59,7 +59,10 @@ var finishedPhases = []string{"Succeeded", "Complete", "Failed"}
 // Status reads where job is: the job, its pods, and when it waits, why.
 // Only an error reaching the cluster is an error.
 func Status(ctx context.Context, c *Cluster, job apply.Job) (*Report, error) {
-	ns := c.namespaceOf(job)
+	ns, err := c.Of(job.Namespace)
+	if err != nil {
+		return nil, err
+	}
 	r := &Report{Job: job.Kind + "/" + job.Name, Namespace: ns}
 	jk, _ := jobkind.ForKind(job.Kind)
 	u, err := c.get(ctx, resource(jk.APIVersion, jk.Kind), ns, job.Name)

@@ -46,7 +46,7 @@ func cluster(t *testing.T, kueue bool, objs ...runtime.Object) *Cluster {
 		{Group: "kueue.x-k8s.io", Version: "v1beta2", Resource: "localqueues"}: "LocalQueueList",
 		{Group: "kueue.x-k8s.io", Version: "v1beta2", Resource: "workloads"}:   "WorkloadList",
 	}
-	return &Cluster{Core: fakeCore{kube}, Dynamic: fakedynamic.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), lists, dyn...), Namespace: ns}
+	return &Cluster{Core: fakeCore{kube}, Dynamic: fakedynamic.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), lists, dyn...), Namespaces: apply.Namespaces{Namespace: ns}}
 }
 
 // fakeCore is Core over client-go's fake clientset.

@@ -1,0 +1,175 @@
+package apply
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// Flags are kubectl's flags for the cluster, with kubectl's meanings.
+type Flags struct {
+	Kubeconfig, Context, Namespace string
+	// RequestTimeout bounds each request to the API server.
+	RequestTimeout time.Duration
+}
+
+// Cluster is the API server every command talks to, with client-go.
+type Cluster struct {
+	// Config is the kubeconfig's, each request bounded by --request-timeout.
+	Config  *rest.Config
+	Dynamic dynamic.Interface
+	// REST reads what is not an object: discovery, a container's log.
+	REST *rest.RESTClient
+	Namespaces
+	mapper *apimeta.DefaultRESTMapper
+	served map[schema.GroupVersion]bool
+}
+
+// Namespaces say where an object goes.
+type Namespaces struct {
+	// Namespace is the one of an object that names none: --namespace, else
+	// the context's, else default. Explicit: it is --namespace's, which an
+	// object's own namespace must then equal, as kubectl requires.
+	Namespace string
+	Explicit  bool
+}
+
+// Connect reads the kubeconfig as kubectl does (--kubeconfig, else
+// $KUBECONFIG, else ~/.kube/config; --context; --namespace, else the
+// context's, else default) and checks that its server serves the
+// Kubernetes API.
+func Connect(ctx context.Context, f Flags) (*Cluster, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = f.Kubeconfig
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: f.Context, Timeout: f.RequestTimeout.String()}
+	overrides.Context.Namespace = f.Namespace
+	config := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
+	rc, err := config.ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("reading the kubeconfig: %w", err)
+	}
+	c := &Cluster{Config: rc, mapper: apimeta.NewDefaultRESTMapper(nil), served: map[schema.GroupVersion]bool{}}
+	if c.Namespace, c.Explicit, err = config.Namespace(); err != nil {
+		return nil, fmt.Errorf("reading the kubeconfig's namespace: %w", err)
+	}
+	if c.Dynamic, err = dynamic.NewForConfig(rc); err != nil {
+		return nil, err
+	}
+	if c.REST, err = CoreClient(rc); err != nil {
+		return nil, err
+	}
+	var versions metav1.APIVersions
+	b, err := c.REST.Get().AbsPath("/api").DoRaw(ctx)
+	if err == nil {
+		err = json.Unmarshal(b, &versions)
+	}
+	var syntax *json.SyntaxError
+	if err != nil && !apierrors.IsNotFound(err) && !errors.As(err, &syntax) {
+		if errors.As(err, new(*url.Error)) {
+			return nil, c.Explain(err)
+		}
+		return nil, fmt.Errorf("reading the API server %s (GET /api): %w", rc.Host, err)
+	}
+	if err != nil || len(versions.Versions) == 0 {
+		why := "no APIVersions"
+		if err != nil {
+			why = firstLine(err)
+		}
+		return nil, fmt.Errorf("%s does not serve the Kubernetes API (GET /api: %s): check the kubeconfig's server (--kubeconfig, --context)", rc.Host, why)
+	}
+	return c, nil
+}
+
+// CoreClient is an untyped REST client of the core API group over config.
+func CoreClient(config *rest.Config) (*rest.RESTClient, error) {
+	core := rest.CopyConfig(config)
+	core.APIPath = "/api"
+	core.GroupVersion = &schema.GroupVersion{Version: "v1"}
+	// Nothing is decoded by client-go: logs are streamed, discovery read as JSON.
+	core.NegotiatedSerializer = serializer.NewCodecFactory(runtime.NewScheme()).WithoutConversion()
+	return rest.RESTClientFor(core)
+}
+
+// Explain names the server and the request of an error that reached no
+// answer: the request timed out (--request-timeout) or found no server. The
+// rest of err's message, what was being done, stays.
+func (c *Cluster) Explain(err error) error {
+	var u *url.Error
+	if !errors.As(err, &u) {
+		return err
+	}
+	what := strings.ToUpper(u.Op) + " " + u.URL
+	if p, perr := url.Parse(u.URL); perr == nil {
+		what = strings.ToUpper(u.Op) + " " + p.Path
+	}
+	why := fmt.Sprintf("the API server %s could not be reached (%s): %v", c.Config.Host, what, u.Err)
+	if u.Timeout() {
+		why = fmt.Sprintf("the API server %s did not answer %s within %s (--request-timeout)", c.Config.Host, what, c.Config.Timeout)
+	}
+	return errors.New(strings.Replace(err.Error(), u.Error(), why, 1))
+}
+
+// Mapping is the resource of kind gvk, from the API server's discovery of
+// its group version.
+func (c *Cluster) Mapping(ctx context.Context, gvk schema.GroupVersionKind) (*apimeta.RESTMapping, error) {
+	gv := gvk.GroupVersion()
+	if !c.served[gv] {
+		path := "/apis/" + gv.String()
+		if gv.Group == "" {
+			path = "/api/" + gv.Version
+		}
+		var l metav1.APIResourceList
+		b, err := c.REST.Get().AbsPath(path).DoRaw(ctx)
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("this cluster serves no %s (%s): the operator or CRD of %s is not installed", gv, c.Config.Host, gvk.Kind)
+		}
+		if err == nil {
+			err = json.Unmarshal(b, &l)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading the API server's resources of %s: %w", gv, c.Explain(err))
+		}
+		for _, r := range l.APIResources {
+			if strings.Contains(r.Name, "/") {
+				continue // a subresource
+			}
+			scope := apimeta.RESTScopeRoot
+			if r.Namespaced {
+				scope = apimeta.RESTScopeNamespace
+			}
+			c.mapper.AddSpecific(gv.WithKind(r.Kind), gv.WithResource(r.Name), gv.WithResource(r.SingularName), scope)
+		}
+		c.served[gv] = true
+	}
+	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if apimeta.IsNoMatchError(err) {
+		return nil, fmt.Errorf("this cluster serves %s, but no kind %s in it (%s)", gv, gvk.Kind, c.Config.Host)
+	}
+	return m, err
+}
+
+// NamespaceOf is where an object whose own namespace is ns goes: ns, else
+// the flags'; ns contradicting --namespace is an error, as kubectl's.
+func (c Namespaces) Of(ns string) (string, error) {
+	switch {
+	case ns == "":
+		return c.Namespace, nil
+	case c.Explicit && ns != c.Namespace:
+		return "", fmt.Errorf("the namespace from the provided object %q does not match the namespace %q: the overlay sets its namespace; drop --namespace or pass --namespace=%s", ns, c.Namespace, ns)
+	}
+	return ns, nil
+}
