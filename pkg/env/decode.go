@@ -175,7 +175,7 @@ var specs = map[string]keySpec{
 			return "", true
 		},
 	},
-	"SHM_SIZE": quantitySpec("SHM_SIZE", "A memory-backed `emptyDir` (`medium: Memory`, this `sizeLimit`) mounted at `/dev/shm` in every training container, for PyTorch DataLoader workers and NCCL; a spec volume there is an error; under 1 MiB is warned about. Default: none (the runtime's 64 MiB).", memoryUnlikely,
+	"SHM_SIZE": quantitySpec("SHM_SIZE", "A memory-backed `emptyDir` (`medium: Memory`, this `sizeLimit`) mounted at `/dev/shm` in every training container, for PyTorch DataLoader workers and NCCL; a spec volume there is an error; under 1 MiB is warned about. What is written there counts against the container's memory limit, and the kubelet sizes the volume at most the pod's memory limit: size `MEMORY` as the program's own memory plus `SHM_SIZE` (`MEMORY=16Gi`, `SHM_SIZE=4Gi`); `SHM_SIZE` above `MEMORY` is an error. Default: none (the runtime's 64 MiB).", memoryUnlikely,
 		func(s *Settings, q *resource.Quantity) { s.ShmSize = q }),
 	"QUEUE": {
 		KeyDoc:   KeyDoc{"QUEUE", "queue name", "The Kueue LocalQueue: the job's `kueue.x-k8s.io/queue-name` label, for every kind and runner (a queue-name label of the job spec's with another value is an error)."},
@@ -438,6 +438,9 @@ func quantitySpec(key, desc string, unlikely func(key string, q resource.Quantit
 			}
 			if q.Sign() <= 0 {
 				return "must be greater than 0", false
+			}
+			if key == "CPU" && api.FinerThanMilli(q) {
+				return api.FinerThanMilliWrong, false
 			}
 			set(s, &q)
 			return "", true

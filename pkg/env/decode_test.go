@@ -168,6 +168,8 @@ HOROVOD_FUSION_THRESHOLD=0
 		{name: "CPU of 999 cores is a node's", in: "CPU=999", want: Settings{CPU: qty("999")}},
 		{name: "CPU cores, thousandths and an exponent are fine", in: "CPU=1.5\nMEMORY=4Gi", want: Settings{CPU: qty("1.5"), Memory: qty("4Gi")}},
 		{name: "CPU exponent", in: "CPU=2e0", want: Settings{CPU: qty("2")}},
+		{name: "CPU finer than 1m", in: "CPU=0.0001", problems: []string{`E mlops.env:1: CPU="0.0001": is finer than 1m (a thousandth of a core), which Kubernetes does not allow; accepted: a Kubernetes quantity such as 500m, 2 (cpu) or 4Gi (memory)`}},
+		{name: "CPU of 1m", in: "CPU=0.001", want: Settings{CPU: qty("1m")}},
 
 		// Paths.
 		{name: "empty dirs are absent", in: "DATASET_DIR=\nMODEL_DIR=\nOUTPUT_DIR=\nNFS_MOUNT_PATH="},
