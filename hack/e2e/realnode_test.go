@@ -734,7 +734,7 @@ func TestRealMPIJobSidecarFirst(t *testing.T) {
 		// The launcher waits for the workers by default (WaitForWorkersReady): their init
 		// container delays their sshd, and a launcher started beside them failed its first
 		// tries (80 s of the Job's backoff); checkMPIRun sees that the first one succeeds.
-		"job.yaml": "apiVersion: mlops-fn.dev/v1alpha1\nkind: MLOpsJob\nmetadata:\n  name: team\nspec:\n  jobKind: MPIJob\n  containerName: trainer\n",
+		"job.yaml":  "apiVersion: mlops-fn.dev/v1alpha1\nkind: MLOpsJob\nmetadata:\n  name: team\nspec:\n  jobKind: MPIJob\n  containerName: trainer\n",
 		"mlops.env": fmt.Sprintf("USER_ID=1000\nGROUP_ID=1000\nUSER_NAME=mpiuser\nWORKERS=%d\nCPU=250m\nMEMORY=256Mi\n", workers),
 	}
 	for name, text := range files {

@@ -42,7 +42,7 @@ func (mpiJobRenderer) operatorVolumes(p *Plan) []operatorVolume {
 // launcher is created only once the workers run, so the group is the workers.
 func (mpiJobRenderer) gang(p *Plan) (int32, string, int32, bool) {
 	if p.MPI.LauncherCreationPolicy == api.WaitForWorkersReady {
-		return p.Workers, "the workers (WORKERS); the launcher is created once they run (launcherCreationPolicy WaitForWorkersReady), so it cannot be one of the group", p.Workers, true
+		return p.Workers, "the workers (WORKERS); the launcher is created once they run (spec.mpi.launcherCreationPolicy WaitForWorkersReady, the default; AtStartup creates it with them), so it cannot be one of the group", p.Workers, true
 	}
 	return p.Workers + 1, "the workers (WORKERS) and the launcher", 0, true
 }
