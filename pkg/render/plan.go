@@ -209,6 +209,16 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 			errs = append(errs, field.Invalid(spec.Child("script"), script, "is run as one program whose path is the whole text, spaces included; accepted: the script's path alone, and the arguments as command: [python, train.py, --lr, \"0.1\"] (or the script's path in command and the arguments in args)"))
 		}
 	}
+	if len(s.Command) > 0 && len(p.Command) > 0 {
+		switch program := p.Command[0]; {
+		case strings.IndexFunc(program, unicode.IsSpace) >= 0:
+			// The first item is exec'd as a path: its arguments would be part of the name.
+			errs = append(errs, field.Invalid(spec.Child("command").Index(0), program, "is run as one program whose path is the whole text, spaces included; accepted: one item per argument, command: [python, train.py, --lr, \"0.1\"] (init: mlops-fn init DIR -- python train.py --lr 0.1)"))
+		case p.Mode == api.ModeMultiNode && isMPILauncher(program):
+			errs = append(errs, field.Invalid(spec.Child("command").Index(0), program,
+				"mlops-fn writes the launcher's mpirun line itself (mpirun -np WORKERS × SLOTS_PER_WORKER …) and runs the command under it: mpirun would run mpirun; accepted: the program alone (python train.py), its ranks set by WORKERS and SLOTS_PER_WORKER and mpirun's flags by spec.mpi.args; or no spec.command, to keep a base's own mpirun line"))
+		}
+	}
 	for i, e := range s.Env {
 		if _, ok := x.values[e.Name]; ok {
 			// envFrom the env ConfigMap carries the key already; an env entry would
