@@ -209,6 +209,8 @@ func TestStdinIsAResourceList(t *testing.T) {
 			"mlops-fn: error: the ResourceList's items is the YAML scalar \"x\", not a list; accepted: items: a list of Kubernetes objects (YAML maps), or none\n"},
 		"neither items nor functionConfig": {"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n",
 			"mlops-fn: error: standard input holds a ResourceList with neither items nor functionConfig, so no job spec;"},
+		"two documents": {"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n" + validConfig + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
+			"mlops-fn: error: standard input holds 2 YAML documents, the first a ResourceList; accepted: one ResourceList alone, as kustomize and kpt send it (its items hold the objects)\n"},
 		"functionConfig that is a list": {"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig: [a]\n",
 			"mlops-fn: error: functionConfig: Invalid value: is a YAML list; accepted: an MLOpsJob (apiVersion mlops-fn.dev/v1alpha1), a YAML map\n"},
 		"an item that is a string": {"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [x]\n" + validConfig,

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -358,8 +360,8 @@ func TestInitCommandNewline(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{
-		{"--command", "python\nfoo"},
-		{"--", "python\nfoo"},
+		{"--command", "python", "--command", "a\nb"},
+		{"--", "python", "a\nb"},
 	} {
 		dir := filepath.Join(t.TempDir(), "nl")
 		out, err := exec.Command(fn, append([]string{"init", "--image", "python:3", dir}, args...)...).CombinedOutput()
@@ -367,8 +369,35 @@ func TestInitCommandNewline(t *testing.T) {
 			t.Fatalf("init %q: %v\n%s", args, err, out)
 		}
 		spec, _ := os.ReadFile(filepath.Join(dir, "job.yaml"))
-		if want := `  command: ["python\nfoo"] #`; !strings.Contains(string(spec), want) {
+		if want := `  command: [python, "a\nb"] #`; !strings.Contains(string(spec), want) {
 			t.Errorf("init %q: job.yaml lacks %q:\n%s", args, want, spec)
+		}
+	}
+}
+
+// TestInitRefusesCommands: a command that starts mpirun (the launcher would
+// run mpirun inside mpirun) and one item with spaces (no program has that
+// path) are refused, naming the item, and no folder is written.
+func TestInitRefusesCommands(t *testing.T) {
+	binary(t)
+	fn, err := filepath.Abs(filepath.Join(repoRoot, "bin", "mlops-fn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--", "mpirun", "-np", "4", "python", "train.py"}, `spec.command[0]: Invalid value: "mpirun": mlops-fn writes the launcher's mpirun line itself`},
+		{[]string{"--command", "python train.py --lr 0.1"}, `spec.command[0]: Invalid value: "python train.py --lr 0.1": is run as one program whose path is the whole text`},
+	} {
+		dir := filepath.Join(t.TempDir(), "c4")
+		out, err := exec.Command(fn, append([]string{"init", "--image", "python:3.12", dir}, c.args...)...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), c.want) {
+			t.Errorf("init %q: want refused with %q, got %v\n%s", c.args, c.want, err, out)
+		}
+		if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("init %q: a refused init wrote %s (%v)", c.args, dir, err)
 		}
 	}
 }

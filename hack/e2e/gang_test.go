@@ -62,12 +62,12 @@ type gangJob struct {
 const gangLauncher = "  launcherResources: {limits: {cpu: \"1\", memory: 256Mi}}\n"
 
 var gangJobs = []gangJob{
-	// The operator's default: the launcher and the workers; 1 worker of 2 fits, the launcher anywhere.
-	{mode: jobkind.MultiNode, name: "gang-mpi", env: map[string]string{"WORKERS": "2"}, spec: gangLauncher,
-		min: 3, all: 3, short: 1, minRoom: 2, minBound: 3},
-	// mlops-fn's minimum: the workers; the launcher is created once they run.
+	// The operator's default, AtStartup: the launcher and the workers; 1 worker of 2 fits, the launcher anywhere.
+	{mode: jobkind.MultiNode, name: "gang-mpi", env: map[string]string{"WORKERS": "2"},
+		spec: gangLauncher + "  mpi: {launcherCreationPolicy: AtStartup}\n", min: 3, all: 3, short: 1, minRoom: 2, minBound: 3},
+	// mlops-fn's default, WaitForWorkersReady, and its minimum: the workers; the launcher is created once they run.
 	{mode: jobkind.MultiNode, name: "gang-mpi-wait", env: map[string]string{"WORKERS": "2"},
-		spec: gangLauncher + "  mpi: {launcherCreationPolicy: WaitForWorkersReady}\n", min: 2, all: 3, short: 1, minRoom: 2, minBound: 3},
+		spec: gangLauncher, min: 2, all: 3, short: 1, minRoom: 2, minBound: 3},
 	// mlops-fn's minimum: MIN_WORKERS, where the operator's default would wait for all three.
 	{mode: jobkind.Elastic, name: "gang-elastic", env: map[string]string{"WORKERS": "3", "MIN_WORKERS": "2", "MAX_WORKERS": "3"},
 		min: 2, all: 3, short: 1, minRoom: 2, minBound: 2, allRoom: 3},
@@ -75,7 +75,7 @@ var gangJobs = []gangJob{
 		min: 2, all: 2, short: 1, minRoom: 2, minBound: 2},
 	// The control: with a minimum of 1, the launcher and the worker that fits are bound.
 	{mode: jobkind.MultiNode, name: "gang-mpi-min1", env: map[string]string{"WORKERS": "2"},
-		spec: gangLauncher + "  runPolicy:\n    schedulingPolicy: {minAvailable: 1}\n", min: 1, all: 3, short: 1, partial: 2},
+		spec: gangLauncher + "  mpi: {launcherCreationPolicy: AtStartup}\n  runPolicy:\n    schedulingPolicy: {minAvailable: 1}\n", min: 1, all: 3, short: 1, partial: 2},
 }
 
 // TestGang: gang scheduling by a real scheduler, scheduler-plugins' Coscheduling, which

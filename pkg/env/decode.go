@@ -71,8 +71,9 @@ func (p Problem) String() string {
 	return fmt.Sprintf("%s: %s=%q: %s", loc, p.Key, p.Value, p.Message)
 }
 
-// envReference is a ${KEY} in a value, which kustomize does not expand.
-var envReference = regexp.MustCompile(`\$\{([-._a-zA-Z][-._a-zA-Z0-9]*)(?::-[^}]*)?\}`)
+// envReference is a ${KEY} in a value, which kustomize does not expand, or
+// the same behind a second $, the job spec's escape.
+var envReference = regexp.MustCompile(`\$?\$\{([-._a-zA-Z][-._a-zA-Z0-9]*)(?::-[^}]*)?\}`)
 
 // commentAt finds a shell-style comment after a value (whitespace, then
 // #), -1 when there is none.
@@ -175,7 +176,7 @@ var specs = map[string]keySpec{
 			return "", true
 		},
 	},
-	"SHM_SIZE": quantitySpec("SHM_SIZE", "A memory-backed `emptyDir` (`medium: Memory`, this `sizeLimit`) mounted at `/dev/shm` in every training container, for PyTorch DataLoader workers and NCCL; a spec volume there is an error; under 1 MiB is warned about. Default: none (the runtime's 64 MiB).", memoryUnlikely,
+	"SHM_SIZE": quantitySpec("SHM_SIZE", "A memory-backed `emptyDir` (`medium: Memory`, this `sizeLimit`) mounted at `/dev/shm` in every training container, for PyTorch DataLoader workers and NCCL; a spec volume there is an error; under 1 MiB is warned about. What is written there counts against the container's memory limit, and the kubelet sizes the volume at most the pod's memory limit: size `MEMORY` as the program's own memory plus `SHM_SIZE` (`MEMORY=16Gi`, `SHM_SIZE=4Gi`); `SHM_SIZE` above `MEMORY` is an error. Default: none (the runtime's 64 MiB).", memoryUnlikely,
 		func(s *Settings, q *resource.Quantity) { s.ShmSize = q }),
 	"QUEUE": {
 		KeyDoc:   KeyDoc{"QUEUE", "queue name", "The Kueue LocalQueue: the job's `kueue.x-k8s.io/queue-name` label, for every kind and runner (a queue-name label of the job spec's with another value is an error)."},
@@ -241,9 +242,11 @@ func Decode(f *File, extraKeys ...string) (Settings, []Problem) {
 			report(e, false, fmt.Sprintf("contains the control character %U: a container's environment cannot carry it; accepted: printable text", []rune(e.Value[i:])[0]))
 			continue
 		}
-		if msg := referenceProblem(f, e); msg != "" {
-			report(e, false, msg)
-			continue
+		if msg, warning := referenceProblem(f, e); msg != "" {
+			report(e, warning, msg)
+			if !warning {
+				continue
+			}
 		}
 		if e.Bare {
 			report(e, true, fmt.Sprintf(`%s has no "=": kustomize sets it to the empty string (it does not read your shell environment); write %s=value`, e.Key, e.Key))
@@ -304,12 +307,20 @@ func ptr[T any](v T) *T { return &v }
 
 // referenceProblem says why e's value may not reference a key of f, "" when
 // it references none: kustomize does not expand them. Every reference counts,
-// not the first alone; the value written out replaces each defined one.
-func referenceProblem(f *File, e Entry) string {
-	refs := envReference.FindAllStringSubmatch(e.Value, -1)
+// not the first alone; the value written out replaces each defined one. An
+// escaped one ($${KEY}, as the job spec escapes) is written as it is, both
+// dollars: a warning, since nothing in mlops.env needs escaping.
+func referenceProblem(f *File, e Entry) (msg string, warning bool) {
+	var refs [][]string
+	for _, m := range envReference.FindAllStringSubmatch(e.Value, -1) {
+		if strings.HasPrefix(m[0], "$$") {
+			return fmt.Sprintf("has %s, the job spec's escape, but kustomize writes mlops.env values as they are: the containers see the text %s, both dollars (nothing in mlops.env needs escaping)", m[0], m[0]), true
+		}
+		refs = append(refs, m)
+	}
 	for _, m := range refs {
 		if m[1] == e.Key {
-			return fmt.Sprintf("references itself, but kustomize writes mlops.env values as they are: the containers would see the text %s, not the variable's value before it; accepted: the whole value written out", m[0])
+			return fmt.Sprintf("references itself, but kustomize writes mlops.env values as they are: the containers would see the text %s, not the variable's value before it; accepted: the whole value written out", m[0]), false
 		}
 	}
 	for _, m := range refs {
@@ -323,9 +334,9 @@ func referenceProblem(f *File, e Entry) string {
 			}
 			return ref
 		})
-		return fmt.Sprintf("references %s, but kustomize writes mlops.env values as they are: the containers would see the text %s, not %q; accepted: the value written out (%s=%s)", m[0], m[0], v.Value, e.Key, written)
+		return fmt.Sprintf("references %s, but kustomize writes mlops.env values as they are: the containers would see the text %s, not %q; accepted: the value written out (%s=%s)", m[0], m[0], v.Value, e.Key, written), false
 	}
-	return ""
+	return "", false
 }
 
 // Closest returns the candidate that key most likely misspells: one that
@@ -438,6 +449,9 @@ func quantitySpec(key, desc string, unlikely func(key string, q resource.Quantit
 			}
 			if q.Sign() <= 0 {
 				return "must be greater than 0", false
+			}
+			if key == "CPU" && api.FinerThanMilli(q) {
+				return api.FinerThanMilliWrong, false
 			}
 			set(s, &q)
 			return "", true

@@ -168,6 +168,8 @@ HOROVOD_FUSION_THRESHOLD=0
 		{name: "CPU of 999 cores is a node's", in: "CPU=999", want: Settings{CPU: qty("999")}},
 		{name: "CPU cores, thousandths and an exponent are fine", in: "CPU=1.5\nMEMORY=4Gi", want: Settings{CPU: qty("1.5"), Memory: qty("4Gi")}},
 		{name: "CPU exponent", in: "CPU=2e0", want: Settings{CPU: qty("2")}},
+		{name: "CPU finer than 1m", in: "CPU=0.0001", problems: []string{`E mlops.env:1: CPU="0.0001": is finer than 1m (a thousandth of a core), which Kubernetes does not allow; accepted: a Kubernetes quantity such as 500m, 2 (cpu) or 4Gi (memory)`}},
+		{name: "CPU of 1m", in: "CPU=0.001", want: Settings{CPU: qty("1m")}},
 
 		// Paths.
 		{name: "empty dirs are absent", in: "DATASET_DIR=\nMODEL_DIR=\nOUTPUT_DIR=\nNFS_MOUNT_PATH="},
@@ -250,6 +252,7 @@ HOROVOD_FUSION_THRESHOLD=0
 		{name: "a value referencing itself", in: "PATH=${PATH}:/opt/bin", problems: []string{`E mlops.env:1: PATH="${PATH}:/opt/bin": references itself, but kustomize writes mlops.env values as they are: the containers would see the text ${PATH}, not the variable's value before it; accepted: the whole value written out`}},
 		// Every reference is checked, not the first alone.
 		{name: "a key referenced after another reference", in: "MODEL_NAME=bert\nRUN_NAME=${RUN_ID}-${MODEL_NAME}-${MODEL_NAME}", problems: []string{`E mlops.env:2: RUN_NAME="${RUN_ID}-${MODEL_NAME}-${MODEL_NAME}": references ${MODEL_NAME}, but kustomize writes mlops.env values as they are: the containers would see the text ${MODEL_NAME}, not "bert"; accepted: the value written out (RUN_NAME=${RUN_ID}-bert-bert)`}},
+		{name: "an escaped reference is written as it is", in: "RUN=m\nOUT=/out/$${RUN}", problems: []string{`W mlops.env:2: OUT="/out/$${RUN}": has $${RUN}, the job spec's escape, but kustomize writes mlops.env values as they are: the containers see the text $${RUN}, both dollars (nothing in mlops.env needs escaping)`}},
 		{name: "itself referenced after another reference", in: "PATH=${HOME}/bin:${PATH}", problems: []string{`E mlops.env:1: PATH="${HOME}/bin:${PATH}": references itself, but kustomize writes mlops.env values as they are: the containers would see the text ${PATH}, not the variable's value before it; accepted: the whole value written out`}},
 		{name: "references to no key of the file", in: "RUN_NAME=${RUN_ID}-${HOSTNAME}"},
 		{name: "extra letter", in: "CPUS=4", problems: []string{`E mlops.env:1: CPUS="4": unknown key CPUS: did you mean CPU?; accepted: CPU, or CPUS listed in the job spec's spec.envFile.extraKeys if it is a key of your own`}},

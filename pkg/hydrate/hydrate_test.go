@@ -650,6 +650,25 @@ func TestKeepsLineEndsAndByteOrderMark(t *testing.T) {
 	}
 }
 
+// TestKustomizationKeyTwice: a field written twice in the kustomization
+// (a second resources: list) is refused naming both lines, nothing written;
+// kustomize's build said "nothing selected by MLOpsJob".
+func TestKustomizationKeyTwice(t *testing.T) {
+	root, _ := overlay(t, "multi-node-nonroot")
+	dir := filepath.Join(root, "overlay")
+	path := filepath.Join(dir, "kustomization.yaml")
+	data, _ := os.ReadFile(path)
+	write(t, path, string(data)+"resources:\n- extra.yaml\n")
+	before := snapshot(t, root)
+	_, err := Render(Options{Dir: dir})
+	if err == nil || !regexp.MustCompile(`kustomization.yaml:\d+: resources: is written twice, first on line \d+; accepted: each field once`).MatchString(err.Error()) {
+		t.Errorf("want the repeated resources: named, got %v", err)
+	}
+	if diff := cmp.Diff(before, snapshot(t, root)); diff != "" {
+		t.Errorf("a refused run changed files:\n%s", diff)
+	}
+}
+
 // TestEnvConfigMapBesideTheJob: a base that puts the job in a namespace gets
 // the env ConfigMap there too, as the function writes it.
 func TestEnvConfigMapBesideTheJob(t *testing.T) {

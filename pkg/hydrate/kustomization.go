@@ -90,6 +90,17 @@ func readKustomization(path string, resources []string, header string, missing f
 	if k.YNode().Kind != yaml.MappingNode {
 		return nil, nil, textForm{}, fmt.Errorf("%s is a YAML %s; accepted: a kustomization, a YAML map", path, jobspec.NodeKind(k))
 	}
+	// yaml.v3's nodes keep a repeated key, which kustomize's build then
+	// reads one way and hydrate another.
+	first := map[string]int{}
+	content := k.YNode().Content
+	for i := 0; i+1 < len(content); i += 2 {
+		key := content[i]
+		if line, seen := first[key.Value]; seen {
+			return nil, nil, textForm{}, fmt.Errorf("%s:%d: %s: is written twice, first on line %d; accepted: each field once (one %s list holding every entry)", path, key.Line, key.Value, line, key.Value)
+		}
+		first[key.Value] = key.Line
+	}
 	return k, data, form, nil
 }
 

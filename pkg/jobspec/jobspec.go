@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -46,6 +47,9 @@ func Decode(config *yaml.RNode) (*api.MLOpsJob, field.ErrorList) {
 	job := &api.MLOpsJob{}
 	strict, err := sigsjson.UnmarshalStrict(b, job)
 	if err != nil {
+		if p, v := badQuantity(config, nil, ""); p != nil {
+			return nil, field.ErrorList{field.Invalid(p, v, quantityDetail)}
+		}
 		return nil, field.ErrorList{pinpoint(config, err, DecodeError(err, specFields))}
 	}
 	for _, e := range strict {
@@ -61,6 +65,37 @@ func Decode(config *yaml.RNode) (*api.MLOpsJob, field.ErrorList) {
 		job.Metadata.Annotations = nil
 	}
 	return job, errs
+}
+
+const quantityDetail = "is not a Kubernetes quantity; accepted: a Kubernetes quantity such as 500m, 2 or 4Gi (suffixes are case-sensitive: Gi, not gi)"
+
+// badQuantity finds the first value of a limits or requests map, or of a
+// sizeLimit, that is not a quantity, its path and value (encoding/json's
+// error names neither).
+func badQuantity(n *yaml.RNode, p *field.Path, parent string) (*field.Path, string) {
+	y := n.YNode()
+	switch y.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(y.Content); i += 2 {
+			k, v := y.Content[i].Value, y.Content[i+1]
+			q := pathChild(p, k)
+			if v.Kind == yaml.ScalarNode && (k == "sizeLimit" || parent == "limits" || parent == "requests") {
+				if _, err := resource.ParseQuantity(v.Value); err != nil {
+					return q, v.Value
+				}
+			}
+			if found, value := badQuantity(yaml.NewRNode(v), q, k); found != nil {
+				return found, value
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range y.Content {
+			if found, value := badQuantity(yaml.NewRNode(c), p.Index(i), ""); found != nil {
+				return found, value
+			}
+		}
+	}
+	return nil, ""
 }
 
 // nullIn finds the first null in n, the path to it; nil when there is none.
@@ -123,7 +158,7 @@ func DecodeError(err error, accepted string) *field.Error {
 	}
 	if strings.Contains(msg, "quantities must match") {
 		return &field.Error{Type: field.ErrorTypeInvalid, Field: "spec", BadValue: field.OmitValueType{},
-			Detail: "a resource quantity (cpu, memory or sizeLimit) is not a quantity; accepted: a Kubernetes quantity such as 500m, 2 or 4Gi"}
+			Detail: "a resource quantity (cpu, memory or sizeLimit) " + quantityDetail}
 	}
 	return &field.Error{Type: field.ErrorTypeInvalid, Field: "spec", BadValue: field.OmitValueType{}, Detail: oneLine(msg)}
 }

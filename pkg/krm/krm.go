@@ -88,6 +88,10 @@ func (c *checked) Process(rl *framework.ResourceList) error {
 			// kyaml unwraps a ResourceList only when it has either field.
 			return &notResourceList{errors.New("standard input holds a ResourceList with neither items nor functionConfig, so no job spec; accepted: a ResourceList whose functionConfig is the MLOpsJob (apiVersion mlops-fn.dev/v1alpha1) and whose items are the objects to patch, as kustomize and kpt send it")}
 		}
+		if kind == kio.ResourceListKind {
+			// kyaml unwraps a ResourceList only when it is the one document.
+			return &notResourceList{fmt.Errorf("standard input holds %d YAML documents, the first a ResourceList; accepted: one ResourceList alone, as kustomize and kpt send it (its items hold the objects)", len(rl.Items))}
+		}
 		return &notResourceList{notAResourceList(kind)}
 	}
 	if len(rl.Items) == 0 {

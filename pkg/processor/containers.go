@@ -3,6 +3,7 @@ package processor
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -162,6 +163,59 @@ func requestsAboveLimits(job *yaml.RNode) error {
 	return nil
 }
 
+// baseGPUs settles the GPUs a target's training containers ask for with
+// the plan's. A request of the plan's GPU resource follows its limit
+// (Kubernetes requires an extended resource's request to equal its limit).
+// Refused: a count of 0 beside the base's GPUs, which a patch cannot remove,
+// and the base's GPUs of another resource beside the plan's default one,
+// which would make each pod ask for both.
+func baseGPUs(target *yaml.RNode, q *render.Plan) error {
+	kind, _ := jobkind.ForKind(target.GetKind())
+	cloned := false
+	for _, s := range kind.PodSpecs {
+		if s.Role == jobkind.Launcher && !q.MPI.RunLauncherAsWorker {
+			continue // the launcher gets the launcher's limits
+		}
+		name := q.Containers[s.Role]
+		for _, list := range []string{"limits", "requests"} {
+			m, _ := target.Pipe(yaml.Lookup(append(slices.Clone(s.Path), "containers", "[name="+name+"]", "resources", list)...))
+			if m == nil || m.YNode().Kind != yaml.MappingNode {
+				continue
+			}
+			fields, _ := m.Fields()
+			for _, r := range fields {
+				at := fmt.Sprintf("%s.containers[name=%s].resources.%s.%s", strings.Join(s.Path, "."), name, list, r)
+				value := yaml.GetValue(m.Field(r).Value)
+				switch {
+				case corev1.ResourceName(r) == q.GPUResource && q.GPUsPerWorker == 0 && q.GPUsFrom != "":
+					count := q.GPUsFrom + "=" + value
+					if q.GPUsFrom != "GPUS_PER_WORKER" {
+						count = q.GPUsFrom + ": " + value
+					}
+					return fmt.Errorf("%s: Invalid value: %q: the base's container %s asks for GPUs, and %s is 0, which says none; a patch cannot remove the base's; accepted: %s, %s left out (the base's count stays), or the GPUs removed from the base", at, value, name, q.GPUsFrom, count, q.GPUsFrom)
+				case corev1.ResourceName(r) == q.GPUResource && list == "requests" && q.GPUsPerWorker > 0:
+					if !cloned {
+						q.Requests, cloned = maps.Clone(q.Requests), true
+						if q.Requests == nil {
+							q.Requests = corev1.ResourceList{}
+						}
+					}
+					q.Requests[q.GPUResource] = q.Limits[q.GPUResource]
+				case corev1.ResourceName(r) != q.GPUResource && isGPU(r) && q.GPUsPerWorker > 0 && !q.GPUResourceSet:
+					return fmt.Errorf("%s: Invalid value: %q: the base's container %s asks for %s, and %s asks for %d %s (GPU_RESOURCE's default) besides: each pod would ask for both; accepted: GPU_RESOURCE=%s in mlops.env (%s then counts those), or the base's %s removed", at, value, name, r, q.GPUsFrom, q.GPUsPerWorker, q.GPUResource, r, q.GPUsFrom, r)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// isGPU: an extended resource a device plugin serves GPUs or accelerators as
+// (nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915, habana.ai/gaudi).
+func isGPU(name string) bool {
+	return strings.Contains(name, "gpu") || strings.HasPrefix(name, "habana.ai/")
+}
+
 // baseVolumesClash refuses a volume of the target's pods that would merge
 // with one mlops-fn or the operator adds: named like one of mlops-fn's with
 // another source (merged by name, it would have two, which the API server
@@ -237,19 +291,26 @@ func sidecars(target *yaml.RNode, training render.ContainerNames, plan *render.P
 
 // containerNames takes the training container of each pod template of the
 // target: the one named like the spec's container, else the first, which is
-// the one the mpi-operator treats as main.
-func containerNames(target *yaml.RNode, plan *render.Plan) render.ContainerNames {
+// the one the mpi-operator treats as main. A container spec.containerName
+// names must be in every pod: the first would take its limits and program.
+func containerNames(target *yaml.RNode, plan *render.Plan) (render.ContainerNames, error) {
 	names := render.ContainerNames{}
-	for role, list := range jobnode.ContainerLists(target) {
-		for i, c := range list {
+	kind, _ := jobkind.ForKind(target.GetKind())
+	lists := jobnode.ContainerLists(target)
+	for _, s := range kind.PodSpecs {
+		var all []string
+		for _, c := range lists[s.Role] {
 			name, _ := c.GetString("name")
-			if i == 0 || name == plan.ContainerName {
-				names[role] = name
-			}
-			if name == plan.ContainerName {
-				break
-			}
+			all = append(all, name)
+		}
+		switch {
+		case slices.Contains(all, plan.ContainerName):
+			names[s.Role] = plan.ContainerName
+		case plan.ContainerNamed && len(all) > 0:
+			return nil, fmt.Errorf("%s.containers: has no container named %q (spec.containerName), only %s; accepted: spec.containerName naming the training container of every pod, or a container %s in this pod", strings.Join(s.Path, "."), plan.ContainerName, strings.Join(all, ", "), plan.ContainerName)
+		case len(all) > 0:
+			names[s.Role] = all[0]
 		}
 	}
-	return names
+	return names, nil
 }

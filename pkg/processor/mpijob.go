@@ -112,6 +112,9 @@ func launcherRanks(target *yaml.RNode, container string, others []string, ranks 
 	if counts := render.RankCounts(toStrings(command), toStrings(args)); len(counts) > 1 {
 		return render.ArgumentRef{}, false, fmt.Errorf("the launcher runs %q, whose mpirun has %d rank counts (%s): mlops-fn sets one, and mpirun would read another; accepted: one -np N (or -n N) in the launcher's command or args, %s", line, len(counts), strings.Join(counts, ", "), orSpecCommand)
 	}
+	if unknown := render.UnknownMPIRunOption(toStrings(command), toStrings(args)); unknown != "" {
+		return render.ArgumentRef{}, false, fmt.Errorf("the launcher runs %q, whose mpirun option %s is none of OpenMPI 5's or MPICH Hydra's (docs/job-spec.md, \"A launcher's own mpirun line\"): mlops-fn cannot tell how many values it takes, so where mpirun's options end and its rank count is; accepted: mpirun's own options, each as one item or with its values as the next items, %s", line, strconv.Quote(unknown), orSpecCommand)
+	}
 	if ref, ok := render.RanksArgument(toStrings(command), toStrings(args)); ok {
 		return ref, render.NamesHosts(toStrings(command), toStrings(args)), nil
 	}

@@ -125,7 +125,9 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 	}
 	q := *plan
 	q.Name, q.Namespace = target.GetName(), target.GetNamespace()
-	q.Containers = containerNames(target, plan)
+	if q.Containers, err = containerNames(target, plan); err != nil {
+		return nil, fmt.Errorf("%s: %w", id, err)
+	}
 	q.Sidecars = sidecars(target, q.Containers, plan)
 	q.InitContainers = names(jobnode.InitContainerLists(target))
 	q.Notices = movedFirst(target, id, &q)
@@ -139,6 +141,9 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 		return nil, fmt.Errorf("%s: %w", id, err)
 	}
 	if err := baseVolumesClash(target, &q); err != nil {
+		return nil, fmt.Errorf("%s: %w", id, err)
+	}
+	if err := baseGPUs(target, &q); err != nil {
 		return nil, fmt.Errorf("%s: %w", id, err)
 	}
 	if q.LauncherLimitsDefault && ownResources(target, q.ContainerOf(jobkind.Launcher)) {

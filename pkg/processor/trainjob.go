@@ -36,7 +36,8 @@ func (trainJobSteps) afterPatch(job *yaml.RNode, q *render.Plan) error {
 
 // trainerEnvKept refuses a TrainJob whose own trainer env names an mlops.env
 // key: mlops-fn's entry for it (valueFrom the env ConfigMap) would merge with
-// the target's value into a variable the API server refuses.
+// the target's value into a variable the API server refuses; or a PET_*
+// variable, which Trainer's webhook refuses, as in spec.env.
 func trainerEnvKept(target *yaml.RNode, q *render.Plan) error {
 	list, err := target.Pipe(yaml.Lookup("spec", "trainer", "env"))
 	if err != nil || list == nil {
@@ -45,6 +46,9 @@ func trainerEnvKept(target *yaml.RNode, q *render.Plan) error {
 	elems, _ := list.Elements()
 	for i, e := range elems {
 		name, _ := e.GetString("name")
+		if why := api.TrainerEnvReserved(name); why != "" {
+			return fmt.Errorf("spec.trainer.env[%d].name: Invalid value: %q: %s", i, name, why)
+		}
 		if slices.Contains(q.EnvKeys, name) && !ownEnvEntry(e, name, q) { // an entry of an earlier run is mlops-fn's own
 			return fmt.Errorf("spec.trainer.env[%d]: %s is a key of mlops.env too, whose value mlops-fn takes from the env ConfigMap; the TrainJob's own entry would merge with it into one the API server refuses; accepted: the value in mlops.env only (remove the entry from the TrainJob), or another name", i, name)
 		}

@@ -42,7 +42,7 @@ func (mpiJobRenderer) operatorVolumes(p *Plan) []operatorVolume {
 // launcher is created only once the workers run, so the group is the workers.
 func (mpiJobRenderer) gang(p *Plan) (int32, string, int32, bool) {
 	if p.MPI.LauncherCreationPolicy == api.WaitForWorkersReady {
-		return p.Workers, "the workers (WORKERS); the launcher is created once they run (launcherCreationPolicy WaitForWorkersReady), so it cannot be one of the group", p.Workers, true
+		return p.Workers, "the workers (WORKERS); the launcher is created once they run (spec.mpi.launcherCreationPolicy WaitForWorkersReady, the default; AtStartup creates it with them), so it cannot be one of the group", p.Workers, true
 	}
 	return p.Workers + 1, "the workers (WORKERS) and the launcher", 0, true
 }
@@ -123,24 +123,84 @@ type ArgumentRef struct {
 	FlagAt *ArgumentRef
 }
 
-// rankFlags set mpirun's number of ranks; mpirunValues are the other mpirun
-// (OpenMPI, Hydra) options that take values, by how many (hostFlags take
-// one).
-var (
-	rankFlags    = []string{"-np", "-n", "--np", "--n", "-c"}
-	mpirunValues = map[string]int{
-		"-x": 1, "-wdir": 1, "--wdir": 1, "-bind-to": 1, "--bind-to": 1, "-map-by": 1, "--map-by": 1, "-rank-by": 1, "--rank-by": 1,
-		"-npernode": 1, "--npernode": 1, "-N": 1, "-ppn": 1, "-perhost": 1, "-genvlist": 1, "-envlist": 1, "-iface": 1,
-		"-mca": 2, "--mca": 2, "-gmca": 2, "--gmca": 2, "-genv": 2, "-env": 2,
-	}
-)
+// rankFlags set mpirun's number of ranks.
+var rankFlags = []string{"-np", "-n", "--np", "--n", "-c"}
 
-// valuesAfter is how many items after mpirun's flag arg are its values.
-func valuesAfter(arg string) int {
-	if slices.Contains(rankFlags, arg) || (isHostFlag(arg) && !strings.Contains(arg, "=")) {
-		return 1
+// mpirunOptions are mpirun's options, by name without its dashes, with how
+// many items after each are its values (a value after "=" is in the item).
+// Both launchers read one dash or two alike; Hydra ignores case, so a name
+// is looked up as written, then in lower case. Taken whole from:
+//   - OpenMPI 5's mpirun, PRRTE's ompi personality: ompioptions[] in
+//     src/mca/schizo/ompi/schizo_ompi.c (PRRTE v3, with the names of
+//     src/util/prte_cmd_line.h); PMIX_ARG_REQD is one value, PMIX_ARG_NONE
+//     none, PMIX_ARG_OPTIONAL none (getopt_long takes an optional value only
+//     after "="), and an option ending in "mca" (mca, gmca, omca, gomca,
+//     prtemca, pmixmca, amca) two, as its parse_cli skips them.
+//   - MPICH's Hydra mpiexec: match_table[] of src/pm/hydra/ui/mpich/utils.c
+//     and `mpiexec.hydra -help` (MPICH 4.0): an option takes a value where
+//     its handler advances argv; -genv and -env take NAME VALUE, or one
+//     NAME=VALUE item (hydraPairs).
+//
+// The two tables agree where they share a name.
+var mpirunOptions = map[string]int{
+	// OpenMPI 5 (PRRTE): basic, MCA and DVM options.
+	"h": 0, "help": 0, "V": 0, "version": 0, "v": 0, "verbose": 0, "p": 0, "parseable": 0, "parsable": 0,
+	"report-pid": 1, "report-uri": 1, "personality": 1, "dvm": 1, "tune": 1,
+	"launch-agent": 1, "max-vm-size": 1, "debug-daemons": 0, "debug-daemons-file": 0, "leave-session-attached": 0,
+	"tmpdir": 1, "prefix": 1, "noprefix": 0, "forward-signals": 1, "allow-run-as-root": 0, "report-child-jobs-separately": 0,
+	// debugging
+	"xterm": 1, "stop-on-exec": 0, "stop-in-init": 0, "stop-in-app": 0, "timeout": 1, "report-state-on-timeout": 0,
+	"get-stack-traces": 0, "spawn-timeout": 1, "no-aggregate-help": 0,
+	// processes, I/O, launch, placement, display, runtime
+	"np": 1, "n": 1, "c": 1, "N": 1, "app": 1, "output": 1, "stdin": 1, "preload-files": 1, "s": 0, "preload-binary": 0,
+	"x": 1, "wdir": 1, "wd": 1, "path": 1, "show-progress": 0, "pset": 1, "hostfile": 1, "machinefile": 1,
+	"default-hostfile": 1, "H": 1, "host": 1, "fwd-environment": 0, "map-by": 1, "rank-by": 1, "bind-to": 1, "display": 1,
+	"do-not-launch": 0, "runtime-options": 1, "enable-recovery": 0, "max-restarts": 1, "disable-recovery": 0,
+	"continuous": 0, "with-ft": 1, "initial-errhandler": 1, "display-comm": 0, "display-comm-finalize": 0,
+	"soft": 0, "arch": 1, "file": 1,
+	// deprecated, still read
+	"xml": 0, "tag-output": 0, "timestamp-output": 0, "output-directory": 1, "output-filename": 1,
+	"merge-stderr-to-stdout": 0, "display-devel-map": 0, "display-topo": 1, "report-bindings": 0, "display-map": 0,
+	"display-allocation": 0, "nolocal": 0, "oversubscribe": 0, "nooversubscribe": 0, "use-hwthread-cpus": 0,
+	"cpu-set": 1, "cpu-list": 1, "bind-to-core": 0, "bynode": 0, "bycore": 0, "byslot": 0, "cpus-per-proc": 1,
+	"cpus-per-rank": 1, "npernode": 1, "pernode": 0, "npersocket": 1, "ppr": 1, "am": 1, "rankfile": 1,
+	"output-proctable": 0, "debug": 0, "stream-buffering": 1,
+
+	// MPICH's Hydra: global and local options.
+	"genv": 2, "genvlist": 1, "genvnone": 0, "genvall": 0, "f": 1, "machine": 1, "machines": 1, "machinelist": 1,
+	"hosts": 1, "hostlist": 1, "ppn": 1, "profile": 0, "prepend-rank": 0, "l": 0, "prepend-pattern": 1,
+	"outfile-pattern": 1, "errfile-pattern": 1, "outfile": 1, "errfile": 1, "configfile": 1,
+	"env": 2, "envlist": 1, "envnone": 0, "envall": 0,
+	// Hydra's own
+	"launcher": 1, "launcher-exec": 1, "bootstrap": 1, "bootstrap-exec": 1, "enable-x": 0, "disable-x": 0, "rmk": 1,
+	"topolib": 1, "binding": 1, "membind": 1, "demux": 1, "info": 0, "print-all-exitcodes": 0, "iface": 1,
+	"nameserver": 1, "disable-auto-cleanup": 0, "dac": 0, "enable-auto-cleanup": 0, "disable-hostname-propagation": 0,
+	"enable-hostname-propagation": 0, "order-nodes": 1, "localhost": 1, "usize": 1, "pmi-port": 0,
+	"skip-launch-node": 0, "gpus-per-proc": 1,
+}
+
+// hydraPairs take NAME VALUE, or NAME=VALUE in one item.
+var hydraPairs = []string{"genv", "env"}
+
+// valuesAfter is how many items after mpirun's option arg (line[i]) are its
+// values; known is false for an option neither table holds.
+func valuesAfter(line []string, i int) (n int, known bool) {
+	name, _, joined := strings.Cut(strings.TrimLeft(line[i], "-"), "=")
+	n, known = mpirunOptions[name]
+	if !known {
+		name = strings.ToLower(name)
+		n, known = mpirunOptions[name]
 	}
-	return mpirunValues[arg]
+	if !known && strings.HasSuffix(name, "mca") {
+		return 2, true
+	}
+	switch {
+	case joined:
+		return 0, known
+	case slices.Contains(hydraPairs, name) && i+1 < len(line) && strings.Contains(line[i+1], "="):
+		return 1, true
+	}
+	return n, known
 }
 
 // isMPILauncher: tok runs mpirun, mpiexec (mpiexec.hydra, mpirun.openmpi)
@@ -188,7 +248,8 @@ func RankCounts(command, args []string) []string {
 // mpirun's own options (--np=4, -np=4, -n4), "" when there is none.
 func JoinedRankCount(command, args []string) string {
 	line := append(append([]string(nil), command...), args...)
-	for _, i := range mpirunFlags(line) {
+	flags, _ := mpirunFlags(line)
+	for _, i := range flags {
 		for _, f := range rankFlags {
 			rest, ok := strings.CutPrefix(line[i], f)
 			if ok && rest != "" && strings.Trim(strings.TrimPrefix(rest, "="), "0123456789") == "" {
@@ -203,7 +264,8 @@ func JoinedRankCount(command, args []string) string {
 // flags.
 func rankCounts(line []string) []int {
 	var at []int
-	for _, i := range mpirunFlags(line) {
+	flags, _ := mpirunFlags(line)
+	for _, i := range flags {
 		if slices.Contains(rankFlags, line[i]) && i+1 < len(line) {
 			at = append(at, i+1)
 		}
@@ -236,22 +298,37 @@ func isHostFlag(arg string) bool {
 // among mpirun's own options: a hostfile, a machine file or a host list.
 func NamesHosts(command, args []string) bool {
 	line := append(append([]string(nil), command...), args...)
-	return slices.ContainsFunc(mpirunFlags(line), func(i int) bool { return isHostFlag(line[i]) })
+	flags, _ := mpirunFlags(line)
+	return slices.ContainsFunc(flags, func(i int) bool { return isHostFlag(line[i]) })
 }
 
-// mpirunFlags are the positions of mpirun's own flags in line, up to the
-// program it starts; none when line runs no mpirun.
-func mpirunFlags(line []string) []int {
+// mpirunFlags are the positions of mpirun's own options in line, up to the
+// program it starts ("--" ends them too); none when line runs no mpirun.
+// unknown is the first option mpirunOptions does not hold, taken to have no
+// value.
+func mpirunFlags(line []string) (flags []int, unknown string) {
 	start := slices.IndexFunc(line, isMPILauncher)
 	if start < 0 {
-		return nil
+		return nil, ""
 	}
-	var flags []int
-	for i := start + 1; i < len(line) && strings.HasPrefix(line[i], "-"); i++ {
+	for i := start + 1; i < len(line) && strings.HasPrefix(line[i], "-") && line[i] != "--"; i++ {
 		flags = append(flags, i)
-		i += valuesAfter(line[i])
+		n, known := valuesAfter(line, i)
+		if !known && unknown == "" {
+			unknown = line[i]
+		}
+		i += n
 	}
-	return flags
+	return flags, unknown
+}
+
+// UnknownMPIRunOption is the first of mpirun's own options in a line
+// (command, args) that neither OpenMPI 5's nor Hydra's option table holds,
+// "" when there is none: where it takes values, mpirun's options end
+// somewhere mlops-fn cannot tell.
+func UnknownMPIRunOption(command, args []string) string {
+	_, unknown := mpirunFlags(append(append([]string(nil), command...), args...))
+	return unknown
 }
 
 // workerCommand runs sshd in the foreground; a non-root user brings its own config.

@@ -3,6 +3,7 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"path"
@@ -40,7 +41,10 @@ type Plan struct {
 	ConfigMapName string
 
 	ContainerName string
-	Containers    ContainerNames
+	// ContainerNamed: spec.containerName names the training container, not
+	// its default (the job's name): a target's pod without it is an error.
+	ContainerNamed bool
+	Containers     ContainerNames
 	// Sidecars are a target's other containers, by role: hardened, and given
 	// the env ConfigMap and the data volumes, like the training container.
 	Sidecars map[jobkind.Role][]string
@@ -60,8 +64,14 @@ type Plan struct {
 	ServiceAccountName string
 
 	Workers, GPUsPerWorker, SlotsPerWorker int32
-	Limits, LauncherLimits                 corev1.ResourceList
-	Requests, LauncherRequests             corev1.ResourceList
+	// GPUsFrom is the setting that counts the GPUs (GPUS_PER_WORKER or
+	// spec.gpusPerWorker), "" when neither does; GPUResource is what they
+	// count, GPUResourceSet whether GPU_RESOURCE names it.
+	GPUsFrom                   string
+	GPUResource                corev1.ResourceName
+	GPUResourceSet             bool
+	Limits, LauncherLimits     corev1.ResourceList
+	Requests, LauncherRequests corev1.ResourceList
 	// LauncherLimitsDefault: LauncherLimits are the default, which a target's
 	// launcher with resources of its own keeps instead.
 	LauncherLimitsDefault bool
@@ -161,6 +171,7 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 		Mode:               s.JobKind,
 		ConfigMapName:      s.EnvFile.ConfigMapName,
 		ContainerName:      s.ContainerName,
+		ContainerNamed:     s.ContainerName != cmp.Or(jobkind.ForMode(s.JobKind).ContainerName, job.Metadata.Name),
 		Image:              x.str(spec.Child("image"), s.Image),
 		ImagePullPolicy:    s.ImagePullPolicy,
 		ImagePullSecrets:   s.ImagePullSecrets,
@@ -196,6 +207,16 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 		if strings.IndexFunc(script, unicode.IsSpace) >= 0 {
 			// The whole text is one program's path: the arguments would be part of its name.
 			errs = append(errs, field.Invalid(spec.Child("script"), script, "is run as one program whose path is the whole text, spaces included; accepted: the script's path alone, and the arguments as command: [python, train.py, --lr, \"0.1\"] (or the script's path in command and the arguments in args)"))
+		}
+	}
+	if len(s.Command) > 0 && len(p.Command) > 0 {
+		switch program := p.Command[0]; {
+		case strings.IndexFunc(program, unicode.IsSpace) >= 0:
+			// The first item is exec'd as a path: its arguments would be part of the name.
+			errs = append(errs, field.Invalid(spec.Child("command").Index(0), program, "is run as one program whose path is the whole text, spaces included; accepted: one item per argument, command: [python, train.py, --lr, \"0.1\"] (init: mlops-fn init DIR -- python train.py --lr 0.1)"))
+		case p.Mode == api.ModeMultiNode && isMPILauncher(program):
+			errs = append(errs, field.Invalid(spec.Child("command").Index(0), program,
+				"mlops-fn writes the launcher's mpirun line itself (mpirun -np WORKERS × SLOTS_PER_WORKER …) and runs the command under it: mpirun would run mpirun; accepted: the program alone (python train.py), its ranks set by WORKERS and SLOTS_PER_WORKER and mpirun's flags by spec.mpi.args; or no spec.command, to keep a base's own mpirun line"))
 		}
 	}
 	for i, e := range s.Env {
@@ -253,6 +274,13 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 	gpu := GPUResource
 	if set.GPUResource != "" {
 		gpu = corev1.ResourceName(set.GPUResource)
+	}
+	p.GPUResource, p.GPUResourceSet = gpu, set.GPUResource != ""
+	switch {
+	case set.GPUsPerWorker != nil:
+		p.GPUsFrom = "GPUS_PER_WORKER"
+	case s.GPUsPerWorker != nil:
+		p.GPUsFrom = "spec.gpusPerWorker"
 	}
 	if p.GPUsPerWorker > 0 {
 		p.Limits[gpu] = *resource.NewQuantity(int64(p.GPUsPerWorker), resource.DecimalSI)
@@ -319,6 +347,7 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 		}
 	}
 	p.Volumes, p.Mounts, errs = volumes(x, s.Volumes, set, file, errs)
+	errs = append(errs, p.memoryVolumesAboveLimit(s.Volumes, set, envKey)...)
 	// Kueue reads both from the job's labels. Like spec.workloadPriorityClass
 	// beside a priority-class label, QUEUE beside another queue-name label is
 	// refused (validation refuses the other): one rule, no silent winner.
@@ -391,6 +420,35 @@ func (p *Plan) OperatorMountPath(mountPath string) []string {
 // Root reports whether the containers run as root: uid 0, or no uid given
 // (then the image's user applies, root for most training images).
 func (p *Plan) Root() bool { return p.RunAsUser == nil || *p.RunAsUser == 0 }
+
+// memoryVolumesAboveLimit refuses a memory-backed emptyDir (SHM_SIZE's
+// /dev/shm, a spec volume of medium Memory) larger than the training
+// container's memory limit: what a program writes there counts against that
+// limit, and the kubelet sizes the volume at most the pod's memory limit, so
+// the size written is never reached and a program filling it is OOM-killed.
+func (p *Plan) memoryVolumesAboveLimit(specVols []api.Volume, set env.Settings, envKey func(string) *field.Path) field.ErrorList {
+	limit, ok := p.Limits[corev1.ResourceMemory]
+	if !ok {
+		return nil
+	}
+	owner := "spec.resources.limits.memory: " + limit.String()
+	if set.Memory != nil {
+		owner = "MEMORY=" + limit.String()
+	}
+	var errs field.ErrorList
+	for _, v := range p.Volumes {
+		if v.EmptyDir == nil || v.EmptyDir.Medium != corev1.StorageMediumMemory || v.EmptyDir.SizeLimit == nil || v.EmptyDir.SizeLimit.Cmp(limit) <= 0 {
+			continue
+		}
+		at := envKey("SHM_SIZE")
+		if i := slices.IndexFunc(specVols, func(s api.Volume) bool { return s.Name == v.Name }); i >= 0 {
+			at = field.NewPath("spec", "volumes").Index(i).Child("emptyDir", "sizeLimit")
+		}
+		errs = append(errs, field.Invalid(at, v.EmptyDir.SizeLimit.String(), fmt.Sprintf(
+			"is above the memory limit %s: a memory-backed volume counts against the container's memory, and the kubelet sizes it at most the pod's memory limit, so the pod would get %s and a program filling it would be OOM-killed; accepted: a size below the memory limit, leaving the program room (e.g. MEMORY=16Gi with SHM_SIZE=4Gi), or the memory limit raised", owner, limit.String())))
+	}
+	return errs
+}
 
 // SSHAuthMountPath follows the mpi-operator's non-root pattern.
 func (p *Plan) SSHAuthMountPath() string {

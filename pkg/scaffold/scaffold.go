@@ -362,6 +362,11 @@ func Write(dir string, files map[string][]byte, finish func(staged string) error
 			return fmt.Errorf("%s exists and is a file, not a folder; accepted: a new or empty folder", named(dir))
 		}
 		return fmt.Errorf("%s: %w", named(dir), cause(err))
+	case err != nil:
+		// A dangling symbolic link: ReadDir follows it, a rename would not.
+		if target, lerr := os.Readlink(dir); lerr == nil {
+			return fmt.Errorf("%s is a symbolic link to %s, which does not exist; accepted: a new or empty folder (create %s first, or remove the link)", named(dir), target, target)
+		}
 	}
 	// Staged on the folder's own file system, so that the renames stay there.
 	parent := filepath.Dir(filepath.Clean(dir))
@@ -386,7 +391,10 @@ func Write(dir string, files map[string][]byte, finish func(staged string) error
 		return err
 	}
 	if !exists {
-		return os.Rename(staged, dir)
+		if err := os.Rename(staged, dir); err != nil {
+			return fmt.Errorf("writing %s: %w; nothing was written", named(dir), cause(err))
+		}
+		return nil
 	}
 	return moveInto(staged, dir)
 }

@@ -18,7 +18,7 @@ import (
 // block scalar that broke the file, "x # y" lost its comment-like tail), and
 // an argument that is not UTF-8 text is refused, naming it.
 func TestFilesKeepArgumentsWhole(t *testing.T) {
-	command := []string{"python\nfoo", "-c", "import os\nprint(1)", "a\tb", "true", "1", "null", "~", "", "a: b", "#x", "x #y",
+	command := []string{"python", "python\nfoo", "-c", "import os\nprint(1)", "a\tb", "true", "1", "null", "~", "", "a: b", "#x", "x #y",
 		"- c", `"`, "'", `\n`, "ünï", "\x01", "%x", "@x", "`x`", "[a]", "{a: 1}", "&a", "*a", "!x", "|", ">", "?", ":", "-", "--epochs=3"}
 	for _, mode := range []api.Mode{api.ModeMultiNode, api.ModeSingleNode} {
 		files, err := Files(Options{Name: "job", Mode: mode, Image: "docker.io/team/x:1", Command: command})
@@ -153,6 +153,16 @@ func TestWrite(t *testing.T) {
 		err = Write("notes.txt", files, ok)
 		if err == nil || !strings.HasPrefix(err.Error(), "notes.txt exists and is a file") {
 			t.Errorf("a file: got %v", err)
+		}
+		if err := os.Symlink("/nonexistent", "dangling"); err != nil {
+			t.Fatal(err)
+		}
+		err = Write("dangling", files, ok)
+		if err == nil || err.Error() != "dangling is a symbolic link to /nonexistent, which does not exist; accepted: a new or empty folder (create /nonexistent first, or remove the link)" {
+			t.Errorf("a dangling symbolic link: got %v", err)
+		}
+		if target, err := os.Readlink("dangling"); err != nil || target != "/nonexistent" {
+			t.Errorf("the link changed: %q, %v", target, err)
 		}
 	})
 }

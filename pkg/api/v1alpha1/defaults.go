@@ -89,7 +89,10 @@ func (j *MLOpsJob) Default() {
 			s.MPI.ForwardEnv = append([]string(nil), DefaultForwardEnv...)
 		}
 		if s.MPI.LauncherCreationPolicy == "" {
-			s.MPI.LauncherCreationPolicy = AtStartup
+			// Not the operator's AtStartup: a launcher started beside its
+			// workers runs mpirun before their sshd listens, fails, and waits
+			// out the Job's backoff (seen on every run on a real node).
+			s.MPI.LauncherCreationPolicy = WaitForWorkersReady
 		}
 	}
 	if s.RunPolicy.CleanPodPolicy == "" {

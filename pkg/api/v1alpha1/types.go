@@ -154,7 +154,7 @@ type MPI struct {
 	ForwardEnv []string `json:"forwardEnv,omitempty"`
 	// WorkerCommand starts the worker's sshd. Default: sshd in the foreground, with the user's config when not root.
 	WorkerCommand []string `json:"workerCommand,omitempty"`
-	// LauncherCreationPolicy is AtStartup (default) or WaitForWorkersReady.
+	// LauncherCreationPolicy is WaitForWorkersReady (default) or AtStartup.
 	LauncherCreationPolicy string `json:"launcherCreationPolicy,omitempty"`
 	// RunLauncherAsWorker makes the launcher take a rank too.
 	RunLauncherAsWorker bool `json:"runLauncherAsWorker,omitempty"`

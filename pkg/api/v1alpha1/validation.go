@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -182,6 +183,8 @@ func validateResources(r corev1.ResourceRequirements, p *field.Path) field.Error
 				errs = append(errs, field.NotSupported(at, string(name), []string{"cpu", "memory (GPUs are spec.gpusPerWorker or GPUS_PER_WORKER, RDMA devices spec.rdma)"}))
 			case q.Sign() <= 0:
 				errs = append(errs, field.Invalid(at, q.String(), "accepted: a quantity greater than zero"))
+			case name == corev1.ResourceCPU && FinerThanMilli(q):
+				errs = append(errs, field.Invalid(at, q.AsDec().String(), FinerThanMilliWrong+"; accepted: a whole number of m, such as 1m or 500m"))
 			case list.name == "requests":
 				if limit, ok := r.Limits[name]; ok && q.Cmp(limit) > 0 {
 					errs = append(errs, field.Invalid(at, q.String(), fmt.Sprintf("is above its limit %s, which the API server refuses; accepted: a request up to the limit", limit.String())))
@@ -190,6 +193,15 @@ func validateResources(r corev1.ResourceRequirements, p *field.Path) field.Error
 		}
 	}
 	return errs
+}
+
+// FinerThanMilliWrong says why a CPU quantity FinerThanMilli is refused.
+const FinerThanMilliWrong = "is finer than 1m (a thousandth of a core), which Kubernetes does not allow"
+
+// FinerThanMilli: Kubernetes takes no CPU quantity finer than 1m; the
+// kubelet would round it up.
+func FinerThanMilli(q resource.Quantity) bool {
+	return q.Cmp(*resource.NewMilliQuantity(q.MilliValue(), q.Format)) != 0
 }
 
 func (m MPI) validate(p *field.Path) field.ErrorList {

@@ -35,7 +35,7 @@ func TestDefault(t *testing.T) {
 			Implementation:         OpenMPI,
 			Args:                   DefaultMPIArgs,
 			ForwardEnv:             DefaultForwardEnv,
-			LauncherCreationPolicy: "AtStartup",
+			LauncherCreationPolicy: "WaitForWorkersReady",
 		},
 		RestartPolicy: "Never",
 		RunPolicy:     RunPolicy{CleanPodPolicy: "Running"},
