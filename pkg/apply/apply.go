@@ -23,6 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -391,12 +392,23 @@ func (c *Cluster) remove(ctx context.Context, t target) error {
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting %s: %w", id(t.object), err)
 	}
-	return wait(ctx, id(t.object), func() ([]string, error) {
-		if live, err := t.get(ctx); err != nil || live == nil {
-			return nil, err
-		}
-		return []string{id(t.object)}, nil
-	}, func() ([]string, error) { return c.pods(ctx, t.object) })
+	var left []string
+	err = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, goneTimeout, true, func(ctx context.Context) (bool, error) {
+		left, err = c.left(ctx, t)
+		return len(left) == 0, err
+	})
+	if wait.Interrupted(err) && len(left) > 0 {
+		return fmt.Errorf("deleted %s, but after %s these are still there: %s", id(t.object), goneTimeout, strings.Join(left, ", "))
+	}
+	return err
+}
+
+// left is t while it exists, then its pods.
+func (c *Cluster) left(ctx context.Context, t target) ([]string, error) {
+	if live, err := t.get(ctx); err != nil || live != nil {
+		return []string{id(t.object)}, err
+	}
+	return c.pods(ctx, t.object)
 }
 
 // pods are the names of the pods of the job o ("": not a job, or a Pod,
@@ -416,33 +428,6 @@ func (c *Cluster) pods(ctx context.Context, o object) ([]string, error) {
 		names = append(names, "pod/"+p.GetName())
 	}
 	return names, nil
-}
-
-// wait waits until each of left, in turn, finds nothing left, at most
-// goneTimeout.
-func wait(ctx context.Context, what string, left ...func() ([]string, error)) error {
-	deadline := time.Now().Add(goneTimeout)
-	for _, f := range left {
-		for {
-			names, err := f()
-			switch {
-			case err != nil:
-				return err
-			case len(names) == 0:
-			case time.Now().After(deadline):
-				return fmt.Errorf("deleted %s, but after %s these are still there: %s", what, goneTimeout, strings.Join(names, ", "))
-			default:
-				select {
-				case <-ctx.Done():
-					return ctx.Err()
-				case <-time.After(500 * time.Millisecond):
-				}
-				continue
-			}
-			break
-		}
-	}
-	return nil
 }
 
 // goneTimeout bounds the wait for a deleted job and its pods: their grace
