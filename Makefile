@@ -10,7 +10,7 @@ OVERLAYS := $(sort $(dir $(wildcard quickstart/k8s/mlops/*/job.yaml examples/*/j
 # bin/mlops-fn is the full command; bin/mlops-fn-krm, the KRM function alone
 # (./krm), is what the image runs.
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(BIN) ./fn
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(BIN) ./fn/mlops-fn
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(KRM_BIN) ./krm
 
 # Unit, golden and kustomize-equivalence tests, the drift check of the

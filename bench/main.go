@@ -37,7 +37,7 @@ func main() {
 }
 
 func run() error {
-	for _, b := range [][2]string{{"bin/mlops-fn", "./fn"}, {"bin/mlops-fn-krm", "./krm"}, {"bin/floor", "./bench/floor"}, {"bin/stackfloor", "./bench/stackfloor"}} {
+	for _, b := range [][2]string{{"bin/mlops-fn", "./fn/mlops-fn"}, {"bin/mlops-fn-krm", "./krm"}, {"bin/floor", "./bench/floor"}, {"bin/stackfloor", "./bench/stackfloor"}} {
 		if err := sh("", "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-ldflags=-s -w", "-o", b[0], b[1]); err != nil {
 			return err
 		}

@@ -41,7 +41,7 @@ var (
 func binary(t *testing.T) {
 	t.Helper()
 	buildOnce.Do(func() {
-		out, err := exec.Command("go", "build", "-o", filepath.Join(repoRoot, "bin", "mlops-fn"), ".").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", filepath.Join(repoRoot, "bin", "mlops-fn"), "./mlops-fn").CombinedOutput()
 		if err != nil {
 			buildErr = &commandError{"go build", string(out), err}
 		}
