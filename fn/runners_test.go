@@ -51,6 +51,31 @@ func binary(t *testing.T) {
 	}
 }
 
+// withMutator rewrites the Kptfile of the package pkg to run mutator (the
+// local build) instead of the released image the committed packages name
+// (metadata.yaml's), and returns what puts it back.
+func withMutator(t *testing.T, pkg, mutator string) (restore func()) {
+	t.Helper()
+	file := filepath.Join(pkg, "Kptfile")
+	released, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := "  - image: " + releasedImage(t) + "\n"
+	local := strings.Replace(string(released), line, "  - "+mutator+"\n", 1)
+	if local == string(released) {
+		t.Fatalf("%s runs no %q:\n%s", file, line, released)
+	}
+	write := func(data []byte) {
+		t.Helper()
+		if err := os.WriteFile(file, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write([]byte(local))
+	return func() { write(released) }
+}
+
 // image builds localhost/mlops-fn:dev with `make image` when a Docker daemon answers.
 func image(t *testing.T) {
 	t.Helper()
@@ -296,7 +321,10 @@ func TestRunnersAgree(t *testing.T) {
 				copyPackage(t, committed, pkg, nil)
 				render := func() {
 					t.Helper()
+					// Rendered with exec: mlops-fn, the Kptfile then put back as committed.
+					restore := withMutator(t, pkg, "exec: mlops-fn")
 					runIn(t, t.TempDir(), onPath(filepath.Join(repoRoot, "bin")), kpt, "fn", "render", pkg, "--allow-exec")
+					restore()
 				}
 				render()
 				first := readFiles(t, pkg)
@@ -376,17 +404,7 @@ func TestRunnersAgree(t *testing.T) {
 				image(t)
 				pkg := filepath.Join(t.TempDir(), mode)
 				copyPackage(t, filepath.Join(repoRoot, "quickstart/kpt", mode), pkg, []string{"Kptfile", "job.yaml", "mlops-env.yaml"})
-				kptfile, err := os.ReadFile(filepath.Join(pkg, "Kptfile"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				withImage := strings.Replace(string(kptfile), "  - exec: mlops-fn\n", "  - image: localhost/mlops-fn:dev\n", 1)
-				if withImage == string(kptfile) {
-					t.Fatalf("the Kptfile runs no exec: mlops-fn:\n%s", kptfile)
-				}
-				if err := os.WriteFile(filepath.Join(pkg, "Kptfile"), []byte(withImage), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				withMutator(t, pkg, "image: localhost/mlops-fn:dev")
 				runIn(t, t.TempDir(), nil, kpt, "fn", "render", pkg, "--image-pull-policy", "never")
 				check(t, readPackage(t, pkg))
 			})
