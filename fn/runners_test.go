@@ -408,6 +408,16 @@ func TestRunnersAgree(t *testing.T) {
 				runIn(t, t.TempDir(), nil, kpt, "fn", "render", pkg, "--image-pull-policy", "never")
 				check(t, readPackage(t, pkg))
 			})
+			t.Run("kpt eval image", func(t *testing.T) {
+				// The one line the Kptfile's description gives for the local
+				// build: the package's inputs, the released image left named.
+				kpt := kptBin(t)
+				image(t)
+				dir := t.TempDir()
+				copyPackage(t, filepath.Join(repoRoot, "quickstart/kpt", mode), filepath.Join(dir, mode), []string{"Kptfile", "job.yaml", "mlops-env.yaml"})
+				runIn(t, dir, nil, kpt, "fn", "eval", mode, "--image", "localhost/mlops-fn:dev", "--image-pull-policy", "never", "--fn-config", mode+"/job.yaml")
+				check(t, readPackage(t, filepath.Join(dir, mode)))
+			})
 			t.Run("standalone", func(t *testing.T) {
 				binary(t)
 				check(t, run(t, "bin/mlops-fn", overlay+"/job.yaml"))
