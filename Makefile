@@ -5,12 +5,12 @@ KRM_BIN := bin/mlops-fn-krm
 IMAGE   ?= localhost/mlops-fn:dev
 OVERLAYS := $(sort $(dir $(wildcard quickstart/k8s/mlops/*/job.yaml examples/*/job.yaml examples/*/*/job.yaml)))
 
-.PHONY: build test golden-update hydrate lint fuzz vuln image bench e2e clean
+.PHONY: build test golden-update hydrate lint fuzz vuln image dist dist-test bench e2e clean
 
 # bin/mlops-fn is the full command; bin/mlops-fn-krm, the KRM function alone
 # (./krm), is what the image runs.
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(BIN) ./fn
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(BIN) ./fn/mlops-fn
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(KRM_BIN) ./krm
 
 # Unit, golden and kustomize-equivalence tests, the drift check of the
@@ -49,12 +49,28 @@ vuln:
 	hack/vuln.sh
 
 # FROM scratch, with bin/mlops-fn-krm: the KRM function only (docs/performance.md).
-# The users kustomize and kpt run as must be named in /etc/passwd.
+# The context is laid out as GoReleaser lays out the release's: the binary,
+# and krm/etc (the users kustomize and kpt run as, named in /etc/passwd).
 image: build
-	mkdir -p bin/image
-	printf 'root:x:0:0:root:/:/sbin/nologin\nnobody:x:65534:65534:nobody:/:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/:/sbin/nologin\n' > bin/image/passwd
-	printf 'root:x:0:\nnobody:x:65534:\nnonroot:x:65532:\n' > bin/image/group
-	docker build -t $(IMAGE) .
+	rm -rf bin/image && mkdir -p bin/image/krm
+	cp $(KRM_BIN) bin/image/ && cp -R krm/etc bin/image/krm/
+	docker build -t $(IMAGE) -f Dockerfile bin/image
+
+# The release a tag makes, built here with nothing published (.goreleaser.yaml):
+# bin/dist holds the archives, checksums.txt, the SBOMs, and Docker the images.
+# Needs GoReleaser and syft (pinned as in .github/workflows/ci.yaml) and a
+# Docker daemon; it is not part of make test (see docs/development.md).
+GORELEASER ?= goreleaser
+dist:
+	@command -v $(GORELEASER) >/dev/null && command -v syft >/dev/null || { echo "make dist needs goreleaser and syft on PATH: go install github.com/goreleaser/goreleaser/v2@v2.15.1 && go install github.com/anchore/syft/cmd/syft@v1.57.1" >&2; exit 1; }
+	$(GORELEASER) release --snapshot --clean
+
+# make dist, then checks its artefacts (hack/dist, build tag dist): each
+# archive's binary is of its platform, the linux/amd64 one says its version,
+# each image holds the function of its platform, and the image renders the
+# quickstart as the binary does. Skips, saying so, without goreleaser or Docker.
+dist-test:
+	$(GO) test -tags dist -count=1 -timeout 30m -v ./hack/dist
 
 # The cost table against a pass-through kyaml function (docs/performance.md).
 bench:

@@ -37,7 +37,7 @@ func main() {
 }
 
 func run() error {
-	for _, b := range [][2]string{{"bin/mlops-fn", "./fn"}, {"bin/mlops-fn-krm", "./krm"}, {"bin/floor", "./bench/floor"}, {"bin/stackfloor", "./bench/stackfloor"}} {
+	for _, b := range [][2]string{{"bin/mlops-fn", "./fn/mlops-fn"}, {"bin/mlops-fn-krm", "./krm"}, {"bin/floor", "./bench/floor"}, {"bin/stackfloor", "./bench/stackfloor"}} {
 		if err := sh("", "env", "CGO_ENABLED=0", "go", "build", "-trimpath", "-ldflags=-s -w", "-o", b[0], b[1]); err != nil {
 			return err
 		}
@@ -329,18 +329,15 @@ func timed(bin string, args ...string) (time.Duration, int64, error) {
 }
 
 // image builds bin into an image with the repository's Dockerfile, in a
-// context holding just that binary as bin/mlops-fn and the user files, and
+// context holding just that binary as mlops-fn-krm and the user files, and
 // returns its uncompressed and gzip-compressed sizes.
 func image(bin, tag string) ([2]int64, error) {
-	if err := sh("", "make", "image"); err != nil { // writes bin/image/{passwd,group}
-		return [2]int64{}, err
-	}
 	ctx, err := os.MkdirTemp("", "bench-image-")
 	if err != nil {
 		return [2]int64{}, err
 	}
 	defer func() { _ = os.RemoveAll(ctx) }()
-	for from, to := range map[string]string{"Dockerfile": "Dockerfile", bin: "bin/mlops-fn-krm", "bin/image/passwd": "bin/image/passwd", "bin/image/group": "bin/image/group"} {
+	for from, to := range map[string]string{"Dockerfile": "Dockerfile", bin: "mlops-fn-krm", "krm/etc/passwd": "krm/etc/passwd", "krm/etc/group": "krm/etc/group"} {
 		data, err := os.ReadFile(from)
 		if err != nil {
 			return [2]int64{}, err

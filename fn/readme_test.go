@@ -152,17 +152,35 @@ func TestCatalogMetadata(t *testing.T) {
 	if meta.Image == "" || meta.Description == "" || meta.SourceURL == "" || meta.License != "Apache-2.0" {
 		t.Errorf("metadata.yaml: image %q, description %q, sourceURL %q, license %q: each is required (license Apache-2.0, as LICENSE)", meta.Image, meta.Description, meta.SourceURL, meta.License)
 	}
-	// No image is published: the entry names the one make image builds, and says so.
-	makefile, err := os.ReadFile("../Makefile")
+	// The entry and every example package name the released image of the
+	// newest release in CHANGELOG.md.
+	if want := releasedImage(t); meta.Image != want {
+		t.Errorf("metadata.yaml: image %q, want %q, the image of CHANGELOG.md's newest release", meta.Image, want)
+	}
+	kptfiles, _ := filepath.Glob("../quickstart/kpt/*/Kptfile")
+	for _, file := range kptfiles {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), "\n  - image: "+meta.Image+"\n") {
+			t.Errorf("%s: its mutator is not metadata.yaml's image %s:\n%s", file, meta.Image, data)
+		}
+	}
+}
+
+// releasedImage is the image of CHANGELOG.md's newest release.
+func releasedImage(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, "CHANGELOG.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if built := regexp.MustCompile(`(?m)^IMAGE\s*\?=\s*(\S+)$`).FindSubmatch(makefile); built == nil || meta.Image != string(built[1]) {
-		t.Errorf("metadata.yaml: image %q is not the image make image builds (the Makefile's IMAGE, %q): no other is published", meta.Image, built)
+	newest := regexp.MustCompile(`(?m)^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d\d-\d\d$`).FindSubmatch(data)
+	if newest == nil {
+		t.Fatal("CHANGELOG.md names no release: no line `## [X.Y.Z] - YYYY-MM-DD`")
 	}
-	if !strings.HasPrefix(meta.Image, "localhost/") || !strings.Contains(meta.Description, "Not published") {
-		t.Errorf("metadata.yaml: image %q: a local image (localhost/), and a description that says it is not published; got %q", meta.Image, meta.Description)
-	}
+	return "ghcr.io/mlops-fn/mlops-fn:v" + string(newest[1])
 }
 
 // TestDocsModeFields: docs/job-spec.md's table of what each mode carries says

@@ -41,7 +41,7 @@ var (
 func binary(t *testing.T) {
 	t.Helper()
 	buildOnce.Do(func() {
-		out, err := exec.Command("go", "build", "-o", filepath.Join(repoRoot, "bin", "mlops-fn"), ".").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", filepath.Join(repoRoot, "bin", "mlops-fn"), "./mlops-fn").CombinedOutput()
 		if err != nil {
 			buildErr = &commandError{"go build", string(out), err}
 		}
@@ -49,6 +49,31 @@ func binary(t *testing.T) {
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
+}
+
+// withMutator rewrites the Kptfile of the package pkg to run mutator (the
+// local build) instead of the released image the committed packages name
+// (metadata.yaml's), and returns what puts it back.
+func withMutator(t *testing.T, pkg, mutator string) (restore func()) {
+	t.Helper()
+	file := filepath.Join(pkg, "Kptfile")
+	released, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := "  - image: " + releasedImage(t) + "\n"
+	local := strings.Replace(string(released), line, "  - "+mutator+"\n", 1)
+	if local == string(released) {
+		t.Fatalf("%s runs no %q:\n%s", file, line, released)
+	}
+	write := func(data []byte) {
+		t.Helper()
+		if err := os.WriteFile(file, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write([]byte(local))
+	return func() { write(released) }
 }
 
 // image builds localhost/mlops-fn:dev with `make image` when a Docker daemon answers.
@@ -296,7 +321,10 @@ func TestRunnersAgree(t *testing.T) {
 				copyPackage(t, committed, pkg, nil)
 				render := func() {
 					t.Helper()
+					// Rendered with exec: mlops-fn, the Kptfile then put back as committed.
+					restore := withMutator(t, pkg, "exec: mlops-fn")
 					runIn(t, t.TempDir(), onPath(filepath.Join(repoRoot, "bin")), kpt, "fn", "render", pkg, "--allow-exec")
+					restore()
 				}
 				render()
 				first := readFiles(t, pkg)
@@ -395,19 +423,19 @@ func TestRunnersAgree(t *testing.T) {
 				image(t)
 				pkg := filepath.Join(t.TempDir(), mode)
 				copyPackage(t, filepath.Join(repoRoot, "quickstart/kpt", mode), pkg, []string{"Kptfile", "job.yaml", "mlops-env.yaml"})
-				kptfile, err := os.ReadFile(filepath.Join(pkg, "Kptfile"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				withImage := strings.Replace(string(kptfile), "  - exec: mlops-fn\n", "  - image: localhost/mlops-fn:dev\n", 1)
-				if withImage == string(kptfile) {
-					t.Fatalf("the Kptfile runs no exec: mlops-fn:\n%s", kptfile)
-				}
-				if err := os.WriteFile(filepath.Join(pkg, "Kptfile"), []byte(withImage), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				withMutator(t, pkg, "image: localhost/mlops-fn:dev")
 				runIn(t, t.TempDir(), nil, kpt, "fn", "render", pkg, "--image-pull-policy", "never")
 				check(t, readPackage(t, pkg))
+			})
+			t.Run("kpt eval image", func(t *testing.T) {
+				// The one line the Kptfile's description gives for the local
+				// build: the package's inputs, the released image left named.
+				kpt := kptBin(t)
+				image(t)
+				dir := t.TempDir()
+				copyPackage(t, filepath.Join(repoRoot, "quickstart/kpt", mode), filepath.Join(dir, mode), []string{"Kptfile", "job.yaml", "mlops-env.yaml"})
+				runIn(t, dir, nil, kpt, "fn", "eval", mode, "--image", "localhost/mlops-fn:dev", "--image-pull-policy", "never", "--fn-config", mode+"/job.yaml")
+				check(t, readPackage(t, filepath.Join(dir, mode)))
 			})
 			t.Run("standalone", func(t *testing.T) {
 				binary(t)

@@ -25,8 +25,8 @@ func TestLinksNoBuild(t *testing.T) {
 	}
 }
 
-// TestArguments: --help is the full command's help (kpt fn doc shows it);
-// any other argument is refused, naming the binary that has the command.
+// TestArguments: --help is the full command's help (kpt fn doc shows it),
+// --version the build's version; any other argument is refused, naming the binary that has the command.
 func TestArguments(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "mlops-fn-krm")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
@@ -35,6 +35,10 @@ func TestArguments(t *testing.T) {
 	out, err := exec.Command(bin, "--help").Output()
 	if err != nil || string(out) != krm.Help() {
 		t.Errorf("--help: %v, %d bytes, want the %d of krm.Help", err, len(out), len(krm.Help()))
+	}
+	out, err = exec.Command(bin, "--version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "mlops-fn ") || !strings.Contains(string(out), "package:  github.com/mlops-fn/mlops-fn/krm\n") {
+		t.Errorf("--version: %v, %q, want internal/version's text for this package", err, out)
 	}
 	cmd := exec.Command(bin, "hydrate", ".")
 	var stderr strings.Builder

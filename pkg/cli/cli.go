@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/mlops-fn/mlops-fn/internal/version"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 	"github.com/mlops-fn/mlops-fn/pkg/krm"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
@@ -33,6 +34,7 @@ func New(inputRead func(bytes int)) *cobra.Command {
 		Short:         "Render MPIJob, Pod, PyTorchJob and TrainJob manifests for distributed training from mlops.env and a job spec",
 		Long:          help(),
 		Args:          cobra.ArbitraryArgs,
+		Version:       version.String(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -42,8 +44,9 @@ func New(inputRead func(bytes int)) *cobra.Command {
 			return runStandalone(args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), inputRead)
 		},
 	}
+	cmd.SetVersionTemplate("{{.Version}}")
 	cmd.SetFlagErrorFunc(flagError)
-	cmd.AddCommand(newHydrate(), newInit(), newApply(), newDelete(), newStatus(), newLogs())
+	cmd.AddCommand(newHydrate(), newInit(), newApply(), newDelete(), newStatus(), newLogs(), newVersion())
 	return cmd
 }
 

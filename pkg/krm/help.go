@@ -42,6 +42,7 @@ Usage:
   mlops-fn delete DIR               delete DIR's job and env ConfigMap, also after an edit not hydrated
   mlops-fn status DIR               where DIR's job is: phase, pods ready, and when it waits, why
   mlops-fn logs DIR [-f]            the log of DIR's training program (launcher, worker/node 0, the Pod)
+  mlops-fn version                  the release, the commit and whether its tree was modified (or --version)
 
 Existing jobs of spec.jobKind named like the job (or chosen by
 spec.target) are patched; otherwise the objects are generated. Running it again

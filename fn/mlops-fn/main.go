@@ -1,5 +1,6 @@
 // Command mlops-fn is the full command: the KRM function, the standalone
-// renderer, hydrate, init, apply, delete (pkg/cli). The image runs ../krm.
+// renderer, hydrate, init, apply, delete, version (pkg/cli). Its folder names
+// the binary go install writes; the image runs ../../krm.
 package main
 
 import (
