@@ -209,7 +209,8 @@ func (m MPI) validate(p *field.Path) field.ErrorList {
 	errs = append(errs, oneOf(p.Child("implementation"), string(m.Implementation), string(OpenMPI), string(Intel), string(MPICH))...)
 	errs = append(errs, oneOf(p.Child("launcherCreationPolicy"), m.LauncherCreationPolicy, AtStartup, WaitForWorkersReady)...)
 	for i, a := range m.Args {
-		if slices.Contains([]string{"-np", "-n", "--np", "--n", "-c"}, a) || strings.HasPrefix(a, "-np=") || strings.HasPrefix(a, "--np=") {
+		// One dash or two, its value after "=" or next (-n=4 as -np 4).
+		if name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "="); a != name && slices.Contains([]string{"np", "n", "c"}, name) {
 			errs = append(errs, field.Invalid(p.Child("args").Index(i), a, "mlops-fn sets the number of ranks from workers × slots; accepted: the other mpirun flags"))
 		}
 	}

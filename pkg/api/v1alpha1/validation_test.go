@@ -150,6 +150,10 @@ func TestValidate(t *testing.T) {
 			`spec.mpi.args[0]: Invalid value: "-np": mlops-fn sets the number of ranks from workers × slots; accepted: the other mpirun flags`,
 			`spec.mpi.workerCommand: Invalid value: "[]": an empty command leaves the workers without sshd; accepted: a command, or leave the field out for the default`,
 		}},
+		{"mpi args set the ranks after =", func(j *MLOpsJob) { j.Spec.MPI.Args = []string{"-n=8", "--c=2", "-N", "2"} }, []string{
+			`spec.mpi.args[0]: Invalid value: "-n=8": mlops-fn sets the number of ranks from workers × slots; accepted: the other mpirun flags`,
+			`spec.mpi.args[1]: Invalid value: "--c=2": mlops-fn sets the number of ranks from workers × slots; accepted: the other mpirun flags`,
+		}},
 		{"labels and annotations", func(j *MLOpsJob) {
 			j.Metadata.Labels = map[string]string{"a b": "c"}
 			j.Metadata.Annotations = map[string]string{"x/y/z": "v"}
