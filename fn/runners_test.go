@@ -351,9 +351,11 @@ func TestRunnersAgree(t *testing.T) {
 				if err := os.WriteFile(spec, []byte(strings.Replace(string(text), name[0], name[0]+"-v2", 1)), 0o644); err != nil {
 					t.Fatal(err)
 				}
+				restore := withMutator(t, pkg, "exec: mlops-fn")
 				cmd := exec.Command(kpt, "fn", "render", pkg, "--allow-exec")
 				cmd.Dir, cmd.Env = t.TempDir(), onPath(filepath.Join(repoRoot, "bin"))
 				out, err := cmd.CombinedOutput()
+				restore()
 				if err != nil {
 					t.Fatalf("kpt fn render after the rename: %v\n%s", err, out)
 				}
@@ -475,6 +477,7 @@ func TestKptRefusesTwoSpecsOfOneName(t *testing.T) {
 		t.Fatal(err)
 	}
 	edit("pod.yaml", "jobKind: MPIJob", "jobKind: Pod")
+	withMutator(t, pkg, "exec: mlops-fn")
 	edit("Kptfile", "    configPath: job.yaml\n", "    configPath: job.yaml\n  - exec: mlops-fn\n    configPath: pod.yaml\n")
 	before := readFiles(t, pkg)
 	cmd := exec.Command(kpt, "fn", "render", pkg, "--allow-exec")

@@ -96,6 +96,8 @@ start_cluster() {
   # PodSecurity admission is on by default in v1.33; naming it keeps that explicit.
   # PodNodeSelector and PodTolerationRestriction place the pods of the namespaces annotated for
   # the real node there (node.sh); Node and NodeRestriction authorize its kubelet as a node.
+  # --allow-privileged as kubeadm and kind start it, so that Pod Security, not the API server's
+  # own flag, is what refuses a privileged container (TestGoldenPodSecurity).
   start kube-apiserver "$K8S_DIR/kube-apiserver" \
     --etcd-servers="http://127.0.0.1:$etcd_port" \
     --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$API_PORT" \
@@ -106,7 +108,7 @@ start_cluster() {
     --service-cluster-ip-range=10.96.0.0/16 --endpoint-reconciler-type=none \
     --kubelet-client-certificate="$pki/admin.crt" --kubelet-client-key="$pki/admin.key" \
     --kubelet-certificate-authority="$pki/ca.crt" --kubelet-preferred-address-types=InternalIP \
-    --authorization-mode=Node,RBAC \
+    --authorization-mode=Node,RBAC --allow-privileged=true \
     --enable-admission-plugins=PodSecurity,NodeRestriction,PodNodeSelector,PodTolerationRestriction
   wait_until 90 kubectl get --raw /readyz || { alive kube-apiserver; die "kube-apiserver not ready"; }
 
