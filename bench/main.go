@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command bench measures what mlops-fn costs its users against the floor, a
 // kyaml function that only passes its input through, built the same way and
 // timed in the same run: `make bench`. It prints one table; ratios are what

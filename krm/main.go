@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command mlops-fn-krm is what the container image runs: mlops-fn as a KRM
 // function only (a ResourceList on stdin, pkg/krm), --help for `kpt fn
 // doc`, and --version. The standalone renderer, hydrate, init, apply and delete are the

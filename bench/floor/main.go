@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command floor is the cheapest kyaml function: it reads a ResourceList and
 // writes it back. Its cost is the floor any kyaml-based function pays.
 package main

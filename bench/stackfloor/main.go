@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command stackfloor is the least a kyaml function built on the upstream
 // job types and kyaml's strategic merge pays: kyaml's pass-through, plus one
 // MPIJob encoded from the operator's Go types, merged into the input's

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command mlops-fn is the full command: the KRM function, the standalone
 // renderer, hydrate, init, apply, delete, version (pkg/cli). Its folder names
 // the binary go install writes; the image runs ../../krm.

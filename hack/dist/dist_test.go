@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 //go:build dist
 
 // Package dist checks the release `make dist` builds (.goreleaser.yaml): run

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 //go:build e2e
 
 // Package e2e checks mlops-fn's overlays against a real control plane: the one

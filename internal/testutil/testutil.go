@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package testutil holds what the tests of several packages share. It is
 // internal: no API for users of mlops-fn.
 package testutil

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package version says which mlops-fn a binary is, from Go's build info: the
 // module version (a release tag, a pseudo-version, or (devel)), the commit and
 // whether its tree was modified. Both programs print it: the full command's

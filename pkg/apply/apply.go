@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package apply takes a hydrated overlay to a cluster with client-go, so
 // that an edit reaches a running job whole or not at all: kubectl apply -k
 // alone patches a live job in place (the mpi-operator adds a worker beside

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package cli is mlops-fn's command line: the KRM function on stdin/stdout,
 // the standalone renderer, and the hydrate command that writes overlays.
 package cli

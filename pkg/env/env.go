@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package env reads mlops.env the way kustomize's configMapGenerator reads an
 // `envs:` file, and decodes its known keys into typed settings.
 //

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package fielddiff lists where two decoded YAML or JSON trees differ, leaf
 // by leaf, each by its path with both values: what a message about two
 // versions of an object names, where a text diff would show bytes.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package hydrate writes an overlay that plain `kubectl apply -k` applies:
 // the patches mlops-fn renders, as files, and the kustomization that lists
 // them. It renders through the processor, so the files hold exactly what the

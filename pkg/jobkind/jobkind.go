@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package jobkind is the table of the job kinds mlops-fn renders, one file a
 // kind (pod.go, mpijob.go, pytorchjob.go, trainjob.go): its apiVersion and
 // upstream Go type, where its pod specs are, the overlay patch file that

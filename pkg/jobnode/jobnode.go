@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package jobnode is a job as YAML: typed objects and patches encoded the
 // way kustomize and kubectl write them, and a job node's pod specs and
 // containers found by the job kinds table.

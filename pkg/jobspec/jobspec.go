@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package jobspec reads the job spec (kind MLOpsJob): one YAML document,
 // decoded strictly, its errors pinned to the field and line they are about.
 package jobspec

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package krm runs mlops-fn as a KRM function: a ResourceList on stdin, one
 // on stdout, errors and warnings on stderr. It is all the container image
 // runs (../../krm), and the full command's run without arguments (pkg/cli):

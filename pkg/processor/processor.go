@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package processor is mlops-fn's ResourceList processor: it reads the job spec
 // and mlops.env, renders the overlay patches, and applies them to the matching
 // jobs (MPIJob, Pod, PyTorchJob or TrainJob, by mode), or generates the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package render turns a job spec and its mlops.env into typed Kubernetes
 // objects: the overlay patches and the skeletons they apply to. It does no I/O.
 package render

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package scaffold writes a new job's folder: a commented mlops.env, the job
 // spec, and a base whose skeleton is named like the job, ready for hydrate.
 package scaffold

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 //go:build ignore
 
 // Command generate writes definitions.go; run by `go generate ./pkg/schema`.

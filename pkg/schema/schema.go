@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package schema tells kustomize what it knows of built-in kinds only, for
 // the MPIJob, PyTorchJob and TrainJob CRDs: their schema (without it a strategic-merge
 // patch replaces the containers, volumes and env lists of such a job instead

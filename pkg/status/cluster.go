@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package status reads a job mlops-fn applied back from the cluster, with
 // client-go: where it is (mlops-fn status) and what its training program
 // prints (mlops-fn logs), for every kind of the job kinds table.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package v1alpha1 is the job spec mlops-fn takes as its function config.
 package v1alpha1
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package gen builds mlops-fn's OpenAPI definitions (pkg/schema's
 // definitions.go, `go generate ./pkg/schema`): the job kinds' from the CRD
 // manifests in the operators' modules go.mod pins, and the Kubernetes
