@@ -77,6 +77,7 @@ func TestDist(t *testing.T) {
 		sboms[a.Name] = true
 	}
 	var linuxAmd64 string
+	binaries := t.TempDir() // the test's, not a subtest's: "version" and "image" run the linux/amd64 one later
 	for _, p := range platforms {
 		platform := p.goos + "/" + p.goarch
 		t.Run("archive "+platform, func(t *testing.T) {
@@ -90,7 +91,10 @@ func TestDist(t *testing.T) {
 					t.Errorf("%s holds no %s", path, name)
 				}
 			}
-			bin := filepath.Join(t.TempDir(), "mlops-fn")
+			bin := filepath.Join(binaries, p.goos+"-"+p.goarch, "mlops-fn")
+			if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+				t.Fatal(err)
+			}
 			if err := os.WriteFile(bin, files["mlops-fn"], 0o755); err != nil {
 				t.Fatal(err)
 			}
