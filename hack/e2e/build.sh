@@ -181,11 +181,12 @@ download_modules() {
   wait
 }
 
-# lane NAME STEP...: runs the steps one after the other, output to $CACHE/NAME.log.
+# lane NAME STEP...: runs the steps one after the other, output to $CACHE/NAME.log; run in the
+# background, so a failing command ends it (errexit holds: no step is called under || or &&).
 lane() {
   local name=$1 step
   shift
-  for step in "$@"; do "$step" || return 1; done >"$CACHE/$name.log" 2>&1
+  for step in "$@"; do "$step"; done >"$CACHE/$name.log" 2>&1
 }
 
 build_all() {
