@@ -138,21 +138,21 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-// TestHelpNamesEveryMode: --help (which `kpt fn doc` shows) and hydrate's
-// --help describe every mode, the object each becomes and the files written.
-func TestHelpNamesEveryMode(t *testing.T) {
-	modes, kinds, patchFiles := jobkind.Modes(), []string{}, []string{}
+// TestHelpNamesEveryKind: --help (which `kpt fn doc` shows) and hydrate's
+// --help describe every kind, the object each becomes and the files written.
+func TestHelpNamesEveryKind(t *testing.T) {
+	kinds, patchFiles := jobkind.Names(), []string{}
 	for _, k := range jobkind.Kinds {
-		kinds, patchFiles = append(kinds, k.Kind), append(patchFiles, k.PatchFile)
+		patchFiles = append(patchFiles, k.PatchFile)
 	}
 	for _, c := range []struct {
 		args []string
 		want []string
 	}{
 		{[]string{"--help"}, slices.Concat([]string{"kubeflow.org/v1", "elasticPolicy",
-			"torchrun", "MIN_WORKERS", "MAX_WORKERS", "hydrate"}, kinds, modes)},
+			"torchrun", "MIN_WORKERS", "MAX_WORKERS", "hydrate"}, kinds)},
 		{[]string{"hydrate", "--help"}, slices.Concat([]string{render.SecurityContextPatchFile, render.NFSVolumePatchFile,
-			hydrate.NameReferenceFile, "kustomization.yaml"}, kinds, patchFiles, modes)},
+			hydrate.NameReferenceFile, "kustomization.yaml"}, kinds, patchFiles)},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			code, stdout, stderr := runBinary(t, c.args...)

@@ -122,7 +122,7 @@ func catalogueMessage(t *testing.T, name string) string {
 }
 
 // TestCatalogMetadata: metadata.yaml, the function's kpt catalog entry, lists
-// one example package for each mode of the job kinds table, and each exists.
+// one example package for each jobKind of the job kinds table, and each exists.
 func TestCatalogMetadata(t *testing.T) {
 	var meta struct {
 		Image              string   `json:"image"`
@@ -141,7 +141,7 @@ func TestCatalogMetadata(t *testing.T) {
 	}
 	var want []string
 	for _, k := range jobkind.Kinds {
-		m := testutil.QuickstartFolder[k.Mode()]
+		m := testutil.QuickstartFolder[k.JobKind()]
 		want = append(want, "https://github.com/mlops-fn/mlops-fn/tree/main/quickstart/kpt/"+m)
 		if _, err := os.Stat(filepath.Join("../quickstart/kpt", m, "Kptfile")); err != nil {
 			t.Errorf("%s has no kpt example package: %v", k.Kind, err)
@@ -185,25 +185,25 @@ func releasedImage(t *testing.T) string {
 	return "ghcr.io/mlops-fn/mlops-fn:v" + string(newest[1])
 }
 
-// TestDocsModeFields: docs/job-spec.md's table of what each mode carries says
+// TestDocsKindFields: docs/job-spec.md's table of what each kind carries says
 // what the spec's validation refuses, row by row, with the mlops.env keys of
 // each field, and leaves none of the refused fields out.
-func TestDocsModeFields(t *testing.T) {
+func TestDocsKindFields(t *testing.T) {
 	doc := readDoc(t, "job-spec.md")
-	_, table, found := strings.Cut(doc, "<!-- mode-fields")
-	table, _, closed := strings.Cut(table, "<!-- /mode-fields -->")
+	_, table, found := strings.Cut(doc, "<!-- kind-fields")
+	table, _, closed := strings.Cut(table, "<!-- /kind-fields -->")
 	if !found || !closed {
-		t.Fatal("docs/job-spec.md has no <!-- mode-fields --> table")
+		t.Fatal("docs/job-spec.md has no <!-- kind-fields --> table")
 	}
-	fields := map[string]api.ModeField{}
-	for _, f := range api.ModeFields() {
+	fields := map[string]api.KindField{}
+	for _, f := range api.KindFields() {
 		fields[strings.Join(f.Path, ".")] = f
 	}
-	modes := jobkind.Modes()
+	jobKinds := jobkind.Names()
 	listed := map[string]bool{}
 	for _, line := range strings.Split(table, "\n")[1:] {
 		cells := strings.Split(strings.Trim(line, "| "), " | ")
-		if len(cells) != 1+len(modes) || strings.HasPrefix(cells[0], "field") || strings.HasPrefix(cells[0], "---") {
+		if len(cells) != 1+len(jobKinds) || strings.HasPrefix(cells[0], "field") || strings.HasPrefix(cells[0], "---") {
 			continue
 		}
 		var paths, keys, wantKeys []string
@@ -218,8 +218,8 @@ func TestDocsModeFields(t *testing.T) {
 			listed[path] = true
 			wantKeys = append(wantKeys, fields[path].EnvKeys...)
 			for m, cell := range cells[1:] {
-				if says, carries := strings.HasPrefix(cell, "yes"), api.Carries(api.Mode(modes[m]), path); says != carries {
-					t.Errorf("docs/job-spec.md: %s in mode %s says %q, but the mode carries it: %v", path, modes[m], cell, carries)
+				if says, carries := strings.HasPrefix(cell, "yes"), api.Carries(jobkind.JobKind(jobKinds[m]), path); says != carries {
+					t.Errorf("docs/job-spec.md: %s in jobKind %s says %q, but the jobKind carries it: %v", path, jobKinds[m], cell, carries)
 				}
 			}
 		}
@@ -229,7 +229,7 @@ func TestDocsModeFields(t *testing.T) {
 	}
 	for path := range fields {
 		if !listed[path] {
-			t.Errorf("docs/job-spec.md: the table of what each mode carries has no row for %s", path)
+			t.Errorf("docs/job-spec.md: the table of what each kind carries has no row for %s", path)
 		}
 	}
 }

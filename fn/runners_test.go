@@ -276,9 +276,9 @@ func tempPackage(t *testing.T) (rel, abs string) {
 // compares the objects with what `kubectl apply -k` applies.
 func TestRunnersAgree(t *testing.T) {
 	for _, k := range jobkind.Kinds {
-		mode := testutil.QuickstartFolder[k.Mode()]
-		t.Run(mode, func(t *testing.T) {
-			overlay := "quickstart/k8s/mlops/" + mode
+		topology := testutil.QuickstartFolder[k.JobKind()]
+		t.Run(topology, func(t *testing.T) {
+			overlay := "quickstart/k8s/mlops/" + topology
 			kubectl := tool(t, "kubectl", "install kubectl v1.32")
 			want := objects(t, run(t, kubectl, "kustomize", overlay))
 			check := func(t *testing.T, out string) {
@@ -318,8 +318,8 @@ func TestRunnersAgree(t *testing.T) {
 				// from elsewhere: kpt looks up exec: mlops-fn on PATH.
 				kpt := kptBin(t)
 				binary(t)
-				committed := filepath.Join(repoRoot, "quickstart/kpt", mode)
-				pkg := filepath.Join(t.TempDir(), mode)
+				committed := filepath.Join(repoRoot, "quickstart/kpt", topology)
+				pkg := filepath.Join(t.TempDir(), topology)
 				copyPackage(t, committed, pkg, nil)
 				render := func() {
 					t.Helper()
@@ -332,7 +332,7 @@ func TestRunnersAgree(t *testing.T) {
 				first := readFiles(t, pkg)
 				check(t, readPackage(t, pkg))
 				if diff := cmp.Diff(readFiles(t, committed), first); diff != "" {
-					t.Errorf("quickstart/kpt/%s is stale: render it again (PATH=$PWD/bin:$PATH kpt fn render quickstart/kpt/%s --allow-exec) (-committed +rendered):\n%s", mode, mode, diff)
+					t.Errorf("quickstart/kpt/%s is stale: render it again (PATH=$PWD/bin:$PATH kpt fn render quickstart/kpt/%s --allow-exec) (-committed +rendered):\n%s", topology, topology, diff)
 				}
 				render()
 				if diff := cmp.Diff(first, readFiles(t, pkg)); diff != "" {
@@ -397,8 +397,8 @@ func TestRunnersAgree(t *testing.T) {
 				// The package's two inputs in a kustomization: kustomize hands its
 				// transformers the local-config ConfigMap and drops it from the output.
 				binary(t)
-				dir := filepath.Join(t.TempDir(), mode)
-				copyPackage(t, filepath.Join(repoRoot, "quickstart/kpt", mode), dir, []string{"job.yaml", "mlops-env.yaml"})
+				dir := filepath.Join(t.TempDir(), topology)
+				copyPackage(t, filepath.Join(repoRoot, "quickstart/kpt", topology), dir, []string{"job.yaml", "mlops-env.yaml"})
 				job, err := os.ReadFile(filepath.Join(dir, "job.yaml"))
 				if err != nil {
 					t.Fatal(err)
@@ -425,8 +425,8 @@ func TestRunnersAgree(t *testing.T) {
 				// the image instead of exec: nothing outside the package is read.
 				kpt := kptBin(t)
 				image(t)
-				pkg := filepath.Join(t.TempDir(), mode)
-				copyPackage(t, filepath.Join(repoRoot, "quickstart/kpt", mode), pkg, []string{"Kptfile", "job.yaml", "mlops-env.yaml"})
+				pkg := filepath.Join(t.TempDir(), topology)
+				copyPackage(t, filepath.Join(repoRoot, "quickstart/kpt", topology), pkg, []string{"Kptfile", "job.yaml", "mlops-env.yaml"})
 				withMutator(t, pkg, "image: localhost/mlops-fn:dev")
 				runIn(t, t.TempDir(), nil, kpt, "fn", "render", pkg, "--image-pull-policy", "never")
 				check(t, readPackage(t, pkg))
@@ -437,9 +437,9 @@ func TestRunnersAgree(t *testing.T) {
 				kpt := kptBin(t)
 				image(t)
 				dir := t.TempDir()
-				copyPackage(t, filepath.Join(repoRoot, "quickstart/kpt", mode), filepath.Join(dir, mode), []string{"Kptfile", "job.yaml", "mlops-env.yaml"})
-				runIn(t, dir, nil, kpt, "fn", "eval", mode, "--image", "localhost/mlops-fn:dev", "--image-pull-policy", "never", "--fn-config", mode+"/job.yaml")
-				check(t, readPackage(t, filepath.Join(dir, mode)))
+				copyPackage(t, filepath.Join(repoRoot, "quickstart/kpt", topology), filepath.Join(dir, topology), []string{"Kptfile", "job.yaml", "mlops-env.yaml"})
+				runIn(t, dir, nil, kpt, "fn", "eval", topology, "--image", "localhost/mlops-fn:dev", "--image-pull-policy", "never", "--fn-config", topology+"/job.yaml")
+				check(t, readPackage(t, filepath.Join(dir, topology)))
 			})
 			t.Run("standalone", func(t *testing.T) {
 				binary(t)

@@ -67,9 +67,9 @@ func TestWalkthrough(t *testing.T) {
 	}
 }
 
-// TestInitEveryMode: init gives, in each mode, a folder kubectl builds into
+// TestInitEveryKind: init gives, for each kind, a folder kubectl builds into
 // the job of that kind named like the folder; a second init into it is refused.
-func TestInitEveryMode(t *testing.T) {
+func TestInitEveryKind(t *testing.T) {
 	binary(t)
 	kubectl := tool(t, "kubectl", "install kubectl v1.32")
 	fn, err := filepath.Abs(filepath.Join(repoRoot, "bin", "mlops-fn"))
@@ -77,10 +77,10 @@ func TestInitEveryMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range jobkind.Kinds {
-		mode, kind, name := string(k.Mode()), k.Kind, "bert-"+strings.ToLower(string(k.Mode()))
-		t.Run(mode, func(t *testing.T) {
+		jobKind, kind, name := string(k.JobKind()), k.Kind, "bert-"+strings.ToLower(string(k.JobKind()))
+		t.Run(jobKind, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), name)
-			if out, err := exec.Command(fn, "init", "--kind", mode, dir).CombinedOutput(); err != nil {
+			if out, err := exec.Command(fn, "init", "--kind", jobKind, dir).CombinedOutput(); err != nil {
 				t.Fatalf("init: %v\n%s", err, out)
 			}
 			out, err := exec.Command(kubectl, "kustomize", dir).CombinedOutput()
@@ -91,7 +91,7 @@ func TestInitEveryMode(t *testing.T) {
 			if _, ok := got[kind+"/"+name]; !ok {
 				t.Errorf("no %s/%s among %v", kind, name, got)
 			}
-			again, err := exec.Command(fn, "init", "--kind", mode, dir).CombinedOutput()
+			again, err := exec.Command(fn, "init", "--kind", jobKind, dir).CombinedOutput()
 			if err == nil || !strings.Contains(string(again), "exists and is not empty") {
 				t.Errorf("a second init into %s: want it refused, got %v\n%s", dir, err, again)
 			}
@@ -111,7 +111,7 @@ func TestInitEveryMode(t *testing.T) {
 	}
 }
 
-// TestInitRenamed: after init, job.yaml's name and mode edited: hydrate
+// TestInitRenamed: after init, job.yaml's name and jobKind edited: hydrate
 // rewrites the skeleton init wrote, saying so, and the overlay builds the
 // renamed job of the new kind alone (before, the old MPIJob stayed beside a
 // generated PyTorchJob); a skeleton the user edited is theirs: hydrate

@@ -60,7 +60,7 @@ func versions(o *overlay, ns string) string {
 
 // jobPods are the pods the job's operator made for role ("" for a Pod: the Pod itself).
 func jobPods(o *overlay, ns string, role jobkind.Role) []corev1.Pod {
-	if o.kind.Mode() == jobkind.SingleNode {
+	if o.kind.JobKind() == jobkind.Pod {
 		p, err := kube.CoreV1().Pods(ns).Get(ctx, o.name, metav1.GetOptions{})
 		if err != nil {
 			return nil
@@ -72,12 +72,12 @@ func jobPods(o *overlay, ns string, role jobkind.Role) []corev1.Pod {
 
 // workerRole is the role whose pods are the workers.
 func workerRole(o *overlay) jobkind.Role {
-	switch o.kind.Mode() {
-	case jobkind.MultiNode:
+	switch o.kind.JobKind() {
+	case jobkind.MPIJob:
 		return jobkind.Worker
 	case jobkind.TrainJob:
 		return jobkind.TrainerNode
-	case jobkind.Elastic:
+	case jobkind.PyTorchJob:
 		return "worker"
 	}
 	return ""
@@ -89,7 +89,7 @@ func workerRole(o *overlay) jobkind.Role {
 func checkRunsEdit(c *check, o *overlay, ns, when string) {
 	role := workerRole(o)
 	want := 1
-	if o.kind.Mode() != jobkind.SingleNode {
+	if o.kind.JobKind() != jobkind.Pod {
 		want = int(o.plan.Workers)
 	}
 	var ps []corev1.Pod
@@ -115,7 +115,7 @@ func checkRunsEdit(c *check, o *overlay, ns, when string) {
 	} else {
 		c.eq(fmt.Sprintf("%s: the env ConfigMap holds mlops.env's keys and values", when), o.env, cm.Data)
 	}
-	if o.kind.Mode() != jobkind.MultiNode {
+	if o.kind.JobKind() != jobkind.MPIJob {
 		return
 	}
 	var launchers []corev1.Pod
@@ -146,7 +146,7 @@ func checkEditRunning(c *check, dir, ns string) {
 		c.fail("the overlay builds", err.Error())
 		return
 	}
-	if o.kind.Mode() == jobkind.MultiNode {
+	if o.kind.JobKind() == jobkind.MPIJob {
 		// As the README's first job: plain kubectl apply -k; mlops-fn apply takes over after the edit.
 		if out, err := kubectl("", "apply", "-k", dir, "-n", ns); err != nil {
 			c.fail("kubectl apply -k: the job is created", out)
@@ -163,7 +163,7 @@ func checkEditRunning(c *check, dir, ns string) {
 		c.pass("mlops-fn apply again, nothing edited: unchanged")
 	}
 
-	if o.kind.Mode() == jobkind.Elastic && o.plan.Workers < o.plan.Elastic.MaxWorkers {
+	if o.kind.JobKind() == jobkind.PyTorchJob && o.plan.Workers < o.plan.Elastic.MaxWorkers {
 		// Scaled within MIN_WORKERS..MAX_WORKERS, nothing else: legitimately live.
 		if err := editEnv(dir, "WORKERS", fmt.Sprint(o.plan.Workers+1)); err != nil {
 			c.fail("WORKERS edited", err.Error())
@@ -178,9 +178,9 @@ func checkEditRunning(c *check, dir, ns string) {
 
 	before := versions(o, ns)
 	edits := map[string]string{"CPU": "3"}
-	if o.kind.Mode() != jobkind.SingleNode {
+	if o.kind.JobKind() != jobkind.Pod {
 		edits["WORKERS"] = fmt.Sprint(o.plan.Workers + 1)
-		if o.kind.Mode() == jobkind.Elastic {
+		if o.kind.JobKind() == jobkind.PyTorchJob {
 			edits["MAX_WORKERS"] = fmt.Sprint(o.plan.Workers + 1)
 		}
 	}
@@ -207,12 +207,12 @@ func checkEditRunning(c *check, dir, ns string) {
 	}
 	checkRunsEdit(c, o, ns, "replaced")
 
-	if o.kind.Mode() == jobkind.MultiNode || o.kind.Mode() == jobkind.SingleNode {
+	if o.kind.JobKind() == jobkind.MPIJob || o.kind.JobKind() == jobkind.Pod {
 		// A finished job and its edit: a new run, which mlops-fn apply names.
 		role, final := jobkind.Launcher, func() bool {
 			return conditionOf(o.kind.APIVersion, o.kind.Kind, ns, o.name, "Succeeded") == "True"
 		}
-		if o.kind.Mode() == jobkind.SingleNode {
+		if o.kind.JobKind() == jobkind.Pod {
 			role, final = "", func() bool {
 				p, err := kube.CoreV1().Pods(ns).Get(ctx, o.name, metav1.GetOptions{})
 				return err == nil && p.Status.Phase == corev1.PodSucceeded

@@ -122,13 +122,13 @@ func describeOverlay(o *overlay) {
 		return
 	}
 	p := o.plan
-	note("%s %s, %s: workers=%d slots=%d gpus=%d uid=%s, Pod Security %s", o.kind.Kind, o.name, p.Mode, p.Workers, p.SlotsPerWorker, p.GPUsPerWorker, optional(p.RunAsUser), o.level)
+	note("%s %s, %s: workers=%d slots=%d gpus=%d uid=%s, Pod Security %s", o.kind.Kind, o.name, p.JobKind, p.Workers, p.SlotsPerWorker, p.GPUsPerWorker, optional(p.RunAsUser), o.level)
 }
 
 func runOverlay(c *check, o *overlay) {
 	checkDryRun(c, o)
 	ns := "run-" + o.slug
-	if o.kind.Mode() == jobkind.TrainJob {
+	if o.kind.JobKind() == jobkind.TrainJob {
 		// Its pods exist only once Trainer has merged runtime and patches: applied for real under
 		// the level it claims (the pods must be admitted), then one of them probes each level.
 		if o.level != "restricted" {
@@ -149,12 +149,12 @@ func runOverlay(c *check, o *overlay) {
 	if level != "restricted" {
 		checkRefusedForReal(c, o)
 	}
-	switch o.kind.Mode() {
-	case jobkind.SingleNode:
+	switch o.kind.JobKind() {
+	case jobkind.Pod:
 		checkPod(c, o, ns, level)
-	case jobkind.MultiNode:
+	case jobkind.MPIJob:
 		checkMPIJob(c, o, ns, level)
-	case jobkind.Elastic:
+	case jobkind.PyTorchJob:
 		checkPyTorchJob(c, o, ns, level)
 	}
 }
@@ -236,7 +236,7 @@ func TestRenamed(t *testing.T) {
 			c.fail(dir+" builds", err.Error())
 			continue
 		}
-		if o.kind.Mode() == jobkind.SingleNode {
+		if o.kind.JobKind() == jobkind.Pod {
 			continue // a Pod has no operator that could miss a renamed name
 		}
 		guarded(c, func() { checkRenamed(c, o, work) })

@@ -49,7 +49,7 @@ const (
 // checks leave in the pool. An MPIJob's launcher is not in the pool (mlops-fn places only the
 // workers: a launcher needs no accelerator), so it finds room elsewhere, and only the gang holds it.
 type gangJob struct {
-	mode     jobkind.Mode
+	jobKind  jobkind.JobKind
 	name     string
 	env      map[string]string
 	spec     string
@@ -65,18 +65,18 @@ const gangLauncher = "  launcherResources: {limits: {cpu: \"1\", memory: 256Mi}}
 
 var gangJobs = []gangJob{
 	// The operator's default, AtStartup: the launcher and the workers; 1 worker of 2 fits, the launcher anywhere.
-	{mode: jobkind.MultiNode, name: "gang-mpi", env: map[string]string{"WORKERS": "2"},
+	{jobKind: jobkind.MPIJob, name: "gang-mpi", env: map[string]string{"WORKERS": "2"},
 		spec: gangLauncher + "  mpi: {launcherCreationPolicy: AtStartup}\n", min: 3, all: 3, short: 1, minRoom: 2, minBound: 3},
 	// mlops-fn's default, WaitForWorkersReady, and its minimum: the workers; the launcher is created once they run.
-	{mode: jobkind.MultiNode, name: "gang-mpi-wait", env: map[string]string{"WORKERS": "2"},
+	{jobKind: jobkind.MPIJob, name: "gang-mpi-wait", env: map[string]string{"WORKERS": "2"},
 		spec: gangLauncher, min: 2, all: 3, short: 1, minRoom: 2, minBound: 3},
 	// mlops-fn's minimum: MIN_WORKERS, where the operator's default would wait for all three.
-	{mode: jobkind.Elastic, name: "gang-elastic", env: map[string]string{"WORKERS": "3", "MIN_WORKERS": "2", "MAX_WORKERS": "3"},
+	{jobKind: jobkind.PyTorchJob, name: "gang-elastic", env: map[string]string{"WORKERS": "3", "MIN_WORKERS": "2", "MAX_WORKERS": "3"},
 		min: 2, all: 3, short: 1, minRoom: 2, minBound: 2, allRoom: 3},
-	{mode: jobkind.TrainJob, name: "gang-trainjob", env: map[string]string{"WORKERS": "2"},
+	{jobKind: jobkind.TrainJob, name: "gang-trainjob", env: map[string]string{"WORKERS": "2"},
 		min: 2, all: 2, short: 1, minRoom: 2, minBound: 2},
 	// The control: with a minimum of 1, the launcher and the worker that fits are bound.
-	{mode: jobkind.MultiNode, name: "gang-mpi-min1", env: map[string]string{"WORKERS": "2"},
+	{jobKind: jobkind.MPIJob, name: "gang-mpi-min1", env: map[string]string{"WORKERS": "2"},
 		spec: gangLauncher + "  mpi: {launcherCreationPolicy: AtStartup}\n  runPolicy:\n    schedulingPolicy: {minAvailable: 1}\n", min: 1, all: 3, short: 1, partial: 2},
 }
 
@@ -209,7 +209,7 @@ func gangRoom(n int) error {
 // gangFolder: mlops-fn init's folder for g, its mlops.env and job.yaml set for the pool, hydrated.
 func gangFolder(work string, g gangJob) (string, error) {
 	dir := filepath.Join(work, g.name)
-	if out, err := runMlopsFn("init", "--kind", string(g.mode), dir); err != nil {
+	if out, err := runMlopsFn("init", "--kind", string(g.jobKind), dir); err != nil {
 		return "", fmt.Errorf("mlops-fn init: %s", out)
 	}
 	env := map[string]string{"CPU": "1", "MEMORY": "256Mi"}

@@ -178,7 +178,7 @@ func checkPodSpec(c *check, o *overlay, pod *corev1.Pod, role jobkind.Role) {
 	c.eq(what("fsGroup"), optional(want.FSGroup), optional(got.FSGroup))
 	c.eq(what("runAsNonRoot"), optional(want.RunAsNonRoot), optional(got.RunAsNonRoot))
 
-	if o.kind.Mode() != jobkind.TrainJob {
+	if o.kind.JobKind() != jobkind.TrainJob {
 		checkCarried(c, o, pod, role)
 	}
 	trainer := o.trainingContainer(pod, role)
@@ -186,7 +186,7 @@ func checkPodSpec(c *check, o *overlay, pod *corev1.Pod, role jobkind.Role) {
 		c.fail(what("has the training container "+p.ContainerOf(role)), jsonText(podContainerNames(pod)))
 		return
 	}
-	trainJob := o.kind.Mode() == jobkind.TrainJob
+	trainJob := o.kind.JobKind() == jobkind.TrainJob
 	if trainJob {
 		// The ids are on the trainer's container too: a runtime's container ids would win over the pod's.
 		var sc corev1.SecurityContext
@@ -526,7 +526,7 @@ func checkRefusedForReal(c *check, o *overlay) {
 		return
 	}
 	role, who := "worker", "the operator's worker pods"
-	if o.kind.Mode() == jobkind.TrainJob {
+	if o.kind.JobKind() == jobkind.TrainJob {
 		role, who = string(jobkind.TrainerNode), "the Job controller's pods of the TrainJob"
 	}
 	if !waitUntil(waitForPods, func() bool { return eventsMention(ns, "violates PodSecurity") }) {

@@ -127,8 +127,8 @@ func held(o *overlay, ns string) string {
 	if err != nil {
 		return err.Error()
 	}
-	switch o.kind.Mode() {
-	case jobkind.SingleNode:
+	switch o.kind.JobKind() {
+	case jobkind.Pod:
 		var gates []string
 		list, _, _ := unstructured.NestedSlice(u.Object, "spec", "schedulingGates")
 		for _, g := range list {
@@ -159,7 +159,7 @@ func running(ns string, n int) bool { return allInPhase(ns, "", n, corev1.PodRun
 // expectHeld: the job Kueue has not admitted is held: a Pod keeps Kueue's scheduling gate and
 // no node, another kind stays suspended without pods.
 func expectHeld(c *check, o *overlay, ns, when string) {
-	if o.kind.Mode() == jobkind.SingleNode {
+	if o.kind.JobKind() == jobkind.Pod {
 		c.eq(when+": the Pod has Kueue's scheduling gate "+kueueGate, "gated", held(o, ns))
 		node := "unreadable"
 		if p, err := kube.CoreV1().Pods(ns).Get(ctx, o.name, metav1.GetOptions{}); err == nil {
@@ -194,10 +194,10 @@ func requests(w *unstructured.Unstructured) corev1.ResourceList {
 
 // podCount is how many pods the job runs once admitted.
 func (o *overlay) podCount() int {
-	switch o.kind.Mode() {
-	case jobkind.SingleNode:
+	switch o.kind.JobKind() {
+	case jobkind.Pod:
 		return 1
-	case jobkind.MultiNode:
+	case jobkind.MPIJob:
 		return int(o.plan.Workers) + 1 // and the launcher
 	}
 	return int(o.plan.Workers)
@@ -275,7 +275,7 @@ func checkKueue(t *check, src, tree string) {
 	req := requests(w)
 	note("Kueue counts the job as %s", jsonText(quantities(req)))
 	nodes := int64(o.plan.Workers)
-	if o.kind.Mode() == jobkind.SingleNode {
+	if o.kind.JobKind() == jobkind.Pod {
 		nodes = 1
 	}
 	gpus := req["nvidia.com/gpu"]
@@ -292,7 +292,7 @@ func checkKueue(t *check, src, tree string) {
 	}
 	expectReleased(c, o, first, "admitted")
 	c.that(fmt.Sprintf("admitted: its %d pods are created and Running", n), waitUntil(waitForPods, func() bool { return running(first, n) }), podTable(first))
-	if o.kind.Mode() == jobkind.TrainJob {
+	if o.kind.JobKind() == jobkind.TrainJob {
 		checkKueueRuntimePatch(c, o, first)
 	}
 
@@ -323,7 +323,7 @@ func checkKueue(t *check, src, tree string) {
 		plain.that(fmt.Sprintf("the ClusterQueue full, a LocalQueue in the namespace: its %d pods are created and Running (not held by Kueue)", n),
 			waitUntil(waitForPods, func() bool { return running(third, n) }), podTable(third))
 		plain.that("Kueue creates no Workload", workload(third) == nil, jsonText(workload(third)))
-		if o.kind.Mode() == jobkind.SingleNode {
+		if o.kind.JobKind() == jobkind.Pod {
 			plain.eq("the Pod has no scheduling gate", "", held(orig, third))
 		} else {
 			plain.that(fmt.Sprintf("the %s is not suspended", o.kind.Kind), held(orig, third) != "true", held(orig, third))
@@ -354,7 +354,7 @@ func kueueApply(c *check, o *overlay, ns string) bool {
 
 // expectReleased: once admitted, Kueue removes a Pod's gates, or unsuspends the job.
 func expectReleased(c *check, o *overlay, ns, when string) {
-	if o.kind.Mode() == jobkind.SingleNode {
+	if o.kind.JobKind() == jobkind.Pod {
 		waitUntil(30*time.Second, func() bool { return held(o, ns) == "" })
 		c.eq(when+": Kueue removes its scheduling gates", "", held(o, ns))
 		return

@@ -38,7 +38,7 @@ type overlay struct {
 	slug string // a short name for its namespaces
 	// objects are `kubectl kustomize dir`, what `kubectl apply -k` sends.
 	objects []*unstructured.Unstructured
-	kind    jobkind.JobKind
+	kind    jobkind.Facts
 	job     *unstructured.Unstructured // the job object; nil if the overlay has none
 	name    string                     // the job's name
 

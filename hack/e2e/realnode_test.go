@@ -87,19 +87,19 @@ func took(start time.Time) { note("took %d s", int(time.Since(start).Seconds()))
 // realJob is a job folder as a user makes one: mlops-fn init, then their job.yaml and mlops.env,
 // then mlops-fn hydrate; kubectl apply -k runs it.
 type realJob struct {
-	name, mode string
-	spec       string // job.yaml's spec, after "spec:\n" (indented two spaces)
-	env        string // mlops.env
+	name, jobKind string
+	spec          string // job.yaml's spec, after "spec:\n" (indented two spaces)
+	env           string // mlops.env
 }
 
 // hydrate writes the job's folder under dir and hydrates it; it returns the folder.
 func (j realJob) hydrate(dir string) (string, error) {
 	folder := filepath.Join(dir, j.name)
-	if out, err := runMlopsFn("init", folder, "--kind", j.mode); err != nil {
+	if out, err := runMlopsFn("init", folder, "--kind", j.jobKind); err != nil {
 		return "", fmt.Errorf("mlops-fn init: %v: %s", err, out)
 	}
 	spec := "apiVersion: mlops-fn.dev/v1alpha1\nkind: MLOpsJob\nmetadata:\n  name: " + j.name +
-		"\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\nspec:\n  jobKind: " + j.mode + "\n" + j.spec
+		"\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\nspec:\n  jobKind: " + j.jobKind + "\n" + j.spec
 	if err := os.WriteFile(filepath.Join(folder, "job.yaml"), []byte(spec), 0o644); err != nil {
 		return "", err
 	}
@@ -246,7 +246,7 @@ func TestRealMPIJob(t *testing.T) {
 		c.fail("a shared volume", err.Error())
 		return
 	}
-	j := realJob{name: "allreduce", mode: "MPIJob",
+	j := realJob{name: "allreduce", jobKind: "MPIJob",
 		spec: "  image: " + mpiImage + "\n  command: [python3, -c, " + strconv.Quote(mpiProgram) + ", /shared]\n" +
 			"  volumes: [{name: shared, mountPath: /shared, pvc: {claimName: shared}}]\n",
 		env: fmt.Sprintf("USER_ID=%d\nGROUP_ID=%d\nFS_GROUP=%d\nUSER_NAME=mpiuser\nWORKERS=%d\nSLOTS_PER_WORKER=%d\nCPU=250m\nMEMORY=256Mi\n",
@@ -270,7 +270,7 @@ func TestRealRootMPIJob(t *testing.T) {
 		c.fail("a namespace on the real node", err.Error())
 		return
 	}
-	j := realJob{name: "root", mode: "MPIJob",
+	j := realJob{name: "root", jobKind: "MPIJob",
 		spec: "  image: " + mpiImage + "\n  command: [python3, -c, " + strconv.Quote(mpiProgram) + ", /tmp]\n",
 		env:  fmt.Sprintf("USER_ID=0\nGROUP_ID=0\nWORKERS=%d\nCPU=250m\nMEMORY=256Mi\n", workers)}
 	guarded(c, func() { runMPIJob(c, j, ns, t.TempDir(), workers, 1, "", 0, 0, 0) })
@@ -429,7 +429,7 @@ func TestRealPod(t *testing.T) {
 		c.fail("a shared volume", err.Error())
 		return
 	}
-	j := realJob{name: "ids", mode: "Pod",
+	j := realJob{name: "ids", jobKind: "Pod",
 		spec: "  image: " + mpiImage + "\n  command: [sh, -c, " + strconv.Quote(podProgram) + "]\n" +
 			"  volumes: [{name: shared, mountPath: /shared, pvc: {claimName: shared}}]\n",
 		env: fmt.Sprintf("USER_ID=%d\nGROUP_ID=%d\nFS_GROUP=%d\nCPU=250m\nMEMORY=256Mi\nSHM_SIZE=%dKi\n", uid, gid, fsGroup, shmKiB)}
@@ -527,7 +527,7 @@ func TestRealElastic(t *testing.T) {
 		c.fail("a namespace on the real node", err.Error())
 		return
 	}
-	j := realJob{name: "elastic", mode: "PyTorchJob", spec: "  image: " + torchImage + "\n" + torchCommand(steps),
+	j := realJob{name: "elastic", jobKind: "PyTorchJob", spec: "  image: " + torchImage + "\n" + torchCommand(steps),
 		env: fmt.Sprintf("USER_ID=%d\nGROUP_ID=%d\nWORKERS=%d\nMIN_WORKERS=%d\nMAX_WORKERS=%d\nCPU=500m\nMEMORY=1Gi\n",
 			uid, gid, workers, minWorkers, maxWorkers)}
 	dir, err := j.hydrate(t.TempDir())
@@ -636,7 +636,7 @@ func TestRealTrainJob(t *testing.T) {
 		c.fail("a namespace on the real node", err.Error())
 		return
 	}
-	j := realJob{name: "trainjob", mode: "TrainJob", spec: "  image: " + torchImage + "\n" + torchCommand(1) + "  trainer: {runtime: torch-distributed}\n",
+	j := realJob{name: "trainjob", jobKind: "TrainJob", spec: "  image: " + torchImage + "\n" + torchCommand(1) + "  trainer: {runtime: torch-distributed}\n",
 		env: fmt.Sprintf("USER_ID=%d\nGROUP_ID=%d\nWORKERS=%d\nCPU=500m\nMEMORY=1Gi\n", uid, gid, workers)}
 	dir, err := j.hydrate(t.TempDir())
 	if err != nil {
@@ -777,7 +777,7 @@ func TestRealNFS(t *testing.T) {
 		c.fail("a namespace on the real node", err.Error())
 		return
 	}
-	j := realJob{name: "nfs", mode: "Pod", spec: "  image: " + mpiImage + "\n  command: [ls, /data]\n",
+	j := realJob{name: "nfs", jobKind: "Pod", spec: "  image: " + mpiImage + "\n  command: [ls, /data]\n",
 		env: "USER_ID=1000\nGROUP_ID=1000\nCPU=250m\nMEMORY=256Mi\nNFS_SERVER=" + server + "\nNFS_PATH=" + path + "\nNFS_MOUNT_PATH=/data\n"}
 	dir, err := j.hydrate(t.TempDir())
 	if err != nil {

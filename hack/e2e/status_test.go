@@ -74,7 +74,7 @@ func statusHead(o *overlay, ns, phase string) string {
 
 // finalPhase is the phase a kind ends in when it went well.
 func finalPhase(o *overlay) string {
-	if o.kind.Mode() == jobkind.TrainJob {
+	if o.kind.JobKind() == jobkind.TrainJob {
 		return "Complete"
 	}
 	return "Succeeded"
@@ -82,7 +82,7 @@ func finalPhase(o *overlay) string {
 
 // heldPhase is the phase of a job Kueue holds: suspended, a Pod gated and Pending.
 func heldPhase(o *overlay) string {
-	if o.kind.Mode() == jobkind.SingleNode {
+	if o.kind.JobKind() == jobkind.Pod {
 		return "Pending"
 	}
 	return "Suspended"
@@ -114,7 +114,7 @@ func checkStatus(c *check, dir string) {
 	for _, p := range pods(ns, "") {
 		names = append(names, p.Name)
 	}
-	if o.kind.Mode() == jobkind.MultiNode {
+	if o.kind.JobKind() == jobkind.MPIJob {
 		names = podNames(jobPods(o, ns, "launcher"))
 	}
 	if err := complete(ns, names...); err != nil {
@@ -125,7 +125,7 @@ func checkStatus(c *check, dir string) {
 	c.that("finished: no line says it waits", !strings.Contains(out, "waiting:") && !strings.Contains(out, "why:"), out)
 
 	// Pod Security refuses the operator's pods (a Pod is refused at apply: there is no job).
-	if o.level != "restricted" && o.kind.Mode() != jobkind.SingleNode {
+	if o.level != "restricted" && o.kind.JobKind() != jobkind.Pod {
 		restricted := "status-restricted-" + o.slug
 		if err := newNamespace(restricted, "restricted"); err != nil {
 			c.fail("a namespace enforcing restricted", err.Error())
@@ -261,20 +261,20 @@ print("mlops-fn-e2e rank=%d size=%d" % (c.Get_rank(), c.Get_size()), flush=True)
 		}
 	}
 	jobs := []logsJob{
-		{realJob{name: "logs-pod", mode: "Pod",
+		{realJob{name: "logs-pod", jobKind: "Pod",
 			spec: "  image: " + mpiImage + "\n  command: [sh, -c, " + strconv.Quote(`sleep 2; echo "mlops-fn-e2e host=$(hostname) step=0"`) + "]\n",
 			env:  "USER_ID=1000\nGROUP_ID=1000\nCPU=250m\nMEMORY=256Mi\n"}, "v1", "Pod", "Succeeded",
 			func(rs []report) (string, bool) {
 				return "the Pod's line", len(rs) == 1 && rs[0]["host"] == "logs-pod"
 			}},
-		{realJob{name: "logs-mpi", mode: "MPIJob",
+		{realJob{name: "logs-mpi", jobKind: "MPIJob",
 			spec: "  image: " + mpiImage + "\n  command: [python3, -c, " + strconv.Quote(mpiLine) + "]\n",
 			env:  fmt.Sprintf("USER_ID=1000\nGROUP_ID=1000\nFS_GROUP=2000\nUSER_NAME=mpiuser\nWORKERS=%d\nCPU=250m\nMEMORY=256Mi\n", workers)},
 			"kubeflow.org/v2beta1", "MPIJob", "Succeeded", ranks},
-		{realJob{name: "logs-elastic", mode: "PyTorchJob", spec: "  image: " + torchImage + "\n" + torchCommand(2),
+		{realJob{name: "logs-elastic", jobKind: "PyTorchJob", spec: "  image: " + torchImage + "\n" + torchCommand(2),
 			env: fmt.Sprintf("USER_ID=1000\nGROUP_ID=1000\nWORKERS=%d\nMIN_WORKERS=%d\nMAX_WORKERS=%d\nCPU=500m\nMEMORY=1Gi\n", workers, workers, workers)},
 			"kubeflow.org/v1", "PyTorchJob", "Succeeded", onlyHost("logs-elastic-worker-0")},
-		{realJob{name: "logs-trainjob", mode: "TrainJob", spec: "  image: " + torchImage + "\n" + torchCommand(2) + "  trainer: {runtime: torch-distributed}\n",
+		{realJob{name: "logs-trainjob", jobKind: "TrainJob", spec: "  image: " + torchImage + "\n" + torchCommand(2) + "  trainer: {runtime: torch-distributed}\n",
 			env: fmt.Sprintf("USER_ID=1000\nGROUP_ID=1000\nWORKERS=%d\nCPU=500m\nMEMORY=1Gi\n", workers)},
 			"trainer.kubeflow.org/v1alpha1", "TrainJob", "Complete", onlyHost("logs-trainjob-node-0-0")},
 	}
@@ -341,7 +341,7 @@ func jobEnded(j logsJob, ns string) string {
 	return jobFinished(j.apiVersion, j.kind, ns, j.name, j.done)
 }
 
-func mustKind(kind string) jobkind.JobKind {
+func mustKind(kind string) jobkind.Facts {
 	k, _ := jobkind.ForKind(kind)
 	return k
 }
@@ -351,7 +351,7 @@ func mustKind(kind string) jobkind.JobKind {
 func checkImagePull(t *testing.T, c *check) {
 	const image = "localhost/mlops-fn-e2e/no-such-image:1"
 	ns := "real-no-image"
-	j := realJob{name: "no-image", mode: "Pod", spec: "  image: " + image + "\n  command: [sh, -c, 'echo never']\n",
+	j := realJob{name: "no-image", jobKind: "Pod", spec: "  image: " + image + "\n  command: [sh, -c, 'echo never']\n",
 		env: "USER_ID=1000\nGROUP_ID=1000\nCPU=250m\nMEMORY=256Mi\n"}
 	dir, ok := applyOnRealNode(t, c, j, ns)
 	if !ok {

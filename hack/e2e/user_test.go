@@ -57,7 +57,7 @@ func checkRenamed(c *check, o *overlay, work string) {
 		return
 	}
 	role, n := "worker", int(o.plan.Workers)
-	if o.kind.Mode() == jobkind.TrainJob {
+	if o.kind.JobKind() == jobkind.TrainJob {
 		role = string(jobkind.TrainerNode)
 	}
 	if !waitUntil(waitForPods, func() bool { return len(pods(ns, renamed.selector(role))) >= n }) {

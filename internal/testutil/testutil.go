@@ -90,10 +90,10 @@ func DecodeStrict(b []byte, into any) error {
 
 // QuickstartFolder is the folder of each kind's quickstart under
 // quickstart/k8s/mlops and quickstart/kpt, named by the topology it gives.
-var QuickstartFolder = map[jobkind.Mode]string{
-	jobkind.SingleNode: "single-node",
-	jobkind.MultiNode:  "multi-node",
-	jobkind.Elastic:    "elastic",
+var QuickstartFolder = map[jobkind.JobKind]string{
+	jobkind.Pod:        "single-node",
+	jobkind.MPIJob:     "multi-node",
+	jobkind.PyTorchJob: "elastic",
 	jobkind.TrainJob:   "trainjob",
 }
 
@@ -101,7 +101,7 @@ var QuickstartFolder = map[jobkind.Mode]string{
 func QuickstartFolders() []string {
 	var out []string
 	for _, k := range jobkind.Kinds {
-		out = append(out, QuickstartFolder[k.Mode()])
+		out = append(out, QuickstartFolder[k.JobKind()])
 	}
 	return out
 }

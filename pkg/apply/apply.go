@@ -245,7 +245,7 @@ func diff(path string, a, b any, out *[]string) {
 // within its elasticPolicy's bounds (and WORKERS in its env ConfigMap): the
 // training-operator and torchrun re-form the group, as they do for a lost worker.
 func scalesWithin(live, job object, changes []string) bool {
-	if kindOf(job) != jobkind.ForMode(jobkind.Elastic).Kind {
+	if kindOf(job) != jobkind.Of(jobkind.PyTorchJob).Kind {
 		return false
 	}
 	const replicas = "spec.pytorchReplicaSpecs.Worker.replicas: "

@@ -8,17 +8,18 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 
-	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
 	"github.com/mlops-fn/mlops-fn/pkg/scaffold"
 )
 
 func newInit() *cobra.Command {
 	var o scaffold.Options
-	var mode string
+	var jobKind string
 	var commands []string
 	cmd := &cobra.Command{
 		Use:   "init DIR [-- COMMAND ARG...]",
@@ -52,7 +53,7 @@ mlops.env, then run mlops-fn hydrate DIR again.`,
 			if o.Command, err = commandOf(commands, args[1:]); err != nil {
 				return fail(cmd, err)
 			}
-			o.Mode, o.Dir = api.Mode(mode), dir
+			o.JobKind, o.Dir = jobkind.JobKind(jobKind), dir
 			if o.Name == "" {
 				abs, err := filepath.Abs(dir)
 				if err != nil {
@@ -80,7 +81,7 @@ mlops.env, then run mlops-fn hydrate DIR again.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&mode, "kind", string(api.ModeMultiNode), "the kind the job becomes: MPIJob (multi-node), Pod (single-node), PyTorchJob (elastic) or TrainJob (Kubeflow Trainer)")
+	cmd.Flags().StringVar(&jobKind, "kind", string(jobkind.MPIJob), "the kind the job becomes: MPIJob (multi-node), Pod (single-node), PyTorchJob (elastic) or TrainJob (Kubeflow Trainer)")
 	cmd.Flags().StringVar(&o.Name, "name", "", "the job's name (default: DIR's name)")
 	cmd.Flags().StringVar(&o.Image, "image", "", "the training image (default: the operator's example)")
 	cmd.Flags().StringArrayVar(&commands, "command", nil, "the training command: once, comma-separated (python,train.py); or once per argument; or after -- (default: the example's)")

@@ -43,7 +43,7 @@ type Settings struct {
 	// (GPUS_PER_WORKER when above 0, else 1).
 	Workers, GPUsPerWorker, SlotsPerWorker *int32
 	CPU, Memory                            *resource.Quantity
-	// The elastic mode's bounds and etcd rendezvous.
+	// An elastic PyTorchJob's bounds and etcd rendezvous.
 	MinWorkers, MaxWorkers *int32
 	RendezvousEndpoint     string
 	// GPUResource names the accelerator GPUS_PER_WORKER counts; ShmSize sizes

@@ -109,7 +109,7 @@ func TestRenamesReachTheJob(t *testing.T) {
 		if k.ReferencePodSpecs == nil {
 			continue // a Pod: kustomize knows its references
 		}
-		overlay := testutil.QuickstartFolder[k.Mode()]
+		overlay := testutil.QuickstartFolder[k.JobKind()]
 		t.Run(overlay, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
@@ -178,18 +178,18 @@ func TestRenamesReachTheJob(t *testing.T) {
 func TestOneJobItsOwnObjects(t *testing.T) {
 	t.Parallel()
 	ids := map[string][]string{}
-	for _, mode := range testutil.QuickstartFolders() {
-		nodes, err := stagedBuild("../../quickstart/k8s/mlops/"+mode, nil, nil)
+	for _, topology := range testutil.QuickstartFolders() {
+		nodes, err := stagedBuild("../../quickstart/k8s/mlops/"+topology, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, n := range nodes {
-			ids[n.GetKind()+"/"+n.GetName()] = append(ids[n.GetKind()+"/"+n.GetName()], mode)
+			ids[n.GetKind()+"/"+n.GetName()] = append(ids[n.GetKind()+"/"+n.GetName()], topology)
 		}
 	}
-	for id, modes := range ids {
-		if len(modes) > 1 && id != "ServiceAccount/model-service" {
-			t.Errorf("%s is in the quickstarts %v: deleting one would delete the other's", id, modes)
+	for id, topologies := range ids {
+		if len(topologies) > 1 && id != "ServiceAccount/model-service" {
+			t.Errorf("%s is in the quickstarts %v: deleting one would delete the other's", id, topologies)
 		}
 	}
 	if len(ids["ServiceAccount/model-service"]) != len(jobkind.Kinds) {
@@ -268,10 +268,10 @@ func relativeTo(t *testing.T, dir, target string) string {
 func overlaysOfEveryKind(t *testing.T) map[string]string {
 	t.Helper()
 	dirs := map[string]string{}
-	for _, mode := range testutil.QuickstartFolders() {
-		quickstart := filepath.Join("../../quickstart/k8s/mlops", mode)
-		dirs[mode+", patched"] = quickstart
-		dir := filepath.Join(t.TempDir(), mode)
+	for _, topology := range testutil.QuickstartFolders() {
+		quickstart := filepath.Join("../../quickstart/k8s/mlops", topology)
+		dirs[topology+", patched"] = quickstart
+		dir := filepath.Join(t.TempDir(), topology)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -290,7 +290,7 @@ func overlaysOfEveryKind(t *testing.T) map[string]string {
 		if err := ov.Write(); err != nil {
 			t.Fatal(err)
 		}
-		dirs[mode+", generated"] = dir
+		dirs[topology+", generated"] = dir
 	}
 	return dirs
 }

@@ -54,9 +54,9 @@ func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, it
 		// The function would generate the job beside these: two jobs for one spec
 		// (a job of another kind under the job's name, the processor refuses).
 		for _, it := range items {
-			if kind := it.GetKind(); kind == plan.JobKind().Kind {
+			if kind := it.GetKind(); kind == plan.Facts().Kind {
 				return fmt.Errorf("%s: the base holds %s/%s, which is not the job of %s (%s named %s); accepted: a base whose %s is named %s, or spec.target naming the one to patch",
-					p.ConfigFile, kind, it.GetName(), p.ConfigFile, jobkind.WithArticle(plan.JobKind().Kind), plan.Target.Name, plan.JobKind().Kind, plan.Target.Name)
+					p.ConfigFile, kind, it.GetName(), p.ConfigFile, jobkind.WithArticle(plan.Facts().Kind), plan.Target.Name, plan.Facts().Kind, plan.Target.Name)
 			}
 		}
 		job, err := p.Generate(plan)
@@ -238,9 +238,9 @@ func (out *Overlay) componentKustomization(header string, plan *render.Plan, gua
 		{"resources", resources},
 		{"transformers", []any{guardDir + "/" + checksFile, patchesFile}},
 	}
-	if plan.Mode != api.ModeSingleNode {
+	if plan.JobKind != jobkind.Pod {
 		// A Pod's name references are built into kustomize; a CRD's are not.
-		out.Component[NameReferenceFile] = append([]byte(header), schema.NameReferences(plan.JobKind().Kind)...)
+		out.Component[NameReferenceFile] = append([]byte(header), schema.NameReferences(plan.Facts().Kind)...)
 		component = append(component, field{"configurations", []any{NameReferenceFile}})
 	}
 	comment := "# The job's patches (" + patchesFile + "). The guard (" + guardDir + "/) first fails the build, saying to run mlops-fn\n# hydrate, if mlops.env, the job spec, the base's job or the env ConfigMap's generator changed after\n# hydrate: kubectl cannot run mlops-fn, so it must not apply stale patches."

@@ -40,12 +40,12 @@ func copyTree(t *testing.T, from, to string) {
 	}
 }
 
-// quickstartCopy copies the repository's quickstart and gives the overlay of mode in it.
-func quickstartCopy(t *testing.T, mode string) string {
+// quickstartCopy copies the repository's quickstart and gives the overlay of topology in it.
+func quickstartCopy(t *testing.T, topology string) string {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), "quickstart")
 	copyTree(t, "../../quickstart", root)
-	return filepath.Join(root, "k8s", "mlops", mode)
+	return filepath.Join(root, "k8s", "mlops", topology)
 }
 
 // edit is a change a user makes without running hydrate.
@@ -240,11 +240,11 @@ func TestEditWithoutHydrate(t *testing.T) {
 			t.Errorf("want most edits refused, got %v", counts)
 		}
 	})
-	for _, mode := range testutil.QuickstartFolders() {
+	for _, topology := range testutil.QuickstartFolders() {
 		for _, e := range edits {
-			t.Run(mode+"/"+e.name, func(t *testing.T) {
+			t.Run(topology+"/"+e.name, func(t *testing.T) {
 				t.Parallel()
-				outcome := staleBuild(t, kubectl, func(t *testing.T) string { return quickstartCopy(t, mode) }, e)
+				outcome := staleBuild(t, kubectl, func(t *testing.T) string { return quickstartCopy(t, topology) }, e)
 				mu.Lock()
 				defer mu.Unlock()
 				counts[outcome]++
@@ -361,10 +361,10 @@ func judge(t *testing.T, builder string, want, got []*yaml.RNode, buildErr error
 // the guard compares values, not lines.
 func TestCRLFCheckoutBuilds(t *testing.T) {
 	t.Parallel()
-	for _, mode := range testutil.QuickstartFolders() {
-		t.Run(mode, func(t *testing.T) {
+	for _, topology := range testutil.QuickstartFolders() {
+		t.Run(topology, func(t *testing.T) {
 			t.Parallel()
-			dir := quickstartCopy(t, mode)
+			dir := quickstartCopy(t, topology)
 			want, err := stagedBuild(dir, nil, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -482,10 +482,10 @@ func TestReadmeQuotesTheStaleBuild(t *testing.T) {
 func TestAppliedBuildsWithoutTheGuard(t *testing.T) {
 	t.Parallel()
 	for _, k := range jobkind.Kinds {
-		mode := testutil.QuickstartFolder[k.Mode()]
-		t.Run(mode, func(t *testing.T) {
+		topology := testutil.QuickstartFolder[k.JobKind()]
+		t.Run(topology, func(t *testing.T) {
 			t.Parallel()
-			dir := quickstartCopy(t, mode)
+			dir := quickstartCopy(t, topology)
 			if !editEnv("CPU", "change").apply(dir) {
 				t.Fatal("the quickstart has no CPU")
 			}

@@ -841,10 +841,10 @@ func TestComponentAfterTheOverlay(t *testing.T) {
 // theirs too.
 func TestEnvGeneratorExtrasReachTheJob(t *testing.T) {
 	t.Parallel()
-	for _, mode := range testutil.QuickstartFolders() {
-		t.Run(mode, func(t *testing.T) {
+	for _, topology := range testutil.QuickstartFolders() {
+		t.Run(topology, func(t *testing.T) {
 			t.Parallel()
-			dir := quickstartCopy(t, mode)
+			dir := quickstartCopy(t, topology)
 			write(t, filepath.Join(dir, "team.env"), "TEAM=vision\n")
 			k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
 			write(t, filepath.Join(dir, "kustomization.yaml"), strings.Replace(string(k), "  envs:\n  - mlops.env\n", "  envs:\n  - mlops.env\n  - team.env\n  literals:\n  - SITE=lab\n", 1))

@@ -157,7 +157,7 @@ func setEntries(k *yaml.RNode, e entries, path string) ([]string, error) {
 			continue // the guard's inputs, written anew below
 		case earlier == nil && hydrates(yaml.NewRNode(g), e):
 			// The env generator hydrate kept under an earlier name (the job
-			// renamed, another mode):
+			// renamed, another jobKind):
 			// renamed in place, the user's fields in it kept.
 			earlier = yaml.NewRNode(g)
 		}
@@ -332,8 +332,8 @@ func hydrates(g *yaml.RNode, e entries) bool {
 		return false
 	}
 	n := name.Value.YNode().Value
-	for _, m := range jobkind.Modes() {
-		if prefix, ok := strings.CutSuffix(n, "-"+strings.ToLower(jobkind.ForMode(api.Mode(m)).Kind)+"-env"); ok && prefix != "" {
+	for _, m := range jobkind.Names() {
+		if prefix, ok := strings.CutSuffix(n, "-"+strings.ToLower(jobkind.Of(jobkind.JobKind(m)).Kind)+"-env"); ok && prefix != "" {
 			return true
 		}
 	}

@@ -129,7 +129,7 @@ func (r *rendering) readKustomization() error {
 	}
 	seedHeader := fmt.Sprintf("# After editing %s or %s, run `mlops-fn hydrate` on this folder, then\n# `kubectl apply -k` it: until hydrate has run, the build fails and says so.\n# Lines you add here stay; the entries marked `# mlops-fn hydrate` are hydrate's.\n", o.Config, r.envFile)
 	r.k, r.oldText, r.form, err = readKustomization(kpath, o.Resources, seedHeader, func() error {
-		return fmt.Errorf("%s does not exist: pass --resources with the base that holds the %s skeleton named %s", filepath.Join(o.Dir, "kustomization.yaml"), plan.JobKind().Kind, plan.Name)
+		return fmt.Errorf("%s does not exist: pass --resources with the base that holds the %s skeleton named %s", filepath.Join(o.Dir, "kustomization.yaml"), plan.Facts().Kind, plan.Name)
 	})
 	if err != nil {
 		return err

@@ -6,7 +6,7 @@
 // carries it, the defaults its operator needs, the names and labels the
 // operator gives its pods, the checks its operator applies and the demo job
 // init writes. The API, the renderer, the processor, hydrate, status and the
-// tests read these facts instead of comparing modes; the code that builds or
+// tests read these facts instead of comparing kinds; the code that builds or
 // edits a kind lives in each of those packages' file named after the kind.
 package jobkind
 
@@ -23,17 +23,18 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// Mode is spec.jobKind, the kind the job becomes; the constants name the
-// topology each kind gives a job.
-type Mode string
+// JobKind is spec.jobKind: the kind the job becomes, one of the table's.
+type JobKind string
 
 const (
-	SingleNode Mode = "Pod"
-	MultiNode  Mode = Mode(kubeflow.Kind)
-	// Elastic is an elastic PyTorchJob: torchrun workers between min and max.
-	Elastic Mode = Mode(kubeflowv1.PyTorchJobKind)
+	// Pod is a single-node job.
+	Pod JobKind = "Pod"
+	// MPIJob is a multi-node job: mpirun on a launcher, over ssh to the workers.
+	MPIJob JobKind = JobKind(kubeflow.Kind)
+	// PyTorchJob is an elastic PyTorchJob: torchrun workers between min and max.
+	PyTorchJob JobKind = JobKind(kubeflowv1.PyTorchJobKind)
 	// TrainJob is a Kubeflow Trainer v2 TrainJob on a training runtime.
-	TrainJob Mode = Mode(trainer.TrainJobKind)
+	TrainJob JobKind = JobKind(trainer.TrainJobKind)
 )
 
 // Role names one pod template of a job: an MPIJob's replica type, a
@@ -84,8 +85,8 @@ type Demo struct {
 	Shape string
 }
 
-// JobKind is one row of the table.
-type JobKind struct {
+// Facts is one row of the table.
+type Facts struct {
 	Kind       string
 	APIVersion string
 	// PatchFile is the overlay patch that sets the job's own fields.
@@ -121,7 +122,7 @@ type JobKind struct {
 	PodCount func(obj map[string]any) int
 	// SuspendPath is the field that suspends a job.
 	SuspendPath []string
-	// Demo is the job init writes in this mode.
+	// Demo is the job init writes of this kind.
 	Demo Demo
 	// New is an empty object of the upstream Go type.
 	New func() any
@@ -129,14 +130,14 @@ type JobKind struct {
 	Validate func(obj any) field.ErrorList
 }
 
-// Kinds is the table, in the order of the modes in messages.
-var Kinds = []JobKind{pod, mpiJob, pyTorchJob, trainJob}
+// Kinds is the table, in the order of the kinds in messages.
+var Kinds = []Facts{pod, mpiJob, pyTorchJob, trainJob}
 
-// Mode is the kind's value of spec.jobKind: its name.
-func (k JobKind) Mode() Mode { return Mode(k.Kind) }
+// JobKind is the kind's value of spec.jobKind: its name.
+func (k Facts) JobKind() JobKind { return JobKind(k.Kind) }
 
-// Modes are the values of spec.jobKind, as accepted values in messages.
-func Modes() []string {
+// Names are the values of spec.jobKind, as accepted values in messages.
+func Names() []string {
 	var out []string
 	for _, k := range Kinds {
 		out = append(out, k.Kind)
@@ -144,21 +145,21 @@ func Modes() []string {
 	return out
 }
 
-// ForMode is the row of a mode; a mode the table lacks has none (the spec's
+// Of is the row of a job kind; one the table lacks has none (the spec's
 // validation refuses it first).
-func ForMode(m Mode) JobKind {
-	k, _ := ForKind(string(m))
+func Of(jobKind JobKind) Facts {
+	k, _ := ForKind(string(jobKind))
 	return k
 }
 
 // ForKind is the row of a kind, and whether it is one mlops-fn renders.
-func ForKind(kind string) (JobKind, bool) {
+func ForKind(kind string) (Facts, bool) {
 	for _, k := range Kinds {
 		if k.Kind == kind {
 			return k, true
 		}
 	}
-	return JobKind{}, false
+	return Facts{}, false
 }
 
 // Is says whether kind is one a job renders to.
@@ -168,7 +169,7 @@ func Is(kind string) bool {
 }
 
 // PodSpecPath is where the kind keeps the pod spec of role, nil if it has none.
-func (k JobKind) PodSpecPath(role Role) []string {
+func (k Facts) PodSpecPath(role Role) []string {
 	for _, s := range k.PodSpecs {
 		if s.Role == role {
 			return slices.Clone(s.Path)

@@ -13,8 +13,8 @@ import (
 
 // mpiJob is the multi-node job: mpi-operator v0.8's MPIJob, a launcher
 // running mpirun over ssh to the workers.
-var mpiJob = JobKind{
-	Kind: string(MultiNode), APIVersion: kubeflow.SchemeGroupVersion.String(), PatchFile: "mpijob-patch.yaml",
+var mpiJob = Facts{
+	Kind: string(MPIJob), APIVersion: kubeflow.SchemeGroupVersion.String(), PatchFile: "mpijob-patch.yaml",
 	PodSpecs: []PodSpec{
 		{Launcher, []string{"spec", "mpiReplicaSpecs", string(Launcher), "template", "spec"}},
 		{Worker, []string{"spec", "mpiReplicaSpecs", string(Worker), "template", "spec"}},

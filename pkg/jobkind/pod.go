@@ -8,8 +8,8 @@ import (
 )
 
 // pod is the single-node job: a Pod, the job itself, with no operator.
-var pod = JobKind{
-	Kind: string(SingleNode), APIVersion: "v1", PatchFile: "pod-patch.yaml",
+var pod = Facts{
+	Kind: string(Pod), APIVersion: "v1", PatchFile: "pod-patch.yaml",
 	PodSpecs:      []PodSpec{{Single, []string{"spec"}}},
 	RestartPolicy: corev1.RestartPolicyNever,
 	PodNames:      func(s Shape) []string { return []string{s.Name} },

@@ -15,8 +15,8 @@ import (
 
 // pyTorchJob is the elastic job: training-operator v1.9's PyTorchJob, torchrun
 // workers between a minimum and a maximum.
-var pyTorchJob = JobKind{
-	Kind: string(Elastic), APIVersion: kubeflowv1.SchemeGroupVersion.String(), PatchFile: "pytorchjob-patch.yaml",
+var pyTorchJob = Facts{
+	Kind: string(PyTorchJob), APIVersion: kubeflowv1.SchemeGroupVersion.String(), PatchFile: "pytorchjob-patch.yaml",
 	PodSpecs:          []PodSpec{{Single, []string{"spec", "pytorchReplicaSpecs", "Worker", "template", "spec"}}},
 	ReferencePodSpecs: []string{"spec/pytorchReplicaSpecs/Master/template/spec", "spec/pytorchReplicaSpecs/Worker/template/spec"},
 	// The training-operator sets the rendezvous variables in the container of this name only.

@@ -17,7 +17,7 @@ const RuntimePatchManager = "mlops-fn.dev/mlops-fn"
 
 // trainJob is Kubeflow Trainer v2's TrainJob on a training runtime, which
 // owns the pod templates; mlops-fn's go in a runtime patch of its own.
-var trainJob = JobKind{
+var trainJob = Facts{
 	Kind: string(TrainJob), APIVersion: trainer.GroupVersion.String(), PatchFile: "trainjob-patch.yaml",
 	PodSpecs: []PodSpec{
 		{TrainerLauncher, trainJobPodSpec(TrainerLauncher)},

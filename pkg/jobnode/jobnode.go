@@ -137,7 +137,7 @@ func setNulls(n *yaml.RNode, keys []string, force bool, path ...string) error {
 }
 
 // jobKindOf is n's row of the job kinds table, empty for another kind.
-func jobKindOf(n *yaml.RNode) jobkind.JobKind {
+func jobKindOf(n *yaml.RNode) jobkind.Facts {
 	k, _ := jobkind.ForKind(n.GetKind())
 	return k
 }

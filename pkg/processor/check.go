@@ -42,7 +42,7 @@ func CheckTarget(target, patched *yaml.RNode) (any, field.ErrorList) {
 
 // decode reads n into its job kind's upstream Go type, unknown fields
 // disallowed: no object when it does not decode, or is no job.
-func decode(n *yaml.RNode) (jobkind.JobKind, any, field.ErrorList) {
+func decode(n *yaml.RNode) (jobkind.Facts, any, field.ErrorList) {
 	k, ok := jobkind.ForKind(n.GetKind())
 	if !ok {
 		return k, nil, nil

@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
@@ -78,7 +77,7 @@ func uniqueContainerNames(target *yaml.RNode) error {
 // taking the key from the env ConfigMap itself says the same and stays. A
 // TrainJob carries mlops.env in its trainer's env (trainerEnvKept).
 func envShadowsKeys(target *yaml.RNode, q *render.Plan) error {
-	if q.Mode == api.ModeTrainJob {
+	if q.JobKind == jobkind.TrainJob {
 		return nil
 	}
 	for _, pod := range podContainers(target) {

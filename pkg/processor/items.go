@@ -40,7 +40,7 @@ type doom struct {
 }
 
 // stale is what an earlier run of this spec generated that this run does
-// not: the job generated in another mode, or before a target came, which
+// not: the job generated as another kind, or before a target came, which
 // would run beside this one (job, generated again, stays to be replaced where
 // it stands), and the ConfigMaps it no longer writes. Only in the
 // namespace the spec generates into: a same-named spec of another namespace

@@ -152,7 +152,7 @@ func toStrings(list []any) []string {
 
 // launcherPodSpec is where an MPIJob keeps its launcher's pod spec.
 func launcherPodSpec() []string {
-	return jobkind.ForMode(api.ModeMultiNode).PodSpecPath(jobkind.Launcher)
+	return jobkind.Of(jobkind.MPIJob).PodSpecPath(jobkind.Launcher)
 }
 
 // setLauncherRanks writes the rank count where q.LauncherRanks says, and

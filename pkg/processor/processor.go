@@ -2,7 +2,7 @@
 
 // Package processor is mlops-fn's ResourceList processor: it reads the job spec
 // and mlops.env, renders the overlay patches, and applies them to the matching
-// jobs (MPIJob, Pod, PyTorchJob or TrainJob, by mode), or generates the
+// jobs (MPIJob, Pod, PyTorchJob or TrainJob, by jobKind), or generates the
 // objects when there is none.
 package processor
 
@@ -265,7 +265,7 @@ func (p Processor) applyPatches(q *render.Plan, target *yaml.RNode, id string) (
 			return nil, fmt.Errorf("%s: applying %s: %s; accepted: a target whose fields have the types of %s", id, patch.File, first, jobkind.WithArticle(target.GetKind()))
 		}
 	}
-	if err := stepsOf(q.Mode).afterPatch(out, q); err != nil {
+	if err := stepsOf(q.JobKind).afterPatch(out, q); err != nil {
 		return nil, fmt.Errorf("%s: %w", id, err)
 	}
 	if err := requestsAboveLimits(out); err != nil {
@@ -292,17 +292,17 @@ func (p Processor) generate(plan *render.Plan, skeleton any) (*yaml.RNode, error
 	switch {
 	case plan.Image == "":
 		missing = "image"
-	case plan.KeepsProgram() && plan.Mode != api.ModeSingleNode:
+	case plan.KeepsProgram() && plan.JobKind != jobkind.Pod:
 		missing = "command (or script)"
 	}
 	if missing != "" {
-		return nil, fmt.Errorf("%s: spec.%s: Required value: the inputs hold no %s named %s whose %s mlops-fn could keep, so it generates the job; accepted: spec.%s, or the job among the inputs (spec.target selects it)", p.configName(), strings.Fields(missing)[0], plan.JobKind().Kind, plan.Target.Name, strings.Fields(missing)[0], strings.Fields(missing)[0])
+		return nil, fmt.Errorf("%s: spec.%s: Required value: the inputs hold no %s named %s whose %s mlops-fn could keep, so it generates the job; accepted: spec.%s, or the job among the inputs (spec.target selects it)", p.configName(), strings.Fields(missing)[0], plan.Facts().Kind, plan.Target.Name, strings.Fields(missing)[0], strings.Fields(missing)[0])
 	}
 	node, err := jobnode.Encode(skeleton)
 	if err != nil {
 		return nil, err
 	}
-	if plan.Mode == api.ModeTrainJob && plan.Trainer.Runtime == "" {
+	if plan.JobKind == jobkind.TrainJob && plan.Trainer.Runtime == "" {
 		// A new TrainJob runs on the default runtime.
 		q := *plan
 		q.Trainer.Runtime, q.Trainer.RuntimeKind = api.DefaultTrainerRuntime, api.ClusterTrainingRuntime

@@ -128,10 +128,10 @@ func TestUpdatedInPlace(t *testing.T) {
 	}
 }
 
-// TestModeSwitchReplacesTheJob: when the spec changes mode, or a target
+// TestKindSwitchReplacesTheJob: when the spec changes jobKind, or a target
 // arrives, the job an earlier run generated goes: the package never holds two
 // jobs for one spec. Other items, and jobs of other specs, stay.
-func TestModeSwitchReplacesTheJob(t *testing.T) {
+func TestKindSwitchReplacesTheJob(t *testing.T) {
 	t.Parallel()
 	other := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: gpt\n  annotations:\n    mlops-fn.dev/generated-by: MLOpsJob/gpt\nspec: {containers: [{name: gpt, image: gpt}]}\n"
 	items, err := parseItems(unrelated + "---\n" + other)

@@ -20,15 +20,15 @@ type kindSteps interface {
 	afterPatch(job *yaml.RNode, q *render.Plan) error
 }
 
-var steps = map[jobkind.Mode]kindSteps{
-	jobkind.MultiNode: mpiJobSteps{},
-	jobkind.Elastic:   pyTorchJobSteps{},
-	jobkind.TrainJob:  trainJobSteps{},
+var steps = map[jobkind.JobKind]kindSteps{
+	jobkind.MPIJob:     mpiJobSteps{},
+	jobkind.PyTorchJob: pyTorchJobSteps{},
+	jobkind.TrainJob:   trainJobSteps{},
 }
 
-// stepsOf are mode's steps.
-func stepsOf(mode jobkind.Mode) kindSteps {
-	if s, ok := steps[mode]; ok {
+// stepsOf are jobKind's steps.
+func stepsOf(jobKind jobkind.JobKind) kindSteps {
+	if s, ok := steps[jobKind]; ok {
 		return s
 	}
 	return noSteps{}

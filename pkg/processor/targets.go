@@ -14,7 +14,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
@@ -59,7 +58,7 @@ func (p Processor) Targets(plan *render.Plan, items []*yaml.RNode) ([]*yaml.RNod
 // targets finds the items to patch: the objects named like the job (or
 // selected by spec.target) that mlops-fn did not generate itself.
 func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error) {
-	kind, apiVersion := plan.JobKind().Kind, plan.JobKind().APIVersion
+	kind, apiVersion := plan.Facts().Kind, plan.Facts().APIVersion
 	sel := plan.Target
 	explicit := sel.Name != plan.JobName || len(sel.Labels) > 0
 	var found []int
@@ -165,7 +164,7 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 	if c := privilegedContainer(target); c != "" && q.Hardening {
 		return nil, fmt.Errorf("%s: container %s is privileged (or adds capabilities), and the API server refuses such a container with the allowPrivilegeEscalation: false mlops-fn's hardening sets on every container; accepted: no privileged container in the job, or spec.security.hardening: false (the job then needs Pod Security level privileged)", id, c)
 	}
-	if err := stepsOf(q.Mode).narrow(p, target, &q); err != nil {
+	if err := stepsOf(q.JobKind).narrow(p, target, &q); err != nil {
 		return nil, fmt.Errorf("%s: %w", id, err)
 	}
 	return &q, nil
@@ -227,7 +226,7 @@ func movedFirst(target *yaml.RNode, id string, q *render.Plan) []string {
 			before = append(before, strconv.Quote(n))
 		}
 		why := "kubectl logs and exec default to the first container"
-		if kind.Mode() == api.ModeMultiNode {
+		if kind.JobKind() == jobkind.MPIJob {
 			why = "the mpi-operator sets up SSH and the hostfile in the first container"
 		}
 		notices = append(notices, fmt.Sprintf("%s: %s.containers[%d]: the training container %q moves first, before %s: mlops-fn puts it first in every pod (%s); the others keep their order",

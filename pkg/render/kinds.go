@@ -5,11 +5,11 @@ package render
 import (
 	"fmt"
 
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-
-	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 )
 
 // kindRenderer is what the renderer does differently for each kind, each
@@ -35,18 +35,18 @@ type job interface {
 	runtime.Object
 }
 
-var renderers = map[api.Mode]kindRenderer{
-	api.ModeSingleNode: podRenderer{},
-	api.ModeMultiNode:  mpiJobRenderer{},
-	api.ModeElastic:    pyTorchJobRenderer{},
-	api.ModeTrainJob:   trainJobRenderer{},
+var renderers = map[jobkind.JobKind]kindRenderer{
+	jobkind.Pod:        podRenderer{},
+	jobkind.MPIJob:     mpiJobRenderer{},
+	jobkind.PyTorchJob: pyTorchJobRenderer{},
+	jobkind.TrainJob:   trainJobRenderer{},
 }
 
 // renderer is the plan's kind's; the spec's validation refuses any other.
 func (p *Plan) renderer() kindRenderer {
-	r, ok := renderers[p.Mode]
+	r, ok := renderers[p.JobKind]
 	if !ok {
-		panic(fmt.Sprintf("render: jobKind %q has no renderer: a plan comes from Resolve, which refuses it", p.Mode))
+		panic(fmt.Sprintf("render: jobKind %q has no renderer: a plan comes from Resolve, which refuses it", p.JobKind))
 	}
 	return r
 }

@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
-	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
@@ -60,7 +59,7 @@ const (
 // Patches are the overlay's patches. Applied in order to Skeleton they give the full object.
 func (p *Plan) Patches() []Patch {
 	patches := []Patch{
-		{File: p.JobKind().PatchFile, Object: p.build(p.fillWorkload, p.fillEnvFrom, func(obj job) { p.renderer().fillJob(p, obj); p.fillLabels(obj) }), Clear: Deletions{Container: p.clearedArgs()}},
+		{File: p.Facts().PatchFile, Object: p.build(p.fillWorkload, p.fillEnvFrom, func(obj job) { p.renderer().fillJob(p, obj); p.fillLabels(obj) }), Clear: Deletions{Container: p.clearedArgs()}},
 		{File: SecurityContextPatchFile, Object: p.build(p.fillSecurity, p.fillSecurity, func(obj job) { p.renderer().fillSecurity(p, obj) }), Clear: p.clearedSecurity()},
 	}
 	if len(p.Volumes) > 0 {
@@ -72,7 +71,7 @@ func (p *Plan) Patches() []Patch {
 // clearedArgs: an MPIJob's command lines are wholly mlops-fn's (mpirun, sshd);
 // a Pod's are when the spec gives a command without args.
 func (p *Plan) clearedArgs() []string {
-	if (p.Mode == api.ModeMultiNode && !p.KeepsProgram()) || (len(p.Command) > 0 && len(p.Args) == 0) {
+	if (p.JobKind == jobkind.MPIJob && !p.KeepsProgram()) || (len(p.Command) > 0 && len(p.Args) == 0) {
 		return []string{"args"}
 	}
 	return nil
@@ -129,7 +128,7 @@ func (p *Plan) build(fill, fillOther func(role, *corev1.PodSpec, *corev1.Contain
 		return corev1.PodTemplateSpec{Spec: spec}
 	}
 	obj := p.renderer().object(p, template)
-	obj.GetObjectKind().SetGroupVersionKind(schema.FromAPIVersionAndKind(p.JobKind().APIVersion, p.JobKind().Kind))
+	obj.GetObjectKind().SetGroupVersionKind(schema.FromAPIVersionAndKind(p.Facts().APIVersion, p.Facts().Kind))
 	// kustomize matches a patch to its target by namespace and name.
 	obj.SetName(p.Name)
 	obj.SetNamespace(p.Namespace)
@@ -255,7 +254,7 @@ func (p *Plan) clearedSecurity() Deletions {
 	if p.RunAsGroup != nil {
 		d.ContainerIDs = append(d.ContainerIDs, "runAsGroup")
 	}
-	if p.Mode == api.ModeMultiNode && p.Root() {
+	if p.JobKind == jobkind.MPIJob && p.Root() {
 		if p.FSGroup == nil {
 			d.PodSecurity = append(d.PodSecurity, "fsGroup", "fsGroupChangePolicy")
 		}

@@ -39,7 +39,7 @@ type Plan struct {
 	Namespace     string
 	Labels        map[string]string
 	Annotations   map[string]string
-	Mode          api.Mode
+	JobKind       jobkind.JobKind
 	ConfigMapName string
 
 	ContainerName string
@@ -125,7 +125,7 @@ type Plan struct {
 func (p *Plan) gangMinimum(path *field.Path, errs field.ErrorList) field.ErrorList {
 	pods, which, least, ok := p.renderer().gang(p)
 	if !ok {
-		return errs // no gang: the mode-fields table refuses schedulingPolicy
+		return errs // no gang: the kind-fields table refuses schedulingPolicy
 	}
 	sp := p.RunPolicy.SchedulingPolicy
 	if sp != nil && sp.MinAvailable != nil {
@@ -146,8 +146,8 @@ func (p *Plan) gangMinimum(path *field.Path, errs field.ErrorList) field.ErrorLi
 	return errs
 }
 
-// JobKind is the row of the job kinds table the plan renders.
-func (p *Plan) JobKind() jobkind.JobKind { return jobkind.ForMode(p.Mode) }
+// Facts is the row of the job kinds table the plan renders.
+func (p *Plan) Facts() jobkind.Facts { return jobkind.Of(p.JobKind) }
 
 // Warning is advice about a job that renders.
 type Warning struct {
@@ -170,10 +170,10 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 		Namespace:          job.Metadata.Namespace,
 		Labels:             job.Metadata.Labels,
 		Annotations:        job.Metadata.Annotations,
-		Mode:               s.JobKind,
+		JobKind:            s.JobKind,
 		ConfigMapName:      s.EnvFile.ConfigMapName,
 		ContainerName:      s.ContainerName,
-		ContainerNamed:     s.ContainerName != cmp.Or(jobkind.ForMode(s.JobKind).ContainerName, job.Metadata.Name),
+		ContainerNamed:     s.ContainerName != cmp.Or(jobkind.Of(s.JobKind).ContainerName, job.Metadata.Name),
 		Image:              x.str(spec.Child("image"), s.Image),
 		ImagePullPolicy:    s.ImagePullPolicy,
 		ImagePullSecrets:   s.ImagePullSecrets,
@@ -196,7 +196,7 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 	p.EnvKeys = slices.Sorted(maps.Keys(file.Map()))
 	errs := twoHomes(s, set, file.Source, file.Map())
 	var warnings []Warning
-	if p.Mode == api.ModeTrainJob {
+	if p.JobKind == jobkind.TrainJob {
 		for _, k := range p.EnvKeys {
 			if why := api.TrainerEnvReserved(k); why != "" {
 				errs = append(errs, field.Invalid(envKey(k), k, why))
@@ -216,7 +216,7 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 		case strings.IndexFunc(program, unicode.IsSpace) >= 0:
 			// The first item is exec'd as a path: its arguments would be part of the name.
 			errs = append(errs, field.Invalid(spec.Child("command").Index(0), program, "is run as one program whose path is the whole text, spaces included; accepted: one item per argument, command: [python, train.py, --lr, \"0.1\"] (init: mlops-fn init DIR -- python train.py --lr 0.1)"))
-		case p.Mode == api.ModeMultiNode && isMPILauncher(program):
+		case p.JobKind == jobkind.MPIJob && isMPILauncher(program):
 			errs = append(errs, field.Invalid(spec.Child("command").Index(0), program,
 				"mlops-fn writes the launcher's mpirun line itself (mpirun -np WORKERS × SLOTS_PER_WORKER …) and runs the command under it: mpirun would run mpirun; accepted: the program alone (python train.py), its ranks set by WORKERS and SLOTS_PER_WORKER and mpirun's flags by spec.mpi.args; or no spec.command, to keep a base's own mpirun line"))
 		}
@@ -242,18 +242,18 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 	}
 
 	p.Workers = pick(set.Workers, s.Workers, 0)
-	if p.Mode != api.ModeSingleNode && p.Workers == 0 {
+	if p.JobKind != jobkind.Pod && p.Workers == 0 {
 		errs = append(errs, field.Required(envKey("WORKERS"),
-			fmt.Sprintf("%s needs the number of workers: set WORKERS in %s (or spec.workers), 1 to %d", p.Mode, file.Source, api.MaxWorkers)))
+			fmt.Sprintf("%s needs the number of workers: set WORKERS in %s (or spec.workers), 1 to %d", p.JobKind, file.Source, api.MaxWorkers)))
 	}
 	p.GPUsPerWorker = pick(set.GPUsPerWorker, s.GPUsPerWorker, 0)
-	if p.Mode == api.ModeElastic && p.Workers > 0 {
+	if p.JobKind == jobkind.PyTorchJob && p.Workers > 0 {
 		p.Elastic, errs = elastic(s.Elastic, set, p.Workers, p.GPUsPerWorker, envKey, errs)
 	}
 	// One rank per GPU, unless SLOTS_PER_WORKER or spec.slotsPerWorker says otherwise.
 	p.SlotsPerWorker = pick(set.SlotsPerWorker, s.SlotsPerWorker, max(p.GPUsPerWorker, 1))
 	errs = p.gangMinimum(spec.Child("runPolicy", "schedulingPolicy", "minAvailable"), errs)
-	if i := slices.IndexFunc(p.MPI.Args, isHostFlag); i >= 0 && p.Mode == api.ModeMultiNode {
+	if i := slices.IndexFunc(p.MPI.Args, isHostFlag); i >= 0 && p.JobKind == jobkind.MPIJob {
 		errs = append(errs, field.Invalid(spec.Child("mpi", "args").Index(i), p.MPI.Args[i],
 			"names mpirun's hosts, beside the operator's hostfile, which lists the workers and their slots: mpirun would get two host lists; accepted: mpirun's other flags"))
 	}
@@ -303,7 +303,7 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 	}
 	if r := s.LauncherResources; r != nil {
 		p.LauncherLimits, p.LauncherRequests = maps.Clone(r.Limits), maps.Clone(r.Requests)
-	} else if p.Mode == api.ModeMultiNode {
+	} else if p.JobKind == jobkind.MPIJob {
 		p.LauncherLimits, p.LauncherLimitsDefault = api.DefaultLauncherResources().Limits, true
 	}
 
@@ -332,20 +332,20 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 			"names the root user, but %s is %d: the job runs as that user, whose home is not /root; accepted: the name of user %d in the image (its home is /home/NAME), or %s=0", uid, *p.RunAsUser, *p.RunAsUser, uid)))
 	}
 	if p.Root() {
-		if p.Mode == api.ModeMultiNode && p.FSGroup != nil {
+		if p.JobKind == jobkind.MPIJob && p.FSGroup != nil {
 			if _, explicit := file.Lookup("FS_GROUP"); explicit || s.Security.FSGroup != nil {
 				warnings = append(warnings, Warning{Field: envKey("FS_GROUP"), Message: "fsGroup is left out: on a root MPIJob it makes the SSH key in /root/.ssh group-readable (mode 0640) and ssh refuses it; to have the volumes owned by that group, run as a non-root USER_ID"})
 			}
 			p.FSGroup = nil
 		}
-		if p.Mode == api.ModeMultiNode && set.UserName != "" && set.UserName != "root" && s.Security.Home == "" {
+		if p.JobKind == jobkind.MPIJob && set.UserName != "" && set.UserName != "root" && s.Security.Home == "" {
 			warnings = append(warnings, Warning{Field: envKey("USER_NAME"), Message: fmt.Sprintf("names %s, but the job runs as root, whose SSH keys go to /root/.ssh, not /home/%s; accepted: USER_NAME left out (or root), or the job run as %s's uid in the image (USER_ID, or spec.security.runAsUser)", set.UserName, set.UserName, set.UserName)})
 		}
 	}
 
-	for _, k := range api.EnvKeysNotCarried(p.Mode) {
+	for _, k := range api.EnvKeysNotCarried(p.JobKind) {
 		if _, set := file.Lookup(k); set {
-			warnings = append(warnings, Warning{Field: envKey(k), Message: fmt.Sprintf("jobKind %s does not use %s: the value only reaches the containers' environment", p.Mode, k)})
+			warnings = append(warnings, Warning{Field: envKey(k), Message: fmt.Sprintf("jobKind %s does not use %s: the value only reaches the containers' environment", p.JobKind, k)})
 		}
 	}
 	p.Volumes, p.Mounts, errs = volumes(x, s.Volumes, set, file, errs)
@@ -745,7 +745,7 @@ func checkImage(ref string) string {
 
 // CheckName applies the mpi-operator's rule that every pod name is a DNS-1035 label.
 func (p *Plan) CheckName() field.ErrorList {
-	names := p.JobKind().PodNames(jobkind.Shape{Name: p.Name, Workers: p.Workers, MaxWorkers: p.Elastic.MaxWorkers, ReplicatedJobs: p.Trainer.ReplicatedJobs})
+	names := p.Facts().PodNames(jobkind.Shape{Name: p.Name, Workers: p.Workers, MaxWorkers: p.Elastic.MaxWorkers, ReplicatedJobs: p.Trainer.ReplicatedJobs})
 	var errs field.ErrorList
 	for _, n := range names {
 		for _, msg := range validation.IsDNS1035Label(n) {

@@ -206,7 +206,7 @@ func TestCheckImage(t *testing.T) {
 // mlops-fn's runtime patch of the node job.
 func TestTrainJob(t *testing.T) {
 	spec := program
-	spec.JobKind = api.ModeTrainJob
+	spec.JobKind = jobkind.TrainJob
 	spec.Trainer.Runtime = "torch-distributed"
 	p, _ := resolve(t, spec, "WORKERS=3\nGPUS_PER_WORKER=2\nUSER_ID=1000\nCPU=4\n")
 	patches := p.Patches()
@@ -324,7 +324,7 @@ func TestOperatorVolumeNames(t *testing.T) {
 // own spec.activeDeadlineSeconds, and its restart policy.
 func TestPodActiveDeadline(t *testing.T) {
 	spec := program
-	spec.JobKind = api.ModeSingleNode
+	spec.JobKind = jobkind.Pod
 	spec.RunPolicy = api.RunPolicy{ActiveDeadlineSeconds: ptr.To[int64](3600)}
 	spec.RestartPolicy = corev1.RestartPolicyOnFailure
 	p, _ := resolve(t, spec, "USER_ID=1000\n")
@@ -334,32 +334,32 @@ func TestPodActiveDeadline(t *testing.T) {
 	}
 }
 
-// TestEnvKeysNotCarriedAreKnown: the keys warned about where a mode cannot
+// TestEnvKeysNotCarriedAreKnown: the keys warned about where a jobKind cannot
 // use them are mlops.env's, and warned about.
 func TestEnvKeysNotCarriedAreKnown(t *testing.T) {
-	for _, mode := range jobkind.Modes() {
-		keys := api.EnvKeysNotCarried(api.Mode(mode))
+	for _, jobKind := range jobkind.Names() {
+		keys := api.EnvKeysNotCarried(jobkind.JobKind(jobKind))
 		text := "WORKERS=2\n"
 		for _, k := range keys {
 			if !env.IsKnownKey(k) {
-				t.Errorf("mode %s: %s is no mlops.env key", mode, k)
+				t.Errorf("jobKind %s: %s is no mlops.env key", jobKind, k)
 			}
 			if k != "WORKERS" {
 				text += k + "=1\n"
 			}
 		}
 		spec := program
-		spec.JobKind = api.Mode(mode)
-		if mode == string(api.ModeElastic) {
+		spec.JobKind = jobkind.JobKind(jobKind)
+		if jobKind == string(jobkind.PyTorchJob) {
 			spec.Command = []string{"torchrun", "train.py"}
 		}
-		if mode == string(api.ModeTrainJob) {
+		if jobKind == string(jobkind.TrainJob) {
 			spec.Trainer.Runtime = api.DefaultTrainerRuntime
 		}
 		warnings, _ := resolveBert(t, spec, text)
 		for _, k := range keys {
 			if !slices.ContainsFunc(warnings, func(w Warning) bool { return strings.HasSuffix(w.Field.String(), "["+k+"]") }) {
-				t.Errorf("mode %s: %s set, and no warning: %v", mode, k, warnings)
+				t.Errorf("jobKind %s: %s set, and no warning: %v", jobKind, k, warnings)
 			}
 		}
 	}
@@ -382,11 +382,11 @@ func resolveBert(t *testing.T, spec api.MLOpsJobSpec, envText string) ([]Warning
 // operatorSpecs: a TrainJob on the node alone, one on an MPI runtime (a launcher
 // replicated job) and an elastic PyTorchJob, where the operators mount their own.
 func operatorSpecs() (trainJob, mpiRuntime, elastic api.MLOpsJobSpec) {
-	trainJob = api.MLOpsJobSpec{JobKind: api.ModeTrainJob, Image: "pytorch/pytorch:2.7.1", Command: []string{"torchrun", "train.py"},
+	trainJob = api.MLOpsJobSpec{JobKind: jobkind.TrainJob, Image: "pytorch/pytorch:2.7.1", Command: []string{"torchrun", "train.py"},
 		Trainer: api.Trainer{Runtime: "deepspeed-distributed"}}
 	mpiRuntime = trainJob
 	mpiRuntime.Trainer.ReplicatedJobs = []string{"launcher", "node"}
-	elastic = api.MLOpsJobSpec{JobKind: api.ModeElastic, Image: "pytorch/pytorch:2.7.1", Command: []string{"torchrun", "train.py"}}
+	elastic = api.MLOpsJobSpec{JobKind: jobkind.PyTorchJob, Image: "pytorch/pytorch:2.7.1", Command: []string{"torchrun", "train.py"}}
 	return trainJob, mpiRuntime, elastic
 }
 

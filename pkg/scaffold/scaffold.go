@@ -38,8 +38,8 @@ const BaseDir = "base"
 // Options say what job to start.
 type Options struct {
 	Name    string
-	Mode    api.Mode
-	Image   string   // "" : the mode's demo image
+	JobKind jobkind.JobKind
+	Image   string   // "" : the jobKind's demo image
 	Command []string // nil: the demo's command (with the demo image), else none
 	// Dir is the folder the files go to, as messages name it ("": none).
 	Dir string
@@ -47,19 +47,19 @@ type Options struct {
 
 // Files are the new folder's files, by path in it.
 func Files(o Options) (map[string][]byte, error) {
-	if o.Mode == "" {
-		o.Mode = api.ModeMultiNode
+	if o.JobKind == "" {
+		o.JobKind = jobkind.MPIJob
 	}
-	jk := jobkind.ForMode(o.Mode)
+	jk := jobkind.Of(o.JobKind)
 	d := jk.Demo
 	if jk.Kind == "" {
-		return nil, fmt.Errorf("--kind %q: accepted: %s", o.Mode, strings.Join(jobkind.Modes(), ", "))
+		return nil, fmt.Errorf("--kind %q: accepted: %s", o.JobKind, strings.Join(jobkind.Names(), ", "))
 	}
 	for _, msg := range validation.IsDNS1035Label(o.Name) {
 		return nil, fmt.Errorf("the job's name %q (--name, else the folder's name): %s; accepted: a DNS label, lowercase letters, digits and '-', starting with a letter, e.g. --name my-job", o.Name, msg)
 	}
 	if o.Image != "" && o.Command == nil && d.Starter != "" {
-		return nil, fmt.Errorf("--image %s without --command: %s needs the program %s starts; accepted: --command python,train.py (comma-separated)", o.Image, o.Mode, d.Starter)
+		return nil, fmt.Errorf("--image %s without --command: %s needs the program %s starts; accepted: --command python,train.py (comma-separated)", o.Image, o.JobKind, d.Starter)
 	}
 	if err := utf8Text(o); err != nil {
 		return nil, err
@@ -83,8 +83,8 @@ metadata:
 spec:
   jobKind: %s
   image: %s # %s
-`, api.APIVersion, api.Kind, o.Name, o.Mode, scalar(image), comment)
-	if o.Mode == api.ModeTrainJob {
+`, api.APIVersion, api.Kind, o.Name, o.JobKind, scalar(image), comment)
+	if o.JobKind == jobkind.TrainJob {
 		spec += "  trainer:\n    runtime: " + api.DefaultTrainerRuntime + " # the ClusterTrainingRuntime the TrainJob runs on\n"
 	}
 	if len(command) > 0 {
@@ -95,7 +95,7 @@ spec:
 	}
 	files := map[string][]byte{
 		"job.yaml":  []byte(spec),
-		"mlops.env": []byte(envFile(o.Mode, d.Shape)),
+		"mlops.env": []byte(envFile(o.JobKind, d.Shape)),
 	}
 	skeleton, kind, err := skeletonOf(files, o.Dir)
 	if err != nil {
@@ -134,7 +134,7 @@ func (b *NewBase) Folders() map[string]map[string][]byte {
 
 // Follow is the new base of a folder init wrote, nil when it keeps its own:
 // when job.yaml (config, in dir) names the job otherwise or changes its
-// mode, and dir/base is still the skeleton init wrote (its header's
+// jobKind, and dir/base is still the skeleton init wrote (its header's
 // fingerprint matches it, the base's kustomization is init's), the skeleton
 // for the new ones. It writes nothing: hydrate writes the new base with the
 // overlay, all or nothing. Any other base, or a spec that does not resolve,
@@ -244,11 +244,11 @@ func readsBack(spec, image string, command []string) error {
 	return nil
 }
 
-// envFile is a commented mlops.env for mode.
-func envFile(mode api.Mode, shape string) string {
+// envFile is a commented mlops.env for jobKind.
+func envFile(jobKind jobkind.JobKind, shape string) string {
 	who, ids := "your uid and gid (id -u, id -g)", "USER_ID=1000\nGROUP_ID=1000\n"
-	if api.Carries(mode, "security.home") {
-		// The other modes keep no SSH keys in the user's home.
+	if api.Carries(jobKind, "security.home") {
+		// The other kinds keep no SSH keys in the user's home.
 		who, ids = who+", your user name in the image", ids+"USER_NAME=mpiuser\n"
 	}
 	return `# mlops.env: your site and you. Every key is also an environment variable of the

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	sigsyaml "sigs.k8s.io/yaml"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 
-	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	sigsyaml "sigs.k8s.io/yaml"
 )
 
 // TestFilesKeepArgumentsWhole: job.yaml reads back with the image and every
@@ -22,10 +22,10 @@ import (
 func TestFilesKeepArgumentsWhole(t *testing.T) {
 	command := []string{"python", "python\nfoo", "-c", "import os\nprint(1)", "a\tb", "true", "1", "null", "~", "", "a: b", "#x", "x #y",
 		"- c", `"`, "'", `\n`, "ünï", "\x01", "%x", "@x", "`x`", "[a]", "{a: 1}", "&a", "*a", "!x", "|", ">", "?", ":", "-", "--epochs=3"}
-	for _, mode := range []api.Mode{api.ModeMultiNode, api.ModeSingleNode} {
-		files, err := Files(Options{Name: "job", Mode: mode, Image: "docker.io/team/x:1", Command: command})
+	for _, jobKind := range []jobkind.JobKind{jobkind.MPIJob, jobkind.Pod} {
+		files, err := Files(Options{Name: "job", JobKind: jobKind, Image: "docker.io/team/x:1", Command: command})
 		if err != nil {
-			t.Fatalf("%s: %v", mode, err)
+			t.Fatalf("%s: %v", jobKind, err)
 		}
 		var doc struct {
 			Spec struct {
@@ -34,10 +34,10 @@ func TestFilesKeepArgumentsWhole(t *testing.T) {
 			} `json:"spec"`
 		}
 		if err := sigsyaml.Unmarshal(files["job.yaml"], &doc); err != nil {
-			t.Fatalf("%s: job.yaml does not read: %v\n%s", mode, err, files["job.yaml"])
+			t.Fatalf("%s: job.yaml does not read: %v\n%s", jobKind, err, files["job.yaml"])
 		}
 		if doc.Spec.Image != "docker.io/team/x:1" || !slices.Equal(doc.Spec.Command, command) {
-			t.Errorf("%s: job.yaml reads back as %q %q, want %q\n%s", mode, doc.Spec.Image, doc.Spec.Command, command, files["job.yaml"])
+			t.Errorf("%s: job.yaml reads back as %q %q, want %q\n%s", jobKind, doc.Spec.Image, doc.Spec.Command, command, files["job.yaml"])
 		}
 	}
 	for _, o := range []Options{

@@ -29,7 +29,7 @@ type LogOptions struct {
 
 // selectors are the pods that run a kind's training program, best first (a
 // Pod is itself: none).
-func selectors(jk jobkind.JobKind, name string) []string {
+func selectors(jk jobkind.Facts, name string) []string {
 	var out []string
 	for _, pods := range jk.ProgramPods {
 		out = append(out, jk.PodsLabel+"="+name+","+pods)

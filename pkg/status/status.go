@@ -121,7 +121,7 @@ func Status(ctx context.Context, c *Cluster, job apply.Job) (*Report, error) {
 }
 
 // notFound says why there is no job: not applied, another namespace, or no operator.
-func (c *Cluster) notFound(ctx context.Context, jk jobkind.JobKind, ns string) string {
+func (c *Cluster) notFound(ctx context.Context, jk jobkind.Facts, ns string) string {
 	if jk.Kind != "Pod" {
 		if err := c.Core.Serves(ctx, jk.APIVersion); err != nil {
 			return fmt.Sprintf("this cluster serves no %s %s (%s): its operator is not installed", jk.APIVersion, jk.Kind, firstLine(err))
@@ -132,7 +132,7 @@ func (c *Cluster) notFound(ctx context.Context, jk jobkind.JobKind, ns string) s
 
 // pods are the job's pods, by name: a Pod's itself, else the operator's, by
 // the label it puts on them.
-func (c *Cluster) pods(ctx context.Context, jk jobkind.JobKind, ns, name string) ([]corev1.Pod, error) {
+func (c *Cluster) pods(ctx context.Context, jk jobkind.Facts, ns, name string) ([]corev1.Pod, error) {
 	if jk.PodsLabel == "" {
 		p, err := c.Core.Pod(ctx, ns, name)
 		if apierrors.IsNotFound(err) {
@@ -169,7 +169,7 @@ func condition(u *unstructured.Unstructured, t string) (status, reason, message 
 // phase: a Pod's phase; a job's final condition, else Suspended, else its
 // operator's latest condition (Restarting, Running, Created), else Running
 // when a pod runs, else Pending.
-func phase(jk jobkind.JobKind, u *unstructured.Unstructured, pods []corev1.Pod) string {
+func phase(jk jobkind.Facts, u *unstructured.Unstructured, pods []corev1.Pod) string {
 	if jk.PodsLabel == "" {
 		if p, _, _ := unstructured.NestedString(u.Object, "status", "phase"); p != "" {
 			return p
@@ -199,7 +199,7 @@ func phase(jk jobkind.JobKind, u *unstructured.Unstructured, pods []corev1.Pod) 
 
 // expected is how many pods the job runs: its replicas (an MPIJob's
 // launcher and workers), a TrainJob's numNodes, a Pod itself.
-func expected(jk jobkind.JobKind, u *unstructured.Unstructured) int {
+func expected(jk jobkind.Facts, u *unstructured.Unstructured) int {
 	return jk.PodCount(u.Object)
 }
 

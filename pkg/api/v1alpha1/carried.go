@@ -13,114 +13,114 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
-// ModeField is a spec field that only some modes' kinds can carry, with the
-// mlops.env keys that set it. Set in another mode it is refused, never
+// KindField is a spec field that only some kinds can carry, with the
+// mlops.env keys that set it. Set in another kind it is refused, never
 // dropped; its keys there are warned about (a site's mlops.env is shared).
-type ModeField struct {
-	Path    []string
-	EnvKeys []string
-	Modes   []Mode
-	set     func(*MLOpsJobSpec) bool
+type KindField struct {
+	Path     []string
+	EnvKeys  []string
+	JobKinds []jobkind.JobKind
+	set      func(*MLOpsJobSpec) bool
 	// why says what the field is for, and where the kinds that lack it keep it.
 	why string
 }
 
-// Anything else the spec holds every mode carries (runPolicy.activeDeadlineSeconds
+// Anything else the spec holds every kind carries (runPolicy.activeDeadlineSeconds
 // too: a Pod's, a TrainJob's own, the operators' runPolicy).
-var modeFields = []ModeField{
-	{Path: []string{"imagePullPolicy"}, Modes: podTemplateModes, set: func(s *MLOpsJobSpec) bool { return s.ImagePullPolicy != "" },
+var kindFields = []KindField{
+	{Path: []string{"imagePullPolicy"}, JobKinds: podTemplateKinds, set: func(s *MLOpsJobSpec) bool { return s.ImagePullPolicy != "" },
 		why: trainJobLacks + "the training runtime's container sets it"},
-	{Path: []string{"workingDir"}, Modes: podTemplateModes, set: func(s *MLOpsJobSpec) bool { return s.WorkingDir != "" },
+	{Path: []string{"workingDir"}, JobKinds: podTemplateKinds, set: func(s *MLOpsJobSpec) bool { return s.WorkingDir != "" },
 		why: trainJobLacks + "the training runtime's container sets it"},
-	{Path: []string{"priorityClassName"}, Modes: podTemplateModes, set: func(s *MLOpsJobSpec) bool { return s.PriorityClassName != "" },
+	{Path: []string{"priorityClassName"}, JobKinds: podTemplateKinds, set: func(s *MLOpsJobSpec) bool { return s.PriorityClassName != "" },
 		why: trainJobLacks + "the training runtime's pod template sets it, or Kueue's priority-class label on the job: spec.workloadPriorityClass"},
-	{Path: []string{"hostNetwork"}, Modes: podTemplateModes, set: func(s *MLOpsJobSpec) bool { return s.HostNetwork },
+	{Path: []string{"hostNetwork"}, JobKinds: podTemplateKinds, set: func(s *MLOpsJobSpec) bool { return s.HostNetwork },
 		why: trainJobLacks + "the training runtime's pod template sets it"},
-	{Path: []string{"restartPolicy"}, Modes: podTemplateModes, set: func(s *MLOpsJobSpec) bool { return s.RestartPolicy != "" },
+	{Path: []string{"restartPolicy"}, JobKinds: podTemplateKinds, set: func(s *MLOpsJobSpec) bool { return s.RestartPolicy != "" },
 		why: "the pods' restart policy, which a TrainJob's training runtime sets"},
-	{Path: []string{"workers"}, EnvKeys: []string{"WORKERS"}, Modes: []Mode{ModeMultiNode, ModeElastic, ModeTrainJob}, set: func(s *MLOpsJobSpec) bool { return s.Workers != nil },
+	{Path: []string{"workers"}, EnvKeys: []string{"WORKERS"}, JobKinds: []jobkind.JobKind{jobkind.MPIJob, jobkind.PyTorchJob, jobkind.TrainJob}, set: func(s *MLOpsJobSpec) bool { return s.Workers != nil },
 		why: "the number of worker pods; a single-node job is one Pod"},
-	{Path: []string{"slotsPerWorker"}, EnvKeys: []string{"SLOTS_PER_WORKER"}, Modes: []Mode{ModeMultiNode, ModeTrainJob}, set: func(s *MLOpsJobSpec) bool { return s.SlotsPerWorker != nil },
+	{Path: []string{"slotsPerWorker"}, EnvKeys: []string{"SLOTS_PER_WORKER"}, JobKinds: []jobkind.JobKind{jobkind.MPIJob, jobkind.TrainJob}, set: func(s *MLOpsJobSpec) bool { return s.SlotsPerWorker != nil },
 		why: "the MPI ranks, or a TrainJob's processes, on each worker; a Pod runs its command once, an elastic job's torchrun takes spec.elastic.procsPerWorker"},
-	{Path: []string{"launcherResources"}, Modes: []Mode{ModeMultiNode}, set: func(s *MLOpsJobSpec) bool { return s.LauncherResources != nil },
+	{Path: []string{"launcherResources"}, JobKinds: []jobkind.JobKind{jobkind.MPIJob}, set: func(s *MLOpsJobSpec) bool { return s.LauncherResources != nil },
 		why: "the resources of an MPIJob's launcher, which runs mpirun; a TrainJob's MPI runtime sizes its own launcher"},
-	// USER_NAME names the user in every mode's image too: a shared mlops.env keeps it unwarned.
-	{Path: []string{"security", "home"}, Modes: []Mode{ModeMultiNode}, set: func(s *MLOpsJobSpec) bool { return s.Security.Home != "" },
+	// USER_NAME names the user in every kind's image too: a shared mlops.env keeps it unwarned.
+	{Path: []string{"security", "home"}, JobKinds: []jobkind.JobKind{jobkind.MPIJob}, set: func(s *MLOpsJobSpec) bool { return s.Security.Home != "" },
 		why: "where the mpi-operator mounts an MPIJob's SSH keys; a TrainJob's MPI runtime sets its own in mlPolicy.mpi"},
-	{Path: []string{"mpi"}, Modes: []Mode{ModeMultiNode}, set: func(s *MLOpsJobSpec) bool { return !reflect.DeepEqual(s.MPI, MPI{}) },
+	{Path: []string{"mpi"}, JobKinds: []jobkind.JobKind{jobkind.MPIJob}, set: func(s *MLOpsJobSpec) bool { return !reflect.DeepEqual(s.MPI, MPI{}) },
 		why: "mpirun and the workers' sshd of an MPIJob; a TrainJob's MPI runtime sets them in mlPolicy.mpi"},
-	{Path: []string{"elastic"}, EnvKeys: []string{"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"}, Modes: []Mode{ModeElastic}, set: func(s *MLOpsJobSpec) bool { return !reflect.DeepEqual(s.Elastic, Elastic{}) },
+	{Path: []string{"elastic"}, EnvKeys: []string{"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"}, JobKinds: []jobkind.JobKind{jobkind.PyTorchJob}, set: func(s *MLOpsJobSpec) bool { return !reflect.DeepEqual(s.Elastic, Elastic{}) },
 		why: "torchrun's bounds and rendezvous in an elastic PyTorchJob; a TrainJob's runtime sets them in mlPolicy.torch"},
-	{Path: []string{"trainer"}, Modes: []Mode{ModeTrainJob}, set: func(s *MLOpsJobSpec) bool { return !reflect.DeepEqual(s.Trainer, Trainer{}) },
+	{Path: []string{"trainer"}, JobKinds: []jobkind.JobKind{jobkind.TrainJob}, set: func(s *MLOpsJobSpec) bool { return !reflect.DeepEqual(s.Trainer, Trainer{}) },
 		why: "the runtime and replicated jobs of a TrainJob"},
-	{Path: []string{"runPolicy", "cleanPodPolicy"}, Modes: operated, set: func(s *MLOpsJobSpec) bool { return s.RunPolicy.CleanPodPolicy != "" },
+	{Path: []string{"runPolicy", "cleanPodPolicy"}, JobKinds: operated, set: func(s *MLOpsJobSpec) bool { return s.RunPolicy.CleanPodPolicy != "" },
 		why: "the pods an operator deletes when its job ends; a TrainJob's runtime owns them"},
-	{Path: []string{"runPolicy", "ttlSecondsAfterFinished"}, Modes: operated, set: func(s *MLOpsJobSpec) bool { return s.RunPolicy.TTLSecondsAfterFinished != nil },
+	{Path: []string{"runPolicy", "ttlSecondsAfterFinished"}, JobKinds: operated, set: func(s *MLOpsJobSpec) bool { return s.RunPolicy.TTLSecondsAfterFinished != nil },
 		why: "how long an operator keeps its finished job; a TrainJob's runtime owns it"},
-	{Path: []string{"runPolicy", "backoffLimit"}, Modes: operated, set: func(s *MLOpsJobSpec) bool { return s.RunPolicy.BackoffLimit != nil },
+	{Path: []string{"runPolicy", "backoffLimit"}, JobKinds: operated, set: func(s *MLOpsJobSpec) bool { return s.RunPolicy.BackoffLimit != nil },
 		why: "how often an operator retries its failed job; a Pod's containers restart by spec.restartPolicy, a TrainJob's runtime sets its own"},
-	{Path: []string{"runPolicy", "schedulingPolicy"}, Modes: operated, set: func(s *MLOpsJobSpec) bool { return s.RunPolicy.SchedulingPolicy != nil },
+	{Path: []string{"runPolicy", "schedulingPolicy"}, JobKinds: operated, set: func(s *MLOpsJobSpec) bool { return s.RunPolicy.SchedulingPolicy != nil },
 		why: "gang scheduling of a job's pods: a Pod has no gang, a TrainJob's runtime sets its podGroupPolicy"},
 }
 
 var (
-	// podTemplateModes are the modes whose kinds hold their pod templates (a
+	// podTemplateKinds are the kinds that hold their pod templates (a
 	// TrainJob's are its training runtime's).
-	podTemplateModes = []Mode{ModeSingleNode, ModeMultiNode, ModeElastic}
-	// operated are the modes whose kind has the operators' runPolicy.
-	operated = []Mode{ModeMultiNode, ModeElastic}
+	podTemplateKinds = []jobkind.JobKind{jobkind.Pod, jobkind.MPIJob, jobkind.PyTorchJob}
+	// operated are the kinds that have the operators' runPolicy.
+	operated = []jobkind.JobKind{jobkind.MPIJob, jobkind.PyTorchJob}
 )
 
 const trainJobLacks = "Kubeflow Trainer's TrainJob and its runtimePatches have no such field: "
 
-// ModeFields are the fields only some modes carry (docs/job-spec.md's table).
-func ModeFields() []ModeField { return slices.Clone(modeFields) }
+// KindFields are the fields only some kinds carry (docs/job-spec.md's table).
+func KindFields() []KindField { return slices.Clone(kindFields) }
 
-// Carries says whether mode's kind carries the spec field at path (dotted,
-// without "spec."): a field of the table that lists other modes does not.
-func Carries(mode Mode, path string) bool {
-	for _, f := range modeFields {
+// Carries says whether jobKind carries the spec field at path (dotted,
+// without "spec."): a field of the table that lists other kinds does not.
+func Carries(jobKind jobkind.JobKind, path string) bool {
+	for _, f := range kindFields {
 		if strings.Join(f.Path, ".") == path {
-			return slices.Contains(f.Modes, mode)
+			return slices.Contains(f.JobKinds, jobKind)
 		}
 	}
 	return true
 }
 
-// EnvKeysNotCarried are the mlops.env keys mode renders nothing from: they
+// EnvKeysNotCarried are the mlops.env keys jobKind renders nothing from: they
 // set fields its kind cannot carry.
-func EnvKeysNotCarried(mode Mode) []string {
+func EnvKeysNotCarried(jobKind jobkind.JobKind) []string {
 	var keys []string
-	for _, f := range modeFields {
-		if !slices.Contains(f.Modes, mode) {
+	for _, f := range kindFields {
+		if !slices.Contains(f.JobKinds, jobKind) {
 			keys = append(keys, f.EnvKeys...)
 		}
 	}
 	return keys
 }
 
-// notCarried refuses each field set that the spec's mode cannot carry.
+// notCarried refuses each field set that the spec's jobKind cannot carry.
 func (s *MLOpsJobSpec) notCarried(p *field.Path) field.ErrorList {
-	k := jobkind.ForMode(s.JobKind)
+	k := jobkind.Of(s.JobKind)
 	if k.Kind == "" {
-		return nil // an unknown mode, refused as such
+		return nil // an unknown jobKind, refused as such
 	}
 	var errs field.ErrorList
-	for _, f := range modeFields {
-		if slices.Contains(f.Modes, s.JobKind) || !f.set(s) {
+	for _, f := range kindFields {
+		if slices.Contains(f.JobKinds, s.JobKind) || !f.set(s) {
 			continue
 		}
 		fp := p.Child(f.Path[0], f.Path[1:]...)
 		errs = append(errs, field.Forbidden(fp, fmt.Sprintf("jobKind %s cannot carry it (%s); accepted: no %s, or jobKind %s",
-			s.JobKind, f.why, fp, orList(f.Modes))))
+			s.JobKind, f.why, fp, orList(f.JobKinds))))
 	}
 	return errs
 }
 
 // orList: "a", "a or b", "a, b or c".
-func orList(modes []Mode) string {
-	s := make([]string, len(modes))
-	for i, m := range modes {
+func orList(jobKinds []jobkind.JobKind) string {
+	s := make([]string, len(jobKinds))
+	for i, m := range jobKinds {
 		s[i] = string(m)
 	}
 	if len(s) < 2 {

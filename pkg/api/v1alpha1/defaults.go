@@ -33,8 +33,8 @@ func DefaultLauncherResources() corev1.ResourceRequirements {
 // DefaultConfigMapName is the env ConfigMap of one job: two jobs in a
 // namespace (the multi-node and single-node quickstarts share a name) never
 // write one ConfigMap, and deleting one job's objects keeps the other's.
-func DefaultConfigMapName(name string, mode Mode) string {
-	return name + "-" + strings.ToLower(jobkind.ForMode(mode).Kind) + "-env"
+func DefaultConfigMapName(name string, jobKind jobkind.JobKind) string {
+	return name + "-" + strings.ToLower(jobkind.Of(jobKind).Kind) + "-env"
 }
 
 // GuardInputsSuffix ends the name of the ConfigMap mlops-fn hydrate
@@ -47,7 +47,7 @@ const GuardInputsSuffix = "-mlops-fn-inputs"
 func (j *MLOpsJob) Default() {
 	s := &j.Spec
 	if s.JobKind == "" {
-		s.JobKind = ModeMultiNode
+		s.JobKind = jobkind.MPIJob
 	}
 	if s.EnvFile.Path == "" {
 		s.EnvFile.Path = DefaultEnvPath
@@ -59,11 +59,11 @@ func (j *MLOpsJob) Default() {
 		on := true
 		s.Security.Hardening = &on
 	}
-	kind := jobkind.ForMode(s.JobKind)
+	kind := jobkind.Of(s.JobKind)
 	if s.ContainerName == "" {
 		s.ContainerName = cmp.Or(kind.ContainerName, j.Metadata.Name)
 	}
-	if s.JobKind == ModeTrainJob {
+	if s.JobKind == jobkind.TrainJob {
 		// The runtime owns MPI, the launcher and the restart policy: nothing of
 		// theirs is defaulted. Nor is the runtime: a user's own TrainJob keeps
 		// its runtimeRef unless the spec names one (processor.Narrow).
@@ -75,7 +75,7 @@ func (j *MLOpsJob) Default() {
 		}
 		return
 	}
-	if s.JobKind == ModeElastic && s.Elastic.RendezvousBackend == "" {
+	if s.JobKind == jobkind.PyTorchJob && s.Elastic.RendezvousBackend == "" {
 		s.Elastic.RendezvousBackend = "c10d"
 	}
 	// Only where the kind carries them: elsewhere a value set is refused.

@@ -17,17 +17,6 @@ const (
 	Kind       = "MLOpsJob"
 )
 
-// Mode is spec.jobKind: a Pod, an MPIJob with a launcher and workers, an
-// elastic PyTorchJob or a TrainJob (the job kinds table, pkg/jobkind).
-type Mode = jobkind.Mode
-
-const (
-	ModeSingleNode = jobkind.SingleNode
-	ModeMultiNode  = jobkind.MultiNode
-	ModeElastic    = jobkind.Elastic
-	ModeTrainJob   = jobkind.TrainJob
-)
-
 // MPIImplementation mirrors the MPIJob field of the same name.
 type MPIImplementation string
 
@@ -58,7 +47,7 @@ type ObjectMeta struct {
 type MLOpsJobSpec struct {
 	// JobKind is the kind the job becomes (pkg/jobkind): MPIJob (multi-node, the default), Pod (single-node),
 	// PyTorchJob (elastic) or TrainJob (Kubeflow Trainer).
-	JobKind Mode `json:"jobKind,omitempty"`
+	JobKind jobkind.JobKind `json:"jobKind,omitempty"`
 	// EnvFile says where mlops.env comes from.
 	EnvFile EnvFile `json:"envFile,omitempty"`
 	// Target selects the existing jobs of the spec's jobKind to patch. Default: the items named like the job.
@@ -81,7 +70,7 @@ type MLOpsJobSpec struct {
 	Env                []corev1.EnvVar `json:"env,omitempty"`
 	ServiceAccountName string          `json:"serviceAccountName,omitempty"`
 	// RestartPolicy of the pods, as in a pod spec: Never (default; OnFailure
-	// in elastic mode) or OnFailure.
+	// in an elastic PyTorchJob) or OnFailure.
 	RestartPolicy corev1.RestartPolicy `json:"restartPolicy,omitempty"`
 
 	// Workers, GPUsPerWorker and SlotsPerWorker, or WORKERS, GPUS_PER_WORKER, SLOTS_PER_WORKER (not both).

@@ -68,12 +68,12 @@ func (j *MLOpsJob) Validate() field.ErrorList {
 
 func (s *MLOpsJobSpec) validate(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, oneOf(p.Child("jobKind"), string(s.JobKind), jobkind.Modes()...)...)
+	errs = append(errs, oneOf(p.Child("jobKind"), string(s.JobKind), jobkind.Names()...)...)
 	if s.ContainerName != "" {
 		for _, msg := range validation.IsDNS1123Label(s.ContainerName) {
 			errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName, msg))
 		}
-		if pytorch := jobkind.ForMode(ModeElastic).ContainerName; s.JobKind == ModeElastic && s.ContainerName != pytorch {
+		if pytorch := jobkind.Of(jobkind.PyTorchJob).ContainerName; s.JobKind == jobkind.PyTorchJob && s.ContainerName != pytorch {
 			// training-operator v1.9.4's webhook: "must have at least one container with name pytorch".
 			errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName,
 				"the training-operator admits a PyTorchJob only with a container named "+pytorch+"; accepted: "+pytorch+" (the default for a PyTorchJob)"))
@@ -154,7 +154,7 @@ func (s *MLOpsJobSpec) validate(p *field.Path) field.ErrorList {
 	}
 	errs = append(errs, s.RunPolicy.validate(p.Child("runPolicy"))...)
 	errs = append(errs, s.Security.validate(p.Child("security"))...)
-	if s.JobKind == ModeTrainJob {
+	if s.JobKind == jobkind.TrainJob {
 		errs = append(errs, s.validateTrainJob(p)...)
 	}
 	errs = append(errs, s.notCarried(p)...)
@@ -351,7 +351,7 @@ const (
 
 func (r RunPolicy) validate(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	// Unset where the mode cannot carry them (Default leaves them out there).
+	// Unset where the jobKind cannot carry them (Default leaves them out there).
 	if r.CleanPodPolicy != "" {
 		errs = append(errs, oneOf(p.Child("cleanPodPolicy"), r.CleanPodPolicy, "None", "Running", "All")...)
 	}
@@ -470,7 +470,7 @@ func TrainerEnvReserved(name string) string {
 }
 
 // validateTrainJob checks spec.trainer and Trainer's own rules; what a
-// TrainJob cannot carry is modeFields' to refuse.
+// TrainJob cannot carry is kindFields' to refuse.
 func (s *MLOpsJobSpec) validateTrainJob(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	t, tp := s.Trainer, p.Child("trainer")

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -30,7 +32,7 @@ func TestDefault(t *testing.T) {
 	on := true
 	// No launcherResources: the renderer defaults them where the target's launcher has none.
 	want := MLOpsJobSpec{
-		JobKind:       ModeMultiNode,
+		JobKind:       jobkind.MPIJob,
 		EnvFile:       EnvFile{Path: "mlops.env", ConfigMapName: "bert-mpijob-env"},
 		ContainerName: "bert",
 		MPI: MPI{
@@ -50,11 +52,11 @@ func TestDefault(t *testing.T) {
 	// Defaults never overwrite what the user wrote.
 	off := false
 	j = &MLOpsJob{Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{
-		JobKind: ModeSingleNode, ContainerName: "main", MPI: MPI{Implementation: Intel, Args: []string{}},
+		JobKind: jobkind.Pod, ContainerName: "main", MPI: MPI{Implementation: Intel, Args: []string{}},
 		Security: Security{Hardening: &off}, RunPolicy: RunPolicy{CleanPodPolicy: "All"},
 	}}
 	j.Default()
-	if j.Spec.JobKind != ModeSingleNode || j.Spec.ContainerName != "main" || *j.Spec.Security.Hardening || j.Spec.RunPolicy.CleanPodPolicy != "All" {
+	if j.Spec.JobKind != jobkind.Pod || j.Spec.ContainerName != "main" || *j.Spec.Security.Hardening || j.Spec.RunPolicy.CleanPodPolicy != "All" {
 		t.Errorf("a default replaced a user value: %+v", j.Spec)
 	}
 	if len(j.Spec.MPI.Args) != 0 {
@@ -64,7 +66,7 @@ func TestDefault(t *testing.T) {
 	// An elastic job's workers finish on their own: the training-operator
 	// marks it Succeeded at the first worker's end, and Running would delete
 	// the others, rank 0 among them.
-	elastic := &MLOpsJob{Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{JobKind: ModeElastic}}
+	elastic := &MLOpsJob{Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{JobKind: jobkind.PyTorchJob}}
 	elastic.Default()
 	if elastic.Spec.RunPolicy.CleanPodPolicy != "None" {
 		t.Errorf("elastic cleanPodPolicy %q, want None", elastic.Spec.RunPolicy.CleanPodPolicy)
@@ -102,7 +104,7 @@ func TestValidate(t *testing.T) {
 			[]string{"metadata.name: Required value: the job's name: a DNS label such as resnet50"}},
 		{"name not a DNS label", func(j *MLOpsJob) { j.Metadata.Name = "ResNet_50" },
 			[]string{`metadata.name: Invalid value: "ResNet_50": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`}},
-		{"unknown mode", func(j *MLOpsJob) { j.Spec.JobKind = "multinode" },
+		{"unknown jobKind", func(j *MLOpsJob) { j.Spec.JobKind = "multinode" },
 			[]string{`spec.jobKind: Unsupported value: "multinode": supported values: "Pod", "MPIJob", "PyTorchJob", "TrainJob"`}},
 		// A target brings them; generating without them is refused later (processor).
 		{"no image: the target's", func(j *MLOpsJob) { j.Spec.Image = "" }, nil},
@@ -110,7 +112,7 @@ func TestValidate(t *testing.T) {
 			[]string{"spec.script: Forbidden: set either script or command, not both"}},
 		{"multi-node without a program: the target's", func(j *MLOpsJob) { j.Spec.Command = nil }, nil},
 		{"single-node may use the image's entrypoint", func(j *MLOpsJob) {
-			j.Spec = MLOpsJobSpec{JobKind: ModeSingleNode, Image: j.Spec.Image}
+			j.Spec = MLOpsJobSpec{JobKind: jobkind.Pod, Image: j.Spec.Image}
 			j.Default()
 		}, nil},
 		{"counts out of range", func(j *MLOpsJob) {
@@ -209,25 +211,25 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// TestModeFields: a field a mode's kind cannot carry is refused in that mode,
+// TestKindFields: a field a kind cannot carry is refused in that kind,
 // never dropped; runPolicy.activeDeadlineSeconds every kind carries (a Pod's
 // own field too), and a Pod its restart policy.
-func TestModeFields(t *testing.T) {
+func TestKindFields(t *testing.T) {
 	i32 := func(v int32) *int32 { return &v }
 	i64 := func(v int64) *int64 { return &v }
 	cpu := resource.MustParse("1")
-	want := map[Mode][]string{
-		ModeSingleNode: {"spec.workers", "spec.slotsPerWorker", "spec.launcherResources", "spec.security.home", "spec.mpi", "spec.elastic", "spec.trainer",
+	want := map[jobkind.JobKind][]string{
+		jobkind.Pod: {"spec.workers", "spec.slotsPerWorker", "spec.launcherResources", "spec.security.home", "spec.mpi", "spec.elastic", "spec.trainer",
 			"spec.runPolicy.cleanPodPolicy", "spec.runPolicy.ttlSecondsAfterFinished", "spec.runPolicy.backoffLimit", "spec.runPolicy.schedulingPolicy"},
-		ModeMultiNode: {"spec.elastic", "spec.trainer"},
-		ModeElastic:   {"spec.slotsPerWorker", "spec.launcherResources", "spec.security.home", "spec.mpi", "spec.trainer"},
-		ModeTrainJob: {"spec.imagePullPolicy", "spec.workingDir", "spec.priorityClassName", "spec.hostNetwork", "spec.restartPolicy", "spec.launcherResources", "spec.security.home", "spec.mpi", "spec.elastic",
+		jobkind.MPIJob:     {"spec.elastic", "spec.trainer"},
+		jobkind.PyTorchJob: {"spec.slotsPerWorker", "spec.launcherResources", "spec.security.home", "spec.mpi", "spec.trainer"},
+		jobkind.TrainJob: {"spec.imagePullPolicy", "spec.workingDir", "spec.priorityClassName", "spec.hostNetwork", "spec.restartPolicy", "spec.launcherResources", "spec.security.home", "spec.mpi", "spec.elastic",
 			"spec.runPolicy.cleanPodPolicy", "spec.runPolicy.ttlSecondsAfterFinished", "spec.runPolicy.backoffLimit", "spec.runPolicy.schedulingPolicy"},
 	}
-	for mode, forbidden := range want {
-		t.Run(string(mode), func(t *testing.T) {
+	for jobKind, forbidden := range want {
+		t.Run(string(jobKind), func(t *testing.T) {
 			j := &MLOpsJob{APIVersion: APIVersion, Kind: Kind, Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{
-				JobKind: mode, Image: "x", Command: []string{"train"},
+				JobKind: jobKind, Image: "x", Command: []string{"train"},
 				ImagePullPolicy: corev1.PullAlways, WorkingDir: "/w", PriorityClassName: "high", HostNetwork: true,
 				Workers: i32(2), SlotsPerWorker: i32(2), LauncherResources: &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: cpu}}, Security: Security{Home: "/home/me"},
 				MPI: MPI{RunLauncherAsWorker: true}, Elastic: Elastic{MaxRestarts: i32(3)}, Trainer: Trainer{Runtime: "torch-distributed"},
@@ -249,17 +251,17 @@ func TestModeFields(t *testing.T) {
 		})
 	}
 
-	// Nothing of the mode's own defaults is refused.
-	for _, mode := range []Mode{ModeSingleNode, ModeMultiNode, ModeElastic, ModeTrainJob} {
-		j := &MLOpsJob{APIVersion: APIVersion, Kind: Kind, Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{JobKind: mode, Image: "x", Command: []string{"train"}}}
+	// Nothing of the jobKind's own defaults is refused.
+	for _, jobKind := range []jobkind.JobKind{jobkind.Pod, jobkind.MPIJob, jobkind.PyTorchJob, jobkind.TrainJob} {
+		j := &MLOpsJob{APIVersion: APIVersion, Kind: Kind, Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{JobKind: jobKind, Image: "x", Command: []string{"train"}}}
 		j.Default()
 		if errs := j.Validate(); len(errs) > 0 {
-			t.Errorf("mode %s refuses its own defaults: %v", mode, errs)
+			t.Errorf("jobKind %s refuses its own defaults: %v", jobKind, errs)
 		}
 	}
 
 	j := &MLOpsJob{APIVersion: APIVersion, Kind: Kind, Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{
-		JobKind: ModeSingleNode, LauncherResources: &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: cpu}}}}
+		JobKind: jobkind.Pod, LauncherResources: &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: cpu}}}}
 	j.Default()
 	wantMsg := "spec.launcherResources: Forbidden: jobKind Pod cannot carry it (the resources of an MPIJob's launcher, which runs mpirun; a TrainJob's MPI runtime sizes its own launcher); accepted: no spec.launcherResources, or jobKind MPIJob"
 	if errs := j.Validate(); len(errs) != 1 || errs[0].Error() != wantMsg {
@@ -267,21 +269,21 @@ func TestModeFields(t *testing.T) {
 	}
 }
 
-// TestEnvKeysNotCarried: the mlops.env keys of the fields a mode cannot carry.
+// TestEnvKeysNotCarried: the mlops.env keys of the fields a jobKind cannot carry.
 func TestEnvKeysNotCarried(t *testing.T) {
-	for mode, want := range map[Mode][]string{
-		ModeSingleNode: {"WORKERS", "SLOTS_PER_WORKER", "MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"},
-		ModeMultiNode:  {"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"},
-		ModeElastic:    {"SLOTS_PER_WORKER"},
-		ModeTrainJob:   {"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"},
+	for jobKind, want := range map[jobkind.JobKind][]string{
+		jobkind.Pod:        {"WORKERS", "SLOTS_PER_WORKER", "MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"},
+		jobkind.MPIJob:     {"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"},
+		jobkind.PyTorchJob: {"SLOTS_PER_WORKER"},
+		jobkind.TrainJob:   {"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"},
 	} {
-		if diff := cmp.Diff(want, EnvKeysNotCarried(mode)); diff != "" {
-			t.Errorf("mode %s (-want +got):\n%s", mode, diff)
+		if diff := cmp.Diff(want, EnvKeysNotCarried(jobKind)); diff != "" {
+			t.Errorf("jobKind %s (-want +got):\n%s", jobKind, diff)
 		}
 	}
 	for _, path := range []string{"mpi", "elastic", "runPolicy.cleanPodPolicy"} {
-		if !slices.ContainsFunc(modeFields, func(f ModeField) bool { return strings.Join(f.Path, ".") == path }) {
-			t.Errorf("Carries is asked about %s, which the table lacks (and so would say every mode carries it)", path)
+		if !slices.ContainsFunc(kindFields, func(f KindField) bool { return strings.Join(f.Path, ".") == path }) {
+			t.Errorf("Carries is asked about %s, which the table lacks (and so would say every kind carries it)", path)
 		}
 	}
 }
