@@ -15,7 +15,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -241,24 +240,24 @@ func diff(path string, a, b any, out *[]string) {
 	}
 }
 
-// scalesWithin: the only changes are an elastic PyTorchJob's worker count,
-// within its elasticPolicy's bounds (and WORKERS in its env ConfigMap): the
-// training-operator and torchrun re-form the group, as they do for a lost worker.
+// scalesWithin: the only changes are a running job's worker count, where its
+// kind scales in place (an elastic PyTorchJob), within the bounds it keeps
+// unchanged (and WORKERS in its env ConfigMap).
 func scalesWithin(live, job object, changes []string) bool {
-	if kindOf(job) != jobkind.Of(jobkind.PyTorchJob).Kind {
+	k, _ := jobkind.ForKind(kindOf(job))
+	if k.Scale == nil {
 		return false
 	}
-	const replicas = "spec.pytorchReplicaSpecs.Worker.replicas: "
+	replicas := strings.Join(k.Scale.Replicas, ".") + ": "
 	for _, c := range changes {
 		if !strings.HasPrefix(c, replicas) && !strings.Contains(c, " data.WORKERS: ") {
 			return false
 		}
 	}
-	policy, _ := lookup(job, "spec", "elasticPolicy").(map[string]any)
-	n, _ := lookup(job, "spec", "pytorchReplicaSpecs", "Worker", "replicas").(float64)
-	lo, _ := policy["minReplicas"].(float64)
-	hi, _ := policy["maxReplicas"].(float64)
-	return policy != nil && reflect.DeepEqual(lookup(live, "spec", "elasticPolicy"), lookup(job, "spec", "elasticPolicy")) && n >= lo && n <= hi
+	n, _ := lookup(job, k.Scale.Replicas...).(float64)
+	lo, okLo := lookup(job, k.Scale.Min...).(float64)
+	hi, okHi := lookup(job, k.Scale.Max...).(float64)
+	return okLo && okHi && lookup(live, k.Scale.Min...) == lo && lookup(live, k.Scale.Max...) == hi && n >= lo && n <= hi
 }
 
 // finished is the live job's final condition (Succeeded, Failed, Complete),

@@ -137,7 +137,7 @@ func (c *Cluster) Mapping(ctx context.Context, gvk schema.GroupVersionKind) (*ap
 		var l metav1.APIResourceList
 		b, err := c.REST.Get().AbsPath(path).DoRaw(ctx)
 		if apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("this cluster serves no %s (%s): the operator or CRD of %s is not installed", gv, c.Config.Host, gvk.Kind)
+			return nil, &NotServedError{Message: fmt.Sprintf("this cluster serves no %s (%s): the operator or CRD of %s is not installed", gv, c.Config.Host, gvk.Kind)}
 		}
 		if err == nil {
 			err = json.Unmarshal(b, &l)
@@ -159,10 +159,15 @@ func (c *Cluster) Mapping(ctx context.Context, gvk schema.GroupVersionKind) (*ap
 	}
 	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if apimeta.IsNoMatchError(err) {
-		return nil, fmt.Errorf("this cluster serves %s, but no kind %s in it (%s)", gv, gvk.Kind, c.Config.Host)
+		return nil, &NotServedError{Message: fmt.Sprintf("this cluster serves %s, but no kind %s in it (%s)", gv, gvk.Kind, c.Config.Host)}
 	}
 	return m, err
 }
+
+// NotServedError: the API server answered, and serves no such kind.
+type NotServedError struct{ Message string }
+
+func (e *NotServedError) Error() string { return e.Message }
 
 // NamespaceOf is where an object whose own namespace is ns goes: ns, else
 // the flags'; ns contradicting --namespace is an error, as kubectl's.

@@ -238,7 +238,7 @@ func (out *Overlay) componentKustomization(header string, plan *render.Plan, gua
 		{"resources", resources},
 		{"transformers", []any{guardDir + "/" + checksFile, patchesFile}},
 	}
-	if plan.JobKind != jobkind.Pod {
+	if !plan.Facts().BuiltIn() {
 		// A Pod's name references are built into kustomize; a CRD's are not.
 		out.Component[NameReferenceFile] = append([]byte(header), schema.NameReferences(plan.Facts().Kind)...)
 		component = append(component, field{"configurations", []any{NameReferenceFile}})

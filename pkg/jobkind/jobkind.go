@@ -79,11 +79,12 @@ type Demo struct {
 	Command []string
 	// CommandNote says what runs the command, in job.yaml's comment.
 	CommandNote string
-	// Starter is the program that starts the user's command.
-	Starter string
 	// Shape is mlops.env's lines on the job's shape.
 	Shape string
 }
+
+// Scale is an elastic job's worker count, and the bounds it may move within.
+type Scale struct{ Replicas, Min, Max []string }
 
 // Facts is one row of the table.
 type Facts struct {
@@ -105,6 +106,22 @@ type Facts struct {
 	// ContainerName is the name the operator requires of the training
 	// container ("": the job's name, by default).
 	ContainerName string
+	// ContainerNameWhy says why the training container must have that name
+	// ("": it need not).
+	ContainerNameWhy string
+	// Operator is what runs the kind and checks it ("": the API server alone).
+	Operator string
+	// Starter is the program that starts the user's command, which a job of
+	// the kind therefore needs ("": the container runs it, or its image's own).
+	Starter string
+	// FirstContainer says why the training container goes first in its pods
+	// ("": kubectl logs and exec default to the first container).
+	FirstContainer string
+	// Carries are the spec fields, dotted, of those only some kinds carry
+	// (v1alpha1's KindFields) that this kind does.
+	Carries []string
+	// Scale is what an in-place scale of a running job changes (nil: none).
+	Scale *Scale
 	// RestartPolicy is the pods' default restart policy.
 	RestartPolicy corev1.RestartPolicy
 	// CleanPodPolicy is the operator's runPolicy default ("": none).
@@ -167,6 +184,10 @@ func Is(kind string) bool {
 	_, ok := ForKind(kind)
 	return ok
 }
+
+// BuiltIn says whether the kind is Kubernetes' own, which kustomize and every
+// cluster know, rather than an operator's.
+func (k Facts) BuiltIn() bool { return k.Operator == "" }
 
 // PodSpecPath is where the kind keeps the pod spec of role, nil if it has none.
 func (k Facts) PodSpecPath(role Role) []string {

@@ -20,9 +20,14 @@ var mpiJob = Facts{
 		{Worker, []string{"spec", "mpiReplicaSpecs", string(Worker), "template", "spec"}},
 	},
 	ReferencePodSpecs: []string{"spec/mpiReplicaSpecs/Launcher/template/spec", "spec/mpiReplicaSpecs/Worker/template/spec"},
-	RestartPolicy:     corev1.RestartPolicyNever,
-	CleanPodPolicy:    string(kubeflow.CleanPodPolicyRunning),
-	PodsLabel:         kubeflow.JobNameLabel,
+	Operator:          "the mpi-operator",
+	Starter:           "mpirun",
+	FirstContainer:    "the mpi-operator sets up SSH and the hostfile in the first container",
+	Carries: []string{"imagePullPolicy", "workingDir", "priorityClassName", "hostNetwork", "restartPolicy",
+		"workers", "slotsPerWorker", "launcherResources", "security.home", "mpi", "runPolicy.cleanPodPolicy", "runPolicy.ttlSecondsAfterFinished", "runPolicy.backoffLimit", "runPolicy.schedulingPolicy"},
+	RestartPolicy:  corev1.RestartPolicyNever,
+	CleanPodPolicy: string(kubeflow.CleanPodPolicyRunning),
+	PodsLabel:      kubeflow.JobNameLabel,
 	// mpirun prints every rank's output.
 	ProgramPods: []string{kubeflow.JobRoleLabel + "=launcher"},
 	PodNames: func(s Shape) []string {
@@ -33,8 +38,8 @@ var mpiJob = Facts{
 	// The mpi-operator's own example.
 	Demo: Demo{
 		Image: "mpioperator/mpi-pi:openmpi", Command: []string{"/home/mpiuser/pi"},
-		CommandNote: "mlops-fn runs it under mpirun -np WORKERS x slots", Starter: "mpirun",
-		Shape: "WORKERS=2\nCPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n",
+		CommandNote: "mlops-fn runs it under mpirun -np WORKERS x slots",
+		Shape:       "WORKERS=2\nCPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n",
 	},
 	New:      func() any { return &kubeflow.MPIJob{} },
 	Validate: func(obj any) field.ErrorList { return validateMPIJob(obj.(*kubeflow.MPIJob)) },

@@ -12,6 +12,7 @@ var pod = Facts{
 	Kind: string(Pod), APIVersion: "v1", PatchFile: "pod-patch.yaml",
 	PodSpecs:      []PodSpec{{Single, []string{"spec"}}},
 	RestartPolicy: corev1.RestartPolicyNever,
+	Carries:       []string{"imagePullPolicy", "workingDir", "priorityClassName", "hostNetwork", "restartPolicy"},
 	PodNames:      func(s Shape) []string { return []string{s.Name} },
 	PodCount:      func(map[string]any) int { return 1 },
 	Demo: Demo{

@@ -21,6 +21,17 @@ var pyTorchJob = Facts{
 	ReferencePodSpecs: []string{"spec/pytorchReplicaSpecs/Master/template/spec", "spec/pytorchReplicaSpecs/Worker/template/spec"},
 	// The training-operator sets the rendezvous variables in the container of this name only.
 	ContainerName: kubeflowv1.PyTorchJobDefaultContainerName,
+	// training-operator v1.9.4's webhook: "must have at least one container with name pytorch".
+	ContainerNameWhy: "the training-operator admits a PyTorchJob only with a container named " + kubeflowv1.PyTorchJobDefaultContainerName,
+	Operator:         "the training-operator",
+	Starter:          "torchrun",
+	Carries:          []string{"imagePullPolicy", "workingDir", "priorityClassName", "hostNetwork", "restartPolicy", "workers", "elastic", "runPolicy.cleanPodPolicy", "runPolicy.ttlSecondsAfterFinished", "runPolicy.backoffLimit", "runPolicy.schedulingPolicy"},
+	// The training-operator and torchrun re-form the group, as for a lost worker.
+	Scale: &Scale{
+		Replicas: []string{"spec", "pytorchReplicaSpecs", "Worker", "replicas"},
+		Min:      []string{"spec", "elasticPolicy", "minReplicas"},
+		Max:      []string{"spec", "elasticPolicy", "maxReplicas"},
+	},
 	// An elastic group survives a lost worker only if its pod comes back.
 	RestartPolicy: corev1.RestartPolicyOnFailure,
 	// training-operator v1.9.4 marks an elastic PyTorchJob Succeeded when any
@@ -42,8 +53,8 @@ var pyTorchJob = Facts{
 	// The training-operator's own example.
 	Demo: Demo{
 		Image: "kubeflow/pytorch-elastic-example-echo:latest", Command: []string{"python", "-m", "torch.distributed.run", "/workspace/echo.py"},
-		CommandNote: "the torchrun line; the training-operator passes it the rendezvous", Starter: "torchrun",
-		Shape: "WORKERS=2\nMIN_WORKERS=1\nMAX_WORKERS=3\nCPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n",
+		CommandNote: "the torchrun line; the training-operator passes it the rendezvous",
+		Shape:       "WORKERS=2\nMIN_WORKERS=1\nMAX_WORKERS=3\nCPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n",
 	},
 	New:      func() any { return &kubeflowv1.PyTorchJob{} },
 	Validate: func(obj any) field.ErrorList { return pyTorchJobWebhook(obj.(*kubeflowv1.PyTorchJob)) },

@@ -35,9 +35,14 @@ var trainJob = Facts{
 		{"Secret", "spec/initializer/dataset/env/valueFrom/secretKeyRef/name"},
 		{"Secret", "spec/initializer/model/env/valueFrom/secretKeyRef/name"},
 	},
+	Operator: "Kubeflow Trainer",
+	Starter:  "the runtime's launcher (torchrun)",
+	Carries:  []string{"workers", "slotsPerWorker", "trainer"},
 	// Trainer sets the image, command, env and resources in this container.
 	ContainerName: string(TrainerNode),
-	PodsLabel:     jobset.JobSetNameKey, // Trainer names the JobSet like the TrainJob
+	ContainerNameWhy: "Kubeflow Trainer sets a TrainJob's image, command, env and resources in the runtime's container named " + string(TrainerNode) +
+		", and admits a runtime patch naming another container that then keeps the JobSet from starting",
+	PodsLabel: jobset.JobSetNameKey, // Trainer names the JobSet like the TrainJob
 	// An MPI runtime's launcher, else node 0.
 	ProgramPods: []string{
 		jobset.ReplicatedJobNameKey + "=" + string(TrainerLauncher),
@@ -68,7 +73,6 @@ var trainJob = Facts{
 		Image: "pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime", Command: []string{"torchrun", "--no-python", "python3", "-c",
 			"import torch.distributed as d; d.init_process_group('gloo'); print('rank', d.get_rank(), 'of', d.get_world_size())"},
 		CommandNote: "the torchrun line; Kubeflow Trainer's torch-distributed runtime passes it nnodes and the master",
-		Starter:     "the runtime's launcher (torchrun)",
 		Shape:       "# The TrainJob's nodes, and on each its CPU, memory and GPUs.\nWORKERS=2\nCPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n",
 	},
 	New:      func() any { return &trainer.TrainJob{} },

@@ -77,8 +77,8 @@ func uniqueContainerNames(target *yaml.RNode) error {
 // taking the key from the env ConfigMap itself says the same and stays. A
 // TrainJob carries mlops.env in its trainer's env (trainerEnvKept).
 func envShadowsKeys(target *yaml.RNode, q *render.Plan) error {
-	if q.JobKind == jobkind.TrainJob {
-		return nil
+	if len(q.Facts().ProgramPath) > 0 {
+		return nil // the program's env is outside the pod specs' containers
 	}
 	for _, pod := range podContainers(target) {
 		for _, c := range pod {

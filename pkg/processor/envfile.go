@@ -229,8 +229,8 @@ func envConfigMap(job *api.MLOpsJob, items []*yaml.RNode) (*yaml.RNode, *env.Fil
 		}
 	}
 	// A Pod's envFrom kustomize rewrites; a custom resource's it does not know.
-	if kind := jobkind.Of(job.Spec.JobKind).Kind; first != nil && kind != "Pod" && first.GetAnnotations()[needsHashSuffix] == "enabled" {
-		return nil, nil, fmt.Errorf("ConfigMap/%s: configMapGenerator will add a name hash, which kustomize does not write into the envFrom of %s (a custom resource's fields are unknown to it); accepted: `options: {disableNameSuffixHash: true}` on its configMapGenerator entry", name, jobkind.WithArticle(kind))
+	if k := jobkind.Of(job.Spec.JobKind); first != nil && !k.BuiltIn() && first.GetAnnotations()[needsHashSuffix] == "enabled" {
+		return nil, nil, fmt.Errorf("ConfigMap/%s: configMapGenerator will add a name hash, which kustomize does not write into the envFrom of %s (a custom resource's fields are unknown to it); accepted: `options: {disableNameSuffixHash: true}` on its configMapGenerator entry", name, jobkind.WithArticle(k.Kind))
 	}
 	return first, firstFile, nil
 }

@@ -19,6 +19,8 @@ import (
 // mpirun line: what it may keep, and its rank count.
 type mpiJobSteps struct{}
 
+var _ kindSteps = mpiJobSteps{}
+
 func (mpiJobSteps) narrow(p Processor, target *yaml.RNode, q *render.Plan) error {
 	if nonRoot, uid := targetNonRoot(target); q.RunAsUser == nil && nonRoot != "" {
 		// Without a uid mlops-fn renders root's SSH setup: it would not work for this user.

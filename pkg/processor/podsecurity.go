@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
@@ -295,7 +297,8 @@ func hostNetworkDNS(target *yaml.RNode, q *render.Plan) (string, error) {
 		if s.DNSPolicy != "" {
 			policy = "dnsPolicy ClusterFirst"
 		}
-		if target.GetKind() == "Pod" {
+		if k, _ := jobkind.ForKind(target.GetKind()); !api.Carries(k.JobKind(), "workers") {
+			// One pod: no peers to resolve.
 			return fmt.Sprintf("%s.hostNetwork: true with %s: the Pod resolves names as its node does, so not the cluster's services (Kubernetes' ClusterFirst falls back to Default on the node's network); if it reaches any, add dnsPolicy: ClusterFirstWithHostNet, or set spec.hostNetwork: true in the job spec, which sets both", pod.Path, policy), nil
 		}
 		return "", fmt.Errorf("%s.hostNetwork: true with %s: on the node's network Kubernetes gives the pods the node's resolver (its ClusterFirst falls back to Default), so they cannot resolve each other's names (the workers the launcher or the rendezvous reaches) and the job fails once running; accepted: dnsPolicy: ClusterFirstWithHostNet beside it, spec.hostNetwork: true in the job spec (mlops-fn then sets both), or no hostNetwork", pod.Path, policy)

@@ -292,7 +292,7 @@ func (p Processor) generate(plan *render.Plan, skeleton any) (*yaml.RNode, error
 	switch {
 	case plan.Image == "":
 		missing = "image"
-	case plan.KeepsProgram() && plan.JobKind != jobkind.Pod:
+	case plan.KeepsProgram() && plan.Facts().Starter != "":
 		missing = "command (or script)"
 	}
 	if missing != "" {
@@ -302,7 +302,7 @@ func (p Processor) generate(plan *render.Plan, skeleton any) (*yaml.RNode, error
 	if err != nil {
 		return nil, err
 	}
-	if plan.JobKind == jobkind.TrainJob && plan.Trainer.Runtime == "" {
+	if api.Carries(plan.JobKind, "trainer") && plan.Trainer.Runtime == "" {
 		// A new TrainJob runs on the default runtime.
 		q := *plan
 		q.Trainer.Runtime, q.Trainer.RuntimeKind = api.DefaultTrainerRuntime, api.ClusterTrainingRuntime

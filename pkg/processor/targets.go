@@ -3,6 +3,7 @@
 package processor
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -225,10 +226,7 @@ func movedFirst(target *yaml.RNode, id string, q *render.Plan) []string {
 			n, _ := c.GetString("name")
 			before = append(before, strconv.Quote(n))
 		}
-		why := "kubectl logs and exec default to the first container"
-		if kind.JobKind() == jobkind.MPIJob {
-			why = "the mpi-operator sets up SSH and the hostfile in the first container"
-		}
+		why := cmp.Or(kind.FirstContainer, "kubectl logs and exec default to the first container")
 		notices = append(notices, fmt.Sprintf("%s: %s.containers[%d]: the training container %q moves first, before %s: mlops-fn puts it first in every pod (%s); the others keep their order",
 			id, strings.Join(kind.PodSpecPath(role), "."), i, name, strings.Join(before, ", "), why))
 	}

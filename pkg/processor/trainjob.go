@@ -19,6 +19,8 @@ import (
 // runtime patches of other managers.
 type trainJobSteps struct{}
 
+var _ kindSteps = trainJobSteps{}
+
 func (trainJobSteps) narrow(p Processor, target *yaml.RNode, q *render.Plan) error {
 	if q.Trainer.Runtime == "" && valueAt(target, "spec", "runtimeRef", "name") == "" {
 		// A default here would be written into a hydrated overlay and win over

@@ -20,6 +20,8 @@ import (
 // over ssh to the workers.
 type mpiJobRenderer struct{}
 
+var _ kindRenderer = mpiJobRenderer{}
+
 func (mpiJobRenderer) object(p *Plan, template func(role, string) corev1.PodTemplateSpec) job {
 	return &kubeflow.MPIJob{Spec: kubeflow.MPIJobSpec{MPIReplicaSpecs: map[kubeflow.MPIReplicaType]*kubeflow.ReplicaSpec{
 		kubeflow.MPIReplicaTypeLauncher: {Template: template(launcher, p.ContainerOf(jobkind.Launcher))},

@@ -71,7 +71,7 @@ func (p *Plan) Patches() []Patch {
 // clearedArgs: an MPIJob's command lines are wholly mlops-fn's (mpirun, sshd);
 // a Pod's are when the spec gives a command without args.
 func (p *Plan) clearedArgs() []string {
-	if (p.JobKind == jobkind.MPIJob && !p.KeepsProgram()) || (len(p.Command) > 0 && len(p.Args) == 0) {
+	if (p.carries("mpi") && !p.KeepsProgram()) || (len(p.Command) > 0 && len(p.Args) == 0) {
 		return []string{"args"}
 	}
 	return nil
@@ -254,7 +254,7 @@ func (p *Plan) clearedSecurity() Deletions {
 	if p.RunAsGroup != nil {
 		d.ContainerIDs = append(d.ContainerIDs, "runAsGroup")
 	}
-	if p.JobKind == jobkind.MPIJob && p.Root() {
+	if p.carries("security.home") && p.Root() {
 		if p.FSGroup == nil {
 			d.PodSecurity = append(d.PodSecurity, "fsGroup", "fsGroupChangePolicy")
 		}

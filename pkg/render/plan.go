@@ -149,6 +149,10 @@ func (p *Plan) gangMinimum(path *field.Path, errs field.ErrorList) field.ErrorLi
 // Facts is the row of the job kinds table the plan renders.
 func (p *Plan) Facts() jobkind.Facts { return jobkind.Of(p.JobKind) }
 
+// carries says whether the plan's kind carries the spec field at path (dotted):
+// the rules of a field hold where a kind has it.
+func (p *Plan) carries(path string) bool { return api.Carries(p.JobKind, path) }
+
 // Warning is advice about a job that renders.
 type Warning struct {
 	Field   *field.Path
@@ -196,7 +200,7 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 	p.EnvKeys = slices.Sorted(maps.Keys(file.Map()))
 	errs := twoHomes(s, set, file.Source, file.Map())
 	var warnings []Warning
-	if p.JobKind == jobkind.TrainJob {
+	if p.carries("trainer") {
 		for _, k := range p.EnvKeys {
 			if why := api.TrainerEnvReserved(k); why != "" {
 				errs = append(errs, field.Invalid(envKey(k), k, why))
@@ -216,7 +220,7 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 		case strings.IndexFunc(program, unicode.IsSpace) >= 0:
 			// The first item is exec'd as a path: its arguments would be part of the name.
 			errs = append(errs, field.Invalid(spec.Child("command").Index(0), program, "is run as one program whose path is the whole text, spaces included; accepted: one item per argument, command: [python, train.py, --lr, \"0.1\"] (init: mlops-fn init DIR -- python train.py --lr 0.1)"))
-		case p.JobKind == jobkind.MPIJob && isMPILauncher(program):
+		case p.carries("mpi") && isMPILauncher(program):
 			errs = append(errs, field.Invalid(spec.Child("command").Index(0), program,
 				"mlops-fn writes the launcher's mpirun line itself (mpirun -np WORKERS × SLOTS_PER_WORKER …) and runs the command under it: mpirun would run mpirun; accepted: the program alone (python train.py), its ranks set by WORKERS and SLOTS_PER_WORKER and mpirun's flags by spec.mpi.args; or no spec.command, to keep a base's own mpirun line"))
 		}
@@ -242,18 +246,18 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 	}
 
 	p.Workers = pick(set.Workers, s.Workers, 0)
-	if p.JobKind != jobkind.Pod && p.Workers == 0 {
+	if p.carries("workers") && p.Workers == 0 {
 		errs = append(errs, field.Required(envKey("WORKERS"),
 			fmt.Sprintf("%s needs the number of workers: set WORKERS in %s (or spec.workers), 1 to %d", p.JobKind, file.Source, api.MaxWorkers)))
 	}
 	p.GPUsPerWorker = pick(set.GPUsPerWorker, s.GPUsPerWorker, 0)
-	if p.JobKind == jobkind.PyTorchJob && p.Workers > 0 {
+	if p.carries("elastic") && p.Workers > 0 {
 		p.Elastic, errs = elastic(s.Elastic, set, p.Workers, p.GPUsPerWorker, envKey, errs)
 	}
 	// One rank per GPU, unless SLOTS_PER_WORKER or spec.slotsPerWorker says otherwise.
 	p.SlotsPerWorker = pick(set.SlotsPerWorker, s.SlotsPerWorker, max(p.GPUsPerWorker, 1))
 	errs = p.gangMinimum(spec.Child("runPolicy", "schedulingPolicy", "minAvailable"), errs)
-	if i := slices.IndexFunc(p.MPI.Args, isHostFlag); i >= 0 && p.JobKind == jobkind.MPIJob {
+	if i := slices.IndexFunc(p.MPI.Args, isHostFlag); i >= 0 && p.carries("mpi") {
 		errs = append(errs, field.Invalid(spec.Child("mpi", "args").Index(i), p.MPI.Args[i],
 			"names mpirun's hosts, beside the operator's hostfile, which lists the workers and their slots: mpirun would get two host lists; accepted: mpirun's other flags"))
 	}
@@ -303,7 +307,7 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 	}
 	if r := s.LauncherResources; r != nil {
 		p.LauncherLimits, p.LauncherRequests = maps.Clone(r.Limits), maps.Clone(r.Requests)
-	} else if p.JobKind == jobkind.MPIJob {
+	} else if p.carries("launcherResources") {
 		p.LauncherLimits, p.LauncherLimitsDefault = api.DefaultLauncherResources().Limits, true
 	}
 
@@ -332,13 +336,14 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 			"names the root user, but %s is %d: the job runs as that user, whose home is not /root; accepted: the name of user %d in the image (its home is /home/NAME), or %s=0", uid, *p.RunAsUser, *p.RunAsUser, uid)))
 	}
 	if p.Root() {
-		if p.JobKind == jobkind.MPIJob && p.FSGroup != nil {
+		// The mpi-operator's SSH keys, in the home of spec.security.home.
+		if p.carries("security.home") && p.FSGroup != nil {
 			if _, explicit := file.Lookup("FS_GROUP"); explicit || s.Security.FSGroup != nil {
 				warnings = append(warnings, Warning{Field: envKey("FS_GROUP"), Message: "fsGroup is left out: on a root MPIJob it makes the SSH key in /root/.ssh group-readable (mode 0640) and ssh refuses it; to have the volumes owned by that group, run as a non-root USER_ID"})
 			}
 			p.FSGroup = nil
 		}
-		if p.JobKind == jobkind.MPIJob && set.UserName != "" && set.UserName != "root" && s.Security.Home == "" {
+		if p.carries("security.home") && set.UserName != "" && set.UserName != "root" && s.Security.Home == "" {
 			warnings = append(warnings, Warning{Field: envKey("USER_NAME"), Message: fmt.Sprintf("names %s, but the job runs as root, whose SSH keys go to /root/.ssh, not /home/%s; accepted: USER_NAME left out (or root), or the job run as %s's uid in the image (USER_ID, or spec.security.runAsUser)", set.UserName, set.UserName, set.UserName)})
 		}
 	}

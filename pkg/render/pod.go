@@ -7,6 +7,8 @@ import corev1 "k8s.io/api/core/v1"
 // podRenderer: a single-node job is a Pod, with no operator.
 type podRenderer struct{}
 
+var _ kindRenderer = podRenderer{}
+
 func (podRenderer) object(p *Plan, template func(role, string) corev1.PodTemplateSpec) job {
 	return &corev1.Pod{Spec: template(single, p.ContainerOf("")).Spec}
 }

@@ -20,6 +20,8 @@ import (
 // pyTorchJobRenderer: an elastic job is a PyTorchJob of workers only.
 type pyTorchJobRenderer struct{}
 
+var _ kindRenderer = pyTorchJobRenderer{}
+
 func (pyTorchJobRenderer) object(p *Plan, template func(role, string) corev1.PodTemplateSpec) job {
 	return &kubeflowv1.PyTorchJob{Spec: kubeflowv1.PyTorchJobSpec{PyTorchReplicaSpecs: map[kubeflowv1.ReplicaType]*kubeflowv1.ReplicaSpec{
 		kubeflowv1.PyTorchJobReplicaTypeWorker: {Template: template(elasticWorker, p.ContainerOf(""))},

@@ -18,6 +18,8 @@ import (
 // templates.
 type trainJobRenderer struct{}
 
+var _ kindRenderer = trainJobRenderer{}
+
 // object builds a TrainJob from the pod templates the fill gave each of
 // the runtime's replicated jobs: the node's training container becomes
 // spec.trainer (image, program, env, resources per node), and what a pod

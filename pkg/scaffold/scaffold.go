@@ -58,8 +58,8 @@ func Files(o Options) (map[string][]byte, error) {
 	for _, msg := range validation.IsDNS1035Label(o.Name) {
 		return nil, fmt.Errorf("the job's name %q (--name, else the folder's name): %s; accepted: a DNS label, lowercase letters, digits and '-', starting with a letter, e.g. --name my-job", o.Name, msg)
 	}
-	if o.Image != "" && o.Command == nil && d.Starter != "" {
-		return nil, fmt.Errorf("--image %s without --command: %s needs the program %s starts; accepted: --command python,train.py (comma-separated)", o.Image, o.JobKind, d.Starter)
+	if o.Image != "" && o.Command == nil && jk.Starter != "" {
+		return nil, fmt.Errorf("--image %s without --command: %s needs the program %s starts; accepted: --command python,train.py (comma-separated)", o.Image, o.JobKind, jk.Starter)
 	}
 	if err := utf8Text(o); err != nil {
 		return nil, err
@@ -84,7 +84,7 @@ spec:
   jobKind: %s
   image: %s # %s
 `, api.APIVersion, api.Kind, o.Name, o.JobKind, scalar(image), comment)
-	if o.JobKind == jobkind.TrainJob {
+	if api.Carries(o.JobKind, "trainer") {
 		spec += "  trainer:\n    runtime: " + api.DefaultTrainerRuntime + " # the ClusterTrainingRuntime the TrainJob runs on\n"
 	}
 	if len(command) > 0 {

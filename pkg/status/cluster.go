@@ -7,7 +7,9 @@ package status
 
 import (
 	"context"
-	"strings"
+	"errors"
+
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,11 +38,18 @@ func Connect(ctx context.Context, f apply.Flags) (*apply.Cluster, *Cluster, erro
 	return a, &Cluster{Core: core, Dynamic: a.Dynamic, Namespaces: a.Namespaces}, err
 }
 
-// resource is the API resource of a kind mlops-fn renders (their plurals
-// are the kinds' lowercased, with an s).
-func resource(apiVersion, kind string) schema.GroupVersionResource {
-	gv, _ := schema.ParseGroupVersion(apiVersion)
-	return gv.WithResource(strings.ToLower(kind) + "s")
+// job reads a job of kind jk, nil when it does not exist; notServed says why
+// where the cluster serves no such kind (its operator is not installed).
+func (c *Cluster) job(ctx context.Context, jk jobkind.Facts, ns, name string) (u *unstructured.Unstructured, notServed string, err error) {
+	gvr, err := c.Core.Resource(ctx, schema.FromAPIVersionAndKind(jk.APIVersion, jk.Kind))
+	if no := (*apply.NotServedError)(nil); errors.As(err, &no) {
+		return nil, no.Error(), nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	u, err = c.get(ctx, gvr, ns, name)
+	return u, "", err
 }
 
 // get reads an object, nil when it does not exist.

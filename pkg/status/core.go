@@ -35,10 +35,14 @@ type Core interface {
 	Log(ctx context.Context, ns, pod, container string, follow bool) (io.ReadCloser, error)
 	// Serves is nil when the API server serves groupVersion ("v1" for the core group).
 	Serves(ctx context.Context, groupVersion string) error
+	// Resource is the API resource of a kind, by the API server's discovery;
+	// an *apply.NotServedError where it serves no such kind.
+	Resource(ctx context.Context, gvk schema.GroupVersionKind) (schema.GroupVersionResource, error)
 }
 
 // apiServer is Core over the dynamic client and an untyped REST client.
 type apiServer struct {
+	cluster *apply.Cluster
 	dynamic dynamic.Interface
 	rest    *rest.RESTClient
 	// logs streams a log for as long as it runs: only its answer is bounded, by timeout.
@@ -59,7 +63,7 @@ func newAPIServer(c *apply.Cluster) (*apiServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &apiServer{dynamic: c.Dynamic, rest: c.REST, logs: logs, timeout: c.Config.Timeout, host: c.Config.Host}, nil
+	return &apiServer{cluster: c, dynamic: c.Dynamic, rest: c.REST, logs: logs, timeout: c.Config.Timeout, host: c.Config.Host}, nil
 }
 
 func (a *apiServer) Pod(ctx context.Context, ns, name string) (*corev1.Pod, error) {
@@ -103,6 +107,14 @@ func (a *apiServer) Log(ctx context.Context, ns, pod, container string, follow b
 type closer func() error
 
 func (f closer) Close() error { return f() }
+
+func (a *apiServer) Resource(ctx context.Context, gvk schema.GroupVersionKind) (schema.GroupVersionResource, error) {
+	m, err := a.cluster.Mapping(ctx, gvk)
+	if err != nil {
+		return schema.GroupVersionResource{}, err
+	}
+	return m.Resource, nil
+}
 
 func (a *apiServer) Serves(ctx context.Context, groupVersion string) error {
 	path := "/apis/" + groupVersion

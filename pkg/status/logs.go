@@ -181,7 +181,7 @@ func run(pod *corev1.Pod, container string) string {
 // finished: the job has ended (or is gone): no run of its program follows.
 func (c *Cluster) finished(ctx context.Context, job apply.Job, ns string) (bool, error) {
 	jk, _ := jobkind.ForKind(job.Kind)
-	u, err := c.get(ctx, resource(jk.APIVersion, jk.Kind), ns, job.Name)
+	u, _, err := c.job(ctx, jk, ns, job.Name)
 	if err != nil || u == nil {
 		return true, err
 	}

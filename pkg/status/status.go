@@ -3,6 +3,7 @@
 package status
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -67,13 +68,13 @@ func Status(ctx context.Context, c *Cluster, job apply.Job) (*Report, error) {
 	}
 	r := &Report{Job: job.Kind + "/" + job.Name, Namespace: ns}
 	jk, _ := jobkind.ForKind(job.Kind)
-	u, err := c.get(ctx, resource(jk.APIVersion, jk.Kind), ns, job.Name)
+	u, notServed, err := c.job(ctx, jk, ns, job.Name)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s in namespace %s: %w", r.Job, ns, err)
 	}
 	if u == nil {
 		r.Phase = "not found"
-		r.Why = append(r.Why, c.notFound(ctx, jk, ns))
+		r.Why = append(r.Why, cmp.Or(notServed, fmt.Sprintf("no such %s in namespace %s: not applied yet (mlops-fn apply DIR), or applied to another namespace (--namespace)", jk.Kind, ns)))
 		return r, nil
 	}
 	r.Found = true
@@ -118,16 +119,6 @@ func Status(ctx context.Context, c *Cluster, job apply.Job) (*Report, error) {
 	}
 	r.Why = append(r.Why, refused...)
 	return r, nil
-}
-
-// notFound says why there is no job: not applied, another namespace, or no operator.
-func (c *Cluster) notFound(ctx context.Context, jk jobkind.Facts, ns string) string {
-	if jk.Kind != "Pod" {
-		if err := c.Core.Serves(ctx, jk.APIVersion); err != nil {
-			return fmt.Sprintf("this cluster serves no %s %s (%s): its operator is not installed", jk.APIVersion, jk.Kind, firstLine(err))
-		}
-	}
-	return fmt.Sprintf("no such %s in namespace %s: not applied yet (mlops-fn apply DIR), or applied to another namespace (--namespace)", jk.Kind, ns)
 }
 
 // pods are the job's pods, by name: a Pod's itself, else the operator's, by
@@ -384,11 +375,6 @@ func failure(u *unstructured.Unstructured, pods []corev1.Pod) string {
 		}
 	}
 	return "failed"
-}
-
-func firstLine(err error) string {
-	s, _, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n")
-	return s
 }
 
 // String is the report as mlops-fn status prints it.

@@ -39,7 +39,10 @@ func cluster(t *testing.T, kueue bool, objs ...runtime.Object) *Cluster {
 	}
 	kube := fake.NewClientset(typed...)
 	d := kube.Discovery().(*fakediscovery.FakeDiscovery)
-	d.Resources = []*metav1.APIResourceList{{GroupVersion: "kubeflow.org/v2beta1"}}
+	d.Resources = []*metav1.APIResourceList{
+		{GroupVersion: "v1", APIResources: []metav1.APIResource{{Name: "pods", Kind: "Pod", Namespaced: true}}},
+		{GroupVersion: "kubeflow.org/v2beta1", APIResources: []metav1.APIResource{{Name: "mpijobs", Kind: "MPIJob", Namespaced: true}}},
+	}
 	if kueue {
 		d.Resources = append(d.Resources, &metav1.APIResourceList{GroupVersion: "kueue.x-k8s.io/v1beta2"})
 	}
@@ -76,6 +79,19 @@ func (f fakeCore) Events(ctx context.Context, ns string) ([]corev1.Event, error)
 
 func (f fakeCore) Log(ctx context.Context, ns, pod, container string, follow bool) (io.ReadCloser, error) {
 	return f.kube.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{Container: container, Follow: follow}).Stream(ctx)
+}
+
+func (f fakeCore) Resource(_ context.Context, gvk schema.GroupVersionKind) (schema.GroupVersionResource, error) {
+	l, err := f.kube.Discovery().ServerResourcesForGroupVersion(gvk.GroupVersion().String())
+	if err != nil {
+		return schema.GroupVersionResource{}, &apply.NotServedError{Message: err.Error()}
+	}
+	for _, r := range l.APIResources {
+		if r.Kind == gvk.Kind {
+			return gvk.GroupVersion().WithResource(r.Name), nil
+		}
+	}
+	return schema.GroupVersionResource{}, &apply.NotServedError{Message: "no kind " + gvk.Kind}
 }
 
 func (f fakeCore) Serves(_ context.Context, groupVersion string) error {
@@ -186,6 +202,19 @@ func TestStatus(t *testing.T) {
 				t.Errorf("got:\n%s\nwant:\n%s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestStatusNoOperator: a kind the cluster's discovery does not list (its
+// operator not installed) is not found, saying so, and read under the
+// resource name discovery gives where it is listed.
+func TestStatusNoOperator(t *testing.T) {
+	r, err := Status(context.Background(), cluster(t, false), apply.Job{Kind: "PyTorchJob", Name: "pi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.String(); !strings.Contains(got, "not found\n  waiting: ") || !strings.Contains(got, "kubeflow.org/v1") || strings.Contains(got, "not applied yet") {
+		t.Errorf("a PyTorchJob on a cluster without the training-operator:\n%s", got)
 	}
 }
 

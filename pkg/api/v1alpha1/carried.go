@@ -13,14 +13,14 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
-// KindField is a spec field that only some kinds can carry, with the
-// mlops.env keys that set it. Set in another kind it is refused, never
-// dropped; its keys there are warned about (a site's mlops.env is shared).
+// KindField is a spec field that only some kinds can carry (each kind lists
+// those it does: jobkind.Facts.Carries), with the mlops.env keys that set it.
+// Set in another kind it is refused, never dropped; its keys there are warned
+// about (a site's mlops.env is shared).
 type KindField struct {
-	Path     []string
-	EnvKeys  []string
-	JobKinds []jobkind.JobKind
-	set      func(*MLOpsJobSpec) bool
+	Path    []string
+	EnvKeys []string
+	set     func(*MLOpsJobSpec) bool
 	// why says what the field is for, and where the kinds that lack it keep it.
 	why string
 }
@@ -28,48 +28,40 @@ type KindField struct {
 // Anything else the spec holds every kind carries (runPolicy.activeDeadlineSeconds
 // too: a Pod's, a TrainJob's own, the operators' runPolicy).
 var kindFields = []KindField{
-	{Path: []string{"imagePullPolicy"}, JobKinds: podTemplateKinds, set: func(s *MLOpsJobSpec) bool { return s.ImagePullPolicy != "" },
+	{Path: []string{"imagePullPolicy"}, set: func(s *MLOpsJobSpec) bool { return s.ImagePullPolicy != "" },
 		why: trainJobLacks + "the training runtime's container sets it"},
-	{Path: []string{"workingDir"}, JobKinds: podTemplateKinds, set: func(s *MLOpsJobSpec) bool { return s.WorkingDir != "" },
+	{Path: []string{"workingDir"}, set: func(s *MLOpsJobSpec) bool { return s.WorkingDir != "" },
 		why: trainJobLacks + "the training runtime's container sets it"},
-	{Path: []string{"priorityClassName"}, JobKinds: podTemplateKinds, set: func(s *MLOpsJobSpec) bool { return s.PriorityClassName != "" },
+	{Path: []string{"priorityClassName"}, set: func(s *MLOpsJobSpec) bool { return s.PriorityClassName != "" },
 		why: trainJobLacks + "the training runtime's pod template sets it, or Kueue's priority-class label on the job: spec.workloadPriorityClass"},
-	{Path: []string{"hostNetwork"}, JobKinds: podTemplateKinds, set: func(s *MLOpsJobSpec) bool { return s.HostNetwork },
+	{Path: []string{"hostNetwork"}, set: func(s *MLOpsJobSpec) bool { return s.HostNetwork },
 		why: trainJobLacks + "the training runtime's pod template sets it"},
-	{Path: []string{"restartPolicy"}, JobKinds: podTemplateKinds, set: func(s *MLOpsJobSpec) bool { return s.RestartPolicy != "" },
+	{Path: []string{"restartPolicy"}, set: func(s *MLOpsJobSpec) bool { return s.RestartPolicy != "" },
 		why: "the pods' restart policy, which a TrainJob's training runtime sets"},
-	{Path: []string{"workers"}, EnvKeys: []string{"WORKERS"}, JobKinds: []jobkind.JobKind{jobkind.MPIJob, jobkind.PyTorchJob, jobkind.TrainJob}, set: func(s *MLOpsJobSpec) bool { return s.Workers != nil },
+	{Path: []string{"workers"}, EnvKeys: []string{"WORKERS"}, set: func(s *MLOpsJobSpec) bool { return s.Workers != nil },
 		why: "the number of worker pods; a single-node job is one Pod"},
-	{Path: []string{"slotsPerWorker"}, EnvKeys: []string{"SLOTS_PER_WORKER"}, JobKinds: []jobkind.JobKind{jobkind.MPIJob, jobkind.TrainJob}, set: func(s *MLOpsJobSpec) bool { return s.SlotsPerWorker != nil },
+	{Path: []string{"slotsPerWorker"}, EnvKeys: []string{"SLOTS_PER_WORKER"}, set: func(s *MLOpsJobSpec) bool { return s.SlotsPerWorker != nil },
 		why: "the MPI ranks, or a TrainJob's processes, on each worker; a Pod runs its command once, an elastic job's torchrun takes spec.elastic.procsPerWorker"},
-	{Path: []string{"launcherResources"}, JobKinds: []jobkind.JobKind{jobkind.MPIJob}, set: func(s *MLOpsJobSpec) bool { return s.LauncherResources != nil },
+	{Path: []string{"launcherResources"}, set: func(s *MLOpsJobSpec) bool { return s.LauncherResources != nil },
 		why: "the resources of an MPIJob's launcher, which runs mpirun; a TrainJob's MPI runtime sizes its own launcher"},
 	// USER_NAME names the user in every kind's image too: a shared mlops.env keeps it unwarned.
-	{Path: []string{"security", "home"}, JobKinds: []jobkind.JobKind{jobkind.MPIJob}, set: func(s *MLOpsJobSpec) bool { return s.Security.Home != "" },
+	{Path: []string{"security", "home"}, set: func(s *MLOpsJobSpec) bool { return s.Security.Home != "" },
 		why: "where the mpi-operator mounts an MPIJob's SSH keys; a TrainJob's MPI runtime sets its own in mlPolicy.mpi"},
-	{Path: []string{"mpi"}, JobKinds: []jobkind.JobKind{jobkind.MPIJob}, set: func(s *MLOpsJobSpec) bool { return !reflect.DeepEqual(s.MPI, MPI{}) },
+	{Path: []string{"mpi"}, set: func(s *MLOpsJobSpec) bool { return !reflect.DeepEqual(s.MPI, MPI{}) },
 		why: "mpirun and the workers' sshd of an MPIJob; a TrainJob's MPI runtime sets them in mlPolicy.mpi"},
-	{Path: []string{"elastic"}, EnvKeys: []string{"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"}, JobKinds: []jobkind.JobKind{jobkind.PyTorchJob}, set: func(s *MLOpsJobSpec) bool { return !reflect.DeepEqual(s.Elastic, Elastic{}) },
+	{Path: []string{"elastic"}, EnvKeys: []string{"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"}, set: func(s *MLOpsJobSpec) bool { return !reflect.DeepEqual(s.Elastic, Elastic{}) },
 		why: "torchrun's bounds and rendezvous in an elastic PyTorchJob; a TrainJob's runtime sets them in mlPolicy.torch"},
-	{Path: []string{"trainer"}, JobKinds: []jobkind.JobKind{jobkind.TrainJob}, set: func(s *MLOpsJobSpec) bool { return !reflect.DeepEqual(s.Trainer, Trainer{}) },
+	{Path: []string{"trainer"}, set: func(s *MLOpsJobSpec) bool { return !reflect.DeepEqual(s.Trainer, Trainer{}) },
 		why: "the runtime and replicated jobs of a TrainJob"},
-	{Path: []string{"runPolicy", "cleanPodPolicy"}, JobKinds: operated, set: func(s *MLOpsJobSpec) bool { return s.RunPolicy.CleanPodPolicy != "" },
+	{Path: []string{"runPolicy", "cleanPodPolicy"}, set: func(s *MLOpsJobSpec) bool { return s.RunPolicy.CleanPodPolicy != "" },
 		why: "the pods an operator deletes when its job ends; a TrainJob's runtime owns them"},
-	{Path: []string{"runPolicy", "ttlSecondsAfterFinished"}, JobKinds: operated, set: func(s *MLOpsJobSpec) bool { return s.RunPolicy.TTLSecondsAfterFinished != nil },
+	{Path: []string{"runPolicy", "ttlSecondsAfterFinished"}, set: func(s *MLOpsJobSpec) bool { return s.RunPolicy.TTLSecondsAfterFinished != nil },
 		why: "how long an operator keeps its finished job; a TrainJob's runtime owns it"},
-	{Path: []string{"runPolicy", "backoffLimit"}, JobKinds: operated, set: func(s *MLOpsJobSpec) bool { return s.RunPolicy.BackoffLimit != nil },
+	{Path: []string{"runPolicy", "backoffLimit"}, set: func(s *MLOpsJobSpec) bool { return s.RunPolicy.BackoffLimit != nil },
 		why: "how often an operator retries its failed job; a Pod's containers restart by spec.restartPolicy, a TrainJob's runtime sets its own"},
-	{Path: []string{"runPolicy", "schedulingPolicy"}, JobKinds: operated, set: func(s *MLOpsJobSpec) bool { return s.RunPolicy.SchedulingPolicy != nil },
+	{Path: []string{"runPolicy", "schedulingPolicy"}, set: func(s *MLOpsJobSpec) bool { return s.RunPolicy.SchedulingPolicy != nil },
 		why: "gang scheduling of a job's pods: a Pod has no gang, a TrainJob's runtime sets its podGroupPolicy"},
 }
-
-var (
-	// podTemplateKinds are the kinds that hold their pod templates (a
-	// TrainJob's are its training runtime's).
-	podTemplateKinds = []jobkind.JobKind{jobkind.Pod, jobkind.MPIJob, jobkind.PyTorchJob}
-	// operated are the kinds that have the operators' runPolicy.
-	operated = []jobkind.JobKind{jobkind.MPIJob, jobkind.PyTorchJob}
-)
 
 const trainJobLacks = "Kubeflow Trainer's TrainJob and its runtimePatches have no such field: "
 
@@ -81,7 +73,7 @@ func KindFields() []KindField { return slices.Clone(kindFields) }
 func Carries(jobKind jobkind.JobKind, path string) bool {
 	for _, f := range kindFields {
 		if strings.Join(f.Path, ".") == path {
-			return slices.Contains(f.JobKinds, jobKind)
+			return slices.Contains(jobkind.Of(jobKind).Carries, path)
 		}
 	}
 	return true
@@ -92,7 +84,7 @@ func Carries(jobKind jobkind.JobKind, path string) bool {
 func EnvKeysNotCarried(jobKind jobkind.JobKind) []string {
 	var keys []string
 	for _, f := range kindFields {
-		if !slices.Contains(f.JobKinds, jobKind) {
+		if !Carries(jobKind, strings.Join(f.Path, ".")) {
 			keys = append(keys, f.EnvKeys...)
 		}
 	}
@@ -107,22 +99,30 @@ func (s *MLOpsJobSpec) notCarried(p *field.Path) field.ErrorList {
 	}
 	var errs field.ErrorList
 	for _, f := range kindFields {
-		if slices.Contains(f.JobKinds, s.JobKind) || !f.set(s) {
+		path := strings.Join(f.Path, ".")
+		if Carries(s.JobKind, path) || !f.set(s) {
 			continue
 		}
 		fp := p.Child(f.Path[0], f.Path[1:]...)
 		errs = append(errs, field.Forbidden(fp, fmt.Sprintf("jobKind %s cannot carry it (%s); accepted: no %s, or jobKind %s",
-			s.JobKind, f.why, fp, orList(f.JobKinds))))
+			s.JobKind, f.why, fp, orList(carriers(path)))))
 	}
 	return errs
 }
 
-// orList: "a", "a or b", "a, b or c".
-func orList(jobKinds []jobkind.JobKind) string {
-	s := make([]string, len(jobKinds))
-	for i, m := range jobKinds {
-		s[i] = string(m)
+// carriers are the kinds that carry the spec field at path.
+func carriers(path string) []string {
+	var out []string
+	for _, k := range jobkind.Kinds {
+		if slices.Contains(k.Carries, path) {
+			out = append(out, k.Kind)
+		}
 	}
+	return out
+}
+
+// orList: "a", "a or b", "a, b or c".
+func orList(s []string) string {
 	if len(s) < 2 {
 		return strings.Join(s, "")
 	}

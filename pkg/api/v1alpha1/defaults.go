@@ -63,7 +63,7 @@ func (j *MLOpsJob) Default() {
 	if s.ContainerName == "" {
 		s.ContainerName = cmp.Or(kind.ContainerName, j.Metadata.Name)
 	}
-	if s.JobKind == jobkind.TrainJob {
+	if Carries(s.JobKind, "trainer") {
 		// The runtime owns MPI, the launcher and the restart policy: nothing of
 		// theirs is defaulted. Nor is the runtime: a user's own TrainJob keeps
 		// its runtimeRef unless the spec names one (processor.Narrow).
@@ -75,7 +75,7 @@ func (j *MLOpsJob) Default() {
 		}
 		return
 	}
-	if s.JobKind == jobkind.PyTorchJob && s.Elastic.RendezvousBackend == "" {
+	if Carries(s.JobKind, "elastic") && s.Elastic.RendezvousBackend == "" {
 		s.Elastic.RendezvousBackend = "c10d"
 	}
 	// Only where the kind carries them: elsewhere a value set is refused.

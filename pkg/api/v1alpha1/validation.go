@@ -73,10 +73,9 @@ func (s *MLOpsJobSpec) validate(p *field.Path) field.ErrorList {
 		for _, msg := range validation.IsDNS1123Label(s.ContainerName) {
 			errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName, msg))
 		}
-		if pytorch := jobkind.Of(jobkind.PyTorchJob).ContainerName; s.JobKind == jobkind.PyTorchJob && s.ContainerName != pytorch {
-			// training-operator v1.9.4's webhook: "must have at least one container with name pytorch".
-			errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName,
-				"the training-operator admits a PyTorchJob only with a container named "+pytorch+"; accepted: "+pytorch+" (the default for a PyTorchJob)"))
+		if k := jobkind.Of(s.JobKind); k.ContainerNameWhy != "" && s.ContainerName != k.ContainerName {
+			errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName, fmt.Sprintf(
+				"%s; accepted: %s (the default in jobKind %s)", k.ContainerNameWhy, k.ContainerName, k.Kind)))
 		}
 	}
 	if s.ImagePullPolicy != "" {
@@ -154,7 +153,7 @@ func (s *MLOpsJobSpec) validate(p *field.Path) field.ErrorList {
 	}
 	errs = append(errs, s.RunPolicy.validate(p.Child("runPolicy"))...)
 	errs = append(errs, s.Security.validate(p.Child("security"))...)
-	if s.JobKind == jobkind.TrainJob {
+	if Carries(s.JobKind, "trainer") {
 		errs = append(errs, s.validateTrainJob(p)...)
 	}
 	errs = append(errs, s.notCarried(p)...)
@@ -474,10 +473,6 @@ func TrainerEnvReserved(name string) string {
 func (s *MLOpsJobSpec) validateTrainJob(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	t, tp := s.Trainer, p.Child("trainer")
-	if s.ContainerName != TrainerNode {
-		errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName, "Kubeflow Trainer sets a TrainJob's image, command, env and resources in the runtime's container named "+TrainerNode+
-			", and admits a runtime patch naming another container that then keeps the JobSet from starting; accepted: "+TrainerNode+" (the default in jobKind TrainJob)"))
-	}
 	for i, e := range s.Env {
 		if why := TrainerEnvReserved(e.Name); why != "" {
 			errs = append(errs, field.Invalid(p.Child("env").Index(i).Child("name"), e.Name, why))

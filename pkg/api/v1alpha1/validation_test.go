@@ -269,6 +269,18 @@ func TestKindFields(t *testing.T) {
 	}
 }
 
+// TestKindsCarryTableFields: what a kind says it carries (jobkind.Facts.Carries)
+// is a field of the table; a misspelt path would carry nothing.
+func TestKindsCarryTableFields(t *testing.T) {
+	for _, k := range jobkind.Kinds {
+		for _, path := range k.Carries {
+			if !slices.ContainsFunc(kindFields, func(f KindField) bool { return strings.Join(f.Path, ".") == path }) {
+				t.Errorf("%s carries %s, which is no row of kindFields", k.Kind, path)
+			}
+		}
+	}
+}
+
 // TestEnvKeysNotCarried: the mlops.env keys of the fields a jobKind cannot carry.
 func TestEnvKeysNotCarried(t *testing.T) {
 	for jobKind, want := range map[jobkind.JobKind][]string{
