@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -67,7 +69,25 @@ func TestScalesWithin(t *testing.T) {
 		if got := scalesWithin(c.live, c.job, c.changes); got != c.want {
 			t.Errorf("%s: scalesWithin = %v, want %v", c.name, got, c.want)
 		}
+		// As client-go's unstructured objects hold them: int64, not float64.
+		live, job := unstructuredOf(t, c.live), unstructuredOf(t, c.job)
+		if got := scalesWithin(live, job, c.changes); got != c.want {
+			t.Errorf("%s, as client-go decodes it: scalesWithin = %v, want %v", c.name, got, c.want)
+		}
 	}
+}
+
+func unstructuredOf(t *testing.T, o object) object {
+	t.Helper()
+	b, err := json.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(b); err != nil {
+		t.Fatal(err)
+	}
+	return u.Object
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
