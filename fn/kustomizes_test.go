@@ -120,12 +120,11 @@ var guardEdits = []guardEdit{
 	{name: "WORKERS edited in mlops.env", fails: guardMessage("mlops.env"), edit: func(t *testing.T, overlay string) bool {
 		env := filepath.Join(overlay, "mlops.env")
 		if !replaceIn(t, env, regexp.MustCompile(`(?m)^WORKERS=\d+$`), func(string) string { return "WORKERS=7" }) {
-			f, err := os.OpenFile(env, os.O_APPEND|os.O_WRONLY, 0)
+			data, err := os.ReadFile(env)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer f.Close()
-			if _, err := f.WriteString("WORKERS=7\n"); err != nil {
+			if err := os.WriteFile(env, append(data, "WORKERS=7\n"...), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
