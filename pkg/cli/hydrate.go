@@ -20,7 +20,7 @@ import (
 
 func newHydrate() *cobra.Command {
 	var o hydrate.Options
-	var check bool
+	var check, files bool
 	cmd := &cobra.Command{
 		Use:   "hydrate DIR...",
 		Short: "Write an overlay's patch files and kustomization, for `kubectl apply -k DIR`",
@@ -51,7 +51,11 @@ rewritten for a renamed job or another jobKind as part of the same write.
 The env file must lie in its folder.
 
 With --check nothing is written: the command fails when DIR differs from what
-it would write (CI's drift check).`, hydrate.ComponentDir, patchFiles(),
+it would write (CI's drift check).
+
+With --files the arguments are files, as pre-commit passes the changed ones:
+the overlay of each, the nearest folder above it holding kustomization.yaml and
+the job spec, is hydrated or checked once; a file in no overlay is skipped.`, hydrate.ComponentDir, patchFiles(),
 			render.SecurityContextPatchFile, render.NFSVolumePatchFile, hydrate.NameReferenceFile),
 		Args: func(_ *cobra.Command, dirs []string) error {
 			if len(dirs) == 0 {
@@ -62,6 +66,9 @@ it would write (CI's drift check).`, hydrate.ComponentDir, patchFiles(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, dirs []string) error {
+			if files {
+				dirs = overlaysOf(dirs, o.Config)
+			}
 			// Render every folder before writing any, so a bad one leaves all untouched.
 			overlays := make([]*hydrate.Overlay, len(dirs))
 			seen := map[string]string{}
@@ -125,6 +132,7 @@ it would write (CI's drift check).`, hydrate.ComponentDir, patchFiles(),
 	cmd.Flags().StringVar(&o.Config, "config", "job.yaml", "the job spec's file name in each DIR")
 	cmd.Flags().StringSliceVar(&o.Resources, "resources", nil, "resources of a new kustomization.yaml (the base with the skeleton)")
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; fail when DIR differs from what would be written")
+	cmd.Flags().BoolVar(&files, "files", false, "the arguments are files: take the overlay each lies in (pre-commit's hook)")
 	return cmd
 }
 
