@@ -114,6 +114,14 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 			return nil, err
 		}
 	}
+	// The user's fields that act after the component act after the function.
+	fields, err := readUsersFields(r.k)
+	if err != nil {
+		return nil, err
+	}
+	if err := fields.apply(rl.Items); err != nil {
+		return nil, fmt.Errorf("%s: applying its own fields to mlops-fn's output: %w", r.kname, err)
+	}
 	return rl.Items, nil
 }
 

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package hydrate
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// kustomizeEdit runs the real `kustomize edit ARGS` in dir, as a CI job or a
+// user does; the test skips without kustomize on PATH.
+func kustomizeEdit(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	bin, err := exec.LookPath("kustomize")
+	if err != nil {
+		t.Skip("kustomize is not on PATH: this test runs `kustomize edit` itself")
+	}
+	cmd := exec.Command(bin, append([]string{"edit"}, args...)...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("kustomize edit %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// containers lists every container of an object, in a pod spec at any depth.
+func containers(obj any) []map[string]any {
+	var out []map[string]any
+	switch v := obj.(type) {
+	case map[string]any:
+		for k, f := range v {
+			if list, ok := f.([]any); ok && (k == "containers" || k == "initContainers") {
+				for _, c := range list {
+					if c, ok := c.(map[string]any); ok {
+						out = append(out, c)
+					}
+				}
+				continue
+			}
+			out = append(out, containers(f)...)
+		}
+	case []any:
+		for _, f := range v {
+			out = append(out, containers(f)...)
+		}
+	}
+	return out
+}
+
+// metadataOf is an object's metadata.
+func metadataOf(o map[string]any) map[string]any {
+	m, _ := o["metadata"].(map[string]any)
+	return m
+}
+
+// jobOf is the build's job (the object of kind), failing without one.
+func jobOf(t *testing.T, objs []map[string]any, kind string) map[string]any {
+	t.Helper()
+	for _, o := range objs {
+		if o["kind"] == kind {
+			return o
+		}
+	}
+	t.Fatalf("the build has no %s", kind)
+	return nil
+}
+
+// TestKustomizeEditsAreTheUsers: kustomize's own fields, written into a
+// hydrated overlay by `kustomize edit` (images:, namespace:, namePrefix:,
+// nameSuffix:, labels:, commonLabels:, commonAnnotations:), are the user's:
+// hydrate accepts and keeps them, a second run finds nothing to change, and
+// the build carries the user's value, also where the job spec or mlops.env
+// sets the same field (an image, Kueue's queue label): the kustomization
+// wins, as it does over any base.
+func TestKustomizeEditsAreTheUsers(t *testing.T) {
+	t.Parallel()
+	const image = "docker.io/intel/image-recognition"
+	for _, c := range []struct {
+		name, topology, kind string
+		before               func(t *testing.T, dir string) // an edit hydrated before kustomize's
+		edits                [][]string
+		kept                 string // a line the kustomization keeps
+		carries              func(t *testing.T, objs []map[string]any, job map[string]any)
+	}{{
+		name: "set image, new name and tag", topology: "multi-node", kind: "MPIJob",
+		edits: [][]string{{"set", "image", image + "=registry.lab/ir:v2"}},
+		kept:  "newName: registry.lab/ir",
+		carries: func(t *testing.T, _ []map[string]any, job map[string]any) {
+			cs := containers(job)
+			if len(cs) != 2 {
+				t.Fatalf("want the launcher's and the worker's containers, got %d", len(cs))
+			}
+			for _, ctr := range cs {
+				if ctr["image"] != "registry.lab/ir:v2" {
+					t.Errorf("container %v: image %v, want registry.lab/ir:v2", ctr["name"], ctr["image"])
+				}
+			}
+		},
+	}, {
+		name: "set image, a tag", topology: "single-node", kind: "Pod",
+		edits: [][]string{{"set", "image", image + ":v3"}},
+		kept:  "newTag: v3",
+		carries: func(t *testing.T, _ []map[string]any, job map[string]any) {
+			for _, ctr := range containers(job) {
+				if ctr["image"] != image+":v3" {
+					t.Errorf("container %v: image %v, want %s:v3", ctr["name"], ctr["image"], image)
+				}
+			}
+		},
+	}, {
+		name: "set namespace", topology: "elastic", kind: "PyTorchJob",
+		edits: [][]string{{"set", "namespace", "team-a"}},
+		kept:  "namespace: team-a",
+		carries: func(t *testing.T, objs []map[string]any, _ map[string]any) {
+			for _, o := range objs {
+				if ns := metadataOf(o)["namespace"]; ns != "team-a" {
+					t.Errorf("%v/%v: namespace %v, want team-a", o["kind"], metadataOf(o)["name"], ns)
+				}
+			}
+		},
+	}, {
+		name: "set nameprefix and namesuffix", topology: "multi-node", kind: "MPIJob",
+		edits: [][]string{{"set", "nameprefix", "dev-"}, {"set", "namesuffix", "--", "-b"}},
+		kept:  "namePrefix: dev-",
+		carries: func(t *testing.T, _ []map[string]any, job map[string]any) {
+			if name := metadataOf(job)["name"]; name != "dev-resnet50-training-b" {
+				t.Errorf("the job is named %v, want dev-resnet50-training-b", name)
+			}
+			for _, ctr := range containers(job) {
+				if !strings.Contains(fmt.Sprint(ctr["envFrom"]), "dev-resnet50-training-mpijob-env-b") {
+					t.Errorf("container %v reads %v, want the renamed env ConfigMap", ctr["name"], ctr["envFrom"])
+				}
+			}
+		},
+	}, {
+		name: "add label and annotation", topology: "trainjob", kind: "TrainJob",
+		edits: [][]string{{"add", "label", "team:a"}, {"add", "label", "--without-selector", "tier:gold"}, {"add", "annotation", "owner:me"}},
+		kept:  "owner: me",
+		carries: func(t *testing.T, _ []map[string]any, job map[string]any) {
+			m := metadataOf(job)
+			labels, _ := m["labels"].(map[string]any)
+			annotations, _ := m["annotations"].(map[string]any)
+			if labels["team"] != "a" || labels["tier"] != "gold" || annotations["owner"] != "me" {
+				t.Errorf("the job's labels %v and annotations %v lack team=a, tier=gold, owner=me", labels, annotations)
+			}
+		},
+	}, {
+		name: "a label mlops.env sets too", topology: "multi-node", kind: "MPIJob",
+		before: func(t *testing.T, dir string) {
+			env, _ := os.ReadFile(filepath.Join(dir, "mlops.env"))
+			write(t, filepath.Join(dir, "mlops.env"), string(env)+"QUEUE=team-a\n")
+			hydrateDir(t, dir)
+		},
+		edits: [][]string{{"add", "label", "--without-selector", "kueue.x-k8s.io/queue-name:team-b"}},
+		kept:  "kueue.x-k8s.io/queue-name: team-b",
+		carries: func(t *testing.T, _ []map[string]any, job map[string]any) {
+			labels, _ := metadataOf(job)["labels"].(map[string]any)
+			if labels["kueue.x-k8s.io/queue-name"] != "team-b" {
+				t.Errorf("the job's queue label: %v, want the kustomization's team-b", labels["kueue.x-k8s.io/queue-name"])
+			}
+		},
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := quickstartCopy(t, c.topology)
+			if c.before != nil {
+				c.before(t, dir)
+			}
+			for _, args := range c.edits {
+				kustomizeEdit(t, dir, args...)
+			}
+			hydrateDir(t, dir)
+			text, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+			if !strings.Contains(string(text), c.kept) {
+				t.Errorf("hydrate dropped %q from the kustomization:\n%s", c.kept, text)
+			}
+			again, err := Render(Options{Dir: dir})
+			if err != nil {
+				t.Fatalf("hydrate again: %v", err)
+			}
+			if stale := again.Stale(); len(stale) > 0 {
+				t.Errorf("hydrated, yet stale: %v", stale)
+			}
+			objs := kustomize(t, dir)
+			c.carries(t, objs, jobOf(t, objs, c.kind))
+		})
+	}
+}
