@@ -50,8 +50,10 @@ a failure puts every folder back. The base init wrote, while unedited, is
 rewritten for a renamed job or another jobKind as part of the same write.
 The env file must lie in its folder.
 
-With --check nothing is written: the command fails when DIR differs from what
-it would write (CI's drift check).`, hydrate.ComponentDir, patchFiles(),
+With --check nothing is written: the command fails when what DIR builds
+differs from what it would build once hydrated (CI's drift check), naming the
+first object and field that differ; files that differ but build the same
+objects pass.`, hydrate.ComponentDir, patchFiles(),
 			render.SecurityContextPatchFile, render.NFSVolumePatchFile, hydrate.NameReferenceFile),
 		Args: func(_ *cobra.Command, dirs []string) error {
 			if len(dirs) == 0 {
@@ -111,12 +113,12 @@ it would write (CI's drift check).`, hydrate.ComponentDir, patchFiles(),
 				return nil
 			}
 			for i, dir := range dirs {
-				if stale := overlays[i].Stale(); len(stale) > 0 {
-					verb := "differs"
-					if len(stale) > 1 {
-						verb = "differ"
-					}
-					return fail(cmd, fmt.Errorf("%s is stale: %s %s from what mlops-fn renders now; run `mlops-fn hydrate %s`", dir, strings.Join(stale, ", "), verb, dir))
+				drift, err := overlays[i].Drift()
+				if err != nil {
+					return fail(cmd, err)
+				}
+				if drift != "" {
+					return fail(cmd, fmt.Errorf("%s is stale: %s; run `mlops-fn hydrate %s`", dir, drift, dir))
 				}
 			}
 			return nil
@@ -124,7 +126,7 @@ it would write (CI's drift check).`, hydrate.ComponentDir, patchFiles(),
 	}
 	cmd.Flags().StringVar(&o.Config, "config", "job.yaml", "the job spec's file name in each DIR")
 	cmd.Flags().StringSliceVar(&o.Resources, "resources", nil, "resources of a new kustomization.yaml (the base with the skeleton)")
-	cmd.Flags().BoolVar(&check, "check", false, "write nothing; fail when DIR differs from what would be written")
+	cmd.Flags().BoolVar(&check, "check", false, "write nothing; fail when what DIR builds differs from what it would build once hydrated")
 	return cmd
 }
 

@@ -128,11 +128,16 @@ const maxChangesShown = 4
 // builds' values after the phrases that name them ("mlops-fn renders", "the
 // kustomization's build gives"), then how many more there are.
 func describe(diffs []objectDiff, want, got string) string {
+	return describeFirst(diffs, maxChangesShown, want, got)
+}
+
+// describeFirst is describe showing the first shown changes.
+func describeFirst(diffs []objectDiff, shown int, want, got string) string {
 	var lines []string
 	more := 0
 	for _, d := range diffs {
 		for _, c := range d.changes {
-			if len(lines) == maxChangesShown {
+			if len(lines) == shown {
 				more++
 				continue
 			}

@@ -189,3 +189,41 @@ func TestKustomizeEditsAreTheUsers(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckComparesObjects: `hydrate --check` (Drift) compares what the
+// folder builds with what it would build once hydrated, not the files: after
+// `kustomize edit set namespace`, the component's files differ from a fresh
+// render (the namespace in them) yet build the same objects, which passes;
+// an edit of mlops.env that was not hydrated fails, naming the first object
+// and field that differ, although the guard refuses the folder's build.
+func TestCheckComparesObjects(t *testing.T) {
+	t.Parallel()
+	dir := quickstartCopy(t, "elastic")
+	kustomizeEdit(t, dir, "set", "namespace", "team-a")
+	ov, err := Render(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ov.Stale()) == 0 {
+		t.Fatal("the files hydrate would write are the folder's: the case tests nothing")
+	}
+	if drift, err := ov.Drift(); err != nil || drift != "" {
+		t.Errorf("after kustomize edit set namespace: want no drift, got %q, %v", drift, err)
+	}
+
+	env, _ := os.ReadFile(filepath.Join(dir, "mlops.env"))
+	write(t, filepath.Join(dir, "mlops.env"), strings.Replace(string(env), "\nWORKERS=2\n", "\nWORKERS=3\n", 1))
+	if ov, err = Render(Options{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	const want = "PyTorchJob/resnet50-elastic (namespace team-a): spec.pytorchReplicaSpecs.Worker.replicas: hydrate would build 3, the folder builds 2"
+	if drift, err := ov.Drift(); err != nil || drift != want {
+		t.Errorf("after an edit of WORKERS: want drift %q, got %q, %v", want, drift, err)
+	}
+	if err := ov.Write(); err != nil {
+		t.Fatal(err)
+	}
+	if drift, err := ov.Drift(); err != nil || drift != "" {
+		t.Errorf("hydrated: want no drift, got %q, %v", drift, err)
+	}
+}
