@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -64,6 +65,12 @@ objects pass.`, hydrate.ComponentDir, patchFiles(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, dirs []string) error {
+			if os.Getenv("GOGC") == "" {
+				// kyaml's merge of a long list allocates short-lived garbage in
+				// quadratic amounts: collecting less often saves a fifth of a
+				// long spec's hydrate, for twice its small peak memory.
+				debug.SetGCPercent(400)
+			}
 			// Render every folder before writing any, so a bad one leaves all untouched.
 			overlays := make([]*hydrate.Overlay, len(dirs))
 			seen := map[string]string{}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resmap"
@@ -19,11 +20,15 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/schema"
 )
 
+// builds counts the builds, hydrate's main cost (TestBuildsPerWrite).
+var builds atomic.Int64
+
 // build runs kustomize on dir as `kubectl kustomize` and `kubectl apply -k`
 // do (kustomize's defaults: no plugins, files only from in or below each
 // kustomization), from kyaml's built-in schema as a new kubectl process
 // (TestBuildsDoNotShareTheSchema).
 func build(fsys filesys.FileSystem, dir string) ([]*yaml.RNode, error) {
+	builds.Add(1)
 	var m resmap.ResMap
 	err := schema.WithBuiltIn(func() error {
 		var err error

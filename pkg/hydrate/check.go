@@ -64,30 +64,9 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := markNames(withFn, r.base); err != nil {
-		return nil, err
-	}
-	text, err := withFn.String()
+	items, err := r.functionInput(withFn)
 	if err != nil {
 		return nil, err
-	}
-	items, err := stagedBuild(r.out.dir, map[string][]byte{filepath.Base(r.kname): []byte(text)}, r.out.folders)
-	if err != nil {
-		return nil, err
-	}
-	for _, it := range items {
-		before, ok := it.GetAnnotations()[nameMark]
-		if !ok {
-			continue
-		}
-		if _, err := it.Pipe(yaml.ClearAnnotation(nameMark)); err != nil {
-			return nil, err
-		}
-		if before != it.GetName() {
-			if err := it.PipeE(yaml.SetAnnotation(processor.PreviousNamesAnnotation, before)); err != nil {
-				return nil, err
-			}
-		}
 	}
 	// The spec as parsed, unchanged by the steps before.
 	config, err := yaml.Parse(string(r.specText))
@@ -99,6 +78,8 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 	if err := p.Process(rl); err != nil {
 		return nil, errorLines(err)
 	}
+	// hydrate's warnings are the function's, on the job it patched.
+	r.out.Warnings = rl.Results
 	// What kustomize drops from a transformer's output.
 	//nolint:staticcheck // the runners' legacy annotations too
 	drop := []string{processor.PreviousNamesAnnotation, kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation, kioutil.IdAnnotation, kioutil.LegacyIdAnnotation}
@@ -123,6 +104,49 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 		return nil, fmt.Errorf("%s: applying its own fields to mlops-fn's output: %w", r.kname, err)
 	}
 	return rl.Items, nil
+}
+
+// functionInput is what kustomize hands the function listed last in withFn,
+// the kustomization without the component. Without fields that act after
+// the component (as the quickstarts' overlays), that is the base as
+// buildBase built it: no second build.
+func (r *rendering) functionInput(withFn *yaml.RNode) ([]*yaml.RNode, error) {
+	text, err := withFn.String()
+	if err != nil {
+		return nil, err
+	}
+	if text == r.preText {
+		items := make([]*yaml.RNode, len(r.base))
+		for i, it := range r.base {
+			items[i] = it.Copy()
+		}
+		return items, nil
+	}
+	if err := markNames(withFn, r.base); err != nil {
+		return nil, err
+	}
+	if text, err = withFn.String(); err != nil {
+		return nil, err
+	}
+	items, err := stagedBuild(r.out.dir, map[string][]byte{filepath.Base(r.kname): []byte(text)}, r.out.folders)
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		before, ok := it.GetAnnotations()[nameMark]
+		if !ok {
+			continue
+		}
+		if _, err := it.Pipe(yaml.ClearAnnotation(nameMark)); err != nil {
+			return nil, err
+		}
+		if before != it.GetName() {
+			if err := it.PipeE(yaml.SetAnnotation(processor.PreviousNamesAnnotation, before)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return items, nil
 }
 
 // markNames puts, before the kustomization's own patches, one that marks

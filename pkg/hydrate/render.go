@@ -63,6 +63,7 @@ type rendering struct {
 	form      textForm
 	kname     string // the kustomization's path in the resolved overlay folder
 	e         entries
+	preText   string            // the kustomization the base is built from
 	base      []*yaml.RNode     // the base, the env ConfigMap included
 	items     []*yaml.RNode     // the base, without the env ConfigMap
 	envData   map[string]string // the env ConfigMap's data as generated, nil: none
@@ -115,7 +116,7 @@ func (r *rendering) readSpec() error {
 			return fmt.Errorf("hydrate cannot replace %s: accepted: a folder in %s other than %s", rel, o.Dir, ComponentDir)
 		}
 	}
-	r.out = &Overlay{Component: map[string][]byte{}, Warnings: resolved.Warnings, dir: dir, folders: o.Folders}
+	r.out = &Overlay{Component: map[string][]byte{}, dir: dir, folders: o.Folders}
 	return nil
 }
 
@@ -182,6 +183,7 @@ func (r *rendering) buildBase() error {
 	if err != nil {
 		return fmt.Errorf("%s: building the base: %w", r.o.Dir, err)
 	}
+	r.preText = preText
 	i := slices.IndexFunc(items, func(n *yaml.RNode) bool {
 		return n.GetKind() == "ConfigMap" && n.GetName() == r.plan.ConfigMapName && n.GetApiVersion() == "v1"
 	})
@@ -202,7 +204,6 @@ func (r *rendering) buildBase() error {
 		return results
 	}
 	r.plan = withExtras.Plan
-	r.out.Warnings = withExtras.Warnings
 	return nil
 }
 

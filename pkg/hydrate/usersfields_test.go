@@ -227,3 +227,26 @@ func TestCheckComparesObjects(t *testing.T) {
 		t.Errorf("hydrated: want no drift, got %q, %v", drift, err)
 	}
 }
+
+// TestBuildsPerWrite: a write of the quickstart builds the overlay twice,
+// the base and the hydrated overlay: the function's run reuses the base's
+// build where the kustomization has no field that acts after the component,
+// and the write reads its files back rather than building them again. Not
+// parallel: builds counts every build of the package.
+func TestBuildsPerWrite(t *testing.T) {
+	dir := quickstartCopy(t, "multi-node")
+	env, _ := os.ReadFile(filepath.Join(dir, "mlops.env"))
+	write(t, filepath.Join(dir, "mlops.env"), strings.Replace(string(env), "\nWORKERS=2\n", "\nWORKERS=3\n", 1))
+	before := builds.Load()
+	hydrateDir(t, dir)
+	if n := builds.Load() - before; n != 2 {
+		t.Errorf("a write built %d times, want 2", n)
+	}
+	// A field acting after the component: the function's input is built too.
+	kustomizeEdit(t, dir, "set", "image", "docker.io/intel/image-recognition=registry.lab/ir:v2")
+	before = builds.Load()
+	hydrateDir(t, dir)
+	if n := builds.Load() - before; n != 3 {
+		t.Errorf("a write with images: built %d times, want 3", n)
+	}
+}
