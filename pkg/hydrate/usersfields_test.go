@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
 
 // kustomizeEdit runs the real `kustomize edit ARGS` in dir, as a CI job or a
@@ -248,5 +250,48 @@ func TestBuildsPerWrite(t *testing.T) {
 	hydrateDir(t, dir)
 	if n := builds.Load() - before; n != 3 {
 		t.Errorf("a write with images: built %d times, want 3", n)
+	}
+}
+
+// TestOwnComponentWithAnnotations: a component of the user's that adds
+// annotations and labels, listed before mlops-fn's (so that they reach the
+// job spec, a resource the guard reads) or after it: hydrate writes the
+// overlay, whose build carries them and refuses an edit of job.yaml that was
+// not hydrated. The guard compares the spec as the build reads it, not as
+// the file parses: before, the build said "/job.yaml changed: run mlops-fn
+// hydrate", right after hydrate.
+func TestOwnComponentWithAnnotations(t *testing.T) {
+	t.Parallel()
+	for _, where := range []string{"before", "after"} {
+		t.Run(where, func(t *testing.T) {
+			t.Parallel()
+			dir := quickstartCopy(t, "multi-node")
+			if err := os.MkdirAll(filepath.Join(dir, "team"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			write(t, filepath.Join(dir, "team", "kustomization.yaml"), "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ncommonAnnotations:\n  team.example/owner: ml\ncommonLabels:\n  team: ml\n")
+			k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+			const ours = "- mlops-fn # mlops-fn hydrate: the job's patches, written by mlops-fn hydrate\n"
+			text := strings.Replace(string(k), ours, "- team\n"+ours, 1)
+			if where == "after" {
+				text = strings.Replace(string(k), ours, ours+"- team\n", 1)
+			}
+			if text == string(k) {
+				t.Fatalf("the quickstart's kustomization lists no %q", ours)
+			}
+			write(t, filepath.Join(dir, "kustomization.yaml"), text)
+			hydrateDir(t, dir)
+			job := jobOf(t, kustomize(t, dir), "MPIJob")
+			annotations, _ := metadataOf(job)["annotations"].(map[string]any)
+			labels, _ := metadataOf(job)["labels"].(map[string]any)
+			if annotations["team.example/owner"] != "ml" || labels["team"] != "ml" {
+				t.Errorf("the job's annotations %v and labels %v lack the component's", annotations, labels)
+			}
+			spec, _ := os.ReadFile(filepath.Join(dir, "job.yaml"))
+			write(t, filepath.Join(dir, "job.yaml"), strings.Replace(string(spec), "fp32-training\n", "fp32-training-v2\n", 1))
+			if _, err := build(filesys.MakeFsOnDisk(), dir); err == nil || !strings.Contains(err.Error(), "/job.yaml changed: run mlops-fn hydrate") {
+				t.Errorf("an edit of job.yaml that was not hydrated: want the guard's refusal, got %v", err)
+			}
+		})
 	}
 }
