@@ -73,6 +73,10 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 	if err != nil {
 		return nil, err
 	}
+	input := map[string]bool{}
+	for _, it := range items {
+		input[it.GetKind()+" "+it.GetNamespace()+"/"+it.GetName()] = true
+	}
 	rl := &framework.ResourceList{Items: items, FunctionConfig: config}
 	p := processor.Processor{ConfigDir: r.o.Dir, ConfigFile: r.configPath}
 	if err := p.Process(rl); err != nil {
@@ -100,7 +104,13 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := fields.apply(rl.Items); err != nil {
+	var made []*yaml.RNode
+	for _, it := range rl.Items {
+		if !input[it.GetKind()+" "+it.GetNamespace()+"/"+it.GetName()] {
+			made = append(made, it)
+		}
+	}
+	if err := fields.apply(rl.Items, made); err != nil {
 		return nil, fmt.Errorf("%s: applying its own fields to mlops-fn's output: %w", r.kname, err)
 	}
 	return rl.Items, nil

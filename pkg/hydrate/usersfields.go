@@ -9,6 +9,8 @@ import (
 	"sigs.k8s.io/kustomize/api/filters/imagetag"
 	"sigs.k8s.io/kustomize/api/filters/labels"
 	"sigs.k8s.io/kustomize/api/filters/namespace"
+	"sigs.k8s.io/kustomize/api/filters/prefix"
+	"sigs.k8s.io/kustomize/api/filters/suffix"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -61,14 +63,29 @@ func metadataFieldSpec(field string) types.FsSlice {
 	return types.FsSlice{{Path: "metadata/" + field, CreateIfNotPresent: true}}
 }
 
-// apply applies the fields to items in kustomize's order (namespace, labels,
-// annotations, images); each is idempotent, so the objects the function left
-// as kustomize gave them stay as they are.
-func (u usersFields) apply(items []*yaml.RNode) error {
-	var filters []kio.Filter
+// apply applies the fields to items in kustomize's order (namespace,
+// prefix and suffix, labels, annotations, images); each but the prefix and
+// suffix is idempotent, so the objects the function left as kustomize gave
+// them stay as they are; made are those the function made, which kustomize
+// did not rename.
+func (u usersFields) apply(items, made []*yaml.RNode) error {
 	if u.k.Namespace != "" {
-		filters = append(filters, namespace.Filter{Namespace: u.k.Namespace, SetRoleBindingSubjects: namespace.DefaultSubjectsOnly})
+		if _, err := (namespace.Filter{Namespace: u.k.Namespace, SetRoleBindingSubjects: namespace.DefaultSubjectsOnly}).Filter(items); err != nil {
+			return err
+		}
 	}
+	name := types.FieldSpec{Path: "metadata/name"}
+	if u.k.NamePrefix != "" {
+		if _, err := (prefix.Filter{Prefix: u.k.NamePrefix, FieldSpec: name}).Filter(made); err != nil {
+			return err
+		}
+	}
+	if u.k.NameSuffix != "" {
+		if _, err := (suffix.Filter{Suffix: u.k.NameSuffix, FieldSpec: name}).Filter(made); err != nil {
+			return err
+		}
+	}
+	var filters []kio.Filter
 	pairs := map[string]string{}
 	maps.Copy(pairs, u.k.CommonLabels) //nolint:staticcheck // as commonLabels: is written
 	for _, l := range u.k.Labels {

@@ -138,6 +138,29 @@ func TestKustomizeEditsAreTheUsers(t *testing.T) {
 			}
 		},
 	}, {
+		name: "set nameprefix, the job generated", topology: "multi-node", kind: "MPIJob",
+		before: func(t *testing.T, dir string) {
+			// A base without the job: the component holds the whole job.
+			k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+			write(t, filepath.Join(dir, "kustomization.yaml"), strings.Replace(string(k), "/tensorflow/k8s/mlops/multi-node\n", "/tensorflow/k8s/mlops/base\n", 1))
+			hydrateDir(t, dir)
+			if _, err := os.Stat(filepath.Join(dir, ComponentDir, "mpijob.yaml")); err != nil {
+				t.Fatalf("the component holds no job: %v", err)
+			}
+		},
+		edits: [][]string{{"set", "nameprefix", "dev-"}},
+		kept:  "namePrefix: dev-",
+		carries: func(t *testing.T, _ []map[string]any, job map[string]any) {
+			if name := metadataOf(job)["name"]; name != "dev-resnet50-training" {
+				t.Errorf("the job is named %v, want dev-resnet50-training", name)
+			}
+			for _, ctr := range containers(job) {
+				if !strings.Contains(fmt.Sprint(ctr["envFrom"]), "dev-resnet50-training-mpijob-env") {
+					t.Errorf("container %v reads %v, want the renamed env ConfigMap", ctr["name"], ctr["envFrom"])
+				}
+			}
+		},
+	}, {
 		name: "add label and annotation", topology: "trainjob", kind: "TrainJob",
 		edits: [][]string{{"add", "label", "team:a"}, {"add", "label", "--without-selector", "tier:gold"}, {"add", "annotation", "owner:me"}},
 		kept:  "owner: me",
