@@ -341,8 +341,8 @@ func TestInitEmptyFolder(t *testing.T) {
 		}
 		stale := exec.Command(fn, "hydrate", "--check", c.arg)
 		stale.Dir = c.cwd
-		if out, err := stale.CombinedOutput(); err == nil || !strings.Contains(string(out), "is stale: mlops-fn/guard/checks.yaml, mlops-fn/mpijob-patch.yaml differ from") {
-			t.Errorf("hydrate --check %s after an edit of mlops.env: want it refused, naming the stale files, got %v\n%s", c.arg, err, out)
+		if out, err := stale.CombinedOutput(); err == nil || !strings.Contains(string(out), "is stale: MPIJob/"+c.folder+": spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].command[2]: hydrate would build \"3\", the folder builds \"2\", and 2 more;") {
+			t.Errorf("hydrate --check %s after an edit of mlops.env: want it refused, naming the object and field that differ, got %v\n%s", c.arg, err, out)
 		}
 		again := exec.Command(fn, "init", c.arg)
 		again.Dir = c.cwd

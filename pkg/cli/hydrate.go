@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -50,8 +51,10 @@ a failure puts every folder back. The base init wrote, while unedited, is
 rewritten for a renamed job or another jobKind as part of the same write.
 The env file must lie in its folder.
 
-With --check nothing is written: the command fails when DIR differs from what
-it would write (CI's drift check).
+With --check nothing is written: the command fails when what DIR builds
+differs from what it would build once hydrated (CI's drift check), naming the
+first object and field that differ; files that differ but build the same
+objects pass.
 
 With --files the arguments are files, as pre-commit passes the changed ones:
 the overlay of each, the nearest folder above it holding kustomization.yaml and
@@ -66,6 +69,12 @@ the job spec, is hydrated or checked once; a file in no overlay is skipped.`, hy
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, dirs []string) error {
+			if os.Getenv("GOGC") == "" {
+				// kyaml's merge of a long list allocates short-lived garbage in
+				// quadratic amounts: collecting less often saves a fifth of a
+				// long spec's hydrate, for twice its small peak memory.
+				debug.SetGCPercent(400)
+			}
 			if files {
 				dirs = overlaysOf(dirs, o.Config)
 			}
@@ -118,12 +127,12 @@ the job spec, is hydrated or checked once; a file in no overlay is skipped.`, hy
 				return nil
 			}
 			for i, dir := range dirs {
-				if stale := overlays[i].Stale(); len(stale) > 0 {
-					verb := "differs"
-					if len(stale) > 1 {
-						verb = "differ"
-					}
-					return fail(cmd, fmt.Errorf("%s is stale: %s %s from what mlops-fn renders now; run `mlops-fn hydrate %s`", dir, strings.Join(stale, ", "), verb, dir))
+				drift, err := overlays[i].Drift()
+				if err != nil {
+					return fail(cmd, err)
+				}
+				if drift != "" {
+					return fail(cmd, fmt.Errorf("%s is stale: %s; run `mlops-fn hydrate %s`", dir, drift, dir))
 				}
 			}
 			return nil
@@ -131,7 +140,7 @@ the job spec, is hydrated or checked once; a file in no overlay is skipped.`, hy
 	}
 	cmd.Flags().StringVar(&o.Config, "config", "job.yaml", "the job spec's file name in each DIR")
 	cmd.Flags().StringSliceVar(&o.Resources, "resources", nil, "resources of a new kustomization.yaml (the base with the skeleton)")
-	cmd.Flags().BoolVar(&check, "check", false, "write nothing; fail when DIR differs from what would be written")
+	cmd.Flags().BoolVar(&check, "check", false, "write nothing; fail when what DIR builds differs from what it would build once hydrated")
 	cmd.Flags().BoolVar(&files, "files", false, "the arguments are files: take the overlay each lies in (pre-commit's hook)")
 	return cmd
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resmap"
@@ -19,11 +20,15 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/schema"
 )
 
+// builds counts the builds, hydrate's main cost (TestBuildsPerWrite).
+var builds atomic.Int64
+
 // build runs kustomize on dir as `kubectl kustomize` and `kubectl apply -k`
 // do (kustomize's defaults: no plugins, files only from in or below each
 // kustomization), from kyaml's built-in schema as a new kubectl process
 // (TestBuildsDoNotShareTheSchema).
 func build(fsys filesys.FileSystem, dir string) ([]*yaml.RNode, error) {
+	builds.Add(1)
 	var m resmap.ResMap
 	err := schema.WithBuiltIn(func() error {
 		var err error
@@ -128,11 +133,16 @@ const maxChangesShown = 4
 // builds' values after the phrases that name them ("mlops-fn renders", "the
 // kustomization's build gives"), then how many more there are.
 func describe(diffs []objectDiff, want, got string) string {
+	return describeFirst(diffs, maxChangesShown, want, got)
+}
+
+// describeFirst is describe showing the first shown changes.
+func describeFirst(diffs []objectDiff, shown int, want, got string) string {
 	var lines []string
 	more := 0
 	for _, d := range diffs {
 		for _, c := range d.changes {
-			if len(lines) == maxChangesShown {
+			if len(lines) == shown {
 				more++
 				continue
 			}

@@ -64,11 +64,78 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 	if err != nil {
 		return nil, err
 	}
+	items, err := r.functionInput(withFn)
+	if err != nil {
+		return nil, err
+	}
+	// The spec as parsed, unchanged by the steps before.
+	config, err := yaml.Parse(string(r.specText))
+	if err != nil {
+		return nil, err
+	}
+	input := map[string]bool{}
+	for _, it := range items {
+		input[it.GetKind()+" "+it.GetNamespace()+"/"+it.GetName()] = true
+	}
+	rl := &framework.ResourceList{Items: items, FunctionConfig: config}
+	p := processor.Processor{ConfigDir: r.o.Dir, ConfigFile: r.configPath}
+	if err := p.Process(rl); err != nil {
+		return nil, errorLines(err)
+	}
+	// hydrate's warnings are the function's, on the job it patched.
+	r.out.Warnings = rl.Results
+	// What kustomize drops from a transformer's output.
+	//nolint:staticcheck // the runners' legacy annotations too
+	drop := []string{processor.PreviousNamesAnnotation, kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation, kioutil.IdAnnotation, kioutil.LegacyIdAnnotation}
+	for _, it := range rl.Items {
+		for _, a := range drop {
+			if _, err := it.Pipe(yaml.ClearAnnotation(a)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, it := range rl.Items {
+		if err := yaml.ClearEmptyAnnotations(it); err != nil {
+			return nil, err
+		}
+	}
+	// The user's fields that act after the component act after the function.
+	fields, err := readUsersFields(r.k)
+	if err != nil {
+		return nil, err
+	}
+	var made []*yaml.RNode
+	for _, it := range rl.Items {
+		if !input[it.GetKind()+" "+it.GetNamespace()+"/"+it.GetName()] {
+			made = append(made, it)
+		}
+	}
+	if err := fields.apply(rl.Items, made); err != nil {
+		return nil, fmt.Errorf("%s: applying its own fields to mlops-fn's output: %w", r.kname, err)
+	}
+	return rl.Items, nil
+}
+
+// functionInput is what kustomize hands the function listed last in withFn,
+// the kustomization without the component. Without fields that act after
+// the component (as the quickstarts' overlays), that is the base as
+// buildBase built it: no second build.
+func (r *rendering) functionInput(withFn *yaml.RNode) ([]*yaml.RNode, error) {
+	text, err := withFn.String()
+	if err != nil {
+		return nil, err
+	}
+	if text == r.preText {
+		items := make([]*yaml.RNode, len(r.base))
+		for i, it := range r.base {
+			items[i] = it.Copy()
+		}
+		return items, nil
+	}
 	if err := markNames(withFn, r.base); err != nil {
 		return nil, err
 	}
-	text, err := withFn.String()
-	if err != nil {
+	if text, err = withFn.String(); err != nil {
 		return nil, err
 	}
 	items, err := stagedBuild(r.out.dir, map[string][]byte{filepath.Base(r.kname): []byte(text)}, r.out.folders)
@@ -89,32 +156,7 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 			}
 		}
 	}
-	// The spec as parsed, unchanged by the steps before.
-	config, err := yaml.Parse(string(r.specText))
-	if err != nil {
-		return nil, err
-	}
-	rl := &framework.ResourceList{Items: items, FunctionConfig: config}
-	p := processor.Processor{ConfigDir: r.o.Dir, ConfigFile: r.configPath}
-	if err := p.Process(rl); err != nil {
-		return nil, errorLines(err)
-	}
-	// What kustomize drops from a transformer's output.
-	//nolint:staticcheck // the runners' legacy annotations too
-	drop := []string{processor.PreviousNamesAnnotation, kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation, kioutil.IdAnnotation, kioutil.LegacyIdAnnotation}
-	for _, it := range rl.Items {
-		for _, a := range drop {
-			if _, err := it.Pipe(yaml.ClearAnnotation(a)); err != nil {
-				return nil, err
-			}
-		}
-	}
-	for _, it := range rl.Items {
-		if err := yaml.ClearEmptyAnnotations(it); err != nil {
-			return nil, err
-		}
-	}
-	return rl.Items, nil
+	return items, nil
 }
 
 // markNames puts, before the kustomization's own patches, one that marks

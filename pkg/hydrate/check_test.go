@@ -108,7 +108,7 @@ components:
 MPIJob/dev-pw4: spec.mpiReplicaSpecs.Worker.replicas: mlops-fn renders 2, the kustomization's build gives 9
 likely cause, in pw4/kustomization.yaml after mlops-fn's patches: patches: the entry with path workers.yaml; patches: the inline patch of MPIJob/dev-pw4; patches: the entry with path missing.yaml; replacements: the entry with targets {kind: MPI.*}; replicas: pw4; transformers: mine.yaml; components: after; accepted: entries there that leave what mlops-fn renders as it renders it (set such a value in pw4/job.yaml or pw4/mlops.env instead)`,
 	}, {
-		name:  "images: and labels:, and more than a few",
+		name:  "more than a few, none of them the user's own fields",
 		diffs: []objectDiff{image, label, image, label, extra},
 		want: `pw4: the hydrated overlay would differ from mlops-fn run as a kustomize transformer on the same kustomization, so hydrate writes nothing:
 MPIJob/dev-pw4: spec.mpiReplicaSpecs.Worker.template.spec.containers[0].image: mlops-fn renders "mpi:1", the kustomization's build gives "mpi:2"
@@ -116,7 +116,7 @@ MPIJob/dev-pw4: metadata.labels["kueue.x-k8s.io/queue-name"]: mlops-fn renders "
 MPIJob/dev-pw4: spec.mpiReplicaSpecs.Worker.template.spec.containers[0].image: mlops-fn renders "mpi:1", the kustomization's build gives "mpi:2"
 MPIJob/dev-pw4: metadata.labels["kueue.x-k8s.io/queue-name"]: mlops-fn renders "a", the kustomization's build gives "b"
 and 1 more
-likely cause, in pw4/kustomization.yaml after mlops-fn's patches: patches: the entry with path workers.yaml; patches: the inline patch of MPIJob/dev-pw4; patches: the entry with path missing.yaml; replacements: the entry with targets {kind: MPI.*}; images: mpi; labels: kueue.x-k8s.io/queue-name; transformers: mine.yaml; components: after; accepted: entries there that leave what mlops-fn renders as it renders it (set such a value in pw4/job.yaml or pw4/mlops.env instead)`,
+likely cause, in pw4/kustomization.yaml after mlops-fn's patches: patches: the entry with path workers.yaml; patches: the inline patch of MPIJob/dev-pw4; patches: the entry with path missing.yaml; replacements: the entry with targets {kind: MPI.*}; transformers: mine.yaml; components: after; accepted: entries there that leave what mlops-fn renders as it renders it (set such a value in pw4/job.yaml or pw4/mlops.env instead)`,
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			if diff := cmp.Diff(c.want, r.contradiction(c.diffs).Error()); diff != "" {

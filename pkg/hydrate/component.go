@@ -49,7 +49,6 @@ func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, it
 	for i, t := range targets {
 		targets[i] = items[slices.Index(seen, t)]
 	}
-	out.Warnings = append(out.Warnings, processor.NoticeResults(plans)...)
 	if len(targets) == 0 {
 		// The function would generate the job beside these: two jobs for one spec
 		// (a job of another kind under the job's name, the processor refuses).
@@ -63,7 +62,6 @@ func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, it
 		if err != nil {
 			return err
 		}
-		out.Warnings = append(out.Warnings, p.PodSecurityResults(job)...)
 		//nolint:staticcheck // the runners' legacy annotation too
 		for _, a := range []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation} {
 			if _, err := job.Pipe(yaml.ClearAnnotation(a)); err != nil {

@@ -4,7 +4,6 @@ package hydrate
 
 import (
 	"fmt"
-	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -23,8 +22,9 @@ import (
 )
 
 // afterThePatches is what of a kustomization kustomize applies after
-// mlops-fn's component, as a message lists it.
-const afterThePatches = "patches:, patchesStrategicMerge:, patchesJson6902:, replacements:, replicas:, images:, labels:, commonLabels:, commonAnnotations:, transformers:, components listed after " + ComponentDir
+// mlops-fn's component and may contradict it, as a message lists it; the
+// user's own fields (usersfields.go) act after the function too.
+const afterThePatches = "patches:, patchesStrategicMerge:, patchesJson6902:, replacements:, replicas:, transformers:, components listed after " + ComponentDir
 
 // contradiction is the check's error: the fields where the overlay's build
 // and the function's run differ, and the entries of the kustomization that
@@ -41,9 +41,9 @@ func (r *rendering) contradiction(diffs []objectDiff) error {
 
 // suspects are the entries of the kustomization, acting after mlops-fn's
 // patches, that may set what differs: a patch or replacement aimed at an
-// object that differs, replicas:, images: or a label where such a field
-// differs, and what hydrate cannot look into (transformers:, a component
-// listed after mlops-fn's), in the kustomization's order.
+// object that differs, replicas: where such a field differs, and what
+// hydrate cannot look into (transformers:, a component listed after
+// mlops-fn's), in the kustomization's order.
 func (r *rendering) suspects(diffs []objectDiff) []string {
 	text, err := r.k.String()
 	if err != nil {
@@ -52,9 +52,6 @@ func (r *rendering) suspects(diffs []objectDiff) []string {
 	var k types.Kustomization
 	if err := sigsyaml.Unmarshal([]byte(text), &k); err != nil {
 		return nil
-	}
-	changed := func(differs func(fielddiff.Change) bool) bool {
-		return slices.ContainsFunc(diffs, func(d objectDiff) bool { return slices.ContainsFunc(d.changes, differs) })
 	}
 	var found []string
 	for _, field := range []struct {
@@ -82,27 +79,6 @@ func (r *rendering) suspects(diffs []objectDiff) []string {
 			return slices.Contains(names(d.object, k), rep.Name) && slices.ContainsFunc(d.changes, func(c fielddiff.Change) bool { return strings.HasSuffix(c.Path, ".replicas") })
 		}) {
 			found = append(found, "replicas: "+rep.Name)
-		}
-	}
-	for _, img := range k.Images {
-		if changed(func(c fielddiff.Change) bool {
-			return strings.HasSuffix(c.Path, ".image") && (imageOf(c.Old, img.Name) || imageOf(c.New, img.Name))
-		}) {
-			found = append(found, "images: "+img.Name)
-		}
-	}
-	labels := map[string]string{}
-	for _, l := range k.Labels {
-		maps.Copy(labels, l.Pairs)
-	}
-	for _, field := range []struct {
-		name, in string // the kustomization's field, the object's
-		pairs    map[string]string
-	}{{"labels", "labels", labels}, {"commonLabels", "labels", k.CommonLabels}, {"commonAnnotations", "annotations", k.CommonAnnotations}} { //nolint:staticcheck // as commonLabels: is written
-		for _, key := range slices.Sorted(maps.Keys(field.pairs)) {
-			if changed(func(c fielddiff.Change) bool { return strings.HasSuffix(c.Path, fielddiff.Join(field.in, key)) }) {
-				found = append(found, field.name+": "+key)
-			}
 		}
 	}
 	for _, t := range k.Transformers {
@@ -206,12 +182,6 @@ func matchesSet(selector string, set map[string]string) bool {
 func names(o builtObject, k types.Kustomization) []string {
 	bare := strings.TrimSuffix(strings.TrimPrefix(o.name, k.NamePrefix), k.NameSuffix)
 	return []string{o.name, bare}
-}
-
-// imageOf: value is an image reference of the image named name.
-func imageOf(value any, name string) bool {
-	s, ok := value.(string)
-	return ok && name != "" && strings.HasPrefix(s, name) && (len(s) == len(name) || strings.ContainsRune(":@", rune(s[len(name)])))
 }
 
 // replacementText names a replacement entry: its file, else its targets.

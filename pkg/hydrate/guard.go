@@ -31,7 +31,8 @@ import (
 //   - the two files: mlops.env as kustomize parses it (the inputs
 //     generator's `envs:`, which drops comments and a CRLF's CR, plus the
 //     token of hydrate's kustomization entries) and the job spec's metadata
-//     and spec (the file is a resource of the kustomization, parsed as YAML);
+//     and spec (the file is a resource of the kustomization, parsed as YAML,
+//     after the components listed before mlops-fn's);
 //   - the base: of each object the patches address its apiVersion, metadata
 //     (name, namespace) and spec, whole; of the env ConfigMap its namespace
 //     and that kustomize will not hash its name;

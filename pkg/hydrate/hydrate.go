@@ -14,6 +14,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -93,7 +94,37 @@ func (out *Overlay) replaced() map[string]map[string][]byte {
 	return all
 }
 
-// Stale lists what differs from what Render computed: the drift check.
+// Drift is `hydrate --check`: what the folder builds on disk against what
+// it would build once written, compared as objects (a file that differs
+// only in what the build does not carry, such as a namespace kustomize sets
+// anyway, is no drift). "" when they are the same; else the first object
+// and field that differ, with how many more. A build the guard refuses is
+// drift: the patches as last written (Applied) then name what an edit of the
+// job spec or mlops.env changes, or, where no object would change, the
+// build's own error says what.
+func (out *Overlay) Drift() (string, error) {
+	const want, got = "hydrate would build", "the folder builds"
+	disk, buildErr := stagedBuild(out.dir, nil, nil)
+	if buildErr != nil {
+		if disk, _ = Applied(out.dir); disk == nil {
+			return "the folder does not build: " + buildErr.Error(), nil
+		}
+	}
+	diffs, err := differences(out.built, disk)
+	if err != nil {
+		return "", err
+	}
+	if len(diffs) > 0 {
+		return strings.ReplaceAll(describeFirst(diffs, 1, want, got), "\n", ", "), nil
+	}
+	if buildErr != nil {
+		return "the folder's build fails: " + buildErr.Error(), nil
+	}
+	return "", nil
+}
+
+// Stale lists the files that differ from what Render computed, byte for
+// byte: what a write would change (the committed overlays' test).
 func (out *Overlay) Stale() []string {
 	var stale []string
 	replaced := out.replaced()

@@ -63,6 +63,8 @@ type rendering struct {
 	form      textForm
 	kname     string // the kustomization's path in the resolved overlay folder
 	e         entries
+	preText   string            // the kustomization the base is built from
+	builtSpec *yaml.RNode       // the job spec as the guard reads it in the build
 	base      []*yaml.RNode     // the base, the env ConfigMap included
 	items     []*yaml.RNode     // the base, without the env ConfigMap
 	envData   map[string]string // the env ConfigMap's data as generated, nil: none
@@ -115,7 +117,7 @@ func (r *rendering) readSpec() error {
 			return fmt.Errorf("hydrate cannot replace %s: accepted: a folder in %s other than %s", rel, o.Dir, ComponentDir)
 		}
 	}
-	r.out = &Overlay{Component: map[string][]byte{}, Warnings: resolved.Warnings, dir: dir, folders: o.Folders}
+	r.out = &Overlay{Component: map[string][]byte{}, dir: dir, folders: o.Folders}
 	return nil
 }
 
@@ -174,13 +176,46 @@ func (r *rendering) buildBase() error {
 	if err != nil {
 		return err
 	}
+	if r.preText, err = pre.String(); err != nil {
+		return err
+	}
+	// The job spec too, as the guard reads it: after the components listed
+	// before mlops-fn (a component's commonAnnotations reach it), staged
+	// without local-config, which would keep it out of the build's output.
+	spec, err := yaml.Parse(string(r.specText))
+	if err != nil {
+		return err
+	}
+	local, isLocal := spec.GetAnnotations()[processor.LocalConfig]
+	if _, err := spec.Pipe(yaml.ClearAnnotation(processor.LocalConfig)); err != nil {
+		return err
+	}
+	resources, err := listField(pre, "resources")
+	if err != nil {
+		return err
+	}
+	resources.YNode().Content = append(resources.YNode().Content, &yaml.Node{Kind: yaml.ScalarNode, Value: filepath.ToSlash(r.o.Config)})
 	preText, err := pre.String()
 	if err != nil {
 		return err
 	}
-	items, err := stagedBuild(r.out.dir, map[string][]byte{filepath.Base(r.kname): []byte(preText)}, r.out.folders)
+	files := map[string][]byte{filepath.Base(r.kname): []byte(preText), r.o.Config: []byte(spec.MustString())}
+	items, err := stagedBuild(r.out.dir, files, r.out.folders)
 	if err != nil {
 		return fmt.Errorf("%s: building the base: %w", r.o.Dir, err)
+	}
+	s := slices.IndexFunc(items, func(n *yaml.RNode) bool {
+		return n.GetApiVersion() == api.APIVersion && n.GetKind() == specKind && n.GetName() == spec.GetName()
+	})
+	if s < 0 {
+		return fmt.Errorf("%s: building the base: the job spec %s is not in the build's output", r.o.Dir, r.o.Config)
+	}
+	r.builtSpec = items[s]
+	items = slices.Delete(items, s, s+1)
+	if isLocal {
+		if err := r.builtSpec.PipeE(yaml.SetAnnotation(processor.LocalConfig, local)); err != nil {
+			return err
+		}
 	}
 	i := slices.IndexFunc(items, func(n *yaml.RNode) bool {
 		return n.GetKind() == "ConfigMap" && n.GetName() == r.plan.ConfigMapName && n.GetApiVersion() == "v1"
@@ -202,7 +237,6 @@ func (r *rendering) buildBase() error {
 		return results
 	}
 	r.plan = withExtras.Plan
-	r.out.Warnings = withExtras.Warnings
 	return nil
 }
 
@@ -235,10 +269,7 @@ func (r *rendering) renderComponent() error {
 // renderGuard writes the guard's files and the component's kustomization.
 func (r *rendering) renderGuard() error {
 	// The spec as kustomize reads it: parsed, not defaulted.
-	spec, err := yaml.Parse(string(r.specText))
-	if err != nil {
-		return err
-	}
+	spec := r.builtSpec
 	files, err := guard(guardInputs{
 		jobName: r.plan.JobName, namespace: r.e.envNamespace, configMapName: r.plan.ConfigMapName, inputsName: r.e.inputsName,
 		env: r.resolved.Env, specFile: r.o.Config, spec: spec, envFile: r.envFile,

@@ -60,15 +60,6 @@ func noticeResults(notices []string) framework.Results {
 	return out
 }
 
-// NoticeResults are the notices of the plans narrowed to their targets, for hydrate.
-func NoticeResults(plans []*render.Plan) framework.Results {
-	var out framework.Results
-	for _, q := range plans {
-		out = append(out, noticeResults(q.Notices)...)
-	}
-	return out
-}
-
 // locate splits a field path into its file and the field or key in it.
 func (p Processor) locate(path, envSource string) (file, fieldPath string) {
 	if key, ok := strings.CutPrefix(path, envSource+"["); ok && envSource != "" {

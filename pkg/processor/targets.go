@@ -18,13 +18,14 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
-	"github.com/mlops-fn/mlops-fn/pkg/schema"
 )
 
 // The targets: the base's jobs the function patches, and the plan narrowed to each.
 
 // Targets are the items the function patches, each with the plan narrowed
-// to it; none when it generates the job instead.
+// to it; none when it generates the job instead. The patches are not
+// applied here: hydrate runs the function itself, whose results carry the
+// notices on the patched job (Pod Security).
 func (p Processor) Targets(plan *render.Plan, items []*yaml.RNode) ([]*yaml.RNode, []*render.Plan, error) {
 	found, err := p.targets(plan, items)
 	if err != nil {
@@ -36,20 +37,6 @@ func (p Processor) Targets(plan *render.Plan, items []*yaml.RNode) ([]*yaml.RNod
 		q, err := p.Narrow(plan, items[i])
 		if err != nil {
 			return nil, nil, err
-		}
-		// The job as the patches render it, for Pod Security; a patch that
-		// fails, the function's run on the overlay reports. The patches
-		// merge by the CRDs' merge keys.
-		var out *yaml.RNode
-		if schema.With(func() (err error) {
-			out, err = p.applyPatches(q, items[i], identify(items[i]))
-			return err
-		}) == nil {
-			if job, errs := Check(out); len(errs) == 0 {
-				if n := podSecurityNotice(identify(items[i]), podsOf(out.GetKind(), job)); n != "" {
-					q.Notices = append(slices.Clone(q.Notices), n)
-				}
-			}
 		}
 		targets, plans = append(targets, items[i]), append(plans, q)
 	}

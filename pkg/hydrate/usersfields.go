@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package hydrate
+
+import (
+	"maps"
+
+	"sigs.k8s.io/kustomize/api/filters/annotations"
+	"sigs.k8s.io/kustomize/api/filters/imagetag"
+	"sigs.k8s.io/kustomize/api/filters/labels"
+	"sigs.k8s.io/kustomize/api/filters/namespace"
+	"sigs.k8s.io/kustomize/api/filters/prefix"
+	"sigs.k8s.io/kustomize/api/filters/suffix"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+// The kustomization's own fields that kustomize applies after the
+// component, and that are the user's: namespace:, labels:, commonLabels:,
+// commonAnnotations: and images:, what `kustomize edit set namespace|image`
+// and `kustomize edit add label|annotation` write. In the hydrated overlay
+// they act after mlops-fn's patches, so their value wins over the job spec's
+// (an image of images: over spec.image); the check gives the function's run
+// the same order by applying them once more to its output, with kustomize's
+// own filters. namePrefix: and nameSuffix: act before the function as they
+// do before the component (the function finds its targets by the names they
+// replaced), and the function renames nothing: they need no second pass.
+
+// usersFields are the fields of the kustomization that act after the
+// function, as kustomize applies them to the component's output.
+type usersFields struct {
+	k types.Kustomization
+}
+
+// readUsersFields reads them from the kustomization k.
+func readUsersFields(k *yaml.RNode) (usersFields, error) {
+	text, err := k.String()
+	if err != nil {
+		return usersFields{}, err
+	}
+	var u usersFields
+	return u, sigsyaml.Unmarshal([]byte(text), &u.k)
+}
+
+// imageFieldSpecs are kustomize's default fields of an image (its
+// builtinpluginconsts, internal to kustomize); its LegacyFilter finds every
+// containers: and initContainers: list besides, a CRD's included.
+var imageFieldSpecs = types.FsSlice{
+	{Path: "spec/containers[]/image", CreateIfNotPresent: true},
+	{Path: "spec/initContainers[]/image", CreateIfNotPresent: true},
+	{Path: "spec/volumes[]/image/reference", CreateIfNotPresent: true},
+	{Path: "spec/template/spec/containers[]/image", CreateIfNotPresent: true},
+	{Path: "spec/template/spec/initContainers[]/image", CreateIfNotPresent: true},
+	{Path: "spec/template/spec/volumes[]/image/reference", CreateIfNotPresent: true},
+	{Path: "spec/jobTemplate/spec/template/spec/volumes[]/image/reference", CreateIfNotPresent: true},
+}
+
+// metadataFieldSpec is where labels and annotations go on every kind; the
+// job kinds (CRDs and Pod) have no other in kustomize's defaults.
+func metadataFieldSpec(field string) types.FsSlice {
+	return types.FsSlice{{Path: "metadata/" + field, CreateIfNotPresent: true}}
+}
+
+// apply applies the fields to items in kustomize's order (namespace,
+// prefix and suffix, labels, annotations, images); each but the prefix and
+// suffix is idempotent, so the objects the function left as kustomize gave
+// them stay as they are; made are those the function made, which kustomize
+// did not rename.
+func (u usersFields) apply(items, made []*yaml.RNode) error {
+	if u.k.Namespace != "" {
+		if _, err := (namespace.Filter{Namespace: u.k.Namespace, SetRoleBindingSubjects: namespace.DefaultSubjectsOnly}).Filter(items); err != nil {
+			return err
+		}
+	}
+	name := types.FieldSpec{Path: "metadata/name"}
+	if u.k.NamePrefix != "" {
+		if _, err := (prefix.Filter{Prefix: u.k.NamePrefix, FieldSpec: name}).Filter(made); err != nil {
+			return err
+		}
+	}
+	if u.k.NameSuffix != "" {
+		if _, err := (suffix.Filter{Suffix: u.k.NameSuffix, FieldSpec: name}).Filter(made); err != nil {
+			return err
+		}
+	}
+	var filters []kio.Filter
+	pairs := map[string]string{}
+	maps.Copy(pairs, u.k.CommonLabels) //nolint:staticcheck // as commonLabels: is written
+	for _, l := range u.k.Labels {
+		maps.Copy(pairs, l.Pairs)
+	}
+	if len(pairs) > 0 {
+		filters = append(filters, labels.Filter{Labels: pairs, FsSlice: metadataFieldSpec("labels")})
+	}
+	if len(u.k.CommonAnnotations) > 0 {
+		filters = append(filters, annotations.Filter{Annotations: u.k.CommonAnnotations, FsSlice: metadataFieldSpec("annotations")})
+	}
+	for _, img := range u.k.Images {
+		filters = append(filters, imagetag.LegacyFilter{ImageTag: img}, imagetag.Filter{ImageTag: img, FsSlice: imageFieldSpecs})
+	}
+	for _, f := range filters {
+		if _, err := f.Filter(items); err != nil {
+			return err
+		}
+	}
+	return nil
+}
