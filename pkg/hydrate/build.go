@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -35,11 +36,20 @@ func build(fsys filesys.FileSystem, dir string) ([]*yaml.RNode, error) {
 		m, err = krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fsys, dir)
 		return err
 	})
+	if m := mergeWithoutBase.FindStringSubmatch(fmt.Sprint(err)); m != nil {
+		return nil, fmt.Errorf("%s: a %sGenerator named %s has behavior: merge or replace, which needs a %s of that name from its kustomization's resources (the base), and they hold none; accepted: no behavior on that generator (create, kustomize's default)",
+			filepath.Join(dir, "kustomization.yaml"), strings.ToLower(m[1][:1])+m[1][1:], m[2], m[1])
+	}
 	if err != nil {
 		return nil, err
 	}
 	return m.ToRNodeSlice(), nil
 }
+
+// mergeWithoutBase is kustomize's error for a generator that merges into or
+// replaces an object its resources lack (kustomize edit add configmap
+// --behavior=merge), which it prints as Go pointers and structs.
+var mergeWithoutBase = regexp.MustCompile(`Kind:"([A-Za-z]+)".*Name:"([^"]*)".*does not exist; cannot merge or replace`)
 
 // builtObject is an object of a build as the API server receives it:
 // decoded, without comments or field order.

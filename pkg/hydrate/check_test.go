@@ -168,6 +168,20 @@ func TestTheCheckFollowsRenames(t *testing.T) {
 	}
 }
 
+// TestMergeWithoutBase: a generator with behavior merge and nothing to merge
+// into (kustomize edit add configmap --behavior=merge) is refused naming the
+// generator and the fix, not in kustomize's Go pointers and structs.
+func TestMergeWithoutBase(t *testing.T) {
+	t.Parallel()
+	dir := quickstartCopy(t, "multi-node")
+	k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+	write(t, filepath.Join(dir, "kustomization.yaml"), strings.Replace(string(k), "configMapGenerator:\n", "configMapGenerator:\n- name: extra\n  behavior: merge\n  literals: [A=B]\n", 1))
+	_, err := Render(Options{Dir: dir})
+	if err == nil || !strings.Contains(err.Error(), "configMapGenerator named extra has behavior: merge or replace") || strings.Contains(err.Error(), "0x") || strings.Contains(err.Error(), "resid.") {
+		t.Errorf("want the generator named and no Go values, got %v", err)
+	}
+}
+
 // TestBuildsDoNotShareTheSchema: kyaml's OpenAPI schema is a global that
 // kustomize sets from a kustomization's openapi: and keeps for the next build
 // without one; each build starts afresh, so a build after one with openapi:
