@@ -546,7 +546,28 @@ func Delete(ctx context.Context, c *Cluster, objects []*yaml.RNode) error {
 	if err != nil {
 		return err
 	}
+	// The env ConfigMap the live job reads: after an edit of mlops.env the
+	// build names another (its hash follows the data).
+	var more []target
 	for _, t := range targets {
+		if !jobkind.Is(kindOf(t.object)) {
+			continue
+		}
+		live, err := t.get(ctx)
+		if err != nil || live == nil {
+			continue
+		}
+		for _, cm := range envConfigMapsOf(live) {
+			for _, b := range targets {
+				if kindOf(b.object) == "ConfigMap" && namespace(b.object) == namespace(live) && name(b.object) != cm && unhashed(name(b.object)) == unhashed(cm) {
+					o := object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": cm, "namespace": namespace(live)}}
+					more = append(more, target{o, b.r})
+					break
+				}
+			}
+		}
+	}
+	for _, t := range append(targets, more...) {
 		if err := c.remove(ctx, t); err != nil {
 			return err
 		}
