@@ -326,10 +326,26 @@ func scalesWithin(live, job object, changes []string) bool {
 			return false
 		}
 	}
-	n, _ := lookup(job, k.Scale.Replicas...).(float64)
-	lo, okLo := lookup(job, k.Scale.Min...).(float64)
-	hi, okHi := lookup(job, k.Scale.Max...).(float64)
-	return okLo && okHi && lookup(live, k.Scale.Min...) == lo && lookup(live, k.Scale.Max...) == hi && n >= lo && n <= hi
+	n, ok := number(lookup(job, k.Scale.Replicas...))
+	lo, okLo := number(lookup(job, k.Scale.Min...))
+	hi, okHi := number(lookup(job, k.Scale.Max...))
+	liveLo, _ := number(lookup(live, k.Scale.Min...))
+	liveHi, _ := number(lookup(live, k.Scale.Max...))
+	return ok && okLo && okHi && liveLo == lo && liveHi == hi && n >= lo && n <= hi
+}
+
+// number is a JSON number as the API server's objects hold it (int64, as
+// client-go decodes them) or as encoding/json decodes it (float64).
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return float64(n), true
+	case int:
+		return float64(n), true
+	case float64:
+		return n, true
+	}
+	return 0, false
 }
 
 // envReference is a change of the name of a ConfigMap a container reads.

@@ -64,11 +64,31 @@ func TestScalesWithin(t *testing.T) {
 		{"another change", job(2, 3), job(3, 3), append(scale, `spec.pytorchReplicaSpecs.Worker.template.spec.containers: …`), false},
 		{"the env ConfigMap's new hash", job(2, 3), job(3, 3), append(scale, `spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].envFrom[0].configMapRef.name: "x-env-b2" → "x-env-c3"`), true},
 		{"an MPIJob", decode(t, `{"kind": "MPIJob"}`), decode(t, `{"kind": "MPIJob"}`), scale, false},
+		// As client-go decodes the API server's objects: integers as int64.
+		{"within the bounds, int64", int64s(job(2, 3)), int64s(job(3, 3)), scale, true},
+		{"above the bounds, int64", int64s(job(2, 3)), int64s(job(4, 3)), scale, false},
 	} {
 		if got := scalesWithin(c.live, c.job, c.changes); got != c.want {
 			t.Errorf("%s: scalesWithin = %v, want %v", c.name, got, c.want)
 		}
 	}
+}
+
+// int64s is o with its numbers as int64, as unstructured objects hold them.
+func int64s(o object) object {
+	var conv func(v any) any
+	conv = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				x[k] = conv(e)
+			}
+		case float64:
+			return int64(x)
+		}
+		return v
+	}
+	return conv(o).(object)
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
