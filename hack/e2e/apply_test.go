@@ -166,6 +166,7 @@ func checkEditRunning(c *check, dir, ns string) {
 		c.pass("mlops-fn apply again, nothing edited: unchanged")
 	}
 
+	var kept []string // the env ConfigMaps of before a scale, which the pods that stay read
 	if o.kind.JobKind() == jobkind.PyTorchJob && o.plan.Workers < o.plan.Elastic.MaxWorkers {
 		// Scaled within MIN_WORKERS..MAX_WORKERS, nothing else: legitimately live.
 		if err := editEnv(dir, "WORKERS", fmt.Sprint(o.plan.Workers+1)); err != nil {
@@ -174,9 +175,9 @@ func checkEditRunning(c *check, dir, ns string) {
 		}
 		out, err := runWithoutKubectl("apply", dir, "-n", ns)
 		c.that("elastic WORKERS+1 within MAX_WORKERS: mlops-fn apply scales the running job in place", err == nil && strings.Contains(out, " scaled"), out)
-		old := o.plan.ConfigMapName
+		kept = append(kept, o.plan.ConfigMapName)
 		if o, err = loadOverlay(dir); err == nil {
-			checkRunsEdit(c, o, ns, "scaled", old)
+			checkRunsEdit(c, o, ns, "scaled", kept...)
 		}
 	}
 
@@ -198,7 +199,7 @@ func checkEditRunning(c *check, dir, ns string) {
 	c.that(fmt.Sprintf("edited %v, the job running: mlops-fn apply refuses and names mlops-fn apply --replace", edits),
 		err != nil && strings.Contains(out, "mlops-fn apply --replace") && strings.Contains(out, "nothing was applied"), out)
 	c.eq("edited, refused: neither the job nor its env ConfigMap changed in the cluster", before, versions(o, ns))
-	checkRunsEdit(c, o, ns, "refused")
+	checkRunsEdit(c, o, ns, "refused", kept...)
 
 	if out, err := runWithoutKubectl("apply", "--replace", dir, "-n", ns); err != nil || !strings.Contains(out, " replaced") {
 		c.fail("mlops-fn apply --replace: the job is replaced", out)
