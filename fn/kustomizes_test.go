@@ -140,16 +140,16 @@ var guardEdits = []guardEdit{
 			bases, _ := filepath.Glob(filepath.Join(overlay, "../../../common/tensorflow/k8s/mlops", filepath.Base(overlay), "kustomization.yaml"))
 			return len(bases) == 1 && replaceIn(t, bases[0], regexp.MustCompile(`(?m)^resources:\n`), func(m string) string { return "namespace: ml\n" + m })
 		}},
-	{name: "the env ConfigMap's name hashed", multiNodeOnly: true, failsContaining: []string{"changed: run mlops-fn hydrate on this folder; check/ConfigMap ", "/metadata/annotations/internal.config.kubernetes.io~1needsHashSuffix failed: test failed"},
+	{name: "the env ConfigMap's hash turned off", multiNodeOnly: true, failsContaining: []string{"changed: run mlops-fn hydrate on this folder; check/ConfigMap ", "/metadata/annotations/internal.config.kubernetes.io~1needsHashSuffix failed: test failed"},
 		edit: func(t *testing.T, overlay string) bool {
 			// kustomize marks a name it will hash with an internal annotation,
-			// which the guard tests for, where it does.
+			// which the guard tests for.
 			checks, err := os.ReadFile(filepath.Join(overlay, "mlops-fn/guard/checks.yaml"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			return bytes.Contains(checks, []byte("internal.config.kubernetes.io~1needsHashSuffix")) &&
-				replaceIn(t, filepath.Join(overlay, "kustomization.yaml"), regexp.MustCompile(`disableNameSuffixHash: true`), func(string) string { return "disableNameSuffixHash: false" })
+				replaceIn(t, filepath.Join(overlay, "kustomization.yaml"), regexp.MustCompile(`disableNameSuffixHash: false`), func(string) string { return "disableNameSuffixHash: true" })
 		}},
 	{name: "mlops-fn dropped from components", multiNodeOnly: true, fails: "testing value /kustomization.yaml lists no mlops-fn in components: run mlops-fn hydrate on this folder; check failed: test failed",
 		edit: func(t *testing.T, overlay string) bool {

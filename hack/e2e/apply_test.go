@@ -85,8 +85,9 @@ func workerRole(o *overlay) jobkind.Role {
 
 // checkRunsEdit: every pod of the job runs what the overlay now says: as many workers as
 // WORKERS, each training container with the CPU limit of CPU, an MPIJob launcher's mpirun
-// with workers × slots ranks.
-func checkRunsEdit(c *check, o *overlay, ns, when string) {
+// with workers × slots ranks. kept are the env ConfigMaps that pods which kept running may
+// read (an elastic job scaled in place: the new pods read the new one, by its hash).
+func checkRunsEdit(c *check, o *overlay, ns, when string, kept ...string) {
 	role := workerRole(o)
 	want := 1
 	if o.kind.JobKind() != jobkind.Pod {
@@ -107,7 +108,9 @@ func checkRunsEdit(c *check, o *overlay, ns, when string) {
 		}
 		got := k.Resources.Limits[corev1.ResourceCPU]
 		c.eq(fmt.Sprintf("%s: pod/%s runs with CPU %s (mlops.env's CPU)", when, p.Name, wantCPU.String()), wantCPU.String(), got.String())
-		c.that(fmt.Sprintf("%s: pod/%s reads its environment from %s", when, p.Name, o.plan.ConfigMapName), slices.Contains(envConfigMaps(&p), o.plan.ConfigMapName), envConfigMaps(&p)...)
+		reads := envConfigMaps(&p)
+		c.that(fmt.Sprintf("%s: pod/%s reads its environment from %s", when, p.Name, strings.Join(append([]string{o.plan.ConfigMapName}, kept...), " or ")),
+			slices.ContainsFunc(reads, func(n string) bool { return n == o.plan.ConfigMapName || slices.Contains(kept, n) }), reads...)
 	}
 	// What those pods read: the ConfigMap holds mlops.env as it is now.
 	if cm, err := kube.CoreV1().ConfigMaps(ns).Get(ctx, o.plan.ConfigMapName, metav1.GetOptions{}); err != nil {
@@ -163,6 +166,7 @@ func checkEditRunning(c *check, dir, ns string) {
 		c.pass("mlops-fn apply again, nothing edited: unchanged")
 	}
 
+	var kept []string // the env ConfigMaps of before a scale, which the pods that stay read
 	if o.kind.JobKind() == jobkind.PyTorchJob && o.plan.Workers < o.plan.Elastic.MaxWorkers {
 		// Scaled within MIN_WORKERS..MAX_WORKERS, nothing else: legitimately live.
 		if err := editEnv(dir, "WORKERS", fmt.Sprint(o.plan.Workers+1)); err != nil {
@@ -171,8 +175,9 @@ func checkEditRunning(c *check, dir, ns string) {
 		}
 		out, err := runWithoutKubectl("apply", dir, "-n", ns)
 		c.that("elastic WORKERS+1 within MAX_WORKERS: mlops-fn apply scales the running job in place", err == nil && strings.Contains(out, " scaled"), out)
+		kept = append(kept, o.plan.ConfigMapName)
 		if o, err = loadOverlay(dir); err == nil {
-			checkRunsEdit(c, o, ns, "scaled")
+			checkRunsEdit(c, o, ns, "scaled", kept...)
 		}
 	}
 
@@ -194,7 +199,7 @@ func checkEditRunning(c *check, dir, ns string) {
 	c.that(fmt.Sprintf("edited %v, the job running: mlops-fn apply refuses and names mlops-fn apply --replace", edits),
 		err != nil && strings.Contains(out, "mlops-fn apply --replace") && strings.Contains(out, "nothing was applied"), out)
 	c.eq("edited, refused: neither the job nor its env ConfigMap changed in the cluster", before, versions(o, ns))
-	checkRunsEdit(c, o, ns, "refused")
+	checkRunsEdit(c, o, ns, "refused", kept...)
 
 	if out, err := runWithoutKubectl("apply", "--replace", dir, "-n", ns); err != nil || !strings.Contains(out, " replaced") {
 		c.fail("mlops-fn apply --replace: the job is replaced", out)

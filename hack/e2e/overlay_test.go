@@ -98,6 +98,13 @@ func loadOverlay(dir string) (*overlay, error) {
 		return nil, fmt.Errorf("mlops-fn cannot resolve %s: %v", spec, results)
 	}
 	o.plan, o.env = resolved.Plan, resolved.Env.Map()
+	// The build names the env ConfigMap with kustomize's hash of its data at the end: the
+	// name the cluster knows, which the checks look for.
+	for _, u := range o.objects {
+		if n := u.GetName(); u.GetKind() == "ConfigMap" && strings.HasPrefix(n, o.plan.ConfigMapName+"-") && !strings.Contains(n[len(o.plan.ConfigMapName)+1:], "-") {
+			o.plan.ConfigMapName = n
+		}
+	}
 	// The plan as it applies to the job the overlay builds: its name and containers.
 	items, err := kio.FromBytes([]byte(out))
 	if err != nil {

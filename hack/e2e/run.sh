@@ -132,6 +132,9 @@ start_cluster() {
     crd/jobsets.jobset.x-k8s.io crd/trainjobs.trainer.kubeflow.org crd/trainingruntimes.trainer.kubeflow.org \
     crd/clustertrainingruntimes.trainer.kubeflow.org crd/podgroups.scheduling.x-k8s.io ||
     die "the CRDs did not become Established"
+  # The policy this project ships for cluster admins (deploy/admission): a running job's spec is
+  # not changed in place. Every check runs under it, as on a cluster that has it (TestRunningPolicy).
+  kubectl apply -k deploy/admission >/dev/null || die "deploy/admission: the ValidatingAdmissionPolicy is refused"
   start_gang_scheduler
   # mpi-operator takes a leader-election lease in its lock namespace, which must exist.
   # Its health endpoint is :8080 on every interface, not configurable (hence the netns).

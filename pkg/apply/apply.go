@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -160,8 +161,34 @@ func Apply(ctx context.Context, c *Cluster, o Options) (*Result, error) {
 		return nil, fmt.Errorf("deleted %s, but the new job is refused too, so nothing else was applied: %w", id(lives[0].object), err)
 	}
 	res.Action = "replaced"
-	_, err = applyAll(ctx, built, false)
-	return res, err
+	if _, err = applyAll(ctx, built, false); err != nil {
+		return res, err
+	}
+	// The old run's env ConfigMap, named by the hash of its old data, is no
+	// one's now: one the old job read, of the name of one the overlay builds
+	// but for the hash.
+	for _, live := range lives {
+		for _, cm := range envConfigMapsOf(live.object) {
+			for _, t := range built {
+				if kindOf(t.object) != "ConfigMap" || namespace(t.object) != namespace(live.object) || name(t.object) == cm || unhashed(name(t.object)) != unhashed(cm) {
+					continue
+				}
+				if err := t.r.Delete(ctx, cm, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+					return res, fmt.Errorf("replaced %s, but deleting the old run's ConfigMap/%s: %w", id(live.object), cm, err)
+				}
+				break
+			}
+		}
+	}
+	return res, nil
+}
+
+// unhashed is a generated ConfigMap's name without kustomize's hash.
+func unhashed(name string) string {
+	if i := strings.LastIndexByte(name, '-'); i > 0 {
+		return name[:i]
+	}
+	return name
 }
 
 // changes are what the apply would change in the live jobs (their spec and
@@ -191,13 +218,57 @@ func changes(ctx context.Context, lives []target, dry []object, built []target) 
 		if err != nil {
 			return nil, err
 		}
+		what := "ConfigMap/" + name(cm)
 		if old == nil {
-			out = append(out, "ConfigMap/"+name(cm)+": (none) → created")
-			continue
+			// A new env ConfigMap (kustomize's hash of the edited data in its
+			// name) beside the one the live job reads: compared with that.
+			if old, err = replaced(ctx, lives, dry, t); err != nil {
+				return nil, err
+			}
+			if old == nil {
+				out = append(out, what+": (none) → created")
+				continue
+			}
+			what += " (was " + name(old) + ")"
 		}
-		diff("ConfigMap/"+name(cm)+" data", old["data"], cm["data"], &out)
+		diff(what+" data", old["data"], cm["data"], &out)
 	}
 	return out, nil
+}
+
+// replaced is the live env ConfigMap that the new env ConfigMap cm takes the
+// place of: the one a live job reads where its dry run reads cm; nil if none.
+func replaced(ctx context.Context, lives []target, dry []object, cm target) (object, error) {
+	for _, t := range lives {
+		job := find(dry, t.object)
+		if job == nil || !slices.Contains(envConfigMapsOf(job), name(cm.object)) {
+			continue
+		}
+		for _, old := range envConfigMapsOf(t.object) {
+			if old == name(cm.object) {
+				continue
+			}
+			u, err := cm.r.Get(ctx, old, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(err):
+				continue
+			case err != nil:
+				return nil, fmt.Errorf("reading ConfigMap/%s: %w", old, err)
+			}
+			return u.Object, nil
+		}
+	}
+	return nil, nil
+}
+
+// envConfigMapsOf are the ConfigMaps the job o's containers read their
+// environment from.
+func envConfigMapsOf(o object) []string {
+	n, err := yaml.FromMap(o)
+	if err != nil {
+		return nil
+	}
+	return envConfigMaps(n)
 }
 
 // find is the object of items of the same kind and name as o, nil if none.
@@ -242,7 +313,8 @@ func diff(path string, a, b any, out *[]string) {
 
 // scalesWithin: the only changes are a running job's worker count, where its
 // kind scales in place (an elastic PyTorchJob), within the bounds it keeps
-// unchanged (and WORKERS in its env ConfigMap).
+// unchanged (and WORKERS in its env ConfigMap, whose new hash the
+// containers' references follow).
 func scalesWithin(live, job object, changes []string) bool {
 	k, _ := jobkind.ForKind(kindOf(job))
 	if k.Scale == nil {
@@ -250,29 +322,34 @@ func scalesWithin(live, job object, changes []string) bool {
 	}
 	replicas := strings.Join(k.Scale.Replicas, ".") + ": "
 	for _, c := range changes {
-		if !strings.HasPrefix(c, replicas) && !strings.Contains(c, " data.WORKERS: ") {
+		if !strings.HasPrefix(c, replicas) && !strings.Contains(c, " data.WORKERS: ") && !envReference.MatchString(c) {
 			return false
 		}
 	}
-	n, okN := number(lookup(job, k.Scale.Replicas...))
+	n, ok := number(lookup(job, k.Scale.Replicas...))
 	lo, okLo := number(lookup(job, k.Scale.Min...))
 	hi, okHi := number(lookup(job, k.Scale.Max...))
 	liveLo, _ := number(lookup(live, k.Scale.Min...))
 	liveHi, _ := number(lookup(live, k.Scale.Max...))
-	return okN && okLo && okHi && liveLo == lo && liveHi == hi && n >= lo && n <= hi
+	return ok && okLo && okHi && liveLo == lo && liveHi == hi && n >= lo && n <= hi
 }
 
-// number is a decoded JSON number: client-go's unstructured objects hold
-// int64, encoding/json's float64.
+// number is a JSON number as the API server's objects hold it (int64, as
+// client-go decodes them) or as encoding/json decodes it (float64).
 func number(v any) (float64, bool) {
 	switch n := v.(type) {
 	case int64:
+		return float64(n), true
+	case int:
 		return float64(n), true
 	case float64:
 		return n, true
 	}
 	return 0, false
 }
+
+// envReference is a change of the name of a ConfigMap a container reads.
+var envReference = regexp.MustCompile(`^spec\.\S*\.(configMapRef|configMapKeyRef)\.name: `)
 
 // finished is the live job's final condition (Succeeded, Failed, Complete),
 // or a Pod's final phase; "" while it runs or waits.
@@ -485,7 +562,28 @@ func Delete(ctx context.Context, c *Cluster, objects []*yaml.RNode) error {
 	if err != nil {
 		return err
 	}
+	// The env ConfigMap the live job reads: after an edit of mlops.env the
+	// build names another (its hash follows the data).
+	var more []target
 	for _, t := range targets {
+		if !jobkind.Is(kindOf(t.object)) {
+			continue
+		}
+		live, err := t.get(ctx)
+		if err != nil || live == nil {
+			continue
+		}
+		for _, cm := range envConfigMapsOf(live) {
+			for _, b := range targets {
+				if kindOf(b.object) == "ConfigMap" && namespace(b.object) == namespace(live) && name(b.object) != cm && unhashed(name(b.object)) == unhashed(cm) {
+					o := object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": cm, "namespace": namespace(live)}}
+					more = append(more, target{o, b.r})
+					break
+				}
+			}
+		}
+	}
+	for _, t := range append(targets, more...) {
 		if err := c.remove(ctx, t); err != nil {
 			return err
 		}

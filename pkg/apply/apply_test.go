@@ -64,6 +64,7 @@ func TestScalesWithin(t *testing.T) {
 		{"above the bounds", job(2, 3), job(4, 3), scale, false},
 		{"the bounds changed too", job(2, 3), job(3, 4), scale, false},
 		{"another change", job(2, 3), job(3, 3), append(scale, `spec.pytorchReplicaSpecs.Worker.template.spec.containers: …`), false},
+		{"the env ConfigMap's new hash", job(2, 3), job(3, 3), append(scale, `spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].envFrom[0].configMapRef.name: "x-env-b2" → "x-env-c3"`), true},
 		{"an MPIJob", decode(t, `{"kind": "MPIJob"}`), decode(t, `{"kind": "MPIJob"}`), scale, false},
 	} {
 		if got := scalesWithin(c.live, c.job, c.changes); got != c.want {

@@ -83,7 +83,16 @@ current-context: c
 	}
 	o := Options{Dir: "../../quickstart/k8s/mlops/multi-node"}
 	const ssa = "application/apply-patch+yaml /api%s fieldManager=mlops-fn force=true dryRun=%s"
-	objects := []string{"/v1/namespaces/team/serviceaccounts/model-service", "s/kubeflow.org/v2beta1/namespaces/team/mpijobs/resnet50-training", "/v1/namespaces/team/configmaps/resnet50-training-mpijob-env"}
+	jobs, err := Jobs(o.Dir)
+	if err != nil || len(jobs) != 1 || len(jobs[0].EnvConfigMaps) != 1 {
+		t.Fatalf("the overlay's job: %+v, %v", jobs, err)
+	}
+	// The env ConfigMap's name ends in kustomize's hash of its data.
+	env := jobs[0].EnvConfigMaps[0]
+	if !strings.HasPrefix(env, "resnet50-training-mpijob-env-") {
+		t.Fatalf("the job reads ConfigMap %s, want resnet50-training-mpijob-env-HASH", env)
+	}
+	objects := []string{"/v1/namespaces/team/serviceaccounts/model-service", "s/kubeflow.org/v2beta1/namespaces/team/mpijobs/resnet50-training", "/v1/namespaces/team/configmaps/" + env}
 	for _, action := range []string{"created", "unchanged"} {
 		res, err := Apply(ctx, c, o)
 		if err != nil || res.Action != action || res.Job != "MPIJob/resnet50-training" {

@@ -43,7 +43,11 @@ func (r *rendering) check() error {
 	if err != nil {
 		return fmt.Errorf("%s: mlops-fn as a kustomize transformer on this kustomization fails, so hydrate writes nothing: %w", r.o.Dir, err)
 	}
-	diffs, err := differences(function, hydrated)
+	unhashed, err := unhashedEnv(function, hydrated)
+	if err != nil {
+		return fmt.Errorf("%s: %w", r.o.Dir, err)
+	}
+	diffs, err := differences(function, unhashed)
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ import (
 //     after the components listed before mlops-fn's);
 //   - the base: of each object the patches address its apiVersion, metadata
 //     (name, namespace) and spec, whole; of the env ConfigMap its namespace
-//     and that kustomize will not hash its name;
+//     and that kustomize will hash its name;
 //   - the env ConfigMap's data, as the kustomization's generator makes it
 //     (mlops.env with the user's literals and further files).
 //
@@ -57,7 +57,8 @@ const (
 	// that the data is there to be copied even when the build makes none.
 	tokenKey = "mlops-fn.hydrate.entries"
 	// hashAnnotation is where kustomize marks a generated object whose name
-	// gets a hash at the end of the build (disableNameSuffixHash: false).
+	// gets a hash at the end of the build (disableNameSuffixHash: false, as
+	// hydrate writes it; an undocumented, internal annotation of kustomize).
 	hashAnnotation = "internal.config.kubernetes.io/needsHashSuffix"
 )
 
@@ -148,12 +149,12 @@ func guard(in guardInputs, header string) (guardFiles, error) {
 		}
 	}
 	// The env ConfigMap: where the job reads it, under the name it reads
-	// (no hash at the end of the build).
+	// (kustomize's hash comes at the end of the build, after the guard).
 	envKey := "ConfigMap " + in.configMapName
 	envSource := map[string]any{"kind": "ConfigMap", "name": in.configMapName}
 	g.read(envSource, "metadata", []string{baseField, envKey, "metadata"}, map[string]any{})
 	g.test([]string{baseField, envKey, "metadata", "namespace"}, optional(in.namespace))
-	g.test([]string{baseField, envKey, "metadata", "annotations", hashAnnotation}, nil)
+	g.test([]string{baseField, envKey, "metadata", "annotations", hashAnnotation}, "enabled")
 	g.step("base")
 
 	// Its data, as the kustomization's generator makes it: mlops.env (tested

@@ -106,6 +106,7 @@ func kustomize(t *testing.T, dir string) []map[string]any {
 	}
 	var out []map[string]any
 	for _, r := range nodes {
+		stripEnvHash(r.YNode())
 		obj, err := r.Map()
 		if err != nil {
 			t.Fatal(err)
@@ -113,6 +114,20 @@ func kustomize(t *testing.T, dir string) []map[string]any {
 		out = append(out, obj)
 	}
 	return out
+}
+
+// envHashed is an env ConfigMap's name with kustomize's hash of its data.
+var envHashed = regexp.MustCompile(`^(.+-(?:mpijob|pod|pytorchjob|trainjob)-env)-[a-z0-9]{10}$`)
+
+// stripEnvHash names the env ConfigMap as the function does, before
+// kustomize's hash, in the ConfigMap and in every reference to it.
+func stripEnvHash(n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode {
+		n.Value = envHashed.ReplaceAllString(n.Value, "$1")
+	}
+	for _, c := range n.Content {
+		stripEnvHash(c)
+	}
 }
 
 // transform runs the function on the skeleton as kustomize's transformers: would.
@@ -329,7 +344,7 @@ configMapGenerator:
   options:
     labels:
       team: a
-    disableNameSuffixHash: true
+    disableNameSuffixHash: false
 - name: resnet50-mlops-fn-inputs # mlops-fn hydrate: mlops.env as the guard compares it
   envs:
   - mlops.env
@@ -766,7 +781,7 @@ func TestRestoredFieldsAreSaid(t *testing.T) {
 	}
 	path := filepath.Join(dir, "kustomization.yaml")
 	text, _ := os.ReadFile(path)
-	edited := strings.Replace(strings.Replace(string(text), "  envs:\n  - mlops.env\n", "  envs:\n  - site.env\n", 1), "disableNameSuffixHash: true", "disableNameSuffixHash: false", 1)
+	edited := strings.Replace(strings.Replace(string(text), "  envs:\n  - mlops.env\n", "  envs:\n  - site.env\n", 1), "disableNameSuffixHash: false", "disableNameSuffixHash: true", 1)
 	if edited == string(text) {
 		t.Fatalf("kustomization.yaml has no env generator to edit:\n%s", text)
 	}
@@ -782,7 +797,7 @@ func TestRestoredFieldsAreSaid(t *testing.T) {
 	}
 	for _, want := range []string{
 		"configMapGenerator resnet50-mpijob-env: envs[0]: site.env is hydrate's place: it writes mlops.env there",
-		"configMapGenerator resnet50-mpijob-env: options.disableNameSuffixHash: false is hydrate's: it writes true",
+		"configMapGenerator resnet50-mpijob-env: options.disableNameSuffixHash: true is hydrate's: it writes false",
 	} {
 		if !slices.ContainsFunc(said, func(s string) bool { return strings.Contains(s, want) }) {
 			t.Errorf("hydrate does not say %q; it says %q", want, said)

@@ -355,8 +355,10 @@ func blockStyle(k *yaml.RNode, field string) {
 }
 
 // setEnvGenerator makes g generate the env ConfigMap from the env file, under
-// the name the job reads, beside the job, without a hash (kustomize writes no
-// hash into a custom resource's envFrom).
+// the name the job reads, beside the job, with kustomize's hash of its data
+// at the end of the name (the component's name references carry it into a
+// custom resource's envFrom): an edit makes a new ConfigMap, and a job that
+// keeps running, or whose update is refused, keeps reading its own.
 func setEnvGenerator(g *yaml.RNode, e entries, owned bool) ([]string, error) {
 	comment := ""
 	if name := g.Field("name"); name != nil {
@@ -400,10 +402,30 @@ func setEnvGenerator(g *yaml.RNode, e entries, owned bool) ([]string, error) {
 	default:
 		envs.YNode().Content = append([]*yaml.Node{yaml.NewStringRNode(e.envFile).YNode()}, c...)
 	}
-	if h, _ := g.Pipe(yaml.Lookup("options", "disableNameSuffixHash")); h != nil && !strings.EqualFold(h.YNode().Value, "true") {
-		restored = append(restored, fmt.Sprintf("options.disableNameSuffixHash: %s is hydrate's: it writes true, since kustomize writes no name hash into a custom resource's envFrom", h.YNode().Value))
+	if h, _ := g.Pipe(yaml.Lookup("options", "disableNameSuffixHash")); h != nil && !strings.EqualFold(h.YNode().Value, "false") {
+		restored = append(restored, fmt.Sprintf("options.disableNameSuffixHash: %s is hydrate's: it writes false, so that an edit of mlops.env makes a new ConfigMap beside the old one and a running job keeps reading its own", h.YNode().Value))
 	}
-	return restored, g.PipeE(yaml.LookupCreate(yaml.MappingNode, "options"), yaml.SetField("disableNameSuffixHash", yaml.NewRNode(&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagBool, Value: "true"})))
+	return restored, g.PipeE(yaml.LookupCreate(yaml.MappingNode, "options"), yaml.SetField("disableNameSuffixHash", yaml.NewRNode(&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagBool, Value: "false"})))
+}
+
+// withoutHash makes the env generator of k (a copy) name its ConfigMap
+// without kustomize's hash, as kustomize hands it to a transformer: the hash
+// comes at the end of the build, after every transformer (unhashedEnv).
+func withoutHash(k *yaml.RNode, e entries) error {
+	list := k.Field("configMapGenerator")
+	if list == nil {
+		return nil
+	}
+	for _, n := range list.Value.YNode().Content {
+		g := yaml.NewRNode(n)
+		if name := g.Field("name"); name == nil || name.Value.YNode().Value != e.envName {
+			continue
+		}
+		if err := g.PipeE(yaml.LookupCreate(yaml.MappingNode, "options"), yaml.SetField("disableNameSuffixHash", yaml.NewScalarRNode("true"))); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // transformerFields act after resources, generators and components: the
@@ -413,7 +435,8 @@ var transformerFields = []string{"namespace", "namePrefix", "nameSuffix", "commo
 	"validators", "vars", "sortOptions", "buildMetadata"}
 
 // withoutEntries is a copy of k without hydrate's entries: the component, and
-// unless keepEnv the env generator too; with beforeTransformers, also without
+// unless keepEnv the env generator too (kept, it names its ConfigMap without
+// the hash, as a transformer sees it); with beforeTransformers, also without
 // the fields that act after the component.
 func withoutEntries(k *yaml.RNode, e entries, keepEnv, beforeTransformers bool) (*yaml.RNode, error) {
 	c := k.Copy()
@@ -442,6 +465,11 @@ func withoutEntries(k *yaml.RNode, e entries, keepEnv, beforeTransformers bool) 
 			if err := c.PipeE(yaml.Clear(field)); err != nil {
 				return nil, err
 			}
+		}
+	}
+	if keepEnv {
+		if err := withoutHash(c, e); err != nil {
+			return nil, err
 		}
 	}
 	if beforeTransformers {

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package hydrate
+
+import (
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// unhashedEnv is a copy of hydrated (the overlay's build) in which the env
+// ConfigMap, named NAME-KIND-env-HASH by kustomize at the end of the build,
+// is named as the function names it, NAME-KIND-env (function: the function's
+// output, which sees the name before the hash), and so is every reference
+// to it. A reference that still names the ConfigMap without the hash is one
+// kustomize did not rewrite, and an error: that pod would read no ConfigMap.
+func unhashedEnv(function, hydrated []*yaml.RNode) ([]*yaml.RNode, error) {
+	plain := map[string]bool{}
+	for _, it := range function {
+		if it.GetKind() == "ConfigMap" {
+			plain[it.GetNamespace()+"/"+it.GetName()] = true
+		}
+	}
+	renamed := map[string]string{} // namespace/hashed name → name
+	for _, it := range hydrated {
+		if it.GetKind() != "ConfigMap" || plain[it.GetNamespace()+"/"+it.GetName()] {
+			continue
+		}
+		n := it.GetName()
+		if i := strings.LastIndexByte(n, '-'); i > 0 && plain[it.GetNamespace()+"/"+n[:i]] {
+			renamed[it.GetNamespace()+"/"+n] = n[:i]
+		}
+	}
+	out := make([]*yaml.RNode, 0, len(hydrated))
+	for _, it := range hydrated {
+		c := it.Copy()
+		ns := c.GetNamespace()
+		var stale []string
+		var staleName string
+		var walk func(n *yaml.Node, path string)
+		walk = func(n *yaml.Node, path string) {
+			switch n.Kind {
+			case yaml.MappingNode:
+				for i := 0; i+1 < len(n.Content); i += 2 {
+					walk(n.Content[i+1], strings.TrimPrefix(path+"."+n.Content[i].Value, "."))
+				}
+			case yaml.SequenceNode:
+				for i, e := range n.Content {
+					walk(e, fmt.Sprintf("%s[%d]", path, i))
+				}
+			case yaml.ScalarNode:
+				if to, ok := renamed[ns+"/"+n.Value]; ok {
+					n.Value = to
+				} else if c.GetKind() != "ConfigMap" && path != "metadata.name" && isPlainOf(renamed, ns, n.Value) {
+					stale, staleName = append(stale, path), n.Value
+				}
+			}
+		}
+		walk(c.YNode(), "")
+		if len(stale) > 0 {
+			return nil, fmt.Errorf("%s/%s: %s names ConfigMap %s, which kustomize renames with a hash of its data at the end of the build, without rewriting this reference (a field kustomize does not know as a name reference); accepted: the reference in a field of the job's pod specs (pkg/schema name references)", c.GetKind(), c.GetName(), strings.Join(stale, ", "), staleName)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// isPlainOf: v is the unhashed name of a renamed ConfigMap of namespace ns.
+func isPlainOf(renamed map[string]string, ns, v string) bool {
+	for k, to := range renamed {
+		if to == v && strings.HasPrefix(k, ns+"/") {
+			return true
+		}
+	}
+	return false
+}
