@@ -4,6 +4,12 @@ package hydrate
 
 import (
 	"maps"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/resid"
+
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 
 	"sigs.k8s.io/kustomize/api/filters/annotations"
 	"sigs.k8s.io/kustomize/api/filters/imagetag"
@@ -57,6 +63,20 @@ var imageFieldSpecs = types.FsSlice{
 	{Path: "spec/jobTemplate/spec/template/spec/volumes[]/image/reference", CreateIfNotPresent: true},
 }
 
+// kindImageFieldSpecs are the job kinds' images outside their containers (a
+// TrainJob's trainer), which the component's configuration adds to kustomize's
+// (schema.NameReferences).
+var kindImageFieldSpecs = func() types.FsSlice {
+	var out types.FsSlice
+	for _, k := range jobkind.Kinds {
+		if k.ProgramPath != nil {
+			group, _ := resid.ParseGroupVersion(k.APIVersion)
+			out = append(out, types.FieldSpec{Gvk: resid.Gvk{Group: group, Kind: k.Kind}, Path: strings.Join(k.ProgramPath, "/") + "/image"})
+		}
+	}
+	return out
+}()
+
 // metadataFieldSpec is where labels and annotations go on every kind; the
 // job kinds (CRDs and Pod) have no other in kustomize's defaults.
 func metadataFieldSpec(field string) types.FsSlice {
@@ -98,7 +118,7 @@ func (u usersFields) apply(items, made []*yaml.RNode) error {
 		filters = append(filters, annotations.Filter{Annotations: u.k.CommonAnnotations, FsSlice: metadataFieldSpec("annotations")})
 	}
 	for _, img := range u.k.Images {
-		filters = append(filters, imagetag.LegacyFilter{ImageTag: img}, imagetag.Filter{ImageTag: img, FsSlice: imageFieldSpecs})
+		filters = append(filters, imagetag.LegacyFilter{ImageTag: img}, imagetag.Filter{ImageTag: img, FsSlice: append(slices.Clone(imageFieldSpecs), kindImageFieldSpecs...)})
 	}
 	for _, f := range filters {
 		if _, err := f.Filter(items); err != nil {

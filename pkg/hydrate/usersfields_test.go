@@ -113,6 +113,17 @@ func TestKustomizeEditsAreTheUsers(t *testing.T) {
 			}
 		},
 	}, {
+		// Not a containers list: the component's configuration names it for kustomize.
+		name: "set image, a TrainJob's trainer", topology: "trainjob", kind: "TrainJob",
+		edits: [][]string{{"set", "image", "docker.io/pytorch/pytorch=registry.lab/pt:v2"}},
+		kept:  "newName: registry.lab/pt",
+		carries: func(t *testing.T, _ []map[string]any, job map[string]any) {
+			trainer, _ := job["spec"].(map[string]any)["trainer"].(map[string]any)
+			if trainer["image"] != "registry.lab/pt:v2" {
+				t.Errorf("spec.trainer.image %v, want registry.lab/pt:v2", trainer["image"])
+			}
+		},
+	}, {
 		name: "set namespace", topology: "elastic", kind: "PyTorchJob",
 		edits: [][]string{{"set", "namespace", "team-a"}},
 		kept:  "namespace: team-a",

@@ -36,7 +36,8 @@ var references = []struct {
 // name ConfigMaps, Secrets, ServiceAccounts, claims and priority classes.
 // Without it a namePrefix, a nameSuffix or a generator's hash renames those
 // objects but not the job's references to them: kustomize knows these fields
-// in built-in kinds only.
+// in built-in kinds only. It also says where such a kind keeps an image
+// outside its containers, for the kustomization's images:.
 func NameReferences(kinds ...string) []byte {
 	var b strings.Builder
 	b.WriteString("nameReference:\n")
@@ -62,6 +63,18 @@ func NameReferences(kinds ...string) []byte {
 				}
 			}
 		}
+	}
+	// A kind that keeps its program, image included, outside its pod specs
+	// (a TrainJob's trainer): kustomize's images: reach it through this.
+	images := ""
+	for _, k := range jobkind.Kinds {
+		if k.ProgramPath != nil && (len(kinds) == 0 || slices.Contains(kinds, k.Kind)) {
+			group, _, _ := strings.Cut(k.APIVersion, "/")
+			images += fmt.Sprintf("- group: %s\n  kind: %s\n  path: %s/image\n", group, k.Kind, strings.Join(k.ProgramPath, "/"))
+		}
+	}
+	if images != "" {
+		b.WriteString("images:\n" + images)
 	}
 	return []byte(b.String())
 }
