@@ -182,18 +182,9 @@ func checkEditRunning(c *check, dir, ns string) {
 	}
 
 	before := versions(o, ns)
-	edits := map[string]string{"CPU": "3"}
-	if o.kind.JobKind() != jobkind.Pod {
-		edits["WORKERS"] = fmt.Sprint(o.plan.Workers + 1)
-		if o.kind.JobKind() == jobkind.PyTorchJob {
-			edits["MAX_WORKERS"] = fmt.Sprint(o.plan.Workers + 1)
-		}
-	}
-	for k, v := range edits {
-		if err := editEnv(dir, k, v); err != nil {
-			c.fail("mlops.env edited", err.Error())
-			return
-		}
+	edits, ok := editRunningEnv(c, o, dir)
+	if !ok {
+		return
 	}
 	out, err := runWithoutKubectl("apply", dir, "-n", ns)
 	c.that(fmt.Sprintf("edited %v, the job running: mlops-fn apply refuses and names mlops-fn apply --replace", edits),
@@ -282,4 +273,23 @@ func runWithoutKubectl(args ...string) (string, error) {
 	cmd.Env = append(os.Environ(), "PATH=/nonexistent")
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// editRunningEnv edits mlops.env as a user changing a running job would: CPU, and
+// WORKERS one more (an elastic job's MAX_WORKERS with it, so the edit is not a scale).
+func editRunningEnv(c *check, o *overlay, dir string) (map[string]string, bool) {
+	edits := map[string]string{"CPU": "3"}
+	if o.kind.JobKind() != jobkind.Pod {
+		edits["WORKERS"] = fmt.Sprint(o.plan.Workers + 1)
+		if o.kind.JobKind() == jobkind.PyTorchJob {
+			edits["MAX_WORKERS"] = fmt.Sprint(o.plan.Workers + 1)
+		}
+	}
+	for k, v := range edits {
+		if err := editEnv(dir, k, v); err != nil {
+			c.fail("mlops.env edited", err.Error())
+			return nil, false
+		}
+	}
+	return edits, true
 }

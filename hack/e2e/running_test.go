@@ -70,18 +70,9 @@ func checkPlainApplyRunning(c *check, dir, ns string) {
 	}
 
 	before := versions(o, ns)
-	edits := map[string]string{"CPU": "3"}
-	if o.kind.JobKind() != jobkind.Pod {
-		edits["WORKERS"] = fmt.Sprint(o.plan.Workers + 1)
-		if o.kind.JobKind() == jobkind.PyTorchJob {
-			edits["MAX_WORKERS"] = fmt.Sprint(o.plan.Workers + 1)
-		}
-	}
-	for k, v := range edits {
-		if err := editEnv(dir, k, v); err != nil {
-			c.fail("mlops.env edited", err.Error())
-			return
-		}
+	edits, ok := editRunningEnv(c, o, dir)
+	if !ok {
+		return
 	}
 	if !hydrate(fmt.Sprintf("edited %v", edits)) {
 		return
