@@ -19,7 +19,6 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/cli"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
-	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
 // runBinary runs bin/mlops-fn in an empty folder and returns its exit code,
@@ -151,8 +150,7 @@ func TestHelpNamesEveryKind(t *testing.T) {
 	}{
 		{[]string{"--help"}, slices.Concat([]string{"kubeflow.org/v1", "elasticPolicy",
 			"torchrun", "MIN_WORKERS", "MAX_WORKERS", "hydrate"}, kinds)},
-		{[]string{"hydrate", "--help"}, slices.Concat([]string{render.SecurityContextPatchFile, render.NFSVolumePatchFile,
-			hydrate.NameReferenceFile, "kustomization.yaml"}, kinds, patchFiles)},
+		{[]string{"hydrate", "--help"}, slices.Concat([]string{hydrate.NameReferenceFile, "kustomization.yaml"}, kinds, patchFiles)},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			code, stdout, stderr := runBinary(t, c.args...)

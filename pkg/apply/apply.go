@@ -32,6 +32,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/fielddiff"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 )
 
 // Options say which overlay goes to which cluster.
@@ -417,7 +418,7 @@ func (c *Cluster) targets(ctx context.Context, items []*yaml.RNode) ([]target, e
 	var out []target
 	for _, it := range items {
 		var o object
-		b, err := it.MarshalJSON()
+		b, err := jobnode.JSON(it)
 		if err == nil {
 			err = json.Unmarshal(b, &o)
 		}

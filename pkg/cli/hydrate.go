@@ -15,7 +15,6 @@ import (
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
-	"github.com/mlops-fn/mlops-fn/pkg/render"
 	"github.com/mlops-fn/mlops-fn/pkg/scaffold"
 )
 
@@ -28,8 +27,8 @@ func newHydrate() *cobra.Command {
 		Long: fmt.Sprintf(`hydrate renders DIR/job.yaml with its mlops.env against the base that
 DIR/kustomization.yaml names (the job's own containers, as the function finds
 them) and writes DIR/%s/, a kustomize Component kubectl applies without mlops-fn:
-%s  every kind   %s; %s when the
-               job mounts volumes (or the whole job, when the base has none)
+%s               the job's one patch: its fields, the ids and hardening, the
+               volumes (or the whole job, when the base has none)
   the guard    makes the build fail, saying to run hydrate, once mlops.env or
                job.yaml changed after this run
 Each list of a patch that merges by key says its key in a comment
@@ -58,8 +57,7 @@ objects pass.
 
 With --files the arguments are files, as pre-commit passes the changed ones:
 the overlay of each, the nearest folder above it holding kustomization.yaml and
-the job spec, is hydrated or checked once; a file in no overlay is skipped.`, hydrate.ComponentDir, patchFiles(),
-			render.SecurityContextPatchFile, render.NFSVolumePatchFile, hydrate.NameReferenceFile),
+the job spec, is hydrated or checked once; a file in no overlay is skipped.`, hydrate.ComponentDir, patchFiles(), hydrate.NameReferenceFile),
 		Args: func(_ *cobra.Command, dirs []string) error {
 			if len(dirs) == 0 {
 				return fmt.Errorf("needs at least one overlay folder (the folder holding %s and %s)", o.Config, api.DefaultEnvPath)

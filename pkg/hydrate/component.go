@@ -90,14 +90,13 @@ func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, it
 			}
 			return name
 		}
-		for _, patch := range q.Patches() {
-			b, err := encode(header, patch)
-			if err != nil {
-				return err
-			}
-			out.Component[fileName(patch.File)] = b
-			out.patches = append(out.patches, patchEntry{file: fileName(patch.File), target: targets[i]})
+		patch := q.Patch()
+		b, err := encode(header, patch)
+		if err != nil {
+			return err
 		}
+		out.Component[fileName(patch.File)] = b
+		out.patches = append(out.patches, patchEntry{file: fileName(patch.File), target: targets[i]})
 		if q.LauncherRanks != nil {
 			b, err := ranksPatch(header, q)
 			if err != nil {

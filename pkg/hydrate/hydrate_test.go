@@ -204,16 +204,16 @@ func TestKustomizeAppliesTheSamePatches(t *testing.T) {
 	}
 }
 
-// TestWithoutTheMergeKeysKustomizeReplacesLists shows why the patches
-// carry their lists' merge keys as comments: without them the securityContext
-// patch replaces the MPIJob's containers list and the image is lost.
+// TestWithoutTheMergeKeysKustomizeReplacesLists shows why the patch carries
+// its lists' merge keys as comments: without them the patch replaces the
+// job's containers list, and a sidecar of the base loses its image.
 func TestWithoutTheMergeKeysKustomizeReplacesLists(t *testing.T) {
 	t.Parallel()
-	root, _ := overlay(t, "multi-node-nonroot")
+	root, _ := overlay(t, sidecarCase)
 	dir := filepath.Join(root, "overlay")
 	patches, err := filepath.Glob(filepath.Join(dir, ComponentDir, "*-patch.yaml"))
-	if err != nil || len(patches) < 3 {
-		t.Fatalf("want the three patches, got %v (%v)", patches, err)
+	if err != nil || len(patches) == 0 {
+		t.Fatalf("want the job's patch, got %v (%v)", patches, err)
 	}
 	with := kustomize(t, dir)
 	marks := regexp.MustCompile(` # \{"x-kubernetes-[^\n]*`)
@@ -225,24 +225,33 @@ func TestWithoutTheMergeKeysKustomizeReplacesLists(t *testing.T) {
 		write(t, p, marks.ReplaceAllString(string(b), ""))
 	}
 	without := kustomize(t, dir)
-	if image(t, with) == nil {
-		t.Fatal("with the merge keys the worker has no image")
+	if sidecarImage(t, with) == nil {
+		t.Fatal("with the merge keys the sidecar has no image")
 	}
-	if image(t, without) != nil {
-		t.Fatalf("without the merge keys kustomize kept the image %v: the comments may no longer be needed", image(t, without))
+	if sidecarImage(t, without) != nil {
+		t.Fatalf("without the merge keys kustomize kept the sidecar's image %v: the comments may no longer be needed", sidecarImage(t, without))
 	}
 }
 
-// image is the MPIJob's first worker container's image, nil when it has none.
-func image(t *testing.T, objs []map[string]any) any {
+// sidecarCase is a golden case whose base has a sidecar of its own,
+// "profiler", beside the training container of a PyTorchJob (a CRD, whose
+// schema kustomize does not know).
+const sidecarCase = "team-pytorchjob-profiler"
+
+// sidecarImage is the image of sidecarCase's sidecar, nil when it has none.
+func sidecarImage(t *testing.T, objs []map[string]any) any {
 	t.Helper()
 	for _, o := range objs {
-		if o["kind"] == "MPIJob" {
-			c := o["spec"].(map[string]any)["mpiReplicaSpecs"].(map[string]any)["Worker"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0]
-			return c.(map[string]any)["image"]
+		if o["kind"] == "PyTorchJob" {
+			for _, c := range o["spec"].(map[string]any)["pytorchReplicaSpecs"].(map[string]any)["Worker"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any) {
+				if c.(map[string]any)["name"] == "profiler" {
+					return c.(map[string]any)["image"]
+				}
+			}
+			t.Fatal("the worker has no profiler container")
 		}
 	}
-	t.Fatal("the build has no MPIJob")
+	t.Fatal("the build has no PyTorchJob")
 	return nil
 }
 
@@ -381,11 +390,11 @@ components:
 // without it: the patches carry their merge keys.
 func TestTheUsersOpenAPIChangesNoPatch(t *testing.T) {
 	t.Parallel()
-	root, _ := overlay(t, "multi-node-nonroot")
+	root, _ := overlay(t, sidecarCase)
 	dir := filepath.Join(root, "overlay")
 	want := kustomize(t, dir)
-	if image(t, want) == nil {
-		t.Fatal("the hydrated worker has no image")
+	if sidecarImage(t, want) == nil {
+		t.Fatal("the hydrated sidecar has no image")
 	}
 	top := filepath.Join(root, "top")
 	if err := os.MkdirAll(top, 0o755); err != nil {
@@ -412,35 +421,44 @@ func TestTheUsersOpenAPIChangesNoPatch(t *testing.T) {
 	}
 }
 
-// TestRemovesStaleFiles: a patch file the job no longer needs (no volumes:
-// no nfs-volume-patch.yaml) leaves the component and its kustomization; a
-// file of the user's beside it stays.
+// TestRemovesStaleFiles: a patch file the job no longer needs (here the
+// security-context-patch.yaml and nfs-volume-patch.yaml of releases before the
+// job's one patch, listed in patches.yaml) leaves the component and its
+// kustomization; a file of the user's beside it stays.
 func TestRemovesStaleFiles(t *testing.T) {
 	t.Parallel()
 	root, _ := overlay(t, "multi-node-nonroot")
 	dir := filepath.Join(root, "overlay")
-	env, _ := os.ReadFile(filepath.Join(dir, "mlops.env"))
-	var kept []string
-	for _, line := range strings.Split(string(env), "\n") {
-		if !strings.HasPrefix(line, "NFS_") {
-			kept = append(kept, line)
-		}
+	hydrateDir(t, dir)
+	stale := []string{"security-context-patch.yaml", "nfs-volume-patch.yaml"}
+	listed, _ := os.ReadFile(filepath.Join(dir, ComponentDir, patchesFile))
+	job, _ := os.ReadFile(filepath.Join(dir, ComponentDir, "mpijob-patch.yaml"))
+	entry := regexp.MustCompile(`(?s)apiVersion: builtin\nkind: PatchTransformer\nmetadata:\n  name: mlops-fn-mpijob-patch\npath: mpijob-patch.yaml\n.*?(\n---|$)`).Find(listed)
+	if entry == nil {
+		t.Fatalf("%s has no entry of mpijob-patch.yaml:\n%s", patchesFile, listed)
 	}
-	write(t, filepath.Join(dir, "mlops.env"), strings.Join(kept, "\n"))
-	job, _ := os.ReadFile(filepath.Join(dir, "job.yaml"))
-	write(t, filepath.Join(dir, "job.yaml"), strings.SplitN(string(job), "  volumes:", 2)[0])
+	for _, f := range stale {
+		// A patch that sets what the job's patch sets: the old layout builds the same job.
+		write(t, filepath.Join(dir, ComponentDir, f), string(job))
+		old := strings.ReplaceAll(strings.TrimSuffix(string(entry), "\n---"), "mpijob-patch", strings.TrimSuffix(f, ".yaml"))
+		listed = append(listed, "\n---\n"+old...)
+	}
+	write(t, filepath.Join(dir, ComponentDir, patchesFile), string(listed))
+	kustomize(t, dir) // the old layout builds
 	write(t, filepath.Join(dir, "my-patch.yaml"), "# mine\nkind: MPIJob\n")
 	hydrateDir(t, dir)
-	if _, err := os.Stat(filepath.Join(dir, ComponentDir, "nfs-volume-patch.yaml")); !os.IsNotExist(err) {
-		t.Errorf("%s is still there: %v", filepath.Join(ComponentDir, "nfs-volume-patch.yaml"), err)
+	for _, f := range stale {
+		if _, err := os.Stat(filepath.Join(dir, ComponentDir, f)); !os.IsNotExist(err) {
+			t.Errorf("%s is still there: %v", filepath.Join(ComponentDir, f), err)
+		}
+		for _, k := range []string{filepath.Join(ComponentDir, "kustomization.yaml"), filepath.Join(ComponentDir, patchesFile)} {
+			if b, _ := os.ReadFile(filepath.Join(dir, k)); strings.Contains(string(b), f) {
+				t.Errorf("%s still lists %s:\n%s", k, f, b)
+			}
+		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "my-patch.yaml")); err != nil {
 		t.Errorf("the user's file went: %v", err)
-	}
-	for _, f := range []string{filepath.Join(ComponentDir, "kustomization.yaml"), filepath.Join(ComponentDir, patchesFile)} {
-		if k, _ := os.ReadFile(filepath.Join(dir, f)); strings.Contains(string(k), "nfs-volume-patch.yaml") {
-			t.Errorf("%s still lists nfs-volume-patch.yaml:\n%s", f, k)
-		}
 	}
 	kustomize(t, dir)
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package jobnode is a job as YAML: typed objects and patches encoded the
-// way kustomize and kubectl write them, and a job node's pod specs and
-// containers found by the job kinds table.
+// way kustomize and kubectl write them, nodes decoded back as JSON, and a job
+// node's pod specs and containers found by the job kinds table.
 package jobnode
 
 import (
@@ -30,6 +30,27 @@ func Encode(obj any) (*yaml.RNode, error) {
 	}
 	prune(node.YNode())
 	return node, nil
+}
+
+// JSON is n as JSON, decoded from the node itself: kyaml's MarshalJSON
+// writes the node out as YAML and parses that again first.
+func JSON(n *yaml.RNode) ([]byte, error) {
+	y := n.YNode()
+	if y == nil {
+		return []byte("null"), nil
+	}
+	if y.Kind == yaml.SequenceNode {
+		var a []any
+		if err := y.Decode(&a); err != nil {
+			return nil, err
+		}
+		return json.Marshal(a)
+	}
+	m := map[string]any{}
+	if err := y.Decode(&m); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
 }
 
 // prune drops nulls and empty maps and lists, bottom-up, and turns JSON's flow

@@ -16,6 +16,7 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 )
 
 // Decode reads the function config strictly: an unknown or misspelt field
@@ -42,7 +43,7 @@ func Decode(config *yaml.RNode) (*api.MLOpsJob, field.ErrorList) {
 		// encoding/json turns a null into "" in a list or a map of strings.
 		return nil, field.ErrorList{field.Invalid(p, "null", "is null (an empty YAML value); accepted: a value, or leave the entry out")}
 	}
-	b, err := config.MarshalJSON()
+	b, err := jobnode.JSON(config)
 	if err != nil {
 		return nil, field.ErrorList{&field.Error{Type: field.ErrorTypeInvalid, BadValue: field.OmitValueType{}, Detail: "does not read as YAML: " + oneLine(err.Error())}}
 	}

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 )
 
@@ -47,7 +48,7 @@ func decode(n *yaml.RNode) (jobkind.Facts, any, field.ErrorList) {
 	if !ok {
 		return k, nil, nil
 	}
-	b, err := n.MarshalJSON()
+	b, err := jobnode.JSON(n)
 	if err != nil {
 		return k, nil, field.ErrorList{field.InternalError(nil, err)}
 	}

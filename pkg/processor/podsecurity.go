@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
@@ -61,7 +62,7 @@ func decoded(job *yaml.RNode) any {
 	if !ok {
 		return nil
 	}
-	b, err := job.MarshalJSON()
+	b, err := jobnode.JSON(job)
 	if err != nil {
 		return nil
 	}

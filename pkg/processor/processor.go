@@ -242,28 +242,27 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, *r
 	if err != nil {
 		return nil, nil, err
 	}
-	out, err := p.applyPatches(q, target, id)
+	out, err := p.applyPatch(q, target, id)
 	if err != nil {
 		return nil, nil, err
 	}
 	return out, q, nil
 }
 
-// applyPatches applies the patches of q, a plan narrowed to target, to a copy
+// applyPatch applies the patch of q, a plan narrowed to target, to a copy
 // of target.
-func (p Processor) applyPatches(q *render.Plan, target *yaml.RNode, id string) (*yaml.RNode, error) {
-	out := target.Copy()
-	for _, patch := range q.Patches() {
-		node, err := jobnode.EncodePatch(patch)
-		if err != nil {
-			return nil, err
-		}
-		if out, err = merge2.Merge(node, out, yaml.MergeOptions{ListIncreaseDirection: yaml.MergeOptionsListPrepend}); err != nil {
-			// kyaml's message goes on to print the whole patch: its first line says what clashed.
-			first, _, _ := strings.Cut(err.Error(), "\n")
-			first = strings.TrimSuffix(first, ": node contents:")
-			return nil, fmt.Errorf("%s: applying %s: %s; accepted: a target whose fields have the types of %s", id, patch.File, first, jobkind.WithArticle(target.GetKind()))
-		}
+func (p Processor) applyPatch(q *render.Plan, target *yaml.RNode, id string) (*yaml.RNode, error) {
+	patch := q.Patch()
+	node, err := jobnode.EncodePatch(patch)
+	if err != nil {
+		return nil, err
+	}
+	out, err := merge2.Merge(node, target.Copy(), yaml.MergeOptions{ListIncreaseDirection: yaml.MergeOptionsListPrepend})
+	if err != nil {
+		// kyaml's message goes on to print the whole patch: its first line says what clashed.
+		first, _, _ := strings.Cut(err.Error(), "\n")
+		first = strings.TrimSuffix(first, ": node contents:")
+		return nil, fmt.Errorf("%s: applying %s: %s; accepted: a target whose fields have the types of %s", id, patch.File, first, jobkind.WithArticle(target.GetKind()))
 	}
 	if err := stepsOf(q.JobKind).afterPatch(out, q); err != nil {
 		return nil, fmt.Errorf("%s: %w", id, err)

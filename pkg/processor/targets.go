@@ -232,7 +232,7 @@ func ownEnvFrom(target *yaml.RNode, q *render.Plan) (map[jobkind.Role]map[string
 					continue
 				}
 				name, _ := c.GetString("name")
-				b, err := from.Value.MarshalJSON()
+				b, err := jobnode.JSON(from.Value)
 				var sources []corev1.EnvFromSource
 				if err == nil {
 					err = json.Unmarshal(b, &sources)

@@ -18,9 +18,8 @@ import (
 type kindRenderer interface {
 	// object is a job of the kind whose pod templates template fills.
 	object(p *Plan, template func(role, string) corev1.PodTemplateSpec) job
-	// fillJob sets the job's own fields; fillSecurity its own security fields.
+	// fillJob sets the job's own fields.
 	fillJob(p *Plan, obj job)
-	fillSecurity(p *Plan, obj job)
 	// operatorVolumes are the volumes the kind's operator adds to the pods by name.
 	operatorVolumes(p *Plan) []operatorVolume
 	// gang is the pods a gang scheduler starts together, what they are, and

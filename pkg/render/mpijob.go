@@ -29,10 +29,6 @@ func (mpiJobRenderer) object(p *Plan, template func(role, string) corev1.PodTemp
 	}}}
 }
 
-func (mpiJobRenderer) fillSecurity(p *Plan, obj job) {
-	obj.(*kubeflow.MPIJob).Spec.SSHAuthMountPath = p.SSHAuthMountPath()
-}
-
 // operatorVolumes are the mpi-operator v0.8's (pkg/controller's sshAuthVolume
 // and configVolumeName).
 func (mpiJobRenderer) operatorVolumes(p *Plan) []operatorVolume {
@@ -52,9 +48,11 @@ func (mpiJobRenderer) gang(p *Plan) (int32, string, int32, bool) {
 }
 
 // fillJob sets the MPIJob's own fields: slots, MPI implementation, launcher
-// creation, runPolicy and the replicas of its launcher and workers.
+// creation, runPolicy, the replicas of its launcher and workers, and where
+// the SSH keys go.
 func (mpiJobRenderer) fillJob(p *Plan, obj job) {
 	s := &obj.(*kubeflow.MPIJob).Spec
+	s.SSHAuthMountPath = p.SSHAuthMountPath()
 	s.SlotsPerWorker = ptr.To(p.SlotsPerWorker)
 	if p.MPI.RunLauncherAsWorker {
 		s.RunLauncherAsWorker = ptr.To(true)

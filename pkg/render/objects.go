@@ -14,13 +14,6 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
-// Patch files of an overlay after the job's own (jobkind's PatchFile), in
-// the order the kustomization lists them.
-const (
-	SecurityContextPatchFile = "security-context-patch.yaml"
-	NFSVolumePatchFile       = "nfs-volume-patch.yaml"
-)
-
 // Patch is one strategic-merge patch: a partial *kubeflow.MPIJob, *corev1.Pod or *kubeflowv1.PyTorchJob.
 type Patch struct {
 	File   string
@@ -56,16 +49,28 @@ const (
 	trainerLauncher role = "trainer launcher"
 )
 
-// Patches are the overlay's patches. Applied in order to Skeleton they give the full object.
-func (p *Plan) Patches() []Patch {
-	patches := []Patch{
-		{File: p.Facts().PatchFile, Object: p.build(p.fillWorkload, p.fillEnvFrom, func(obj job) { p.renderer().fillJob(p, obj); p.fillLabels(obj) }), Clear: Deletions{Container: p.clearedArgs()}},
-		{File: SecurityContextPatchFile, Object: p.build(p.fillSecurity, p.fillSecurity, func(obj job) { p.renderer().fillSecurity(p, obj) }), Clear: p.clearedSecurity()},
+// Patch is the overlay's patch of the job: applied to Skeleton it gives the
+// full object. One patch, so that every runner merges once: kyaml's merge walks
+// the whole target for each patch, and a long env list quadratically.
+func (p *Plan) Patch() Patch {
+	clear := p.clearedSecurity()
+	clear.Container = p.clearedArgs()
+	return Patch{
+		File: p.Facts().PatchFile,
+		Object: p.build(
+			func(r role, spec *corev1.PodSpec, c *corev1.Container) {
+				p.fillWorkload(r, spec, c)
+				p.fillSecurity(r, spec, c)
+				p.fillVolumes(spec, c)
+			},
+			func(r role, spec *corev1.PodSpec, c *corev1.Container) {
+				p.fillEnvFrom(r, c)
+				p.fillSecurity(r, spec, c)
+				p.fillVolumes(spec, c)
+			},
+			func(obj job) { p.renderer().fillJob(p, obj); p.fillLabels(obj) }),
+		Clear: clear,
 	}
-	if len(p.Volumes) > 0 {
-		patches = append(patches, Patch{File: NFSVolumePatchFile, Object: p.build(p.fillVolumes, p.fillVolumes, nil)})
-	}
-	return patches
 }
 
 // clearedArgs: an MPIJob's command lines are wholly mlops-fn's (mpirun, sshd);
@@ -172,7 +177,7 @@ func (p *Plan) fillLabels(obj job) {
 // fillEnvFrom gives a container every mlops.env key through the env
 // ConfigMap, after the sources it has of its own (a later source wins a
 // shared key: mlops.env's values reach the container).
-func (p *Plan) fillEnvFrom(r role, _ *corev1.PodSpec, c *corev1.Container) {
+func (p *Plan) fillEnvFrom(r role, c *corev1.Container) {
 	c.EnvFrom = append(slices.Clone(p.OwnEnvFrom[replicaType(r)][c.Name]), corev1.EnvFromSource{ConfigMapRef: &corev1.ConfigMapEnvSource{
 		LocalObjectReference: corev1.LocalObjectReference{Name: p.ConfigMapName}}})
 }
@@ -183,7 +188,7 @@ func (p *Plan) fillWorkload(r role, spec *corev1.PodSpec, c *corev1.Container) {
 	c.Image = p.Image
 	c.ImagePullPolicy = p.ImagePullPolicy
 	c.WorkingDir = p.WorkingDir
-	p.fillEnvFrom(r, spec, c)
+	p.fillEnvFrom(r, c)
 	c.Env = p.Env
 	c.Resources.Limits, c.Resources.Requests = p.Limits, p.Requests
 	switch r {
@@ -299,7 +304,7 @@ func (p *Plan) fillSecurity(r role, spec *corev1.PodSpec, c *corev1.Container) {
 
 // fillVolumes mounts the data volumes (NFS, SHM_SIZE's /dev/shm, spec.volumes)
 // in a container, at the same paths in every container of the pod.
-func (p *Plan) fillVolumes(r role, spec *corev1.PodSpec, c *corev1.Container) {
+func (p *Plan) fillVolumes(spec *corev1.PodSpec, c *corev1.Container) {
 	spec.Volumes = p.Volumes
 	c.VolumeMounts = p.Mounts
 }

@@ -14,6 +14,5 @@ func (podRenderer) object(p *Plan, template func(role, string) corev1.PodTemplat
 }
 
 func (podRenderer) fillJob(*Plan, job)                      {}
-func (podRenderer) fillSecurity(*Plan, job)                 {}
 func (podRenderer) operatorVolumes(*Plan) []operatorVolume  { return nil }
 func (podRenderer) gang(*Plan) (int32, string, int32, bool) { return 0, "", 0, false }

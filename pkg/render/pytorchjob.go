@@ -28,7 +28,6 @@ func (pyTorchJobRenderer) object(p *Plan, template func(role, string) corev1.Pod
 	}}}
 }
 
-func (pyTorchJobRenderer) fillSecurity(*Plan, job)                {}
 func (pyTorchJobRenderer) operatorVolumes(*Plan) []operatorVolume { return nil }
 
 // gang: the workers, of which torchrun starts with MIN_WORKERS.

@@ -209,11 +209,11 @@ func TestTrainJob(t *testing.T) {
 	spec.JobKind = jobkind.TrainJob
 	spec.Trainer.Runtime = "torch-distributed"
 	p, _ := resolve(t, spec, "WORKERS=3\nGPUS_PER_WORKER=2\nUSER_ID=1000\nCPU=4\n")
-	patches := p.Patches()
-	if len(patches) != 2 || patches[0].File != "trainjob-patch.yaml" || patches[1].File != SecurityContextPatchFile {
-		t.Fatalf("patches: %+v", patches)
+	patch := p.Patch()
+	if patch.File != "trainjob-patch.yaml" {
+		t.Fatalf("patch file %q; want trainjob-patch.yaml", patch.File)
 	}
-	job := patches[0].Object.(*trainer.TrainJob)
+	job := patch.Object.(*trainer.TrainJob)
 	tr := job.Spec.Trainer
 	if *tr.NumNodes != 3 || *tr.NumProcPerNode != 2 || !slices.Equal(tr.Command, program.Command) || tr.ResourcesPerNode.Limits.Cpu().String() != "4" {
 		t.Errorf("trainer: %+v", tr)
@@ -231,7 +231,7 @@ func TestTrainJob(t *testing.T) {
 	if job.Spec.RuntimeRef.Name != "torch-distributed" {
 		t.Errorf("runtimeRef %+v", job.Spec.RuntimeRef)
 	}
-	sec := patches[1].Object.(*trainer.TrainJob).Spec.RuntimePatches
+	sec := job.Spec.RuntimePatches
 	if len(sec) != 1 || sec[0].Manager != jobkind.RuntimePatchManager {
 		t.Fatalf("runtime patches %+v", sec)
 	}
@@ -328,7 +328,7 @@ func TestPodActiveDeadline(t *testing.T) {
 	spec.RunPolicy = api.RunPolicy{ActiveDeadlineSeconds: ptr.To[int64](3600)}
 	spec.RestartPolicy = corev1.RestartPolicyOnFailure
 	p, _ := resolve(t, spec, "USER_ID=1000\n")
-	pod := p.Patches()[0].Object.(*corev1.Pod)
+	pod := p.Patch().Object.(*corev1.Pod)
 	if pod.Spec.ActiveDeadlineSeconds == nil || *pod.Spec.ActiveDeadlineSeconds != 3600 || pod.Spec.RestartPolicy != corev1.RestartPolicyOnFailure {
 		t.Errorf("the Pod has activeDeadlineSeconds %v and restartPolicy %q; want 3600 and OnFailure", pod.Spec.ActiveDeadlineSeconds, pod.Spec.RestartPolicy)
 	}

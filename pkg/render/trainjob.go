@@ -98,8 +98,6 @@ func (trainJobRenderer) fillJob(p *Plan, obj job) {
 	job.Spec.ActiveDeadlineSeconds = ptr.Deref(p.RunPolicy.ActiveDeadlineSeconds, 0)
 }
 
-func (trainJobRenderer) fillSecurity(*Plan, job) {}
-
 // operatorVolumes are Kubeflow Trainer v2.3's MPI plugin's
 // (constants.MPISSHAuthVolumeName, MPIHostfileVolumeName), an MPI runtime's:
 // its launcher is the sign of one (its SSH keys go where the runtime's
