@@ -26,7 +26,7 @@ func Check(n *yaml.RNode) (any, field.ErrorList) {
 	return obj, k.Validate(obj)
 }
 
-// CheckTarget is Check of a target as the patches left it (patched). The
+// CheckTarget is Check of a target as the patch left it (patched). The
 // patches reorder lists (mlops-fn's runtime patch goes first in a TrainJob's
 // spec.runtimePatches, the training container first in its pod), so a field
 // that does not decode, which only the target can have brought, is reported

@@ -55,13 +55,13 @@ func podContainers(target *yaml.RNode) [][]placed {
 
 // uniqueContainerNames refuses a pod template in which two containers share
 // a name (init containers included: Kubernetes gives them one name space):
-// the patches merge containers by name, so one would take the other's place.
+// the patch merges containers by name, so one would take the other's place.
 func uniqueContainerNames(target *yaml.RNode) error {
 	for _, pod := range podContainers(target) {
 		first := map[string]string{}
 		for _, c := range pod {
 			if at, ok := first[c.name]; ok {
-				return fmt.Errorf("%s.name: Duplicate value: %q: %s of that pod has the name too, and the patches, which merge containers by name, would make one container of the two (Kubernetes refuses them anyway); accepted: a name of its own for each container and init container of a pod", c.path(), c.name, at)
+				return fmt.Errorf("%s.name: Duplicate value: %q: %s of that pod has the name too, and mlops-fn's patch, which merges containers by name, would make one container of the two (Kubernetes refuses them anyway); accepted: a name of its own for each container and init container of a pod", c.path(), c.name, at)
 			}
 			first[c.name] = c.at
 		}
@@ -70,7 +70,7 @@ func uniqueContainerNames(target *yaml.RNode) error {
 }
 
 // envShadowsKeys refuses a target container (or init container) whose own
-// env entry names an mlops.env key: the patches give every container the env
+// env entry names an mlops.env key: the patch gives every container the env
 // ConfigMap through envFrom, and Kubernetes lets an env entry win over
 // envFrom, so the container would see its own value while the job is sized
 // from mlops.env (WORKERS=8 in the container of a job of 2 workers). An entry
@@ -273,7 +273,7 @@ func names(byRole map[jobkind.Role][]*yaml.RNode) map[jobkind.Role][]string {
 }
 
 // sidecars are the containers of each pod template other than the training
-// container the patches address.
+// container the patch addresses.
 func sidecars(target *yaml.RNode, training render.ContainerNames, plan *render.Plan) map[jobkind.Role][]string {
 	out := map[jobkind.Role][]string{}
 	for role, list := range jobnode.ContainerLists(target) {

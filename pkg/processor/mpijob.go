@@ -131,15 +131,15 @@ func launcherRanks(target *yaml.RNode, container string, others []string, ranks 
 // launcherLineWaysOut is what is accepted instead of a launcher container
 // that runs no mpirun -np N. The container read is the first, unless
 // spec.containerName names another: where a sidecar comes first, naming the
-// container that runs mpirun is the way out (the patches then move it first).
+// container that runs mpirun is the way out (the patch then moves it first).
 func launcherLineWaysOut(container string, others []string) string {
 	naming := ""
 	switch len(others) {
 	case 0:
 	case 1:
-		naming = fmt.Sprintf("spec.containerName: %s, if that container runs mpirun (the patches then move it first), ", others[0])
+		naming = fmt.Sprintf("spec.containerName: %s, if that container runs mpirun (the patch then moves it first), ", others[0])
 	default:
-		naming = fmt.Sprintf("spec.containerName naming the one of %s that runs mpirun (the patches then move it first), ", strings.Join(others, ", "))
+		naming = fmt.Sprintf("spec.containerName naming the one of %s that runs mpirun (the patch then moves it first), ", strings.Join(others, ", "))
 	}
 	return fmt.Sprintf("%smpirun -np N (or -n N) in the command or args of container %s, where mlops-fn sets N, %s", naming, container, orSpecCommand)
 }

@@ -93,7 +93,7 @@ type Overlay struct {
 }
 
 // Resolve reads and checks the job spec and its mlops.env. It is the first half
-// of Process, shared with hydration, which writes the patches instead of applying them.
+// of Process, shared with hydration, which writes the patch instead of applying it.
 func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, framework.Results) {
 	var results framework.Results
 	job, errs := jobspec.Decode(config)
@@ -274,7 +274,7 @@ func (p Processor) applyPatch(q *render.Plan, target *yaml.RNode, id string) (*y
 }
 
 // Generate builds the job the function generates when the inputs hold no
-// target: the skeleton with the patches applied, marked as mlops-fn's.
+// target: the skeleton with the patch applied, marked as mlops-fn's.
 func (p Processor) Generate(plan *render.Plan) (job *yaml.RNode, err error) {
 	err = schema.With(func() error {
 		job, err = p.generate(plan, plan.Skeleton())

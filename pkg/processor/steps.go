@@ -16,7 +16,7 @@ type kindSteps interface {
 	// narrow checks a target for what the kind needs, after the checks every
 	// kind shares, and completes the plan narrowed to it.
 	narrow(p Processor, target *yaml.RNode, q *render.Plan) error
-	// afterPatch edits the job once the patches are applied.
+	// afterPatch edits the job once the patch is applied.
 	afterPatch(job *yaml.RNode, q *render.Plan) error
 }
 

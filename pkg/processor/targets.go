@@ -23,7 +23,7 @@ import (
 // The targets: the base's jobs the function patches, and the plan narrowed to each.
 
 // Targets are the items the function patches, each with the plan narrowed
-// to it; none when it generates the job instead. The patches are not
+// to it; none when it generates the job instead. The patch is not
 // applied here: hydrate runs the function itself, whose results carry the
 // notices on the patched job (Pod Security).
 func (p Processor) Targets(plan *render.Plan, items []*yaml.RNode) ([]*yaml.RNode, []*render.Plan, error) {
@@ -197,7 +197,7 @@ func hasLabels(n *yaml.RNode, want map[string]string) bool {
 }
 
 // movedFirst tells of each pod template whose training container is not
-// first: the patches move it there (render.TrainingContainerIndex).
+// first: the patch moves it there (render.TrainingContainerIndex).
 func movedFirst(target *yaml.RNode, id string, q *render.Plan) []string {
 	var notices []string
 	lists := jobnode.ContainerLists(target)

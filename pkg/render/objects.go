@@ -96,11 +96,11 @@ func (p *Plan) ConfigMap(data map[string]string) *corev1.ConfigMap {
 	}
 }
 
-// ContainerNames maps a role to the container the patches address; unset roles use ContainerName.
+// ContainerNames maps a role to the container the patch addresses; unset roles use ContainerName.
 type ContainerNames map[jobkind.Role]string
 
 // TrainingContainerIndex is where the training container stands in each pod
-// after the patches, in every runner: a strategic merge puts the patch's
+// after the patch, in every runner: a strategic merge puts the patch's
 // containers, the training container first, before the target's others. The
 // mpi-operator sets up SSH and the hostfile's environment in containers[0].
 const TrainingContainerIndex = 0
