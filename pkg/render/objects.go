@@ -14,7 +14,8 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
-// Patch is one strategic-merge patch: a partial *kubeflow.MPIJob, *corev1.Pod or *kubeflowv1.PyTorchJob.
+// Patch is a strategic-merge patch: a partial job in its Go type (an MPIJob, a
+// Pod, a PyTorchJob or a TrainJob).
 type Patch struct {
 	File   string
 	Object any
@@ -53,8 +54,8 @@ const (
 // full object. One patch, so that every runner merges once: kyaml's merge walks
 // the whole target for each patch, and a long env list quadratically.
 func (p *Plan) Patch() Patch {
-	clear := p.clearedSecurity()
-	clear.Container = p.clearedArgs()
+	deletions := p.clearedSecurity()
+	deletions.Container = p.clearedArgs()
 	return Patch{
 		File: p.Facts().PatchFile,
 		Object: p.build(
@@ -69,7 +70,7 @@ func (p *Plan) Patch() Patch {
 				p.fillVolumes(spec, c)
 			},
 			func(obj job) { p.renderer().fillJob(p, obj); p.fillLabels(obj) }),
-		Clear: clear,
+		Clear: deletions,
 	}
 }
 
