@@ -140,13 +140,8 @@ func checkRunsEdit(c *check, o *overlay, ns, when string, kept ...string) {
 // edit that is not hydrated, kubectl delete -k fails on the guard and mlops-fn delete deletes
 // the job. An elastic job scaled within its bounds is applied in place.
 func checkEditRunning(c *check, dir, ns string) {
-	if err := newNamespace(ns, "privileged"); err != nil {
-		c.fail("a namespace", err.Error())
-		return
-	}
-	o, err := loadOverlay(dir)
-	if err != nil {
-		c.fail("the overlay builds", err.Error())
+	o, ok := overlayIn(c, dir, ns)
+	if !ok {
 		return
 	}
 	if o.kind.JobKind() == jobkind.MPIJob {
@@ -255,11 +250,7 @@ func TestEditRunning(t *testing.T) {
 	if skipWhenNamed(c, "the running quickstarts edited", false) {
 		return
 	}
-	tree, dirs := quickstartTree(t)
-	for _, dir := range dirs {
-		c := newCheck(t, dir+" edited while it runs")
-		guarded(c, func() { checkEditRunning(c, filepath.Join(tree, dir), "edit-"+slugRules.Replace(dir)) })
-	}
+	eachQuickstart(t, " edited while it runs", "edit-", checkEditRunning)
 }
 
 // runWithoutKubectl runs mlops-fn with a PATH that holds no kubectl: apply

@@ -68,13 +68,8 @@ func (e *commandError) Error() string { return e.err.Error() + ": " + e.out }
 // hydrates first): hydrate keeps the user's images: entry, --check passes, and every pod of
 // the job runs the new image, no container the old one.
 func checkEditImage(c *check, dir, ns string) {
-	if err := newNamespace(ns, "privileged"); err != nil {
-		c.fail("a namespace", err.Error())
-		return
-	}
-	o, err := loadOverlay(dir)
-	if err != nil {
-		c.fail("the overlay builds", err.Error())
+	o, ok := overlayIn(c, dir, ns)
+	if !ok {
 		return
 	}
 	old := imageName(o.plan.Image)
@@ -138,9 +133,5 @@ func TestEditImage(t *testing.T) {
 	if skipWhenNamed(c, "the quickstarts with kustomize edit set image", false) {
 		return
 	}
-	tree, dirs := quickstartTree(t)
-	for _, dir := range dirs {
-		c := newCheck(t, dir+" with kustomize edit set image")
-		guarded(c, func() { checkEditImage(c, filepath.Join(tree, dir), "image-"+slugRules.Replace(dir)) })
-	}
+	eachQuickstart(t, " with kustomize edit set image", "image-", checkEditImage)
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"testing"
 
 	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
@@ -56,6 +57,32 @@ type overlay struct {
 }
 
 var slugRules = strings.NewReplacer("quickstart/k8s/mlops/", "qs-", "examples/", "", "hack/e2e/manifests/", "fixture-", "/", "-")
+
+// overlayIn makes namespace ns (Pod Security privileged) and loads the overlay
+// in dir; false, with c failed, when either fails.
+func overlayIn(c *check, dir, ns string) (*overlay, bool) {
+	if err := newNamespace(ns, "privileged"); err != nil {
+		c.fail("a namespace", err.Error())
+		return nil, false
+	}
+	o, err := loadOverlay(dir)
+	if err != nil {
+		c.fail("the overlay builds", err.Error())
+		return nil, false
+	}
+	return o, true
+}
+
+// eachQuickstart runs check on a copy of each quickstart overlay, as a check
+// named by the folder and what, in a namespace of its own named by nsPrefix
+// and the folder.
+func eachQuickstart(t *testing.T, what, nsPrefix string, check func(c *check, dir, ns string)) {
+	tree, dirs := quickstartTree(t)
+	for _, dir := range dirs {
+		c := newCheck(t, dir+what)
+		guarded(c, func() { check(c, filepath.Join(tree, dir), nsPrefix+slugRules.Replace(dir)) })
+	}
+}
 
 func loadOverlay(dir string) (*overlay, error) {
 	dir = strings.TrimSuffix(dir, "/")

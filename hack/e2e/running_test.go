@@ -6,7 +6,6 @@ package e2e
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -29,13 +28,8 @@ const runningPolicy = "mlops-fn-running-job"
 // one beside it; mlops-fn apply --replace still replaces it, and deletes the old ConfigMap. An
 // elastic job scaled within its bounds by plain kubectl apply -k is accepted.
 func checkPlainApplyRunning(c *check, dir, ns string) {
-	if err := newNamespace(ns, "privileged"); err != nil {
-		c.fail("a namespace", err.Error())
-		return
-	}
-	o, err := loadOverlay(dir)
-	if err != nil {
-		c.fail("the overlay builds", err.Error())
+	o, ok := overlayIn(c, dir, ns)
+	if !ok {
 		return
 	}
 	if out, err := kubectl("", "apply", "-k", dir, "-n", ns); err != nil {
@@ -148,9 +142,5 @@ func TestRunningPolicy(t *testing.T) {
 		c.fail("the policy is loaded", err.Error())
 		return
 	}
-	tree, dirs := quickstartTree(t)
-	for _, dir := range dirs {
-		c := newCheck(t, dir+" edited while it runs, kubectl apply -k")
-		guarded(c, func() { checkPlainApplyRunning(c, filepath.Join(tree, dir), "plain-"+slugRules.Replace(dir)) })
-	}
+	eachQuickstart(t, " edited while it runs, kubectl apply -k", "plain-", checkPlainApplyRunning)
 }
