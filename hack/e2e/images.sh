@@ -15,6 +15,8 @@
 #              ~/.sshd_config, port 2222, /home/mpiuser/pi compiled from pi.cc in a builder root
 #              whose compilers stay out; plus python3-mpi4py, procps and iproute2. Named
 #              MPI_PI_IMAGE, so mpi-operator's published pi.yaml runs as is, and MPI_IMAGE.
+#   mpich.tar  the same for MPICH 4 (Debian's mpich, its Hydra mpiexec as mpirun): openssh, the
+#              same mpiuser and ~/.sshd_config, procps: MPICH_IMAGE.
 #   torch.tar  python3-torch 2.6 with procps and the same mpiuser: TORCH_IMAGE. Debian's package
 #              has /usr/bin/torchrun (and python3 -m torch.distributed.run). It pulls in
 #              libopenmpi40, not mpirun, ssh or mpi4py, and is 2.5 times mpi.tar: one image for
@@ -23,6 +25,8 @@
 #              statically (in the builder root) with its Makefile's flags, as its Dockerfile
 #              packs it: PAUSE_IMAGE, the sandbox image containerd v2.4 defaults to.
 #   packages.txt  "IMAGE PACKAGE VERSION" of each image (and of the builder), sorted.
+# Every image but pause has /usr/local/bin/mlops-fn-conformance, the e2e's workload
+# (hack/e2e/conformance, built here with CGO_ENABLED=0: static, the same binary in each).
 #
 # Each archive is an OCI image layout (oci-layout, index.json naming the manifest with
 # io.containerd.image.name and org.opencontainers.image.ref.name, blobs/sha256) with docker
@@ -39,6 +43,7 @@
 
 MPI_IMAGE=localhost/mlops-fn-e2e/mpi:trixie
 MPI_PI_IMAGE=docker.io/mpioperator/mpi-pi:openmpi
+MPICH_IMAGE=localhost/mlops-fn-e2e/mpich:trixie
 TORCH_IMAGE=localhost/mlops-fn-e2e/torch:trixie
 PAUSE_IMAGE=registry.k8s.io/pause:3.10.2
 : "${DEBIAN_SUITE:=trixie}"
@@ -46,6 +51,7 @@ DEBIAN_MIRROR=http://deb.debian.org/debian
 DEBIAN_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 IMAGES_EPOCH=1795478400 # 2026-11-24, the recipe's date: every file's mtime, the images' date
 IMAGES_RECIPE=$(realpath "${BASH_SOURCE[0]}")
+CONFORMANCE_SRC=${IMAGES_RECIPE%/*}/conformance/main.go
 IMAGES_PATH=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 # in_root ROOT COMMAND...: COMMAND chrooted in ROOT, with a clean environment (the host's
@@ -73,10 +79,35 @@ unmount_under() {
   done
 }
 
-# add_mpiuser ROOT: mpi-operator's `useradd -m mpiuser` (the first user: 1000:1000).
+# add_mpiuser ROOT: mpi-operator's `useradd -m mpiuser` (the first user: 1000:1000), and the
+# conformance program.
 add_mpiuser() {
   in_root "$1" useradd -m mpiuser || die "useradd mpiuser failed"
   [ "$(in_root "$1" id -u mpiuser):$(in_root "$1" id -g mpiuser)" == 1000:1000 ] || die "mpiuser is not 1000:1000"
+  install -m 0755 "$CONFORMANCE" "$1/usr/local/bin/mlops-fn-conformance"
+}
+
+# mpi_ssh ROOT: build/base/Dockerfile's ssh settings and the non-root sshd's ~/.sshd_config for
+# mpiuser (add_mpiuser first).
+mpi_ssh() {
+  local r=$1
+  # Its ssh settings: no host key checks, no known_hosts (the .ssh it mounts is read-only),
+  # port 2222, no StrictModes.
+  sed -i "s/[ #]\(.*StrictHostKeyChecking \).*/ \1no/g" "$r/etc/ssh/ssh_config"
+  echo "    UserKnownHostsFile /dev/null" >>"$r/etc/ssh/ssh_config"
+  sed -i "s/[ #]\(.*Port \).*/ \12222/g" "$r/etc/ssh/ssh_config"
+  sed -i "s/#\(StrictModes \).*/\1no/g; s/#\(Port \).*/\12222/g" "$r/etc/ssh/sshd_config"
+  grep -qx 'Port 2222' "$r/etc/ssh/sshd_config" && grep -qx 'StrictModes no' "$r/etc/ssh/sshd_config" ||
+    die "sshd_config no longer has the lines build/base/Dockerfile edits"
+  # Its privilege separation directory for a root sshd. Its setcap CAP_NET_BIND_SERVICE on sshd
+  # is left out: port 2222 needs none, and a file capability makes exec fail (EPERM) in a
+  # container that drops all capabilities, as mlops-fn's hardening does.
+  mkdir -p "$r/run/sshd"
+  # The host keys its apt install generated would differ every build: none. A root sshd (the
+  # default sshAuthMountPath /root/.ssh) uses the job's key, as the non-root .sshd_config does.
+  echo "HostKey /root/.ssh/id_rsa" >"$r/etc/ssh/sshd_config.d/mlops-fn-e2e.conf"
+  install -o 1000 -g 1000 -m 0644 "$MPI_SRC/build/base/sshd_config" "$r/home/mpiuser/.sshd_config"
+  echo "Port 2222" >>"$r/home/mpiuser/.sshd_config"
 }
 
 # normalize ROOT: what differs between two installs of the same packages, removed or fixed.
@@ -151,7 +182,7 @@ debs() { in_root "$1" dpkg-query -W -f '${Package}_${Version}_${Architecture}.de
 
 # images_pin: what the images depend on beside their recipe. images_built: they are cached.
 images_pin() { echo "$DEBIAN_MIRROR $MPI_OPERATOR_VERSION $KUBERNETES_VERSION"; }
-images_built() { is_built "$(cache_dir images "$DEBIAN_SUITE" "$IMAGES_RECIPE" <(images_pin))"; }
+images_built() { is_built "$(cache_dir images "$DEBIAN_SUITE" "$IMAGES_RECIPE" "$CONFORMANCE_SRC" <(images_pin))"; }
 
 build_images() {
   command -v debootstrap >/dev/null || die "building the real node's images needs debootstrap (apt-get install debootstrap)"
@@ -160,7 +191,7 @@ build_images() {
   [ -f "$DEBIAN_KEYRING" ] || die "debootstrap needs Debian's archive keys: apt-get install debian-archive-keyring"
   [ "$(id -u)" == 0 ] || die "building the real node's images needs root (debootstrap, chroot)"
   unmount_under "$CACHE/images-"
-  start_build IMAGES_DIR images "$DEBIAN_SUITE" "$IMAGES_RECIPE" <(images_pin) || return 0
+  start_build IMAGES_DIR images "$DEBIAN_SUITE" "$IMAGES_RECIPE" "$CONFORMANCE_SRC" <(images_pin) || return 0
   # In a subshell for the umask and locale (what the build makes is 0644 or 0755, sorted
   # bytewise, whatever the caller's), which stops at the first failure even where its caller
   # does not.
@@ -175,11 +206,15 @@ build_images() {
 make_images() {
   local out=$1 w=$1/work mpi k8s tag config
   mkdir -p "$w" "$CACHE/debs"
-  log "building the real node's images from Debian $DEBIAN_SUITE into ${out%.tmp} (~4 min cold)"
+  log "building the real node's images from Debian $DEBIAN_SUITE into ${out%.tmp} (~5 min cold)"
   mpi=$(mod_dir "$TOOLS/operators" "github.com/kubeflow/mpi-operator@$MPI_OPERATOR_VERSION")
   k8s=$(mod_dir "$TOOLS" "k8s.io/kubernetes@$KUBERNETES_VERSION")
   [ -f "$mpi/examples/v2beta1/pi/pi.cc" ] && [ -f "$k8s/build/pause/linux/pause.c" ] ||
     die "pi.cc or pause.c not found in the module cache"
+  MPI_SRC=$mpi CONFORMANCE=$w/mlops-fn-conformance
+  # No VCS stamp: the same source gives the same bytes from any commit or worktree.
+  (cd "${CONFORMANCE_SRC%/*}" && go build -buildvcs=false -ldflags "-s -w" -o "$CONFORMANCE" .) ||
+    die "the conformance program does not build"
 
   # openmpi-builder.Dockerfile, then pi's Dockerfile (mpic++ /src/pi.cc -o /pi), and the pause
   # binary as build/pause/Makefile compiles it (REV, its git describe, is the release here).
@@ -198,30 +233,25 @@ make_images() {
   # build/base/Dockerfile with openmpi.Dockerfile's openmpi-bin, and pi's /home/mpiuser/pi.
   timed mpi-root debian_root "$w/mpi" openssh-server,openssh-client,openmpi-bin,python3-mpi4py,procps,iproute2
   local r=$w/mpi
-  # Its ssh settings: no host key checks, no known_hosts (the .ssh it mounts is read-only),
-  # port 2222, no StrictModes.
-  sed -i "s/[ #]\(.*StrictHostKeyChecking \).*/ \1no/g" "$r/etc/ssh/ssh_config"
-  echo "    UserKnownHostsFile /dev/null" >>"$r/etc/ssh/ssh_config"
-  sed -i "s/[ #]\(.*Port \).*/ \12222/g" "$r/etc/ssh/ssh_config"
-  sed -i "s/#\(StrictModes \).*/\1no/g; s/#\(Port \).*/\12222/g" "$r/etc/ssh/sshd_config"
-  grep -qx 'Port 2222' "$r/etc/ssh/sshd_config" && grep -qx 'StrictModes no' "$r/etc/ssh/sshd_config" ||
-    die "sshd_config no longer has the lines build/base/Dockerfile edits"
-  # Its privilege separation directory for a root sshd. Its setcap CAP_NET_BIND_SERVICE on sshd
-  # is left out: port 2222 needs none, and a file capability makes exec fail (EPERM) in a
-  # container that drops all capabilities, as mlops-fn's hardening does.
-  mkdir -p "$r/run/sshd"
-  # The host keys its apt install generated would differ every build: none. A root sshd (the
-  # default sshAuthMountPath /root/.ssh) uses the job's key, as the non-root .sshd_config does.
-  echo "HostKey /root/.ssh/id_rsa" >"$r/etc/ssh/sshd_config.d/mlops-fn-e2e.conf"
   add_mpiuser "$r"
-  install -o 1000 -g 1000 -m 0644 "$mpi/build/base/sshd_config" "$r/home/mpiuser/.sshd_config"
-  echo "Port 2222" >>"$r/home/mpiuser/.sshd_config"
+  mpi_ssh "$r"
   install -m 0755 "$w/builder/pi" "$r/home/mpiuser/pi"
   packages "$r" mpi >>"$w/packages"
   debs "$r" >>"$w/debs"
   normalize "$r"
   config='{"Cmd":["/bin/bash"],"Env":["'$IMAGES_PATH'"],"WorkingDir":"/home/mpiuser"}'
   timed mpi.tar oci_archive "$r" "$out/mpi.tar" "$config" "$MPI_PI_IMAGE" "$MPI_IMAGE"
+
+  # The same for MPICH: its package makes mpirun and mpiexec Hydra's (update-alternatives).
+  timed mpich-root debian_root "$w/mpich" openssh-server,openssh-client,mpich,procps
+  r=$w/mpich
+  add_mpiuser "$r"
+  mpi_ssh "$r"
+  [[ $(in_root "$r" mpirun --version) == *HYDRA* ]] || die "mpirun in the MPICH image is not Hydra's"
+  packages "$r" mpich >>"$w/packages"
+  debs "$r" >>"$w/debs"
+  normalize "$r"
+  timed mpich.tar oci_archive "$r" "$out/mpich.tar" "$config" "$MPICH_IMAGE"
 
   timed torch-root debian_root "$w/torch" python3-torch,procps
   r=$w/torch
