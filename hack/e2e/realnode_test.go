@@ -27,7 +27,8 @@ import (
 
 // The real node (hack/e2e/node.sh): the jobs below run real processes there, and every check
 // reads what those processes printed or wrote. Expected values are the inputs the test writes
-// (mlops.env, job.yaml), never mlops-fn's own plan: a wrong plan must fail here.
+// (mlops.env, job.yaml), never mlops-fn's own plan: a wrong plan must fail here. TestConformance
+// (conformance_test.go) is the exception: it compares what every process sees with the plan.
 
 // The images built offline from Debian's packages (hack/e2e/images.sh).
 const (
