@@ -66,10 +66,8 @@ SHM_SIZE=128Mi
 `
 
 // conformanceSpec is the job.yaml every kind gets beside its image and command: spec.env
-// entries (one empty), a shared volume at OUTPUT_DIR as the working directory, a read-only one
-// at DATASET_DIR.
-const conformanceSpec = `  workingDir: /output
-  env: [{name: SPEC_GREETING, value: from job.yaml}, {name: SPEC_EMPTY, value: ""}]
+// entries (one empty), a shared volume at OUTPUT_DIR, a read-only one at DATASET_DIR.
+const conformanceSpec = `  env: [{name: SPEC_GREETING, value: from job.yaml}, {name: SPEC_EMPTY, value: ""}]
   volumes:
   - {name: shared, mountPath: /output, pvc: {claimName: shared}}
   - {name: datasets, mountPath: /datasets, readOnly: true, emptyDir: {}}
@@ -82,13 +80,16 @@ type conformanceCase struct {
 	torchrun             bool   // the program runs under torchrun
 }
 
+// workingDir is the job's working directory, where the kind carries it (a TrainJob does not).
+const workingDir = "  workingDir: /output\n"
+
 var conformanceCases = []conformanceCase{
-	{name: "openmpi", jobKind: "MPIJob", image: mpiImage, env: "USER_NAME=mpiuser\nWORKERS=2\nSLOTS_PER_WORKER=2\nCPU=250m\nMEMORY=256Mi\n"},
+	{name: "openmpi", jobKind: "MPIJob", image: mpiImage, spec: workingDir, env: "USER_NAME=mpiuser\nWORKERS=2\nSLOTS_PER_WORKER=2\nCPU=250m\nMEMORY=256Mi\n"},
 	// Three workers at 200m beside the launcher fit the real node's 2 CPUs.
-	{name: "mpich", jobKind: "MPIJob", image: mpichImage, spec: "  mpi: {implementation: MPICH}\n",
+	{name: "mpich", jobKind: "MPIJob", image: mpichImage, spec: workingDir + "  mpi: {implementation: MPICH}\n",
 		env: "USER_NAME=mpiuser\nWORKERS=3\nCPU=200m\nMEMORY=256Mi\n"},
-	{name: "pod", jobKind: "Pod", image: mpiImage, env: "CPU=250m\nMEMORY=256Mi\n"},
-	{name: "elastic", jobKind: "PyTorchJob", image: torchImage, torchrun: true,
+	{name: "pod", jobKind: "Pod", image: mpiImage, spec: workingDir, env: "CPU=250m\nMEMORY=256Mi\n"},
+	{name: "elastic", jobKind: "PyTorchJob", image: torchImage, torchrun: true, spec: workingDir,
 		env: "WORKERS=2\nMIN_WORKERS=1\nMAX_WORKERS=2\nCPU=500m\nMEMORY=1Gi\n"},
 	{name: "trainjob", jobKind: "TrainJob", image: torchImage, torchrun: true, spec: "  trainer: {runtime: torch-distributed}\n",
 		env: "WORKERS=2\nCPU=500m\nMEMORY=1Gi\n"},
@@ -162,9 +163,6 @@ func runConformance(c *check, t *testing.T, k conformanceCase) {
 		return
 	}
 	compareConformance(c, o, ns, lines, w)
-	if c.t.Failed() {
-		note("logs:\n%s", programLogs(o, ns))
-	}
 }
 
 // finishedConformance waits for the job to end: "done" when it succeeded, else its last state.
@@ -323,7 +321,9 @@ func compareConformance(c *check, o *overlay, ns string, lines []conformanceRepo
 	for i := range want {
 		want[i] = i
 	}
-	c.eq(fmt.Sprintf("one line per rank, ranks 0..%d each once", w.ranks-1), want, ranks)
+	if !c.eq(fmt.Sprintf("one line per rank, ranks 0..%d each once", w.ranks-1), want, ranks) {
+		note("logs:\n%s", programLogs(o, ns))
+	}
 	field := func(name, want string, got func(r conformanceReport) string) {
 		var bad []string
 		for _, r := range lines {
