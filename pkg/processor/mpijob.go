@@ -77,8 +77,6 @@ func (p Processor) keptProgram(target *yaml.RNode, q *render.Plan) error {
 		return fmt.Errorf("keeps its launcher's mpirun line (the spec has no command), so spec.args %q would be lost; accepted: spec.command with them (mlops-fn then writes the mpirun line), or no spec.args", q.Args)
 	case !slices.Equal(q.MPI.Args, api.DefaultMPIArgs) && q.MPI.Implementation == api.OpenMPI || q.MPI.Implementation != api.OpenMPI && len(q.MPI.Args) > 0:
 		return fmt.Errorf("keeps its launcher's mpirun line (the spec has no command), so spec.mpi.args %q would be lost; accepted: spec.command (mlops-fn then writes the mpirun line), or no spec.mpi.args", q.MPI.Args)
-	case !slices.Equal(q.MPI.ForwardEnv, api.DefaultForwardEnv):
-		return fmt.Errorf("keeps its launcher's mpirun line (the spec has no command), so spec.mpi.forwardEnv %q would be lost; accepted: spec.command (mlops-fn then writes the mpirun line), or no spec.mpi.forwardEnv", q.MPI.ForwardEnv)
 	}
 	for _, f := range []struct{ field, have, want, fix string }{
 		{"mpiImplementation", valueAt(target, "spec", "mpiImplementation"), string(q.MPI.Implementation), "spec.mpi.implementation: %s"},
@@ -158,7 +156,7 @@ func launcherPodSpec() []string {
 }
 
 // setLauncherRanks writes the rank count where q.LauncherRanks says, and
-// --hostfile after it when q.LauncherHostfile.
+// q.LauncherInsert after it.
 func setLauncherRanks(job *yaml.RNode, q *render.Plan) error {
 	ref := q.LauncherRanks
 	path := append(launcherPodSpec(), "containers", "[name="+q.Containers[jobkind.Launcher]+"]", ref.Field)
@@ -168,9 +166,8 @@ func setLauncherRanks(job *yaml.RNode, q *render.Plan) error {
 	}
 	n := list.Content()[ref.Index]
 	n.Value, n.Tag, n.Style = strconv.Itoa(int(q.Ranks())), yaml.NodeTagString, yaml.DoubleQuotedStyle
-	if q.LauncherHostfile {
-		at := ref.Index + 1
-		list.YNode().Content = slices.Insert(list.Content(), at, yaml.NewStringRNode("--hostfile").YNode(), yaml.NewStringRNode(render.OperatorHostfile).YNode())
+	for i, item := range q.LauncherInsert() {
+		list.YNode().Content = slices.Insert(list.Content(), ref.Index+1+i, yaml.NewStringRNode(item).YNode())
 	}
 	return nil
 }
