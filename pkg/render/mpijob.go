@@ -104,13 +104,38 @@ func (p *Plan) mpirun() []string {
 
 // LauncherInsert is what mlops-fn adds after the rank count of an mpirun
 // line the target's launcher keeps: --hostfile where an OpenMPI line names
-// no hosts (LauncherHostfile), then the flags that forward the environment.
+// no hosts (LauncherHostfile), then the flags that forward the environment
+// (LauncherForward).
 func (p *Plan) LauncherInsert() []string {
 	var items []string
 	if p.LauncherHostfile {
 		items = append(items, "--hostfile", OperatorHostfile)
 	}
-	return append(items, p.forwardFlags()...)
+	return append(items, p.LauncherForward...)
+}
+
+// ForwardFlagsBeyond are the flags that forward what the line (a kept
+// launcher's command and args) does not forward yet: a second run over its
+// own output adds nothing, nor does a line that forwards a name itself.
+func (p *Plan) ForwardFlagsBeyond(command, args []string) []string {
+	line := append(append([]string(nil), command...), args...)
+	flags, _ := mpirunFlags(line)
+	forwarded := map[string]bool{}
+	for _, i := range flags {
+		if i+1 >= len(line) {
+			continue
+		}
+		switch strings.ToLower(strings.TrimLeft(line[i], "-")) {
+		case "x", "genv":
+			name, _, _ := strings.Cut(line[i+1], "=")
+			forwarded[name] = true
+		case "genvlist":
+			for _, name := range strings.Split(line[i+1], ",") {
+				forwarded[name] = true
+			}
+		}
+	}
+	return p.forwardFlags(func(name string) bool { return !forwarded[name] })
 }
 
 // forwardFlags forward the launcher's environment to every rank: ranks that
@@ -118,8 +143,13 @@ func (p *Plan) LauncherInsert() []string {
 // environment. Forwarded by name: spec.mpi.forwardEnv's, mlops.env's keys
 // and spec.env's names, each once; a forwardEnv NAME=VALUE sets its value
 // (OpenMPI 5's -x, Hydra's -genv and -genvlist, as each documents them).
-func (p *Plan) forwardFlags() []string {
+// Only the names keep accepts, all with none.
+func (p *Plan) forwardFlags(keep ...func(string) bool) []string {
 	names, pairs := p.RankEnv()
+	for _, k := range keep {
+		names = slices.DeleteFunc(names, func(n string) bool { return !k(n) })
+		pairs = slices.DeleteFunc(pairs, func(v string) bool { n, _, _ := strings.Cut(v, "="); return !k(n) })
+	}
 	var flags []string
 	if p.MPI.Implementation == api.OpenMPI {
 		for _, v := range pairs {

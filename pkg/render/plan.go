@@ -110,6 +110,9 @@ type Plan struct {
 	// mlops-fn adds --hostfile OperatorHostfile after the count (OpenMPI 5
 	// ignores the operator's hostfile variable).
 	LauncherHostfile bool
+	// LauncherForward are the flags mlops-fn adds after that count to forward
+	// the environment to every rank (ForwardFlagsBeyond the line).
+	LauncherForward []string
 
 	RunAsUser, RunAsGroup, FSGroup *int64
 	Home                           string

@@ -438,3 +438,30 @@ func TestWrittenQuantity(t *testing.T) {
 		}
 	}
 }
+
+// TestForwardFlagsBeyond: a kept line gets the flags for what it does not
+// forward yet, so a second run over its own output adds none.
+func TestForwardFlagsBeyond(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		impl api.MPIImplementation
+		line []string
+		want []string
+	}{
+		{"OpenMPI, none yet", api.OpenMPI, []string{"mpirun", "-n", "2", "pi"}, []string{"-x", "NCCL_DEBUG=INFO", "-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "WORKERS"}},
+		{"OpenMPI, some its own", api.OpenMPI, []string{"mpirun", "-x", "PATH", "-x", "NCCL_DEBUG=WARN", "-n", "2", "pi"}, []string{"-x", "LD_LIBRARY_PATH", "-x", "WORKERS"}},
+		{"OpenMPI, a second run", api.OpenMPI, []string{"mpirun", "-n", "2", "-x", "NCCL_DEBUG=INFO", "-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "WORKERS", "pi"}, nil},
+		{"a program's -x is not mpirun's", api.OpenMPI, []string{"mpirun", "-n", "2", "pi", "-x", "PATH"}, []string{"-x", "NCCL_DEBUG=INFO", "-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "WORKERS"}},
+		{"Hydra, a second run", api.MPICH, []string{"mpiexec", "-n", "2", "-genv", "NCCL_DEBUG", "INFO", "-genvlist", "LD_LIBRARY_PATH,PATH,WORKERS", "pi"}, nil},
+		{"Hydra, some its own", api.MPICH, []string{"mpiexec", "-genv", "LD_LIBRARY_PATH", "/opt", "-n", "2", "pi"}, []string{"-genv", "NCCL_DEBUG", "INFO", "-genvlist", "PATH,WORKERS"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			spec := program
+			spec.MPI.Implementation = c.impl
+			p, _ := resolve(t, spec, "WORKERS=2\n")
+			if diff := cmp.Diff(c.want, p.ForwardFlagsBeyond(c.line, nil)); diff != "" {
+				t.Errorf("ForwardFlagsBeyond(%q) (-want +got):\n%s", c.line, diff)
+			}
+		})
+	}
+}
