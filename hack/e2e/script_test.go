@@ -6,6 +6,7 @@ package e2e
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,46 +57,37 @@ func TestRealMPIJobEnv(t *testing.T) {
 	}
 	defer took(time.Now())
 	const workers, uid, gid = 2, 1000, 1000
-	ns := "real-mpijob-env"
-	if err := realNamespace(t, ns); err != nil {
-		c.fail("a namespace on the real node", err.Error())
-		return
-	}
-	shared, err := sharedVolume(t, ns)
-	if err != nil {
-		c.fail("a shared volume", err.Error())
+	// The programs, on the real node (this machine), for every pod through a hostPath volume.
+	programs := t.TempDir()
+	if err := os.Chmod(programs, 0o755); err != nil {
+		c.fail("a folder for the programs", err.Error())
 		return
 	}
 	for name, text := range map[string]string{"rank.py": rankProgram, "launch.sh": launchingScript, "once.sh": onceScript} {
-		if err := os.WriteFile(filepath.Join(shared, name), []byte(text), 0o755); err != nil {
-			c.fail("the programs on the shared volume", err.Error())
+		if err := os.WriteFile(filepath.Join(programs, name), []byte(text), 0o755); err != nil {
+			c.fail("the programs", err.Error())
 			return
 		}
 	}
 	env := fmt.Sprintf("USER_ID=%d\nGROUP_ID=%d\nUSER_NAME=mpiuser\nWORKERS=%d\nCPU=250m\nMEMORY=256Mi\nMY_KEY=hello\nDATASET_DIR=/datasets\nOUTPUT_DIR=/shared/out\n", uid, gid, workers)
 	want := map[string]string{"MY_KEY": "hello", "DATASET_DIR": "/datasets", "OUTPUT_DIR": "/shared/out", "WORKERS": fmt.Sprint(workers), "USER_ID": fmt.Sprint(uid)}
-	volume := "  volumes: [{name: shared, mountPath: /shared, pvc: {claimName: shared}}]\n"
+	volume := "  volumes: [{name: programs, mountPath: /shared, readOnly: true, hostPath: {path: " + programs + "}}]\n"
 
 	for _, run := range []struct {
 		name, program string
-		runID         bool // spec.env RUN_ID=7
+		env           map[string]string // spec.env
 	}{
-		{"command", "  command: [python3, /shared/rank.py]\n  env: [{name: RUN_ID, value: \"7\"}]\n", true},
-		{"launching-script", "  script: /shared/launch.sh\n", false},
+		{"command", "  command: [python3, /shared/rank.py]\n  env: [{name: RUN_ID, value: \"7\"}]\n", map[string]string{"RUN_ID": "7"}},
+		{"launching-script", "  script: /shared/launch.sh\n", nil},
 	} {
 		j := realJob{name: "env-" + run.name, jobKind: "MPIJob", spec: "  image: " + mpiImage + "\n" + run.program + volume, env: env}
 		guarded(c, func() {
-			log, ok := runToEnd(c, j, ns, t.TempDir())
+			log, ok := runToEnd(t, c, j)
 			if !ok {
 				return
 			}
-			wantRank := want
-			if run.runID {
-				wantRank = map[string]string{"RUN_ID": "7"}
-				for k, v := range want {
-					wantRank[k] = v
-				}
-			}
+			wantRank := maps.Clone(want)
+			maps.Copy(wantRank, run.env)
 			var ranks []report
 			for _, r := range reports(log) {
 				if r["role"] == "script" {
@@ -120,7 +112,7 @@ func TestRealMPIJobEnv(t *testing.T) {
 
 	j := realJob{name: "env-once", jobKind: "MPIJob", spec: "  image: " + mpiImage + "\n  script: /shared/once.sh\n" + volume, env: env}
 	guarded(c, func() {
-		log, ok := runToEnd(c, j, ns, t.TempDir())
+		log, ok := runToEnd(t, c, j)
 		if !ok {
 			return
 		}
@@ -133,16 +125,11 @@ func TestRealMPIJobEnv(t *testing.T) {
 	})
 }
 
-// runToEnd applies the job, waits for it to end and returns its launcher's log; ok when it
-// Succeeded.
-func runToEnd(c *check, j realJob, ns, work string) (log string, ok bool) {
-	dir, err := j.hydrate(work)
-	if err != nil {
-		c.fail("mlops-fn init and hydrate", err.Error())
-		return "", false
-	}
-	if out, err := kubectl("", "apply", "-k", dir, "-n", ns, "--server-side"); err != nil {
-		c.fail("kubectl apply -k", out)
+// runToEnd applies the MPIJob in a namespace of its own on the real node, waits for it to end
+// and returns its launcher's log; ok when it Succeeded.
+func runToEnd(t *testing.T, c *check, j realJob) (log string, ok bool) {
+	ns := "real-" + j.name
+	if _, ok := applyOnRealNode(t, c, j, ns); !ok {
 		return "", false
 	}
 	finished := jobFinished("kubeflow.org/v2beta1", "MPIJob", ns, j.name, "Succeeded")
