@@ -4,8 +4,11 @@ package schema
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -127,18 +130,7 @@ func leaves(e *jsonschema.ValidationError) []string {
 		}
 		return out
 	}
-	var p strings.Builder
-	for _, seg := range e.InstanceLocation {
-		if _, err := strconv.Atoi(seg); err == nil {
-			p.WriteString("[" + seg + "]")
-		} else {
-			if p.Len() > 0 {
-				p.WriteString(".")
-			}
-			p.WriteString(seg)
-		}
-	}
-	at := p.String()
+	at := fieldPath(e.InstanceLocation...)
 	var names []string
 	switch k := e.ErrorKind.(type) {
 	case *kind.Required:
@@ -150,12 +142,25 @@ func leaves(e *jsonschema.ValidationError) []string {
 	}
 	var out []string
 	for _, n := range names {
-		if at != "" {
-			n = at + "." + n
-		}
-		out = append(out, n)
+		out = append(out, fieldPath(append(slices.Clone(e.InstanceLocation), n)...))
 	}
 	return out
+}
+
+// fieldPath names a JSON location as mlops-fn's errors do: spec.env[0].name.
+func fieldPath(segs ...string) string {
+	var p strings.Builder
+	for _, seg := range segs {
+		if _, err := strconv.Atoi(seg); err == nil {
+			p.WriteString("[" + seg + "]")
+			continue
+		}
+		if p.Len() > 0 {
+			p.WriteString(".")
+		}
+		p.WriteString(seg)
+	}
+	return p.String()
 }
 
 // jobSpecs are every job spec of the repository: the golden cases', the
@@ -247,5 +252,116 @@ func TestJobSchemaAgrees(t *testing.T) {
 		len(specs), accepted, shape, values, strings.Join(skipped, ", "))
 	if accepted == 0 || shape == 0 {
 		t.Errorf("want specs accepted and specs refused for their shape among them; got %d and %d", accepted, shape)
+	}
+}
+
+// TestJobSchemaSubstitution: mlops-fn substitutes mlops.env keys (${KEY},
+// quoted in a flow list or map) into string values once decoded, so a
+// string field takes any ${KEY} in the schema too; a number, a boolean, a quantity or a field of a closed
+// set takes none in mlops-fn (the key goes in mlops.env instead: WORKERS,
+// CPU), and the schema refuses it there alike.
+func TestJobSchemaSubstitution(t *testing.T) {
+	s := jobSchema(t)
+	for _, c := range []struct {
+		spec     string
+		accepted bool
+	}{
+		{"image: ${REGISTRY}/horovod:${TAG}\ncommand: [python, '${MODEL_DIR}/train.py']\nargs: [--data, '${DATASET_DIR}']", true},
+		{"image: x\nscript: ${MODEL_DIR}/${MODEL_SCRIPT}\nworkingDir: ${MODEL_DIR}", true},
+		{"image: x\ncommand: [x]\nenv: [{name: DATA, value: '${DATASET_DIR}'}]\nsecurity: {home: '${HOME_DIR}'}", true},
+		{"image: x\ncommand: [x]\nvolumes: [{name: data, mountPath: '${DATASET_DIR}', subPath: '${USER_NAME}', nfs: {server: '${NFS_HOST}', path: '${EXPORT}'}}]", true},
+		{"image: x\ncommand: [x]\nvolumes: [{name: data, mountPath: /data, hostPath: {path: '${DATA_ROOT}'}}]", true},
+		{"image: x\ncommand: [x]\nworkers: ${WORKERS}", false},
+		{"image: x\ncommand: [x]\ngpusPerWorker: '${GPUS_PER_WORKER}'", false},
+		{"image: x\ncommand: [x]\nresources: {limits: {cpu: '${CPU}'}}", false},
+		{"image: x\ncommand: [x]\nsecurity: {hardening: '${HARDENING}'}", false},
+		{"image: x\ncommand: [x]\nrunPolicy: {backoffLimit: '${BACKOFF}'}", false},
+		{"image: x\ncommand: [x]\nmpi: {implementation: '${MPI}'}", false},
+		{"jobKind: ${KIND}\nimage: x\ncommand: [x]", false},
+	} {
+		text := "apiVersion: mlops-fn.dev/v1alpha1\nkind: MLOpsJob\nmetadata: {name: sub}\nspec:\n  " + strings.ReplaceAll(c.spec, "\n", "\n  ") + "\n"
+		v := judge(t, s, "job.yaml", []byte(text))
+		if !v.parsed {
+			t.Fatalf("does not parse:\n%s", text)
+		}
+		mlopsFn := len(v.decodeErrs)+len(v.validateErrs) == 0
+		schema := len(v.schemaRefused) == 0
+		if mlopsFn != c.accepted || schema != c.accepted {
+			t.Errorf("want accepted %v by both; mlops-fn %v (%v), the schema %v (refuses %v):\n%s", c.accepted, mlopsFn,
+				append(v.decodeErrs, v.validateErrs...).ToAggregate(), schema, v.schemaRefused, text)
+		}
+	}
+}
+
+// TestJobSchemaUnknownFields: an unknown field in any object of the spec,
+// Kubernetes' types inside it too, is refused by both: mlops-fn decodes
+// strictly, the schema's objects allow no other properties.
+func TestJobSchemaUnknownFields(t *testing.T) {
+	s := jobSchema(t)
+	b, err := os.ReadFile(filepath.Join(repo, JobSchemaFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root map[string]any
+	if err := json.Unmarshal(b, &root); err != nil {
+		t.Fatal(err)
+	}
+	// objects are the paths of the schema's objects of fixed fields: a
+	// list's by its first item.
+	var objects [][]any
+	var walk func(s map[string]any, path []any)
+	walk = func(s map[string]any, path []any) {
+		if props, ok := s["properties"].(map[string]any); ok {
+			objects = append(objects, path)
+			for _, k := range slices.Sorted(maps.Keys(props)) {
+				walk(props[k].(map[string]any), append(slices.Clip(path), k))
+			}
+		}
+		if items, ok := s["items"].(map[string]any); ok {
+			walk(items, append(slices.Clip(path), 0))
+		}
+	}
+	walk(root, nil)
+	for _, path := range objects {
+		job := map[string]any{"apiVersion": "mlops-fn.dev/v1alpha1", "kind": "MLOpsJob", "metadata": map[string]any{"name": "unknown"},
+			"spec": map[string]any{"image": "x", "command": []any{"x"}}}
+		var at any = job
+		for i, seg := range path {
+			var next any = map[string]any{}
+			if i+1 < len(path) {
+				if _, list := path[i+1].(int); list {
+					next = []any{nil}
+				}
+			}
+			switch c := at.(type) {
+			case map[string]any:
+				if _, ok := c[seg.(string)].(map[string]any); !ok {
+					c[seg.(string)] = next
+				}
+				at = c[seg.(string)]
+			case []any:
+				if c[0] == nil {
+					c[0] = next
+				}
+				at = c[0]
+			}
+		}
+		at.(map[string]any)["unknownField"] = "x"
+		text, err := json.Marshal(job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := judge(t, s, "job.yaml", text)
+		var segs []string
+		for _, seg := range path {
+			segs = append(segs, fmt.Sprint(seg))
+		}
+		want := fieldPath(append(segs, "unknownField")...)
+		if !slices.ContainsFunc(v.decodeErrs, func(e *field.Error) bool { return e.Field == want }) || !slices.Contains(v.schemaRefused, want) {
+			t.Errorf("%s: want it refused by both; mlops-fn: %v, the schema: %v", want, v.decodeErrs.ToAggregate(), v.schemaRefused)
+		}
+	}
+	if len(objects) < 2 {
+		t.Errorf("the schema has %d objects", len(objects))
 	}
 }
