@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package schema
+package schema_test
 
 import (
 	"bytes"
@@ -25,6 +25,9 @@ import (
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/scaffold"
+	"github.com/mlops-fn/mlops-fn/pkg/schema"
 	"github.com/mlops-fn/mlops-fn/pkg/schema/internal/gen"
 )
 
@@ -39,12 +42,12 @@ func TestJobSchemaIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile(filepath.Join(repo, JobSchemaFile))
+	got, err := os.ReadFile(filepath.Join(repo, schema.JobSchemaFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(want, got) {
-		t.Errorf("%s is stale; run `go generate ./pkg/schema` and read the diff:\n%s", JobSchemaFile, cmp.Diff(string(want), string(got)))
+		t.Errorf("%s is stale; run `go generate ./pkg/schema` and read the diff:\n%s", schema.JobSchemaFile, cmp.Diff(string(want), string(got)))
 	}
 }
 
@@ -52,7 +55,7 @@ func TestJobSchemaIsCurrent(t *testing.T) {
 // which checks it against the draft's metaschema first.
 func jobSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	f, err := os.Open(filepath.Join(repo, JobSchemaFile))
+	f, err := os.Open(filepath.Join(repo, schema.JobSchemaFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,15 +65,15 @@ func jobSchema(t *testing.T) *jsonschema.Schema {
 		t.Fatal(err)
 	}
 	c := jsonschema.NewCompiler()
-	if err := c.AddResource(JobSchemaFile, doc); err != nil {
+	if err := c.AddResource(schema.JobSchemaFile, doc); err != nil {
 		t.Fatal(err)
 	}
-	s, err := c.Compile(JobSchemaFile)
+	s, err := c.Compile(schema.JobSchemaFile)
 	if err != nil {
-		t.Fatalf("%s does not compile as a JSON Schema: %v", JobSchemaFile, err)
+		t.Fatalf("%s does not compile as a JSON Schema: %v", schema.JobSchemaFile, err)
 	}
 	if s.DraftVersion != 7 {
-		t.Errorf("%s is of draft %d; yaml-language-server reads draft-07", JobSchemaFile, s.DraftVersion)
+		t.Errorf("%s is of draft %d; yaml-language-server reads draft-07", schema.JobSchemaFile, s.DraftVersion)
 	}
 	return s
 }
@@ -298,7 +301,7 @@ func TestJobSchemaSubstitution(t *testing.T) {
 // strictly, the schema's objects allow no other properties.
 func TestJobSchemaUnknownFields(t *testing.T) {
 	s := jobSchema(t)
-	b, err := os.ReadFile(filepath.Join(repo, JobSchemaFile))
+	b, err := os.ReadFile(filepath.Join(repo, schema.JobSchemaFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,5 +366,31 @@ func TestJobSchemaUnknownFields(t *testing.T) {
 	}
 	if len(objects) < 2 {
 		t.Errorf("the schema has %d objects", len(objects))
+	}
+}
+
+// TestJobSchemaAcceptsInit: the job.yaml mlops-fn init writes, of every
+// kind, with the demo or an image of one's own, both accept; its first line
+// names the schema.
+func TestJobSchemaAcceptsInit(t *testing.T) {
+	s := jobSchema(t)
+	for _, k := range jobkind.Kinds {
+		for _, o := range []scaffold.Options{
+			{Name: "my-job", JobKind: k.JobKind()},
+			{Name: "my-job", JobKind: k.JobKind(), Image: "docker.io/team/train:1", Command: []string{"python", "train.py"}},
+		} {
+			files, err := scaffold.Files(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := files["job.yaml"]
+			v := judge(t, s, "job.yaml", text)
+			if !v.parsed || len(v.decodeErrs)+len(v.validateErrs) > 0 || len(v.schemaRefused) > 0 {
+				t.Errorf("%s: want accepted by both; mlops-fn: %v, the schema refuses %v:\n%s", k.Kind, append(v.decodeErrs, v.validateErrs...).ToAggregate(), v.schemaRefused, text)
+			}
+			if !bytes.HasPrefix(text, []byte("# yaml-language-server: $schema=")) || !bytes.Contains(text, []byte(schema.JobSchemaFile)) {
+				t.Errorf("%s: job.yaml does not begin with the schema's line:\n%s", k.Kind, text)
+			}
+		}
 	}
 }
