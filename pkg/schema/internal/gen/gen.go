@@ -3,7 +3,8 @@
 // Package gen builds mlops-fn's OpenAPI definitions (pkg/schema's
 // definitions.go, `go generate ./pkg/schema`): the job kinds' from the CRD
 // manifests in the operators' modules go.mod pins, and the Kubernetes
-// definitions they and the core kinds reach from kyaml's built-in schema.
+// definitions they and the core kinds reach from kyaml's built-in schema;
+// and the job spec's JSON Schema, from pkg/api/v1alpha1 (JobSchema).
 package gen
 
 import (
