@@ -23,9 +23,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/scaffold"
 	"github.com/mlops-fn/mlops-fn/pkg/schema"
 	"github.com/mlops-fn/mlops-fn/pkg/schema/internal/gen"
@@ -55,12 +55,11 @@ func TestJobSchemaIsCurrent(t *testing.T) {
 // which checks it against the draft's metaschema first.
 func jobSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	f, err := os.Open(filepath.Join(repo, schema.JobSchemaFile))
+	b, err := os.ReadFile(filepath.Join(repo, schema.JobSchemaFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
