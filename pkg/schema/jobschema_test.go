@@ -22,6 +22,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
@@ -390,6 +391,31 @@ func TestJobSchemaAcceptsInit(t *testing.T) {
 			if !bytes.HasPrefix(text, []byte("# yaml-language-server: $schema=")) || !bytes.Contains(text, []byte(schema.JobSchemaFile)) {
 				t.Errorf("%s: job.yaml does not begin with the schema's line:\n%s", k.Kind, text)
 			}
+		}
+	}
+}
+
+// TestReleaseShipsJobSchema: every archive of the release holds the schema
+// (make dist-test opens them; this runs without GoReleaser).
+func TestReleaseShipsJobSchema(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repo, ".goreleaser.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var release struct {
+		Archives []struct {
+			Files []string `json:"files"`
+		} `json:"archives"`
+	}
+	if err := sigsyaml.Unmarshal(b, &release); err != nil {
+		t.Fatal(err)
+	}
+	if len(release.Archives) == 0 {
+		t.Fatal(".goreleaser.yaml makes no archives")
+	}
+	for i, a := range release.Archives {
+		if !slices.Contains(a.Files, schema.JobSchemaFile) {
+			t.Errorf(".goreleaser.yaml: archives[%d].files %q lack %s", i, a.Files, schema.JobSchemaFile)
 		}
 	}
 }
