@@ -40,7 +40,7 @@ func JobSchema() ([]byte, error) {
 	if w.quantityPattern, err = quantityPattern(); err != nil {
 		return nil, err
 	}
-	root, err := w.schema(reflect.TypeFor[api.MLOpsJob](), nil, "")
+	root, err := w.schema(reflect.TypeFor[api.MLOpsJob](), []step{}, "")
 	if err != nil {
 		return nil, err
 	}
@@ -83,8 +83,16 @@ type step int
 
 const intoList step = -1
 
+// then is steps followed by s; nil (a value no probe reaches) stays nil.
+func then(steps []step, s step) []step {
+	if steps == nil {
+		return nil
+	}
+	return append(slices.Clone(steps), s)
+}
+
 // schema is t's schema; steps lead from an MLOpsJob to a value of t, whose
-// path the validation's errors name.
+// path the validation's errors name (nil: no steps do).
 func (w *schemaWriter) schema(t reflect.Type, steps []step, path string) (spec.Schema, error) {
 	if t.Kind() == reflect.Pointer {
 		return w.schema(t.Elem(), steps, path)
@@ -117,7 +125,7 @@ func (w *schemaWriter) schema(t reflect.Type, steps []step, path string) (spec.S
 		// No bounds: a float64 cannot hold int64's exactly.
 		s.Type, s.Format = spec.StringOrArray{"integer"}, "int64"
 	case reflect.Slice:
-		item, err := w.schema(t.Elem(), append(slices.Clone(steps), intoList), path+"[0]")
+		item, err := w.schema(t.Elem(), then(steps, intoList), path+"[0]")
 		if err != nil {
 			return s, err
 		}
@@ -159,7 +167,7 @@ func (w *schemaWriter) object(t reflect.Type, steps []step, path string) (spec.S
 		if !f.IsExported() || name == "-" {
 			continue
 		}
-		at := append(slices.Clone(steps), step(i))
+		at := then(steps, step(i))
 		if f.Anonymous && name == "" {
 			inner, err := w.object(f.Type, at, path)
 			if err != nil {
