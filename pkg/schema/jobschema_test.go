@@ -200,7 +200,7 @@ func jobSpecs(t *testing.T) map[string][]byte {
 // TestJobSchemaAgrees: on every job spec of the repository the schema and
 // mlops-fn agree. What mlops-fn decodes, the schema accepts, unless
 // mlops-fn's validation refuses the same field too (a value outside an
-// enum, a required field left out); what mlops-fn refuses for its shape
+// enum, a number out of its range, a required field left out); what mlops-fn refuses for its shape
 // (the golden error cases of an unknown field, a wrong type, a null), the
 // schema refuses; and a value the validation does not support (not one of
 // an enum's), the schema refuses.
@@ -248,6 +248,9 @@ func TestJobSchemaAgrees(t *testing.T) {
 				accepted++
 			} else {
 				values++
+			}
+			if len(v.schemaRefused) > 0 {
+				t.Logf("%s: refused by both for its values: %s", name, strings.Join(v.schemaRefused, ", "))
 			}
 		}
 	}

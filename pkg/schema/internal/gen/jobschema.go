@@ -31,9 +31,9 @@ import (
 // (strictly: every object refuses unknown fields): each field's JSON name
 // and type, its description from the Go doc comments (Kubernetes' types:
 // their SwaggerDoc, generated from theirs), required where the JSON tag has
-// no omitempty and the doc no +optional marker, and an enum where the
-// validation accepts a closed set of strings, read from the validation
-// itself (see enum).
+// no omitempty and the doc no +optional marker; and, read from the
+// validation itself, an enum where it accepts a closed set of strings (see
+// enum) and a number's range (see bounds).
 func JobSchema() ([]byte, error) {
 	w := schemaWriter{docs: map[string]map[string]string{}}
 	var err error
@@ -118,12 +118,30 @@ func (w *schemaWriter) schema(t reflect.Type, steps []step, path string) (spec.S
 		s.Enum = values
 	case reflect.Bool:
 		s.Type = spec.StringOrArray{"boolean"}
-	case reflect.Int32:
-		lo, hi := float64(math.MinInt32), float64(math.MaxInt32)
-		s.Type, s.Format, s.Minimum, s.Maximum = spec.StringOrArray{"integer"}, "int32", &lo, &hi
-	case reflect.Int64:
-		// No bounds: a float64 cannot hold int64's exactly.
-		s.Type, s.Format = spec.StringOrArray{"integer"}, "int64"
+	case reflect.Int32, reflect.Int64:
+		lo, hi := int64(math.MinInt32), int64(math.MaxInt32)
+		if t.Kind() == reflect.Int64 {
+			lo, hi = math.MinInt64, math.MaxInt64
+		}
+		s.Type, s.Format = spec.StringOrArray{"integer"}, t.Kind().String()
+		if steps != nil {
+			least, greatest, ok, err := bounds(steps, path, lo, hi)
+			if err != nil {
+				return s, fmt.Errorf("%s: %w", path, err)
+			}
+			if ok {
+				lo, hi = least, greatest
+			}
+		}
+		// int64's own bounds are left out: a float64 cannot hold them exactly.
+		if lo > math.MinInt64 {
+			f := float64(lo)
+			s.Minimum = &f
+		}
+		if hi < math.MaxInt64 {
+			f := float64(hi)
+			s.Maximum = &f
+		}
 	case reflect.Slice:
 		item, err := w.schema(t.Elem(), then(steps, intoList), path+"[0]")
 		if err != nil {
@@ -363,7 +381,7 @@ func enum(steps []step, path string) ([]any, error) {
 // value at path in a job of jobKind k; nil when it refuses it otherwise, or
 // not at all.
 func notSupported(k string, steps []step, path, value string) ([]string, error) {
-	for _, e := range refusals(k, steps, path, value) {
+	for _, e := range refusals(k, steps, path, value, false) {
 		if e.Type != field.ErrorTypeNotSupported {
 			continue
 		}
@@ -386,9 +404,10 @@ func notSupported(k string, steps []step, path, value string) ([]string, error) 
 	return nil, nil
 }
 
-// refusals are the validation's errors about path in a job of jobKind k
-// with value at path, defaulted first as mlops-fn does.
-func refusals(k string, steps []step, path, value string) field.ErrorList {
+// refusals are the validation's errors about path, or a field that holds
+// it (within: spec.elastic of a kind that carries none), in a job of jobKind
+// k with value at path, defaulted first as mlops-fn does.
+func refusals(k string, steps []step, path string, value any, within bool) field.ErrorList {
 	job := api.MLOpsJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "probe"}}
 	job.Spec.JobKind = jobkind.JobKind(k)
 	v := reflect.ValueOf(&job).Elem()
@@ -412,15 +431,58 @@ func refusals(k string, steps []step, path, value string) field.ErrorList {
 		v.Set(reflect.New(v.Type().Elem()))
 		v = v.Elem()
 	}
-	v.SetString(value)
+	v.Set(reflect.ValueOf(value).Convert(v.Type()))
 	job.Default()
 	var out field.ErrorList
 	for _, e := range job.Validate() {
-		if e.Field == path {
+		if e.Field == path || within && (strings.HasPrefix(path, e.Field+".") || strings.HasPrefix(path, e.Field+"[")) {
 			out = append(out, e)
 		}
 	}
 	return out
+}
+
+// bounds are the least and the greatest whole number the validation accepts
+// at path (steps lead to it), within lo and hi, the Go type's: found by
+// bisection from 1 or 0, in a job of each jobKind that takes either (the
+// validation's ranges are intervals). ok is false when no kind takes 1 or 0.
+func bounds(steps []step, path string, lo, hi int64) (least, greatest int64, ok bool, err error) {
+	var kind string
+	for _, k := range jobkind.Names() {
+		takes := func(n int64) bool { return len(refusals(k, steps, path, n, true)) == 0 }
+		seed := int64(1)
+		if !takes(seed) {
+			if seed = 0; !takes(seed) {
+				continue
+			}
+		}
+		// The least n that takes, then the greatest: takes(n) holds from one to the other.
+		a, b := lo, seed
+		for a < b {
+			if mid := a/2 + b/2 + (a%2+b%2)/2; mid < b && takes(mid) {
+				b = mid
+			} else if mid < b {
+				a = mid + 1
+			} else {
+				a = b
+			}
+		}
+		c, d := seed, hi
+		for c < d {
+			if mid := c/2 + d/2 + (c%2+d%2+1)/2; mid > c && takes(mid) {
+				c = mid
+			} else if mid > c {
+				d = mid - 1
+			} else {
+				d = c
+			}
+		}
+		if ok && (a != least || c != greatest) {
+			return 0, 0, false, fmt.Errorf("jobKind %s takes %d to %d, jobKind %s %d to %d; teach JobSchema", kind, least, greatest, k, a, c)
+		}
+		least, greatest, ok, kind = a, c, true, k
+	}
+	return least, greatest, ok, nil
 }
 
 // quantityPattern is the pattern of a Kubernetes quantity's string form, as
