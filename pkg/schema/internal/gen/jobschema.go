@@ -456,25 +456,23 @@ func bounds(steps []step, path string, lo, hi int64) (least, greatest int64, ok 
 				continue
 			}
 		}
-		// The least n that takes, then the greatest: takes(n) holds from one to the other.
+		// The least n of [a, b] that takes (b does), then the greatest of
+		// [c, d] (c does); differences in uint64, which holds them all.
 		a, b := lo, seed
 		for a < b {
-			if mid := a/2 + b/2 + (a%2+b%2)/2; mid < b && takes(mid) {
+			if mid := a + int64((uint64(b)-uint64(a))/2); takes(mid) {
 				b = mid
-			} else if mid < b {
-				a = mid + 1
 			} else {
-				a = b
+				a = mid + 1
 			}
 		}
 		c, d := seed, hi
 		for c < d {
-			if mid := c/2 + d/2 + (c%2+d%2+1)/2; mid > c && takes(mid) {
+			diff := uint64(d) - uint64(c)
+			if mid := c + int64(diff/2+diff%2); takes(mid) {
 				c = mid
-			} else if mid > c {
-				d = mid - 1
 			} else {
-				d = c
+				d = mid - 1
 			}
 		}
 		if ok && (a != least || c != greatest) {
