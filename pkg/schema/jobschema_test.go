@@ -209,13 +209,7 @@ func TestJobSchemaAgrees(t *testing.T) {
 	specs := jobSpecs(t)
 	var accepted, shape, values int
 	var skipped []string
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for k := range specs {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, name := range slices.Sorted(maps.Keys(specs)) {
 		v := judge(t, s, name, specs[name])
 		switch {
 		case !v.parsed:
