@@ -200,10 +200,10 @@ func jobSpecs(t *testing.T) map[string][]byte {
 // TestJobSchemaAgrees: on every job spec of the repository the schema and
 // mlops-fn agree. What mlops-fn decodes, the schema accepts, unless
 // mlops-fn's validation refuses the same field too (a value outside an
-// enum, a number out of its range, a required field left out); what mlops-fn refuses for its shape
-// (the golden error cases of an unknown field, a wrong type, a null), the
-// schema refuses; and a value the validation does not support (not one of
-// an enum's), the schema refuses.
+// enum, a number out of its range, a required field left out); what
+// mlops-fn refuses for its shape (the golden error cases of an unknown
+// field, a wrong type, a null), the schema refuses; and a value the
+// validation does not support (not one of an enum's), the schema refuses.
 func TestJobSchemaAgrees(t *testing.T) {
 	s := jobSchema(t)
 	specs := jobSpecs(t)
@@ -257,9 +257,10 @@ func TestJobSchemaAgrees(t *testing.T) {
 
 // TestJobSchemaSubstitution: mlops-fn substitutes mlops.env keys (${KEY},
 // quoted in a flow list or map) into string values once decoded, so a
-// string field takes any ${KEY} in the schema too; a number, a boolean, a quantity or a field of a closed
-// set takes none in mlops-fn (the key goes in mlops.env instead: WORKERS,
-// CPU), and the schema refuses it there alike.
+// string field takes any ${KEY} in the schema too; a number, a boolean, a
+// quantity or a field of a closed set takes none in mlops-fn (the key goes
+// in mlops.env instead: WORKERS, CPU), and the schema refuses it there
+// alike.
 func TestJobSchemaSubstitution(t *testing.T) {
 	s := jobSchema(t)
 	for _, c := range []struct {
