@@ -35,7 +35,6 @@ type MLOpsJob struct {
 	Kind     string     `json:"kind"`
 	Metadata ObjectMeta `json:"metadata"`
 	// Spec is the workload's shape (docs/job-spec.md).
-	// +optional
 	Spec MLOpsJobSpec `json:"spec"`
 }
 
@@ -62,7 +61,6 @@ type MLOpsJobSpec struct {
 	// ContainerName names the training container. Default: the job's name.
 	ContainerName string `json:"containerName,omitempty"`
 	// Image may reference mlops.env keys as ${KEY}. Optional with a target, which keeps its own.
-	// +optional
 	Image string `json:"image"`
 	// ImagePullPolicy of the training containers, as in a container.
 	ImagePullPolicy corev1.PullPolicy `json:"imagePullPolicy,omitempty"`

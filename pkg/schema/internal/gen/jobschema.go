@@ -30,10 +30,10 @@ import (
 // of the job spec, from pkg/api/v1alpha1's Go types as mlops-fn decodes them
 // (strictly: every object refuses unknown fields): each field's JSON name
 // and type, its description from the Go doc comments (Kubernetes' types:
-// their SwaggerDoc, generated from theirs), required where the JSON tag has
-// no omitempty and the doc no +optional marker; and, read from the
-// validation itself, an enum where it accepts a closed set of strings (see
-// enum) and a number's range (see bounds).
+// their SwaggerDoc, generated from theirs); and, read from the validation
+// itself, which fields are required (see required), an enum where it
+// accepts a closed set of strings (see enum) and a number's range (see
+// bounds).
 func JobSchema() ([]byte, error) {
 	w := schemaWriter{docs: map[string]map[string]string{}}
 	var err error
@@ -185,9 +185,9 @@ func (w *schemaWriter) object(t reflect.Type, steps []step, path string) (spec.S
 		if !f.IsExported() || name == "-" {
 			continue
 		}
-		at := then(steps, step(i))
+		fsteps := then(steps, step(i))
 		if f.Anonymous && name == "" {
-			inner, err := w.object(f.Type, at, path)
+			inner, err := w.object(f.Type, fsteps, path)
 			if err != nil {
 				return s, err
 			}
@@ -198,18 +198,19 @@ func (w *schemaWriter) object(t reflect.Type, steps []step, path string) (spec.S
 		if name == "" {
 			return s, fmt.Errorf("%s.%s has no JSON name; teach JobSchema", t, f.Name)
 		}
-		p, err := w.schema(f.Type, at, joinPath(path, name))
+		p, err := w.schema(f.Type, fsteps, joinPath(path, name))
 		if err != nil {
 			return s, err
 		}
-		omitempty := slices.Contains(strings.Split(opts, ","), "omitempty")
-		if p.Enum != nil && f.Type.Kind() == reflect.String && omitempty && !slices.Contains(p.Enum, any("")) {
-			// Decoded, "" is the field left out, which some spec accepts
-			// (tolerations: operator "" with a key).
+		// The validation's word alone could hold only for the probe's context
+		// (a toleration's operator, required without a key): a field it may
+		// require has no omitempty, as in Kubernetes' types.
+		req := fsteps != nil && !slices.Contains(strings.Split(opts, ","), "omitempty") && required(fsteps, joinPath(path, name))
+		if p.Enum != nil && f.Type.Kind() == reflect.String && !req && !slices.Contains(p.Enum, any("")) {
+			// Decoded, "" is the field left out, which a spec may do.
 			p.Enum = append(p.Enum, "")
 		}
-		doc, optional := strings.CutSuffix(docs[name], "+optional")
-		if p.Description = strings.TrimSpace(doc); p.Description == "" {
+		if p.Description = docs[name]; p.Description == "" {
 			inner, err := w.fieldDocs(indirect(f.Type))
 			if err != nil {
 				return s, err
@@ -217,7 +218,7 @@ func (w *schemaWriter) object(t reflect.Type, steps []step, path string) (spec.S
 			p.Description = inner[""]
 		}
 		s.Properties[name] = p
-		if !optional && !omitempty {
+		if req {
 			s.Required = append(s.Required, name)
 		}
 	}
@@ -277,8 +278,7 @@ func (w *schemaWriter) fieldDocs(t reflect.Type) (map[string]string, error) {
 }
 
 // packageDocs reads the doc comments of the package at path: "Type" and
-// "Type.Field" → the comment's text in one line per paragraph, markers
-// (+optional) kept at its end.
+// "Type.Field" → the comment's text (docText).
 func packageDocs(path string) (map[string]string, error) {
 	out, err := exec.Command("go", "list", "-f", "{{.Dir}}", path).Output()
 	if err != nil {
@@ -321,19 +321,17 @@ func packageDocs(path string) (map[string]string, error) {
 	return docs, nil
 }
 
-// docText is a comment's text, each paragraph on one line; a marker line
-// (+optional) moves to the end.
+// docText is a comment's text, each paragraph on one line, without marker
+// lines (+enum), as Kubernetes' generators write descriptions.
 func docText(c *ast.CommentGroup) string {
 	if c == nil {
 		return ""
 	}
-	var paragraphs, markers []string
+	var paragraphs []string
 	for _, p := range strings.Split(strings.TrimSpace(c.Text()), "\n\n") {
 		var lines []string
 		for _, l := range strings.Split(p, "\n") {
-			if l = strings.TrimSpace(l); strings.HasPrefix(l, "+") {
-				markers = append(markers, l)
-			} else if l != "" {
+			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "+") {
 				lines = append(lines, l)
 			}
 		}
@@ -341,7 +339,7 @@ func docText(c *ast.CommentGroup) string {
 			paragraphs = append(paragraphs, strings.Join(lines, " "))
 		}
 	}
-	return strings.TrimSpace(strings.Join(paragraphs, "\n\n") + " " + strings.Join(markers, " "))
+	return strings.Join(paragraphs, "\n\n")
 }
 
 // probe is a value no validation accepts.
@@ -381,7 +379,7 @@ func enum(steps []step, path string) ([]any, error) {
 // value at path in a job of jobKind k; nil when it refuses it otherwise, or
 // not at all.
 func notSupported(k string, steps []step, path, value string) ([]string, error) {
-	for _, e := range refusals(k, steps, path, value, false) {
+	for _, e := range refusals(k, steps, value, at(path)) {
 		if e.Type != field.ErrorTypeNotSupported {
 			continue
 		}
@@ -404,10 +402,10 @@ func notSupported(k string, steps []step, path, value string) ([]string, error) 
 	return nil, nil
 }
 
-// refusals are the validation's errors about path, or a field that holds
-// it (within: spec.elastic of a kind that carries none), in a job of jobKind
-// k with value at path, defaulted first as mlops-fn does.
-func refusals(k string, steps []step, path string, value any, within bool) field.ErrorList {
+// refusals are the validation's errors about the fields about(path) names
+// in a job of jobKind k with value at the field steps lead to (nil: the
+// field left out), defaulted first as mlops-fn does.
+func refusals(k string, steps []step, value any, about func(string) bool) field.ErrorList {
 	job := api.MLOpsJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "probe"}}
 	job.Spec.JobKind = jobkind.JobKind(k)
 	v := reflect.ValueOf(&job).Elem()
@@ -427,19 +425,53 @@ func refusals(k string, steps []step, path string, value any, within bool) field
 			v = v.Field(int(s))
 		}
 	}
-	for v.Kind() == reflect.Pointer {
-		v.Set(reflect.New(v.Type().Elem()))
-		v = v.Elem()
+	if value == nil {
+		v.Set(reflect.Zero(v.Type()))
+	} else {
+		for v.Kind() == reflect.Pointer {
+			v.Set(reflect.New(v.Type().Elem()))
+			v = v.Elem()
+		}
+		v.Set(reflect.ValueOf(value).Convert(v.Type()))
 	}
-	v.Set(reflect.ValueOf(value).Convert(v.Type()))
 	job.Default()
 	var out field.ErrorList
 	for _, e := range job.Validate() {
-		if e.Field == path || within && (strings.HasPrefix(path, e.Field+".") || strings.HasPrefix(path, e.Field+"[")) {
+		if about(e.Field) {
 			out = append(out, e)
 		}
 	}
 	return out
+}
+
+// at, holding and inside say which errors are about path: those of the
+// field itself, of it or a field that holds it (spec.elastic, of a kind
+// that carries none), of it or a field inside it.
+func at(path string) func(string) bool { return func(f string) bool { return f == path } }
+
+func holding(path string) func(string) bool {
+	return func(f string) bool { return f == path || within(path, f) }
+}
+
+func inside(path string) func(string) bool {
+	return func(f string) bool { return f == path || within(f, path) }
+}
+
+// within: field path f is inside field path of.
+func within(f, of string) bool {
+	return strings.HasPrefix(f, of+".") || strings.HasPrefix(f, of+"[")
+}
+
+// required says whether the validation refuses the field at path (steps
+// lead to it) left out, in a job of every jobKind (with apiVersion, kind
+// and name unless the field is one of them).
+func required(steps []step, path string) bool {
+	for _, k := range jobkind.Names() {
+		if len(refusals(k, steps, nil, inside(path))) == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // bounds are the least and the greatest whole number the validation accepts
@@ -449,7 +481,7 @@ func refusals(k string, steps []step, path string, value any, within bool) field
 func bounds(steps []step, path string, lo, hi int64) (least, greatest int64, ok bool, err error) {
 	var kind string
 	for _, k := range jobkind.Names() {
-		takes := func(n int64) bool { return len(refusals(k, steps, path, n, true)) == 0 }
+		takes := func(n int64) bool { return len(refusals(k, steps, n, holding(path))) == 0 }
 		seed := int64(1)
 		if !takes(seed) {
 			if seed = 0; !takes(seed) {
