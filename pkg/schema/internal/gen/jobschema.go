@@ -9,6 +9,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"maps"
 	"math"
 	"os/exec"
@@ -202,9 +203,9 @@ func (w *schemaWriter) object(t reflect.Type, steps []step, path string) (spec.S
 		if err != nil {
 			return s, err
 		}
-		// The validation's word alone could hold only for the probe's context
-		// (a toleration's operator, required without a key): a field it may
-		// require has no omitempty, as in Kubernetes' types.
+		// What the probe's context requires another may not (a toleration's
+		// operator, without a key): only a field without omitempty, as
+		// Kubernetes' types write a required one, is required.
 		req := fsteps != nil && !slices.Contains(strings.Split(opts, ","), "omitempty") && required(fsteps, joinPath(path, name))
 		if p.Enum != nil && f.Type.Kind() == reflect.String && !req && !slices.Contains(p.Enum, any("")) {
 			// Decoded, "" is the field left out, which a spec may do.
@@ -284,7 +285,8 @@ func packageDocs(path string) (map[string]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("go list %s: %w", path, err)
 	}
-	pkgs, err := parser.ParseDir(token.NewFileSet(), strings.TrimSpace(string(out)), nil, parser.ParseComments)
+	source := func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }
+	pkgs, err := parser.ParseDir(token.NewFileSet(), strings.TrimSpace(string(out)), source, parser.ParseComments)
 	if err != nil {
 		return nil, err
 	}
