@@ -355,7 +355,7 @@ func enum(steps []step, path string) ([]any, error) {
 	var supported []string
 	var kind string
 	for _, k := range jobkind.Names() {
-		values, err := notSupported(k, steps, path, probe)
+		values, err := notSupported(k, steps, path)
 		if err != nil {
 			return nil, err
 		}
@@ -378,10 +378,10 @@ func enum(steps []step, path string) ([]any, error) {
 }
 
 // notSupported are the values the validation names as supported, refusing
-// value at path in a job of jobKind k; nil when it refuses it otherwise, or
-// not at all.
-func notSupported(k string, steps []step, path, value string) ([]string, error) {
-	for _, e := range refusals(k, steps, value, at(path)) {
+// the probe at path in a job of jobKind k; nil when it refuses it otherwise,
+// or not at all.
+func notSupported(k string, steps []step, path string) ([]string, error) {
+	for _, e := range refusals(k, steps, probe, at(path)) {
 		if e.Type != field.ErrorTypeNotSupported {
 			continue
 		}
@@ -404,9 +404,9 @@ func notSupported(k string, steps []step, path, value string) ([]string, error) 
 	return nil, nil
 }
 
-// refusals are the validation's errors about the fields about(path) names
-// in a job of jobKind k with value at the field steps lead to (nil: the
-// field left out), defaulted first as mlops-fn does.
+// refusals are the validation's errors about a field that about takes, in
+// a job of jobKind k with value at the field steps lead to (nil: the field
+// left out), defaulted first as mlops-fn does.
 func refusals(k string, steps []step, value any, about func(string) bool) field.ErrorList {
 	job := api.MLOpsJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "probe"}}
 	job.Spec.JobKind = jobkind.JobKind(k)
