@@ -406,69 +406,6 @@ func TestRealPublishedPi(t *testing.T) {
 	c.that("pi is approximately 3.14", math.Abs(pi-math.Pi) < 0.01, log)
 }
 
-// podProgram reports the process's ids and /dev/shm's size, and writes a file to the shared volume.
-const podProgram = `echo "mlops-fn-e2e uid=$(id -u) gid=$(id -g) groups=$(id -G | tr ' ' ,) shm=$(df -k --output=size /dev/shm | tail -n 1 | tr -d ' ')"; echo written > /shared/pod-file`
-
-// TestRealPod: a single-node Pod runs as USER_ID:GROUP_ID with FS_GROUP among its groups, its
-// /dev/shm has SHM_SIZE, and what it writes to the shared volume is its user's and FS_GROUP's.
-func TestRealPod(t *testing.T) {
-	section("real node: a single-node Pod")
-	c := newCheck(t, "real Pod")
-	if realNode() == "" {
-		c.skip("no real node")
-		return
-	}
-	defer took(time.Now())
-	const uid, gid, fsGroup, shmKiB = 1000, 1000, 2000, 256 * 1024
-	ns := "real-pod"
-	if err := realNamespace(t, ns); err != nil {
-		c.fail("a namespace on the real node", err.Error())
-		return
-	}
-	shared, err := sharedVolume(t, ns)
-	if err != nil {
-		c.fail("a shared volume", err.Error())
-		return
-	}
-	j := realJob{name: "ids", jobKind: "Pod",
-		spec: "  image: " + mpiImage + "\n  command: [sh, -c, " + strconv.Quote(podProgram) + "]\n" +
-			"  volumes: [{name: shared, mountPath: /shared, pvc: {claimName: shared}}]\n",
-		env: fmt.Sprintf("USER_ID=%d\nGROUP_ID=%d\nFS_GROUP=%d\nCPU=250m\nMEMORY=256Mi\nSHM_SIZE=%dKi\n", uid, gid, fsGroup, shmKiB)}
-	dir, err := j.hydrate(t.TempDir())
-	if err != nil {
-		c.fail("mlops-fn init and hydrate", err.Error())
-		return
-	}
-	if out, err := kubectl("", "apply", "-k", dir, "-n", ns, "--server-side"); err != nil {
-		c.fail("kubectl apply -k", out)
-		return
-	}
-	var phase corev1.PodPhase
-	waitUntil(waitForRun, func() bool {
-		p, err := kube.CoreV1().Pods(ns).Get(ctx, j.name, metav1.GetOptions{})
-		if err == nil {
-			phase = p.Status.Phase
-		}
-		return phase == corev1.PodSucceeded || phase == corev1.PodFailed
-	})
-	log := logsOf(ns, j.name, "")
-	if !c.eq("the Pod Succeeded", string(corev1.PodSucceeded), string(phase)) {
-		note("%s\n%s\nlog:\n%s", podTable(ns), recentEvents(ns, 10), log)
-		return
-	}
-	rs := reports(log)
-	if !c.eq("the Pod printed one report", 1, len(rs)) {
-		note("log:\n%s", log)
-		return
-	}
-	r := rs[0]
-	c.eq("the process runs as USER_ID:GROUP_ID", fmt.Sprintf("%d:%d", uid, gid), r["uid"]+":"+r["gid"])
-	c.that(fmt.Sprintf("FS_GROUP %d is among its groups", fsGroup), slices.Contains(strings.Split(r["groups"], ","), strconv.Itoa(fsGroup)), r["groups"])
-	c.eq("/dev/shm has SHM_SIZE (KiB)", strconv.Itoa(shmKiB), r["shm"])
-	c.eq(fmt.Sprintf("the file it wrote to the shared volume is uid %d's, group FS_GROUP %d's", uid, fsGroup),
-		map[string]string{"pod-file": fmt.Sprintf("%d:%d", uid, fsGroup)}, sharedFiles(shared))
-}
-
 // ownerOf is a file's "uid:gid".
 func ownerOf(info os.FileInfo) string {
 	st, ok := info.Sys().(*syscall.Stat_t)
@@ -621,58 +558,6 @@ func TestRealElastic(t *testing.T) {
 	c.that(fmt.Sprintf("a re-formed round ran all %d steps", steps), completed, log)
 }
 
-// TestRealTrainJob: a TrainJob on Trainer's torch-distributed runtime: numNodes pods, one
-// rendezvous, the all-reduce over WORKERS x SLOTS_PER_WORKER ranks, run as mlops.env's ids.
-func TestRealTrainJob(t *testing.T) {
-	section("real node: a TrainJob on torch-distributed")
-	c := newCheck(t, "real TrainJob")
-	if realNode() == "" {
-		c.skip("no real node")
-		return
-	}
-	defer took(time.Now())
-	const workers, uid, gid = 2, 1000, 1000
-	ns := "real-trainjob"
-	if err := realNamespace(t, ns); err != nil {
-		c.fail("a namespace on the real node", err.Error())
-		return
-	}
-	j := realJob{name: "trainjob", jobKind: "TrainJob", spec: "  image: " + torchImage + "\n" + torchCommand(1) + "  trainer: {runtime: torch-distributed}\n",
-		env: fmt.Sprintf("USER_ID=%d\nGROUP_ID=%d\nWORKERS=%d\nCPU=500m\nMEMORY=1Gi\n", uid, gid, workers)}
-	dir, err := j.hydrate(t.TempDir())
-	if err != nil {
-		c.fail("mlops-fn init and hydrate", err.Error())
-		return
-	}
-	if out, err := kubectl("", "apply", "-k", dir, "-n", ns, "--server-side"); err != nil {
-		c.fail("kubectl apply -k", out)
-		return
-	}
-	finished := jobFinished("trainer.kubeflow.org/v1alpha1", "TrainJob", ns, j.name, "Complete")
-	byPod, log := podsLogs(ns, "jobset.sigs.k8s.io/jobset-name="+j.name)
-	if !c.eq("the TrainJob is Complete", "Complete", finished) {
-		note("%s\n%s\n%s", podTable(ns), recentEvents(ns, 10), log)
-		return
-	}
-	c.eq(fmt.Sprintf("numNodes = WORKERS = %d pods ran", workers), workers, len(byPod))
-	var bad []string
-	n := 0
-	for pod, rs := range byPod {
-		for _, r := range rs {
-			n++
-			// JobSet names a pod's host after the pod, without the pod's random suffix.
-			if r.int("world") != workers || r.int("sum") != workers*(workers+1)/2 || !strings.HasPrefix(pod, r["host"]+"-") {
-				bad = append(bad, pod+": "+fmt.Sprint(r))
-			}
-			if r.int("uid") != uid || r.int("gid") != gid {
-				bad = append(bad, pod+": ids "+r["uid"]+":"+r["gid"])
-			}
-		}
-	}
-	c.eq(fmt.Sprintf("%d ranks reported", workers), workers, n)
-	c.that(fmt.Sprintf("every rank saw a world of %d, the all-reduce right, as %d:%d", workers, uid, gid), n > 0 && len(bad) == 0, bad...)
-}
-
 // sidecarFirstMPIJob is a team's own MPIJob as they wrote it: a metrics sidecar (a native one)
 // on the launcher, an init container and a log shipper before the trainer on each worker. The
 // mpi-operator puts the SSH keys and the hostfile's environment into containers[0].
@@ -763,7 +648,7 @@ func TestRealMPIJobSidecarFirst(t *testing.T) {
 // TestRealNFS: the shared nfs volume mlops.env names reaches the kubelet's nfs plugin, which
 // mounts NFS_SERVER:NFS_PATH. This machine's kernel has no NFS client (no CONFIG_NFS_FS), so the
 // mount itself fails: the check reads the kubelet's own account of the mount it ran, and the
-// ownership checks use a local PersistentVolume instead (TestRealPod, TestRealMPIJob).
+// ownership checks use a local PersistentVolume instead (TestConformance, TestRealMPIJob).
 func TestRealNFS(t *testing.T) {
 	section("real node: the nfs volume reaches the kubelet's mount")
 	c := newCheck(t, "real nfs volume")
