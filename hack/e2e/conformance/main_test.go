@@ -22,6 +22,17 @@ func write(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
+// unset unsets the variables for the test (t.Setenv restores them after it).
+func unset(t *testing.T, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		t.Setenv(n, "")
+		if err := os.Unsetenv(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestSee: the rank from each launcher's variables, the variables asked for (unset ones null),
 // the mounts as mountinfo lists them (escapes decoded, the last mount over a path, ro or rw) with
 // their owner and mode, and the cgroup limits of v1 and v2.
@@ -44,13 +55,9 @@ func TestSee(t *testing.T) {
 		"v2/cpu.max":                      "150000 100000\n", "v2/memory.max": "max\n",
 		"none/memory/memory.limit_in_bytes": "9223372036854771712\n", "none/cpu/cpu.cfs_quota_us": "-1\n", "none/cpu/cpu.cfs_period_us": "100000\n",
 	})
-	for _, v := range []string{"OMPI_COMM_WORLD_RANK", "PMI_RANK", "RANK"} {
-		t.Setenv(v, "")
-		os.Unsetenv(v)
-	}
+	unset(t, "OMPI_COMM_WORLD_RANK", "PMI_RANK", "RANK", "UNSET_KEY")
 	t.Setenv("MY_KEY", "hello")
 	t.Setenv("EMPTY", "")
-	os.Unsetenv("UNSET_KEY")
 	t.Setenv("PMI_RANK", "2")
 	t.Setenv("PMI_SIZE", "3")
 	t.Setenv("MPI_LOCALRANKID", "0")
@@ -83,8 +90,7 @@ func TestSee(t *testing.T) {
 	if r := see(nil, filepath.Join(dir, "mountinfo"), filepath.Join(dir, "none")); r.CPUMax != -1 || r.MemoryMax != -1 {
 		t.Errorf("no limits: CPUMax %d, MemoryMax %d; want -1, -1", r.CPUMax, r.MemoryMax)
 	}
-	os.Unsetenv("PMI_RANK")
-	os.Unsetenv("RANK")
+	unset(t, "PMI_RANK", "RANK")
 	if r := see(nil, filepath.Join(dir, "mountinfo"), filepath.Join(dir, "none")); r.RankFrom != "" || r.Rank != 0 || r.Size != 1 {
 		t.Errorf("a lone process: %s %d of %d, want 0 of 1", r.RankFrom, r.Rank, r.Size)
 	}
