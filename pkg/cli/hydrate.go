@@ -92,6 +92,12 @@ the job spec, is hydrated or checked once; a file in no overlay is skipped.`, hy
 					return fail(cmd, fmt.Errorf("%s is a file; hydrate takes the overlay folder that holds %s and %s: mlops-fn hydrate %s", dir, o.Config, api.DefaultEnvPath, filepath.Dir(dir)))
 				}
 			}
+			// Every folder locked first, in one order, for the whole run.
+			unlock, err := hydrate.Lock(dirs...)
+			if err != nil {
+				return fail(cmd, err)
+			}
+			defer unlock()
 			notes := make([]string, len(dirs))
 			// Infos say what hydrate writes: printed once it has, never under --check.
 			var infos framework.Results

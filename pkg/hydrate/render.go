@@ -25,6 +25,11 @@ func Render(o Options) (*Overlay, error) {
 	if o.Config == "" {
 		o.Config = "job.yaml"
 	}
+	// Held until Write, or Unlock: what Render reads, nobody else writes.
+	unlock, err := Lock(o.Dir)
+	if err != nil {
+		return nil, err
+	}
 	r := &rendering{o: o, configPath: filepath.Join(o.Dir, o.Config)}
 	for _, step := range []func() error{
 		r.readSpec,          // the job spec and mlops.env, resolved as the function resolves them
@@ -36,9 +41,11 @@ func Render(o Options) (*Overlay, error) {
 		r.check,             // the overlay's build equals the function's run
 	} {
 		if err := step(); err != nil {
+			unlock()
 			return nil, err
 		}
 	}
+	r.out.unlock = unlock
 	for _, msg := range r.restored {
 		r.out.Warnings = append(r.out.Warnings, &framework.Result{Severity: framework.Info, Message: msg})
 	}

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
+)
+
+// TestConcurrentHydrates runs several `mlops-fn hydrate` of one overlay at
+// once, mlops.env edited between their starts, round after round (issue 45:
+// two at once once left hydrate's entries in kustomization.yaml and no
+// mlops-fn/ folder). Without the lock, a run that read mlops.env before an
+// edit and wrote after one that read it after would leave the overlay stale,
+// and two writes at once remove each other's staged folders. Each run holds
+// the overlay's lock from its read to its write, so each succeeds, and after
+// every round the overlay builds with the last edit: `hydrate --check` passes.
+func TestConcurrentHydrates(t *testing.T) {
+	binary(t)
+	fn, err := filepath.Abs(filepath.Join(repoRoot, "bin", "mlops-fn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "job")
+	if out, err := exec.Command(fn, "init", dir).CombinedOutput(); err != nil {
+		t.Fatalf("init: %v\n%s", err, out)
+	}
+	envPath := filepath.Join(dir, "mlops.env")
+	text, err := os.ReadFile(envPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	workers := regexp.MustCompile(`(?m)^WORKERS=\d+$`)
+	if !workers.Match(text) {
+		t.Fatalf("mlops.env has no WORKERS=:\n%s", text)
+	}
+	// setWorkers edits mlops.env under the overlay's lock (an edit during a
+	// run's read is not this test's: that run would read two texts).
+	setWorkers := func(n int) {
+		unlock, err := hydrate.Lock(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer unlock()
+		tmp := envPath + ".edit"
+		if err := os.WriteFile(tmp, workers.ReplaceAll(text, fmt.Appendf(nil, "WORKERS=%d", n)), 0o644); err != nil {
+			t.Error(err)
+		}
+		if err := os.Rename(tmp, envPath); err != nil {
+			t.Error(err)
+		}
+	}
+	hydrateOnce := func(args ...string) (string, error) {
+		cmd := exec.Command(fn, append([]string{"hydrate"}, args...)...)
+		cmd.Dir = dir
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		return out.String(), err
+	}
+	const rounds, runs = 8, 3
+	for round := range rounds {
+		var wg sync.WaitGroup
+		outs := make([]string, runs)
+		errs := make([]error, runs)
+		for i := range runs {
+			setWorkers(2 + (round*runs+i)%3)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				outs[i], errs[i] = hydrateOnce(".")
+			}()
+			// Long enough for the run to read mlops.env before the next edit.
+			time.Sleep(300 * time.Millisecond)
+		}
+		wg.Wait()
+		for i := range runs {
+			if errs[i] != nil {
+				t.Errorf("round %d, run %d: %v\n%s", round, i, errs[i], outs[i])
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, "mlops-fn", "kustomization.yaml")); err != nil {
+			t.Fatalf("round %d: the overlay is half-written: %v", round, err)
+		}
+		// The last run to take the lock started after the last edit.
+		if out, err := hydrateOnce("--check", "."); err != nil {
+			t.Fatalf("round %d: after the runs, the overlay is not fresh: %v\n%s", round, err, out)
+		}
+		if t.Failed() {
+			return
+		}
+	}
+}
