@@ -136,6 +136,10 @@ func (r *rendering) readKustomization() error {
 	if err != nil {
 		return err
 	}
+	if _, err := fileInside(o.Dir, kpath); kpath != "" && err != nil {
+		// The staged builds read it at its link's path, which kustomize, resolving the link, does not.
+		return fmt.Errorf("%s is a symbolic link to %s, outside the overlay folder %s, and kubectl's kustomize then finds no kustomization in %s; accepted: the file itself in %s, or a link to a file in or below it", kpath, kreal, o.Dir, o.Dir, o.Dir)
+	}
 	seedHeader := fmt.Sprintf("# After editing %s or %s, run `mlops-fn hydrate` on this folder, then\n# `kubectl apply -k` it: until hydrate has run, the build fails and says so.\n# Lines you add here stay; the entries marked `# mlops-fn hydrate` are hydrate's.\n", o.Config, r.envFile)
 	r.k, r.oldText, r.form, err = readKustomization(kpath, o.Resources, seedHeader, func() error {
 		return fmt.Errorf("%s does not exist: pass --resources with the base that holds the %s skeleton named %s", filepath.Join(o.Dir, "kustomization.yaml"), plan.Facts().Kind, plan.Name)

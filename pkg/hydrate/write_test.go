@@ -397,6 +397,32 @@ func TestSymlinkedKustomizationStaysALink(t *testing.T) {
 	kustomize(t, dir)
 }
 
+// TestSymlinkedKustomizationOutsideIsRefused: kustomize finds no
+// kustomization through a link that leaves the folder, so hydrate refuses
+// it, writing nothing (it wrote its entries into the file outside).
+func TestSymlinkedKustomizationOutsideIsRefused(t *testing.T) {
+	t.Parallel()
+	root, _ := overlay(t, "multi-node-nonroot")
+	dir := filepath.Join(root, "overlay")
+	if err := os.MkdirAll(filepath.Join(root, "shared"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "kustomization.yaml"), filepath.Join(root, "shared", "kustomization.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../shared/kustomization.yaml", filepath.Join(dir, "kustomization.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, root)
+	_, err := Render(Options{Dir: dir})
+	if err == nil || !strings.Contains(err.Error(), "is a symbolic link to "+filepath.Join(root, "shared", "kustomization.yaml")+", outside the overlay folder") {
+		t.Fatalf("want the link refused, got %v", err)
+	}
+	if diff := cmp.Diff(before, snapshot(t, root)); diff != "" {
+		t.Errorf("files changed (-before +after):\n%s", diff)
+	}
+}
+
 // initFolder writes dir as mlops-fn init does for a job named name, hydrated.
 func initFolder(t *testing.T, dir, name string) {
 	t.Helper()
