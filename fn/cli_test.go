@@ -91,6 +91,10 @@ func TestUsageErrors(t *testing.T) {
 			"mlops-fn: error: ", "", []string{"is a file", "mlops-fn hydrate {repo}/quickstart/k8s/mlops/multi-node"}},
 		{"hydrate given one folder twice", []string{"hydrate", "{repo}/quickstart/k8s/mlops/multi-node", "{repo}/quickstart/k8s/mlops/multi-node/"},
 			"mlops-fn: error: ", "", []string{"are the same folder"}},
+		{"hydrate --staged without --files", []string{"hydrate", "--check", "--staged"},
+			"mlops-fn: error: ", "", []string{"--staged adds files", "needs --files"}},
+		{"hydrate --staged outside a git repository", []string{"hydrate", "--check", "--files", "--staged"},
+			"mlops-fn: error: ", "", []string{"--staged reads git's index: git rev-parse --show-toplevel", "not a git repository"}},
 		{"init into a folder that holds files", []string{"init", "{repo}/quickstart/k8s/mlops/multi-node"},
 			"mlops-fn: error: ", "", []string{"exists and is not empty"}},
 	}

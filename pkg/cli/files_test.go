@@ -47,4 +47,9 @@ func TestOverlaysOf(t *testing.T) {
 	if want := []string{"a", "b"}; !slices.Equal(got, want) {
 		t.Errorf("overlaysOf = %v, want %v", got, want)
 	}
+	// A folder is looked at itself first: an overlay, or the one it lies in.
+	got = overlaysOf([]string{"b", "notes", "a/base/", "c"}, "job.yaml")
+	if want := []string{"b", "a"}; !slices.Equal(got, want) {
+		t.Errorf("overlaysOf of folders = %v, want %v", got, want)
+	}
 }

@@ -20,7 +20,7 @@ import (
 
 func newHydrate() *cobra.Command {
 	var o hydrate.Options
-	var check, files bool
+	var check, files, staged bool
 	cmd := &cobra.Command{
 		Use:   "hydrate DIR...",
 		Short: "Write an overlay's patch files and kustomization, for `kubectl apply -k DIR`",
@@ -56,10 +56,13 @@ first object and field that differ; files that differ but build the same
 objects pass.
 
 With --files the arguments are files, as pre-commit passes the changed ones:
-the overlay of each, the nearest folder above it holding kustomization.yaml and
-the job spec, is hydrated or checked once; a file in no overlay is skipped.`, hydrate.ComponentDir, patchFiles(), hydrate.NameReferenceFile),
+the overlay of each, the nearest folder above it (or, for a folder, at it)
+holding kustomization.yaml and the job spec, is hydrated or checked once; a
+file in no overlay is skipped. --staged adds the files git's index changes
+against HEAD, those deleted or renamed away included, which pre-commit never
+passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.ComponentDir, patchFiles(), hydrate.NameReferenceFile),
 		Args: func(_ *cobra.Command, dirs []string) error {
-			if len(dirs) == 0 {
+			if len(dirs) == 0 && !staged {
 				return fmt.Errorf("needs at least one overlay folder (the folder holding %s and %s)", o.Config, api.DefaultEnvPath)
 			}
 			return nil
@@ -72,6 +75,16 @@ the job spec, is hydrated or checked once; a file in no overlay is skipped.`, hy
 				// quadratic amounts: collecting less often saves a fifth of a
 				// long spec's hydrate, for twice its small peak memory.
 				debug.SetGCPercent(400)
+			}
+			if staged && !files {
+				return fail(cmd, fmt.Errorf("--staged adds files, not overlay folders: it needs --files (mlops-fn hydrate --check --files --staged)"))
+			}
+			if staged {
+				paths, err := stagedPaths()
+				if err != nil {
+					return fail(cmd, err)
+				}
+				dirs = append(dirs, paths...)
 			}
 			if files {
 				dirs = overlaysOf(dirs, o.Config)
@@ -146,6 +159,7 @@ the job spec, is hydrated or checked once; a file in no overlay is skipped.`, hy
 	cmd.Flags().StringSliceVar(&o.Resources, "resources", nil, "resources of a new kustomization.yaml (the base with the skeleton)")
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; fail when what DIR builds differs from what it would build once hydrated")
 	cmd.Flags().BoolVar(&files, "files", false, "the arguments are files: take the overlay each lies in (pre-commit's hook)")
+	cmd.Flags().BoolVar(&staged, "staged", false, "with --files: also the files git's index changes, deleted ones included (pre-commit passes none of those)")
 	return cmd
 }
 
