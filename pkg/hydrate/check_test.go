@@ -210,6 +210,27 @@ func TestMergeWithoutBase(t *testing.T) {
 	}
 }
 
+// TestGlobalDisableNameSuffixHash: a top-level generatorOptions that takes
+// the hash off every generated name, the env ConfigMap's too, is refused
+// before anything is built, saying what is accepted (the guard's "run mlops-fn
+// hydrate" came back from the command that had just run).
+func TestGlobalDisableNameSuffixHash(t *testing.T) {
+	t.Parallel()
+	dir := quickstartCopy(t, "multi-node")
+	k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+	write(t, filepath.Join(dir, "kustomization.yaml"), string(k)+"generatorOptions:\n  disableNameSuffixHash: true\n")
+	_, err := Render(Options{Dir: dir})
+	for _, want := range []string{
+		filepath.Join(dir, "kustomization.yaml") + ":",
+		": generatorOptions.disableNameSuffixHash: true takes kustomize's hash off the name of every ConfigMap",
+		"accepted: no disableNameSuffixHash under generatorOptions (or false), and options: {disableNameSuffixHash: true} on each of your own generators",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "run mlops-fn hydrate") {
+			t.Fatalf("want the field named, saying %q, got %v", want, err)
+		}
+	}
+}
+
 // TestBuildsDoNotShareTheSchema: kyaml's OpenAPI schema is a global that
 // kustomize sets from a kustomization's openapi: and keeps for the next build
 // without one; each build starts afresh, so a build after one with openapi:

@@ -138,6 +138,11 @@ func (f textForm) apply(text string) string {
 // user's own fields of the env generator (literals, more envs, options) too.
 // It returns what it set back in the env generator that an edit had changed.
 func setEntries(k *yaml.RNode, e entries, path string) ([]string, error) {
+	// kustomize forces a global true onto every generator, over the env generator's own false.
+	if h, _ := k.Pipe(yaml.Lookup("generatorOptions", "disableNameSuffixHash")); h != nil && strings.EqualFold(h.YNode().Value, "true") {
+		return nil, fmt.Errorf("%s:%d: generatorOptions.disableNameSuffixHash: %s takes kustomize's hash off the name of every ConfigMap the kustomization generates, and the job's env ConfigMap %s must keep it: an edit of mlops.env then makes a new ConfigMap beside the old one, and a running job keeps reading its own; accepted: no disableNameSuffixHash under generatorOptions (or false), and options: {disableNameSuffixHash: true} on each of your own generators whose name must stay as written",
+			path, h.YNode().Line, h.YNode().Value, e.envName)
+	}
 	gens, err := listField(k, "configMapGenerator")
 	if err != nil {
 		return nil, err
