@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/mlops-fn/mlops-fn/internal/testutil"
@@ -167,6 +168,33 @@ func TestCatalogMetadata(t *testing.T) {
 		}
 		if !strings.Contains(string(data), "\n  - image: "+meta.Image+"\n") {
 			t.Errorf("%s: its mutator is not metadata.yaml's image %s:\n%s", file, meta.Image, data)
+		}
+	}
+}
+
+// TestKptPackagesShipTheirServiceAccount: a kpt package is applied alone
+// (kpt live apply), so the ServiceAccount its job spec names is in it: the
+// API server refuses a Pod, and an operator the job's pods, without one.
+func TestKptPackagesShipTheirServiceAccount(t *testing.T) {
+	specs, _ := filepath.Glob("../quickstart/kpt/*/job.yaml")
+	if len(specs) != len(jobkind.Kinds) {
+		t.Fatalf("%d kpt packages, want one per kind (%d)", len(specs), len(jobkind.Kinds))
+	}
+	for _, spec := range specs {
+		job, err := yaml.ReadFile(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, _ := job.GetString("spec.serviceAccountName")
+		if name == "" {
+			continue
+		}
+		var found bool
+		for _, n := range readNodes(t, filepath.Join(filepath.Dir(spec), "serviceaccount_"+name+".yaml")) {
+			found = found || n.GetKind() == "ServiceAccount" && n.GetName() == name
+		}
+		if !found {
+			t.Errorf("%s names spec.serviceAccountName %s, and its package holds no ServiceAccount %s", spec, name, name)
 		}
 	}
 }
