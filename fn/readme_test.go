@@ -3,8 +3,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -196,6 +198,42 @@ func TestKptPackagesShipTheirServiceAccount(t *testing.T) {
 		if !found {
 			t.Errorf("%s names spec.serviceAccountName %s, and its package holds no ServiceAccount %s", spec, name, name)
 		}
+	}
+}
+
+// TestQuickstartHeaders: each quickstart job.yaml's header says a setting
+// in both it and mlops.env is an error (it said mlops.env's values win), and
+// so it is: USER_ID, in every quickstart's mlops.env, set in the spec too.
+func TestQuickstartHeaders(t *testing.T) {
+	binary(t)
+	for _, topology := range testutil.QuickstartFolders() {
+		t.Run(topology, func(t *testing.T) {
+			dir := filepath.Join("../quickstart/k8s/mlops", topology)
+			text, err := os.ReadFile(filepath.Join(dir, "job.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			const says = "# spec.workers, ...) lives in one of them: set in both, it is an error naming\n# both.\n"
+			if header, _, _ := strings.Cut(string(text), "apiVersion:"); !strings.Contains(header, says) {
+				t.Fatalf("%s/job.yaml's header does not say %q:\n%s", dir, says, header)
+			}
+			spec := yaml.MustParse(string(text))
+			if err := spec.PipeE(yaml.LookupCreate(yaml.MappingNode, "spec", "security"), yaml.SetField("runAsUser", yaml.NewRNode(&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagInt, Value: "1000"}))); err != nil {
+				t.Fatal(err)
+			}
+			tmp := t.TempDir()
+			env, err := os.ReadFile(filepath.Join(dir, "mlops.env"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := errors.Join(os.WriteFile(filepath.Join(tmp, "job.yaml"), []byte(spec.MustString()), 0o644), os.WriteFile(filepath.Join(tmp, "mlops.env"), env, 0o644)); err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command(filepath.Join(repoRoot, "bin", "mlops-fn"), filepath.Join(tmp, "job.yaml")).CombinedOutput()
+			if err == nil || !strings.Contains(string(out), "spec.security.runAsUser") || !strings.Contains(string(out), "USER_ID") || !strings.Contains(string(out), "not both") {
+				t.Errorf("USER_ID in mlops.env and spec.security.runAsUser: want an error naming both, got %v\n%s", err, out)
+			}
+		})
 	}
 }
 
