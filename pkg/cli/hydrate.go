@@ -36,10 +36,9 @@ Each list of a patch that merges by key says its key in a comment
 it there, as it knows no CRD's schema, and the build's own schema stays as it
 is. For an MPIJob, a PyTorchJob or a TrainJob (CRDs) it adds %s,
 the fields where the job names ConfigMaps, Secrets and ServiceAccounts.
-In DIR/kustomization.yaml it keeps four entries (marked "# mlops-fn hydrate"):
-the env ConfigMap's generator, the guard's two inputs (mlops.env's generator,
-job.yaml as a local-config resource) and the component; every
-other line stays. After any edit of job.yaml or mlops.env, run hydrate again.
+In DIR/kustomization.yaml it keeps %d entries, each marked "# mlops-fn hydrate":
+%severy other line stays. After any edit of job.yaml or mlops.env, run hydrate
+again.
 
 Before writing, it builds the overlay as kubectl does and compares it with
 mlops-fn run, in this process, as kustomize runs a transformer (after the
@@ -48,7 +47,8 @@ fields that differ and the entries likely to set them. Nothing is written
 unless every folder renders; a folder's component is swapped in one step, and
 a failure puts every folder back. The base init wrote, while unedited, is
 rewritten for a renamed job or another jobKind as part of the same write.
-The env file must lie in its folder.
+The env file must lie in its folder. Two runs on one folder take turns: each
+holds a lock of the folder (flock) from its first read to its last write.
 
 With --check nothing is written: the command fails when what DIR builds
 differs from what it would build once hydrated (CI's drift check), naming the
@@ -60,7 +60,7 @@ the overlay of each, the nearest folder above it (or, for a folder, at it)
 holding kustomization.yaml and the job spec, is hydrated or checked once; a
 file in no overlay is skipped. --staged adds the files git's index changes
 against HEAD, those deleted or renamed away included, which pre-commit never
-passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.ComponentDir, patchFiles(), hydrate.NameReferenceFile),
+passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.ComponentDir, patchFiles(), hydrate.NameReferenceFile, len(hydrate.KustomizationEntries), kustomizationEntries()),
 		Args: func(_ *cobra.Command, dirs []string) error {
 			if len(dirs) == 0 && !staged {
 				return fmt.Errorf("needs at least one overlay folder (the folder holding %s and %s)", o.Config, api.DefaultEnvPath)
@@ -190,6 +190,15 @@ func fail(cmd *cobra.Command, err error) error {
 		return markReported(err)
 	}
 	return reportError(cmd.ErrOrStderr(), err)
+}
+
+// kustomizationEntries lists hydrate's entries in the user's kustomization.
+func kustomizationEntries() string {
+	var b strings.Builder
+	for _, e := range hydrate.KustomizationEntries {
+		fmt.Fprintf(&b, "  %-19s %s\n", e.Field, e.What)
+	}
+	return b.String()
 }
 
 // patchFiles lists each kind's patch file, from the job kinds table.

@@ -24,6 +24,21 @@ import (
 // a later run finds it again after a rename.
 const ownedMark = "mlops-fn hydrate"
 
+// Entry is one of hydrate's entries in the user's kustomization: the field
+// it is under, and what it is.
+type Entry struct{ Field, What string }
+
+// KustomizationEntries are the entries setEntries keeps, each marked with
+// ownedMark, as `hydrate --help` lists them (TestKustomizationEntries counts
+// them in a hydrated kustomization).
+var KustomizationEntries = []Entry{
+	{"configMapGenerator", "the env ConfigMap's generator"},
+	{"configMapGenerator", "the guard's inputs: mlops.env's generator (local-config)"},
+	{"resources", "the guard's inputs: the job spec (local-config: never applied)"},
+	{"components", ComponentDir + ", the component"},
+	{"patches", listedPath + ": fails the build when components: lacks " + ComponentDir},
+}
+
 // entries are what hydrate keeps in the user's kustomization: the env
 // ConfigMap's generator, the guard's inputs generator and the component.
 // Everything else there is the user's and stays.
