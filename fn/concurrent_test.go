@@ -28,15 +28,7 @@ import (
 // With an editor that takes no lock, an overlay is never half-written: it
 // builds fresh, or its guard refuses it as stale.
 func TestConcurrentHydrates(t *testing.T) {
-	binary(t)
-	fn, err := filepath.Abs(filepath.Join(repoRoot, "bin", "mlops-fn"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "job")
-	if out, err := exec.Command(fn, "init", dir).CombinedOutput(); err != nil {
-		t.Fatalf("init: %v\n%s", err, out)
-	}
+	fn, dir := initJob(t)
 	envPath := filepath.Join(dir, "mlops.env")
 	text, err := os.ReadFile(envPath)
 	if err != nil {
