@@ -22,14 +22,13 @@ import (
 // that holds a kustomization and an MLOpsJob spec named config (a base's own
 // job.yaml, say an MPIJob, is not one). Each overlay comes once, in the
 // order first met; a file in none is left out: a commit touches more than
-// overlays.
-func overlaysOf(files []string, config string) []string {
-	var dirs []string
+// overlays. A folder in none, which a person named, is in outside.
+func overlaysOf(files []string, config string) (dirs, outside []string) {
 	seen := map[string]bool{}
 	for _, f := range files {
-		start := filepath.Dir(f)
+		start, folder := filepath.Dir(f), false
 		if info, err := os.Stat(f); err == nil && info.IsDir() {
-			start = filepath.Clean(f)
+			start, folder = filepath.Clean(f), true
 		}
 		for dir := start; ; dir = filepath.Dir(dir) {
 			if isOverlay(dir, config) {
@@ -40,11 +39,14 @@ func overlaysOf(files []string, config string) []string {
 				break
 			}
 			if filepath.Dir(dir) == dir {
+				if folder {
+					outside = append(outside, f)
+				}
 				break
 			}
 		}
 	}
-	return dirs
+	return dirs, outside
 }
 
 // stagedPaths are the paths git's index changes against HEAD, relative to

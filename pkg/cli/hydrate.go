@@ -58,7 +58,7 @@ objects pass.
 With --files the arguments are files, as pre-commit passes the changed ones:
 the overlay of each, the nearest folder above it (or, for a folder, at it)
 holding kustomization.yaml and the job spec, is hydrated or checked once; a
-file in no overlay is skipped. --staged adds the files git's index changes
+file in no overlay is skipped (a folder with a warning). --staged adds the files git's index changes
 against HEAD, those deleted or renamed away included, which pre-commit never
 passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.ComponentDir, patchFiles(), hydrate.NameReferenceFile, len(hydrate.KustomizationEntries), kustomizationEntries()),
 		Args: func(_ *cobra.Command, dirs []string) error {
@@ -87,7 +87,12 @@ passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.Component
 				dirs = append(dirs, paths...)
 			}
 			if files {
-				dirs = overlaysOf(dirs, o.Config)
+				var outside []string
+				dirs, outside = overlaysOf(dirs, o.Config)
+				for _, f := range outside {
+					report(cmd.ErrOrStderr(), framework.Results{{Severity: framework.Warning, Message: fmt.Sprintf(
+						"%s: skipped: no folder at or above it holds a kustomization and an %s %s, so it lies in no overlay", f, api.Kind, o.Config)}})
+				}
 			}
 			// Render every folder before writing any, so a bad one leaves all untouched.
 			overlays := make([]*hydrate.Overlay, len(dirs))
