@@ -6,12 +6,17 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
@@ -41,15 +46,54 @@ func New(inputRead func(bytes int)) *cobra.Command {
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
+				if isTerminal(cmd.InOrStdin()) {
+					// A runner pipes a ResourceList; a person at a prompt asks what this is.
+					return cmd.Help()
+				}
 				return runResourceList(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), inputRead)
+			}
+			if err := unknownCommand(cmd, args[0]); err != nil {
+				return err
 			}
 			return runStandalone(args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), inputRead)
 		},
 	}
+	cmd.SuggestionsMinimumDistance = 2 // cobra's own, which SuggestionsFor leaves unset
 	cmd.SetVersionTemplate("{{.Version}}")
 	cmd.SetFlagErrorFunc(flagError)
 	cmd.AddCommand(newHydrate(), newInit(), newApply(), newDelete(), newStatus(), newLogs(), newVersion())
 	return cmd
+}
+
+// isTerminal: r is a terminal, where nobody types a ResourceList.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// commandLike is a first argument that reads as a command, not a file.
+var commandLike = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+
+// unknownCommand refuses a first argument that is no file and reads as a
+// command (a misspelt one), which would otherwise be opened as a job spec.
+func unknownCommand(cmd *cobra.Command, first string) error {
+	if !commandLike.MatchString(first) {
+		return nil
+	}
+	if _, err := os.Stat(first); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	var names []string
+	for _, c := range cmd.Commands() {
+		if c.IsAvailableCommand() {
+			names = append(names, c.Name())
+		}
+	}
+	hint := ""
+	if s := cmd.SuggestionsFor(first); len(s) > 0 {
+		hint = "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return fmt.Errorf("unknown command %s%s; accepted: a command (%s), or a job spec's file: mlops-fn JOB.yaml", first, hint, strings.Join(names, ", "))
 }
 
 // runResourceList is the KRM function protocol (pkg/krm, which the image runs alone).

@@ -68,6 +68,34 @@ func overlay(t *testing.T, testCase string) (root string, skeleton *yaml.RNode) 
 	return root, skeleton
 }
 
+// TestKustomizationEntries: a hydrated kustomization holds, under each
+// field, as many entries marked as hydrate's as KustomizationEntries, which
+// `hydrate --help` lists, says.
+func TestKustomizationEntries(t *testing.T) {
+	t.Parallel()
+	root, _ := overlay(t, "multi-node-nonroot")
+	text, err := os.ReadFile(filepath.Join(root, "overlay", "kustomization.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked, field := map[string]int{}, ""
+	for _, line := range strings.Split(string(text), "\n") {
+		if key, _, ok := strings.Cut(line, ":"); ok && key != "" && !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "-") && !strings.HasPrefix(line, "#") {
+			field = key
+		}
+		if strings.Contains(line, "# "+ownedMark+":") {
+			marked[field]++
+		}
+	}
+	want := map[string]int{}
+	for _, e := range KustomizationEntries {
+		want[e.Field]++
+	}
+	if diff := cmp.Diff(want, marked); diff != "" {
+		t.Errorf("hydrate's marked entries by field (-KustomizationEntries +kustomization.yaml):\n%s\n%s", diff, text)
+	}
+}
+
 // difference describes how two builds differ, "" when they do not.
 func difference(want, got []*yaml.RNode) (string, error) {
 	diffs, err := differences(want, got)

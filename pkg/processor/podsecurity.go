@@ -230,8 +230,30 @@ var settingFor = map[string]string{
 	"seccompProfile":                    "spec.security.hardening (on by default) sets the seccomp profile",
 	"restricted volume types":           "NFS_SERVER and spec.volumes' nfs are inline volumes: a pvc bound to an NFS PersistentVolume is allowed",
 	"hostPath volumes":                  "spec.volumes' hostPath is one",
-	"host namespaces":                   "spec.hostNetwork sets hostNetwork",
 	"non-default capabilities":          "spec.rdma adds IPC_LOCK",
+}
+
+// hostNamespaces says what sets each host namespace a pod spec shares:
+// spec.hostNetwork for the node's network; nothing of mlops-fn's for its
+// processes or IPC, which only the base sets.
+func hostNamespaces(spec corev1.PodSpec) []string {
+	var out, base []string
+	if spec.HostNetwork {
+		out = append(out, "spec.hostNetwork sets hostNetwork")
+	}
+	if spec.HostPID {
+		base = append(base, "hostPID")
+	}
+	if spec.HostIPC {
+		base = append(base, "hostIPC")
+	}
+	switch len(base) {
+	case 1:
+		out = append(out, base[0]+" is the base's: no setting of mlops-fn's sets it")
+	case 2:
+		out = append(out, "hostPID and hostIPC are the base's: no setting of mlops-fn's sets them")
+	}
+	return out
 }
 
 // podSecurityNotice is the warning about a job whose pods restricted
@@ -245,6 +267,10 @@ func podSecurityNotice(id string, pods []podAt) string {
 		return ""
 	}
 	above := levels[slices.Index(levels, level)-1]
+	specs := map[string]corev1.PodSpec{}
+	for _, p := range pods {
+		specs[p.Path] = p.Spec
+	}
 	paths := map[string][]string{}
 	var messages, settings []string
 	for _, r := range refused {
@@ -256,8 +282,14 @@ func podSecurityNotice(id string, pods []podAt) string {
 		}
 		paths[r.Message] = append(paths[r.Message], r.Path)
 		for _, reason := range r.Reasons {
-			if s := settingFor[reason]; s != "" && !slices.Contains(settings, s) {
-				settings = append(settings, s)
+			found := []string{settingFor[reason]}
+			if reason == "host namespaces" {
+				found = hostNamespaces(specs[r.Path])
+			}
+			for _, s := range found {
+				if s != "" && !slices.Contains(settings, s) {
+					settings = append(settings, s)
+				}
 			}
 		}
 	}

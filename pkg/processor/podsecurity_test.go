@@ -117,6 +117,12 @@ spec:
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
+	// The host namespace the base shares is named, not the one it does not.
+	hostPID := yaml.MustParse(strings.Replace(hardenedPod, "spec:\n  securityContext", "spec:\n  hostPID: true\n  securityContext", 1))
+	got = podSecurityNotice("Pod/x", podsOf(hostPID.GetKind(), decoded(hostPID)))
+	if !strings.HasSuffix(got, "host namespaces (hostPID=true); the namespace's pod-security.kubernetes.io/enforce label must allow it (hostPID is the base's: no setting of mlops-fn's sets it)") {
+		t.Errorf("hostPID: %s", got)
+	}
 	root := yaml.MustParse(strings.Replace(hardenedPod, "runAsUser: 1000, runAsNonRoot: true", "runAsUser: 0", 1))
 	got = podSecurityNotice("Pod/x", podsOf(root.GetKind(), decoded(root)))
 	if !strings.Contains(got, "level baseline: spec: violates PodSecurity \"restricted:latest\": runAsNonRoot != true") || !strings.Contains(got, "a non-root USER_ID") {
