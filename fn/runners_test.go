@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/kustomize/api/hasher"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -148,9 +149,28 @@ var envHash = regexp.MustCompile(`\b(\S+-(?:mpijob|pod|pytorchjob|trainjob)-env)
 func objects(t *testing.T, out string) map[string]map[string]any {
 	t.Helper()
 	// A hydrated overlay's env ConfigMap has kustomize's hash of its data at
-	// the end of its name; a runner that runs the function names it plainly.
-	out = envHash.ReplaceAllString(out, "$1")
+	// the end of its name; a runner that runs the function names it plainly
+	// (docs/runners.md, "The env ConfigMap's name"): that hash and no other
+	// difference of the names.
 	nodes, err := (&kio.ByteReader{Reader: strings.NewReader(out), OmitReaderAnnotations: true}).Read()
+	if err != nil {
+		t.Fatalf("output does not parse: %v\n%s", err, out)
+	}
+	for _, n := range nodes {
+		m := envHash.FindStringSubmatch(n.GetName())
+		if n.GetKind() != "ConfigMap" || m == nil || m[0] != n.GetName() {
+			continue
+		}
+		plain := n.Copy()
+		if err := plain.SetName(m[1]); err != nil {
+			t.Fatal(err)
+		}
+		if h, err := new(hasher.Hasher).Hash(plain); err != nil || n.GetName() != m[1]+"-"+h {
+			t.Errorf("ConfigMap/%s: the name is not %s and kustomize's hash of its data, %s (%v)", n.GetName(), m[1], h, err)
+		}
+	}
+	out = envHash.ReplaceAllString(out, "$1")
+	nodes, err = (&kio.ByteReader{Reader: strings.NewReader(out), OmitReaderAnnotations: true}).Read()
 	if err != nil {
 		t.Fatalf("output does not parse: %v\n%s", err, out)
 	}
