@@ -140,6 +140,7 @@ the job spec, is hydrated or checked once; a file in no overlay is skipped.`, hy
 	cmd.Flags().StringSliceVar(&o.Resources, "resources", nil, "resources of a new kustomization.yaml (the base with the skeleton)")
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; fail when what DIR builds differs from what it would build once hydrated")
 	cmd.Flags().BoolVar(&files, "files", false, "the arguments are files: take the overlay each lies in (pre-commit's hook)")
+	cmd.Flags().BoolVar(&o.Verbose, "verbose", false, "warnings in their long form: Pod Security's says what the API server says of each pod")
 	return cmd
 }
 

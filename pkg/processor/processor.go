@@ -38,6 +38,9 @@ type Processor struct {
 	ConfigDir string
 	// ConfigFile names the job spec in messages; by default the runner's path annotation.
 	ConfigFile string
+	// Verbose gives warnings their long form: Pod Security's says, of each
+	// pod, what the API server says.
+	Verbose bool
 
 	// outputDir is where generated objects are filed: the config's folder in the runner's package.
 	outputDir string
@@ -188,7 +191,7 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 			return nil, append(results, errorResult(objectError(identify(items[i]), errs)))
 		}
 		// Pod Security, as the API server will admit the job's pods.
-		if n := podSecurityNotice(identify(items[i]), podsOf(patched.GetKind(), job)); n != "" {
+		if n := podSecurityNotice(identify(items[i]), podsOf(patched.GetKind(), job), p.Verbose); n != "" {
 			results = append(results, noticeResults([]string{n})...)
 		}
 		items[i] = patched
