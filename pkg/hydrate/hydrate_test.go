@@ -106,7 +106,6 @@ func kustomize(t *testing.T, dir string) []map[string]any {
 	}
 	var out []map[string]any
 	for _, r := range nodes {
-		stripEnvHash(r.YNode())
 		obj, err := r.Map()
 		if err != nil {
 			t.Fatal(err)
@@ -118,17 +117,6 @@ func kustomize(t *testing.T, dir string) []map[string]any {
 
 // envHashed is an env ConfigMap's name with kustomize's hash of its data.
 var envHashed = regexp.MustCompile(`^(.+-(?:mpijob|pod|pytorchjob|trainjob)-env)-[a-z0-9]{10}$`)
-
-// stripEnvHash names the env ConfigMap as the function does, before
-// kustomize's hash, in the ConfigMap and in every reference to it.
-func stripEnvHash(n *yaml.Node) {
-	if n.Kind == yaml.ScalarNode {
-		n.Value = envHashed.ReplaceAllString(n.Value, "$1")
-	}
-	for _, c := range n.Content {
-		stripEnvHash(c)
-	}
-}
 
 // transform runs the function on the skeleton as kustomize's transformers: would.
 func transform(t *testing.T, dir string, skeleton *yaml.RNode) []map[string]any {

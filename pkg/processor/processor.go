@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"sigs.k8s.io/kustomize/api/hasher"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio/filters"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
@@ -173,6 +174,20 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 	if i := findItem(items, "ConfigMap", plan.ConfigMapName); i >= 0 && o.EnvOrigin == FromConfigMap {
 		plan.ConfigMapName = items[i].GetName()
 	}
+	if o.EnvOrigin != FromConfigMap {
+		// The ConfigMap this run writes is named as a hydrated overlay's
+		// configMapGenerator names it: kustomize's hash of its data after the
+		// name, so that every runner gives the same objects.
+		cm, err := jobnode.Encode(plan.ConfigMap(o.Env.Map()))
+		var hash string
+		if err == nil {
+			hash, err = new(hasher.Hasher).Hash(cm)
+		}
+		if err != nil {
+			return nil, append(results, errorResult(err))
+		}
+		plan.HashedFrom, plan.ConfigMapName = plan.ConfigMapName, plan.ConfigMapName+"-"+hash
+	}
 
 	targets, err := p.targets(plan, items)
 	if err != nil {
@@ -224,9 +239,6 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 			cm, err := jobnode.Encode(q.ConfigMap(o.Env.Map()))
 			if err == nil {
 				err = p.annotate(plan, cm)
-			}
-			if err == nil {
-				err = p.unshared(items, cm)
 			}
 			if err != nil {
 				return nil, append(results, errorResult(err))
