@@ -658,7 +658,8 @@ func TestKustomizeExecAfterNamespaceAndPrefix(t *testing.T) {
 			t.Errorf("MPIJob %s: got %v, want %q (empty: any value, i.e. patched)", field, got, want)
 		}
 	}
-	if len(configMaps) != 1 || configMaps[0].GetName() != "resnet50-training-mpijob-env" || configMaps[0].GetNamespace() != "ml" {
-		t.Fatalf("want the ConfigMap ml/resnet50-training-mpijob-env, got %d ConfigMaps:\n%s", len(configMaps), out)
+	// Named as the hydrated overlay names it: kustomize's hash of the same data.
+	if len(configMaps) != 1 || configMaps[0].GetName() != "resnet50-training-mpijob-env-fch26hchkg" || configMaps[0].GetNamespace() != "ml" {
+		t.Fatalf("want the ConfigMap ml/resnet50-training-mpijob-env-fch26hchkg, got %d ConfigMaps:\n%s", len(configMaps), out)
 	}
 }
