@@ -42,11 +42,8 @@ func TestExampleRecipes(t *testing.T) {
 			t.Errorf("%s: %v (every example says what it replaces and how to render and apply it)", name, err)
 			continue
 		}
-		_, block, found := strings.Cut(string(data), "<!-- recipe:")
-		block, _, closed := strings.Cut(block, "<!-- /recipe -->")
-		_, block, fenced := strings.Cut(block, "```sh\n")
-		block, _, _ = strings.Cut(block, "```")
-		if !found || !closed || !fenced {
+		block, ok := markedBlock(string(data), "recipe")
+		if !ok {
 			t.Errorf("%s: no ```sh block between <!-- recipe: … --> and <!-- /recipe -->", name)
 			continue
 		}
@@ -76,4 +73,14 @@ func TestExampleRecipes(t *testing.T) {
 			t.Errorf("no example README's recipe renders %s", overlay)
 		}
 	}
+}
+
+// markedBlock is the ```sh block of text between <!-- marker: … --> and
+// <!-- /marker -->, the lines a test runs as written.
+func markedBlock(text, marker string) (string, bool) {
+	_, block, found := strings.Cut(text, "<!-- "+marker+":")
+	block, _, closed := strings.Cut(block, "<!-- /"+marker+" -->")
+	_, block, fenced := strings.Cut(block, "```sh\n")
+	block, _, ended := strings.Cut(block, "```")
+	return block, found && closed && fenced && ended
 }
