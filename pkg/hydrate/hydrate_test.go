@@ -597,7 +597,8 @@ func TestKustomizationEdgeCases(t *testing.T) {
 			got := map[string]map[string]any{}
 			for _, o := range kustomize(t, dir) {
 				if o["kind"] == "ConfigMap" {
-					got[o["metadata"].(map[string]any)["name"].(string)] = o["data"].(map[string]any)
+					// By the generator's name: kustomize's hash of the data follows it.
+					got[envHashed.ReplaceAllString(o["metadata"].(map[string]any)["name"].(string), "$1")] = o["data"].(map[string]any)
 				}
 			}
 			if len(got) != len(c.wantConfigMaps) {
@@ -752,7 +753,8 @@ func TestMarksGone(t *testing.T) {
 			var configMaps []string
 			for _, o := range kustomize(t, dir) {
 				if o["kind"] == "ConfigMap" {
-					configMaps = append(configMaps, o["metadata"].(map[string]any)["name"].(string))
+					// By the generator's name: kustomize's hash of the data follows it.
+					configMaps = append(configMaps, envHashed.ReplaceAllString(o["metadata"].(map[string]any)["name"].(string), "$1"))
 				}
 			}
 			if want := []string{name + "-mpijob-env"}; !slices.Equal(configMaps, want) {
