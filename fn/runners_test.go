@@ -351,7 +351,7 @@ func TestRunnersAgree(t *testing.T) {
 				first := readFiles(t, pkg)
 				check(t, readPackage(t, pkg))
 				if diff := cmp.Diff(readFiles(t, committed), first); diff != "" {
-					t.Errorf("quickstart/kpt/%s is stale: render it again (PATH=$PWD/bin:$PATH kpt fn render quickstart/kpt/%s --allow-exec) (-committed +rendered):\n%s", topology, topology, diff)
+					t.Errorf("quickstart/kpt/%s is stale: render it again with the local build as its mutator (d=quickstart/kpt/%s; sed -i 's|- image: .*|- exec: mlops-fn|' $d/Kptfile && PATH=$PWD/bin:$PATH kpt fn render $d --allow-exec; git checkout $d/Kptfile) (-committed +rendered):\n%s", topology, topology, diff)
 				}
 				render()
 				if diff := cmp.Diff(first, readFiles(t, pkg)); diff != "" {
