@@ -366,3 +366,30 @@ func TestClusterCommandsOnFolders(t *testing.T) {
 		}
 	}
 }
+
+// TestPodSecurityVerbose: a job whose NFS volume needs Pod Security level
+// baseline gets one short warning line, naming the level and the volume;
+// --verbose, of the standalone renderer and of hydrate, gives the long form,
+// each pod in the API server's words.
+func TestPodSecurityVerbose(t *testing.T) {
+	overlay, err := filepath.Abs(filepath.Join(repoRoot, "quickstart/k8s/mlops/multi-node"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const short = `MPIJob/resnet50-training: the pods need Pod Security level baseline: volumes "nfs", "datasets" use restricted volume type "nfs" (more: --verbose, docs/job-spec.md#pod-security)` + "\n"
+	const long = `MPIJob/resnet50-training: the pods need Pod Security level baseline: spec.mpiReplicaSpecs.Launcher.template.spec, spec.mpiReplicaSpecs.Worker.template.spec: violates PodSecurity "restricted:latest": restricted volume types`
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{filepath.Join(overlay, "job.yaml")}, short},
+		{[]string{"--verbose", filepath.Join(overlay, "job.yaml")}, long},
+		{[]string{"hydrate", "--check", overlay}, short},
+		{[]string{"hydrate", "--check", "--verbose", overlay}, long},
+	} {
+		code, _, stderr := runBinary(t, c.args...)
+		if code != 0 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("mlops-fn %s: exit %d; want one warning line holding %q, got:\n%s", strings.Join(c.args, " "), code, c.want, stderr)
+		}
+	}
+}

@@ -299,3 +299,45 @@ func TestDocsKindFields(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeInstallsThePinnedVersions: the README's first screen installs
+// each kind's operator, with its project's own command, at the version make
+// e2e runs (hack/e2e/versions.env), and says where to read on before line 70.
+func TestReadmeInstallsThePinnedVersions(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pins, err := os.ReadFile(filepath.Join(repoRoot, "hack/e2e/versions.env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pin := func(key string) string {
+		m := regexp.MustCompile(`(?m)^` + key + `=(v\S+)$`).FindSubmatch(pins)
+		if m == nil {
+			t.Fatalf("hack/e2e/versions.env has no %s=v… line", key)
+		}
+		return string(m[1])
+	}
+	_, block, found := strings.Cut(string(readme), "## What the cluster needs\n")
+	_, block, fenced := strings.Cut(block, "```sh\n")
+	block, _, closed := strings.Cut(block, "```")
+	if !found || !fenced || !closed {
+		t.Fatal("README.md: no ```sh block under ## What the cluster needs")
+	}
+	for _, want := range []string{
+		"kubectl apply --server-side -f https://raw.githubusercontent.com/kubeflow/mpi-operator/" + pin("MPI_OPERATOR_VERSION") + "/deploy/v2beta1/mpi-operator.yaml\n",
+		`kubectl apply --server-side -k "github.com/kubeflow/training-operator.git/manifests/overlays/standalone?ref=` + pin("TRAINING_OPERATOR_VERSION") + "\"\n",
+		`kubectl apply --server-side -k "https://github.com/kubeflow/trainer.git/manifests/overlays/manager?ref=` + pin("TRAINER_VERSION") + "\"\n",
+		`kubectl apply --server-side -k "https://github.com/kubeflow/trainer.git/manifests/overlays/runtimes?ref=` + pin("TRAINER_VERSION") + "\"\n",
+		"Kubeflow Trainer " + pin("TRAINER_VERSION") + " with JobSet " + pin("JOBSET_VERSION"),
+		"kubectl apply --server-side -f https://github.com/kubernetes-sigs/kueue/releases/download/" + pin("KUEUE_VERSION") + "/manifests.yaml\n",
+	} {
+		if !strings.Contains(block, want) {
+			t.Errorf("README.md's cluster block lacks %q:\n%s", want, block)
+		}
+	}
+	if head := strings.SplitAfterN(string(readme), "\n", 70); !strings.Contains(strings.Join(head[:len(head)-1], ""), "\n## Where to read on\n") {
+		t.Errorf("README.md: ## Where to read on is not among the first 70 lines")
+	}
+}

@@ -27,13 +27,10 @@ func TestWalkthrough(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, block, found := strings.Cut(string(data), "<!-- walkthrough:")
-	block, _, ok := strings.Cut(block, "<!-- /walkthrough -->")
-	if !found || !ok {
-		t.Fatal("README: no walkthrough block between <!-- walkthrough: … --> and <!-- /walkthrough -->")
+	block, ok := markedBlock(string(data), "walkthrough")
+	if !ok {
+		t.Fatal("README: no ```sh block between <!-- walkthrough: … --> and <!-- /walkthrough -->")
 	}
-	_, block, _ = strings.Cut(block, "```sh\n")
-	block, _, _ = strings.Cut(block, "```")
 	bin, err := filepath.Abs(filepath.Join(repoRoot, "bin"))
 	if err != nil {
 		t.Fatal(err)

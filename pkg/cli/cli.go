@@ -36,6 +36,7 @@ func New(inputRead func(bytes int)) *cobra.Command {
 	if inputRead == nil {
 		inputRead = func(int) {}
 	}
+	var verbose bool
 	cmd := &cobra.Command{
 		Use:           "mlops-fn [JOB.yaml [INPUT.yaml|- ...]]",
 		Short:         "Render MPIJob, Pod, PyTorchJob and TrainJob manifests for distributed training from mlops.env and a job spec",
@@ -55,10 +56,11 @@ func New(inputRead func(bytes int)) *cobra.Command {
 			if err := unknownCommand(cmd, args[0]); err != nil {
 				return err
 			}
-			return runStandalone(args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), inputRead)
+			return runStandalone(args, verbose, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), inputRead)
 		},
 	}
 	cmd.SuggestionsMinimumDistance = 2 // cobra's own, which SuggestionsFor leaves unset
+	cmd.Flags().BoolVar(&verbose, "verbose", false, "warnings in their long form: Pod Security's says what the API server says of each pod")
 	cmd.SetVersionTemplate("{{.Version}}")
 	cmd.SetFlagErrorFunc(flagError)
 	cmd.AddCommand(newHydrate(), newInit(), newApply(), newDelete(), newStatus(), newLogs(), newVersion())
@@ -103,7 +105,7 @@ func runResourceList(in io.Reader, out, stderr io.Writer, inputRead func(int)) e
 
 // runStandalone renders `mlops-fn job.yaml [inputs]` to plain YAML. Nothing
 // reaches stdout unless the whole run succeeds.
-func runStandalone(args []string, in io.Reader, out, stderr io.Writer, inputRead func(int)) error {
+func runStandalone(args []string, verbose bool, in io.Reader, out, stderr io.Writer, inputRead func(int)) error {
 	configFile := args[0]
 	config, err := jobspec.Read(configFile)
 	if err != nil {
@@ -128,7 +130,7 @@ func runStandalone(args []string, in io.Reader, out, stderr io.Writer, inputRead
 		inputs = append(inputs, nodes...)
 	}
 	rl := &framework.ResourceList{FunctionConfig: config, Items: inputs}
-	p := processor.Processor{ConfigDir: filepath.Dir(configFile), ConfigFile: configFile}
+	p := processor.Processor{ConfigDir: filepath.Dir(configFile), ConfigFile: configFile, Verbose: verbose}
 	err = p.Process(rl)
 	report(stderr, rl.Results)
 	if err != nil {

@@ -149,7 +149,7 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 		input[it.GetKind()+" "+it.GetNamespace()+"/"+it.GetName()] = true
 	}
 	rl := &framework.ResourceList{Items: items, FunctionConfig: config}
-	p := processor.Processor{ConfigDir: r.o.Dir, ConfigFile: r.configPath}
+	p := processor.Processor{ConfigDir: r.o.Dir, ConfigFile: r.configPath, Verbose: r.o.Verbose}
 	if err := p.Process(rl); err != nil {
 		return nil, errorLines(err)
 	}

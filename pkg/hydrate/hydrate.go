@@ -64,6 +64,8 @@ type Options struct {
 	// the overlay over them, and Write writes them with it, so a refused run
 	// leaves them as they were.
 	Folders map[string]map[string][]byte
+	// Verbose gives the function's warnings their long form (Pod Security's).
+	Verbose bool
 }
 
 // Overlay is what hydrate writes into a folder.
