@@ -27,13 +27,10 @@ func TestWalkthrough(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, block, found := strings.Cut(string(data), "<!-- walkthrough:")
-	block, _, ok := strings.Cut(block, "<!-- /walkthrough -->")
-	if !found || !ok {
-		t.Fatal("README: no walkthrough block between <!-- walkthrough: … --> and <!-- /walkthrough -->")
+	block, ok := markedBlock(string(data), "walkthrough")
+	if !ok {
+		t.Fatal("README: no ```sh block between <!-- walkthrough: … --> and <!-- /walkthrough -->")
 	}
-	_, block, _ = strings.Cut(block, "```sh\n")
-	block, _, _ = strings.Cut(block, "```")
 	bin, err := filepath.Abs(filepath.Join(repoRoot, "bin"))
 	if err != nil {
 		t.Fatal(err)
@@ -408,15 +405,7 @@ func TestInitRefusesCommands(t *testing.T) {
 // edited, is written back and said once written; --check, which writes
 // nothing, says only that the folder is stale.
 func TestHydrateSaysWhatItWrote(t *testing.T) {
-	binary(t)
-	fn, err := filepath.Abs(filepath.Join(repoRoot, "bin", "mlops-fn"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "job")
-	if out, err := exec.Command(fn, "init", dir).CombinedOutput(); err != nil {
-		t.Fatalf("init: %v\n%s", err, out)
-	}
+	fn, dir := initJob(t)
 	path := filepath.Join(dir, "kustomization.yaml")
 	text, err := os.ReadFile(path)
 	if err != nil {
@@ -437,4 +426,20 @@ func TestHydrateSaysWhatItWrote(t *testing.T) {
 	if out, err := write.CombinedOutput(); err != nil || !strings.Contains(string(out), said) {
 		t.Errorf("hydrate after the edit: want it to say %q; got %v\n%s", said, err, out)
 	}
+}
+
+// initJob makes a job "job" with mlops-fn init in a new folder, and returns
+// the command's path and the job's folder.
+func initJob(t *testing.T) (fn, dir string) {
+	t.Helper()
+	binary(t)
+	fn, err := filepath.Abs(filepath.Join(repoRoot, "bin", "mlops-fn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = filepath.Join(t.TempDir(), "job")
+	if out, err := exec.Command(fn, "init", dir).CombinedOutput(); err != nil {
+		t.Fatalf("init: %v\n%s", err, out)
+	}
+	return fn, dir
 }

@@ -35,9 +35,8 @@ var mpiJob = Facts{
 	},
 	PodCount:    func(obj map[string]any) int { return replicas(obj, "spec", "mpiReplicaSpecs") },
 	SuspendPath: []string{"spec", "runPolicy", "suspend"},
-	// The mpi-operator's own example.
 	Demo: Demo{
-		Image: "mpioperator/mpi-pi:openmpi", Command: []string{"/home/mpiuser/pi"},
+		Image: "mpioperator/mpi-pi:openmpi", About: "the mpi-operator's own example", Command: []string{"/home/mpiuser/pi"},
 		CommandNote: "mlops-fn runs it under mpirun -np WORKERS x slots",
 		Shape:       "WORKERS=2\nCPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n",
 	},

@@ -16,7 +16,7 @@ var pod = Facts{
 	PodNames:      func(s Shape) []string { return []string{s.Name} },
 	PodCount:      func(map[string]any) int { return 1 },
 	Demo: Demo{
-		Image: "python:3.12-slim", Command: []string{"python", "-c", "import os; print('hello from', os.uname().nodename)"},
+		Image: "python:3.12-slim", About: "a Python hello, which needs no operator", Command: []string{"python", "-c", "import os; print('hello from', os.uname().nodename)"},
 		CommandNote: "the Pod's command",
 		Shape:       "CPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n",
 	},

@@ -50,9 +50,8 @@ var pyTorchJob = Facts{
 	},
 	PodCount:    func(obj map[string]any) int { return replicas(obj, "spec", "pytorchReplicaSpecs") },
 	SuspendPath: []string{"spec", "runPolicy", "suspend"},
-	// The training-operator's own example.
 	Demo: Demo{
-		Image: "kubeflow/pytorch-elastic-example-echo:latest", Command: []string{"python", "-m", "torch.distributed.run", "/workspace/echo.py"},
+		Image: "kubeflow/pytorch-elastic-example-echo:latest", About: "the training-operator's own example", Command: []string{"python", "-m", "torch.distributed.run", "/workspace/echo.py"},
 		CommandNote: "the torchrun line; the training-operator passes it the rendezvous",
 		Shape:       "WORKERS=2\nMIN_WORKERS=1\nMAX_WORKERS=3\nCPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n",
 	},

@@ -210,16 +210,18 @@ const ScriptRanks = "MLOPS_FN_RANKS"
 
 // scriptEnv is the launcher's environment for a script that starts mpirun
 // itself, so that its mpirun, whatever its flags, places the ranks on the
-// operator's hostfile and forwards what mlops-fn's own line would: the rank
-// count; forwardEnv's NAME=VALUE pairs; for OpenMPI 5 the hostfile and the
-// names to forward (PRRTE's default hostfile and OpenMPI's
-// mca_base_env_list, read from the environment), and as root OpenMPI's
-// leave to run as root; Hydra reads the
-// operator's HYDRA_HOST_FILE (I_MPI_HYDRA_HOST_FILE) and forwards the whole
-// environment by default (-genvall).
+// operator's hostfile and forwards what the job sets: the rank count;
+// forwardEnv's NAME=VALUE pairs; for OpenMPI 5 the hostfile and the names
+// to forward (PRRTE's default hostfile and OpenMPI's mca_base_env_list,
+// read from the environment), and as root OpenMPI's leave to run as root;
+// Hydra reads the operator's HYDRA_HOST_FILE (I_MPI_HYDRA_HOST_FILE) and
+// forwards the whole environment by default (-genvall).
 func (p *Plan) scriptEnv() []corev1.EnvVar {
 	env := []corev1.EnvVar{{Name: ScriptRanks, Value: strconv.Itoa(int(p.Ranks()))}}
-	names, pairs := p.RankEnv()
+	// Only names the job sets: mpirun aborts on a listed name that is unset
+	// (OpenMPI 5.0.7), as forwardEnv's bare LD_LIBRARY_PATH may be in an image.
+	names := p.envNames()
+	_, pairs := p.RankEnv()
 	for _, v := range pairs {
 		name, value, _ := strings.Cut(v, "=")
 		env = append(env, corev1.EnvVar{Name: name, Value: value})

@@ -41,6 +41,9 @@ type Plan struct {
 	Annotations   map[string]string
 	JobKind       jobkind.JobKind
 	ConfigMapName string
+	// HashedFrom is ConfigMapName without the hash of the ConfigMap's data
+	// that the function puts after the name it writes ("": none).
+	HashedFrom string
 
 	ContainerName string
 	// ContainerNamed: spec.containerName names the training container, not
@@ -812,4 +815,14 @@ func (p *Plan) CheckName() field.ErrorList {
 		}
 	}
 	return errs
+}
+
+// NamesEnv: name is the env ConfigMap's, or an earlier render's of it (its
+// name without a hash, or with another): a reference to it is mlops-fn's.
+func (p *Plan) NamesEnv(name string) bool {
+	if name == p.ConfigMapName {
+		return true
+	}
+	rest, ok := strings.CutPrefix(name, p.HashedFrom)
+	return p.HashedFrom != "" && ok && (rest == "" || len(rest) == 11 && rest[0] == '-' && strings.Trim(rest[1:], "0123456789abcdefghijklmnopqrstuvwxyz") == "")
 }

@@ -69,7 +69,7 @@ func Files(o Options) (map[string][]byte, error) {
 	image, command := o.Image, o.Command
 	comment := "your training image"
 	if image == "" {
-		image, comment = d.Image, "the operator's own example: put your training image here"
+		image, comment = d.Image, d.About+": put your training image here"
 		if command == nil {
 			command = d.Command
 		}

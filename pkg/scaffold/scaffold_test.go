@@ -170,6 +170,26 @@ func TestWrite(t *testing.T) {
 	})
 }
 
+// TestFilesSayWhoseExample: without --image, job.yaml's comment on the image
+// says whose example it is, true to the kind: an operator's for the
+// operators' kinds, none for a Pod, which has no operator.
+func TestFilesSayWhoseExample(t *testing.T) {
+	for jobKind, want := range map[jobkind.JobKind]string{
+		jobkind.MPIJob:     "mpioperator/mpi-pi:openmpi # the mpi-operator's own example: put your training image here\n",
+		jobkind.PyTorchJob: "kubeflow/pytorch-elastic-example-echo:latest # the training-operator's own example: put your training image here\n",
+		jobkind.TrainJob:   "pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime # the image of Kubeflow Trainer's own examples: put your training image here\n",
+		jobkind.Pod:        "python:3.12-slim # a Python hello, which needs no operator: put your training image here\n",
+	} {
+		files, err := Files(Options{Name: "job", JobKind: jobKind})
+		if err != nil {
+			t.Fatalf("%s: %v", jobKind, err)
+		}
+		if spec := string(files["job.yaml"]); !strings.Contains(spec, "\n  image: "+want) {
+			t.Errorf("%s: job.yaml lacks the image line %q:\n%s", jobKind, want, spec)
+		}
+	}
+}
+
 // TestJobYAMLNamesTheSchema: job.yaml's first line points yaml-language-server
 // at the schema of the release that wrote it, a file the repository holds;
 // a build of no release points at main's.
