@@ -83,6 +83,11 @@ type Demo struct {
 	Shape string
 }
 
+// demoResources are each demo pod's CPU and MEMORY (limits, and so requests):
+// a demo of three workers and an MPIJob's launcher (100m) fits a node of two
+// cores beside a control plane's own pods (minikube's default, 750m of them).
+const demoResources = "CPU=250m\nMEMORY=512Mi\n# GPUS_PER_WORKER=1\n"
+
 // Scale is an elastic job's worker count, and the bounds it may move within.
 type Scale struct{ Replicas, Min, Max []string }
 

@@ -39,7 +39,7 @@ var mpiJob = Facts{
 	Demo: Demo{
 		Image: "mpioperator/mpi-pi:openmpi", Command: []string{"/home/mpiuser/pi"},
 		CommandNote: "mlops-fn runs it under mpirun -np WORKERS x slots",
-		Shape:       "WORKERS=2\nCPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n",
+		Shape:       "WORKERS=2\n" + demoResources,
 	},
 	New:      func() any { return &kubeflow.MPIJob{} },
 	Validate: func(obj any) field.ErrorList { return validateMPIJob(obj.(*kubeflow.MPIJob)) },

@@ -18,7 +18,7 @@ var pod = Facts{
 	Demo: Demo{
 		Image: "python:3.12-slim", Command: []string{"python", "-c", "import os; print('hello from', os.uname().nodename)"},
 		CommandNote: "the Pod's command",
-		Shape:       "CPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n",
+		Shape:       demoResources,
 	},
 	New:      func() any { return &corev1.Pod{} },
 	Validate: func(any) field.ErrorList { return nil },

@@ -54,7 +54,7 @@ var pyTorchJob = Facts{
 	Demo: Demo{
 		Image: "kubeflow/pytorch-elastic-example-echo:latest", Command: []string{"python", "-m", "torch.distributed.run", "/workspace/echo.py"},
 		CommandNote: "the torchrun line; the training-operator passes it the rendezvous",
-		Shape:       "WORKERS=2\nMIN_WORKERS=1\nMAX_WORKERS=3\nCPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n",
+		Shape:       "WORKERS=2\nMIN_WORKERS=1\nMAX_WORKERS=3\n" + demoResources,
 	},
 	New:      func() any { return &kubeflowv1.PyTorchJob{} },
 	Validate: func(obj any) field.ErrorList { return pyTorchJobWebhook(obj.(*kubeflowv1.PyTorchJob)) },

@@ -73,7 +73,7 @@ var trainJob = Facts{
 		Image: "pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime", Command: []string{"torchrun", "--no-python", "python3", "-c",
 			"import torch.distributed as d; d.init_process_group('gloo'); print('rank', d.get_rank(), 'of', d.get_world_size())"},
 		CommandNote: "the torchrun line; Kubeflow Trainer's torch-distributed runtime passes it nnodes and the master",
-		Shape:       "# The TrainJob's nodes, and on each its CPU, memory and GPUs.\nWORKERS=2\nCPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n",
+		Shape:       "# The TrainJob's nodes, and on each its CPU, memory and GPUs.\nWORKERS=2\n" + demoResources,
 	},
 	New:      func() any { return &trainer.TrainJob{} },
 	Validate: func(obj any) field.ErrorList { return validateTrainJob(obj.(*trainer.TrainJob)) },
