@@ -33,8 +33,10 @@ var mpiJob = Facts{
 	PodNames: func(s Shape) []string {
 		return []string{s.Name + "-launcher", fmt.Sprintf("%s-worker-%d", s.Name, max(s.Workers-1, 0))}
 	},
-	PodCount:    func(obj map[string]any) int { return replicas(obj, "spec", "mpiReplicaSpecs") },
-	SuspendPath: []string{"spec", "runPolicy", "suspend"},
+	PodCount:       func(obj map[string]any) int { return replicas(obj, "spec", "mpiReplicaSpecs") },
+	Pods:           func(obj map[string]any) []Pods { return replicaPods(obj, "spec", "mpiReplicaSpecs") },
+	SuspendPath:    []string{"spec", "runPolicy", "suspend"},
+	KueueFramework: "kubeflow.org/mpijob",
 	// The mpi-operator's own example.
 	Demo: Demo{
 		Image: "mpioperator/mpi-pi:openmpi", Command: []string{"/home/mpiuser/pi"},

@@ -48,8 +48,22 @@ var pyTorchJob = Facts{
 	PodNames: func(s Shape) []string {
 		return []string{fmt.Sprintf("%s-worker-%d", s.Name, max(s.MaxWorkers, s.Workers)-1)}
 	},
-	PodCount:    func(obj map[string]any) int { return replicas(obj, "spec", "pytorchReplicaSpecs") },
+	PodCount: func(obj map[string]any) int { return replicas(obj, "spec", "pytorchReplicaSpecs") },
+	Pods: func(obj map[string]any) []Pods {
+		pods := replicaPods(obj, "spec", "pytorchReplicaSpecs")
+		// An elastic group starts with its minimum of workers.
+		if least, ok := nested(obj, "spec", "elasticPolicy", "minReplicas").(int64); ok {
+			for i := range pods {
+				if pods[i].Role == string(kubeflowv1.PyTorchJobReplicaTypeWorker) {
+					pods[i].Count = min(pods[i].Count, int(least))
+				}
+			}
+		}
+		return pods
+	},
 	SuspendPath: []string{"spec", "runPolicy", "suspend"},
+	// Off in Kueue v0.19's default Configuration.
+	KueueFramework: "kubeflow.org/pytorchjob",
 	// The training-operator's own example.
 	Demo: Demo{
 		Image: "kubeflow/pytorch-elastic-example-echo:latest", Command: []string{"python", "-m", "torch.distributed.run", "/workspace/echo.py"},

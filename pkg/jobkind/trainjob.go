@@ -67,7 +67,20 @@ var trainJob = Facts{
 		}
 		return 1
 	},
-	SuspendPath: []string{"spec", "suspend"},
+	// The node pods' resources; the runtime's other pods are the runtime's.
+	Pods: func(obj map[string]any) []Pods {
+		node := map[string]any{"name": string(TrainerNode)}
+		if r := nested(obj, "spec", "trainer", "resourcesPerNode"); r != nil {
+			node["resources"] = r
+		}
+		n, ok := nested(obj, "spec", "trainer", "numNodes").(int64)
+		if !ok {
+			n = 1
+		}
+		return []Pods{{Role: string(TrainerNode), Count: int(n), Spec: map[string]any{"containers": []any{node}}}}
+	},
+	SuspendPath:    []string{"spec", "suspend"},
+	KueueFramework: "trainer.kubeflow.org/trainjob",
 	// Kubeflow Trainer's own example image (examples/pytorch/image-classification).
 	Demo: Demo{
 		Image: "pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime", Command: []string{"torchrun", "--no-python", "python3", "-c",
