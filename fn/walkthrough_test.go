@@ -18,7 +18,7 @@ import (
 )
 
 // TestWalkthrough runs the README's first-job walkthrough as written, in a
-// new folder, up to kubectl apply (make e2e applies such an overlay), and
+// new folder, up to kubectl apply (make e2e runs them all: TestRealWalkthrough), and
 // checks the overlay kubectl would apply carries the edit: -np 3.
 func TestWalkthrough(t *testing.T) {
 	binary(t)
@@ -27,25 +27,19 @@ func TestWalkthrough(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, block, found := strings.Cut(string(data), "<!-- walkthrough:")
-	block, _, ok := strings.Cut(block, "<!-- /walkthrough -->")
-	if !found || !ok {
-		t.Fatal("README: no walkthrough block between <!-- walkthrough: … --> and <!-- /walkthrough -->")
+	lines, err := testutil.Walkthrough(string(data))
+	if err != nil {
+		t.Fatal(err)
 	}
-	_, block, _ = strings.Cut(block, "```sh\n")
-	block, _, _ = strings.Cut(block, "```")
 	bin, err := filepath.Abs(filepath.Join(repoRoot, "bin"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	ran := 0
-	for _, line := range strings.Split(block, "\n") {
+	for _, line := range lines {
 		if strings.HasPrefix(line, "kubectl apply") {
 			break
-		}
-		if strings.TrimSpace(line) == "" {
-			continue
 		}
 		cmd := exec.Command("bash", "-c", line)
 		cmd.Dir = dir

@@ -19,30 +19,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/mlops-fn/mlops-fn/internal/testutil"
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 )
-
-// walkthrough is the README's first-job block, its lines as written.
-func walkthrough() ([]string, error) {
-	data, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		return nil, err
-	}
-	_, block, found := strings.Cut(string(data), "<!-- walkthrough:")
-	block, _, ok := strings.Cut(block, "<!-- /walkthrough -->")
-	if !found || !ok {
-		return nil, fmt.Errorf("README.md: no walkthrough block between <!-- walkthrough: … --> and <!-- /walkthrough -->")
-	}
-	_, block, _ = strings.Cut(block, "```sh\n")
-	block, _, _ = strings.Cut(block, "```")
-	var lines []string
-	for _, l := range strings.Split(block, "\n") {
-		if strings.TrimSpace(l) != "" {
-			lines = append(lines, l)
-		}
-	}
-	return lines, nil
-}
 
 // TestRealWalkthrough: the README's first job, its lines run as written by bash (mlops-fn and
 // kubectl on PATH, the kubeconfig's namespace one on the real node, as a user's context names
@@ -56,7 +35,11 @@ func TestRealWalkthrough(t *testing.T) {
 		c.skip("no real node")
 		return
 	}
-	lines, err := walkthrough()
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	var lines []string
+	if err == nil {
+		lines, err = testutil.Walkthrough(string(readme))
+	}
 	if err != nil {
 		c.fail("the README's walkthrough", err.Error())
 		return
