@@ -164,7 +164,7 @@ func TestApplyWarnsUnfit(t *testing.T) {
 	for _, run := range []struct {
 		name, env, want string
 	}{
-		{"too-large", fmt.Sprintf("WORKERS=1\nCPU=%d\n", tooLarge),
+		{"too-large", fmt.Sprintf("WORKERS=2\nCPU=%d\n", tooLarge),
 			fmt.Sprintf("MPIJob/too-large: each Worker pod requests cpu %d, more than any node allocates (the largest, %s: %s): it can never be scheduled; lower CPU (mlops.env)", tooLarge, on, largest.String())},
 		{"together", fmt.Sprintf("WORKERS=2\nCPU=%d\n", together),
 			fmt.Sprintf("MPIJob/together: its 3 pods run at once and request cpu %s together (Launcher 1 × 100m + Worker 2 × %d), more than all %d schedulable nodes allocate (%s: ",
