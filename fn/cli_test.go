@@ -91,6 +91,14 @@ func TestUsageErrors(t *testing.T) {
 			"mlops-fn: error: ", "", []string{"is a file", "mlops-fn hydrate {repo}/quickstart/k8s/mlops/multi-node"}},
 		{"hydrate given one folder twice", []string{"hydrate", "{repo}/quickstart/k8s/mlops/multi-node", "{repo}/quickstart/k8s/mlops/multi-node/"},
 			"mlops-fn: error: ", "", []string{"are the same folder"}},
+		{"misspelt command", []string{"aply", "mn"},
+			"mlops-fn: error: ", "mlops-fn", []string{"unknown command aply; did you mean apply?", "accepted: a command (apply, completion, delete, hydrate, init, logs, status, version)", "mlops-fn JOB.yaml"}},
+		{"unknown command", []string{"render"},
+			"mlops-fn: error: ", "mlops-fn", []string{"unknown command render; accepted: a command (", "mlops-fn JOB.yaml"}},
+		{"hydrate --staged without --files", []string{"hydrate", "--check", "--staged"},
+			"mlops-fn: error: ", "", []string{"--staged adds files", "needs --files"}},
+		{"hydrate --staged outside a git repository", []string{"hydrate", "--check", "--files", "--staged"},
+			"mlops-fn: error: ", "", []string{"--staged reads git's index: git rev-parse --show-toplevel", "not a git repository"}},
 		{"init into a folder that holds files", []string{"init", "{repo}/quickstart/k8s/mlops/multi-node"},
 			"mlops-fn: error: ", "", []string{"exists and is not empty"}},
 	}
@@ -355,6 +363,33 @@ func TestClusterCommandsOnFolders(t *testing.T) {
 			if !strings.Contains(stderr, w) {
 				t.Errorf("mlops-fn %s: stderr does not name %q:\n%s", strings.Join(c.args, " "), w, stderr)
 			}
+		}
+	}
+}
+
+// TestPodSecurityVerbose: a job whose NFS volume needs Pod Security level
+// baseline gets one short warning line, naming the level and the volume;
+// --verbose, of the standalone renderer and of hydrate, gives the long form,
+// each pod in the API server's words.
+func TestPodSecurityVerbose(t *testing.T) {
+	overlay, err := filepath.Abs(filepath.Join(repoRoot, "quickstart/k8s/mlops/multi-node"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const short = `MPIJob/resnet50-training: the pods need Pod Security level baseline: volumes "nfs", "datasets" use restricted volume type "nfs" (more: --verbose, docs/job-spec.md#pod-security)` + "\n"
+	const long = `MPIJob/resnet50-training: the pods need Pod Security level baseline: spec.mpiReplicaSpecs.Launcher.template.spec, spec.mpiReplicaSpecs.Worker.template.spec: violates PodSecurity "restricted:latest": restricted volume types`
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{filepath.Join(overlay, "job.yaml")}, short},
+		{[]string{"--verbose", filepath.Join(overlay, "job.yaml")}, long},
+		{[]string{"hydrate", "--check", overlay}, short},
+		{[]string{"hydrate", "--check", "--verbose", overlay}, long},
+	} {
+		code, _, stderr := runBinary(t, c.args...)
+		if code != 0 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("mlops-fn %s: exit %d; want one warning line holding %q, got:\n%s", strings.Join(c.args, " "), code, c.want, stderr)
 		}
 	}
 }

@@ -23,6 +23,7 @@ type preCommitHook struct {
 	Files         string `yaml:"files"`
 	Exclude       string `yaml:"exclude"`
 	PassFilenames *bool  `yaml:"pass_filenames"`
+	AlwaysRun     bool   `yaml:"always_run"`
 }
 
 const hookID = "mlops-fn-hydrate-check"
@@ -107,10 +108,12 @@ func editStaged(t *testing.T, dir string, env []string, file, old, replacement s
 }
 
 // TestPreCommitHookEntry runs the hook's entry as pre-commit does on a
-// commit: on the staged files (pre-commit's git diff filter), filtered by the
-// hook's files and exclude, from the repository's root. An overlay whose
+// commit: on the staged files (pre-commit's git diff filter, which drops
+// deleted ones), filtered by the hook's files and exclude, from the
+// repository's root, and with none only when always_run. An overlay whose
 // mlops.env or base changed without hydrate fails it, naming the overlay;
-// hydrated and staged, it passes, and so do files in no overlay.
+// hydrated and staged, it passes, and so do files in no overlay. A commit
+// that only deletes mlops.env fails it too.
 func TestPreCommitHookEntry(t *testing.T) {
 	binary(t)
 	h := theHook(t)
@@ -124,7 +127,7 @@ func TestPreCommitHookEntry(t *testing.T) {
 				files = append(files, f)
 			}
 		}
-		if len(files) == 0 {
+		if len(files) == 0 && !h.AlwaysRun {
 			return "", nil // pre-commit skips the hook: no files to check
 		}
 		// The entry's command, as pre-commit finds it on the PATH of the
@@ -158,6 +161,32 @@ func TestPreCommitHookEntry(t *testing.T) {
 			}
 			runIn(t, dir, env, "git", "commit", "--quiet", "-m", c.name)
 		})
+	}
+	t.Run("mlops.env deleted", func(t *testing.T) {
+		runIn(t, dir, env, "git", "rm", "--quiet", "my-job/mlops.env")
+		stderr, err := hook(t)
+		if err == nil || !strings.Contains(stderr, "my-job/job.yaml: spec.envFile: mlops.env not found") {
+			t.Errorf("the hook on a commit that deletes mlops.env: %v, want it to fail naming the file:\n%s", err, stderr)
+		}
+		runIn(t, dir, env, "git", "reset", "--quiet", "HEAD", "my-job/mlops.env")
+		runIn(t, dir, env, "git", "checkout", "--", "my-job/mlops.env")
+		if stderr, err := hook(t); err != nil {
+			t.Errorf("the hook with mlops.env back: %v\n%s", err, stderr)
+		}
+	})
+}
+
+// TestCheckFilesOfAFolder: --files given an overlay's folder checks that
+// overlay (it looked only above it, and passed a stale one in silence).
+func TestCheckFilesOfAFolder(t *testing.T) {
+	binary(t)
+	dir, env := gitRepo(t)
+	editStaged(t, dir, env, "my-job/mlops.env", `(?m)^WORKERS=2$`, "WORKERS=3")
+	cmd := exec.Command(filepath.Join(repoRoot, "bin", "mlops-fn"), "hydrate", "--check", "--files", "my-job")
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "my-job is stale") {
+		t.Errorf("hydrate --check --files on a stale overlay's folder: %v, want it to fail naming my-job:\n%s", err, out)
 	}
 }
 
@@ -197,5 +226,11 @@ func TestPreCommitRunsTheHook(t *testing.T) {
 	runIn(t, dir, env, "git", "add", "-A")
 	if out, err := tryRepo(); err != nil || !strings.Contains(out, "Passed") {
 		t.Errorf("pre-commit on the hydrated overlay: %v\n%s", err, out)
+	}
+	// pre-commit passes no deleted file: the hook runs anyway and finds it.
+	runIn(t, dir, env, "git", "commit", "--quiet", "-m", "hydrated")
+	runIn(t, dir, env, "git", "rm", "--quiet", "my-job/mlops.env")
+	if out, err := tryRepo(); err == nil || !strings.Contains(out, "mlops.env not found") {
+		t.Errorf("pre-commit on a commit that deletes mlops.env: %v, want it to fail naming the file:\n%s", err, out)
 	}
 }

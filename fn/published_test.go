@@ -88,14 +88,15 @@ func TestRunnersAgreeOnPublishedJobs(t *testing.T) {
 			})
 			t.Run("KRM, spec as function config", func(t *testing.T) {
 				// As a container runner calls it: the spec is the function config,
-				// mlops.env arrives as the ConfigMap kustomize's generator makes.
+				// mlops.env arrives as a local-config ConfigMap it names.
 				var items []*yaml.RNode
 				for _, f := range []string{filepath.Join(root, "kpt", filepath.Base(p.File))} {
 					items = append(items, readNodes(t, f)...)
 				}
 				for id, obj := range want {
 					if strings.HasPrefix(id, "ConfigMap/") {
-						cm, err := yaml.FromMap(obj)
+						cm, err := yaml.FromMap(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": obj["data"],
+							"metadata": map[string]any{"name": "mlops-env", "annotations": map[string]any{"config.kubernetes.io/local-config": "true"}}})
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -103,6 +104,9 @@ func TestRunnersAgreeOnPublishedJobs(t *testing.T) {
 					}
 				}
 				config, err := yaml.ReadFile(filepath.Join(overlay, "job.yaml"))
+				if err == nil {
+					err = config.PipeE(yaml.LookupCreate(yaml.MappingNode, "spec", "envFile", "localConfigMap"), yaml.SetField("name", yaml.NewStringRNode("mlops-env")))
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -128,19 +132,13 @@ func TestRunnersAgreeOnPublishedJobs(t *testing.T) {
 				image(t)
 				dir := filepath.Join(root, "container")
 				name := strings.Fields(strings.SplitN(p.Spec, "\n", 2)[0])[1]
-				envName := ""
-				for id := range want {
-					if strings.HasPrefix(id, "ConfigMap/") {
-						envName = strings.TrimPrefix(id, "ConfigMap/")
-					}
-				}
 				ns, specNS := "", ""
 				if strings.Contains(p.Spec, "namespace: hpc") {
 					ns, specNS = "namespace: hpc\n", "      namespace: hpc\n"
 				}
 				for file, text := range map[string]string{
-					"kustomization.yaml":        ns + "resources:\n- ../base\nconfigMapGenerator:\n- name: " + envName + "\n  envs: [../overlay/mlops.env]\n  options: {disableNameSuffixHash: true}\ntransformers:\n- config\n",
-					"config/kustomization.yaml": "resources:\n- ../../overlay/job.yaml\npatches:\n- patch: |\n    apiVersion: mlops-fn.dev/v1alpha1\n    kind: MLOpsJob\n    metadata:\n      name: " + name + "\n" + specNS + "      annotations:\n        config.kubernetes.io/function: |\n          container:\n            image: localhost/mlops-fn:dev\n",
+					"kustomization.yaml":        ns + "resources:\n- ../base\nconfigMapGenerator:\n- name: mlops-env\n  envs: [../overlay/mlops.env]\n  options: {disableNameSuffixHash: true, annotations: {config.kubernetes.io/local-config: \"true\"}}\ntransformers:\n- config\n",
+					"config/kustomization.yaml": "resources:\n- ../../overlay/job.yaml\npatches:\n- patch: |\n    apiVersion: mlops-fn.dev/v1alpha1\n    kind: MLOpsJob\n    metadata:\n      name: " + name + "\n" + specNS + "      annotations:\n        config.kubernetes.io/function: |\n          container:\n            image: localhost/mlops-fn:dev\n    spec:\n      envFile:\n        localConfigMap: {name: mlops-env}\n",
 				} {
 					path := filepath.Join(dir, file)
 					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

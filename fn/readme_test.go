@@ -3,8 +3,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -12,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/mlops-fn/mlops-fn/internal/testutil"
@@ -171,6 +174,69 @@ func TestCatalogMetadata(t *testing.T) {
 	}
 }
 
+// TestKptPackagesShipTheirServiceAccount: a kpt package is applied alone
+// (kpt live apply), so the ServiceAccount its job spec names is in it: the
+// API server refuses a Pod, and an operator the job's pods, without one.
+func TestKptPackagesShipTheirServiceAccount(t *testing.T) {
+	specs, _ := filepath.Glob("../quickstart/kpt/*/job.yaml")
+	if len(specs) != len(jobkind.Kinds) {
+		t.Fatalf("%d kpt packages, want one per kind (%d)", len(specs), len(jobkind.Kinds))
+	}
+	for _, spec := range specs {
+		job, err := yaml.ReadFile(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, _ := job.GetString("spec.serviceAccountName")
+		if name == "" {
+			continue
+		}
+		var found bool
+		for _, n := range readNodes(t, filepath.Join(filepath.Dir(spec), "serviceaccount_"+name+".yaml")) {
+			found = found || n.GetKind() == "ServiceAccount" && n.GetName() == name
+		}
+		if !found {
+			t.Errorf("%s names spec.serviceAccountName %s, and its package holds no ServiceAccount %s", spec, name, name)
+		}
+	}
+}
+
+// TestQuickstartHeaders: each quickstart job.yaml's header says a setting
+// in both it and mlops.env is an error (it said mlops.env's values win), and
+// so it is: USER_ID, in every quickstart's mlops.env, set in the spec too.
+func TestQuickstartHeaders(t *testing.T) {
+	binary(t)
+	for _, topology := range testutil.QuickstartFolders() {
+		t.Run(topology, func(t *testing.T) {
+			dir := filepath.Join("../quickstart/k8s/mlops", topology)
+			text, err := os.ReadFile(filepath.Join(dir, "job.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			const says = "# spec.workers, ...) lives in one of them: set in both, it is an error naming\n# both.\n"
+			if header, _, _ := strings.Cut(string(text), "apiVersion:"); !strings.Contains(header, says) {
+				t.Fatalf("%s/job.yaml's header does not say %q:\n%s", dir, says, header)
+			}
+			spec := yaml.MustParse(string(text))
+			if err := spec.PipeE(yaml.LookupCreate(yaml.MappingNode, "spec", "security"), yaml.SetField("runAsUser", yaml.NewRNode(&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagInt, Value: "1000"}))); err != nil {
+				t.Fatal(err)
+			}
+			tmp := t.TempDir()
+			env, err := os.ReadFile(filepath.Join(dir, "mlops.env"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := errors.Join(os.WriteFile(filepath.Join(tmp, "job.yaml"), []byte(spec.MustString()), 0o644), os.WriteFile(filepath.Join(tmp, "mlops.env"), env, 0o644)); err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command(filepath.Join(repoRoot, "bin", "mlops-fn"), filepath.Join(tmp, "job.yaml")).CombinedOutput()
+			if err == nil || !strings.Contains(string(out), "spec.security.runAsUser") || !strings.Contains(string(out), "USER_ID") || !strings.Contains(string(out), "not both") {
+				t.Errorf("USER_ID in mlops.env and spec.security.runAsUser: want an error naming both, got %v\n%s", err, out)
+			}
+		})
+	}
+}
+
 // releasedImage is the image of CHANGELOG.md's newest release.
 func releasedImage(t *testing.T) string {
 	t.Helper()
@@ -231,5 +297,47 @@ func TestDocsKindFields(t *testing.T) {
 		if !listed[path] {
 			t.Errorf("docs/job-spec.md: the table of what each kind carries has no row for %s", path)
 		}
+	}
+}
+
+// TestReadmeInstallsThePinnedVersions: the README's first screen installs
+// each kind's operator, with its project's own command, at the version make
+// e2e runs (hack/e2e/versions.env), and says where to read on before line 70.
+func TestReadmeInstallsThePinnedVersions(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pins, err := os.ReadFile(filepath.Join(repoRoot, "hack/e2e/versions.env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pin := func(key string) string {
+		m := regexp.MustCompile(`(?m)^` + key + `=(v\S+)$`).FindSubmatch(pins)
+		if m == nil {
+			t.Fatalf("hack/e2e/versions.env has no %s=v… line", key)
+		}
+		return string(m[1])
+	}
+	_, block, found := strings.Cut(string(readme), "## What the cluster needs\n")
+	_, block, fenced := strings.Cut(block, "```sh\n")
+	block, _, closed := strings.Cut(block, "```")
+	if !found || !fenced || !closed {
+		t.Fatal("README.md: no ```sh block under ## What the cluster needs")
+	}
+	for _, want := range []string{
+		"kubectl apply --server-side -f https://raw.githubusercontent.com/kubeflow/mpi-operator/" + pin("MPI_OPERATOR_VERSION") + "/deploy/v2beta1/mpi-operator.yaml\n",
+		`kubectl apply --server-side -k "github.com/kubeflow/training-operator.git/manifests/overlays/standalone?ref=` + pin("TRAINING_OPERATOR_VERSION") + "\"\n",
+		`kubectl apply --server-side -k "https://github.com/kubeflow/trainer.git/manifests/overlays/manager?ref=` + pin("TRAINER_VERSION") + "\"\n",
+		`kubectl apply --server-side -k "https://github.com/kubeflow/trainer.git/manifests/overlays/runtimes?ref=` + pin("TRAINER_VERSION") + "\"\n",
+		"Kubeflow Trainer " + pin("TRAINER_VERSION") + " with JobSet " + pin("JOBSET_VERSION"),
+		"kubectl apply --server-side -f https://github.com/kubernetes-sigs/kueue/releases/download/" + pin("KUEUE_VERSION") + "/manifests.yaml\n",
+	} {
+		if !strings.Contains(block, want) {
+			t.Errorf("README.md's cluster block lacks %q:\n%s", want, block)
+		}
+	}
+	if head := strings.SplitAfterN(string(readme), "\n", 70); !strings.Contains(strings.Join(head[:len(head)-1], ""), "\n## Where to read on\n") {
+		t.Errorf("README.md: ## Where to read on is not among the first 70 lines")
 	}
 }

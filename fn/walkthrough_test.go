@@ -27,9 +27,9 @@ func TestWalkthrough(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines, err := testutil.Walkthrough(string(data))
-	if err != nil {
-		t.Fatal(err)
+	block, ok := testutil.MarkedBlock(string(data), "walkthrough")
+	if !ok {
+		t.Fatal("README: no ```sh block between <!-- walkthrough: … --> and <!-- /walkthrough -->")
 	}
 	bin, err := filepath.Abs(filepath.Join(repoRoot, "bin"))
 	if err != nil {
@@ -37,9 +37,12 @@ func TestWalkthrough(t *testing.T) {
 	}
 	dir := t.TempDir()
 	ran := 0
-	for _, line := range lines {
+	for _, line := range strings.Split(block, "\n") {
 		if strings.HasPrefix(line, "kubectl apply") {
 			break
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
 		}
 		cmd := exec.Command("bash", "-c", line)
 		cmd.Dir = dir
@@ -402,15 +405,7 @@ func TestInitRefusesCommands(t *testing.T) {
 // edited, is written back and said once written; --check, which writes
 // nothing, says only that the folder is stale.
 func TestHydrateSaysWhatItWrote(t *testing.T) {
-	binary(t)
-	fn, err := filepath.Abs(filepath.Join(repoRoot, "bin", "mlops-fn"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "job")
-	if out, err := exec.Command(fn, "init", dir).CombinedOutput(); err != nil {
-		t.Fatalf("init: %v\n%s", err, out)
-	}
+	fn, dir := initJob(t)
 	path := filepath.Join(dir, "kustomization.yaml")
 	text, err := os.ReadFile(path)
 	if err != nil {
@@ -431,4 +426,20 @@ func TestHydrateSaysWhatItWrote(t *testing.T) {
 	if out, err := write.CombinedOutput(); err != nil || !strings.Contains(string(out), said) {
 		t.Errorf("hydrate after the edit: want it to say %q; got %v\n%s", said, err, out)
 	}
+}
+
+// initJob makes a job "job" with mlops-fn init in a new folder, and returns
+// the command's path and the job's folder.
+func initJob(t *testing.T) (fn, dir string) {
+	t.Helper()
+	binary(t)
+	fn, err := filepath.Abs(filepath.Join(repoRoot, "bin", "mlops-fn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = filepath.Join(t.TempDir(), "job")
+	if out, err := exec.Command(fn, "init", dir).CombinedOutput(); err != nil {
+		t.Fatalf("init: %v\n%s", err, out)
+	}
+	return fn, dir
 }

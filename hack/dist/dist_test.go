@@ -24,6 +24,8 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/mlops-fn/mlops-fn/pkg/schema"
 )
 
 const root = "../.."
@@ -86,7 +88,7 @@ func TestDist(t *testing.T) {
 				t.Fatalf("no archive for %s among %v", platform, archives)
 			}
 			files := untar(t, path)
-			for _, name := range []string{"mlops-fn", "LICENSE", "README.md", "CHANGELOG.md"} {
+			for _, name := range []string{"mlops-fn", "LICENSE", "README.md", "CHANGELOG.md", schema.JobSchemaFile} {
 				if _, ok := files[name]; !ok {
 					t.Errorf("%s holds no %s", path, name)
 				}

@@ -36,13 +36,20 @@ func TestRealWalkthrough(t *testing.T) {
 		return
 	}
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	var lines []string
-	if err == nil {
-		lines, err = testutil.Walkthrough(string(readme))
-	}
 	if err != nil {
-		c.fail("the README's walkthrough", err.Error())
+		c.fail("the README", err.Error())
 		return
+	}
+	block, ok := testutil.MarkedBlock(string(readme), "walkthrough")
+	if !ok {
+		c.fail("the README's walkthrough", "no ```sh block between <!-- walkthrough: … --> and <!-- /walkthrough -->")
+		return
+	}
+	var lines []string
+	for _, l := range strings.Split(block, "\n") {
+		if strings.TrimSpace(l) != "" {
+			lines = append(lines, l)
+		}
 	}
 	for _, run := range []struct {
 		ns, what string

@@ -254,10 +254,14 @@ func checkPodSpec(c *check, o *overlay, pod *corev1.Pod, role jobkind.Role) {
 	}
 
 	if role == jobkind.Launcher && p.MPI.Implementation == api.OpenMPI {
-		// OpenMPI 5 ignores the operator's OMPI_MCA_orte_default_hostfile: mlops-fn passes the file itself.
+		// OpenMPI 5 ignores the operator's OMPI_MCA_orte_default_hostfile: mlops-fn passes the file
+		// itself, on its own mpirun line or, for a script that starts mpirun, as PRRTE's default.
 		line := strings.Join(append(slices.Clone(trainer.Command), trainer.Args...), " ")
-		c.that(what("mpirun reads the operator's hostfile (--hostfile "+render.OperatorHostfile+")"),
-			strings.Contains(line, "--hostfile "+render.OperatorHostfile), line)
+		if p.Script {
+			line = jsonText(trainer.Env)
+		}
+		c.that(what("mpirun reads the operator's hostfile ("+render.OperatorHostfile+")"),
+			strings.Contains(line, "--hostfile "+render.OperatorHostfile) || strings.Contains(line, `"PRTE_MCA_prte_default_hostfile","value":"`+render.OperatorHostfile+`"`), line)
 		c.that(what(render.OperatorHostfile+" is mounted"), slices.ContainsFunc(trainer.VolumeMounts, func(m corev1.VolumeMount) bool {
 			return strings.HasPrefix(render.OperatorHostfile, m.MountPath+"/")
 		}), jsonText(trainer.VolumeMounts))
@@ -629,10 +633,14 @@ func checkCarried(c *check, o *overlay, pod *corev1.Pod, role jobkind.Role) {
 	c.that(pod.Name+": carries every field of the job's pod template as mlops-fn rendered it", len(diffs) == 0, diffs...)
 }
 
-// ranksOf is the rank count of the mpirun line the container runs, "none" without one.
+// ranksOf is the rank count of the mpirun line the container runs, or that
+// a launcher's script is given to start, "none" without either.
 func ranksOf(k *corev1.Container) string {
 	ref, ok := render.RanksArgument(k.Command, k.Args)
 	if !ok {
+		if i := slices.IndexFunc(k.Env, func(e corev1.EnvVar) bool { return e.Name == render.ScriptRanks }); i >= 0 {
+			return k.Env[i].Value
+		}
 		return "none"
 	}
 	line := k.Command

@@ -6,6 +6,8 @@ package e2e
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -43,6 +45,13 @@ func checkPlainApplyRunning(c *check, dir, ns string) {
 		return c.that(what+": mlops-fn hydrate", err == nil, out)
 	}
 
+	if o.kind.JobKind() == jobkind.PyTorchJob {
+		// An edit of mlops.env that is no scale (OUTPUT_DIR alone) gives the env ConfigMap a new
+		// name too, which pods started later would read: refused like any other change.
+		if !checkRefusedEnvEdit(c, o, dir, ns, "OUTPUT_DIR", "/elsewhere", hydrate) {
+			return
+		}
+	}
 	if o.kind.JobKind() == jobkind.PyTorchJob && o.plan.Workers < o.plan.Elastic.MaxWorkers {
 		// Scaled within MIN_WORKERS..MAX_WORKERS: the policy lets the Worker replicas and the env
 		// ConfigMap's new name through, and the new worker reads the new ConfigMap.
@@ -108,6 +117,35 @@ func checkPlainApplyRunning(c *check, dir, ns string) {
 	if out, err := runWithoutKubectl("delete", dir, "-n", ns); err != nil {
 		c.fail("mlops-fn delete", out)
 	}
+}
+
+// checkRefusedEnvEdit sets key=value in the overlay's mlops.env, hydrates it and applies it with
+// plain kubectl apply -k onto the running job: refused by the policy, the job and its ConfigMap
+// unchanged; then puts mlops.env back and hydrates it again.
+func checkRefusedEnvEdit(c *check, o *overlay, dir, ns, key, value string, hydrate func(string) bool) bool {
+	before := versions(o, ns)
+	file := filepath.Join(dir, "mlops.env")
+	saved, err := os.ReadFile(file)
+	if err != nil {
+		c.fail("mlops.env read", err.Error())
+		return false
+	}
+	if err := editEnv(dir, key, value); err != nil {
+		c.fail(key+" edited", err.Error())
+		return false
+	}
+	what := fmt.Sprintf("%s=%s alone, the job running", key, value)
+	if !hydrate(what) {
+		return false
+	}
+	out, err := kubectl("", "apply", "-k", dir, "-n", ns)
+	c.that(what+": plain kubectl apply -k is refused by the policy", err != nil && strings.Contains(out, runningPolicy), out)
+	c.eq(what+", refused: the job and the ConfigMap it reads are unchanged in the cluster", before, versions(o, ns))
+	if err := os.WriteFile(file, saved, 0o644); err != nil {
+		c.fail("mlops.env put back", err.Error())
+		return false
+	}
+	return hydrate("mlops.env put back")
 }
 
 // policyReady waits until the API server has compiled the policy (its status names the

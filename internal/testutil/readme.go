@@ -2,26 +2,14 @@
 
 package testutil
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
-// Walkthrough is the README's first-job block, its non-blank lines as
-// written (README.md's text is readme).
-func Walkthrough(readme string) ([]string, error) {
-	_, block, found := strings.Cut(readme, "<!-- walkthrough:")
-	block, _, ok := strings.Cut(block, "<!-- /walkthrough -->")
-	if !found || !ok {
-		return nil, fmt.Errorf("README.md: no walkthrough block between <!-- walkthrough: … --> and <!-- /walkthrough -->")
-	}
-	_, block, _ = strings.Cut(block, "```sh\n")
-	block, _, _ = strings.Cut(block, "```")
-	var lines []string
-	for _, l := range strings.Split(block, "\n") {
-		if strings.TrimSpace(l) != "" {
-			lines = append(lines, l)
-		}
-	}
-	return lines, nil
+// MarkedBlock is the ```sh block of text between <!-- marker: … --> and
+// <!-- /marker -->, the lines a test runs as written.
+func MarkedBlock(text, marker string) (string, bool) {
+	_, block, found := strings.Cut(text, "<!-- "+marker+":")
+	block, _, closed := strings.Cut(block, "<!-- /"+marker+" -->")
+	_, block, fenced := strings.Cut(block, "```sh\n")
+	block, _, ended := strings.Cut(block, "```")
+	return block, found && closed && fenced && ended
 }

@@ -88,12 +88,14 @@ or namespace: it runs outside the queue).`,
 	var f clusterFlags
 	f.add(cmd)
 	cmd.Flags().BoolVar(&o.Replace, "replace", false, "delete a job the edit changes (running or finished), then apply: a new run")
+	var verbose bool
+	cmd.Flags().BoolVar(&verbose, "verbose", false, "warnings in their long form: Pod Security's says what the API server says of each pod")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		o.Dir = args[0]
 		if err := hydrated(o.Dir); err != nil {
 			return fail(cmd, err)
 		}
-		opts, note := following(hydrate.Options{Dir: o.Dir, Config: "job.yaml"})
+		opts, note := following(hydrate.Options{Dir: o.Dir, Config: "job.yaml", Verbose: verbose})
 		ov, err := hydrate.Render(opts)
 		if err != nil {
 			return fail(cmd, err)

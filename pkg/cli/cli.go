@@ -6,12 +6,17 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
@@ -31,6 +36,7 @@ func New(inputRead func(bytes int)) *cobra.Command {
 	if inputRead == nil {
 		inputRead = func(int) {}
 	}
+	var verbose bool
 	cmd := &cobra.Command{
 		Use:           "mlops-fn [JOB.yaml [INPUT.yaml|- ...]]",
 		Short:         "Render MPIJob, Pod, PyTorchJob and TrainJob manifests for distributed training from mlops.env and a job spec",
@@ -41,15 +47,55 @@ func New(inputRead func(bytes int)) *cobra.Command {
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
+				if isTerminal(cmd.InOrStdin()) {
+					// A runner pipes a ResourceList; a person at a prompt asks what this is.
+					return cmd.Help()
+				}
 				return runResourceList(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), inputRead)
 			}
-			return runStandalone(args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), inputRead)
+			if err := unknownCommand(cmd, args[0]); err != nil {
+				return err
+			}
+			return runStandalone(args, verbose, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), inputRead)
 		},
 	}
+	cmd.SuggestionsMinimumDistance = 2 // cobra's own, which SuggestionsFor leaves unset
+	cmd.Flags().BoolVar(&verbose, "verbose", false, "warnings in their long form: Pod Security's says what the API server says of each pod")
 	cmd.SetVersionTemplate("{{.Version}}")
 	cmd.SetFlagErrorFunc(flagError)
 	cmd.AddCommand(newHydrate(), newInit(), newApply(), newDelete(), newStatus(), newLogs(), newVersion())
 	return cmd
+}
+
+// isTerminal: r is a terminal, where nobody types a ResourceList.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// commandLike is a first argument that reads as a command, not a file.
+var commandLike = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+
+// unknownCommand refuses a first argument that is no file and reads as a
+// command (a misspelt one), which would otherwise be opened as a job spec.
+func unknownCommand(cmd *cobra.Command, first string) error {
+	if !commandLike.MatchString(first) {
+		return nil
+	}
+	if _, err := os.Stat(first); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	var names []string
+	for _, c := range cmd.Commands() {
+		if c.IsAvailableCommand() {
+			names = append(names, c.Name())
+		}
+	}
+	hint := ""
+	if s := cmd.SuggestionsFor(first); len(s) > 0 {
+		hint = "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return fmt.Errorf("unknown command %s%s; accepted: a command (%s), or a job spec's file: mlops-fn JOB.yaml", first, hint, strings.Join(names, ", "))
 }
 
 // runResourceList is the KRM function protocol (pkg/krm, which the image runs alone).
@@ -59,7 +105,7 @@ func runResourceList(in io.Reader, out, stderr io.Writer, inputRead func(int)) e
 
 // runStandalone renders `mlops-fn job.yaml [inputs]` to plain YAML. Nothing
 // reaches stdout unless the whole run succeeds.
-func runStandalone(args []string, in io.Reader, out, stderr io.Writer, inputRead func(int)) error {
+func runStandalone(args []string, verbose bool, in io.Reader, out, stderr io.Writer, inputRead func(int)) error {
 	configFile := args[0]
 	config, err := jobspec.Read(configFile)
 	if err != nil {
@@ -84,7 +130,7 @@ func runStandalone(args []string, in io.Reader, out, stderr io.Writer, inputRead
 		inputs = append(inputs, nodes...)
 	}
 	rl := &framework.ResourceList{FunctionConfig: config, Items: inputs}
-	p := processor.Processor{ConfigDir: filepath.Dir(configFile), ConfigFile: configFile}
+	p := processor.Processor{ConfigDir: filepath.Dir(configFile), ConfigFile: configFile, Verbose: verbose}
 	err = p.Process(rl)
 	report(stderr, rl.Results)
 	if err != nil {

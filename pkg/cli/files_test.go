@@ -40,11 +40,19 @@ func TestOverlaysOf(t *testing.T) {
 		}
 	}
 	t.Chdir(root)
-	got := overlaysOf([]string{
+	got, _ := overlaysOf([]string{
 		"notes/readme.txt", "a/mlops.env", "a/base/job.yaml", "a/mlops-fn/guard/checks.yaml", "a/gone.yaml",
 		"a/no-overlay-here/x/kept.yaml", "a/base/deep/er/kustomize.patch", "b/job.yaml", "c/job.yaml", "d/job.yaml", "top.txt",
 	}, "job.yaml")
 	if want := []string{"a", "b"}; !slices.Equal(got, want) {
 		t.Errorf("overlaysOf = %v, want %v", got, want)
+	}
+	// A folder is looked at itself first: an overlay, or the one it lies in.
+	got, outside := overlaysOf([]string{"b", "notes", "a/base/", "c"}, "job.yaml")
+	if want := []string{"b", "a"}; !slices.Equal(got, want) {
+		t.Errorf("overlaysOf of folders = %v, want %v", got, want)
+	}
+	if want := []string{"notes", "c"}; !slices.Equal(outside, want) {
+		t.Errorf("overlaysOf of folders: outside = %v, want %v", outside, want)
 	}
 }

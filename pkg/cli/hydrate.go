@@ -20,7 +20,7 @@ import (
 
 func newHydrate() *cobra.Command {
 	var o hydrate.Options
-	var check, files bool
+	var check, files, staged bool
 	cmd := &cobra.Command{
 		Use:   "hydrate DIR...",
 		Short: "Write an overlay's patch files and kustomization, for `kubectl apply -k DIR`",
@@ -36,10 +36,9 @@ Each list of a patch that merges by key says its key in a comment
 it there, as it knows no CRD's schema, and the build's own schema stays as it
 is. For an MPIJob, a PyTorchJob or a TrainJob (CRDs) it adds %s,
 the fields where the job names ConfigMaps, Secrets and ServiceAccounts.
-In DIR/kustomization.yaml it keeps four entries (marked "# mlops-fn hydrate"):
-the env ConfigMap's generator, the guard's two inputs (mlops.env's generator,
-job.yaml as a local-config resource) and the component; every
-other line stays. After any edit of job.yaml or mlops.env, run hydrate again.
+In DIR/kustomization.yaml it keeps %d entries, each marked "# mlops-fn hydrate":
+%severy other line stays. After any edit of job.yaml or mlops.env, run hydrate
+again.
 
 Before writing, it builds the overlay as kubectl does and compares it with
 mlops-fn run, in this process, as kustomize runs a transformer (after the
@@ -48,7 +47,8 @@ fields that differ and the entries likely to set them. Nothing is written
 unless every folder renders; a folder's component is swapped in one step, and
 a failure puts every folder back. The base init wrote, while unedited, is
 rewritten for a renamed job or another jobKind as part of the same write.
-The env file must lie in its folder.
+The env file must lie in its folder. Two runs on one folder take turns: each
+holds a lock of the folder (flock) from its first read to its last write.
 
 With --check nothing is written: the command fails when what DIR builds
 differs from what it would build once hydrated (CI's drift check), naming the
@@ -56,10 +56,13 @@ first object and field that differ; files that differ but build the same
 objects pass.
 
 With --files the arguments are files, as pre-commit passes the changed ones:
-the overlay of each, the nearest folder above it holding kustomization.yaml and
-the job spec, is hydrated or checked once; a file in no overlay is skipped.`, hydrate.ComponentDir, patchFiles(), hydrate.NameReferenceFile),
+the overlay of each, the nearest folder above it (or, for a folder, at it)
+holding kustomization.yaml and the job spec, is hydrated or checked once; a
+file in no overlay is skipped (a folder with a warning). --staged adds the files git's index changes
+against HEAD, those deleted or renamed away included, which pre-commit never
+passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.ComponentDir, patchFiles(), hydrate.NameReferenceFile, len(hydrate.KustomizationEntries), kustomizationEntries()),
 		Args: func(_ *cobra.Command, dirs []string) error {
-			if len(dirs) == 0 {
+			if len(dirs) == 0 && !staged {
 				return fmt.Errorf("needs at least one overlay folder (the folder holding %s and %s)", o.Config, api.DefaultEnvPath)
 			}
 			return nil
@@ -73,8 +76,23 @@ the job spec, is hydrated or checked once; a file in no overlay is skipped.`, hy
 				// long spec's hydrate, for twice its small peak memory.
 				debug.SetGCPercent(400)
 			}
+			if staged && !files {
+				return fail(cmd, fmt.Errorf("--staged adds files, not overlay folders: it needs --files (mlops-fn hydrate --check --files --staged)"))
+			}
+			if staged {
+				paths, err := stagedPaths()
+				if err != nil {
+					return fail(cmd, err)
+				}
+				dirs = append(dirs, paths...)
+			}
 			if files {
-				dirs = overlaysOf(dirs, o.Config)
+				var outside []string
+				dirs, outside = overlaysOf(dirs, o.Config)
+				for _, f := range outside {
+					report(cmd.ErrOrStderr(), framework.Results{{Severity: framework.Warning, Message: fmt.Sprintf(
+						"%s: skipped: no folder at or above it holds a kustomization and an %s %s, so it lies in no overlay", f, api.Kind, o.Config)}})
+				}
 			}
 			// Render every folder before writing any, so a bad one leaves all untouched.
 			overlays := make([]*hydrate.Overlay, len(dirs))
@@ -92,6 +110,12 @@ the job spec, is hydrated or checked once; a file in no overlay is skipped.`, hy
 					return fail(cmd, fmt.Errorf("%s is a file; hydrate takes the overlay folder that holds %s and %s: mlops-fn hydrate %s", dir, o.Config, api.DefaultEnvPath, filepath.Dir(dir)))
 				}
 			}
+			// Every folder locked first, in one order, for the whole run.
+			unlock, err := hydrate.Lock(dirs...)
+			if err != nil {
+				return fail(cmd, err)
+			}
+			defer unlock()
 			notes := make([]string, len(dirs))
 			// Infos say what hydrate writes: printed once it has, never under --check.
 			var infos framework.Results
@@ -140,6 +164,8 @@ the job spec, is hydrated or checked once; a file in no overlay is skipped.`, hy
 	cmd.Flags().StringSliceVar(&o.Resources, "resources", nil, "resources of a new kustomization.yaml (the base with the skeleton)")
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; fail when what DIR builds differs from what it would build once hydrated")
 	cmd.Flags().BoolVar(&files, "files", false, "the arguments are files: take the overlay each lies in (pre-commit's hook)")
+	cmd.Flags().BoolVar(&staged, "staged", false, "with --files: also the files git's index changes, deleted ones included (pre-commit passes none of those)")
+	cmd.Flags().BoolVar(&o.Verbose, "verbose", false, "warnings in their long form: Pod Security's says what the API server says of each pod")
 	return cmd
 }
 
@@ -170,6 +196,15 @@ func fail(cmd *cobra.Command, err error) error {
 		return markReported(err)
 	}
 	return reportError(cmd.ErrOrStderr(), err)
+}
+
+// kustomizationEntries lists hydrate's entries in the user's kustomization.
+func kustomizationEntries() string {
+	var b strings.Builder
+	for _, e := range hydrate.KustomizationEntries {
+		fmt.Fprintf(&b, "  %-19s %s\n", e.Field, e.What)
+	}
+	return b.String()
 }
 
 // patchFiles lists each kind's patch file, from the job kinds table.

@@ -29,9 +29,10 @@ func newInit() *cobra.Command {
   job.yaml        the job spec: its name, jobKind, image and command
   base/           the job's skeleton, named like the job (the hydrated patches fill it in)
 and hydrates it (mlops-fn hydrate DIR), so that kubectl apply -k DIR runs it.
-Without --image the job is the operator's own example (mpi-operator's pi for an
+Without --image the job is an example that runs as it is (mpi-operator's pi for an
 MPIJob, a Python hello for a Pod, the training-operator's echo for a PyTorchJob,
-Trainer's torch-distributed for a TrainJob), which runs on any cluster with the operator: edit job.yaml and
+Trainer's torch-distributed for a TrainJob), which runs on any cluster with the
+kind's operator (a Pod needs none): edit job.yaml and
 mlops.env, then run mlops-fn hydrate DIR again.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if dash := cmd.ArgsLenAtDash(); dash >= 0 {

@@ -5,8 +5,10 @@ package hydrate
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
@@ -39,23 +41,88 @@ func (r *rendering) check() error {
 	if err != nil {
 		return fmt.Errorf("%s: the hydrated overlay does not build: %w", r.o.Dir, err)
 	}
-	function, err := r.runFunctionLast()
+	diffs, err := r.againstFunction(hydrated)
 	if err != nil {
-		return fmt.Errorf("%s: mlops-fn as a kustomize transformer on this kustomization fails, so hydrate writes nothing: %w", r.o.Dir, err)
-	}
-	unhashed, err := unhashedEnv(function, hydrated)
-	if err != nil {
-		return fmt.Errorf("%s: %w", r.o.Dir, err)
-	}
-	diffs, err := differences(function, unhashed)
-	if err != nil {
+		if missing := missingPath.FindStringSubmatch(err.Error()); missing != nil {
+			// A JSON patch of a field only the component sets: the
+			// function's run fails on it; without it, the run says what
+			// the patch changes.
+			if diffs, _ := r.withoutPatchesOf(missing[1], hydrated); len(diffs) > 0 {
+				return r.contradiction(diffs, "; mlops-fn run after it as a kustomize transformer never sees the job, as kustomize refuses the patch first: "+missing[0])
+			}
+		}
 		return err
 	}
 	if len(diffs) > 0 {
-		return r.contradiction(diffs)
+		return r.contradiction(diffs, "")
 	}
 	out.built = hydrated
 	return nil
+}
+
+// againstFunction is how the hydrated build differs from the function run
+// as kustomize's last transformer on the kustomization.
+func (r *rendering) againstFunction(hydrated []*yaml.RNode) ([]objectDiff, error) {
+	function, err := r.runFunctionLast()
+	if err != nil {
+		return nil, fmt.Errorf("%s: mlops-fn as a kustomize transformer on this kustomization fails, so hydrate writes nothing: %w", r.o.Dir, err)
+	}
+	unhashed, err := unhashedEnv(function, hydrated)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.o.Dir, err)
+	}
+	return differences(function, unhashed)
+}
+
+// missingPath is kustomize's refusal of a JSON patch operation on a path the
+// object lacks.
+var missingPath = regexp.MustCompile(`[a-z]+ operation does not apply: doc is missing path: (/[^:\s]*)(: missing value)?`)
+
+// withoutPatchesOf is how the hydrated build differs from the function's
+// run on the kustomization without its JSON patch entries that have an
+// operation on path.
+func (r *rendering) withoutPatchesOf(path string, hydrated []*yaml.RNode) ([]objectDiff, error) {
+	k := r.k
+	defer func() { r.k = k }()
+	r.k = k.Copy()
+	dropped := false
+	for _, field := range []string{"patches", "patchesJson6902"} {
+		list := r.k.Field(field)
+		if list == nil {
+			continue
+		}
+		list.Value.YNode().Content = slices.DeleteFunc(list.Value.YNode().Content, func(n *yaml.Node) bool {
+			if r.operatesOn(yaml.NewRNode(n), path) {
+				dropped = true
+				return true
+			}
+			return false
+		})
+	}
+	if !dropped {
+		return nil, nil
+	}
+	return r.againstFunction(hydrated)
+}
+
+// operatesOn: the patch entry is a JSON patch with an operation on path.
+func (r *rendering) operatesOn(entry *yaml.RNode, path string) bool {
+	text, _ := entry.GetString("patch")
+	if file, _ := entry.GetString("path"); file != "" {
+		data, err := os.ReadFile(filepath.Join(r.o.Dir, file))
+		if err != nil {
+			return false
+		}
+		text = string(data)
+	}
+	ops, err := yaml.Parse(text)
+	if err != nil || ops.YNode().Kind != yaml.SequenceNode {
+		return false
+	}
+	return slices.ContainsFunc(ops.YNode().Content, func(op *yaml.Node) bool {
+		p, _ := yaml.NewRNode(op).GetString("path")
+		return op.Kind == yaml.MappingNode && p == path
+	})
 }
 
 // nameMark holds an object's name before the build, for the function's check.
@@ -82,7 +149,7 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 		input[it.GetKind()+" "+it.GetNamespace()+"/"+it.GetName()] = true
 	}
 	rl := &framework.ResourceList{Items: items, FunctionConfig: config}
-	p := processor.Processor{ConfigDir: r.o.Dir, ConfigFile: r.configPath}
+	p := processor.Processor{ConfigDir: r.o.Dir, ConfigFile: r.configPath, Verbose: r.o.Verbose}
 	if err := p.Process(rl); err != nil {
 		return nil, errorLines(err)
 	}

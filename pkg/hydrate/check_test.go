@@ -42,6 +42,34 @@ func TestTheCheckRefusesAContradiction(t *testing.T) {
 	}
 }
 
+// TestJSONPatchOfARenderedField: a JSON patch of the workers' CPU limit,
+// which only mlops-fn's patch sets: kustomize refuses it before the function
+// runs, and hydrate names the entry and the contradiction beside
+// kustomize's words, as for a strategic merge.
+func TestJSONPatchOfARenderedField(t *testing.T) {
+	t.Parallel()
+	root, _ := overlay(t, "multi-node-nonroot")
+	dir := filepath.Join(root, "overlay")
+	const cpu = "/spec/mpiReplicaSpecs/Worker/template/spec/containers/0/resources/limits/cpu"
+	k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+	write(t, filepath.Join(dir, "kustomization.yaml"), strings.Replace(string(k), "patches:\n",
+		"patches:\n- target: {kind: MPIJob, name: resnet50}\n  patch: |-\n    - op: replace\n      path: "+cpu+"\n      value: \"16\"\n", 1))
+	before := snapshot(t, root)
+	_, err := Render(Options{Dir: dir})
+	for _, want := range []string{
+		"\nMPIJob/resnet50: spec.mpiReplicaSpecs.Worker.template.spec.containers[0].resources.limits.cpu: mlops-fn renders \"8\", the kustomization's build gives \"16\"\n",
+		"after mlops-fn's patches: patches: the entry with target {kind: MPIJob, name: resnet50}; ",
+		"kustomize refuses the patch first: replace operation does not apply: doc is missing path: " + cpu,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("want the contradiction, saying %q, got %v", want, err)
+		}
+	}
+	if diff := cmp.Diff(before, snapshot(t, root)); diff != "" {
+		t.Errorf("the refused run changed files:\n%s", diff)
+	}
+}
+
 // TestContradictionMessage: the check's refusal names each field that
 // differs with both values, the first few and then how many more, and the
 // entries of the kustomization acting after mlops-fn's patches that may set
@@ -119,7 +147,7 @@ and 1 more
 likely cause, in pw4/kustomization.yaml after mlops-fn's patches: patches: the entry with path workers.yaml; patches: the inline patch of MPIJob/dev-pw4; patches: the entry with path missing.yaml; replacements: the entry with targets {kind: MPI.*}; transformers: mine.yaml; components: after; accepted: entries there that leave what mlops-fn renders as it renders it (set such a value in pw4/job.yaml or pw4/mlops.env instead)`,
 	}} {
 		t.Run(c.name, func(t *testing.T) {
-			if diff := cmp.Diff(c.want, r.contradiction(c.diffs).Error()); diff != "" {
+			if diff := cmp.Diff(c.want, r.contradiction(c.diffs, "").Error()); diff != "" {
 				t.Errorf("message (-want +got):\n%s", diff)
 			}
 		})
@@ -130,7 +158,7 @@ likely cause, in pw4/kustomization.yaml after mlops-fn's patches: patches: the e
 	want := `pw4: the hydrated overlay would differ from mlops-fn run as a kustomize transformer on the same kustomization, so hydrate writes nothing:
 ConfigMap/x (namespace team): mlops-fn renders no such object, the kustomization's build gives the object
 pw4/kustomization.yaml has no entry that acts after mlops-fn's patches (` + afterThePatches + `) and names what differs; accepted: entries there that leave what mlops-fn renders as it renders it (set such a value in pw4/job.yaml or pw4/mlops.env instead)`
-	if diff := cmp.Diff(want, r.contradiction([]objectDiff{extra}).Error()); diff != "" {
+	if diff := cmp.Diff(want, r.contradiction([]objectDiff{extra}, "").Error()); diff != "" {
 		t.Errorf("with no suspect, message (-want +got):\n%s", diff)
 	}
 }
@@ -179,6 +207,27 @@ func TestMergeWithoutBase(t *testing.T) {
 	_, err := Render(Options{Dir: dir})
 	if err == nil || !strings.Contains(err.Error(), "configMapGenerator named extra has behavior: merge or replace") || strings.Contains(err.Error(), "0x") || strings.Contains(err.Error(), "resid.") {
 		t.Errorf("want the generator named and no Go values, got %v", err)
+	}
+}
+
+// TestGlobalDisableNameSuffixHash: a top-level generatorOptions that takes
+// the hash off every generated name, the env ConfigMap's too, is refused
+// before anything is built, saying what is accepted (the guard's "run mlops-fn
+// hydrate" came back from the command that had just run).
+func TestGlobalDisableNameSuffixHash(t *testing.T) {
+	t.Parallel()
+	dir := quickstartCopy(t, "multi-node")
+	k, _ := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+	write(t, filepath.Join(dir, "kustomization.yaml"), string(k)+"generatorOptions:\n  disableNameSuffixHash: true\n")
+	_, err := Render(Options{Dir: dir})
+	for _, want := range []string{
+		filepath.Join(dir, "kustomization.yaml") + ":",
+		": generatorOptions.disableNameSuffixHash: true takes kustomize's hash off the name of every ConfigMap",
+		"accepted: no disableNameSuffixHash under generatorOptions (or false), and options: {disableNameSuffixHash: true} on each of your own generators",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "run mlops-fn hydrate") {
+			t.Fatalf("want the field named, saying %q, got %v", want, err)
+		}
 	}
 }
 

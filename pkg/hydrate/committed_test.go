@@ -172,7 +172,7 @@ func TestRenamesReachTheJob(t *testing.T) {
 
 // TestOneJobItsOwnObjects: the multi-node and single-node quickstarts (both
 // jobs are named resnet50-training) applied to one namespace share no object
-// but the base's ServiceAccount (README: "One job, its own objects"), so
+// but the base's ServiceAccount (docs/hydrate.md: "One job, its own objects"), so
 // neither overwrites the other's env ConfigMap and kubectl delete -k of one
 // keeps the other's.
 func TestOneJobItsOwnObjects(t *testing.T) {

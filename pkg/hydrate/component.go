@@ -116,9 +116,8 @@ const ranksPatchFile = "launcher-ranks-patch.yaml"
 // ranksPatch is a JSON patch, applied after the strategic-merge patches:
 // it tests that the launcher container and the flag stand where the patches
 // put them (the container first, render.TrainingContainerIndex), then
-// replaces the count after the flag (and adds --hostfile after it, for an
-// OpenMPI line that names no hosts), as the function does; a base edited
-// since fails the test, loudly.
+// replaces the count after the flag and adds render's LauncherInsert after
+// it, as the function does; a base edited since fails the test, loudly.
 func ranksPatch(header string, q *render.Plan) ([]byte, error) {
 	spec := "/" + strings.Join([]string{"spec", "mpiReplicaSpecs", string(jobkind.Launcher), "template", "spec"}, "/")
 	name := q.Containers[jobkind.Launcher]
@@ -129,11 +128,8 @@ func ranksPatch(header string, q *render.Plan) ([]byte, error) {
 		map[string]any{"op": "test", "path": fmt.Sprintf("%s/%s/%d", at, ref.FlagAt.Field, ref.FlagAt.Index), "value": ref.Flag},
 		map[string]any{"op": "replace", "path": fmt.Sprintf("%s/%s/%d", at, ref.Field, ref.Index), "value": strconv.Itoa(int(q.Ranks()))},
 	}
-	if q.LauncherHostfile {
-		// Inserted after the count, as the function does.
-		for i, v := range []string{"--hostfile", render.OperatorHostfile} {
-			ops = append(ops, map[string]any{"op": "add", "path": fmt.Sprintf("%s/%s/%d", at, ref.Field, ref.Index+1+i), "value": v})
-		}
+	for i, v := range q.LauncherInsert() {
+		ops = append(ops, map[string]any{"op": "add", "path": fmt.Sprintf("%s/%s/%d", at, ref.Field, ref.Index+1+i), "value": v})
 	}
 	b, err := yaml.Marshal(ops)
 	return append([]byte(header), b...), err

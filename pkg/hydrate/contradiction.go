@@ -27,16 +27,16 @@ import (
 const afterThePatches = "patches:, patchesStrategicMerge:, patchesJson6902:, replacements:, replicas:, transformers:, components listed after " + ComponentDir
 
 // contradiction is the check's error: the fields where the overlay's build
-// and the function's run differ, and the entries of the kustomization that
-// likely set them.
-func (r *rendering) contradiction(diffs []objectDiff) error {
+// and the function's run differ, the entries of the kustomization that
+// likely set them, and what more there is to say (why).
+func (r *rendering) contradiction(diffs []objectDiff, why string) error {
 	kfile := filepath.Join(r.o.Dir, filepath.Base(r.kname))
 	cause := fmt.Sprintf("%s has no entry that acts after mlops-fn's patches (%s) and names what differs", kfile, afterThePatches)
 	if found := r.suspects(diffs); len(found) > 0 {
 		cause = fmt.Sprintf("likely cause, in %s after mlops-fn's patches: %s", kfile, strings.Join(found, "; "))
 	}
-	return fmt.Errorf("%s: the hydrated overlay would differ from mlops-fn run as a kustomize transformer on the same kustomization, so hydrate writes nothing:\n%s\n%s; accepted: entries there that leave what mlops-fn renders as it renders it (set such a value in %s or %s instead)",
-		r.o.Dir, describe(diffs, "mlops-fn renders", "the kustomization's build gives"), cause, r.configPath, filepath.Join(r.o.Dir, r.envFile))
+	return fmt.Errorf("%s: the hydrated overlay would differ from mlops-fn run as a kustomize transformer on the same kustomization, so hydrate writes nothing:\n%s\n%s%s; accepted: entries there that leave what mlops-fn renders as it renders it (set such a value in %s or %s instead)",
+		r.o.Dir, describe(diffs, "mlops-fn renders", "the kustomization's build gives"), cause, why, r.configPath, filepath.Join(r.o.Dir, r.envFile))
 }
 
 // suspects are the entries of the kustomization, acting after mlops-fn's

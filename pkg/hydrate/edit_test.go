@@ -430,22 +430,22 @@ func TestGuardIsSmall(t *testing.T) {
 	}
 }
 
-// TestReadmeQuotesTheStaleBuild: the README quotes what a stale build of the
+// TestDocsQuoteTheStaleBuild: docs/hydrate.md quotes what a stale build of the
 // multi-node quickstart prints, byte for byte but the folder's absolute path:
 // `kubectl apply -k` where kubectl is installed, and kustomize's own error
 // after kubectl's "error: ".
-func TestReadmeQuotesTheStaleBuild(t *testing.T) {
+func TestDocsQuoteTheStaleBuild(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("../../README.md")
+	doc, err := os.ReadFile("../../docs/hydrate.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, quote, ok := strings.Cut(string(readme), "<!-- stale-build")
+	_, quote, ok := strings.Cut(string(doc), "<!-- stale-build")
 	quote, _, closed := strings.Cut(quote, "<!-- /stale-build -->")
 	_, quote, fenced := strings.Cut(quote, "```\n")
 	quote, _, _ = strings.Cut(quote, "```")
 	if !ok || !closed || !fenced {
-		t.Fatal("README.md has no <!-- stale-build --> block")
+		t.Fatal("docs/hydrate.md has no <!-- stale-build --> block")
 	}
 	dir := quickstartCopy(t, "multi-node")
 	if !editEnv("WORKERS", "change").apply(dir) {
@@ -459,7 +459,7 @@ func TestReadmeQuotesTheStaleBuild(t *testing.T) {
 		t.Fatal("the stale quickstart builds")
 	}
 	if got := elide("error: " + err.Error() + "\n"); got != quote {
-		t.Errorf("README.md quotes\n%s\nkustomize's error, as kubectl prints it, is\n%s", quote, got)
+		t.Errorf("docs/hydrate.md quotes\n%s\nkustomize's error, as kubectl prints it, is\n%s", quote, got)
 	}
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
@@ -472,7 +472,7 @@ func TestReadmeQuotesTheStaleBuild(t *testing.T) {
 		t.Fatal("kubectl applies the stale quickstart")
 	}
 	if got := elide(string(out)); got != quote {
-		t.Errorf("README.md quotes\n%s\nkubectl apply -k prints\n%s", quote, got)
+		t.Errorf("docs/hydrate.md quotes\n%s\nkubectl apply -k prints\n%s", quote, got)
 	}
 }
 

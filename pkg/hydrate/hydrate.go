@@ -64,6 +64,8 @@ type Options struct {
 	// the overlay over them, and Write writes them with it, so a refused run
 	// leaves them as they were.
 	Folders map[string]map[string][]byte
+	// Verbose gives the function's warnings their long form (Pod Security's).
+	Verbose bool
 }
 
 // Overlay is what hydrate writes into a folder.
@@ -80,10 +82,20 @@ type Overlay struct {
 	built             []*yaml.RNode
 	patches           []patchEntry
 	generated         string // the component's file with the generated job
+	unlock            func() // gives back the folder's lock Render took (Unlock)
 	// afterStep, when set, is called after each change Write makes on disk
 	// ("stage", each of Options.Folders by its path, "component",
 	// "kustomization", "finish"): the tests interrupt the write there.
 	afterStep func(step string)
+}
+
+// Unlock gives back the lock of the folder Render took, for a run that does
+// not Write (Write gives it back itself). Calling it again does nothing.
+func (out *Overlay) Unlock() {
+	if out.unlock != nil {
+		out.unlock()
+		out.unlock = nil
+	}
 }
 
 // replaced are the folders Write replaces whole, by path in the overlay

@@ -68,6 +68,34 @@ func overlay(t *testing.T, testCase string) (root string, skeleton *yaml.RNode) 
 	return root, skeleton
 }
 
+// TestKustomizationEntries: a hydrated kustomization holds, under each
+// field, as many entries marked as hydrate's as KustomizationEntries, which
+// `hydrate --help` lists, says.
+func TestKustomizationEntries(t *testing.T) {
+	t.Parallel()
+	root, _ := overlay(t, "multi-node-nonroot")
+	text, err := os.ReadFile(filepath.Join(root, "overlay", "kustomization.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked, field := map[string]int{}, ""
+	for _, line := range strings.Split(string(text), "\n") {
+		if key, _, ok := strings.Cut(line, ":"); ok && key != "" && !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "-") && !strings.HasPrefix(line, "#") {
+			field = key
+		}
+		if strings.Contains(line, "# "+ownedMark+":") {
+			marked[field]++
+		}
+	}
+	want := map[string]int{}
+	for _, e := range KustomizationEntries {
+		want[e.Field]++
+	}
+	if diff := cmp.Diff(want, marked); diff != "" {
+		t.Errorf("hydrate's marked entries by field (-KustomizationEntries +kustomization.yaml):\n%s\n%s", diff, text)
+	}
+}
+
 // difference describes how two builds differ, "" when they do not.
 func difference(want, got []*yaml.RNode) (string, error) {
 	diffs, err := differences(want, got)
@@ -106,7 +134,6 @@ func kustomize(t *testing.T, dir string) []map[string]any {
 	}
 	var out []map[string]any
 	for _, r := range nodes {
-		stripEnvHash(r.YNode())
 		obj, err := r.Map()
 		if err != nil {
 			t.Fatal(err)
@@ -118,17 +145,6 @@ func kustomize(t *testing.T, dir string) []map[string]any {
 
 // envHashed is an env ConfigMap's name with kustomize's hash of its data.
 var envHashed = regexp.MustCompile(`^(.+-(?:mpijob|pod|pytorchjob|trainjob)-env)-[a-z0-9]{10}$`)
-
-// stripEnvHash names the env ConfigMap as the function does, before
-// kustomize's hash, in the ConfigMap and in every reference to it.
-func stripEnvHash(n *yaml.Node) {
-	if n.Kind == yaml.ScalarNode {
-		n.Value = envHashed.ReplaceAllString(n.Value, "$1")
-	}
-	for _, c := range n.Content {
-		stripEnvHash(c)
-	}
-}
 
 // transform runs the function on the skeleton as kustomize's transformers: would.
 func transform(t *testing.T, dir string, skeleton *yaml.RNode) []map[string]any {
@@ -609,7 +625,8 @@ func TestKustomizationEdgeCases(t *testing.T) {
 			got := map[string]map[string]any{}
 			for _, o := range kustomize(t, dir) {
 				if o["kind"] == "ConfigMap" {
-					got[o["metadata"].(map[string]any)["name"].(string)] = o["data"].(map[string]any)
+					// By the generator's name: kustomize's hash of the data follows it.
+					got[envHashed.ReplaceAllString(o["metadata"].(map[string]any)["name"].(string), "$1")] = o["data"].(map[string]any)
 				}
 			}
 			if len(got) != len(c.wantConfigMaps) {
@@ -764,7 +781,8 @@ func TestMarksGone(t *testing.T) {
 			var configMaps []string
 			for _, o := range kustomize(t, dir) {
 				if o["kind"] == "ConfigMap" {
-					configMaps = append(configMaps, o["metadata"].(map[string]any)["name"].(string))
+					// By the generator's name: kustomize's hash of the data follows it.
+					configMaps = append(configMaps, envHashed.ReplaceAllString(o["metadata"].(map[string]any)["name"].(string), "$1"))
 				}
 			}
 			if want := []string{name + "-mpijob-env"}; !slices.Equal(configMaps, want) {

@@ -24,6 +24,21 @@ import (
 // a later run finds it again after a rename.
 const ownedMark = "mlops-fn hydrate"
 
+// Entry is one of hydrate's entries in the user's kustomization: the field
+// it is under, and what it is.
+type Entry struct{ Field, What string }
+
+// KustomizationEntries are the entries setEntries keeps, each marked with
+// ownedMark, as `hydrate --help` lists them (TestKustomizationEntries counts
+// them in a hydrated kustomization).
+var KustomizationEntries = []Entry{
+	{"configMapGenerator", "the env ConfigMap's generator"},
+	{"configMapGenerator", "the guard's inputs: mlops.env's generator (local-config)"},
+	{"resources", "the guard's inputs: the job spec (local-config: never applied)"},
+	{"components", ComponentDir + ", the component"},
+	{"patches", listedPath + ": fails the build when components: lacks " + ComponentDir},
+}
+
 // entries are what hydrate keeps in the user's kustomization: the env
 // ConfigMap's generator, the guard's inputs generator and the component.
 // Everything else there is the user's and stays.
@@ -138,6 +153,11 @@ func (f textForm) apply(text string) string {
 // user's own fields of the env generator (literals, more envs, options) too.
 // It returns what it set back in the env generator that an edit had changed.
 func setEntries(k *yaml.RNode, e entries, path string) ([]string, error) {
+	// kustomize forces a global true onto every generator, over the env generator's own false.
+	if h, _ := k.Pipe(yaml.Lookup("generatorOptions", "disableNameSuffixHash")); h != nil && strings.EqualFold(h.YNode().Value, "true") {
+		return nil, fmt.Errorf("%s:%d: generatorOptions.disableNameSuffixHash: %s takes kustomize's hash off the name of every ConfigMap the kustomization generates, and the job's env ConfigMap %s must keep it: an edit of mlops.env then makes a new ConfigMap beside the old one, and a running job keeps reading its own; accepted: no disableNameSuffixHash under generatorOptions (or false), and options: {disableNameSuffixHash: true} on each of your own generators whose name must stay as written",
+			path, h.YNode().Line, h.YNode().Value, e.envName)
+	}
 	gens, err := listField(k, "configMapGenerator")
 	if err != nil {
 		return nil, err

@@ -25,6 +25,11 @@ func Render(o Options) (*Overlay, error) {
 	if o.Config == "" {
 		o.Config = "job.yaml"
 	}
+	// Held until Write, or Unlock: what Render reads, nobody else writes.
+	unlock, err := Lock(o.Dir)
+	if err != nil {
+		return nil, err
+	}
 	r := &rendering{o: o, configPath: filepath.Join(o.Dir, o.Config)}
 	for _, step := range []func() error{
 		r.readSpec,          // the job spec and mlops.env, resolved as the function resolves them
@@ -36,9 +41,11 @@ func Render(o Options) (*Overlay, error) {
 		r.check,             // the overlay's build equals the function's run
 	} {
 		if err := step(); err != nil {
+			unlock()
 			return nil, err
 		}
 	}
+	r.out.unlock = unlock
 	for _, msg := range r.restored {
 		r.out.Warnings = append(r.out.Warnings, &framework.Result{Severity: framework.Info, Message: msg})
 	}
@@ -128,6 +135,10 @@ func (r *rendering) readKustomization() error {
 	kpath, kreal, err := kustomizationFile(o.Dir)
 	if err != nil {
 		return err
+	}
+	if _, err := fileInside(o.Dir, kpath); kpath != "" && err != nil {
+		// The staged builds read it at its link's path, which kustomize, resolving the link, does not.
+		return fmt.Errorf("%s is a symbolic link to %s, outside the overlay folder %s, and kubectl's kustomize then finds no kustomization in %s; accepted: the file itself in %s, or a link to a file in or below it", kpath, kreal, o.Dir, o.Dir, o.Dir)
 	}
 	seedHeader := fmt.Sprintf("# After editing %s or %s, run `mlops-fn hydrate` on this folder, then\n# `kubectl apply -k` it: until hydrate has run, the build fails and says so.\n# Lines you add here stay; the entries marked `# mlops-fn hydrate` are hydrate's.\n", o.Config, r.envFile)
 	r.k, r.oldText, r.form, err = readKustomization(kpath, o.Resources, seedHeader, func() error {

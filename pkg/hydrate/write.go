@@ -40,6 +40,11 @@ func (o *Overlay) Write() error { return WriteAll([]*Overlay{o}) }
 // each folder is built again from disk and must equal what Render built, or
 // every folder is put back as it was.
 func WriteAll(overlays []*Overlay) error {
+	defer func() {
+		for _, o := range overlays {
+			o.Unlock()
+		}
+	}()
 	var staged []*stagedOverlay
 	cleanup := func() {
 		for _, s := range staged {

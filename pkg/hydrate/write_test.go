@@ -312,24 +312,39 @@ func snapshot(t *testing.T, root string) map[string]string {
 	return files
 }
 
-// TestEnvFileSymlinkOutsideIsRefused: kustomize's load restrictor follows a
-// symlink, so mlops.env linking outside the overlay is refused too.
-func TestEnvFileSymlinkOutsideIsRefused(t *testing.T) {
+// TestLinkOutsideIsRefused: kustomize's load restrictor follows a symlink,
+// so mlops.env linking outside the overlay is refused; and kustomize finds
+// no kustomization through a link that leaves the folder, so that is
+// refused too (hydrate wrote its entries into the file outside). Nothing is
+// written.
+func TestLinkOutsideIsRefused(t *testing.T) {
 	t.Parallel()
-	root, _ := overlay(t, "multi-node-nonroot")
-	dir := filepath.Join(root, "overlay")
-	if err := os.MkdirAll(filepath.Join(root, "shared"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(filepath.Join(dir, "mlops.env"), filepath.Join(root, "shared", "mlops.env")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("../shared/mlops.env", filepath.Join(dir, "mlops.env")); err != nil {
-		t.Fatal(err)
-	}
-	_, err := Render(Options{Dir: dir})
-	if err == nil || !strings.Contains(err.Error(), "is not inside the overlay folder") {
-		t.Fatalf("want the env file refused, got %v", err)
+	for file, want := range map[string]string{
+		"mlops.env":          "is not inside the overlay folder",
+		"kustomization.yaml": "kustomization.yaml is a symbolic link to {shared}/kustomization.yaml, outside the overlay folder",
+	} {
+		t.Run(file, func(t *testing.T) {
+			t.Parallel()
+			root, _ := overlay(t, "multi-node-nonroot")
+			dir := filepath.Join(root, "overlay")
+			if err := os.MkdirAll(filepath.Join(root, "shared"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(filepath.Join(dir, file), filepath.Join(root, "shared", file)); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("../shared/"+file, filepath.Join(dir, file)); err != nil {
+				t.Fatal(err)
+			}
+			before := snapshot(t, root)
+			want = strings.ReplaceAll(want, "{shared}", filepath.Join(root, "shared"))
+			if _, err := Render(Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("want the link refused, saying %q, got %v", want, err)
+			}
+			if diff := cmp.Diff(before, snapshot(t, root)); diff != "" {
+				t.Errorf("files changed (-before +after):\n%s", diff)
+			}
+		})
 	}
 }
 

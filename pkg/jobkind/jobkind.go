@@ -76,7 +76,9 @@ type Shape struct {
 
 // Demo is the job init writes: one that runs on any cluster with the operator.
 type Demo struct {
-	Image   string
+	Image string
+	// About says whose example it is, in job.yaml's comment on the image.
+	About   string
 	Command []string
 	// CommandNote says what runs the command, in job.yaml's comment.
 	CommandNote string

@@ -37,9 +37,8 @@ var mpiJob = Facts{
 	Pods:           func(obj map[string]any) []Pods { return replicaPods(obj, "spec", "mpiReplicaSpecs") },
 	SuspendPath:    []string{"spec", "runPolicy", "suspend"},
 	KueueFramework: "kubeflow.org/mpijob",
-	// The mpi-operator's own example.
 	Demo: Demo{
-		Image: "mpioperator/mpi-pi:openmpi", Command: []string{"/home/mpiuser/pi"},
+		Image: "mpioperator/mpi-pi:openmpi", About: "the mpi-operator's own example", Command: []string{"/home/mpiuser/pi"},
 		CommandNote: "mlops-fn runs it under mpirun -np WORKERS x slots",
 		Shape:       "WORKERS=2\n" + demoResources,
 	},

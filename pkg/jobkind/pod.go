@@ -22,7 +22,7 @@ var pod = Facts{
 	// Kueue holds a Pod with a scheduling gate, not a suspend field.
 	KueueFramework: "pod",
 	Demo: Demo{
-		Image: "python:3.12-slim", Command: []string{"python", "-c", "import os; print('hello from', os.uname().nodename)"},
+		Image: "python:3.12-slim", About: "a Python hello, which needs no operator", Command: []string{"python", "-c", "import os; print('hello from', os.uname().nodename)"},
 		CommandNote: "the Pod's command",
 		Shape:       demoResources,
 	},

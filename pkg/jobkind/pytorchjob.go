@@ -64,9 +64,8 @@ var pyTorchJob = Facts{
 	SuspendPath: []string{"spec", "runPolicy", "suspend"},
 	// Off in Kueue v0.19's default Configuration.
 	KueueFramework: "kubeflow.org/pytorchjob",
-	// The training-operator's own example.
 	Demo: Demo{
-		Image: "kubeflow/pytorch-elastic-example-echo:latest", Command: []string{"python", "-m", "torch.distributed.run", "/workspace/echo.py"},
+		Image: "kubeflow/pytorch-elastic-example-echo:latest", About: "the training-operator's own example", Command: []string{"python", "-m", "torch.distributed.run", "/workspace/echo.py"},
 		CommandNote: "the torchrun line; the training-operator passes it the rendezvous",
 		Shape:       "WORKERS=2\nMIN_WORKERS=1\nMAX_WORKERS=3\n" + demoResources,
 	},

@@ -81,9 +81,9 @@ var trainJob = Facts{
 	},
 	SuspendPath:    []string{"spec", "suspend"},
 	KueueFramework: "trainer.kubeflow.org/trainjob",
-	// Kubeflow Trainer's own example image (examples/pytorch/image-classification).
 	Demo: Demo{
-		Image: "pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime", Command: []string{"torchrun", "--no-python", "python3", "-c",
+		// The image of Trainer's examples/pytorch/image-classification.
+		Image: "pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime", About: "the image of Kubeflow Trainer's own examples", Command: []string{"torchrun", "--no-python", "python3", "-c",
 			"import torch.distributed as d; d.init_process_group('gloo'); print('rank', d.get_rank(), 'of', d.get_world_size())"},
 		CommandNote: "the torchrun line; Kubeflow Trainer's torch-distributed runtime passes it nnodes and the master",
 		Shape:       "# The TrainJob's nodes, and on each its CPU, memory and GPUs.\nWORKERS=2\n" + demoResources,

@@ -4,7 +4,6 @@ package processor
 
 import (
 	"fmt"
-	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -155,19 +154,6 @@ func onePerName(items []*yaml.RNode) error {
 			return fmt.Errorf("input items %d (%s) and %d (%s) are two %ss named %q %s: %s; accepted: one %s of a name per namespace (rename or remove one)", first+1, identify(items[first]), i+1, identify(it), it.GetKind(), it.GetName(), where, why, it.GetKind())
 		}
 		seen[key] = i
-	}
-	return nil
-}
-
-// unshared refuses to write over the env ConfigMap another job spec
-// generated with other data (two specs' spec.envFile.configMapName alike):
-// that job's pods would read this job's mlops.env.
-func (p Processor) unshared(items []*yaml.RNode, cm *yaml.RNode) error {
-	owner := cm.GetAnnotations()[GeneratedBy]
-	for _, it := range items {
-		if other := it.GetAnnotations()[GeneratedBy]; sameObject(it, cm) && other != "" && other != owner && !maps.Equal(it.GetDataMap(), cm.GetDataMap()) {
-			return fmt.Errorf("%s: spec.envFile.configMapName: %q is the env ConfigMap %s generated (%s), with other data: its job's pods would read this job's mlops.env; accepted: one env ConfigMap a job (the default, NAME-KIND-env), or the same data in both", p.configName(), cm.GetName(), other, identify(it))
-		}
 	}
 	return nil
 }

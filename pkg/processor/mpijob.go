@@ -36,12 +36,13 @@ func (mpiJobSteps) narrow(p Processor, target *yaml.RNode, q *render.Plan) error
 	if err := p.keptProgram(target, q); err != nil {
 		return err
 	}
-	ref, namesHosts, err := launcherRanks(target, q.Containers[jobkind.Launcher], q.Sidecars[jobkind.Launcher], q.Ranks())
+	ref, line, err := launcherRanks(target, q.Containers[jobkind.Launcher], q.Sidecars[jobkind.Launcher], q.Ranks())
 	if err != nil {
 		return err
 	}
 	q.LauncherRanks = &ref
-	q.LauncherHostfile = q.MPI.Implementation == api.OpenMPI && !namesHosts
+	q.LauncherHostfile = q.MPI.Implementation == api.OpenMPI && !render.NamesHosts(line[0], line[1])
+	q.LauncherForward = q.ForwardFlagsBeyond(line[0], line[1])
 	return nil
 }
 
@@ -77,8 +78,6 @@ func (p Processor) keptProgram(target *yaml.RNode, q *render.Plan) error {
 		return fmt.Errorf("keeps its launcher's mpirun line (the spec has no command), so spec.args %q would be lost; accepted: spec.command with them (mlops-fn then writes the mpirun line), or no spec.args", q.Args)
 	case !slices.Equal(q.MPI.Args, api.DefaultMPIArgs) && q.MPI.Implementation == api.OpenMPI || q.MPI.Implementation != api.OpenMPI && len(q.MPI.Args) > 0:
 		return fmt.Errorf("keeps its launcher's mpirun line (the spec has no command), so spec.mpi.args %q would be lost; accepted: spec.command (mlops-fn then writes the mpirun line), or no spec.mpi.args", q.MPI.Args)
-	case !slices.Equal(q.MPI.ForwardEnv, api.DefaultForwardEnv):
-		return fmt.Errorf("keeps its launcher's mpirun line (the spec has no command), so spec.mpi.forwardEnv %q would be lost; accepted: spec.command (mlops-fn then writes the mpirun line), or no spec.mpi.forwardEnv", q.MPI.ForwardEnv)
 	}
 	for _, f := range []struct{ field, have, want, fix string }{
 		{"mpiImplementation", valueAt(target, "spec", "mpiImplementation"), string(q.MPI.Implementation), "spec.mpi.implementation: %s"},
@@ -97,35 +96,35 @@ const orSpecCommand = "or spec.command (mlops-fn then writes the mpirun line)"
 
 // launcherRanks finds the rank count in the mpirun line of the target's
 // launcher container, which mlops-fn keeps when the spec names no command,
-// and whether the line names its hosts. others are the launcher's other
+// and the line: its command and args. others are the launcher's other
 // containers.
-func launcherRanks(target *yaml.RNode, container string, others []string, ranks int32) (render.ArgumentRef, bool, error) {
+func launcherRanks(target *yaml.RNode, container string, others []string, ranks int32) (render.ArgumentRef, [2][]string, error) {
 	c, err := target.Pipe(yaml.Lookup(append(launcherPodSpec(), "containers", "[name="+container+"]")...))
 	if err != nil || c == nil {
-		return render.ArgumentRef{}, false, fmt.Errorf("has no launcher container %q; accepted: an MPIJob with a launcher, or spec.command", container)
+		return render.ArgumentRef{}, [2][]string{}, fmt.Errorf("has no launcher container %q; accepted: an MPIJob with a launcher, or spec.command", container)
 	}
 	command, _ := c.GetSlice("command")
 	args, _ := c.GetSlice("args")
 	line := strings.Join(append(toStrings(command), toStrings(args)...), " ")
 	if line == "" {
-		return render.ArgumentRef{}, false, fmt.Errorf("the launcher's container %s has no command or args, so no mpirun line whose ranks mlops-fn could set to workers × slots (%d); accepted: %s", container, ranks, launcherLineWaysOut(container, others))
+		return render.ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher's container %s has no command or args, so no mpirun line whose ranks mlops-fn could set to workers × slots (%d); accepted: %s", container, ranks, launcherLineWaysOut(container, others))
 	}
 	if joined := render.JoinedRankCount(toStrings(command), toStrings(args)); joined != "" {
-		return render.ArgumentRef{}, false, fmt.Errorf("the launcher runs %q, whose rank count is written in one item with its flag (%s), where mlops-fn cannot set it to workers × slots (%d); accepted: the flag and the count as two items (-np, \"4\"), %s", line, joined, ranks, orSpecCommand)
+		return render.ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher runs %q, whose rank count is written in one item with its flag (%s), where mlops-fn cannot set it to workers × slots (%d); accepted: the flag and the count as two items (-np, \"4\"), %s", line, joined, ranks, orSpecCommand)
 	}
 	if counts := render.RankCounts(toStrings(command), toStrings(args)); len(counts) > 1 {
-		return render.ArgumentRef{}, false, fmt.Errorf("the launcher runs %q, whose mpirun has %d rank counts (%s): mlops-fn sets one, and mpirun would read another; accepted: one -np N (or -n N) in the launcher's command or args, %s", line, len(counts), strings.Join(counts, ", "), orSpecCommand)
+		return render.ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher runs %q, whose mpirun has %d rank counts (%s): mlops-fn sets one, and mpirun would read another; accepted: one -np N (or -n N) in the launcher's command or args, %s", line, len(counts), strings.Join(counts, ", "), orSpecCommand)
 	}
 	if unknown := render.UnknownMPIRunOption(toStrings(command), toStrings(args)); unknown != "" {
-		return render.ArgumentRef{}, false, fmt.Errorf("the launcher runs %q, whose mpirun option %s is none of OpenMPI 5's or MPICH Hydra's (docs/job-spec.md, \"A launcher's own mpirun line\"): mlops-fn cannot tell how many values it takes, so where mpirun's options end and its rank count is; accepted: mpirun's own options, each as one item or with its values as the next items, %s", line, strconv.Quote(unknown), orSpecCommand)
+		return render.ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher runs %q, whose mpirun option %s is none of OpenMPI 5's or MPICH Hydra's (docs/job-spec.md, \"A launcher's own mpirun line\"): mlops-fn cannot tell how many values it takes, so where mpirun's options end and its rank count is; accepted: mpirun's own options, each as one item or with its values as the next items, %s", line, strconv.Quote(unknown), orSpecCommand)
 	}
 	if ref, ok := render.RanksArgument(toStrings(command), toStrings(args)); ok {
-		return ref, render.NamesHosts(toStrings(command), toStrings(args)), nil
+		return ref, [2][]string{toStrings(command), toStrings(args)}, nil
 	}
 	if slices.ContainsFunc(append(toStrings(command), toStrings(args)...), func(tok string) bool { return strings.Contains(tok, " ") && strings.Contains(tok, "mpirun") }) {
-		return render.ArgumentRef{}, false, fmt.Errorf("the launcher runs mpirun inside a shell string (%s), which mlops-fn does not edit, so its ranks would not follow workers × slots (%d); accepted: mpirun and -np N as items of the launcher's command or args, where mlops-fn sets N, %s", strconv.Quote(line), ranks, orSpecCommand)
+		return render.ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher runs mpirun inside a shell string (%s), which mlops-fn does not edit, so its ranks would not follow workers × slots (%d); accepted: mpirun and -np N as items of the launcher's command or args, where mlops-fn sets N, %s", strconv.Quote(line), ranks, orSpecCommand)
 	}
-	return render.ArgumentRef{}, false, fmt.Errorf("the launcher's container %s runs %q, with no -np N among mpirun's own options (before the program), so its ranks would not follow workers × slots (%d); accepted: %s", container, line, ranks, launcherLineWaysOut(container, others))
+	return render.ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher's container %s runs %q, with no -np N among mpirun's own options (before the program), so its ranks would not follow workers × slots (%d); accepted: %s", container, line, ranks, launcherLineWaysOut(container, others))
 }
 
 // launcherLineWaysOut is what is accepted instead of a launcher container
@@ -158,7 +157,7 @@ func launcherPodSpec() []string {
 }
 
 // setLauncherRanks writes the rank count where q.LauncherRanks says, and
-// --hostfile after it when q.LauncherHostfile.
+// q.LauncherInsert after it.
 func setLauncherRanks(job *yaml.RNode, q *render.Plan) error {
 	ref := q.LauncherRanks
 	path := append(launcherPodSpec(), "containers", "[name="+q.Containers[jobkind.Launcher]+"]", ref.Field)
@@ -168,9 +167,8 @@ func setLauncherRanks(job *yaml.RNode, q *render.Plan) error {
 	}
 	n := list.Content()[ref.Index]
 	n.Value, n.Tag, n.Style = strconv.Itoa(int(q.Ranks())), yaml.NodeTagString, yaml.DoubleQuotedStyle
-	if q.LauncherHostfile {
-		at := ref.Index + 1
-		list.YNode().Content = slices.Insert(list.Content(), at, yaml.NewStringRNode("--hostfile").YNode(), yaml.NewStringRNode(render.OperatorHostfile).YNode())
+	for i, item := range q.LauncherInsert() {
+		list.YNode().Content = slices.Insert(list.Content(), ref.Index+1+i, yaml.NewStringRNode(item).YNode())
 	}
 	return nil
 }

@@ -192,8 +192,9 @@ type Refusal struct {
 	Path string
 	// Message is the API server's words: violates PodSecurity "LEVEL:VERSION": reasons (details).
 	Message string
-	// Reasons are the checks' forbidden reasons, as in Message.
-	Reasons []string
+	// Reasons are the checks' forbidden reasons, as in Message, and Details
+	// their details ("" where a check gives none).
+	Reasons, Details []string
 }
 
 // PodSecurity evaluates the pods of job, as rendered, as the API server's
@@ -213,7 +214,7 @@ func podSecurity(pods []podAt) (psa.Level, []Refusal) {
 			if r.Allowed {
 				break
 			}
-			refused = append(refused, Refusal{Level: level, Path: pod.Path, Message: fmt.Sprintf("violates PodSecurity %q: %s", lv.String(), r.ForbiddenDetail()), Reasons: r.ForbiddenReasons})
+			refused = append(refused, Refusal{Level: level, Path: pod.Path, Message: fmt.Sprintf("violates PodSecurity %q: %s", lv.String(), r.ForbiddenDetail()), Reasons: r.ForbiddenReasons, Details: r.ForbiddenDetails})
 			needs = max(needs, i+1)
 		}
 	}
@@ -230,23 +231,49 @@ var settingFor = map[string]string{
 	"seccompProfile":                    "spec.security.hardening (on by default) sets the seccomp profile",
 	"restricted volume types":           "NFS_SERVER and spec.volumes' nfs are inline volumes: a pvc bound to an NFS PersistentVolume is allowed",
 	"hostPath volumes":                  "spec.volumes' hostPath is one",
-	"host namespaces":                   "spec.hostNetwork sets hostNetwork",
 	"non-default capabilities":          "spec.rdma adds IPC_LOCK",
 }
 
+// hostNamespaces says what sets each host namespace a pod spec shares:
+// spec.hostNetwork for the node's network; nothing of mlops-fn's for its
+// processes or IPC, which only the base sets.
+func hostNamespaces(spec corev1.PodSpec) []string {
+	var out, base []string
+	if spec.HostNetwork {
+		out = append(out, "spec.hostNetwork sets hostNetwork")
+	}
+	if spec.HostPID {
+		base = append(base, "hostPID")
+	}
+	if spec.HostIPC {
+		base = append(base, "hostIPC")
+	}
+	switch len(base) {
+	case 1:
+		out = append(out, base[0]+" is the base's: no setting of mlops-fn's sets it")
+	case 2:
+		out = append(out, "hostPID and hostIPC are the base's: no setting of mlops-fn's sets them")
+	}
+	return out
+}
+
 // podSecurityNotice is the warning about a job whose pods restricted
-// refuses: the level they need and, for the pods, what the API server says
-// of them at the level above that one (pods it says the same of together),
-// with the settings of mlops-fn's that bear on it; "" when restricted admits
-// them all.
-func podSecurityNotice(id string, pods []podAt) string {
+// refuses, "" when restricted admits them all: one line, the level they need
+// and what in the pods needs it; verbose, for each pod what the API server
+// says of it at the level above that one (pods it says the same of
+// together), with the settings of mlops-fn's that bear on it.
+func podSecurityNotice(id string, pods []podAt, verbose bool) string {
 	level, refused := podSecurity(pods)
 	if level == psa.LevelRestricted {
 		return ""
 	}
 	above := levels[slices.Index(levels, level)-1]
+	specs := map[string]corev1.PodSpec{}
+	for _, p := range pods {
+		specs[p.Path] = p.Spec
+	}
 	paths := map[string][]string{}
-	var messages, settings []string
+	var messages, settings, needs []string
 	for _, r := range refused {
 		if r.Level != above {
 			continue
@@ -255,11 +282,23 @@ func podSecurityNotice(id string, pods []podAt) string {
 			messages = append(messages, r.Message)
 		}
 		paths[r.Message] = append(paths[r.Message], r.Path)
-		for _, reason := range r.Reasons {
-			if s := settingFor[reason]; s != "" && !slices.Contains(settings, s) {
-				settings = append(settings, s)
+		for i, reason := range r.Reasons {
+			found := []string{settingFor[reason]}
+			if reason == "host namespaces" {
+				found = hostNamespaces(specs[r.Path])
+			}
+			for _, s := range found {
+				if s != "" && !slices.Contains(settings, s) {
+					settings = append(settings, s)
+				}
+			}
+			if n := need(reason, r.Details[i]); !slices.Contains(needs, n) {
+				needs = append(needs, n)
 			}
 		}
+	}
+	if !verbose {
+		return fmt.Sprintf("%s: the pods need Pod Security level %s: %s (more: --verbose, docs/job-spec.md#pod-security)", id, level, strings.Join(needs, ", "))
 	}
 	var why []string
 	for _, m := range messages {
@@ -272,10 +311,27 @@ func podSecurityNotice(id string, pods []podAt) string {
 	return fmt.Sprintf("%s: the pods need Pod Security level %s: %s; the namespace's pod-security.kubernetes.io/enforce label must allow it%s", id, level, strings.Join(why, "; "), note)
 }
 
+// need is what a Pod Security check refused, in a few words: a volume's
+// details name it; others' list every container (too long for one line) or
+// repeat the reason.
+func need(reason, detail string) string {
+	switch {
+	case detail == "" || strings.Contains(detail, reason):
+		return reason
+	case reason == "restricted volume types":
+		return detail // volume "nfs" uses restricted volume type "nfs"
+	case reason == "hostPath volumes":
+		return "hostPath " + detail
+	case len(detail) <= 40:
+		return reason + " (" + detail + ")"
+	}
+	return reason
+}
+
 // PodSecurityResults is the warning about a job mlops-fn generates whose
 // pods restricted refuses, named after the job spec.
 func (p Processor) PodSecurityResults(job *yaml.RNode) framework.Results {
-	if n := podSecurityNotice(p.configName()+": "+job.GetKind()+"/"+job.GetName(), podsOf(job.GetKind(), decoded(job))); n != "" {
+	if n := podSecurityNotice(p.configName()+": "+job.GetKind()+"/"+job.GetName(), podsOf(job.GetKind(), decoded(job)), p.Verbose); n != "" {
 		return noticeResults([]string{n})
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"sigs.k8s.io/kustomize/api/hasher"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio/filters"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
@@ -38,6 +39,9 @@ type Processor struct {
 	ConfigDir string
 	// ConfigFile names the job spec in messages; by default the runner's path annotation.
 	ConfigFile string
+	// Verbose gives warnings their long form: Pod Security's says, of each
+	// pod, what the API server says.
+	Verbose bool
 
 	// outputDir is where generated objects are filed: the config's folder in the runner's package.
 	outputDir string
@@ -170,6 +174,20 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 	if i := findItem(items, "ConfigMap", plan.ConfigMapName); i >= 0 && o.EnvOrigin == FromConfigMap {
 		plan.ConfigMapName = items[i].GetName()
 	}
+	if o.EnvOrigin != FromConfigMap {
+		// The ConfigMap this run writes is named as a hydrated overlay's
+		// configMapGenerator names it: kustomize's hash of its data after the
+		// name, so that every runner gives the same objects.
+		cm, err := jobnode.Encode(plan.ConfigMap(o.Env.Map()))
+		var hash string
+		if err == nil {
+			hash, err = new(hasher.Hasher).Hash(cm)
+		}
+		if err != nil {
+			return nil, append(results, errorResult(err))
+		}
+		plan.HashedFrom, plan.ConfigMapName = plan.ConfigMapName, plan.ConfigMapName+"-"+hash
+	}
 
 	targets, err := p.targets(plan, items)
 	if err != nil {
@@ -188,7 +206,7 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 			return nil, append(results, errorResult(objectError(identify(items[i]), errs)))
 		}
 		// Pod Security, as the API server will admit the job's pods.
-		if n := podSecurityNotice(identify(items[i]), podsOf(patched.GetKind(), job)); n != "" {
+		if n := podSecurityNotice(identify(items[i]), podsOf(patched.GetKind(), job), p.Verbose); n != "" {
 			results = append(results, noticeResults([]string{n})...)
 		}
 		items[i] = patched
@@ -221,9 +239,6 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 			cm, err := jobnode.Encode(q.ConfigMap(o.Env.Map()))
 			if err == nil {
 				err = p.annotate(plan, cm)
-			}
-			if err == nil {
-				err = p.unshared(items, cm)
 			}
 			if err != nil {
 				return nil, append(results, errorResult(err))

@@ -59,7 +59,7 @@ func TestConfigMapConfig(t *testing.T) {
 	if err := (Processor{}).Process(rl); err != nil {
 		t.Fatal(err)
 	}
-	if got := kinds(rl.Items); got != "MPIJob/bert,ConfigMap/bert-mpijob-env" {
+	if got := kinds(rl.Items); got != "MPIJob/bert,ConfigMap/bert-mpijob-env-78tkhct982" {
 		t.Errorf("items: %s", got)
 	}
 
@@ -126,7 +126,7 @@ func TestGeneratedObjectsAreFiledNextToTheConfig(t *testing.T) {
 	for _, n := range rl.Items {
 		paths = append(paths, n.GetAnnotations()[kioutil.PathAnnotation])
 	}
-	if diff := cmp.Diff([]string{"jobs/mpijob_bert.yaml", "jobs/configmap_bert-mpijob-env.yaml"}, paths); diff != "" {
+	if diff := cmp.Diff([]string{"jobs/mpijob_bert.yaml", "jobs/configmap_bert-mpijob-env-gb99dbcg8m.yaml"}, paths); diff != "" {
 		t.Errorf("paths (-want +got):\n%s", diff)
 	}
 }
@@ -273,7 +273,7 @@ func TestLocalConfigMap(t *testing.T) {
 	if err := (Processor{}).Process(rl); err != nil {
 		t.Fatal(err)
 	}
-	if got := kinds(rl.Items); got != "ConfigMap/mlops-env,MPIJob/bert,ConfigMap/bert-mpijob-env" {
+	if got := kinds(rl.Items); got != "ConfigMap/mlops-env,MPIJob/bert,ConfigMap/bert-mpijob-env-f27bdg9fkb" {
 		t.Fatalf("items: %s", got)
 	}
 	if got := rl.Items[0].MustString(); got != yaml.MustParse(local).MustString() {

@@ -113,10 +113,16 @@ func TestUpdatedInPlace(t *testing.T) {
 	if len(second) != len(first) {
 		t.Fatalf("%d items after the second run, %d after the first: %s", len(second), len(first), kinds(second))
 	}
+	// The env ConfigMap, named by the hash of its data, is the new data's
+	// where the old one stood.
+	last := len(first) - 1
 	for i := range first {
-		if first[i].GetKind() != second[i].GetKind() || first[i].GetName() != second[i].GetName() {
+		if first[i].GetKind() != second[i].GetKind() || first[i].GetName() != second[i].GetName() && i != last {
 			t.Fatalf("item %d moved: %s", i, kinds(second))
 		}
+	}
+	if old, cm := first[last].GetName(), second[last].GetName(); second[last].GetKind() != "ConfigMap" || cm == old || !strings.HasPrefix(cm, "bert-mpijob-env-") {
+		t.Errorf("the env ConfigMap of WORKERS=5 is %s, that of WORKERS=3 %s: want two names of bert-mpijob-env and a hash", cm, old)
 	}
 	job := second[len(second)-2]
 	workers, _ := job.Pipe(yaml.Lookup("spec", "mpiReplicaSpecs", "Worker", "replicas"))
@@ -149,9 +155,9 @@ func TestKindSwitchReplacesTheJob(t *testing.T) {
 		items []*yaml.RNode
 		want  string
 	}{
-		"multi-node to single-node": {propertySpec + "  jobKind: Pod\n", multi, "Deployment/tensorboard,Service/tensorboard,ConfigMap/other,Pod/gpt,Pod/bert,ConfigMap/bert-pod-env"},
-		"multi-node to elastic":     {propertySpec + "  jobKind: PyTorchJob\n", multi, "Deployment/tensorboard,Service/tensorboard,ConfigMap/other,Pod/gpt,PyTorchJob/bert,ConfigMap/bert-pytorchjob-env"},
-		"a target arrives":          {propertySpec, append(copyAll(multi), withTarget...), "Deployment/tensorboard,Service/tensorboard,ConfigMap/other,Pod/gpt,ConfigMap/bert-mpijob-env,MPIJob/bert"},
+		"multi-node to single-node": {propertySpec + "  jobKind: Pod\n", multi, "Deployment/tensorboard,Service/tensorboard,ConfigMap/other,Pod/gpt,Pod/bert,ConfigMap/bert-pod-env-2g697tf9c2"},
+		"multi-node to elastic":     {propertySpec + "  jobKind: PyTorchJob\n", multi, "Deployment/tensorboard,Service/tensorboard,ConfigMap/other,Pod/gpt,PyTorchJob/bert,ConfigMap/bert-pytorchjob-env-2g697tf9c2"},
+		"a target arrives":          {propertySpec, append(copyAll(multi), withTarget...), "Deployment/tensorboard,Service/tensorboard,ConfigMap/other,Pod/gpt,ConfigMap/bert-mpijob-env-2g697tf9c2,MPIJob/bert"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -234,7 +240,7 @@ func TestTargetAfterGeneratedJob(t *testing.T) {
 	for _, n := range process(t, propertyEnv, propertySpec, items) {
 		got = append(got, n.GetKind()+"/"+n.GetNamespace()+"/"+n.GetName())
 	}
-	if want := "MPIJob/ml/bert,ConfigMap/ml/bert-mpijob-env"; strings.Join(got, ",") != want {
+	if want := "MPIJob/ml/bert,ConfigMap/ml/bert-mpijob-env-2g697tf9c2"; strings.Join(got, ",") != want {
 		t.Fatalf("got %s\nwant %s", strings.Join(got, ","), want)
 	}
 }
@@ -255,7 +261,7 @@ func TestRenamedConfigMapReplacesTheOld(t *testing.T) {
 	if err := (Processor{}).Process(rl); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := kinds(rl.Items), "MPIJob/bert,ConfigMap/other-env"; got != want {
+	if got, want := kinds(rl.Items), "MPIJob/bert,ConfigMap/other-env-2g697tf9c2"; got != want {
 		t.Fatalf("got %s, want %s", got, want)
 	}
 }
@@ -302,9 +308,9 @@ func TestRenamedSpecDropsItsOldObjects(t *testing.T) {
 		want           string
 		removed        int
 	}{
-		"renamed":                   {"bert-v2", append(copyAll(first), copyAll(gpt)...), true, "MLOpsJob/gpt,Pod/gpt,MLOpsJob/bert-v2,MPIJob/bert-v2,ConfigMap/bert-v2-mpijob-env", 2},
-		"renamed, spec unknown":     {"bert-v2", append(copyAll(first), copyAll(gpt)...), false, "MPIJob/bert,ConfigMap/bert-mpijob-env,MLOpsJob/gpt,Pod/gpt,MPIJob/bert-v2,ConfigMap/bert-v2-mpijob-env", 0},
-		"ConfigMap beside a target": {"bert", append(copyAll(withTarget), copyAll(gpt)...), false, "MPIJob/bert,MLOpsJob/bert,ConfigMap/bert-mpijob-env,MLOpsJob/gpt,Pod/gpt", 0},
+		"renamed":                   {"bert-v2", append(copyAll(first), copyAll(gpt)...), true, "MLOpsJob/gpt,Pod/gpt,MLOpsJob/bert-v2,MPIJob/bert-v2,ConfigMap/bert-v2-mpijob-env-2g697tf9c2", 2},
+		"renamed, spec unknown":     {"bert-v2", append(copyAll(first), copyAll(gpt)...), false, "MPIJob/bert,ConfigMap/bert-mpijob-env-2g697tf9c2,MLOpsJob/gpt,Pod/gpt,MPIJob/bert-v2,ConfigMap/bert-v2-mpijob-env-2g697tf9c2", 0},
+		"ConfigMap beside a target": {"bert", append(copyAll(withTarget), copyAll(gpt)...), false, "MPIJob/bert,MLOpsJob/bert,ConfigMap/bert-mpijob-env-2g697tf9c2,MLOpsJob/gpt,Pod/gpt", 0},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -368,13 +374,43 @@ func TestRenamedSpecKeepsWhatATargetReads(t *testing.T) {
 			if err := (Processor{}).Process(rl); err != nil {
 				t.Fatal(err)
 			}
-			want := fmt.Sprintf("%s/bert,ConfigMap/bert-%s-env,MLOpsJob/bert-v2,%s/bert-v2,ConfigMap/bert-v2-%s-env", kind, env, kind, env)
+			// One mlops.env: the same hash of its data after either name.
+			want := fmt.Sprintf("%s/bert,ConfigMap/bert-%s-env-9m28g45b4b,MLOpsJob/bert-v2,%s/bert-v2,ConfigMap/bert-v2-%s-env-9m28g45b4b", kind, env, kind, env)
 			if got := kinds(rl.Items); got != want {
 				t.Fatalf("got %s\nwant %s", got, want)
 			}
-			if msg := fmt.Sprintf("ConfigMap/bert-%s-env: kept: MLOpsJob bert generated it, and no job spec among the inputs names that job now (renamed?), but %s/bert still reads it", env, kind); !strings.Contains(fmt.Sprint(rl.Results), msg) {
+			if msg := fmt.Sprintf("ConfigMap/bert-%s-env-9m28g45b4b: kept: MLOpsJob bert generated it, and no job spec among the inputs names that job now (renamed?), but %s/bert still reads it", env, kind); !strings.Contains(fmt.Sprint(rl.Results), msg) {
 				t.Errorf("no warning %q: %v", msg, rl.Results)
 			}
 		})
+	}
+}
+
+// TestTargetReadsTheNewEnvOnly: a target patched by an earlier run, run again
+// after mlops.env changed, reads the new env ConfigMap (another hash) alone:
+// the earlier run's reference is mlops-fn's, not the user's, so neither an
+// MPIJob's envFrom nor a TrainJob's trainer env keeps it, and the old
+// ConfigMap goes.
+func TestTargetReadsTheNewEnvOnly(t *testing.T) {
+	t.Parallel()
+	for kind, target := range map[string]string{
+		"MPIJob":   "apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: bert}\nspec: {mpiReplicaSpecs: {Launcher: {template: {spec: {containers: [{name: bert}]}}}, Worker: {template: {spec: {containers: [{name: bert}]}}}}}\n",
+		"TrainJob": "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: bert}\nspec: {runtimeRef: {name: torch-distributed}}\n",
+	} {
+		items, err := parseItems(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec := "  jobKind: " + kind + "\n"
+		first := process(t, "WORKERS=2\nUSER_ID=1000\n", spec, items)
+		second := process(t, "WORKERS=3\nUSER_ID=1000\n", spec, first)
+		old, cm := first[len(first)-1].GetName(), second[len(second)-1].GetName()
+		if !strings.HasPrefix(old, "bert-"+strings.ToLower(kind)+"-env-") || cm == old || len(second) != len(first) {
+			t.Fatalf("%s: the first run's ConfigMap %s, the second's %s: want two hashes of one name, the old one gone: %s", kind, old, cm, kinds(second))
+		}
+		job := second[0].MustString()
+		if strings.Contains(job, old) || !strings.Contains(job, "name: "+cm) {
+			t.Errorf("%s: the job still reads %s, or not %s:\n%s", kind, old, cm, job)
+		}
 	}
 }

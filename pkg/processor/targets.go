@@ -241,7 +241,7 @@ func ownEnvFrom(target *yaml.RNode, q *render.Plan) (map[jobkind.Role]map[string
 					return nil, fmt.Errorf("container %s: envFrom: %v; accepted: a list of configMapRef and secretRef sources", name, err)
 				}
 				sources = slices.DeleteFunc(sources, func(s corev1.EnvFromSource) bool {
-					return s.ConfigMapRef != nil && s.ConfigMapRef.Name == q.ConfigMapName && s.Prefix == ""
+					return s.ConfigMapRef != nil && q.NamesEnv(s.ConfigMapRef.Name) && s.Prefix == ""
 				})
 				if len(sources) > 0 {
 					if out[role] == nil {

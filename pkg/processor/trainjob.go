@@ -121,5 +121,5 @@ func dropStaleTrainerEnv(job *yaml.RNode, q *render.Plan) {
 
 // ownEnvEntry: e is what mlops-fn writes for key name, its value taken from the env ConfigMap.
 func ownEnvEntry(e *yaml.RNode, name string, q *render.Plan) bool {
-	return valueAt(e, "valueFrom", "configMapKeyRef", "name") == q.ConfigMapName && valueAt(e, "valueFrom", "configMapKeyRef", "key") == name && valueAt(e, "value") == ""
+	return q.NamesEnv(valueAt(e, "valueFrom", "configMapKeyRef", "name")) && valueAt(e, "valueFrom", "configMapKeyRef", "key") == name && valueAt(e, "value") == ""
 }

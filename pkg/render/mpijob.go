@@ -92,27 +92,152 @@ func (p *Plan) mpirun() []string {
 		// every rank on the launcher. The flag reads the same file under both.
 		cmd = append(cmd, "-np", np, "--hostfile", OperatorHostfile)
 		cmd = append(cmd, p.MPI.Args...)
-		for _, v := range p.MPI.ForwardEnv {
-			cmd = append(cmd, "-x", v)
-		}
 	} else {
 		// Intel MPI and MPICH share the Hydra launcher's flags.
 		cmd = append(cmd, "-n", np)
 		cmd = append(cmd, p.MPI.Args...)
-		var names []string
-		for _, v := range p.MPI.ForwardEnv {
-			if name, value, set := strings.Cut(v, "="); set {
-				cmd = append(cmd, "-genv", name, value)
-			} else {
-				names = append(names, name)
-			}
-		}
-		if len(names) > 0 {
-			cmd = append(cmd, "-genvlist", strings.Join(names, ","))
-		}
 	}
+	cmd = append(cmd, p.forwardFlags()...)
 	cmd = append(cmd, p.Command...)
 	return append(cmd, p.Args...)
+}
+
+// LauncherInsert is what mlops-fn adds after the rank count of an mpirun
+// line the target's launcher keeps: --hostfile where an OpenMPI line names
+// no hosts (LauncherHostfile), then the flags that forward the environment
+// (LauncherForward).
+func (p *Plan) LauncherInsert() []string {
+	var items []string
+	if p.LauncherHostfile {
+		items = append(items, "--hostfile", OperatorHostfile)
+	}
+	return append(items, p.LauncherForward...)
+}
+
+// ForwardFlagsBeyond are the flags that forward what the line (a kept
+// launcher's command and args) does not forward yet: a second run over its
+// own output adds nothing, nor does a line that forwards a name itself.
+func (p *Plan) ForwardFlagsBeyond(command, args []string) []string {
+	line := append(append([]string(nil), command...), args...)
+	flags, _ := mpirunFlags(line)
+	forwarded := map[string]bool{}
+	for _, i := range flags {
+		if i+1 >= len(line) {
+			continue
+		}
+		switch strings.ToLower(strings.TrimLeft(line[i], "-")) {
+		case "x", "genv":
+			name, _, _ := strings.Cut(line[i+1], "=")
+			forwarded[name] = true
+		case "genvlist":
+			for _, name := range strings.Split(line[i+1], ",") {
+				forwarded[name] = true
+			}
+		}
+	}
+	return p.forwardFlags(func(name string) bool { return !forwarded[name] })
+}
+
+// forwardFlags forward the launcher's environment to every rank: ranks that
+// mpirun starts through the workers' sshd get none of their container's
+// environment. Forwarded by name: spec.mpi.forwardEnv's, mlops.env's keys
+// and spec.env's names, each once; a forwardEnv NAME=VALUE sets its value
+// (OpenMPI 5's -x, Hydra's -genv and -genvlist, as each documents them).
+// Only the names keep accepts, all with none.
+func (p *Plan) forwardFlags(keep ...func(string) bool) []string {
+	names, pairs := p.RankEnv()
+	for _, k := range keep {
+		names = slices.DeleteFunc(names, func(n string) bool { return !k(n) })
+		pairs = slices.DeleteFunc(pairs, func(v string) bool { n, _, _ := strings.Cut(v, "="); return !k(n) })
+	}
+	var flags []string
+	if p.MPI.Implementation == api.OpenMPI {
+		for _, v := range pairs {
+			flags = append(flags, "-x", v)
+		}
+		for _, name := range names {
+			flags = append(flags, "-x", name)
+		}
+		return flags
+	}
+	for _, v := range pairs {
+		name, value, _ := strings.Cut(v, "=")
+		flags = append(flags, "-genv", name, value)
+	}
+	if len(names) > 0 {
+		flags = append(flags, "-genvlist", strings.Join(names, ","))
+	}
+	return flags
+}
+
+// RankEnv is what reaches every rank: names whose values are the
+// launcher's (spec.mpi.forwardEnv's names, mlops.env's keys, spec.env's
+// names, in that order, each once) and forwardEnv's NAME=VALUE pairs. A
+// pair of a name that mlops.env or spec.env sets gives way to it (the
+// default NCCL_DEBUG=INFO; a pair of the user's is refused when resolved).
+func (p *Plan) RankEnv() (names, pairs []string) {
+	fromEnv := p.envNames()
+	for _, v := range p.MPI.ForwardEnv {
+		name, _, set := strings.Cut(v, "=")
+		switch {
+		case !set:
+			names = append(names, name)
+		case !slices.Contains(fromEnv, name):
+			pairs = append(pairs, v)
+		}
+	}
+	for _, name := range fromEnv {
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	return names, pairs
+}
+
+// envNames are the variables the containers get from the job: mlops.env's
+// keys, then spec.env's names.
+func (p *Plan) envNames() []string {
+	names := slices.Clone(p.EnvKeys)
+	for _, e := range p.Env {
+		names = append(names, e.Name)
+	}
+	return names
+}
+
+// ScriptRanks is the launcher's variable that holds the rank count, workers
+// × slots, for a script that starts mpirun itself.
+const ScriptRanks = "MLOPS_FN_RANKS"
+
+// scriptEnv is the launcher's environment for a script that starts mpirun
+// itself, so that its mpirun, whatever its flags, places the ranks on the
+// operator's hostfile and forwards what the job sets: the rank count;
+// forwardEnv's NAME=VALUE pairs; for OpenMPI 5 the hostfile and the names
+// to forward (PRRTE's default hostfile and OpenMPI's mca_base_env_list,
+// read from the environment), and as root OpenMPI's leave to run as root;
+// Hydra reads the operator's HYDRA_HOST_FILE (I_MPI_HYDRA_HOST_FILE) and
+// forwards the whole environment by default (-genvall).
+func (p *Plan) scriptEnv() []corev1.EnvVar {
+	env := []corev1.EnvVar{{Name: ScriptRanks, Value: strconv.Itoa(int(p.Ranks()))}}
+	// Only names the job sets: mpirun aborts on a listed name that is unset
+	// (OpenMPI 5.0.7), as forwardEnv's bare LD_LIBRARY_PATH may be in an image.
+	names := p.envNames()
+	_, pairs := p.RankEnv()
+	for _, v := range pairs {
+		name, value, _ := strings.Cut(v, "=")
+		env = append(env, corev1.EnvVar{Name: name, Value: value})
+		names = append(names, name)
+	}
+	if p.MPI.Implementation != api.OpenMPI {
+		return env
+	}
+	env = append(env,
+		corev1.EnvVar{Name: "PRTE_MCA_prte_default_hostfile", Value: OperatorHostfile},
+		corev1.EnvVar{Name: "OMPI_MCA_mca_base_env_list", Value: strings.Join(names, ";")})
+	if p.Root() {
+		// --allow-run-as-root, as OpenMPI reads it from the environment.
+		env = append(env, corev1.EnvVar{Name: "OMPI_ALLOW_RUN_AS_ROOT", Value: "1"}, corev1.EnvVar{Name: "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", Value: "1"})
+	}
+	return env
 }
 
 // ArgumentRef is one element of a container's command or args.

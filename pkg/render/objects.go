@@ -194,7 +194,11 @@ func (p *Plan) fillWorkload(r role, spec *corev1.PodSpec, c *corev1.Container) {
 	c.Resources.Limits, c.Resources.Requests = p.Limits, p.Requests
 	switch r {
 	case launcher:
-		if !p.KeepsProgram() {
+		switch {
+		case p.Script:
+			c.Command = append(slices.Clone(p.Command), p.Args...)
+			c.Env = append(slices.Clone(c.Env), p.scriptEnv()...)
+		case !p.KeepsProgram():
 			c.Command = p.mpirun()
 		}
 		if !p.MPI.RunLauncherAsWorker {

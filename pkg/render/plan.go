@@ -41,6 +41,9 @@ type Plan struct {
 	Annotations   map[string]string
 	JobKind       jobkind.JobKind
 	ConfigMapName string
+	// HashedFrom is ConfigMapName without the hash of the ConfigMap's data
+	// that the function puts after the name it writes ("": none).
+	HashedFrom string
 
 	ContainerName string
 	// ContainerNamed: spec.containerName names the training container, not
@@ -55,12 +58,16 @@ type Plan struct {
 	// OwnEnvFrom are the envFrom sources a target's containers bring, by role
 	// and container: envFrom has no merge key, so the patch carries them
 	// before the env ConfigMap, or they would be replaced.
-	OwnEnvFrom         map[jobkind.Role]map[string][]corev1.EnvFromSource
-	Image              string
-	ImagePullPolicy    corev1.PullPolicy
-	ImagePullSecrets   []corev1.LocalObjectReference
-	Command            []string
-	Args               []string
+	OwnEnvFrom       map[jobkind.Role]map[string][]corev1.EnvFromSource
+	Image            string
+	ImagePullPolicy  corev1.PullPolicy
+	ImagePullSecrets []corev1.LocalObjectReference
+	Command          []string
+	Args             []string
+	// Script: Command is spec.script, which an MPIJob's launcher runs itself
+	// (it starts mpirun, as the seed's model scripts do) instead of under
+	// mlops-fn's mpirun line.
+	Script             bool
 	WorkingDir         string
 	Env                []corev1.EnvVar
 	ServiceAccountName string
@@ -106,6 +113,9 @@ type Plan struct {
 	// mlops-fn adds --hostfile OperatorHostfile after the count (OpenMPI 5
 	// ignores the operator's hostfile variable).
 	LauncherHostfile bool
+	// LauncherForward are the flags mlops-fn adds after that count to forward
+	// the environment to every rank (ForwardFlagsBeyond the line).
+	LauncherForward []string
 
 	RunAsUser, RunAsGroup, FSGroup *int64
 	Home                           string
@@ -114,6 +124,39 @@ type Plan struct {
 	// RDMAResource is the RDMA devices' resource, "" without RDMA; the
 	// training containers get IPC_LOCK with them.
 	RDMAResource corev1.ResourceName
+}
+
+// forwardableName is what OpenMPI's -x and Hydra's -genvlist carry to a
+// rank: a shell variable's name. Tried on OpenMPI 5.0.7 and MPICH 4.2.1
+// (Debian 13): a name with "." or "-" reaches no rank.
+var forwardableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// unforwardable: every rank reads mlops.env and spec.env through mpirun's
+// forwarding, so a name it cannot forward is an error.
+func (p *Plan) unforwardable(spec *field.Path, envKey func(string) *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	const why = "reaches every rank only through mpirun's environment forwarding (OpenMPI's -x, Hydra's -genvlist), which carries no name with \".\" or \"-\": the ranks would run without it; accepted: letters, digits and _, not starting with a digit (e.g. %s)"
+	for _, k := range p.EnvKeys {
+		if !forwardableName.MatchString(k) {
+			errs = append(errs, field.Invalid(envKey(k), k, fmt.Sprintf(why, forwardableSpelling(k))))
+		}
+	}
+	for i, e := range p.Env {
+		if !forwardableName.MatchString(e.Name) {
+			errs = append(errs, field.Invalid(spec.Child("env").Index(i).Child("name"), e.Name, fmt.Sprintf(why, forwardableSpelling(e.Name))))
+		}
+	}
+	for i, v := range p.MPI.ForwardEnv {
+		if name, _, _ := strings.Cut(v, "="); !forwardableName.MatchString(name) && len(validation.IsEnvVarName(name)) == 0 {
+			errs = append(errs, field.Invalid(spec.Child("mpi", "forwardEnv").Index(i), v, fmt.Sprintf(why, forwardableSpelling(name))))
+		}
+	}
+	return errs
+}
+
+// forwardableSpelling is name with each "." and "-" as "_".
+func forwardableSpelling(name string) string {
+	return strings.NewReplacer(".", "_", "-", "_").Replace(name)
 }
 
 // gangMinimum settles runPolicy.schedulingPolicy.minAvailable, the pods a
@@ -209,7 +252,7 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 	}
 	if s.Script != "" {
 		script := x.str(spec.Child("script"), s.Script)
-		p.Command = []string{script}
+		p.Command, p.Script = []string{script}, true
 		if strings.IndexFunc(script, unicode.IsSpace) >= 0 {
 			// The whole text is one program's path: the arguments would be part of its name.
 			errs = append(errs, field.Invalid(spec.Child("script"), script, "is run as one program whose path is the whole text, spaces included; accepted: the script's path alone, and the arguments as command: [python, train.py, --lr, \"0.1\"] (or the script's path in command and the arguments in args)"))
@@ -260,6 +303,20 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 	if i := slices.IndexFunc(p.MPI.Args, isHostFlag); i >= 0 && p.carries("mpi") {
 		errs = append(errs, field.Invalid(spec.Child("mpi", "args").Index(i), p.MPI.Args[i],
 			"names mpirun's hosts, beside the operator's hostfile, which lists the workers and their slots: mpirun would get two host lists; accepted: mpirun's other flags"))
+	}
+	if p.carries("mpi") {
+		errs = append(errs, p.unforwardable(spec, envKey)...)
+		if p.Script && !slices.Equal(p.MPI.Args, api.DefaultMPIArgs) && (p.MPI.Implementation == api.OpenMPI || len(p.MPI.Args) > 0) {
+			errs = append(errs, field.Invalid(spec.Child("mpi", "args"), p.MPI.Args, "are flags of mlops-fn's mpirun line, and spec.script is the launcher's own program, which starts mpirun itself with its own flags: they would be lost; accepted: the flags in the script's mpirun line, or spec.command (the program each rank runs, under mlops-fn's mpirun line with spec.mpi.args)"))
+		}
+	}
+	if p.carries("mpi") && !slices.Equal(p.MPI.ForwardEnv, api.DefaultForwardEnv) {
+		for i, v := range p.MPI.ForwardEnv {
+			if name, _, set := strings.Cut(v, "="); set && slices.Contains(p.envNames(), name) {
+				errs = append(errs, field.Invalid(spec.Child("mpi", "forwardEnv").Index(i), v, fmt.Sprintf(
+					"sets %s, which every rank already gets from %s or spec.env (mlops-fn forwards each of their names): the ranks would see this value and the containers the other; accepted: the value in one place, or the name alone", name, file.Source)))
+			}
+		}
 	}
 
 	warnings = append(warnings, unlikelyQuantities(s, spec)...)
@@ -759,4 +816,14 @@ func (p *Plan) CheckName() field.ErrorList {
 		}
 	}
 	return errs
+}
+
+// NamesEnv: name is the env ConfigMap's, or an earlier render's of it (its
+// name without a hash, or with another): a reference to it is mlops-fn's.
+func (p *Plan) NamesEnv(name string) bool {
+	if name == p.ConfigMapName {
+		return true
+	}
+	rest, ok := strings.CutPrefix(name, p.HashedFrom)
+	return p.HashedFrom != "" && ok && (rest == "" || len(rest) == 11 && rest[0] == '-' && strings.Trim(rest[1:], "0123456789abcdefghijklmnopqrstuvwxyz") == "")
 }

@@ -74,27 +74,66 @@ func TestRanks(t *testing.T) {
 
 // TestMPIRunLine: OpenMPI reads the operator's hostfile explicitly (OpenMPI 5
 // ignores the variables the operator sets) and gets --allow-run-as-root only
-// as root; Intel MPI and MPICH get Hydra's flags.
+// as root; Intel MPI and MPICH get Hydra's flags. Every rank gets mlops.env's
+// keys and spec.env's names by name.
 func TestMPIRunLine(t *testing.T) {
+	withEnv := program
+	withEnv.Env = []corev1.EnvVar{{Name: "RUN_ID", Value: "7"}}
 	for _, c := range []struct {
 		name, env string
+		spec      api.MLOpsJobSpec
 		impl      api.MPIImplementation
 		want      []string
 	}{
-		{"OpenMPI as root", "WORKERS=2\n", api.OpenMPI, []string{"mpirun", "--allow-run-as-root", "-np", "2", "--hostfile", OperatorHostfile,
+		{"OpenMPI as root", "WORKERS=2\n", program, api.OpenMPI, []string{"mpirun", "--allow-run-as-root", "-np", "2", "--hostfile", OperatorHostfile,
 			"-bind-to", "none", "-map-by", "slot", "-mca", "pml", "ob1", "-mca", "btl", "^openib",
-			"-x", "NCCL_DEBUG=INFO", "-x", "LD_LIBRARY_PATH", "-x", "PATH", "python", "train.py"}},
-		{"OpenMPI as a user", "WORKERS=2\nUSER_ID=1000\n", api.OpenMPI, []string{"mpirun", "-np", "2", "--hostfile", OperatorHostfile,
+			"-x", "NCCL_DEBUG=INFO", "-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "WORKERS", "python", "train.py"}},
+		{"OpenMPI as a user, spec.env", "WORKERS=2\nUSER_ID=1000\n", withEnv, api.OpenMPI, []string{"mpirun", "-np", "2", "--hostfile", OperatorHostfile,
 			"-bind-to", "none", "-map-by", "slot", "-mca", "pml", "ob1", "-mca", "btl", "^openib",
-			"-x", "NCCL_DEBUG=INFO", "-x", "LD_LIBRARY_PATH", "-x", "PATH", "python", "train.py"}},
-		{"Intel MPI", "WORKERS=3\n", api.Intel, []string{"mpirun", "-n", "3", "-genv", "NCCL_DEBUG", "INFO", "-genvlist", "LD_LIBRARY_PATH,PATH", "python", "train.py"}},
+			"-x", "NCCL_DEBUG=INFO", "-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "USER_ID", "-x", "WORKERS", "-x", "RUN_ID", "python", "train.py"}},
+		{"mlops.env's NCCL_DEBUG over the default's", "WORKERS=2\nNCCL_DEBUG=WARN\n", program, api.OpenMPI, []string{"mpirun", "--allow-run-as-root", "-np", "2", "--hostfile", OperatorHostfile,
+			"-bind-to", "none", "-map-by", "slot", "-mca", "pml", "ob1", "-mca", "btl", "^openib",
+			"-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "NCCL_DEBUG", "-x", "WORKERS", "python", "train.py"}},
+		{"Intel MPI", "WORKERS=3\nDATASET_DIR=/data\n", withEnv, api.Intel, []string{"mpirun", "-n", "3", "-genv", "NCCL_DEBUG", "INFO",
+			"-genvlist", "LD_LIBRARY_PATH,PATH,DATASET_DIR,WORKERS,RUN_ID", "python", "train.py"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			spec := program
+			spec := c.spec
 			spec.MPI.Implementation = c.impl
 			p, _ := resolve(t, spec, c.env)
 			if diff := cmp.Diff(c.want, p.mpirun()); diff != "" {
 				t.Errorf("mpirun (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestUnforwardable: a name mpirun cannot forward to a rank, in mlops.env
+// or spec.env, is refused for an MPIJob, and only there; so is a
+// forwardEnv value of a name the job sets.
+func TestUnforwardable(t *testing.T) {
+	dotted := program
+	dotted.Env = []corev1.EnvVar{{Name: "run-id", Value: "7"}}
+	pair := program
+	pair.MPI.ForwardEnv = []string{"DATASET_DIR=/elsewhere"}
+	for _, c := range []struct {
+		name, env, field, text string
+		spec                   api.MLOpsJobSpec
+	}{
+		{"mlops.env key", "WORKERS=2\nmy.key=1\n", "mlops.env[my.key]", "(e.g. my_key)", program},
+		{"spec.env name", "WORKERS=2\n", "spec.env[0].name", "(e.g. run_id)", dotted},
+		{"forwardEnv pair of an mlops.env key", "WORKERS=2\nDATASET_DIR=/data\n", "spec.mpi.forwardEnv[0]", "sets DATASET_DIR, which every rank already gets", pair},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, errs := resolveBert(t, c.spec, c.env)
+			if len(errs) != 1 || errs[0].Field != c.field || !strings.Contains(errs[0].Detail, c.text) {
+				t.Fatalf("errors %v, want one on %s saying %q", errs, c.field, c.text)
+			}
+			pod := c.spec
+			pod.JobKind = jobkind.Pod
+			pod.MPI = api.MPI{}
+			if _, errs := resolveBert(t, pod, c.env); len(errs) > 0 {
+				t.Errorf("a Pod (no mpirun) refused: %v", errs)
 			}
 		})
 	}
@@ -397,5 +436,32 @@ func TestWrittenQuantity(t *testing.T) {
 		if got := written(resource.MustParse(in)); got != want {
 			t.Errorf("%s: got %s, want %s", in, got, want)
 		}
+	}
+}
+
+// TestForwardFlagsBeyond: a kept line gets the flags for what it does not
+// forward yet, so a second run over its own output adds none.
+func TestForwardFlagsBeyond(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		impl api.MPIImplementation
+		line []string
+		want []string
+	}{
+		{"OpenMPI, none yet", api.OpenMPI, []string{"mpirun", "-n", "2", "pi"}, []string{"-x", "NCCL_DEBUG=INFO", "-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "WORKERS"}},
+		{"OpenMPI, some its own", api.OpenMPI, []string{"mpirun", "-x", "PATH", "-x", "NCCL_DEBUG=WARN", "-n", "2", "pi"}, []string{"-x", "LD_LIBRARY_PATH", "-x", "WORKERS"}},
+		{"OpenMPI, a second run", api.OpenMPI, []string{"mpirun", "-n", "2", "-x", "NCCL_DEBUG=INFO", "-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "WORKERS", "pi"}, nil},
+		{"a program's -x is not mpirun's", api.OpenMPI, []string{"mpirun", "-n", "2", "pi", "-x", "PATH"}, []string{"-x", "NCCL_DEBUG=INFO", "-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "WORKERS"}},
+		{"Hydra, a second run", api.MPICH, []string{"mpiexec", "-n", "2", "-genv", "NCCL_DEBUG", "INFO", "-genvlist", "LD_LIBRARY_PATH,PATH,WORKERS", "pi"}, nil},
+		{"Hydra, some its own", api.MPICH, []string{"mpiexec", "-genv", "LD_LIBRARY_PATH", "/opt", "-n", "2", "pi"}, []string{"-genv", "NCCL_DEBUG", "INFO", "-genvlist", "PATH,WORKERS"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			spec := program
+			spec.MPI.Implementation = c.impl
+			p, _ := resolve(t, spec, "WORKERS=2\n")
+			if diff := cmp.Diff(c.want, p.ForwardFlagsBeyond(c.line, nil)); diff != "" {
+				t.Errorf("ForwardFlagsBeyond(%q) (-want +got):\n%s", c.line, diff)
+			}
+		})
 	}
 }

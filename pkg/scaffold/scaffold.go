@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,6 +31,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
+	"github.com/mlops-fn/mlops-fn/pkg/schema"
 )
 
 // BaseDir is the base in the new folder; its kustomization lists the skeleton.
@@ -67,12 +69,13 @@ func Files(o Options) (map[string][]byte, error) {
 	image, command := o.Image, o.Command
 	comment := "your training image"
 	if image == "" {
-		image, comment = d.Image, "the operator's own example: put your training image here"
+		image, comment = d.Image, d.About+": put your training image here"
 		if command == nil {
 			command = d.Command
 		}
 	}
-	spec := fmt.Sprintf(`# The workload's shape. mlops.env holds the site and you; a setting both can
+	spec := fmt.Sprintf(`# yaml-language-server: $schema=%s
+# The workload's shape. mlops.env holds the site and you; a setting both can
 # hold (WORKERS, CPU, ...) goes in one. After editing either file, run mlops-fn hydrate on this folder.
 apiVersion: %s
 kind: %s
@@ -83,7 +86,7 @@ metadata:
 spec:
   jobKind: %s
   image: %s # %s
-`, api.APIVersion, api.Kind, o.Name, o.JobKind, scalar(image), comment)
+`, SchemaURL(release()), api.APIVersion, api.Kind, o.Name, o.JobKind, scalar(image), comment)
 	if api.Carries(o.JobKind, "trainer") {
 		spec += "  trainer:\n    runtime: " + api.DefaultTrainerRuntime + " # the ClusterTrainingRuntime the TrainJob runs on\n"
 	}
@@ -105,6 +108,33 @@ spec:
 		files[filepath.Join(BaseDir, name)] = b
 	}
 	return files, nil
+}
+
+// SchemaURL is where editors that use yaml-language-server (VS Code's YAML
+// extension, Neovim, JetBrains) read the job spec's JSON Schema, for job.yaml's
+// first line: the file of the release tag version names, raw from the
+// repository (a URL, as a new folder is rarely inside a clone), so the schema
+// is the one of the mlops-fn that wrote the file; main's for a build of no
+// release (a pseudo-version, (devel), a modified tree).
+func SchemaURL(version string) string {
+	ref := "main"
+	if releaseTag.MatchString(version) && !pseudoVersion.MatchString(version) {
+		ref = version
+	}
+	return "https://raw.githubusercontent.com/mlops-fn/mlops-fn/" + ref + "/" + schema.JobSchemaFile
+}
+
+var (
+	releaseTag    = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
+	pseudoVersion = regexp.MustCompile(`\d{14}-[0-9a-f]{12}$`)
+)
+
+// release is the running binary's module version (internal/version).
+func release() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		return bi.Main.Version
+	}
+	return ""
 }
 
 // baseFiles are the base init writes for a skeleton of kind, by name in BaseDir.

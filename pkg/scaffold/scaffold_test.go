@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/schema"
 
 	sigsyaml "sigs.k8s.io/yaml"
 )
@@ -167,4 +168,54 @@ func TestWrite(t *testing.T) {
 			t.Errorf("the link changed: %q, %v", target, err)
 		}
 	})
+}
+
+// TestFilesSayWhoseExample: without --image, job.yaml's comment on the image
+// says whose example it is, true to the kind: an operator's for the
+// operators' kinds, none for a Pod, which has no operator.
+func TestFilesSayWhoseExample(t *testing.T) {
+	for jobKind, want := range map[jobkind.JobKind]string{
+		jobkind.MPIJob:     "mpioperator/mpi-pi:openmpi # the mpi-operator's own example: put your training image here\n",
+		jobkind.PyTorchJob: "kubeflow/pytorch-elastic-example-echo:latest # the training-operator's own example: put your training image here\n",
+		jobkind.TrainJob:   "pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime # the image of Kubeflow Trainer's own examples: put your training image here\n",
+		jobkind.Pod:        "python:3.12-slim # a Python hello, which needs no operator: put your training image here\n",
+	} {
+		files, err := Files(Options{Name: "job", JobKind: jobKind})
+		if err != nil {
+			t.Fatalf("%s: %v", jobKind, err)
+		}
+		if spec := string(files["job.yaml"]); !strings.Contains(spec, "\n  image: "+want) {
+			t.Errorf("%s: job.yaml lacks the image line %q:\n%s", jobKind, want, spec)
+		}
+	}
+}
+
+// TestJobYAMLNamesTheSchema: job.yaml's first line points yaml-language-server
+// at the schema of the release that wrote it, a file the repository holds;
+// a build of no release points at main's.
+func TestJobYAMLNamesTheSchema(t *testing.T) {
+	files, err := Files(Options{Name: "job"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(files["job.yaml"]), "\n")
+	if want := "# yaml-language-server: $schema=" + SchemaURL(release()); first != want {
+		t.Errorf("job.yaml begins %q, want %q", first, want)
+	}
+	if _, err := os.Stat(filepath.Join("..", "..", schema.JobSchemaFile)); err != nil {
+		t.Errorf("the URL's file: %v", err)
+	}
+	const raw = "https://raw.githubusercontent.com/mlops-fn/mlops-fn/"
+	for version, ref := range map[string]string{
+		"v0.1.0":                               "v0.1.0",
+		"v0.2.0-rc.1":                          "v0.2.0-rc.1",
+		"(devel)":                              "main",
+		"":                                     "main",
+		"v0.1.1-0.20261202003700-0123456789ab": "main",
+		"v0.1.0+dirty":                         "main",
+	} {
+		if got, want := SchemaURL(version), raw+ref+"/"+schema.JobSchemaFile; got != want {
+			t.Errorf("version %q: %s, want %s", version, got, want)
+		}
+	}
 }

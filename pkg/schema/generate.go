@@ -2,15 +2,18 @@
 
 //go:build ignore
 
-// Command generate writes definitions.go; run by `go generate ./pkg/schema`.
+// Command generate writes definitions.go and the job spec's JSON Schema
+// (schema.JobSchemaFile); run by `go generate ./pkg/schema`.
 package main
 
 import (
 	"log"
 	"os"
+	"path/filepath"
 
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 
+	"github.com/mlops-fn/mlops-fn/pkg/schema"
 	"github.com/mlops-fn/mlops-fn/pkg/schema/internal/gen"
 )
 
@@ -24,6 +27,13 @@ func main() {
 		log.Fatal(err)
 	}
 	if err := os.WriteFile("definitions.go", src, 0o644); err != nil {
+		log.Fatal(err)
+	}
+	js, err := gen.JobSchema()
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("..", "..", schema.JobSchemaFile), js, 0o644); err != nil {
 		log.Fatal(err)
 	}
 }

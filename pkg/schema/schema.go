@@ -4,7 +4,8 @@
 // the MPIJob, PyTorchJob and TrainJob CRDs: their schema (without it a strategic-merge
 // patch replaces the containers, volumes and env lists of such a job instead
 // of merging them by name), the merge keys a hydrated patch carries from it,
-// and their name references.
+// and their name references. It also generates the job spec's JSON Schema,
+// for editors (JobSchemaFile).
 package schema
 
 import (

@@ -29,21 +29,26 @@ const (
 // MLOpsJob is the job spec: the shape of the workload. Site- and user-specific
 // values live in mlops.env; a setting both can hold is set in one of them (render refuses both).
 type MLOpsJob struct {
-	APIVersion string       `json:"apiVersion"`
-	Kind       string       `json:"kind"`
-	Metadata   ObjectMeta   `json:"metadata"`
-	Spec       MLOpsJobSpec `json:"spec"`
+	// APIVersion is mlops-fn.dev/v1alpha1.
+	APIVersion string `json:"apiVersion"`
+	// Kind is MLOpsJob.
+	Kind     string     `json:"kind"`
+	Metadata ObjectMeta `json:"metadata"`
+	// Spec is the workload's shape (docs/job-spec.md).
+	Spec MLOpsJobSpec `json:"spec"`
 }
 
 // ObjectMeta is the part of metadata the job spec reads.
 type ObjectMeta struct {
 	// Name names the job (and, with suffixes, its pods).
-	Name        string            `json:"name"`
+	Name string `json:"name"`
+	// Namespace, Labels and Annotations are copied to the generated objects.
 	Namespace   string            `json:"namespace,omitempty"`
 	Labels      map[string]string `json:"labels,omitempty"`
 	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
+// MLOpsJobSpec is the workload's shape: what the job runs and how.
 type MLOpsJobSpec struct {
 	// JobKind is the kind the job becomes (pkg/jobkind): MPIJob (multi-node, the default), Pod (single-node),
 	// PyTorchJob (elastic) or TrainJob (Kubeflow Trainer).
@@ -55,8 +60,9 @@ type MLOpsJobSpec struct {
 
 	// ContainerName names the training container. Default: the job's name.
 	ContainerName string `json:"containerName,omitempty"`
-	// Image may reference mlops.env keys as ${KEY}.
-	Image           string            `json:"image"`
+	// Image may reference mlops.env keys as ${KEY}. Optional with a target, which keeps its own.
+	Image string `json:"image"`
+	// ImagePullPolicy of the training containers, as in a container.
 	ImagePullPolicy corev1.PullPolicy `json:"imagePullPolicy,omitempty"`
 	// ImagePullSecrets are a pod spec's: [{name: regcred}].
 	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
@@ -64,11 +70,13 @@ type MLOpsJobSpec struct {
 	Command []string `json:"command,omitempty"`
 	Args    []string `json:"args,omitempty"`
 	// Script is a path in the image run as the training program (the quickstarts' MODEL_SCRIPT); excludes Command.
-	Script     string `json:"script,omitempty"`
+	Script string `json:"script,omitempty"`
+	// WorkingDir of the training containers, an absolute path; may reference mlops.env keys as ${KEY}.
 	WorkingDir string `json:"workingDir,omitempty"`
 	// Env adds variables to the training containers, after the ones from mlops.env.
-	Env                []corev1.EnvVar `json:"env,omitempty"`
-	ServiceAccountName string          `json:"serviceAccountName,omitempty"`
+	Env []corev1.EnvVar `json:"env,omitempty"`
+	// ServiceAccountName the job's pods run as.
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 	// RestartPolicy of the pods, as in a pod spec: Never (default; OnFailure
 	// in an elastic PyTorchJob) or OnFailure.
 	RestartPolicy corev1.RestartPolicy `json:"restartPolicy,omitempty"`
@@ -98,6 +106,7 @@ type MLOpsJobSpec struct {
 	// and the IPC_LOCK capability they need to pin memory: Pod Security level privileged.
 	RDMA *RDMA `json:"rdma,omitempty"`
 
+	// NodeSelector, Tolerations and PriorityClassName are the pods', as in a pod spec.
 	NodeSelector      map[string]string   `json:"nodeSelector,omitempty"`
 	Tolerations       []corev1.Toleration `json:"tolerations,omitempty"`
 	PriorityClassName string              `json:"priorityClassName,omitempty"`
@@ -132,10 +141,13 @@ type EnvFile struct {
 
 // Target selects items by name and/or labels; both must match when both are set.
 type Target struct {
-	Name   string            `json:"name,omitempty"`
+	// Name the items have.
+	Name string `json:"name,omitempty"`
+	// Labels the items have, every one.
 	Labels map[string]string `json:"labels,omitempty"`
 }
 
+// MPI shapes an MPIJob's mpirun, launcher and workers (jobKind MPIJob).
 type MPI struct {
 	// Implementation is OpenMPI (default), Intel or MPICH.
 	Implementation MPIImplementation `json:"implementation,omitempty"`
@@ -213,10 +225,14 @@ const (
 // Volume is a data volume mounted on every training container. NFS_SERVER/NFS_PATH add
 // the shared "nfs" volume at NFS_MOUNT_PATH on their own.
 type Volume struct {
-	Name      string `json:"name"`
+	// Name of the volume, a DNS label other than nfs.
+	Name string `json:"name"`
+	// MountPath in the containers, an absolute path; may reference mlops.env keys as ${KEY}.
 	MountPath string `json:"mountPath"`
-	ReadOnly  bool   `json:"readOnly,omitempty"`
-	SubPath   string `json:"subPath,omitempty"`
+	// ReadOnly mounts the volume read-only.
+	ReadOnly bool `json:"readOnly,omitempty"`
+	// SubPath mounts a path inside the volume, relative and without "..".
+	SubPath string `json:"subPath,omitempty"`
 	// Exactly one source.
 	NFS      *NFSSource `json:"nfs,omitempty"`
 	PVC      *PVCSource `json:"pvc,omitempty"`
@@ -226,31 +242,45 @@ type Volume struct {
 
 // NFSSource defaults its server to NFS_SERVER.
 type NFSSource struct {
+	// Server is the NFS server's host. Default NFS_SERVER.
 	Server string `json:"server,omitempty"`
-	Path   string `json:"path"`
+	// Path is the absolute path the server exports.
+	Path string `json:"path"`
 }
 
+// PVCSource names a PersistentVolumeClaim in the job's namespace.
 type PVCSource struct {
+	// ClaimName is the PersistentVolumeClaim's name.
 	ClaimName string `json:"claimName"`
 }
 
+// HostPath is a path on the node, as a pod's hostPath volume.
 type HostPath struct {
-	Path string               `json:"path"`
+	// Path on the node, absolute.
+	Path string `json:"path"`
+	// Type is what the path must be on the node, as a hostPath volume's: "" (no check), Directory, File, ...
 	Type *corev1.HostPathType `json:"type,omitempty"`
 }
 
+// EmptyDir is a scratch volume of each pod, as a pod's emptyDir volume.
 type EmptyDir struct {
 	// Medium "Memory" makes a tmpfs, e.g. for /dev/shm.
-	Medium    corev1.StorageMedium `json:"medium,omitempty"`
-	SizeLimit *resource.Quantity   `json:"sizeLimit,omitempty"`
+	Medium corev1.StorageMedium `json:"medium,omitempty"`
+	// SizeLimit bounds its size: a quantity greater than zero, such as 8Gi.
+	SizeLimit *resource.Quantity `json:"sizeLimit,omitempty"`
 }
 
+// RunPolicy mirrors the operators' runPolicy; docs/job-spec.md's table says
+// which of its fields each jobKind carries.
 type RunPolicy struct {
 	// CleanPodPolicy is None, Running (default) or All.
-	CleanPodPolicy          string `json:"cleanPodPolicy,omitempty"`
+	CleanPodPolicy string `json:"cleanPodPolicy,omitempty"`
+	// TTLSecondsAfterFinished before the operator deletes the finished job.
 	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
-	ActiveDeadlineSeconds   *int64 `json:"activeDeadlineSeconds,omitempty"`
-	BackoffLimit            *int32 `json:"backoffLimit,omitempty"`
+	// ActiveDeadlineSeconds the job may run before it is stopped.
+	ActiveDeadlineSeconds *int64 `json:"activeDeadlineSeconds,omitempty"`
+	// BackoffLimit is how often a failed job is retried.
+	BackoffLimit *int32 `json:"backoffLimit,omitempty"`
 	// SchedulingPolicy is the operators' gang scheduling (Volcano,
 	// scheduler-plugins): MPIJob and PyTorchJob only.
 	SchedulingPolicy *SchedulingPolicy `json:"schedulingPolicy,omitempty"`
@@ -271,6 +301,7 @@ type SchedulingPolicy struct {
 
 // Security holds the identity defaults; or USER_ID, GROUP_ID and FS_GROUP (not both).
 type Security struct {
+	// RunAsUser, RunAsGroup and FSGroup are integers of the pod securityContext.
 	RunAsUser  *int64 `json:"runAsUser,omitempty"`
 	RunAsGroup *int64 `json:"runAsGroup,omitempty"`
 	FSGroup    *int64 `json:"fsGroup,omitempty"`

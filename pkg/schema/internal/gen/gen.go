@@ -3,7 +3,8 @@
 // Package gen builds mlops-fn's OpenAPI definitions (pkg/schema's
 // definitions.go, `go generate ./pkg/schema`): the job kinds' from the CRD
 // manifests in the operators' modules go.mod pins, and the Kubernetes
-// definitions they and the core kinds reach from kyaml's built-in schema.
+// definitions they and the core kinds reach from kyaml's built-in schema;
+// and the job spec's JSON Schema, from pkg/api/v1alpha1 (JobSchema).
 package gen
 
 import (
@@ -105,20 +106,8 @@ type crd struct {
 // addCRD adds the definition of each served version of the CRD in file of
 // module, named as the API server names it (org.kubeflow.v2beta1.MPIJob).
 func addCRD(defs spec.Definitions, module, file string) error {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", module).Output()
+	c, err := readCRD(module, file)
 	if err != nil {
-		return fmt.Errorf("go list -m %s: %w", module, err)
-	}
-	dir := strings.TrimSpace(string(out))
-	if dir == "" {
-		return fmt.Errorf("not in the module cache; run `go mod download %s`", module)
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, file))
-	if err != nil {
-		return err
-	}
-	var c crd
-	if err := yaml.Unmarshal(raw, &c); err != nil {
 		return err
 	}
 	group := strings.Split(c.Spec.Group, ".")
@@ -144,6 +133,24 @@ func addCRD(defs spec.Definitions, module, file string) error {
 		defs[strings.Join(group, ".")+"."+v.Name+"."+c.Spec.Names.Kind] = def
 	}
 	return nil
+}
+
+// readCRD reads the CRD in file of module, from the module cache.
+func readCRD(module, file string) (crd, error) {
+	var c crd
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", module).Output()
+	if err != nil {
+		return c, fmt.Errorf("go list -m %s: %w", module, err)
+	}
+	dir := strings.TrimSpace(string(out))
+	if dir == "" {
+		return c, fmt.Errorf("not in the module cache; run `go mod download %s`", module)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, file))
+	if err != nil {
+		return c, err
+	}
+	return c, yaml.Unmarshal(raw, &c)
 }
 
 // merging is what kyaml's merges read of s, a part of a CRD's schema: types,

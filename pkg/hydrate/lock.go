@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package hydrate
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// A run holds an exclusive flock(2) of each overlay folder from Render's
+// first read to the end of its write, so two runs on one overlay take turns:
+// each reads what the one before wrote and stages, swaps and removes
+// leftovers alone (issue 45: two at once left hydrate's entries with no
+// mlops-fn/ folder). The lock is on the folder itself: no file to commit or
+// ignore, and the kernel releases it when the process ends, however it ends.
+// Within a process a folder's lock is counted, so the command can lock all
+// its folders first, in one order (two runs on the same folders never wait
+// on each other), and Render and Write take them again.
+var held = struct {
+	sync.Mutex
+	locks map[string]*folderLock
+}{locks: map[string]*folderLock{}}
+
+type folderLock struct {
+	f *os.File
+	n int
+}
+
+// Lock takes the lock of each folder, waiting while another process holds
+// it; unlock gives them back. A folder that does not exist is skipped: the
+// run's first read names it.
+func Lock(dirs ...string) (unlock func(), err error) {
+	var reals []string
+	for _, dir := range dirs {
+		real, err := realDir(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		reals = append(reals, real)
+	}
+	slices.Sort(reals)
+	reals = slices.Compact(reals)
+	var taken []string
+	unlock = func() {
+		for _, d := range taken {
+			release(d)
+		}
+		taken = nil
+	}
+	for _, d := range reals {
+		if err := acquire(d); err != nil {
+			unlock()
+			return nil, err
+		}
+		taken = append(taken, d)
+	}
+	return unlock, nil
+}
+
+// realDir is dir as the lock knows it: absolute, links resolved.
+func realDir(dir string) (string, error) {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Abs(real)
+}
+
+func acquire(dir string) error {
+	held.Lock()
+	defer held.Unlock()
+	if l := held.locks[dir]; l != nil {
+		l.n++
+		return nil
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("%s: locking the folder against another mlops-fn hydrate: %w", dir, err)
+	}
+	held.locks[dir] = &folderLock{f: f, n: 1}
+	return nil
+}
+
+func release(dir string) {
+	held.Lock()
+	defer held.Unlock()
+	l := held.locks[dir]
+	if l == nil {
+		return
+	}
+	if l.n--; l.n == 0 {
+		// Closing the file gives the lock back.
+		_ = l.f.Close()
+		delete(held.locks, dir)
+	}
+}

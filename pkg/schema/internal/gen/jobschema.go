@@ -1,0 +1,560 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package gen
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"maps"
+	"math"
+	"os/exec"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+)
+
+// JobSchema is the JSON Schema (draft-07, what yaml-language-server reads)
+// of the job spec, from pkg/api/v1alpha1's Go types as mlops-fn decodes them
+// (strictly: every object refuses unknown fields): each field's JSON name
+// and type, its description from the Go doc comments (Kubernetes' types:
+// their SwaggerDoc, generated from theirs); and, read from the validation
+// itself, which fields are required (see required), an enum where it
+// accepts a closed set of strings (see enum) and a number's range (see
+// bounds).
+func JobSchema() ([]byte, error) {
+	w := schemaWriter{docs: map[string]map[string]string{}}
+	var err error
+	if w.quantityPattern, err = quantityPattern(); err != nil {
+		return nil, err
+	}
+	root, err := w.schema(reflect.TypeFor[api.MLOpsJob](), []step{}, "")
+	if err != nil {
+		return nil, err
+	}
+	root.Schema = "http://json-schema.org/draft-07/schema#"
+	root.Title = fmt.Sprintf("%s %s, mlops-fn's job spec (job.yaml)", api.APIVersion, api.Kind)
+	for field, value := range map[string]string{"apiVersion": api.APIVersion, "kind": api.Kind} {
+		p := root.Properties[field]
+		p.Enum = []any{value}
+		root.Properties[field] = p
+	}
+	// Sorted keys, whichever of kube-openapi's marshalers runs.
+	b, err := json.Marshal(root)
+	if err != nil {
+		return nil, err
+	}
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// schemaWriter builds the schema of a Go type, reading the doc comments of
+// mlops-fn's packages on the way.
+type schemaWriter struct {
+	docs            map[string]map[string]string // package path → "Type" and "Type.Field" → doc
+	quantityPattern string
+}
+
+// step is one move from an MLOpsJob to a field inside it: a struct field's
+// index, or into a list's first item (-1).
+type step int
+
+const intoList step = -1
+
+// then is steps followed by s; nil (a value no probe reaches) stays nil.
+func then(steps []step, s step) []step {
+	if steps == nil {
+		return nil
+	}
+	return append(slices.Clone(steps), s)
+}
+
+// schema is t's schema; steps lead from an MLOpsJob to a value of t, whose
+// path the validation's errors name (nil: no steps do).
+func (w *schemaWriter) schema(t reflect.Type, steps []step, path string) (spec.Schema, error) {
+	if t.Kind() == reflect.Pointer {
+		return w.schema(t.Elem(), steps, path)
+	}
+	if t == reflect.TypeFor[resource.Quantity]() {
+		// A string or a number, as its OpenAPI says.
+		return spec.Schema{SchemaProps: spec.SchemaProps{Type: resource.Quantity{}.OpenAPIV3OneOfTypes(), Pattern: w.quantityPattern}}, nil
+	}
+	if reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]()) {
+		return spec.Schema{}, fmt.Errorf("%s: %s decodes itself; teach JobSchema its JSON", path, t)
+	}
+	var s spec.Schema
+	switch t.Kind() {
+	case reflect.String:
+		s.Type = spec.StringOrArray{"string"}
+		if steps == nil {
+			break
+		}
+		values, err := enum(steps, path)
+		if err != nil {
+			return s, fmt.Errorf("%s: %w", path, err)
+		}
+		s.Enum = values
+	case reflect.Bool:
+		s.Type = spec.StringOrArray{"boolean"}
+	case reflect.Int32, reflect.Int64:
+		lo, hi := int64(math.MinInt32), int64(math.MaxInt32)
+		if t.Kind() == reflect.Int64 {
+			lo, hi = math.MinInt64, math.MaxInt64
+		}
+		s.Type, s.Format = spec.StringOrArray{"integer"}, t.Kind().String()
+		if steps != nil {
+			least, greatest, ok, err := bounds(steps, path, lo, hi)
+			if err != nil {
+				return s, fmt.Errorf("%s: %w", path, err)
+			}
+			if ok {
+				lo, hi = least, greatest
+			}
+		}
+		// int64's own bounds are left out: a float64 cannot hold them exactly.
+		if lo > math.MinInt64 {
+			f := float64(lo)
+			s.Minimum = &f
+		}
+		if hi < math.MaxInt64 {
+			f := float64(hi)
+			s.Maximum = &f
+		}
+	case reflect.Slice:
+		item, err := w.schema(t.Elem(), then(steps, intoList), path+"[0]")
+		if err != nil {
+			return s, err
+		}
+		s.Type, s.Items = spec.StringOrArray{"array"}, &spec.SchemaOrArray{Schema: &item}
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String {
+			return s, fmt.Errorf("%s: a map keyed by %s; teach JobSchema", path, t.Key())
+		}
+		// A map's values are not probed (nil steps): no validation has a set of them.
+		value, err := w.schema(t.Elem(), nil, path+"[*]")
+		if err != nil {
+			return s, err
+		}
+		s.Type, s.AdditionalProperties = spec.StringOrArray{"object"}, &spec.SchemaOrBool{Allows: true, Schema: &value}
+	case reflect.Struct:
+		return w.object(t, steps, path)
+	default:
+		return s, fmt.Errorf("%s: a %s; teach JobSchema its JSON", path, t)
+	}
+	return s, nil
+}
+
+// object is a struct's schema: its JSON fields, no others (mlops-fn decodes
+// strictly), an inline struct's fields among them.
+func (w *schemaWriter) object(t reflect.Type, steps []step, path string) (spec.Schema, error) {
+	s := spec.Schema{SchemaProps: spec.SchemaProps{
+		Type:                 spec.StringOrArray{"object"},
+		Properties:           map[string]spec.Schema{},
+		AdditionalProperties: &spec.SchemaOrBool{Allows: false},
+	}}
+	docs, err := w.fieldDocs(t)
+	if err != nil {
+		return s, err
+	}
+	s.Description = docs[""]
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		fsteps := then(steps, step(i))
+		if f.Anonymous && name == "" {
+			inner, err := w.object(f.Type, fsteps, path)
+			if err != nil {
+				return s, err
+			}
+			maps.Copy(s.Properties, inner.Properties)
+			s.Required = append(s.Required, inner.Required...)
+			continue
+		}
+		if name == "" {
+			return s, fmt.Errorf("%s.%s has no JSON name; teach JobSchema", t, f.Name)
+		}
+		p, err := w.schema(f.Type, fsteps, joinPath(path, name))
+		if err != nil {
+			return s, err
+		}
+		// What the probe's context requires another may not (a toleration's
+		// operator, without a key): only a field without omitempty, as
+		// Kubernetes' types write a required one, is required.
+		req := fsteps != nil && !slices.Contains(strings.Split(opts, ","), "omitempty") && required(fsteps, joinPath(path, name))
+		if p.Enum != nil && f.Type.Kind() == reflect.String && !req && !slices.Contains(p.Enum, any("")) {
+			// Decoded, "" is the field left out, which a spec may do.
+			p.Enum = append(p.Enum, "")
+		}
+		if p.Description = docs[name]; p.Description == "" {
+			inner, err := w.fieldDocs(indirect(f.Type))
+			if err != nil {
+				return s, err
+			}
+			p.Description = inner[""]
+		}
+		s.Properties[name] = p
+		if req {
+			s.Required = append(s.Required, name)
+		}
+	}
+	return s, nil
+}
+
+func indirect(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	return t
+}
+
+func joinPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+// fieldDocs are the docs of struct t and its fields, by JSON name ("": the
+// type's own): Kubernetes' from SwaggerDoc, mlops-fn's from the source.
+func (w *schemaWriter) fieldDocs(t reflect.Type) (map[string]string, error) {
+	if t.Kind() != reflect.Struct {
+		return map[string]string{}, nil
+	}
+	if d, ok := reflect.Zero(t).Interface().(interface{ SwaggerDoc() map[string]string }); ok {
+		return d.SwaggerDoc(), nil
+	}
+	if !strings.HasPrefix(t.PkgPath(), "github.com/mlops-fn/mlops-fn/") {
+		return map[string]string{}, nil
+	}
+	docs, ok := w.docs[t.PkgPath()]
+	if !ok {
+		var err error
+		if docs, err = packageDocs(t.PkgPath()); err != nil {
+			return nil, err
+		}
+		w.docs[t.PkgPath()] = docs
+	}
+	out := map[string]string{"": docs[t.Name()]}
+	var previous string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		doc, ok := docs[t.Name()+"."+f.Name]
+		if !ok && regexp.MustCompile(`\b`+f.Name+`\b`).MatchString(previous) {
+			// "Command and Args are the training program.": Args' too.
+			doc = previous
+		} else {
+			previous = doc
+		}
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+			out[name] = doc
+		}
+	}
+	return out, nil
+}
+
+// packageDocs reads the doc comments of the package at path: "Type" and
+// "Type.Field" → the comment's text (docText).
+func packageDocs(path string) (map[string]string, error) {
+	out, err := exec.Command("go", "list", "-f", "{{.Dir}}", path).Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list %s: %w", path, err)
+	}
+	source := func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }
+	pkgs, err := parser.ParseDir(token.NewFileSet(), strings.TrimSpace(string(out)), source, parser.ParseComments)
+	if err != nil {
+		return nil, err
+	}
+	docs := map[string]string{}
+	for _, pkg := range pkgs {
+		for _, file := range pkg.Files {
+			for _, decl := range file.Decls {
+				g, ok := decl.(*ast.GenDecl)
+				if !ok || g.Tok != token.TYPE {
+					continue
+				}
+				for _, sp := range g.Specs {
+					ts := sp.(*ast.TypeSpec)
+					doc := ts.Doc
+					if doc == nil && len(g.Specs) == 1 {
+						doc = g.Doc
+					}
+					docs[ts.Name.Name] = docText(doc)
+					st, ok := ts.Type.(*ast.StructType)
+					if !ok {
+						continue
+					}
+					for _, f := range st.Fields.List {
+						for _, n := range f.Names {
+							if f.Doc != nil {
+								docs[ts.Name.Name+"."+n.Name] = docText(f.Doc)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return docs, nil
+}
+
+// docText is a comment's text, each paragraph on one line, without marker
+// lines (+enum), as Kubernetes' generators write descriptions.
+func docText(c *ast.CommentGroup) string {
+	if c == nil {
+		return ""
+	}
+	var paragraphs []string
+	for _, p := range strings.Split(strings.TrimSpace(c.Text()), "\n\n") {
+		var lines []string
+		for _, l := range strings.Split(p, "\n") {
+			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "+") {
+				lines = append(lines, l)
+			}
+		}
+		if len(lines) > 0 {
+			paragraphs = append(paragraphs, strings.Join(lines, " "))
+		}
+	}
+	return strings.Join(paragraphs, "\n\n")
+}
+
+// probe is a value no validation accepts.
+const probe = "\x00probe"
+
+// enum is the closed set of values the validation accepts for the string
+// field at path (steps lead to it), nil when it has none. mlops-fn's own
+// validation says: the field set to a probe, in a job of each jobKind, is
+// refused as not supported, the error listing the supported values.
+func enum(steps []step, path string) ([]any, error) {
+	var supported []string
+	var kind string
+	for _, k := range jobkind.Names() {
+		values, err := notSupported(k, steps, path)
+		if err != nil {
+			return nil, err
+		}
+		if values == nil {
+			continue
+		}
+		if supported != nil && !slices.Equal(values, supported) {
+			return nil, fmt.Errorf("jobKind %s supports %q, jobKind %s %q; teach JobSchema", kind, supported, k, values)
+		}
+		supported, kind = values, k
+	}
+	if supported == nil {
+		return nil, nil
+	}
+	out := make([]any, len(supported))
+	for i, v := range supported {
+		out[i] = v
+	}
+	return out, nil
+}
+
+// notSupported are the values the validation names as supported, refusing
+// the probe at path in a job of jobKind k; nil when it refuses it otherwise,
+// or not at all.
+func notSupported(k string, steps []step, path string) ([]string, error) {
+	for _, e := range refusals(k, steps, probe, at(path)) {
+		if e.Type != field.ErrorTypeNotSupported {
+			continue
+		}
+		rest, ok := strings.CutPrefix(e.Detail, "supported values: ")
+		var values []string
+		for ok && rest != "" {
+			q, err := strconv.QuotedPrefix(rest)
+			if err != nil {
+				return nil, fmt.Errorf("%s: reading the supported values of %q: %w", path, e.Detail, err)
+			}
+			v, _ := strconv.Unquote(q)
+			values = append(values, v)
+			rest = strings.TrimPrefix(rest[len(q):], ", ")
+		}
+		if !ok {
+			return nil, fmt.Errorf("%s: %q lists no supported values; teach JobSchema", path, e.Detail)
+		}
+		return values, nil
+	}
+	return nil, nil
+}
+
+// refusals are the validation's errors about a field that about takes, in
+// a job of jobKind k with value at the field steps lead to (nil: the field
+// left out), defaulted first as mlops-fn does.
+func refusals(k string, steps []step, value any, about func(string) bool) field.ErrorList {
+	job := api.MLOpsJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "probe"}}
+	job.Spec.JobKind = jobkind.JobKind(k)
+	v := reflect.ValueOf(&job).Elem()
+	for _, s := range steps {
+		for v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		if s == intoList {
+			if v.Len() == 0 {
+				v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+			}
+			v = v.Index(0)
+		} else {
+			v = v.Field(int(s))
+		}
+	}
+	if value == nil {
+		v.Set(reflect.Zero(v.Type()))
+	} else {
+		for v.Kind() == reflect.Pointer {
+			v.Set(reflect.New(v.Type().Elem()))
+			v = v.Elem()
+		}
+		v.Set(reflect.ValueOf(value).Convert(v.Type()))
+	}
+	job.Default()
+	var out field.ErrorList
+	for _, e := range job.Validate() {
+		if about(e.Field) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// at, holding and inside say which errors are about path: those of the
+// field itself, of it or a field that holds it (spec.elastic, of a kind
+// that carries none), of it or a field inside it.
+func at(path string) func(string) bool { return func(f string) bool { return f == path } }
+
+func holding(path string) func(string) bool {
+	return func(f string) bool { return f == path || within(path, f) }
+}
+
+func inside(path string) func(string) bool {
+	return func(f string) bool { return f == path || within(f, path) }
+}
+
+// within: field path f is inside field path of.
+func within(f, of string) bool {
+	return strings.HasPrefix(f, of+".") || strings.HasPrefix(f, of+"[")
+}
+
+// required says whether the validation refuses the field at path (steps
+// lead to it) left out, in a job of every jobKind (with apiVersion, kind
+// and name unless the field is one of them).
+func required(steps []step, path string) bool {
+	for _, k := range jobkind.Names() {
+		if len(refusals(k, steps, nil, inside(path))) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// bounds are the least and the greatest whole number the validation accepts
+// at path (steps lead to it), within lo and hi, the Go type's: found by
+// bisection from 1 or 0, in a job of each jobKind that takes either (the
+// validation's ranges are intervals). ok is false when no kind takes 1 or 0.
+func bounds(steps []step, path string, lo, hi int64) (least, greatest int64, ok bool, err error) {
+	var kind string
+	for _, k := range jobkind.Names() {
+		takes := func(n int64) bool { return len(refusals(k, steps, n, holding(path))) == 0 }
+		seed := int64(1)
+		if !takes(seed) {
+			if seed = 0; !takes(seed) {
+				continue
+			}
+		}
+		// The least n of [a, b] that takes (b does), then the greatest of
+		// [c, d] (c does); differences in uint64, which holds them all.
+		a, b := lo, seed
+		for a < b {
+			if mid := a + int64((uint64(b)-uint64(a))/2); takes(mid) {
+				b = mid
+			} else {
+				a = mid + 1
+			}
+		}
+		c, d := seed, hi
+		for c < d {
+			diff := uint64(d) - uint64(c)
+			if mid := c + int64(diff/2+diff%2); takes(mid) {
+				c = mid
+			} else {
+				d = mid - 1
+			}
+		}
+		if ok && (a != least || c != greatest) {
+			return 0, 0, false, fmt.Errorf("jobKind %s takes %d to %d, jobKind %s %d to %d; teach JobSchema", kind, least, greatest, k, a, c)
+		}
+		least, greatest, ok, kind = a, c, true, k
+	}
+	return least, greatest, ok, nil
+}
+
+// quantityPattern is the pattern of a Kubernetes quantity's string form, as
+// the CRDs go.mod pins write it (controller-gen's): one for every quantity.
+func quantityPattern() (string, error) {
+	found := map[string]bool{}
+	for _, c := range crds {
+		doc, err := readCRD(c.module, c.file)
+		if err != nil {
+			return "", fmt.Errorf("%s %s: %w", c.module, c.file, err)
+		}
+		for _, v := range doc.Spec.Versions {
+			walkSchemas(v.Schema.OpenAPIV3Schema, func(s spec.Schema) {
+				if s.Extensions["x-kubernetes-int-or-string"] == true && s.Pattern != "" {
+					found[s.Pattern] = true
+				}
+			})
+		}
+	}
+	if len(found) != 1 {
+		return "", fmt.Errorf("the CRDs' quantities have %d patterns, want one: %q", len(found), slices.Sorted(maps.Keys(found)))
+	}
+	return slices.Collect(maps.Keys(found))[0], nil
+}
+
+// walkSchemas calls f on s and every schema inside it.
+func walkSchemas(s spec.Schema, f func(spec.Schema)) {
+	f(s)
+	for _, p := range s.Properties {
+		walkSchemas(p, f)
+	}
+	if a := s.AdditionalProperties; a != nil && a.Schema != nil {
+		walkSchemas(*a.Schema, f)
+	}
+	if it := s.Items; it != nil && it.Schema != nil {
+		walkSchemas(*it.Schema, f)
+	}
+	for _, list := range [][]spec.Schema{s.AllOf, s.AnyOf, s.OneOf} {
+		for _, inner := range list {
+			walkSchemas(inner, f)
+		}
+	}
+}
