@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mlops-fn/mlops-fn/internal/testutil"
 )
 
 // TestExampleRecipes: every folder of examples/ has a README whose recipe
@@ -42,7 +44,7 @@ func TestExampleRecipes(t *testing.T) {
 			t.Errorf("%s: %v (every example says what it replaces and how to render and apply it)", name, err)
 			continue
 		}
-		block, ok := markedBlock(string(data), "recipe")
+		block, ok := testutil.MarkedBlock(string(data), "recipe")
 		if !ok {
 			t.Errorf("%s: no ```sh block between <!-- recipe: … --> and <!-- /recipe -->", name)
 			continue
@@ -73,14 +75,4 @@ func TestExampleRecipes(t *testing.T) {
 			t.Errorf("no example README's recipe renders %s", overlay)
 		}
 	}
-}
-
-// markedBlock is the ```sh block of text between <!-- marker: … --> and
-// <!-- /marker -->, the lines a test runs as written.
-func markedBlock(text, marker string) (string, bool) {
-	_, block, found := strings.Cut(text, "<!-- "+marker+":")
-	block, _, closed := strings.Cut(block, "<!-- /"+marker+" -->")
-	_, block, fenced := strings.Cut(block, "```sh\n")
-	block, _, ended := strings.Cut(block, "```")
-	return block, found && closed && fenced && ended
 }

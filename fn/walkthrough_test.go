@@ -18,7 +18,7 @@ import (
 )
 
 // TestWalkthrough runs the README's first-job walkthrough as written, in a
-// new folder, up to kubectl apply (make e2e applies such an overlay), and
+// new folder, up to kubectl apply (make e2e runs them all: TestRealWalkthrough), and
 // checks the overlay kubectl would apply carries the edit: -np 3.
 func TestWalkthrough(t *testing.T) {
 	binary(t)
@@ -27,7 +27,7 @@ func TestWalkthrough(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	block, ok := markedBlock(string(data), "walkthrough")
+	block, ok := testutil.MarkedBlock(string(data), "walkthrough")
 	if !ok {
 		t.Fatal("README: no ```sh block between <!-- walkthrough: … --> and <!-- /walkthrough -->")
 	}

@@ -74,7 +74,13 @@ on the server and a comparison with the live job:
 
 With --replace a job the edit changes, running or finished, is deleted (its pods
 waited for) and the new one applied: a new run. Each request waits
---request-timeout for the API server's answer.`,
+--request-timeout for the API server's answer.
+
+Once applied, it warns where the job's pods can never all run on the cluster's
+nodes (a pod larger than the largest node, or the pods that run at once larger
+than all nodes together), naming the numbers, and where the job has a QUEUE but
+Kueue never held it nor made a Workload for it (Kueue does not manage its kind
+or namespace: it runs outside the queue).`,
 		Args:          cobra.ExactArgs(1),
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -104,6 +110,7 @@ waited for) and the new one applied: a new run. Each request waits
 			res, err := apply.Apply(ctx, c, o)
 			if err == nil {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", res.Job, res.Action)
+				warnApplied(ctx, cmd, c, o.Dir)
 			}
 			return err
 		})

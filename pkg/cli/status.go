@@ -47,6 +47,11 @@ runs, each pod, and when it waits, why:
   admission   the operator cannot create its pods: Pod Security refuses them
   scheduling  a pod no node takes; a container that cannot start or crashes
 
+A note: line says what goes wrong without making the job wait: a job with a
+QUEUE that Kueue never held nor made a Workload for runs outside the queue
+(Kueue does not manage its kind: PyTorchJob's integration is off in Kueue
+v0.19's default configuration).
+
 A job waiting is no error: status exits 1 only when the cluster cannot be read.
 Each request waits --request-timeout for the API server's answer.`,
 		Args:          cobra.ExactArgs(1),

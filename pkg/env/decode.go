@@ -202,8 +202,8 @@ var specs = map[string]keySpec{
 			return wrong, ok
 		},
 	},
-	"CPU":    quantitySpec("CPU", "CPU limit of each worker (or of the Pod), in cores or `m` (thousandths): `4`, `500m`. Or `spec.resources.limits.cpu` in the job spec, not both. A unit of memory or of thousands (`16Gi`, `2k`) is warned about, as are a thousand cores or more (`1000` for `1000m`).", cpuUnlikely, func(s *Settings, q *resource.Quantity) { s.CPU = q }),
-	"MEMORY": quantitySpec("MEMORY", "Memory limit of each worker (or of the Pod): `16Gi`. Or `spec.resources.limits.memory` in the job spec, not both. Under 1 MiB (`16`: bytes; `500m`: half a byte) is warned about.", memoryUnlikely, func(s *Settings, q *resource.Quantity) { s.Memory = q }),
+	"CPU":    quantitySpec("CPU", "CPU limit of each worker (or of the Pod), in cores or `m` (thousandths): `4`, `500m`; also its request, unless `spec.resources.requests.cpu` asks less (the scheduler and Kueue's quota count the request; request equal to limit makes the pod Guaranteed). `mlops-fn init` writes `250m`. Or `spec.resources.limits.cpu` in the job spec, not both. A unit of memory or of thousands (`16Gi`, `2k`) is warned about, as are a thousand cores or more (`1000` for `1000m`).", cpuUnlikely, func(s *Settings, q *resource.Quantity) { s.CPU = q }),
+	"MEMORY": quantitySpec("MEMORY", "Memory limit of each worker (or of the Pod): `16Gi`; also its request, as for `CPU`. `mlops-fn init` writes `512Mi`. Or `spec.resources.limits.memory` in the job spec, not both. Under 1 MiB (`16`: bytes; `500m`: half a byte) is warned about.", memoryUnlikely, func(s *Settings, q *resource.Quantity) { s.Memory = q }),
 }
 
 // knownKeys are the keys of specs, sorted, so suggestions and KnownKeys are deterministic.

@@ -11,6 +11,7 @@
 package jobkind
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -85,6 +86,19 @@ type Demo struct {
 	Shape string
 }
 
+// demoResources are each demo pod's CPU and MEMORY (limits, and so requests):
+// a demo of three workers and an MPIJob's launcher (100m) fits a node of two
+// cores beside a control plane's own pods (minikube's default, 750m of them).
+const demoResources = "CPU=250m\nMEMORY=512Mi\n# GPUS_PER_WORKER=1\n"
+
+// Pods are the pods of one role of a job: Count of them, each of pod spec
+// Spec (decoded JSON).
+type Pods struct {
+	Role  string
+	Count int
+	Spec  map[string]any
+}
+
 // Scale is an elastic job's worker count, and the bounds it may move within.
 type Scale struct{ Replicas, Min, Max []string }
 
@@ -139,8 +153,14 @@ type Facts struct {
 	PodNames func(Shape) []string
 	// PodCount is how many pods a job, as the cluster holds it, runs.
 	PodCount func(obj map[string]any) int
+	// Pods are the pods a job must run at once, by role: an MPIJob's launcher
+	// waits for all its workers, torchrun for its minimum.
+	Pods func(obj map[string]any) []Pods
 	// SuspendPath is the field that suspends a job.
 	SuspendPath []string
+	// KueueFramework is Kueue's integration of the kind, as its
+	// Configuration's integrations.frameworks names it.
+	KueueFramework string
 	// Demo is the job init writes of this kind.
 	Demo Demo
 	// New is an empty object of the upstream Go type.
@@ -231,6 +251,22 @@ func replicas(obj map[string]any, path ...string) int {
 		n += int(r)
 	}
 	return n
+}
+
+// replicaPods are the pods of the replica specs at path, by replica type
+// (a spec without replicas runs one pod), in the types' order.
+func replicaPods(obj map[string]any, path ...string) []Pods {
+	specs, _ := nested(obj, path...).(map[string]any)
+	var out []Pods
+	for _, t := range slices.Sorted(maps.Keys(specs)) {
+		n, ok := nested(specs[t], "replicas").(int64)
+		if !ok {
+			n = 1
+		}
+		spec, _ := nested(specs[t], "template", "spec").(map[string]any)
+		out = append(out, Pods{Role: t, Count: int(n), Spec: spec})
+	}
+	return out
 }
 
 // nested is the value at path in decoded JSON, nil if absent.

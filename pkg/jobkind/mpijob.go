@@ -33,12 +33,14 @@ var mpiJob = Facts{
 	PodNames: func(s Shape) []string {
 		return []string{s.Name + "-launcher", fmt.Sprintf("%s-worker-%d", s.Name, max(s.Workers-1, 0))}
 	},
-	PodCount:    func(obj map[string]any) int { return replicas(obj, "spec", "mpiReplicaSpecs") },
-	SuspendPath: []string{"spec", "runPolicy", "suspend"},
+	PodCount:       func(obj map[string]any) int { return replicas(obj, "spec", "mpiReplicaSpecs") },
+	Pods:           func(obj map[string]any) []Pods { return replicaPods(obj, "spec", "mpiReplicaSpecs") },
+	SuspendPath:    []string{"spec", "runPolicy", "suspend"},
+	KueueFramework: "kubeflow.org/mpijob",
 	Demo: Demo{
 		Image: "mpioperator/mpi-pi:openmpi", About: "the mpi-operator's own example", Command: []string{"/home/mpiuser/pi"},
 		CommandNote: "mlops-fn runs it under mpirun -np WORKERS x slots",
-		Shape:       "WORKERS=2\nCPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n",
+		Shape:       "WORKERS=2\n" + demoResources,
 	},
 	New:      func() any { return &kubeflow.MPIJob{} },
 	Validate: func(obj any) field.ErrorList { return validateMPIJob(obj.(*kubeflow.MPIJob)) },

@@ -15,10 +15,16 @@ var pod = Facts{
 	Carries:       []string{"imagePullPolicy", "workingDir", "priorityClassName", "hostNetwork", "restartPolicy"},
 	PodNames:      func(s Shape) []string { return []string{s.Name} },
 	PodCount:      func(map[string]any) int { return 1 },
+	Pods: func(obj map[string]any) []Pods {
+		spec, _ := obj["spec"].(map[string]any)
+		return []Pods{{Count: 1, Spec: spec}}
+	},
+	// Kueue holds a Pod with a scheduling gate, not a suspend field.
+	KueueFramework: "pod",
 	Demo: Demo{
 		Image: "python:3.12-slim", About: "a Python hello, which needs no operator", Command: []string{"python", "-c", "import os; print('hello from', os.uname().nodename)"},
 		CommandNote: "the Pod's command",
-		Shape:       "CPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n",
+		Shape:       demoResources,
 	},
 	New:      func() any { return &corev1.Pod{} },
 	Validate: func(any) field.ErrorList { return nil },

@@ -48,12 +48,26 @@ var pyTorchJob = Facts{
 	PodNames: func(s Shape) []string {
 		return []string{fmt.Sprintf("%s-worker-%d", s.Name, max(s.MaxWorkers, s.Workers)-1)}
 	},
-	PodCount:    func(obj map[string]any) int { return replicas(obj, "spec", "pytorchReplicaSpecs") },
+	PodCount: func(obj map[string]any) int { return replicas(obj, "spec", "pytorchReplicaSpecs") },
+	Pods: func(obj map[string]any) []Pods {
+		pods := replicaPods(obj, "spec", "pytorchReplicaSpecs")
+		// An elastic group starts with its minimum of workers.
+		if least, ok := nested(obj, "spec", "elasticPolicy", "minReplicas").(int64); ok {
+			for i := range pods {
+				if pods[i].Role == string(kubeflowv1.PyTorchJobReplicaTypeWorker) {
+					pods[i].Count = min(pods[i].Count, int(least))
+				}
+			}
+		}
+		return pods
+	},
 	SuspendPath: []string{"spec", "runPolicy", "suspend"},
+	// Off in Kueue v0.19's default Configuration.
+	KueueFramework: "kubeflow.org/pytorchjob",
 	Demo: Demo{
 		Image: "kubeflow/pytorch-elastic-example-echo:latest", About: "the training-operator's own example", Command: []string{"python", "-m", "torch.distributed.run", "/workspace/echo.py"},
 		CommandNote: "the torchrun line; the training-operator passes it the rendezvous",
-		Shape:       "WORKERS=2\nMIN_WORKERS=1\nMAX_WORKERS=3\nCPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n",
+		Shape:       "WORKERS=2\nMIN_WORKERS=1\nMAX_WORKERS=3\n" + demoResources,
 	},
 	New:      func() any { return &kubeflowv1.PyTorchJob{} },
 	Validate: func(obj any) field.ErrorList { return pyTorchJobWebhook(obj.(*kubeflowv1.PyTorchJob)) },

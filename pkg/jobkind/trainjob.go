@@ -67,13 +67,26 @@ var trainJob = Facts{
 		}
 		return 1
 	},
-	SuspendPath: []string{"spec", "suspend"},
+	// The node pods' resources; the runtime's other pods are the runtime's.
+	Pods: func(obj map[string]any) []Pods {
+		node := map[string]any{"name": string(TrainerNode)}
+		if r := nested(obj, "spec", "trainer", "resourcesPerNode"); r != nil {
+			node["resources"] = r
+		}
+		n, ok := nested(obj, "spec", "trainer", "numNodes").(int64)
+		if !ok {
+			n = 1
+		}
+		return []Pods{{Role: string(TrainerNode), Count: int(n), Spec: map[string]any{"containers": []any{node}}}}
+	},
+	SuspendPath:    []string{"spec", "suspend"},
+	KueueFramework: "trainer.kubeflow.org/trainjob",
 	Demo: Demo{
 		// The image of Trainer's examples/pytorch/image-classification.
 		Image: "pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime", About: "the image of Kubeflow Trainer's own examples", Command: []string{"torchrun", "--no-python", "python3", "-c",
 			"import torch.distributed as d; d.init_process_group('gloo'); print('rank', d.get_rank(), 'of', d.get_world_size())"},
 		CommandNote: "the torchrun line; Kubeflow Trainer's torch-distributed runtime passes it nnodes and the master",
-		Shape:       "# The TrainJob's nodes, and on each its CPU, memory and GPUs.\nWORKERS=2\nCPU=1\nMEMORY=1Gi\n# GPUS_PER_WORKER=1\n",
+		Shape:       "# The TrainJob's nodes, and on each its CPU, memory and GPUs.\nWORKERS=2\n" + demoResources,
 	},
 	New:      func() any { return &trainer.TrainJob{} },
 	Validate: func(obj any) field.ErrorList { return validateTrainJob(obj.(*trainer.TrainJob)) },

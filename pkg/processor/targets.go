@@ -137,7 +137,7 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 	}
 	if q.LauncherLimitsDefault && ownResources(target, q.ContainerOf(jobkind.Launcher)) {
 		// What the user wrote and no setting names stays.
-		q.LauncherLimits = nil
+		q.LauncherLimits, q.LauncherRequests = nil, nil
 	}
 	if plan.Namespace != "" && q.Namespace != plan.Namespace {
 		in := fmt.Sprintf("namespace %q", q.Namespace)

@@ -81,8 +81,8 @@ type Plan struct {
 	GPUResourceSet             bool
 	Limits, LauncherLimits     corev1.ResourceList
 	Requests, LauncherRequests corev1.ResourceList
-	// LauncherLimitsDefault: LauncherLimits are the default, which a target's
-	// launcher with resources of its own keeps instead.
+	// LauncherLimitsDefault: LauncherLimits and LauncherRequests are the
+	// default, which a target's launcher with resources of its own keeps instead.
 	LauncherLimitsDefault bool
 
 	NodeSelector      map[string]string
@@ -365,7 +365,8 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 	if r := s.LauncherResources; r != nil {
 		p.LauncherLimits, p.LauncherRequests = maps.Clone(r.Limits), maps.Clone(r.Requests)
 	} else if p.carries("launcherResources") {
-		p.LauncherLimits, p.LauncherLimitsDefault = api.DefaultLauncherResources().Limits, true
+		d := api.DefaultLauncherResources()
+		p.LauncherLimits, p.LauncherRequests, p.LauncherLimitsDefault = d.Limits, d.Requests, true
 	}
 
 	p.RunAsUser = pick64(set.UserID, s.Security.RunAsUser)

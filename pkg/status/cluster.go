@@ -34,8 +34,14 @@ func Connect(ctx context.Context, f apply.Flags) (*apply.Cluster, *Cluster, erro
 	if err != nil {
 		return nil, nil, err
 	}
+	c, err := From(a)
+	return a, c, err
+}
+
+// From reads the cluster a connects to.
+func From(a *apply.Cluster) (*Cluster, error) {
 	core, err := newAPIServer(a)
-	return a, &Cluster{Core: core, Dynamic: a.Dynamic, Namespaces: a.Namespaces}, err
+	return &Cluster{Core: core, Dynamic: a.Dynamic, Namespaces: a.Namespaces}, err
 }
 
 // job reads a job of kind jk, nil when it does not exist; notServed says why

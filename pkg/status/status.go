@@ -36,6 +36,9 @@ type Report struct {
 	Pods            []Pod
 	// Why the job waits, or failed: Kueue, the pods' images, Pod Security, ...
 	Why []string
+	// Notes are what goes wrong without keeping the job waiting: a job of
+	// a LocalQueue that Kueue never queued.
+	Notes []string
 }
 
 // Pod is one pod of the job.
@@ -97,11 +100,14 @@ func Status(ctx context.Context, c *Cluster, job apply.Job) (*Report, error) {
 		}
 		return r, nil
 	}
-	why, err := c.kueue(ctx, u, ns, r.Phase == "Suspended" || gated(pods))
+	why, note, err := c.kueue(ctx, jk, u, ns, r.Phase == "Suspended" || gated(pods))
 	if err != nil {
 		return nil, err
 	}
 	r.Why = append(r.Why, why...)
+	if note != "" {
+		r.Notes = append(r.Notes, note)
+	}
 	if r.Phase == "Suspended" && len(why) == 0 {
 		r.Why = append(r.Why, "suspended: "+strings.Join(jk.SuspendPath, ".")+" is true; it starts once that is false")
 	}
@@ -268,11 +274,13 @@ func gated(pods []corev1.Pod) bool {
 }
 
 // kueue says why Kueue holds the job (held: it is suspended or gated): no
-// Kueue, no such LocalQueue, or its Workload not admitted, with Kueue's message.
-func (c *Cluster) kueue(ctx context.Context, u *unstructured.Unstructured, ns string, held bool) ([]string, error) {
+// Kueue, no such LocalQueue, or its Workload not admitted, with Kueue's
+// message. A job of a LocalQueue neither held nor owning a Workload runs
+// outside the queue, its quota uncounted: note says so.
+func (c *Cluster) kueue(ctx context.Context, jk jobkind.Facts, u *unstructured.Unstructured, ns string, held bool) (why []string, note string, err error) {
 	queue := u.GetLabels()[api.QueueLabel]
 	if queue == "" {
-		return nil, nil
+		return nil, "", nil
 	}
 	version := ""
 	for _, v := range kueueVersions {
@@ -283,43 +291,51 @@ func (c *Cluster) kueue(ctx context.Context, u *unstructured.Unstructured, ns st
 	}
 	if version == "" {
 		if !held {
-			return nil, nil
+			return nil, fmt.Sprintf("not queued: its label %s names Kueue's LocalQueue %s (QUEUE in mlops.env), but this cluster serves no Kueue API (%s): it runs without a queue", api.QueueLabel, queue, kueueGroup), nil
 		}
-		return []string{fmt.Sprintf("its label %s names Kueue's LocalQueue %s, but this cluster serves no Kueue API (%s): nothing admits it", api.QueueLabel, queue, kueueGroup)}, nil
+		return []string{fmt.Sprintf("its label %s names Kueue's LocalQueue %s, but this cluster serves no Kueue API (%s): nothing admits it", api.QueueLabel, queue, kueueGroup)}, "", nil
 	}
 	gv := schema.GroupVersion{Group: kueueGroup, Version: version}
+	l, err := c.Dynamic.Resource(gv.WithResource("workloads")).Namespace(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, "", fmt.Errorf("listing Kueue's Workloads in namespace %s: %w", ns, err)
+	}
+	var w *unstructured.Unstructured
+	for i := range l.Items {
+		if slices.ContainsFunc(l.Items[i].GetOwnerReferences(), func(o metav1.OwnerReference) bool { return o.UID == u.GetUID() }) {
+			w = &l.Items[i]
+			break
+		}
+	}
+	if w == nil && !held {
+		// Kueue's webhook holds a job it manages as it is created, and makes
+		// its Workload before it lets it go: this one it does not manage.
+		return nil, fmt.Sprintf("not queued: its label %s names Kueue's LocalQueue %s (QUEUE in mlops.env), but Kueue never held it and made no Workload for it: it runs outside the queue, its quota uncounted. "+
+			"Kueue manages %s only with %s in its Configuration's integrations.frameworks (Kueue v0.19's default leaves kubeflow.org/pytorchjob out) and in the namespaces its managedJobsNamespaceSelector selects: ask the cluster's admin to enable it (docs/sharing-a-cluster.md), or remove QUEUE",
+			api.QueueLabel, queue, jobkind.WithArticle(jk.Kind), jk.KueueFramework), nil
+	}
 	lq, err := c.get(ctx, gv.WithResource("localqueues"), ns, queue)
 	if err != nil {
-		return nil, fmt.Errorf("reading LocalQueue %s in namespace %s: %w", queue, ns, err)
+		return nil, "", fmt.Errorf("reading LocalQueue %s in namespace %s: %w", queue, ns, err)
 	}
 	if lq == nil {
 		return []string{fmt.Sprintf("Kueue: no LocalQueue %s in namespace %s (the job's label %s, QUEUE in mlops.env), so Kueue never admits it: create it, or set QUEUE to one of `kubectl get localqueues -n %s`",
-			queue, ns, api.QueueLabel, ns)}, nil
+			queue, ns, api.QueueLabel, ns)}, "", nil
 	}
-	l, err := c.Dynamic.Resource(gv.WithResource("workloads")).Namespace(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("listing Kueue's Workloads in namespace %s: %w", ns, err)
+	if w == nil {
+		return []string{fmt.Sprintf("Kueue has made no Workload for it yet (LocalQueue %s)", queue)}, "", nil
 	}
-	for _, w := range l.Items {
-		if !slices.ContainsFunc(w.GetOwnerReferences(), func(o metav1.OwnerReference) bool { return o.UID == u.GetUID() }) {
-			continue
+	if s, _, _ := condition(w, "Admitted"); s == "True" {
+		return nil, "", nil
+	}
+	reason := "no quota reserved yet"
+	for _, t := range []string{"QuotaReserved", "Admitted"} {
+		if s, r, message := condition(w, t); s == "False" && message != "" {
+			reason = r + ": " + message
+			break
 		}
-		if s, _, _ := condition(&w, "Admitted"); s == "True" {
-			return nil, nil
-		}
-		why := "no quota reserved yet"
-		for _, t := range []string{"QuotaReserved", "Admitted"} {
-			if s, reason, message := condition(&w, t); s == "False" && message != "" {
-				why = reason + ": " + message
-				break
-			}
-		}
-		return []string{fmt.Sprintf("Kueue has not admitted it (Workload %s in LocalQueue %s): %s", w.GetName(), queue, why)}, nil
 	}
-	if held {
-		return []string{fmt.Sprintf("Kueue has made no Workload for it yet (LocalQueue %s)", queue)}, nil
-	}
-	return nil, nil
+	return []string{fmt.Sprintf("Kueue has not admitted it (Workload %s in LocalQueue %s): %s", w.GetName(), queue, reason)}, "", nil
 }
 
 // refused says why the job's pods cannot be created: the operators' (and
@@ -406,6 +422,9 @@ func (r *Report) String() string {
 	}
 	for _, w := range r.Why {
 		fmt.Fprintf(&b, "  %s: %s\n", label, w)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "  note: %s\n", n)
 	}
 	return b.String()
 }

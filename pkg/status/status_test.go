@@ -177,6 +177,14 @@ func TestStatus(t *testing.T) {
 		{"admitted", true, []runtime.Object{mpiJob(t, queued, running), localQueue, workload(`{"type": "Admitted", "status": "True"}`),
 			pod("pi-launcher-abc", true, ""), pod("pi-worker-0", true, ""), pod("pi-worker-1", true, "")},
 			"MPIJob/pi  namespace team  Running  pods 3/3 ready\n  pod pi-launcher-abc  Running    ready\n  pod pi-worker-0      Running    ready\n  pod pi-worker-1      Running    ready\n"},
+		// Kueue v0.19's default Configuration leaves kubeflow.org/pytorchjob out: its webhook lets such a job go unheld, and no Workload is made.
+		{"not queued: Kueue does not manage the kind", true, []runtime.Object{mpiJob(t, queued, running), localQueue,
+			pod("pi-launcher-abc", true, ""), pod("pi-worker-0", true, ""), pod("pi-worker-1", true, "")},
+			"MPIJob/pi  namespace team  Running  pods 3/3 ready\n  pod pi-launcher-abc  Running    ready\n  pod pi-worker-0      Running    ready\n  pod pi-worker-1      Running    ready\n" +
+				"  note: not queued: its label kueue.x-k8s.io/queue-name names Kueue's LocalQueue team-a (QUEUE in mlops.env), but Kueue never held it and made no Workload for it: it runs outside the queue, its quota uncounted. " +
+				"Kueue manages an MPIJob only with kubeflow.org/mpijob in its Configuration's integrations.frameworks (Kueue v0.19's default leaves kubeflow.org/pytorchjob out) and in the namespaces its managedJobsNamespaceSelector selects: ask the cluster's admin to enable it (docs/sharing-a-cluster.md), or remove QUEUE\n"},
+		{"not queued: no Kueue", false, []runtime.Object{mpiJob(t, queued, `{"type": "Created", "status": "True"}`)},
+			"MPIJob/pi  namespace team  Created  pods 0/3 ready\n  note: not queued: its label kueue.x-k8s.io/queue-name names Kueue's LocalQueue team-a (QUEUE in mlops.env), but this cluster serves no Kueue API (kueue.x-k8s.io): it runs without a queue\n"},
 		{"suspended, no queue", false, []runtime.Object{mpiJob(t, "", suspended)},
 			"MPIJob/pi  namespace team  Suspended  pods 0/3 ready\n  waiting: suspended: spec.runPolicy.suspend is true; it starts once that is false\n"},
 		{"image", false, []runtime.Object{mpiJob(t, "", `{"type": "Created", "status": "True"}`), pod("pi-worker-0", false, "ImagePullBackOff")},

@@ -23,11 +23,16 @@ var DefaultMPIArgs = []string{"-bind-to", "none", "-map-by", "slot", "-mca", "pm
 // DefaultForwardEnv is what Horovod jobs forward to every rank.
 var DefaultForwardEnv = []string{"NCCL_DEBUG=INFO", "LD_LIBRARY_PATH", "PATH"}
 
-// DefaultLauncherResources are the launcher's limits when neither
-// spec.launcherResources nor the target's launcher sets any: it only runs mpirun.
+// DefaultLauncherResources are the launcher's resources when neither
+// spec.launcherResources nor the target's launcher sets any. It only runs
+// mpirun, which waits for the ranks on the workers: it requests a tenth of a
+// core (what a scheduler and Kueue's quota count), not a worker's share of a
+// small node, and may use up to a core and 1Gi.
 func DefaultLauncherResources() corev1.ResourceRequirements {
-	return corev1.ResourceRequirements{Limits: corev1.ResourceList{
-		corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("1Gi")}}
+	return corev1.ResourceRequirements{
+		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("128Mi")},
+		Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("1Gi")},
+	}
 }
 
 // DefaultConfigMapName is the env ConfigMap of one job: two jobs in a

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package apply
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
+)
+
+var nodesResource = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
+
+// Unfit says how the job's pods can never all run on the cluster's nodes:
+// a pod that requests more of a resource than the largest node allocates,
+// or the pods that must run at once (jobkind's Pods) more together than all
+// nodes allocate. Whatever else runs there, taints and selectors aside, so
+// what it says is certain (unless an autoscaler adds nodes). Cordoned nodes
+// are left out. A user who may not list nodes gets nothing.
+func (c *Cluster) Unfit(ctx context.Context, job Job) ([]string, error) {
+	l, err := c.Dynamic.Resource(nodesResource).List(ctx, metav1.ListOptions{})
+	if apierrors.IsForbidden(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing the nodes: %w", err)
+	}
+	nodes := make([]corev1.Node, len(l.Items))
+	for i := range l.Items {
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(l.Items[i].Object, &nodes[i]); err != nil {
+			return nil, err
+		}
+	}
+	pods, err := jobPods(job)
+	if err != nil {
+		return nil, err
+	}
+	return unfit(job.Kind+"/"+job.Name, pods, nodes), nil
+}
+
+// jobPods are the requests of the pods the job runs at once, by role.
+func jobPods(job Job) ([]podRequests, error) {
+	b, err := jobnode.JSON(job.Node)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(b); err != nil {
+		return nil, err
+	}
+	jk, _ := jobkind.ForKind(job.Kind)
+	var pods []podRequests
+	for _, p := range jk.Pods(u.Object) {
+		var spec corev1.PodSpec
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(p.Spec, &spec); err != nil {
+			return nil, fmt.Errorf("%s/%s: the %s pods' spec: %w", job.Kind, job.Name, p.Role, err)
+		}
+		pods = append(pods, podRequests{p.Role, p.Count, requests(spec)})
+	}
+	return pods, nil
+}
+
+// podRequests are what each of Count pods of Role requests.
+type podRequests struct {
+	Role     string
+	Count    int
+	Requests corev1.ResourceList
+}
+
+// requests are what the scheduler counts of a pod of spec: its containers'
+// requests, a limit standing for a request left out (as the API server
+// defaults it), init containers and sidecars as the scheduler adds them.
+func requests(spec corev1.PodSpec) corev1.ResourceList {
+	for _, cs := range [][]corev1.Container{spec.Containers, spec.InitContainers} {
+		for i := range cs {
+			r := &cs[i].Resources
+			for name, q := range r.Limits {
+				if _, ok := r.Requests[name]; !ok {
+					if r.Requests == nil {
+						r.Requests = corev1.ResourceList{}
+					}
+					r.Requests[name] = q
+				}
+			}
+		}
+	}
+	return resourcehelper.PodRequests(&corev1.Pod{Spec: spec}, resourcehelper.PodResourcesOptions{})
+}
+
+// unfit: each resource a pod requests more of than the largest node
+// allocates; else each the pods together request more of than all nodes.
+func unfit(job string, pods []podRequests, nodes []corev1.Node) []string {
+	nodes = slices.DeleteFunc(slices.Clone(nodes), func(n corev1.Node) bool { return n.Spec.Unschedulable })
+	if len(nodes) == 0 {
+		return nil // none yet: an autoscaler's cluster, or one being set up
+	}
+	var out []string
+	tooLarge := map[corev1.ResourceName]bool{}
+	for _, p := range pods {
+		for _, name := range sortedNames(p.Requests) {
+			want := p.Requests[name]
+			largest, on := largestNode(nodes, name)
+			if want.Cmp(largest) <= 0 {
+				continue
+			}
+			tooLarge[name] = true
+			out = append(out, fmt.Sprintf("%s: %s requests %s %s, more than any node allocates (the largest, %s: %s): it can never be scheduled; lower %s, or add a node that large",
+				job, podsNamed(p), name, want.String(), on, largest.String(), setting(p.Role, name)))
+		}
+	}
+	total, parts := corev1.ResourceList{}, map[corev1.ResourceName][]string{}
+	count := 0
+	for _, p := range pods {
+		count += p.Count
+		for name, q := range p.Requests {
+			sum := total[name]
+			for range p.Count {
+				sum.Add(q)
+			}
+			total[name] = sum
+			parts[name] = append(parts[name], strings.TrimSpace(fmt.Sprintf("%s %d × %s", p.Role, p.Count, q.String())))
+		}
+	}
+	if count < 2 {
+		return out
+	}
+	for _, name := range sortedNames(total) {
+		all := resource.Quantity{}
+		var each []string
+		for _, n := range nodes {
+			q := n.Status.Allocatable[name]
+			all.Add(q)
+			each = append(each, n.Name+" "+q.String())
+		}
+		want := total[name]
+		if tooLarge[name] || want.Cmp(all) <= 0 {
+			continue
+		}
+		if len(each) > 3 {
+			each = append(each[:3], "…")
+		}
+		out = append(out, fmt.Sprintf("%s: its %d pods run at once and request %s %s together (%s), more than all %d schedulable nodes allocate (%s: %s): they can never all run, and those placed wait for the others; lower %s or the number of workers (WORKERS; MIN_WORKERS for an elastic job), or add nodes",
+			job, count, name, want.String(), strings.Join(parts[name], " + "), len(nodes), all.String(), strings.Join(each, ", "), setting("", name)))
+	}
+	return out
+}
+
+// largestNode is the most of resource name a node allocates, and that node.
+func largestNode(nodes []corev1.Node, name corev1.ResourceName) (resource.Quantity, string) {
+	var most resource.Quantity
+	on := nodes[0].Name
+	for _, n := range nodes {
+		if q := n.Status.Allocatable[name]; q.Cmp(most) > 0 {
+			most, on = q, n.Name
+		}
+	}
+	return most, on
+}
+
+// podsNamed: "each Worker pod", "the Launcher pod", "the pod".
+func podsNamed(p podRequests) string {
+	switch {
+	case p.Role == "":
+		return "the pod"
+	case p.Count == 1:
+		return "the " + p.Role + " pod"
+	}
+	return "each " + p.Role + " pod"
+}
+
+// setting is what sets a role's request of resource name.
+func setting(role string, name corev1.ResourceName) string {
+	switch {
+	case role == string(jobkind.Launcher):
+		return "spec.launcherResources (the launcher's)"
+	case name == corev1.ResourceCPU:
+		return "CPU (mlops.env) or spec.resources.requests.cpu"
+	case name == corev1.ResourceMemory:
+		return "MEMORY (mlops.env) or spec.resources.requests.memory"
+	}
+	return "its count (GPUS_PER_WORKER in mlops.env for GPUs, spec.rdma.perWorker for RDMA devices)"
+}
+
+func sortedNames(l corev1.ResourceList) []corev1.ResourceName {
+	names := make([]corev1.ResourceName, 0, len(l))
+	for name := range l {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
