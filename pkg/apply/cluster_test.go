@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -339,5 +340,29 @@ func TestReplaceRefusals(t *testing.T) {
 				t.Errorf("the saved manifest is not the live job without its status and uid (-live +saved):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestDeleteSaysWhat: Delete returns each object it deleted, the job and its
+// env ConfigMap; none once they are gone.
+func TestDeleteSaysWhat(t *testing.T) {
+	f := &fakeAPIServer{objects: map[string][]byte{}}
+	ctx, c := fakeCluster(t, f)
+	if _, err := Apply(ctx, c, Options{Dir: quickstart}); err != nil {
+		t.Fatal(err)
+	}
+	objects, err := Deleted(quickstart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := Jobs(quickstart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range [][]string{{"MPIJob/resnet50-training", "ConfigMap/" + jobs[0].EnvConfigMaps[0]}, nil} {
+		got, err := Delete(ctx, c, objects)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("Delete: %v, %v; want %v", got, err, want)
+		}
 	}
 }

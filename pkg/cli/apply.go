@@ -28,7 +28,24 @@ func (f *clusterFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.Namespace, "namespace", "n", "", "kubectl's --namespace")
 	cmd.Flags().StringVar(&f.Context, "context", "", "kubectl's --context")
 	cmd.Flags().StringVar(&f.Kubeconfig, "kubeconfig", "", "kubectl's --kubeconfig")
-	cmd.Flags().DurationVar(&f.RequestTimeout, "request-timeout", 10*time.Second, "how long each request waits for the API server's answer (0: no limit)")
+	f.RequestTimeout = 10 * time.Second
+	cmd.Flags().Var(timeout{&f.RequestTimeout}, "request-timeout", "how long each request waits for the API server's answer, such as 30s or 2m (0: no limit; the TLS handshake has client-go's own 10s)")
+}
+
+// timeout is a duration flag that refuses a negative one.
+type timeout struct{ d *time.Duration }
+
+func (t timeout) String() string { return t.d.String() }
+func (t timeout) Type() string   { return "duration" }
+func (t timeout) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err == nil && d < 0 {
+		err = errors.New("is negative")
+	}
+	if err == nil {
+		*t.d = d
+	}
+	return err
 }
 
 // given are the flags as the command line gave them.
