@@ -21,6 +21,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
 // Flags are kubectl's flags for the cluster, with kubectl's meanings.
@@ -167,7 +169,7 @@ func (c *Cluster) Mapping(ctx context.Context, gvk schema.GroupVersionKind) (*ap
 		var l metav1.APIResourceList
 		b, err := c.REST.Get().AbsPath(path).DoRaw(ctx)
 		if apierrors.IsNotFound(err) {
-			return nil, &NotServedError{Message: fmt.Sprintf("this cluster serves no %s (%s): the operator or CRD of %s is not installed", gv, c.Config.Host, gvk.Kind)}
+			return nil, &NotServedError{Message: fmt.Sprintf("this cluster serves no %s (%s): the operator or CRD of %s is not installed%s", gv, c.Config.Host, gvk.Kind, install(gvk.Kind))}
 		}
 		if err == nil {
 			err = json.Unmarshal(b, &l)
@@ -189,9 +191,18 @@ func (c *Cluster) Mapping(ctx context.Context, gvk schema.GroupVersionKind) (*ap
 	}
 	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if apimeta.IsNoMatchError(err) {
-		return nil, &NotServedError{Message: fmt.Sprintf("this cluster serves %s, but no kind %s in it (%s)", gv, gvk.Kind, c.Config.Host)}
+		return nil, &NotServedError{Message: fmt.Sprintf("this cluster serves %s, but no kind %s in it (%s)%s", gv, gvk.Kind, c.Config.Host, install(gvk.Kind))}
 	}
 	return m, err
+}
+
+// install says how to install what serves kind, a job kind's operator.
+func install(kind string) string {
+	k, ok := jobkind.ForKind(kind)
+	if !ok || len(k.Install) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; install %s (the release mlops-fn's e2e tests run): %s", k.Operator, strings.Join(k.Install, ", then "))
 }
 
 // NotServedError: the API server answered, and serves no such kind.
