@@ -183,6 +183,8 @@ var mpiJobs = schema.GroupResource{Group: "kubeflow.org", Resource: "mpijobs"}
 // Refusals as kube-apiserver builds them: RBAC's (its authorizer's words),
 // a failing webhook's, the policy of deploy/admission's, the API server's
 // or a CRD rule's Invalid.
+//
+//nolint:staticcheck // RBAC's authorizer's words, capitalized
 var (
 	rbac       = apierrors.NewForbidden(mpiJobs, "resnet50-training", errors.New(`User "limited" cannot patch resource "mpijobs" in API group "kubeflow.org" in the namespace "team"`)).ErrStatus
 	noCreate   = apierrors.NewForbidden(mpiJobs, "", errors.New(`User "limited" cannot create resource "mpijobs" in API group "kubeflow.org" in the namespace "team"`)).ErrStatus

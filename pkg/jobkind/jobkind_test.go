@@ -35,7 +35,8 @@ func TestInstallPinsTheE2EVersions(t *testing.T) {
 			t.Errorf("%s: install commands %v, e2e version %s=%q", k.Kind, k.Install, pinned[k.Kind], v)
 		}
 		for _, c := range k.Install {
-			if !strings.HasPrefix(c, "kubectl apply --server-side ") || !(strings.Contains(c, "/"+v+"/") || strings.Contains(c, "?ref="+v+`"`)) {
+			at := strings.Contains(c, "/"+v+"/") || strings.Contains(c, "?ref="+v+`"`)
+			if !strings.HasPrefix(c, "kubectl apply --server-side ") || !at {
 				t.Errorf("%s: %q is not a server-side kubectl apply of %s=%s", k.Kind, c, pinned[k.Kind], v)
 			}
 		}
