@@ -178,7 +178,7 @@ func Apply(ctx context.Context, c *Cluster, o Options) (*Result, error) {
 		}
 		if err != nil && i == 0 && !deleted {
 			_ = os.Remove(saved)
-			return nil, err
+			return nil, fmt.Errorf("nothing was deleted: %w", err)
 		}
 		if err != nil {
 			return nil, lost(lives, saved, err)
