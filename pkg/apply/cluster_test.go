@@ -188,6 +188,7 @@ var mpiJobs = schema.GroupResource{Group: "kubeflow.org", Resource: "mpijobs"}
 var (
 	rbac       = apierrors.NewForbidden(mpiJobs, "resnet50-training", errors.New(`User "limited" cannot patch resource "mpijobs" in API group "kubeflow.org" in the namespace "team"`)).ErrStatus
 	noCreate   = apierrors.NewForbidden(mpiJobs, "", errors.New(`User "limited" cannot create resource "mpijobs" in API group "kubeflow.org" in the namespace "team"`)).ErrStatus
+	noDelete   = apierrors.NewForbidden(mpiJobs, "resnet50-training", errors.New(`User "limited" cannot delete resource "mpijobs" in API group "kubeflow.org" in the namespace "team"`)).ErrStatus
 	webhook    = apierrors.NewInternalError(errors.New(`failed calling webhook "vmpijob.kb.io": failed to call webhook: Post "https://kueue-webhook-service.kueue-system.svc:443/validate": dial tcp 127.0.0.1:9443: connect: connection refused`)).ErrStatus
 	policy     = apierrors.NewForbidden(mpiJobs, "resnet50-training", errors.New(`ValidatingAdmissionPolicy 'mlops-fn-running-job' with binding 'mlops-fn-running-job' denied request: MPIJob/resnet50-training is running, and this update changes its spec`)).ErrStatus
 	fixedSpec  = apierrors.NewInvalid(schema.GroupKind{Group: "kubeflow.org", Kind: "MPIJob"}, "resnet50-training", field.ErrorList{field.Invalid(field.NewPath("spec", "mpiReplicaSpecs"), "object", validation.FieldImmutableErrorMsg)}).ErrStatus
@@ -278,6 +279,12 @@ func TestReplaceRefusals(t *testing.T) {
 			}
 			return inPlace(method, path, dry, live, body)
 		}, true, true, []string{"nothing was deleted: --replace deletes MPIJob/resnet50-training and creates the new one, and the API server refuses that: creating MPIJob/resnet50-training (a dry run, under a name generated from resnet50-tra): ", `cannot create resource "mpijobs"`}, nil, false},
+		{"the policy, --replace, no delete", func(method, path string, dry, live bool, body map[string]any) *metav1.Status {
+			if method == http.MethodDelete {
+				return &noDelete
+			}
+			return inPlace(method, path, dry, live, body)
+		}, true, true, []string{"nothing was deleted: deleting MPIJob/resnet50-training: ", `cannot delete resource "mpijobs"`}, nil, false},
 		{"the policy, --replace, the webhook down after the delete", func(method, path string, dry, live bool, body map[string]any) *metav1.Status {
 			if method == http.MethodPatch && path == mpiJobPath && !live {
 				return &webhook
