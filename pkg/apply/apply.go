@@ -211,10 +211,10 @@ func Apply(ctx context.Context, c *Cluster, o Options) (*Result, error) {
 	return res, nil
 }
 
-// inPlace are the changes of the dry run's refusal refused, when the API
-// server refuses the overlay's objects only because they change a live job
-// in place; otherwise refused itself, the API server's own reason. The
-// refusal is in place when it is Invalid on the job's spec alone, each
+// inPlace reads refused, the dry run's refusal: when the API server refuses
+// the overlay's objects only because they change a live job in place, it
+// returns the changes; otherwise refused itself, the API server's reason.
+// The refusal is in place when it is Invalid on the job's spec alone, each
 // cause a field that cannot change (a Pod's spec, a TrainJob's trainer), or
 // when the same objects pass with every running job suspended: what the
 // policy of deploy/admission refuses, Trainer's webhook (runtime patches),
@@ -236,9 +236,12 @@ func (c *Cluster) inPlace(ctx context.Context, lives, built []target, refused er
 		// The dry run's job as it would be, but for the suspension.
 		k, _ := jobkind.ForKind(kindOf(live.object))
 		job := find(dry, live.object)
-		if v, found, _ := unstructured.NestedFieldCopy(live.object, k.SuspendPath...); found && job != nil {
+		if job == nil || k.SuspendPath == nil {
+			continue
+		}
+		if v, found, _ := unstructured.NestedFieldCopy(live.object, k.SuspendPath...); found {
 			_ = unstructured.SetNestedField(job, v, k.SuspendPath...)
-		} else if job != nil {
+		} else {
 			unstructured.RemoveNestedField(job, k.SuspendPath...)
 		}
 	}
