@@ -214,8 +214,8 @@ func Apply(ctx context.Context, c *Cluster, o Options) (*Result, error) {
 // inPlace reads refused, the dry run's refusal: when the API server refuses
 // the overlay's objects only because they change a live job in place, it
 // returns the changes; otherwise refused itself, the API server's reason.
-// The refusal is in place when it is Invalid on the job's spec alone, each
-// cause a field that cannot change (a Pod's spec, a TrainJob's trainer), or
+// The refusal is in place when it is Invalid on the job's spec alone, for a
+// field that cannot change (a Pod's spec, a TrainJob's trainer), or
 // when the same objects pass with every running job suspended: what the
 // policy of deploy/admission refuses, Trainer's webhook (runtime patches),
 // Kueue's. A refusal of anything else (RBAC, a webhook that fails, a quota,
@@ -252,26 +252,29 @@ func (c *Cluster) inPlace(ctx context.Context, lives, built []target, refused er
 	return changes, nil
 }
 
-// immutable: err is the API server's Invalid answer on a job whose every
-// cause is a field of its spec that cannot change in place: the whole spec
-// Forbidden (a Pod's), or apimachinery's and the CRDs' "field is immutable".
+// immutable: err is the API server's Invalid answer on a job's spec alone,
+// for a field of it that cannot change in place: the whole spec Forbidden
+// (a Pod's), or apimachinery's and the CRDs' "field is immutable". Other
+// causes beside it may come of the merge onto the live object (a Pod's
+// requests, defaulted from its old limits, above its new limits), which a
+// create would not meet: --replace checks that create first (recreatable).
 func immutable(err error) bool {
 	var status apierrors.APIStatus
 	if !apierrors.IsInvalid(err) || !errors.As(err, &status) {
 		return false
 	}
 	d := status.Status().Details
-	if d == nil || !jobkind.Is(d.Kind) || len(d.Causes) == 0 {
+	if d == nil || !jobkind.Is(d.Kind) {
 		return false
 	}
+	fixed := false
 	for _, c := range d.Causes {
-		forbidden := c.Field == "spec" && c.Type == metav1.CauseTypeForbidden
-		fixed := strings.HasPrefix(c.Field, "spec.") && strings.Contains(c.Message, validation.FieldImmutableErrorMsg)
-		if !forbidden && !fixed {
+		if c.Field != "spec" && !strings.HasPrefix(c.Field, "spec.") {
 			return false
 		}
+		fixed = fixed || (c.Field == "spec" && c.Type == metav1.CauseTypeForbidden) || strings.Contains(c.Message, validation.FieldImmutableErrorMsg)
 	}
-	return true
+	return fixed
 }
 
 // suspend is built with each running live job of a kind that suspends set

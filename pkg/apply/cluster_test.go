@@ -186,23 +186,31 @@ var mpiJobs = schema.GroupResource{Group: "kubeflow.org", Resource: "mpijobs"}
 //
 //nolint:staticcheck // RBAC's authorizer's words, capitalized
 var (
-	rbac       = apierrors.NewForbidden(mpiJobs, "resnet50-training", errors.New(`User "limited" cannot patch resource "mpijobs" in API group "kubeflow.org" in the namespace "team"`)).ErrStatus
-	noCreate   = apierrors.NewForbidden(mpiJobs, "", errors.New(`User "limited" cannot create resource "mpijobs" in API group "kubeflow.org" in the namespace "team"`)).ErrStatus
-	noDelete   = apierrors.NewForbidden(mpiJobs, "resnet50-training", errors.New(`User "limited" cannot delete resource "mpijobs" in API group "kubeflow.org" in the namespace "team"`)).ErrStatus
-	webhook    = apierrors.NewInternalError(errors.New(`failed calling webhook "vmpijob.kb.io": failed to call webhook: Post "https://kueue-webhook-service.kueue-system.svc:443/validate": dial tcp 127.0.0.1:9443: connect: connection refused`)).ErrStatus
-	policy     = apierrors.NewForbidden(mpiJobs, "resnet50-training", errors.New(`ValidatingAdmissionPolicy 'mlops-fn-running-job' with binding 'mlops-fn-running-job' denied request: MPIJob/resnet50-training is running, and this update changes its spec`)).ErrStatus
-	fixedSpec  = apierrors.NewInvalid(schema.GroupKind{Group: "kubeflow.org", Kind: "MPIJob"}, "resnet50-training", field.ErrorList{field.Invalid(field.NewPath("spec", "mpiReplicaSpecs"), "object", validation.FieldImmutableErrorMsg)}).ErrStatus
-	badValue   = apierrors.NewInvalid(schema.GroupKind{Group: "kubeflow.org", Kind: "MPIJob"}, "resnet50-training", field.ErrorList{field.Invalid(field.NewPath("spec", "slotsPerWorker"), 0, "must be greater than 0")}).ErrStatus
-	podSpec    = apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, "p", field.ErrorList{field.Forbidden(field.NewPath("spec"), "pod updates may not change fields other than `spec.containers[*].image`")})
+	rbac      = apierrors.NewForbidden(mpiJobs, "resnet50-training", errors.New(`User "limited" cannot patch resource "mpijobs" in API group "kubeflow.org" in the namespace "team"`)).ErrStatus
+	noCreate  = apierrors.NewForbidden(mpiJobs, "", errors.New(`User "limited" cannot create resource "mpijobs" in API group "kubeflow.org" in the namespace "team"`)).ErrStatus
+	noDelete  = apierrors.NewForbidden(mpiJobs, "resnet50-training", errors.New(`User "limited" cannot delete resource "mpijobs" in API group "kubeflow.org" in the namespace "team"`)).ErrStatus
+	webhook   = apierrors.NewInternalError(errors.New(`failed calling webhook "vmpijob.kb.io": failed to call webhook: Post "https://kueue-webhook-service.kueue-system.svc:443/validate": dial tcp 127.0.0.1:9443: connect: connection refused`)).ErrStatus
+	policy    = apierrors.NewForbidden(mpiJobs, "resnet50-training", errors.New(`ValidatingAdmissionPolicy 'mlops-fn-running-job' with binding 'mlops-fn-running-job' denied request: MPIJob/resnet50-training is running, and this update changes its spec`)).ErrStatus
+	fixedSpec = apierrors.NewInvalid(schema.GroupKind{Group: "kubeflow.org", Kind: "MPIJob"}, "resnet50-training", field.ErrorList{field.Invalid(field.NewPath("spec", "mpiReplicaSpecs"), "object", validation.FieldImmutableErrorMsg)}).ErrStatus
+	badValue  = apierrors.NewInvalid(schema.GroupKind{Group: "kubeflow.org", Kind: "MPIJob"}, "resnet50-training", field.ErrorList{field.Invalid(field.NewPath("spec", "slotsPerWorker"), 0, "must be greater than 0")}).ErrStatus
+	podSpec   = apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, "p", field.ErrorList{field.Forbidden(field.NewPath("spec"), "pod updates may not change fields other than `spec.containers[*].image`")})
+	// As kube-apiserver v1.37 answers the single-node quickstart's Pod edited from CPU=4 to CPU=3 (TestEditRunning).
+	podSpecAndRequests = apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, "p", field.ErrorList{
+		field.Invalid(field.NewPath("spec", "containers").Index(0).Child("resources", "requests"), "4", "must be less than or equal to cpu limit of 3"),
+		field.Forbidden(field.NewPath("spec"), "pod updates may not change fields other than `spec.containers[*].image`")})
+	fixedAndBad = apierrors.NewInvalid(schema.GroupKind{Group: "kubeflow.org", Kind: "MPIJob"}, "resnet50-training", field.ErrorList{
+		field.Invalid(field.NewPath("spec", "mpiReplicaSpecs"), "object", validation.FieldImmutableErrorMsg), field.Invalid(field.NewPath("spec", "slotsPerWorker"), 0, "must be greater than 0")}).ErrStatus
 	fixedLabel = apierrors.NewInvalid(schema.GroupKind{Group: "kubeflow.org", Kind: "MPIJob"}, "resnet50-training", field.ErrorList{field.Invalid(field.NewPath("metadata", "labels"), "q", validation.FieldImmutableErrorMsg)})
 )
 
-// TestImmutable: only an Invalid answer on a job whose every cause is a spec
-// field that cannot change is a refusal in place.
+// TestImmutable: only an Invalid answer on a job's spec, for a field that
+// cannot change, is a refusal in place; a cause beside it may come of the
+// merge onto the live object (kube-apiserver's answer to a Pod's new CPU
+// limit: its requests, defaulted from the old limit, above the new one).
 func TestImmutable(t *testing.T) {
 	cm := apierrors.NewInvalid(schema.GroupKind{Kind: "ConfigMap"}, "env", field.ErrorList{field.Invalid(field.NewPath("spec", "data"), "x", validation.FieldImmutableErrorMsg)})
-	mixed := apierrors.NewInvalid(schema.GroupKind{Group: "trainer.kubeflow.org", Kind: "TrainJob"}, "t", field.ErrorList{
-		field.Invalid(field.NewPath("spec", "trainer"), "object", validation.FieldImmutableErrorMsg), field.Invalid(field.NewPath("spec", "suspend"), "x", "must be a boolean")})
+	notOnSpec := apierrors.NewInvalid(schema.GroupKind{Group: "trainer.kubeflow.org", Kind: "TrainJob"}, "t", field.ErrorList{
+		field.Invalid(field.NewPath("spec", "trainer"), "object", validation.FieldImmutableErrorMsg), field.Invalid(field.NewPath("metadata", "name"), "x", "must be no more than 63 characters")})
 	for _, c := range []struct {
 		name string
 		err  error
@@ -211,7 +219,8 @@ func TestImmutable(t *testing.T) {
 		{"a Pod's spec", podSpec, true},
 		{"a CRD's immutable rule, wrapped", fmt.Errorf("applying MPIJob/x: %w", &apierrors.StatusError{ErrStatus: fixedSpec}), true},
 		{"a bad value", &apierrors.StatusError{ErrStatus: badValue}, false},
-		{"an immutable field and a bad value", mixed, false},
+		{"a Pod's spec and its requests above its new limits", podSpecAndRequests, true},
+		{"an immutable field and a bad name", notOnSpec, false},
 		{"an immutable label", fixedLabel, false},
 		{"a ConfigMap", cm, false},
 		{"RBAC", &apierrors.StatusError{ErrStatus: rbac}, false},
@@ -273,6 +282,15 @@ func TestReplaceRefusals(t *testing.T) {
 			}
 			return nil
 		}, true, true, []string{"replaced"}, nil, true},
+		{"an immutable field and a bad value, --replace", func(method, path string, dry, live bool, body map[string]any) *metav1.Status {
+			switch {
+			case method == http.MethodPatch && path == mpiJobPath && live:
+				return &fixedAndBad
+			case method == http.MethodPost:
+				return &badValue
+			}
+			return nil
+		}, true, true, []string{"nothing was deleted: ", "spec.slotsPerWorker: Invalid value: 0"}, nil, false},
 		{"the policy, --replace, no create", func(method, path string, dry, live bool, body map[string]any) *metav1.Status {
 			if method == http.MethodPost {
 				return &noCreate
