@@ -308,14 +308,14 @@ func TestRequestTimeoutZero(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	go func() {
 		var held []net.Conn
 		for {
 			c, err := l.Accept()
 			if err != nil {
 				for _, c := range held {
-					c.Close()
+					_ = c.Close()
 				}
 				return
 			}
