@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -85,6 +86,8 @@ func TestUsageErrors(t *testing.T) {
 		// Reported by the run itself: once, and without the usage treatment.
 		{"missing job spec", []string{"missing.yaml"},
 			"mlops-fn: error: ", "", []string{"open missing.yaml"}},
+		{"a negative --request-timeout", []string{"delete", "--request-timeout=-1s", "."},
+			"mlops-fn delete: error: ", "mlops-fn delete", []string{"flag --request-timeout=-1s: is negative", "such as 30s or 2m (0: no limit"}},
 		{"hydrate missing folder", []string{"hydrate", "missing"},
 			"mlops-fn: error: ", "", []string{"missing/job.yaml"}},
 		{"hydrate given the job spec instead of its folder", []string{"hydrate", "{repo}/quickstart/k8s/mlops/multi-node/job.yaml"},
@@ -300,6 +303,52 @@ func TestClusterNeverAnswers(t *testing.T) {
 			if !strings.Contains(stderr, want) {
 				t.Errorf("mlops-fn %s: stderr does not name %q:\n%s", strings.Join(args, " "), want, stderr)
 			}
+		}
+	}
+}
+
+// TestRequestTimeoutZero: --request-timeout=0 sets no limit of mlops-fn's;
+// against a server that accepts connections and never starts TLS, client-go's
+// own limit of the TLS handshake ends the request, and the message says so
+// (not "within 0s").
+func TestRequestTimeoutZero(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = l.Close() }()
+	go func() {
+		var held []net.Conn
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				for _, c := range held {
+					_ = c.Close()
+				}
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	server := "https://" + l.Addr().String()
+	code, _, stderr := runBinaryEnv(t, kubeconfig(t, server), "status", clusterCommands(t)[2][1], "--request-timeout=0")
+	want := "the API server " + server + " did not complete the TLS handshake of GET /api within 10s (client-go's own limit, which --request-timeout does not change)"
+	if code != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "within 0s") {
+		t.Errorf("exit code %d, want 1 and %q; stderr:\n%s", code, want, stderr)
+	}
+}
+
+// TestNoKubeconfig: no --kubeconfig, no KUBECONFIG, no ~/.kube/config: every
+// cluster command names where it looked and what it accepts, not client-go's
+// KUBERNETES_MASTER.
+func TestNoKubeconfig(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"KUBECONFIG=", "KUBERNETES_SERVICE_HOST=", "HOME=" + home, "PATH=" + home}
+	want := "no kubeconfig: --kubeconfig is not given, KUBECONFIG is not set, and " + filepath.Join(home, ".kube", "config") + " does not exist; accepted: --kubeconfig FILE, KUBECONFIG=FILE, or a kubeconfig at "
+	for _, args := range clusterCommands(t) {
+		code, _, stderr := runBinaryEnv(t, env, args...)
+		if code != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "KUBERNETES_MASTER") {
+			t.Errorf("mlops-fn %s: exit code %d, want 1 and %q; stderr:\n%s", strings.Join(args, " "), code, want, stderr)
 		}
 	}
 }

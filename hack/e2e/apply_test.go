@@ -16,9 +16,13 @@ import (
 	"strings"
 	"testing"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
@@ -184,6 +188,12 @@ func checkEditRunning(c *check, dir, ns string) {
 	out, err := runWithoutKubectl("apply", dir, "-n", ns)
 	c.that(fmt.Sprintf("edited %v, the job running: mlops-fn apply refuses and names mlops-fn apply --replace", edits),
 		err != nil && strings.Contains(out, "mlops-fn apply --replace") && strings.Contains(out, "nothing was applied"), out)
+	if k := o.kind.JobKind(); k == jobkind.MPIJob || k == jobkind.PyTorchJob {
+		// The policy of deploy/admission refuses the change: the message is mlops-fn's list.
+		replicas := fmt.Sprintf("Worker.replicas: %d → %d", o.plan.Workers, o.plan.Workers+1)
+		c.that("refused under the policy: the message lists the changed fields ("+replicas+"), not the policy's text",
+			strings.Contains(out, replicas) && !strings.Contains(out, runningPolicy), out)
+	}
 	c.eq("edited, refused: neither the job nor its env ConfigMap changed in the cluster", before, versions(o, ns))
 	checkRunsEdit(c, o, ns, "refused", kept...)
 
@@ -283,4 +293,116 @@ func editRunningEnv(c *check, o *overlay, dir string) (map[string]string, bool) 
 		}
 	}
 	return edits, true
+}
+
+// limitedUser is a kubeconfig of ServiceAccount name in ns, bound to a Role of rules there.
+func limitedUser(dir, ns, name string, rules []rbacv1.PolicyRule) (string, error) {
+	if _, err := kube.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+		return "", err
+	}
+	if _, err := kube.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: rules}, metav1.CreateOptions{}); err != nil {
+		return "", err
+	}
+	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: name},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: name, Namespace: ns}}}
+	if _, err := kube.RbacV1().RoleBindings(ns).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		return "", err
+	}
+	token, err := kube.CoreV1().ServiceAccounts(ns).CreateToken(ctx, name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		return "", err
+	}
+	config, err := clientcmd.LoadFromFile(os.Getenv("KUBECONFIG"))
+	if err != nil {
+		return "", err
+	}
+	config.AuthInfos = map[string]*clientcmdapi.AuthInfo{name: {Token: token.Status.Token}}
+	config.Contexts[config.CurrentContext].AuthInfo = name
+	path := filepath.Join(dir, name+".kubeconfig")
+	return path, clientcmd.WriteToFile(*config, path)
+}
+
+// checkReplaceRBAC: the multi-node quickstart's MPIJob applied and running, then edited. A
+// user without patch on MPIJobs: mlops-fn apply and apply --replace exit 1 in the API server's
+// words (cannot patch), advise no --replace, and the job is still there with the same UID. A
+// user with patch but without create: apply --replace meets the policy (a change in place),
+// then the dry run of the new job's create: exit 1, nothing deleted. The admin's mlops-fn
+// apply lists the changed fields (not the policy's message), and --replace replaces the job;
+// mlops-fn delete says what it deleted, and then that nothing is left.
+func checkReplaceRBAC(c *check, dir, ns string) {
+	o, ok := overlayIn(c, dir, ns)
+	if !ok {
+		return
+	}
+	if out, err := runWithoutKubectl("apply", dir, "-n", ns); err != nil || !strings.Contains(out, " created") {
+		c.fail("mlops-fn apply: the job is created", out)
+		return
+	}
+	checkRunsEdit(c, o, ns, "first apply")
+	uid := func() string {
+		u, err := getUnstructured(o.kind.APIVersion, o.kind.Kind, ns, o.name)
+		if err != nil {
+			return err.Error()
+		}
+		return string(u.GetUID())
+	}
+	before := uid()
+	edits, ok := editRunningEnv(c, o, dir)
+	if !ok {
+		return
+	}
+	read := []string{"get", "list", "watch"}
+	others := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps", "serviceaccounts", "pods"}, Verbs: []string{"*"}}
+	jobs := func(verbs ...string) rbacv1.PolicyRule {
+		return rbacv1.PolicyRule{APIGroups: []string{"kubeflow.org"}, Resources: []string{"mpijobs"}, Verbs: slices.Concat(read, verbs)}
+	}
+	noPatch, err := limitedUser(c.t.TempDir(), ns, "no-patch", []rbacv1.PolicyRule{others, jobs("create", "delete")})
+	if err != nil {
+		c.fail("a user without patch on MPIJobs", err.Error())
+		return
+	}
+	noCreate, err := limitedUser(c.t.TempDir(), ns, "no-create", []rbacv1.PolicyRule{others, jobs("patch", "update", "delete")})
+	if err != nil {
+		c.fail("a user without create on MPIJobs", err.Error())
+		return
+	}
+	for _, args := range [][]string{{"apply"}, {"apply", "--replace"}} {
+		what := fmt.Sprintf("edited %v, mlops-fn %s as a user without patch", edits, strings.Join(args, " "))
+		out, err := runWithoutKubectl(append(args, dir, "-n", ns, "--kubeconfig", noPatch)...)
+		c.that(what+": exit 1 in the API server's words, no --replace advised", err != nil &&
+			strings.Contains(out, `cannot patch resource "mpijobs"`) && !strings.Contains(out, "mlops-fn apply --replace") && !strings.Contains(out, "changes it"), out)
+		c.eq(what+": the job is still there, the same one (its UID)", before, uid())
+	}
+	out, err := runWithoutKubectl("apply", "--replace", dir, "-n", ns, "--kubeconfig", noCreate)
+	c.that("mlops-fn apply --replace as a user without create: exit 1, nothing deleted", err != nil &&
+		strings.Contains(out, "nothing was deleted: ") && strings.Contains(out, `cannot create resource "mpijobs"`), out)
+	c.eq("as a user without create: the job is still there, the same one (its UID)", before, uid())
+
+	out, err = runWithoutKubectl("apply", dir, "-n", ns)
+	replicas := fmt.Sprintf("spec.mpiReplicaSpecs.Worker.replicas: %d → %d", o.plan.Workers, o.plan.Workers+1)
+	c.that("under the policy, mlops-fn apply lists the changed fields, not the policy's message", err != nil &&
+		strings.Contains(out, replicas) && !strings.Contains(out, runningPolicy), out)
+	if out, err := runWithoutKubectl("apply", "--replace", dir, "-n", ns); err != nil || !strings.Contains(out, " replaced") {
+		c.fail("mlops-fn apply --replace (the admin): the job is replaced", out)
+		return
+	}
+	c.that("replaced: a new job (another UID)", uid() != before, before, uid())
+	out, err = runWithoutKubectl("delete", dir, "-n", ns)
+	c.that("mlops-fn delete says what it deleted", err == nil && strings.Contains(out, fmt.Sprintf("%s/%s deleted", o.kind.Kind, o.name)), out)
+	out, err = runWithoutKubectl("delete", dir, "-n", ns)
+	c.that("mlops-fn delete again: nothing to delete", err == nil &&
+		strings.Contains(out, fmt.Sprintf("nothing to delete: no %s/%s in namespace %s", o.kind.Kind, o.name, ns)), out)
+}
+
+func TestReplaceRBAC(t *testing.T) {
+	section("mlops-fn apply --replace as a user RBAC limits: nothing deleted")
+	c := newCheck(t, "")
+	if skipWhenNamed(c, "the multi-node quickstart as a limited user", false) {
+		return
+	}
+	tree, _ := quickstartTree(t)
+	const dir = "quickstart/k8s/mlops/multi-node"
+	c = newCheck(t, dir+" as a limited user")
+	guarded(c, func() { checkReplaceRBAC(c, filepath.Join(tree, dir), "rbac-"+slugRules.Replace(dir)) })
 }

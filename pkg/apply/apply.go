@@ -22,12 +22,15 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/fielddiff"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
@@ -85,7 +88,10 @@ type object = map[string]any
 // unchanged by it (or an elastic job only scales within its bounds), and
 // otherwise refuses, changing nothing, unless o.Replace. With a live job,
 // every object first goes through a dry run on the server: what the API
-// server or a webhook refuses is refused before anything is written.
+// server or a webhook refuses is refused before anything is written, and
+// only a refusal in place (inPlace) counts as a change that --replace
+// takes; a replace first checks that the new job would be created
+// (recreatable) and saves the live job's manifest (save).
 func Apply(ctx context.Context, c *Cluster, o Options) (*Result, error) {
 	items, err := hydrate.Applied(o.Dir)
 	if err != nil {
@@ -121,14 +127,19 @@ func Apply(ctx context.Context, c *Cluster, o Options) (*Result, error) {
 		_, err := applyAll(ctx, built, false)
 		return res, err
 	}
-	dry, dryErr := applyAll(ctx, built, true)
+	dry, err := applyAll(ctx, built, true)
 	refused := func() *Refused {
 		return &Refused{Job: id(lives[0].object), Dir: o.Dir, Finished: finished(lives[0].object), Changes: res.Changes,
 			Command: "mlops-fn apply --replace " + strings.Join(append(slices.Clone(o.Flags), o.Dir), " ")}
 	}
-	if dryErr != nil {
-		// A live job refuses the change in place (an immutable field, a webhook).
-		res.Changes = []string{"the API server refuses it in place: " + firstLine(dryErr)}
+	if err != nil {
+		if res.Changes, err = c.inPlace(ctx, lives, built, err); err != nil {
+			what := "nothing was applied"
+			if o.Replace {
+				what = "nothing was deleted or applied"
+			}
+			return nil, fmt.Errorf("%s: the API server refuses the overlay %s (a dry run): %w", what, o.Dir, err)
+		}
 		if !o.Replace {
 			return nil, refused()
 		}
@@ -153,18 +164,34 @@ func Apply(ctx context.Context, c *Cluster, o Options) (*Result, error) {
 			return nil, refused()
 		}
 	}
-	for _, live := range lives {
-		if err := c.remove(ctx, live); err != nil {
-			return nil, err
+	if err := c.recreatable(ctx, built, lives); err != nil {
+		return nil, fmt.Errorf("nothing was deleted: --replace deletes %s and creates the new one, and the API server refuses that: %w", id(lives[0].object), err)
+	}
+	saved, err := save(lives)
+	if err != nil {
+		return nil, err
+	}
+	for i, live := range lives {
+		deleted, err := remove(ctx, live)
+		if err == nil {
+			err = c.gone(ctx, live)
+		}
+		if err != nil && i == 0 && !deleted {
+			_ = os.Remove(saved)
+			return nil, fmt.Errorf("nothing was deleted: %w", err)
+		}
+		if err != nil {
+			return nil, lost(lives, saved, err)
 		}
 	}
 	if _, err := applyAll(ctx, built, true); err != nil {
-		return nil, fmt.Errorf("deleted %s, but the new job is refused too, so nothing else was applied: %w", id(lives[0].object), err)
+		return nil, lost(lives, saved, fmt.Errorf("the new job is refused, so nothing else was applied: %w", err))
 	}
-	res.Action = "replaced"
 	if _, err = applyAll(ctx, built, false); err != nil {
-		return res, err
+		return nil, lost(lives, saved, err)
 	}
+	_ = os.Remove(saved)
+	res.Action = "replaced"
 	// The old run's env ConfigMap, named by the hash of its old data, is no
 	// one's now: one the old job read, of the name of one the overlay builds
 	// but for the hash.
@@ -182,6 +209,168 @@ func Apply(ctx context.Context, c *Cluster, o Options) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// inPlace reads refused, the dry run's refusal: when the API server refuses
+// the overlay's objects only because they change a live job in place, it
+// returns the changes; otherwise refused itself, the API server's reason.
+// The refusal is in place when it is Invalid on the job's spec alone, for a
+// field that cannot change (a Pod's spec, a TrainJob's trainer), or
+// when the same objects pass with every running job suspended: what the
+// policy of deploy/admission refuses, Trainer's webhook (runtime patches),
+// Kueue's. A refusal of anything else (RBAC, a webhook that fails, a quota,
+// an invalid object) is the same for a suspended job.
+func (c *Cluster) inPlace(ctx context.Context, lives, built []target, refused error) ([]string, error) {
+	if immutable(refused) {
+		return []string{"the API server refuses it in place: " + firstLine(refused)}, nil
+	}
+	suspended, ok := suspend(built, lives)
+	if !ok {
+		return nil, refused
+	}
+	dry, err := applyAll(ctx, suspended, true)
+	if err != nil {
+		return nil, refused
+	}
+	for _, live := range lives {
+		// The dry run's job as it would be, but for the suspension.
+		k, _ := jobkind.ForKind(kindOf(live.object))
+		job := find(dry, live.object)
+		if job == nil || k.SuspendPath == nil {
+			continue
+		}
+		if v, found, _ := unstructured.NestedFieldCopy(live.object, k.SuspendPath...); found {
+			_ = unstructured.SetNestedField(job, v, k.SuspendPath...)
+		} else {
+			unstructured.RemoveNestedField(job, k.SuspendPath...)
+		}
+	}
+	changes, err := changes(ctx, lives, dry, built)
+	if err != nil || len(changes) == 0 {
+		return nil, refused
+	}
+	return changes, nil
+}
+
+// immutable: err is the API server's Invalid answer on a job's spec alone,
+// for a field of it that cannot change in place: the whole spec Forbidden
+// (a Pod's), or apimachinery's and the CRDs' "field is immutable". Other
+// causes beside it may come of the merge onto the live object (a Pod's
+// requests, defaulted from its old limits, above its new limits), which a
+// create would not meet: --replace checks that create first (recreatable).
+func immutable(err error) bool {
+	var status apierrors.APIStatus
+	if !apierrors.IsInvalid(err) || !errors.As(err, &status) {
+		return false
+	}
+	d := status.Status().Details
+	if d == nil || !jobkind.Is(d.Kind) {
+		return false
+	}
+	fixed := false
+	for _, c := range d.Causes {
+		if c.Field != "spec" && !strings.HasPrefix(c.Field, "spec.") {
+			return false
+		}
+		fixed = fixed || (c.Field == "spec" && c.Type == metav1.CauseTypeForbidden) || strings.Contains(c.Message, validation.FieldImmutableErrorMsg)
+	}
+	return fixed
+}
+
+// suspend is built with each running live job of a kind that suspends set
+// to be suspended; false when there is none.
+func suspend(built, lives []target) ([]target, bool) {
+	out := slices.Clone(built)
+	some := false
+	for i, t := range out {
+		live := find(objectsOf(lives), t.object)
+		k, _ := jobkind.ForKind(kindOf(t.object))
+		if live == nil || finished(live) != "" || k.SuspendPath == nil {
+			continue
+		}
+		o := runtime.DeepCopyJSON(t.object)
+		if err := unstructured.SetNestedField(o, true, k.SuspendPath...); err != nil {
+			continue
+		}
+		out[i], some = target{o, t.r}, true
+	}
+	return out, some
+}
+
+func objectsOf(targets []target) []object {
+	var out []object
+	for _, t := range targets {
+		out = append(out, t.object)
+	}
+	return out
+}
+
+// recreatable checks, before the live jobs are deleted, that what follows
+// the delete would pass: each other object's apply and each job's create,
+// as dry runs; the job's under a name of its own length (generateName: the
+// live job holds its name, and a create under the same name is not possible
+// until it is gone), so that the API server, its webhooks and RBAC see the
+// new job as they will. Not seen: a quota of the count of jobs, which the
+// live one fills until it goes (refused here, on the safe side). Also the
+// pods of the jobs, which the wait for them to go lists.
+func (c *Cluster) recreatable(ctx context.Context, built, lives []target) error {
+	for _, t := range built {
+		if find(objectsOf(lives), t.object) == nil {
+			if _, err := applyAll(ctx, []target{t}, true); err != nil {
+				return err
+			}
+			continue
+		}
+		u := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(t.object)}
+		n := name(t.object)
+		u.SetName("")
+		u.SetGenerateName(n[:max(len(n)-5, 1)]) // the API server appends 5 characters
+		if _, err := t.r.Create(ctx, u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: fieldManager}); err != nil {
+			return fmt.Errorf("creating %s (a dry run, under a name generated from %s): %w", id(t.object), u.GetGenerateName(), err)
+		}
+	}
+	for _, live := range lives {
+		if _, err := c.pods(ctx, live.object); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// save writes the live jobs' manifests, as kubectl create takes them back,
+// to a file of their own in the temporary directory (never in the overlay,
+// whose build would take it), and returns its path.
+func save(lives []target) (string, error) {
+	var b strings.Builder
+	for _, live := range lives {
+		o := runtime.DeepCopyJSON(live.object)
+		delete(o, "status")
+		for _, k := range []string{"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"} {
+			delete(meta(o), k)
+		}
+		y, err := sigsyaml.Marshal(o)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "---\n# %s as it ran before mlops-fn apply --replace deleted it\n%s", id(live.object), y)
+	}
+	f, err := os.CreateTemp("", fmt.Sprintf("mlops-fn-%s-%s-*.yaml", strings.ToLower(kindOf(lives[0].object)), name(lives[0].object)))
+	if err == nil {
+		_, err = f.WriteString(b.String())
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("saving the manifest of %s before deleting it: %w", id(lives[0].object), err)
+	}
+	return f.Name(), nil
+}
+
+// lost is err after the live jobs were deleted: it says how to get them
+// back (their env ConfigMap stays until the replace is done).
+func lost(lives []target, saved string, err error) error {
+	return fmt.Errorf("deleted %s, but then: %w; its manifest as it ran is saved in %s: kubectl create -f %s creates it again", id(lives[0].object), err, saved, saved)
 }
 
 // unhashed is a generated ConfigMap's name without kustomize's hash.
@@ -474,24 +663,33 @@ func (t target) get(ctx context.Context) (object, error) {
 	return u.Object, nil
 }
 
-// remove deletes t in the background, as kubectl delete does, and waits
-// until it and its pods are gone. In the foreground, Trainer v2.3 keeps
-// reconciling a TrainJob whose delete has begun, failing on its JobSet, and
-// the garbage collector took 90 s to win; in the background the TrainJob
-// goes at once, and its JobSet, Jobs and pods after it.
-func (c *Cluster) remove(ctx context.Context, t target) error {
+// remove deletes t in the background, as kubectl delete does: whether it
+// was there. In the foreground, Trainer v2.3 keeps reconciling a TrainJob
+// whose delete has begun, failing on its JobSet, and the garbage collector
+// took 90 s to win; in the background the TrainJob goes at once, and its
+// JobSet, Jobs and pods after it.
+func remove(ctx context.Context, t target) (bool, error) {
 	background := metav1.DeletePropagationBackground
 	err := t.r.Delete(ctx, name(t.object), metav1.DeleteOptions{PropagationPolicy: &background})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("deleting %s: %w", id(t.object), err)
+	if apierrors.IsNotFound(err) {
+		return false, nil
 	}
+	if err != nil {
+		return false, fmt.Errorf("deleting %s: %w", id(t.object), err)
+	}
+	return true, nil
+}
+
+// gone waits until t and its pods are gone.
+func (c *Cluster) gone(ctx context.Context, t target) error {
 	var left []string
-	err = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, goneTimeout, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, goneTimeout, true, func(ctx context.Context) (bool, error) {
+		var err error
 		left, err = c.left(ctx, t)
 		return len(left) == 0, err
 	})
 	if wait.Interrupted(err) && len(left) > 0 {
-		return fmt.Errorf("deleted %s, but after %s these are still there: %s", id(t.object), goneTimeout, strings.Join(left, ", "))
+		return fmt.Errorf("after %s these are still there: %s", goneTimeout, strings.Join(left, ", "))
 	}
 	return err
 }
@@ -558,10 +756,11 @@ func Deleted(dir string) ([]*yaml.RNode, error) {
 }
 
 // Delete deletes objects (Deleted's), waiting for them and their pods to go.
-func Delete(ctx context.Context, c *Cluster, objects []*yaml.RNode) error {
+// It returns those it deleted, KIND/NAME; none: none was there.
+func Delete(ctx context.Context, c *Cluster, objects []*yaml.RNode) ([]string, error) {
 	targets, err := c.targets(ctx, objects)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// The env ConfigMap the live job reads: after an edit of mlops.env the
 	// build names another (its hash follows the data).
@@ -584,12 +783,20 @@ func Delete(ctx context.Context, c *Cluster, objects []*yaml.RNode) error {
 			}
 		}
 	}
+	var deleted []string
 	for _, t := range append(targets, more...) {
-		if err := c.remove(ctx, t); err != nil {
-			return err
+		was, err := remove(ctx, t)
+		if err == nil && was {
+			deleted = append(deleted, id(t.object))
+			if err = c.gone(ctx, t); err != nil {
+				err = fmt.Errorf("deleted %s, but %w", id(t.object), err)
+			}
+		}
+		if err != nil {
+			return deleted, err
 		}
 	}
-	return nil
+	return deleted, nil
 }
 
 // Job is a job a hydrated overlay applies.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -20,6 +21,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
 // Flags are kubectl's flags for the cluster, with kubectl's meanings.
@@ -61,6 +64,9 @@ func Connect(ctx context.Context, f Flags) (*Cluster, error) {
 	overrides.Context.Namespace = f.Namespace
 	config := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
 	rc, err := config.ClientConfig()
+	if clientcmd.IsEmptyConfig(err) {
+		return nil, noKubeconfig(rules)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the kubeconfig: %w", err)
 	}
@@ -96,6 +102,25 @@ func Connect(ctx context.Context, f Flags) (*Cluster, error) {
 	return c, nil
 }
 
+// noKubeconfig says where kubectl's rules looked for a kubeconfig that
+// none of them found (client-go's own message names KUBERNETES_MASTER).
+func noKubeconfig(rules *clientcmd.ClientConfigLoadingRules) error {
+	env := clientcmd.RecommendedConfigPathEnvVar + " is not set"
+	if v := os.Getenv(clientcmd.RecommendedConfigPathEnvVar); v != "" {
+		env = clientcmd.RecommendedConfigPathEnvVar + "=" + v
+	}
+	var looked []string
+	for _, p := range rules.GetLoadingPrecedence() {
+		state := "holds no cluster"
+		if _, err := os.Stat(p); err != nil {
+			state = "does not exist"
+		}
+		looked = append(looked, p+" "+state)
+	}
+	return fmt.Errorf("no kubeconfig: --kubeconfig is not given, %s, and %s; accepted: --kubeconfig FILE, KUBECONFIG=FILE, or a kubeconfig at %s, as kubectl reads them (kubectl config set-cluster and set-credentials write one; a cluster's provider has a command that does)",
+		env, strings.Join(looked, ", "), clientcmd.RecommendedHomeFile)
+}
+
 // CoreClient is an untyped REST client of the core API group over config.
 func CoreClient(config *rest.Config) (*rest.RESTClient, error) {
 	core := rest.CopyConfig(config)
@@ -119,11 +144,18 @@ func (c *Cluster) Explain(err error) error {
 		what = strings.ToUpper(u.Op) + " " + p.Path
 	}
 	why := fmt.Sprintf("the API server %s could not be reached (%s): %v", c.Config.Host, what, u.Err)
-	if u.Timeout() {
+	switch {
+	case u.Timeout() && u.Err.Error() == tlsHandshakeTimeout:
+		why = fmt.Sprintf("the API server %s did not complete the TLS handshake of %s within 10s (client-go's own limit, which --request-timeout does not change)", c.Config.Host, what)
+	case u.Timeout() && c.Config.Timeout > 0:
 		why = fmt.Sprintf("the API server %s did not answer %s within %s (--request-timeout)", c.Config.Host, what, c.Config.Timeout)
 	}
 	return errors.New(strings.Replace(err.Error(), u.Error(), why, 1))
 }
+
+// tlsHandshakeTimeout is net/http's error when a TLS handshake outlasts the
+// transport's TLSHandshakeTimeout, which client-go sets to 10 s.
+const tlsHandshakeTimeout = "net/http: TLS handshake timeout"
 
 // Mapping is the resource of kind gvk, from the API server's discovery of
 // its group version.
@@ -137,7 +169,7 @@ func (c *Cluster) Mapping(ctx context.Context, gvk schema.GroupVersionKind) (*ap
 		var l metav1.APIResourceList
 		b, err := c.REST.Get().AbsPath(path).DoRaw(ctx)
 		if apierrors.IsNotFound(err) {
-			return nil, &NotServedError{Message: fmt.Sprintf("this cluster serves no %s (%s): the operator or CRD of %s is not installed", gv, c.Config.Host, gvk.Kind)}
+			return nil, &NotServedError{Message: fmt.Sprintf("this cluster serves no %s (%s): the operator or CRD of %s is not installed%s", gv, c.Config.Host, gvk.Kind, install(gvk.Kind))}
 		}
 		if err == nil {
 			err = json.Unmarshal(b, &l)
@@ -159,9 +191,18 @@ func (c *Cluster) Mapping(ctx context.Context, gvk schema.GroupVersionKind) (*ap
 	}
 	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if apimeta.IsNoMatchError(err) {
-		return nil, &NotServedError{Message: fmt.Sprintf("this cluster serves %s, but no kind %s in it (%s)", gv, gvk.Kind, c.Config.Host)}
+		return nil, &NotServedError{Message: fmt.Sprintf("this cluster serves %s, but no kind %s in it (%s)%s", gv, gvk.Kind, c.Config.Host, install(gvk.Kind))}
 	}
 	return m, err
+}
+
+// install says how to install what serves kind, a job kind's operator.
+func install(kind string) string {
+	k, ok := jobkind.ForKind(kind)
+	if !ok || len(k.Install) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; install %s (the release mlops-fn's e2e tests run): %s", k.Operator, strings.Join(k.Install, ", then "))
 }
 
 // NotServedError: the API server answered, and serves no such kind.

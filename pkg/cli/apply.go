@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/mlops-fn/mlops-fn/pkg/apply"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
 // clusterFlags are kubectl's flags for the cluster, with kubectl's meanings.
@@ -26,7 +28,24 @@ func (f *clusterFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.Namespace, "namespace", "n", "", "kubectl's --namespace")
 	cmd.Flags().StringVar(&f.Context, "context", "", "kubectl's --context")
 	cmd.Flags().StringVar(&f.Kubeconfig, "kubeconfig", "", "kubectl's --kubeconfig")
-	cmd.Flags().DurationVar(&f.RequestTimeout, "request-timeout", 10*time.Second, "how long each request waits for the API server's answer (0: no limit)")
+	f.RequestTimeout = 10 * time.Second
+	cmd.Flags().Var(timeout{&f.RequestTimeout}, "request-timeout", "how long each request waits for the API server's answer, such as 30s or 2m (0: no limit; the TLS handshake has client-go's own 10s)")
+}
+
+// timeout is a duration flag that refuses a negative one.
+type timeout struct{ d *time.Duration }
+
+func (t timeout) String() string { return t.d.String() }
+func (t timeout) Type() string   { return "duration" }
+func (t timeout) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err == nil && d < 0 {
+		err = errors.New("is negative")
+	}
+	if err == nil {
+		*t.d = d
+	}
+	return err
 }
 
 // given are the flags as the command line gave them.
@@ -72,9 +91,16 @@ on the server and a comparison with the live job:
                            (kubectl apply would leave the job running a mix of
                            both renders, or stop half way on an immutable field)
 
+A dry run the API server refuses for any other reason than a change in place
+(RBAC, a webhook that fails, a quota, an invalid object) applies nothing and
+says the API server's reason.
+
 With --replace a job the edit changes, running or finished, is deleted (its pods
-waited for) and the new one applied: a new run. Each request waits
---request-timeout for the API server's answer.
+waited for) and the new one applied: a new run. Nothing is deleted unless a dry
+run shows the new job would be created; the old job's manifest is saved to a
+file in $TMPDIR first, and a failure after the delete names it (kubectl create -f
+FILE brings the old job back). Each request waits --request-timeout for the API
+server's answer.
 
 Once applied, it warns where the job's pods can never all run on the cluster's
 nodes (a pod larger than the largest node, or the pods that run at once larger
@@ -139,7 +165,22 @@ jobs share) stay.`,
 		if err != nil {
 			return fail(cmd, err)
 		}
-		return connect(cmd, f, func(ctx context.Context, c *apply.Cluster) error { return apply.Delete(ctx, c, objects) })
+		return connect(cmd, f, func(ctx context.Context, c *apply.Cluster) error {
+			deleted, err := apply.Delete(ctx, c, objects)
+			for _, d := range deleted {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s deleted\n", d)
+			}
+			if err == nil && len(deleted) == 0 {
+				var jobs []string
+				for _, o := range objects {
+					if ns, _ := c.Of(o.GetNamespace()); jobkind.Is(o.GetKind()) {
+						jobs = append(jobs, fmt.Sprintf("%s/%s in namespace %s", o.GetKind(), o.GetName(), ns))
+					}
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "nothing to delete: no %s\n", strings.Join(jobs, ", no "))
+			}
+			return err
+		})
 	}
 	return cmd
 }

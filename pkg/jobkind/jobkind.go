@@ -127,6 +127,10 @@ type Facts struct {
 	ContainerNameWhy string
 	// Operator is what runs the kind and checks it ("": the API server alone).
 	Operator string
+	// Install are the upstream project's own commands that install Operator
+	// and the kind's CRD, at the release the e2e tests run
+	// (hack/e2e/versions.env): what a cluster without them is told.
+	Install []string
 	// Starter is the program that starts the user's command, which a job of
 	// the kind therefore needs ("": the container runs it, or its image's own).
 	Starter string

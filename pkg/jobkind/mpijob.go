@@ -21,8 +21,10 @@ var mpiJob = Facts{
 	},
 	ReferencePodSpecs: []string{"spec/mpiReplicaSpecs/Launcher/template/spec", "spec/mpiReplicaSpecs/Worker/template/spec"},
 	Operator:          "the mpi-operator",
-	Starter:           "mpirun",
-	FirstContainer:    "the mpi-operator sets up SSH and the hostfile in the first container",
+	// Its README's "Release Version".
+	Install:        []string{"kubectl apply --server-side -f https://raw.githubusercontent.com/kubeflow/mpi-operator/v0.8.2/deploy/v2beta1/mpi-operator.yaml"},
+	Starter:        "mpirun",
+	FirstContainer: "the mpi-operator sets up SSH and the hostfile in the first container",
 	Carries: []string{"imagePullPolicy", "workingDir", "priorityClassName", "hostNetwork", "restartPolicy",
 		"workers", "slotsPerWorker", "launcherResources", "security.home", "mpi", "runPolicy.cleanPodPolicy", "runPolicy.ttlSecondsAfterFinished", "runPolicy.backoffLimit", "runPolicy.schedulingPolicy"},
 	RestartPolicy:  corev1.RestartPolicyNever,

@@ -24,8 +24,10 @@ var pyTorchJob = Facts{
 	// training-operator v1.9.4's webhook: "must have at least one container with name pytorch".
 	ContainerNameWhy: "the training-operator admits a PyTorchJob only with a container named " + kubeflowv1.PyTorchJobDefaultContainerName,
 	Operator:         "the training-operator",
-	Starter:          "torchrun",
-	Carries:          []string{"imagePullPolicy", "workingDir", "priorityClassName", "hostNetwork", "restartPolicy", "workers", "elastic", "runPolicy.cleanPodPolicy", "runPolicy.ttlSecondsAfterFinished", "runPolicy.backoffLimit", "runPolicy.schedulingPolicy"},
+	// Its README's "Installing the Control Plane".
+	Install: []string{`kubectl apply --server-side -k "github.com/kubeflow/training-operator.git/manifests/overlays/standalone?ref=v1.9.4"`},
+	Starter: "torchrun",
+	Carries: []string{"imagePullPolicy", "workingDir", "priorityClassName", "hostNetwork", "restartPolicy", "workers", "elastic", "runPolicy.cleanPodPolicy", "runPolicy.ttlSecondsAfterFinished", "runPolicy.backoffLimit", "runPolicy.schedulingPolicy"},
 	// The training-operator and torchrun re-form the group, as for a lost worker.
 	Scale: &Scale{
 		Replicas: []string{"spec", "pytorchReplicaSpecs", "Worker", "replicas"},

@@ -36,8 +36,12 @@ var trainJob = Facts{
 		{"Secret", "spec/initializer/model/env/valueFrom/secretKeyRef/name"},
 	},
 	Operator: "Kubeflow Trainer",
-	Starter:  "the runtime's launcher (torchrun)",
-	Carries:  []string{"workers", "slotsPerWorker", "trainer"},
+	// Its docs/operator-guides/installation.md, "Install with Kustomize": the
+	// control plane with JobSet, then the runtimes (torch-distributed).
+	Install: []string{`kubectl apply --server-side -k "https://github.com/kubeflow/trainer.git/manifests/overlays/manager?ref=v2.3.0"`,
+		`kubectl apply --server-side -k "https://github.com/kubeflow/trainer.git/manifests/overlays/runtimes?ref=v2.3.0"`},
+	Starter: "the runtime's launcher (torchrun)",
+	Carries: []string{"workers", "slotsPerWorker", "trainer"},
 	// Trainer sets the image, command, env and resources in this container.
 	ContainerName: string(TrainerNode),
 	ContainerNameWhy: "Kubeflow Trainer sets a TrainJob's image, command, env and resources in the runtime's container named " + string(TrainerNode) +

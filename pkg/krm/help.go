@@ -39,8 +39,8 @@ Usage:
                                     patch their MPIJob/Pod/PyTorchJob/TrainJob instead of generating new ones
   mlops-fn init DIR [-- CMD ARG...] write a new job's folder (mlops.env, job.yaml, base/), hydrated
   mlops-fn hydrate DIR...           write DIR's patches and kustomization for kubectl apply -k
-  mlops-fn apply DIR [--replace]    hydrate, then apply with kubectl: a live job the edit changes
-                                    is left as it is (--replace: deleted, then applied anew)
+  mlops-fn apply DIR [--replace]    hydrate, then apply with client-go (no kubectl needed): a live job
+                                    the edit changes is left as it is (--replace: deleted, then applied anew)
   mlops-fn delete DIR               delete DIR's job and env ConfigMap, also after an edit not hydrated
   mlops-fn status DIR               where DIR's job is: phase, pods ready, and when it waits, why
   mlops-fn logs DIR [-f]            the log of DIR's training program (launcher, worker/node 0, the Pod)
