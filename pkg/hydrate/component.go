@@ -224,7 +224,7 @@ func (out *Overlay) componentKustomization(header string, plan *render.Plan, gua
 		}
 		docs = append(docs, n.MustString())
 	}
-	out.Component[patchesFile] = []byte(header + "# The job's patches, in order, after the guard (" + guardDir + "/" + checksFile + "): the job spec made local-config, then\n# the job's.\n" + strings.Join(docs, "---\n"))
+	out.Component[patchesFile] = []byte(header + "# After the guard (" + guardDir + "/" + checksFile + "): the job spec made local-config, then the job's patches.\n" + strings.Join(docs, "---\n"))
 	resources := []any{guardDir + "/" + guardFile}
 	if out.generated != "" {
 		resources = append(resources, out.generated)
@@ -242,14 +242,14 @@ func (out *Overlay) componentKustomization(header string, plan *render.Plan, gua
 			component = append(component, field{"configurations", []any{NameReferenceFile}})
 		}
 	}
-	comment := "# The job's patches (" + patchesFile + "). The guard (" + guardDir + "/) first fails the build, saying to run mlops-fn\n# hydrate, if mlops.env, the job spec, the base's job or the env ConfigMap's generator changed after\n# hydrate: kubectl cannot run mlops-fn, so it must not apply stale patches."
+	comment := "# The guard (" + guardDir + "/) fails the build, saying to run mlops-fn hydrate, if what the job's patches\n# (" + patchesFile + ") come from changed since: kubectl cannot run mlops-fn."
 	if out.Component[componentFile], err = componentText(header, comment, component); err != nil {
 		return err
 	}
 	for name, text := range guard {
 		out.Component[path.Join(guardDir, name)] = text
 	}
-	out.Component[ListedFile] = []byte(header + "# The check of the kustomization's patches: that the component above ran (kustomization.yaml\n# lists it in components:); a build without it would apply the bare base.\n" + jsonPatch(map[string]any{"op": "test", "path": "/" + pointerKey(listedField), "value": listedValue}))
+	out.Component[ListedFile] = []byte(header + "# Run by kustomization.yaml's patches: fails the build when its components: lacks mlops-fn.\n" + jsonPatch(map[string]any{"op": "test", "path": "/" + pointerKey(listedField), "value": listedValue}))
 	return nil
 }
 
