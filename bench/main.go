@@ -133,6 +133,8 @@ func run() error {
 	inputs := size(overlay+"/mlops.env") + size(overlay+"/job.yaml")
 	guard := treeSize(overlay + "/mlops-fn/guard")
 	fmt.Fprintf(w, "quickstart guard/ vs its inputs (mlops.env + job.yaml)\t%.1f KB\t%.1f KB\t%.2f\n", kb(guard), kb(inputs), float64(guard)/float64(inputs))
+	component := treeSize(overlay + "/mlops-fn")
+	fmt.Fprintf(w, "  its mlops-fn/ (guard, patches, name references) vs the guard\t%.1f KB\t%.1f KB\t%.2f\n", kb(component), kb(guard), float64(component)/float64(guard))
 	if err := longSpec(w, fn); err != nil {
 		return err
 	}

@@ -3,9 +3,14 @@
 package hydrate
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -17,6 +22,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/internal/testutil"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
+	"github.com/mlops-fn/mlops-fn/pkg/schema"
 )
 
 // committedOverlays are the hydrated folders in the repository: the quickstart's and the examples'.
@@ -320,5 +326,35 @@ func TestTheOverlayLeavesOtherMergesAlone(t *testing.T) {
 				t.Errorf("including the overlay changes the user's Deployment (-without +with):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestNameReferencesAreTheJobs: a committed overlay's name references are
+// those of the kind's fields that its job, as the overlay builds it, sets:
+// none missing (kustomize would leave that name as it is), none it does not
+// set (the quickstart's MPIJob names no Secret).
+func TestNameReferencesAreTheJobs(t *testing.T) {
+	t.Parallel()
+	for _, dir := range committedOverlays(t) {
+		nodes, err := build(filesys.MakeFsOnDisk(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs := slices.DeleteFunc(nodes, func(n *yaml.RNode) bool { return !jobkind.Is(n.GetKind()) })
+		if len(jobs) == 0 {
+			t.Fatalf("%s builds no job", dir)
+		}
+		want := schema.NameReferences(func(path string) bool {
+			return slices.ContainsFunc(jobs, func(j *yaml.RNode) bool { return holdsPath(j.YNode(), strings.Split(path, "/")) })
+		}, jobs[0].GetKind())
+		got, err := os.ReadFile(filepath.Join(dir, ComponentDir, NameReferenceFile))
+		if errors.Is(err, fs.ErrNotExist) {
+			got = nil
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasSuffix(got, want) || (len(want) == 0) != (got == nil) {
+			t.Errorf("%s: %s is\n%s\nwant the fields the job sets:\n%s", dir, NameReferenceFile, got, want)
+		}
 	}
 }

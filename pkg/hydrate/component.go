@@ -73,6 +73,7 @@ func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, it
 			return err
 		}
 		out.generated = strings.ToLower(job.GetKind()) + ".yaml"
+		out.jobParts = []*yaml.RNode{job}
 		out.Component[out.generated] = []byte(header + s)
 		return nil
 	}
@@ -91,10 +92,11 @@ func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, it
 			return name
 		}
 		patch := q.Patch()
-		b, err := encode(header, patch)
+		b, n, err := encode(header, patch)
 		if err != nil {
 			return err
 		}
+		out.jobParts = append(out.jobParts, targets[i], n)
 		out.Component[fileName(patch.File)] = b
 		out.patches = append(out.patches, patchEntry{file: fileName(patch.File), target: targets[i]})
 		if q.LauncherRanks != nil {
@@ -135,10 +137,10 @@ func ranksPatch(header string, q *render.Plan) ([]byte, error) {
 	return append([]byte(header), b...), err
 }
 
-func encode(header string, patch render.Patch) ([]byte, error) {
+func encode(header string, patch render.Patch) ([]byte, *yaml.RNode, error) {
 	n, err := jobnode.EncodePatch(patch)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := schema.With(func() error {
 		if _, err := (filters.FormatFilter{UseSchema: true}).Filter([]*yaml.RNode{n}); err != nil {
@@ -146,10 +148,10 @@ func encode(header string, patch render.Patch) ([]byte, error) {
 		}
 		return schema.MarkMergeKeys(n)
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s, err := n.String()
-	return []byte(header + s), err
+	return []byte(header + s), n, err
 }
 
 // targetNamespace is the namespace of the objects the patches address, ""
@@ -222,7 +224,7 @@ func (out *Overlay) componentKustomization(header string, plan *render.Plan, gua
 		}
 		docs = append(docs, n.MustString())
 	}
-	out.Component[patchesFile] = []byte(header + "# The job's patches, in order, after the guard (" + guardDir + "/" + checksFile + "): the job spec made local-config, then\n# the job's.\n" + strings.Join(docs, "---\n"))
+	out.Component[patchesFile] = []byte(header + "# After the guard (" + guardDir + "/" + checksFile + "): the job spec made local-config, then the job's patches.\n" + strings.Join(docs, "---\n"))
 	resources := []any{guardDir + "/" + guardFile}
 	if out.generated != "" {
 		resources = append(resources, out.generated)
@@ -233,18 +235,47 @@ func (out *Overlay) componentKustomization(header string, plan *render.Plan, gua
 	}
 	if !plan.Facts().BuiltIn() {
 		// A Pod's name references are built into kustomize; a CRD's are not.
-		out.Component[NameReferenceFile] = append([]byte(header), schema.NameReferences(plan.Facts().Kind)...)
-		component = append(component, field{"configurations", []any{NameReferenceFile}})
+		// Only the fields the job sets: the guard fails the build once the
+		// base's job or the patches change, and hydrate writes them again.
+		if refs := schema.NameReferences(out.holds, plan.Facts().Kind); len(refs) > 0 {
+			out.Component[NameReferenceFile] = append([]byte(header), refs...)
+			component = append(component, field{"configurations", []any{NameReferenceFile}})
+		}
 	}
-	comment := "# The job's patches (" + patchesFile + "). The guard (" + guardDir + "/) first fails the build, saying to run mlops-fn\n# hydrate, if mlops.env, the job spec, the base's job or the env ConfigMap's generator changed after\n# hydrate: kubectl cannot run mlops-fn, so it must not apply stale patches."
+	comment := "# The guard (" + guardDir + "/) fails the build, saying to run mlops-fn hydrate, if what the job's patches\n# (" + patchesFile + ") come from changed since: kubectl cannot run mlops-fn."
 	if out.Component[componentFile], err = componentText(header, comment, component); err != nil {
 		return err
 	}
 	for name, text := range guard {
 		out.Component[path.Join(guardDir, name)] = text
 	}
-	out.Component[ListedFile] = []byte(header + "# The check of the kustomization's patches: that the component above ran (kustomization.yaml\n# lists it in components:); a build without it would apply the bare base.\n" + jsonPatch(map[string]any{"op": "test", "path": "/" + pointerKey(listedField), "value": listedValue}))
+	out.Component[ListedFile] = []byte(header + "# Run by kustomization.yaml's patches: fails the build when its components: lacks mlops-fn.\n" + jsonPatch(map[string]any{"op": "test", "path": "/" + pointerKey(listedField), "value": listedValue}))
 	return nil
+}
+
+// holds reports whether the job, as the component builds it, sets the
+// slash-separated path: a part of the job holds a value there, a list on the
+// way looked into item by item.
+func (out *Overlay) holds(path string) bool {
+	return slices.ContainsFunc(out.jobParts, func(n *yaml.RNode) bool {
+		return holdsPath(n.YNode(), strings.Split(path, "/"))
+	})
+}
+
+func holdsPath(n *yaml.Node, path []string) bool {
+	switch {
+	case n.Kind == yaml.SequenceNode:
+		return slices.ContainsFunc(n.Content, func(c *yaml.Node) bool { return holdsPath(c, path) })
+	case len(path) == 0:
+		return n.Kind == yaml.ScalarNode && n.Tag != yaml.NodeTagNull && n.Value != ""
+	case n.Kind == yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == path[0] {
+				return holdsPath(n.Content[i+1], path[1:])
+			}
+		}
+	}
+	return false
 }
 
 // patchesFile lists the job's patches as transformers, after the guard's.

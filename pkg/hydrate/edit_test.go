@@ -518,7 +518,7 @@ func TestHandRemovedEntries(t *testing.T) {
 	for _, c := range []struct {
 		name, entry, message string
 	}{
-		{"the env generator", "- name: resnet50-training-mpijob-env # mlops-fn hydrate: mlops.env for the job's containers\n  envs:\n  - mlops.env\n  options:\n    disableNameSuffixHash: false\n", "nothing selected by ConfigMap.[noVer].[noGrp]/resnet50-training-mpijob-env.[noNs]:metadata"},
+		{"the env generator", "- name: resnet50-training-mpijob-env # mlops-fn hydrate: mlops.env for the job's containers\n  envs:\n  - mlops.env\n  options:\n    disableNameSuffixHash: false\n", "nothing selected by ConfigMap.[noVer].[noGrp]/resnet50-training-mpijob-env.[noNs]:data"},
 		{"the inputs generator", "- name: resnet50-training-mlops-fn-inputs # mlops-fn hydrate: mlops.env as the guard compares it\n  envs:\n  - mlops.env\n", "nothing selected by ConfigMap.[noVer].[noGrp]/resnet50-training-mlops-fn-inputs.[noNs]:data"},
 		{"the job spec", "- job.yaml # mlops-fn hydrate: the job spec, which the guard compares (local-config: never applied)\n", "nothing selected by MLOpsJob"},
 		{"the component", "- mlops-fn # mlops-fn hydrate: the job's patches, written by mlops-fn hydrate\n", "testing value /kustomization.yaml lists no mlops-fn in components: run mlops-fn hydrate on this folder; check failed"},

@@ -28,16 +28,18 @@ import (
 // (guard/guard.yaml) and a JSON patch that tests it against what hydrate
 // read:
 //
-//   - the two files: mlops.env as kustomize parses it (the inputs
-//     generator's `envs:`, which drops comments and a CRLF's CR, plus the
-//     token of hydrate's kustomization entries) and the job spec's metadata
-//     and spec (the file is a resource of the kustomization, parsed as YAML,
-//     after the components listed before mlops-fn's);
+//   - the two files: mlops.env as the env ConfigMap's data, as the
+//     kustomization's generator makes it (kustomize's parse, which drops
+//     comments and a CRLF's CR; the user's literals and further files), with
+//     the token of hydrate's kustomization entries, and the job spec's
+//     metadata and spec (the file is a resource of the kustomization, parsed
+//     as YAML, after the components listed before mlops-fn's);
 //   - the base: of each object the patches address its apiVersion, metadata
 //     (name, namespace) and spec, whole; of the env ConfigMap its namespace
-//     and that kustomize will hash its name;
-//   - the env ConfigMap's data, as the kustomization's generator makes it
-//     (mlops.env with the user's literals and further files).
+//     and that kustomize will hash its name.
+//
+// Not kustomize's hash of the data, which would stand for it in one name:
+// kustomize appends it after every transformer of the build, the guard's too.
 //
 // Each field's name is the message the build fails with. The guard object
 // and the job spec are local-config: kustomize never outputs them. A comment
@@ -95,10 +97,6 @@ var baseField = staleField("the base or kustomization.yaml")
 
 // guard returns the guard's files.
 func guard(in guardInputs, header string) (guardFiles, error) {
-	envData := map[string]any{tokenKey: in.token}
-	for _, e := range in.env.Entries {
-		envData[e.Key] = e.Value
-	}
 	spec := map[string]any{}
 	for _, f := range []string{"metadata", "spec"} {
 		if n := in.spec.Field(f); n != nil {
@@ -118,15 +116,42 @@ func guard(in guardInputs, header string) (guardFiles, error) {
 		},
 	}}
 	// The two files first: an edit of either, a job renamed in job.yaml and
-	// the base alike among them, is reported as such.
-	g.read(map[string]any{"kind": "ConfigMap", "name": in.inputsName}, "data", []string{staleField(in.envFile)}, map[string]any{})
-	g.test([]string{staleField(in.envFile)}, envData)
+	// the base alike among them, is reported as such. mlops.env is compared
+	// as the env ConfigMap's data, as the kustomization's generator makes it
+	// (kustomize's parse: comments and a CRLF's CR dropped; the user's
+	// literals and further files, which the message then names too). The
+	// token goes into it for a moment, so there is data to copy even when
+	// the build makes none; the copy's token is then overwritten with the
+	// inputs ConfigMap's, the token of hydrate's kustomization entries.
+	envField := staleField(in.envFile)
+	if !sameEntries(in.envData, in.env) {
+		envField = staleField(in.envFile + " or kustomization.yaml")
+	}
+	wantData := map[string]any{tokenKey: in.token}
+	for k, v := range in.envData {
+		wantData[k] = v
+	}
+	remove := "/data/" + pointerKey(tokenKey)
+	if in.envData == nil {
+		remove = "/data" // the build makes none
+	}
+	envTarget := map[string]any{"kind": "ConfigMap", "name": "^" + regexp.QuoteMeta(in.configMapName) + "$"}
+	g.transformers = append(g.transformers, transformer("PatchTransformer", "mlops-fn-guard-token", map[string]any{
+		"patch":  fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  %s: %q\n", in.configMapName, tokenKey, in.token),
+		"target": envTarget}))
+	envSource := map[string]any{"kind": "ConfigMap", "name": in.configMapName}
+	g.read(envSource, "data", []string{envField}, map[string]any{})
+	g.replacements = append(g.replacements, replacement(map[string]any{"kind": "ConfigMap", "name": in.inputsName}, "data."+pathKey(tokenKey), []string{envField, tokenKey}))
 	specSource := map[string]any{"kind": specKind}
 	for _, f := range []string{"metadata", "spec"} {
 		g.read(specSource, f, []string{staleField(in.specFile), f}, map[string]any{})
 	}
+	g.flushReads("files")
+	g.transformers = append(g.transformers, transformer("PatchTransformer", "mlops-fn-guard-untoken", map[string]any{
+		"patch": jsonPatch(map[string]any{"op": "remove", "path": remove}), "target": envTarget}))
+	g.test([]string{envField}, wantData)
 	g.test([]string{staleField(in.specFile)}, spec)
-	g.step("files")
+	g.flushTests("files")
 
 	// The base: each object the patches address as the function reads it,
 	// found by group, kind and name only, so that a new version or namespace
@@ -151,34 +176,10 @@ func guard(in guardInputs, header string) (guardFiles, error) {
 	// The env ConfigMap: where the job reads it, under the name it reads
 	// (kustomize's hash comes at the end of the build, after the guard).
 	envKey := "ConfigMap " + in.configMapName
-	envSource := map[string]any{"kind": "ConfigMap", "name": in.configMapName}
 	g.read(envSource, "metadata", []string{baseField, envKey, "metadata"}, map[string]any{})
 	g.test([]string{baseField, envKey, "metadata", "namespace"}, optional(in.namespace))
 	g.test([]string{baseField, envKey, "metadata", "annotations", hashAnnotation}, "enabled")
 	g.step("base")
-
-	// Its data, as the kustomization's generator makes it: mlops.env (tested
-	// above: a mlops.env whose every line was commented out fails there),
-	// the user's literals and further files. The token goes in for a moment,
-	// so there is data to copy even when the build makes none, and out again.
-	wantData := map[string]any{tokenKey: in.token}
-	for k, v := range in.envData {
-		wantData[k] = v
-	}
-	remove := "/data/" + pointerKey(tokenKey)
-	if in.envData == nil {
-		remove = "/data" // the build makes none
-	}
-	envTarget := map[string]any{"kind": "ConfigMap", "name": "^" + regexp.QuoteMeta(in.configMapName) + "$"}
-	g.transformers = append(g.transformers, transformer("PatchTransformer", "mlops-fn-guard-env-token", map[string]any{
-		"patch":  fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  %s: %q\n", in.configMapName, tokenKey, in.token),
-		"target": envTarget}))
-	g.read(envSource, "data", []string{baseField, envKey, "data"}, map[string]any{})
-	g.flushReads("env")
-	g.transformers = append(g.transformers, transformer("PatchTransformer", "mlops-fn-guard-env-untoken", map[string]any{
-		"patch": jsonPatch(map[string]any{"op": "remove", "path": remove}), "target": envTarget}))
-	g.test([]string{baseField, envKey, "data"}, wantData)
-	g.flushTests("env")
 
 	files := guardFiles{}
 	var err error
@@ -191,9 +192,10 @@ func guard(in guardInputs, header string) (guardFiles, error) {
 		if err != nil {
 			return nil, err
 		}
+		compact(n)
 		docs = append(docs, n.MustString())
 	}
-	files[checksFile] = []byte(header + "# The guard, run before the patches: each step copies what the build reads into the guard object\n# (" + guardFile + ") and tests it against what mlops-fn hydrate read; a test that fails stops the build.\n" + strings.Join(docs, "---\n"))
+	files[checksFile] = []byte(header + "# The guard: each step copies what the build reads into " + guardFile + "'s object and tests it.\n" + strings.Join(docs, "---\n"))
 	return files, nil
 }
 
@@ -289,17 +291,42 @@ func optional(s string) any {
 	return s
 }
 
-// jsonPatch writes ops as the text of an inline JSON patch.
+// jsonPatch writes ops as the text of an inline JSON patch, an operation on
+// one line unless its value is a map or a list.
 func jsonPatch(ops ...map[string]any) string {
 	list := make([]any, len(ops))
 	for i, op := range ops {
 		list[i] = op
 	}
-	b, err := yaml.Marshal(list)
+	n, err := yaml.FromMap(map[string]any{"ops": list})
 	if err != nil {
 		panic(err) // maps of strings and plain values always marshal
 	}
-	return string(b)
+	ops2 := n.Field("ops").Value
+	for _, op := range ops2.Content() {
+		if v := yaml.NewRNode(op).Field("value"); v == nil || v.Value.YNode().Kind == yaml.ScalarNode {
+			op.Style = yaml.FlowStyle
+		}
+	}
+	return ops2.MustString()
+}
+
+// compact writes the selectors of a transformer's configuration t on one
+// line each: its metadata, target, and each replacement's source and targets.
+func compact(t *yaml.RNode) {
+	flow := func(n *yaml.RNode, fields ...string) {
+		for _, f := range fields {
+			if v := n.Field(f); v != nil {
+				v.Value.YNode().Style = yaml.FlowStyle
+			}
+		}
+	}
+	flow(t, "metadata", "target")
+	if r := t.Field("replacements"); r != nil {
+		for _, item := range r.Value.Content() {
+			flow(yaml.NewRNode(item), "source", "targets")
+		}
+	}
 }
 
 // baseSource selects the target t as the build has it, by its group, kind

@@ -81,8 +81,9 @@ type Overlay struct {
 	kustomizationPath string                       // the file Kustomization replaces (a link's target)
 	built             []*yaml.RNode
 	patches           []patchEntry
-	generated         string // the component's file with the generated job
-	unlock            func() // gives back the folder's lock Render took (Unlock)
+	generated         string        // the component's file with the generated job
+	jobParts          []*yaml.RNode // what the job is built from: the targets and their patches, or the generated job
+	unlock            func()        // gives back the folder's lock Render took (Unlock)
 	// afterStep, when set, is called after each change Write makes on disk
 	// ("stage", each of Options.Folders by its path, "component",
 	// "kustomization", "finish"): the tests interrupt the write there.

@@ -889,7 +889,7 @@ func TestComponentAfterTheOverlay(t *testing.T) {
 // files on the env generator are part of the env ConfigMap in every mode;
 // hydrate renders the job from it, as the function does as a kustomize
 // transformer, so a TrainJob, which names each key in its env, names
-// theirs too.
+// theirs too. An edit of a literal then fails the build, naming both files.
 func TestEnvGeneratorExtrasReachTheJob(t *testing.T) {
 	t.Parallel()
 	for _, topology := range testutil.QuickstartFolders() {
@@ -914,6 +914,12 @@ func TestEnvGeneratorExtrasReachTheJob(t *testing.T) {
 						}
 					}
 				}
+			}
+			k, _ = os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+			write(t, filepath.Join(dir, "kustomization.yaml"), strings.Replace(string(k), "- SITE=lab\n", "- SITE=lab2\n", 1))
+			const want = "testing value /mlops.env or kustomization.yaml changed: run mlops-fn hydrate on this folder; check failed: test failed"
+			if _, err := build(filesys.MakeFsOnDisk(), dir); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("SITE edited in kustomization.yaml: want a build failing with %q, got %v", want, err)
 			}
 		})
 	}

@@ -37,16 +37,18 @@ var references = []struct {
 // Without it a namePrefix, a nameSuffix or a generator's hash renames those
 // objects but not the job's references to them: kustomize knows these fields
 // in built-in kinds only. It also says where such a kind keeps an image
-// outside its containers, for the kustomization's images:.
-func NameReferences(kinds ...string) []byte {
+// outside its containers, for the kustomization's images:. holds, when not
+// nil, keeps only the fields it says hold a name (those of the job at hand:
+// a field the job does not set needs no reference); "" when none is kept.
+func NameReferences(holds func(path string) bool, kinds ...string) []byte {
 	var b strings.Builder
-	b.WriteString("nameReference:\n")
 	for _, r := range references {
-		fmt.Fprintf(&b, "- kind: %s\n", r.kind)
-		if r.group != "" {
-			fmt.Fprintf(&b, "  group: %s\n", r.group)
+		var specs strings.Builder
+		spec := func(group, kind, path string) {
+			if holds == nil || holds(path) {
+				fmt.Fprintf(&specs, "  - group: %s\n    kind: %s\n    path: %s\n", group, kind, path)
+			}
 		}
-		fmt.Fprintf(&b, "  version: %s\n  fieldSpecs:\n", r.version)
 		for _, k := range jobkind.Kinds {
 			if len(kinds) > 0 && !slices.Contains(kinds, k.Kind) {
 				continue
@@ -54,23 +56,35 @@ func NameReferences(kinds ...string) []byte {
 			group, _, _ := strings.Cut(k.APIVersion, "/")
 			for _, s := range k.ReferencePodSpecs {
 				for _, f := range r.fields {
-					fmt.Fprintf(&b, "  - group: %s\n    kind: %s\n    path: %s/%s\n", group, k.Kind, s, f)
+					spec(group, k.Kind, s+"/"+f)
 				}
 			}
 			for _, ref := range k.References {
 				if ref.Kind == r.kind {
-					fmt.Fprintf(&b, "  - group: %s\n    kind: %s\n    path: %s\n", group, k.Kind, ref.Path)
+					spec(group, k.Kind, ref.Path)
 				}
 			}
 		}
+		if specs.Len() == 0 {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("nameReference:\n")
+		}
+		fmt.Fprintf(&b, "- kind: %s\n", r.kind)
+		if r.group != "" {
+			fmt.Fprintf(&b, "  group: %s\n", r.group)
+		}
+		fmt.Fprintf(&b, "  version: %s\n  fieldSpecs:\n%s", r.version, specs.String())
 	}
 	// A kind that keeps its program, image included, outside its pod specs
 	// (a TrainJob's trainer): kustomize's images: reach it through this.
 	images := ""
 	for _, k := range jobkind.Kinds {
-		if k.ProgramPath != nil && (len(kinds) == 0 || slices.Contains(kinds, k.Kind)) {
+		path := strings.Join(k.ProgramPath, "/") + "/image"
+		if k.ProgramPath != nil && (len(kinds) == 0 || slices.Contains(kinds, k.Kind)) && (holds == nil || holds(path)) {
 			group, _, _ := strings.Cut(k.APIVersion, "/")
-			images += fmt.Sprintf("- group: %s\n  kind: %s\n  path: %s/image\n", group, k.Kind, strings.Join(k.ProgramPath, "/"))
+			images += fmt.Sprintf("- group: %s\n  kind: %s\n  path: %s\n", group, k.Kind, path)
 		}
 	}
 	if images != "" {

@@ -129,7 +129,7 @@ func TestNameReferencesCoverKustomizesPodFields(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(text), &builtin); err != nil {
 		t.Fatal(err)
 	}
-	if err := yaml.Unmarshal(NameReferences(), &ours); err != nil {
+	if err := yaml.Unmarshal(NameReferences(nil), &ours); err != nil {
 		t.Fatal(err)
 	}
 	have := map[string]bool{}
