@@ -22,11 +22,18 @@ func publishedOverlay(p testutil.PublishedJob, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return overlayOver(filepath.Base(p.File), string(job), p.JobSpec(), p.Env, dir)
+}
+
+// overlayOver writes a base holding the user's job (file: its text) and an overlay with the job
+// spec and mlops.env given, under dir, hydrates the overlay over the base as a user would
+// (mlops-fn hydrate --resources ../base) and returns the overlay's folder.
+func overlayOver(file, job, spec, env, dir string) (string, error) {
 	for name, text := range map[string]string{
-		"base/" + filepath.Base(p.File): string(job),
-		"base/kustomization.yaml":       "resources:\n- " + filepath.Base(p.File) + "\n",
-		"overlay/job.yaml":              p.JobSpec(),
-		"overlay/mlops.env":             p.Env,
+		"base/" + file:            job,
+		"base/kustomization.yaml": "resources:\n- " + file + "\n",
+		"overlay/job.yaml":        spec,
+		"overlay/mlops.env":       env,
 	} {
 		path := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -40,12 +40,34 @@ echo "mlops-fn-e2e role=script host=$(hostname) ranks=$MLOPS_FN_RANKS MY_KEY=${M
 `
 )
 
+// keptLineJob is a team's MPIJob (name, image) whose launcher runs its own mpirun line.
+const keptLineJob = `apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata: {name: %[1]s}
+spec:
+  slotsPerWorker: 1
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - {name: launcher, image: %[2]s, command: [mpirun], args: [-n, "1", python3, /shared/rank.py]}
+    Worker:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - {name: worker, image: %[2]s, command: [/usr/sbin/sshd], args: [-De, -f, /home/mpiuser/.sshd_config]}
+`
+
 // TestRealMPIJobEnv: what an MPIJob's script and its ranks see of mlops.env and spec.env, on the
 // real node, OpenMPI 5, non-root (TestConformance checks spec.command's ranks, under mlops-fn's
 // own mpirun line).
 //   - spec.script that starts mpirun itself (the seed's quickstart): the launcher runs it once,
 //     its mpirun places the ranks on the workers and forwards the same names, from the
 //     environment mlops-fn gives the launcher;
+//   - a team's MPIJob whose launcher keeps its own mpirun line: its ranks see the same;
 //   - spec.script that does not: it runs once, on the launcher, with mlops.env and the rank count.
 func TestRealMPIJobEnv(t *testing.T) {
 	section("real node: what an MPIJob's ranks see of mlops.env and spec.env")
@@ -102,6 +124,48 @@ func TestRealMPIJobEnv(t *testing.T) {
 			}
 		})
 	}
+
+	guarded(c, func() {
+		// A team's own MPIJob whose launcher keeps its mpirun line: mlops-fn sets its rank count and
+		// adds --hostfile and the forwarding flags after it.
+		const name = "env-kept"
+		ns := "real-" + name
+		if err := realNamespace(t, ns); err != nil {
+			c.fail("a namespace on the real node", err.Error())
+			return
+		}
+		spec := "apiVersion: mlops-fn.dev/v1alpha1\nkind: MLOpsJob\nmetadata:\n  name: " + name + "\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\n" +
+			"spec:\n  jobKind: MPIJob\n  env: [{name: RUN_ID, value: \"7\"}]\n" + volume
+		dir, err := overlayOver("mpijob.yaml", fmt.Sprintf(keptLineJob, name, mpiImage), spec, env, t.TempDir())
+		if err != nil {
+			c.fail("hydrated over the team's MPIJob", err.Error())
+			return
+		}
+		if out, err := kubectl("", "apply", "-k", dir, "-n", ns, "--server-side"); err != nil {
+			c.fail("kubectl apply -k", out)
+			return
+		}
+		finished := jobFinished("kubeflow.org/v2beta1", "MPIJob", ns, name, "Succeeded")
+		var log string
+		for _, p := range pods(ns, "training.kubeflow.org/job-name="+name+",training.kubeflow.org/job-role=launcher") {
+			log += logsOf(ns, p.Name, "")
+		}
+		if !c.eq("the MPIJob "+name+" Succeeded", "Succeeded", finished) {
+			note("%s\n%s\nlauncher log:\n%s", podTable(ns), recentEvents(ns, 10), log)
+			return
+		}
+		wantRank := maps.Clone(want)
+		wantRank["RUN_ID"] = "7"
+		ranks := reports(log)
+		c.eq(name+": WORKERS ranks from the kept line's mpirun", workers, len(ranks))
+		for _, r := range ranks {
+			got := map[string]string{}
+			for k := range wantRank {
+				got[k] = r[k]
+			}
+			c.eq(fmt.Sprintf("%s: rank %s on %s sees mlops.env's keys and spec.env's entries", name, r["rank"], r["host"]), wantRank, got)
+		}
+	})
 
 	j := realJob{name: "env-once", jobKind: "MPIJob", spec: "  image: " + mpiImage + "\n  script: /shared/once.sh\n" + volume, env: env}
 	guarded(c, func() {
