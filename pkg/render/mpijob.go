@@ -97,7 +97,7 @@ func (p *Plan) mpirun() []string {
 		cmd = append(cmd, "-n", np)
 		cmd = append(cmd, p.MPI.Args...)
 	}
-	cmd = append(cmd, p.forwardFlags()...)
+	cmd = append(cmd, p.forwardFlags(nil)...)
 	cmd = append(cmd, p.Command...)
 	return append(cmd, p.Args...)
 }
@@ -143,12 +143,12 @@ func (p *Plan) ForwardFlagsBeyond(command, args []string) []string {
 // environment. Forwarded by name: spec.mpi.forwardEnv's, mlops.env's keys
 // and spec.env's names, each once; a forwardEnv NAME=VALUE sets its value
 // (OpenMPI 5's -x, Hydra's -genv and -genvlist, as each documents them).
-// Only the names keep accepts, all with none.
-func (p *Plan) forwardFlags(keep ...func(string) bool) []string {
+// Only the names keep accepts (all, with keep nil).
+func (p *Plan) forwardFlags(keep func(string) bool) []string {
 	names, pairs := p.RankEnv()
-	for _, k := range keep {
-		names = slices.DeleteFunc(names, func(n string) bool { return !k(n) })
-		pairs = slices.DeleteFunc(pairs, func(v string) bool { n, _, _ := strings.Cut(v, "="); return !k(n) })
+	if keep != nil {
+		names = slices.DeleteFunc(names, func(n string) bool { return !keep(n) })
+		pairs = slices.DeleteFunc(pairs, func(v string) bool { n, _, _ := strings.Cut(v, "="); return !keep(n) })
 	}
 	var flags []string
 	if p.MPI.Implementation == api.OpenMPI {
