@@ -309,10 +309,9 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 		if p.Script && !slices.Equal(p.MPI.Args, api.DefaultMPIArgs) && (p.MPI.Implementation == api.OpenMPI || len(p.MPI.Args) > 0) {
 			errs = append(errs, field.Invalid(spec.Child("mpi", "args"), p.MPI.Args, "are flags of mlops-fn's mpirun line, and spec.script is the launcher's own program, which starts mpirun itself with its own flags: they would be lost; accepted: the flags in the script's mpirun line, or spec.command (the program each rank runs, under mlops-fn's mpirun line with spec.mpi.args)"))
 		}
-	}
-	if p.carries("mpi") && !slices.Equal(p.MPI.ForwardEnv, api.DefaultForwardEnv) {
 		for i, v := range p.MPI.ForwardEnv {
-			if name, _, set := strings.Cut(v, "="); set && slices.Contains(p.envNames(), name) {
+			// The default NCCL_DEBUG=INFO gives way to mlops.env's (RankEnv); a pair of the user's is refused.
+			if name, _, set := strings.Cut(v, "="); set && !slices.Equal(p.MPI.ForwardEnv, api.DefaultForwardEnv) && slices.Contains(p.envNames(), name) {
 				errs = append(errs, field.Invalid(spec.Child("mpi", "forwardEnv").Index(i), v, fmt.Sprintf(
 					"sets %s, which every rank already gets from %s or spec.env (mlops-fn forwards each of their names): the ranks would see this value and the containers the other; accepted: the value in one place, or the name alone", name, file.Source)))
 			}
