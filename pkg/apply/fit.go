@@ -5,6 +5,7 @@ package apply
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -125,10 +126,9 @@ func unfit(job string, pods []podRequests, nodes []corev1.Node) []string {
 	for _, p := range pods {
 		count += p.Count
 		for name, q := range p.Requests {
-			sum := total[name]
-			for range p.Count {
-				sum.Add(q)
-			}
+			sum, each := total[name], q.DeepCopy()
+			each.Mul(int64(p.Count))
+			sum.Add(each)
 			total[name] = sum
 			parts[name] = append(parts[name], strings.TrimSpace(fmt.Sprintf("%s %d × %s", p.Role, p.Count, q.String())))
 		}
@@ -194,10 +194,5 @@ func setting(role string, name corev1.ResourceName) string {
 }
 
 func sortedNames(l corev1.ResourceList) []corev1.ResourceName {
-	names := make([]corev1.ResourceName, 0, len(l))
-	for name := range l {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(l))
 }
