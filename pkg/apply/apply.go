@@ -58,6 +58,8 @@ type Result struct {
 	Action string
 	// Changes are the fields the edit changes in the live job.
 	Changes []string
+	// Jobs are the overlay's jobs as it applied them.
+	Jobs []Job
 }
 
 // Refused is the error of an edit that would change a live job in place:
@@ -97,6 +99,10 @@ func Apply(ctx context.Context, c *Cluster, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	overlayJobs, err := jobsOf(o.Dir, items)
+	if err != nil {
+		return nil, err
+	}
 	built, err := c.targets(ctx, items)
 	if err != nil {
 		return nil, err
@@ -115,10 +121,7 @@ func Apply(ctx context.Context, c *Cluster, o Options) (*Result, error) {
 			lives = append(lives, target{live, t.r})
 		}
 	}
-	if len(jobs) == 0 {
-		return nil, fmt.Errorf("%s builds no job of the kinds mlops-fn renders (%s)", o.Dir, strings.Join(kinds(), ", "))
-	}
-	res := &Result{Job: id(jobs[0].object)}
+	res := &Result{Job: id(jobs[0].object), Jobs: overlayJobs}
 	if len(lives) == 0 {
 		// No job runs that an edit could reach half: applied in the build's
 		// order, the objects a job needs (its ServiceAccount) before it, which

@@ -17,17 +17,13 @@ import (
 // wait forever, some holding a node), and a job of a LocalQueue that Kueue
 // does not queue (it runs outside the queue's quota). The job is applied:
 // what cannot be read for these checks is a warning too.
-func warnApplied(ctx context.Context, cmd *cobra.Command, c *apply.Cluster, dir string) {
+func warnApplied(ctx context.Context, cmd *cobra.Command, c *apply.Cluster, jobs []apply.Job) {
 	var warnings framework.Results
 	warn := func(m string) {
 		warnings = append(warnings, &framework.Result{Severity: framework.Warning, Message: m})
 	}
 	defer func() { report(cmd.ErrOrStderr(), warnings) }()
-	jobs, err := apply.Jobs(dir)
-	var sc *status.Cluster
-	if err == nil {
-		sc, err = status.From(c)
-	}
+	sc, err := status.From(c)
 	if err != nil {
 		warn("applied, but not checked against the cluster's nodes and Kueue: " + err.Error())
 		return

@@ -136,7 +136,7 @@ or namespace: it runs outside the queue).`,
 			res, err := apply.Apply(ctx, c, o)
 			if err == nil {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", res.Job, res.Action)
-				warnApplied(ctx, cmd, c, o.Dir)
+				warnApplied(ctx, cmd, c, res.Jobs)
 			}
 			return err
 		})
