@@ -189,7 +189,7 @@ func (n *node) add(path []string) {
 func (n *node) strip(v, indent string) (string, error) {
 	if item, ok := n.next["*"]; ok {
 		if len(n.next) != 1 || item.next == nil {
-			return "", fmt.Errorf("a list's items are changed whole or beside other fields")
+			return "", fmt.Errorf(`"*" (a list's items) is a field's only sibling, and fields of the items follow it`)
 		}
 		s, err := item.strip("v", indent)
 		return v + ".transformList(i, v, " + s + ")", err
