@@ -4,7 +4,6 @@ package hydrate
 
 import (
 	"bytes"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -409,15 +408,11 @@ func TestGuardIsSmall(t *testing.T) {
 			}
 			inputs += int(st.Size())
 		}
-		err := filepath.WalkDir(filepath.Join(dir, ComponentDir, guardDir), func(_ string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			info, err := d.Info()
-			guard += int(info.Size())
-			return err
-		})
+		component, err := os.ReadFile(filepath.Join(dir, ComponentDir, componentFile))
 		if err != nil {
+			t.Fatal(err)
+		}
+		if guard, err = GuardSize(component); err != nil {
 			t.Fatal(err)
 		}
 		limit := 10*inputs + 4096
@@ -500,7 +495,7 @@ func TestAppliedBuildsWithoutTheGuard(t *testing.T) {
 			for _, it := range items {
 				kinds[it.GetKind()]++
 			}
-			if kinds[k.Kind] != 1 || kinds["ConfigMap"] != 1 || kinds[GuardKind]+kinds[specKind] != 0 {
+			if kinds[k.Kind] != 1 || kinds["ConfigMap"] != 1 || kinds[specKind] != 0 {
 				t.Errorf("Applied builds %v; want the job and its env ConfigMap", kinds)
 			}
 		})
@@ -519,7 +514,7 @@ func TestHandRemovedEntries(t *testing.T) {
 		name, entry, message string
 	}{
 		{"the env generator", "- name: resnet50-training-mpijob-env # mlops-fn hydrate: mlops.env for the job's containers\n  envs:\n  - mlops.env\n  options:\n    disableNameSuffixHash: false\n", "nothing selected by ConfigMap.[noVer].[noGrp]/resnet50-training-mpijob-env.[noNs]:data"},
-		{"the inputs generator", "- name: resnet50-training-mlops-fn-inputs # mlops-fn hydrate: mlops.env as the guard compares it\n  envs:\n  - mlops.env\n", "nothing selected by ConfigMap.[noVer].[noGrp]/resnet50-training-mlops-fn-inputs.[noNs]:data"},
+		{"the inputs generator", "- name: resnet50-training-mlops-fn-inputs # mlops-fn hydrate: mlops.env as the guard compares it\n  envs:\n  - mlops.env\n", "nothing selected by ConfigMap.[noVer].[noGrp]/resnet50-training-mlops-fn-inputs.[noNs]:data.[mlops-fn.hydrate.entries]"},
 		{"the job spec", "- job.yaml # mlops-fn hydrate: the job spec, which the guard compares (local-config: never applied)\n", "nothing selected by MLOpsJob"},
 		{"the component", "- mlops-fn # mlops-fn hydrate: the job's patches, written by mlops-fn hydrate\n", "testing value /kustomization.yaml lists no mlops-fn in components: run mlops-fn hydrate on this folder; check failed"},
 		{"the check of the component", "- path: mlops-fn/listed.yaml # mlops-fn hydrate: fails the build when components: lacks mlops-fn\n  target:\n    kind: MLOpsJob\n", ""},
