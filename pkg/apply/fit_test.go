@@ -15,6 +15,7 @@ import (
 
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/scaffold"
 )
 
@@ -96,10 +97,7 @@ func TestInitFitsASmallNode(t *testing.T) {
 			if err := ov.Write(); err != nil {
 				t.Fatal(err)
 			}
-			jobs, err := Jobs(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
+			jobs := jobnode.Jobs(overlay(t, dir).Objects)
 			pods, err := jobPods(jobs[0])
 			if err != nil {
 				t.Fatal(err)

@@ -16,7 +16,6 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
-	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 	"github.com/mlops-fn/mlops-fn/pkg/schema"
@@ -137,7 +136,7 @@ func ranksPatch(header string, q *render.Plan) ([]byte, error) {
 }
 
 func encode(header string, patch render.Patch) ([]byte, *yaml.RNode, error) {
-	n, err := jobnode.EncodePatch(patch)
+	n, err := patch.Encode()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -268,7 +268,7 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, *r
 // of target.
 func (p Processor) applyPatch(q *render.Plan, target *yaml.RNode, id string) (*yaml.RNode, error) {
 	patch := q.Patch()
-	node, err := jobnode.EncodePatch(patch)
+	node, err := patch.Encode()
 	if err != nil {
 		return nil, err
 	}
