@@ -9,6 +9,7 @@
 package schema
 
 import (
+	"strings"
 	"sync"
 
 	"k8s.io/kube-openapi/pkg/validation/spec"
@@ -32,47 +33,27 @@ import (
 // which only kustomize's builds set (WithBuiltIn): the function's merge and
 // a build run side by side.
 
-// byType are the schemas of the kinds definitions gives a type, each
-// reference in them replaced by what it names.
-var byType = sync.OnceValue(func() map[yaml.TypeMeta]*openapi.ResourceSchema {
-	return resourceSchemas(definitions())
+// schemas are the definitions' schemas by type, each reference in them
+// replaced by what it names, as For first asks for a type: kyaml's
+// ResourceSchema.Field and Elements resolve a reference against its global
+// schema (TestSchemasHoldNoReference).
+var schemas = sync.OnceValue(func() *inliner {
+	return newInliner(definitions())
 })
 
-// resourceSchemas indexes defs by type as kyaml's AddDefinitions does, with
-// no $ref left: kyaml's ResourceSchema.Field and Elements resolve one
-// against its global schema (TestSchemasHoldNoReference).
-func resourceSchemas(defs spec.Definitions) map[yaml.TypeMeta]*openapi.ResourceSchema {
-	inlined := map[string]spec.Schema{}
-	var inline func(s spec.Schema) spec.Schema
-	inline = func(s spec.Schema) spec.Schema {
-		if ref := s.Ref.String(); ref != "" {
-			name := ref[len("#/definitions/"):]
-			if d, ok := inlined[name]; ok {
-				return d
-			}
-			d := inline(defs[name]) // the definitions hold no cycle: a Pod's are a tree
-			inlined[name] = d
-			return d
-		}
-		if len(s.Properties) > 0 {
-			props := make(map[string]spec.Schema, len(s.Properties))
-			for k, p := range s.Properties {
-				props[k] = inline(p)
-			}
-			s.Properties = props
-		}
-		if s.Items != nil && s.Items.Schema != nil {
-			items := inline(*s.Items.Schema)
-			s.Items = &spec.SchemaOrArray{Schema: &items}
-		}
-		if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
-			values := inline(*s.AdditionalProperties.Schema)
-			s.AdditionalProperties = &spec.SchemaOrBool{Allows: s.AdditionalProperties.Allows, Schema: &values}
-		}
-		return s
-	}
-	out := map[yaml.TypeMeta]*openapi.ResourceSchema{}
-	for _, d := range defs {
+// inliner inlines the definitions' references, each definition once.
+type inliner struct {
+	mu      sync.Mutex
+	defs    spec.Definitions
+	types   map[yaml.TypeMeta]string // the definition of each type, by name
+	byType  map[yaml.TypeMeta]*openapi.ResourceSchema
+	inlined map[string]spec.Schema
+}
+
+// newInliner indexes defs by type as kyaml's AddDefinitions does.
+func newInliner(defs spec.Definitions) *inliner {
+	in := &inliner{defs: defs, types: map[yaml.TypeMeta]string{}, byType: map[yaml.TypeMeta]*openapi.ResourceSchema{}, inlined: map[string]spec.Schema{}}
+	for name, d := range defs {
 		gvks, _ := d.Extensions["x-kubernetes-group-version-kind"].([]any)
 		for _, g := range gvks {
 			m, _ := g.(map[string]any)
@@ -83,18 +64,63 @@ func resourceSchemas(defs spec.Definitions) map[yaml.TypeMeta]*openapi.ResourceS
 			if group != "" {
 				apiVersion = group + "/" + version
 			}
-			s := inline(d)
-			out[yaml.TypeMeta{APIVersion: apiVersion, Kind: kind}] = &openapi.ResourceSchema{Schema: &s}
+			in.types[yaml.TypeMeta{APIVersion: apiVersion, Kind: kind}] = name
 		}
 	}
-	return out
+	return in
+}
+
+// of is the schema of type t, inlined, nil for a type defs lack.
+func (in *inliner) of(t yaml.TypeMeta) *openapi.ResourceSchema {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if s, ok := in.byType[t]; ok {
+		return s
+	}
+	name, ok := in.types[t]
+	if !ok {
+		return nil
+	}
+	s := in.inline(spec.Schema{SchemaProps: spec.SchemaProps{Ref: spec.MustCreateRef("#/definitions/" + name)}})
+	in.byType[t] = &openapi.ResourceSchema{Schema: &s}
+	return in.byType[t]
+}
+
+// inline is s with its references replaced; the definitions hold no
+// cycle (a Pod's are a tree).
+func (in *inliner) inline(s spec.Schema) spec.Schema {
+	if ref := s.Ref.String(); ref != "" {
+		name := strings.TrimPrefix(ref, "#/definitions/")
+		d, ok := in.inlined[name]
+		if !ok {
+			d = in.inline(in.defs[name])
+			in.inlined[name] = d
+		}
+		return d
+	}
+	if len(s.Properties) > 0 {
+		props := make(map[string]spec.Schema, len(s.Properties))
+		for k, p := range s.Properties {
+			props[k] = in.inline(p)
+		}
+		s.Properties = props
+	}
+	if s.Items != nil && s.Items.Schema != nil {
+		items := in.inline(*s.Items.Schema)
+		s.Items = &spec.SchemaOrArray{Schema: &items}
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		values := in.inline(*s.AdditionalProperties.Schema)
+		s.AdditionalProperties = &spec.SchemaOrBool{Allows: s.AdditionalProperties.Allows, Schema: &values}
+	}
+	return s
 }
 
 // For is the schema of the objects of type t, nil for a type the
 // definitions lack.
 func For(t yaml.TypeMeta) *openapi.ResourceSchema {
 	skipBuiltIn()
-	return byType()[t]
+	return schemas().of(t)
 }
 
 // none is the schema of a type the definitions lack: no field known, so no
