@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/kustomize/kyaml/kio/filters"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -140,12 +139,10 @@ func encode(header string, patch render.Patch) ([]byte, *yaml.RNode, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := schema.With(func() error {
-		if _, err := (filters.FormatFilter{UseSchema: true}).Filter([]*yaml.RNode{n}); err != nil {
-			return err
-		}
-		return schema.MarkMergeKeys(n)
-	}); err != nil {
+	if err := schema.Format(n); err != nil {
+		return nil, nil, err
+	}
+	if err := schema.MarkMergeKeys(n); err != nil {
 		return nil, nil, err
 	}
 	s, err := n.String()
