@@ -919,3 +919,44 @@ func TestEnvGeneratorExtrasReachTheJob(t *testing.T) {
 		})
 	}
 }
+
+// TestInputChangedMidRun: an edit of job.yaml or mlops.env after Render read
+// them is named (kustomize reads both again, so a later step fails on the
+// edit, not on the user's files); an edit that leaves mlops.env's entries
+// as they were is none, and neither is an unchanged folder.
+func TestInputChangedMidRun(t *testing.T) {
+	dir := quickstartCopy(t, "multi-node")
+	r := &rendering{o: Options{Dir: dir, Config: "job.yaml"}, configPath: filepath.Join(dir, "job.yaml")}
+	if got := r.inputChanged(); got != "" {
+		t.Fatalf("before readSpec: inputChanged() = %q, want none", got)
+	}
+	if err := r.readSpec(); err != nil {
+		t.Fatal(err)
+	}
+	envPath := filepath.Join(dir, "mlops.env")
+	envText, _ := os.ReadFile(envPath)
+	specText, _ := os.ReadFile(r.configPath)
+	for _, c := range []struct {
+		name       string
+		path, text string
+		want       string
+	}{
+		{"unchanged", envPath, string(envText), ""},
+		{"a comment added to mlops.env", envPath, "# a note\n" + string(envText), ""},
+		{"WORKERS edited", envPath, strings.Replace(string(envText), "WORKERS=2", "WORKERS=5", 1), envPath},
+		{"job.yaml edited", r.configPath, string(specText) + "\n# edited\n", r.configPath},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := os.WriteFile(c.path, []byte(c.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				_ = os.WriteFile(envPath, envText, 0o644)
+				_ = os.WriteFile(r.configPath, specText, 0o644)
+			}()
+			if got := r.inputChanged(); got != c.want {
+				t.Errorf("inputChanged() = %q, want %q", got, c.want)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ package hydrate
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,6 +43,9 @@ func Render(o Options) (*Overlay, error) {
 	} {
 		if err := step(); err != nil {
 			unlock()
+			if changed := r.inputChanged(); changed != "" {
+				return nil, fmt.Errorf("%s: %s changed while hydrate ran, so hydrate writes nothing: run it again (an editor that takes the folder's lock never meets this); what it met: %w", o.Dir, changed, err)
+			}
 			return nil, err
 		}
 	}
@@ -78,6 +82,27 @@ type rendering struct {
 	namespace string            // the kustomization's namespace:
 	text      []byte            // the kustomization's new text
 	restored  []string          // hydrate's fields of the env generator an edit had changed
+}
+
+// inputChanged is the input, job.yaml or mlops.env, whose text on disk is
+// no longer what readSpec read ("": neither, or readSpec failed): kustomize
+// reads both again, so an edit mid-run fails a later step.
+func (r *rendering) inputChanged() string {
+	if r.out == nil {
+		return ""
+	}
+	if text, err := os.ReadFile(r.configPath); err != nil || !bytes.Equal(text, r.specText) {
+		return r.configPath
+	}
+	path := filepath.Join(r.o.Dir, r.envFile)
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return path
+	}
+	if f, err := env.Parse(path, text); err != nil || !maps.Equal(f.Map(), r.resolved.Env.Map()) {
+		return path
+	}
+	return ""
 }
 
 // readSpec reads the job spec and its mlops.env, resolves the plan, and
