@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -51,6 +52,13 @@ type Mount struct {
 	Mode     string // the mount point's permission bits, octal, with setgid as 2000
 }
 
+// pipeBuf is Linux's PIPE_BUF: a write to a pipe of at most this many bytes is atomic.
+const pipeBuf = 4096
+
+// kernelTrees are the mount points of the kernel's own file systems, which no job's volume is
+// under: left out of the report, which keeps it within pipeBuf.
+var kernelTrees = []string{"/proc", "/sys", "/dev/pts", "/dev/mqueue"}
+
 // rankVariables are the variables each launcher sets: rank, size, local rank, local size.
 var rankVariables = []struct{ from, rank, size, localRank, localSize string }{
 	{"OpenMPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
@@ -65,8 +73,14 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	// One write, so that lines of ranks forwarded by one launcher do not interleave.
-	if _, err := os.Stdout.Write(append([]byte(Prefix), append(b, '\n')...)); err != nil {
+	// One write of at most PIPE_BUF bytes, which a pipe takes whole: the lines of the ranks one
+	// launcher forwards do not interleave (a longer one did, under mpirun on the real node).
+	line := append([]byte(Prefix), append(b, '\n')...)
+	if len(line) > pipeBuf {
+		fmt.Fprintf(os.Stderr, "conformance: the report is %d bytes, over the %d a pipe writes whole: report fewer variables\n", len(line), pipeBuf)
+		os.Exit(1)
+	}
+	if _, err := os.Stdout.Write(line); err != nil {
 		os.Exit(1)
 	}
 }
@@ -141,6 +155,9 @@ func mounts(mountinfo string) ([]Mount, error) {
 			return nil, fmt.Errorf("%s: a line of %d fields: %q", mountinfo, len(f), line)
 		}
 		m := Mount{Path: unescape(f[4]), ReadOnly: strings.Split(f[5], ",")[0] == "ro", UID: -1, GID: -1}
+		if slices.ContainsFunc(kernelTrees, func(t string) bool { return m.Path == t || strings.HasPrefix(m.Path, t+"/") }) {
+			continue
+		}
 		var st syscall.Stat_t
 		if err := syscall.Stat(m.Path, &st); err == nil {
 			m.UID, m.GID = int(st.Uid), int(st.Gid)

@@ -49,7 +49,10 @@ func TestSee(t *testing.T) {
 	write(t, dir, map[string]string{"mountinfo": "22 1 0:21 / / rw,relatime - overlay overlay rw\n" +
 		"30 22 0:30 / " + esc + " ro,nosuid - tmpfs tmpfs rw\n" +
 		"31 22 0:31 / " + esc + " rw,nosuid - tmpfs tmpfs rw\n" +
-		"32 22 0:32 / /nonexistent-mount ro - tmpfs tmpfs ro\n",
+		"32 22 0:32 / /nonexistent-mount ro - tmpfs tmpfs ro\n" +
+		// The kernel's own trees, left out.
+		"33 22 0:33 / /proc rw - proc proc rw\n34 33 0:33 /sys /proc/sys ro - proc proc rw\n" +
+		"35 22 0:35 / /sys ro - sysfs sysfs ro\n36 22 0:36 / /dev/pts rw - devpts devpts rw\n",
 		"v1/cpu,cpuacct/cpu.cfs_quota_us": "25000\n", "v1/cpu,cpuacct/cpu.cfs_period_us": "100000\n",
 		"v1/memory/memory.limit_in_bytes": "268435456\n",
 		"v2/cpu.max":                      "150000 100000\n", "v2/memory.max": "max\n",
