@@ -34,8 +34,8 @@ import (
 
 	"github.com/mlops-fn/mlops-fn/pkg/fielddiff"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // Options say which overlay goes to which cluster.
@@ -109,7 +109,7 @@ func Apply(ctx context.Context, c *Cluster, o Options) (*Result, error) {
 	}
 	var jobs, lives []target
 	for _, t := range built {
-		if !jobkind.Is(kindOf(t.object)) {
+		if !kinds.All.Is(kindOf(t.object)) {
 			continue
 		}
 		live, err := t.get(ctx)
@@ -237,7 +237,7 @@ func (c *Cluster) inPlace(ctx context.Context, lives, built []target, refused er
 	}
 	for _, live := range lives {
 		// The dry run's job as it would be, but for the suspension.
-		k, _ := jobkind.ForKind(kindOf(live.object))
+		k, _ := kinds.All.ForKind(kindOf(live.object))
 		job := find(dry, live.object)
 		if job == nil || k.SuspendPath == nil {
 			continue
@@ -267,7 +267,7 @@ func immutable(err error) bool {
 		return false
 	}
 	d := status.Status().Details
-	if d == nil || !jobkind.Is(d.Kind) {
+	if d == nil || !kinds.All.Is(d.Kind) {
 		return false
 	}
 	fixed := false
@@ -287,7 +287,7 @@ func suspend(built, lives []target) ([]target, bool) {
 	some := false
 	for i, t := range out {
 		live := find(objectsOf(lives), t.object)
-		k, _ := jobkind.ForKind(kindOf(t.object))
+		k, _ := kinds.All.ForKind(kindOf(t.object))
 		if live == nil || finished(live) != "" || k.SuspendPath == nil {
 			continue
 		}
@@ -509,7 +509,7 @@ func diff(path string, a, b any, out *[]string) {
 // unchanged (and WORKERS in its env ConfigMap, whose new hash the
 // containers' references follow).
 func scalesWithin(live, job object, changes []string) bool {
-	k, _ := jobkind.ForKind(kindOf(job))
+	k, _ := kinds.All.ForKind(kindOf(job))
 	if k.Scale == nil {
 		return false
 	}
@@ -560,14 +560,6 @@ func finished(live object) string {
 		}
 	}
 	return ""
-}
-
-func kinds() []string {
-	var out []string
-	for _, k := range jobkind.Kinds {
-		out = append(out, k.Kind)
-	}
-	return out
 }
 
 func lookup(o any, path ...string) any {
@@ -708,7 +700,7 @@ func (c *Cluster) left(ctx context.Context, t target) ([]string, error) {
 // pods are the names of the pods of the job o ("": not a job, or a Pod,
 // which the wait for o itself covers).
 func (c *Cluster) pods(ctx context.Context, o object) ([]string, error) {
-	jk, ok := jobkind.ForKind(kindOf(o))
+	jk, ok := kinds.All.ForKind(kindOf(o))
 	if !ok || jk.PodsLabel == "" {
 		return nil, nil
 	}
@@ -769,7 +761,7 @@ func Delete(ctx context.Context, c *Cluster, objects []*yaml.RNode) ([]string, e
 	// build names another (its hash follows the data).
 	var more []target
 	for _, t := range targets {
-		if !jobkind.Is(kindOf(t.object)) {
+		if !kinds.All.Is(kindOf(t.object)) {
 			continue
 		}
 		live, err := t.get(ctx)
@@ -836,12 +828,12 @@ func applied(dir string) ([]*yaml.RNode, error) {
 func jobsOf(dir string, items []*yaml.RNode) ([]Job, error) {
 	var jobs []Job
 	for _, it := range items {
-		if jobkind.Is(it.GetKind()) {
+		if kinds.All.Is(it.GetKind()) {
 			jobs = append(jobs, Job{Kind: it.GetKind(), Name: it.GetName(), Namespace: it.GetNamespace(), EnvConfigMaps: envConfigMaps(it), Node: it})
 		}
 	}
 	if len(jobs) == 0 {
-		return nil, fmt.Errorf("%s builds no job of the kinds mlops-fn renders (%s)", dir, strings.Join(kinds(), ", "))
+		return nil, fmt.Errorf("%s builds no job of the kinds mlops-fn renders (%s)", dir, strings.Join(kinds.All.Names(), ", "))
 	}
 	return jobs, nil
 }

@@ -28,7 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // fakeAPIServer serves discovery of the core group and the MPIJob's, and
@@ -401,7 +401,7 @@ func TestDeleteSaysWhat(t *testing.T) {
 func TestOperatorNotInstalled(t *testing.T) {
 	ctx, c := fakeCluster(t, &fakeAPIServer{objects: map[string][]byte{}})
 	_, err := Apply(ctx, c, Options{Dir: "../../quickstart/k8s/mlops/elastic"})
-	k, _ := jobkind.ForKind("PyTorchJob")
+	k, _ := kinds.All.ForKind("PyTorchJob")
 	want := "this cluster serves no kubeflow.org/v1 (" + c.Config.Host + "): the operator or CRD of PyTorchJob is not installed; install the training-operator (the release mlops-fn's e2e tests run): " + k.Install[0]
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)

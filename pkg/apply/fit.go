@@ -20,6 +20,7 @@ import (
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 var nodesResource = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
@@ -61,7 +62,7 @@ func jobPods(job Job) ([]podRequests, error) {
 	if err := u.UnmarshalJSON(b); err != nil {
 		return nil, err
 	}
-	jk, _ := jobkind.ForKind(job.Kind)
+	jk, _ := kinds.All.ForKind(job.Kind)
 	var pods []podRequests
 	for _, p := range jk.Pods(u.Object) {
 		var spec corev1.PodSpec

@@ -18,7 +18,7 @@ import (
 
 	"github.com/mlops-fn/mlops-fn/pkg/apply"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // clusterFlags are kubectl's flags for the cluster, with kubectl's meanings.
@@ -173,7 +173,7 @@ jobs share) stay.`,
 			if err == nil && len(deleted) == 0 {
 				var jobs []string
 				for _, o := range objects {
-					if ns, _ := c.Of(o.GetNamespace()); jobkind.Is(o.GetKind()) {
+					if ns, _ := c.Of(o.GetNamespace()); kinds.All.Is(o.GetKind()) {
 						jobs = append(jobs, fmt.Sprintf("%s/%s in namespace %s", o.GetKind(), o.GetName(), ns))
 					}
 				}

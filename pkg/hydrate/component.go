@@ -237,7 +237,7 @@ func (out *Overlay) componentKustomization(header string, plan *render.Plan, gua
 		// A Pod's name references are built into kustomize; a CRD's are not.
 		// Only the fields the job sets: the guard fails the build once the
 		// base's job or the patches change, and hydrate writes them again.
-		if refs := schema.NameReferences(out.holds, plan.Facts().Kind); len(refs) > 0 {
+		if refs := schema.NameReferences(out.holds, plan.Facts()); len(refs) > 0 {
 			out.Component[NameReferenceFile] = append([]byte(header), refs...)
 			component = append(component, field{"configurations", []any{NameReferenceFile}})
 		}

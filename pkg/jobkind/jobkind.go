@@ -1,23 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package jobkind is the table of the job kinds mlops-fn renders, one file a
-// kind (pod.go, mpijob.go, pytorchjob.go, trainjob.go): its apiVersion and
-// upstream Go type, where its pod specs are, the overlay patch file that
-// carries it, the defaults its operator needs, the names and labels the
-// operator gives its pods, the checks its operator applies and the demo job
-// init writes. The API, the renderer, the processor, hydrate, status and the
-// tests read these facts instead of comparing kinds; the code that builds or
-// edits a kind lives in each of those packages' file named after the kind.
+// Package jobkind holds the types of a job kind's facts, shared by the kinds
+// (pkg/kinds/KIND, each its row) and the layers they are handed to: the API,
+// the renderer, the YAML codec, the schema. It names no kind's facts.
 package jobkind
 
 import (
 	"maps"
 	"slices"
 	"strings"
-
-	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
-	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
-	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 
 	corev1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -31,11 +22,11 @@ const (
 	// Pod is a single-node job.
 	Pod JobKind = "Pod"
 	// MPIJob is a multi-node job: mpirun on a launcher, over ssh to the workers.
-	MPIJob JobKind = JobKind(kubeflow.Kind)
+	MPIJob JobKind = "MPIJob"
 	// PyTorchJob is an elastic PyTorchJob: torchrun workers between min and max.
-	PyTorchJob JobKind = JobKind(kubeflowv1.PyTorchJobKind)
+	PyTorchJob JobKind = "PyTorchJob"
 	// TrainJob is a Kubeflow Trainer v2 TrainJob on a training runtime.
-	TrainJob JobKind = JobKind(trainer.TrainJobKind)
+	TrainJob JobKind = "TrainJob"
 )
 
 // Role names one pod template of a job: an MPIJob's replica type, a
@@ -86,10 +77,10 @@ type Demo struct {
 	Shape string
 }
 
-// demoResources are each demo pod's CPU and MEMORY (limits, and so requests):
+// DemoResources are each demo pod's CPU and MEMORY (limits, and so requests):
 // a demo of three workers and an MPIJob's launcher (100m) fits a node of two
 // cores beside a control plane's own pods (minikube's default, 750m of them).
-const demoResources = "CPU=250m\nMEMORY=512Mi\n# GPUS_PER_WORKER=1\n"
+const DemoResources = "CPU=250m\nMEMORY=512Mi\n# GPUS_PER_WORKER=1\n"
 
 // Pods are the pods of one role of a job: Count of them, each of pod spec
 // Spec (decoded JSON).
@@ -173,16 +164,17 @@ type Facts struct {
 	Validate func(obj any) field.ErrorList
 }
 
-// Kinds is the table, in the order of the kinds in messages.
-var Kinds = []Facts{pod, mpiJob, pyTorchJob, trainJob}
+// Table is the job kinds a program renders, in the order of the kinds in
+// messages (pkg/kinds.All).
+type Table []Facts
 
 // JobKind is the kind's value of spec.jobKind: its name.
 func (k Facts) JobKind() JobKind { return JobKind(k.Kind) }
 
 // Names are the values of spec.jobKind, as accepted values in messages.
-func Names() []string {
+func (t Table) Names() []string {
 	var out []string
-	for _, k := range Kinds {
+	for _, k := range t {
 		out = append(out, k.Kind)
 	}
 	return out
@@ -190,14 +182,14 @@ func Names() []string {
 
 // Of is the row of a job kind; one the table lacks has none (the spec's
 // validation refuses it first).
-func Of(jobKind JobKind) Facts {
-	k, _ := ForKind(string(jobKind))
+func (t Table) Of(jobKind JobKind) Facts {
+	k, _ := t.ForKind(string(jobKind))
 	return k
 }
 
-// ForKind is the row of a kind, and whether it is one mlops-fn renders.
-func ForKind(kind string) (Facts, bool) {
-	for _, k := range Kinds {
+// ForKind is the row of a kind, and whether it is one the table renders.
+func (t Table) ForKind(kind string) (Facts, bool) {
+	for _, k := range t {
 		if k.Kind == kind {
 			return k, true
 		}
@@ -206,8 +198,8 @@ func ForKind(kind string) (Facts, bool) {
 }
 
 // Is says whether kind is one a job renders to.
-func Is(kind string) bool {
-	_, ok := ForKind(kind)
+func (t Table) Is(kind string) bool {
+	_, ok := t.ForKind(kind)
 	return ok
 }
 
@@ -233,8 +225,8 @@ func WithArticle(kind string) string {
 	return "a " + kind
 }
 
-// nameIsDNS1035Label: the operators name Services and pods after the job.
-func nameIsDNS1035Label(name string) field.ErrorList {
+// NameIsDNS1035Label: the operators name Services and pods after the job.
+func NameIsDNS1035Label(name string) field.ErrorList {
 	var errs field.ErrorList
 	for _, msg := range apivalidation.NameIsDNS1035Label(name, false) {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, msg))
@@ -242,13 +234,13 @@ func nameIsDNS1035Label(name string) field.ErrorList {
 	return errs
 }
 
-// replicas sums the replicas of the replica specs at path (a spec without
+// Replicas sums the replicas of the replica specs at path (a spec without
 // replicas runs one pod).
-func replicas(obj map[string]any, path ...string) int {
-	specs, _ := nested(obj, path...).(map[string]any)
+func Replicas(obj map[string]any, path ...string) int {
+	specs, _ := Nested(obj, path...).(map[string]any)
 	n := 0
 	for _, s := range specs {
-		r, ok := nested(s, "replicas").(int64)
+		r, ok := Nested(s, "replicas").(int64)
 		if !ok {
 			r = 1
 		}
@@ -257,24 +249,24 @@ func replicas(obj map[string]any, path ...string) int {
 	return n
 }
 
-// replicaPods are the pods of the replica specs at path, by replica type
+// ReplicaPods are the pods of the replica specs at path, by replica type
 // (a spec without replicas runs one pod), in the types' order.
-func replicaPods(obj map[string]any, path ...string) []Pods {
-	specs, _ := nested(obj, path...).(map[string]any)
+func ReplicaPods(obj map[string]any, path ...string) []Pods {
+	specs, _ := Nested(obj, path...).(map[string]any)
 	var out []Pods
 	for _, t := range slices.Sorted(maps.Keys(specs)) {
-		n, ok := nested(specs[t], "replicas").(int64)
+		n, ok := Nested(specs[t], "replicas").(int64)
 		if !ok {
 			n = 1
 		}
-		spec, _ := nested(specs[t], "template", "spec").(map[string]any)
+		spec, _ := Nested(specs[t], "template", "spec").(map[string]any)
 		out = append(out, Pods{Role: t, Count: int(n), Spec: spec})
 	}
 	return out
 }
 
-// nested is the value at path in decoded JSON, nil if absent.
-func nested(v any, path ...string) any {
+// Nested is the value at path in decoded JSON, nil if absent.
+func Nested(v any, path ...string) any {
 	for _, k := range path {
 		m, ok := v.(map[string]any)
 		if !ok {

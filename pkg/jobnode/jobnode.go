@@ -94,28 +94,28 @@ func EncodePatch(patch render.Patch) (*yaml.RNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := patch.Clear
-	if program := jobKindOf(n).ProgramPath; program != nil {
+	d, k := patch.Clear, patch.Kind
+	if program := k.ProgramPath; program != nil {
 		if err := setNulls(n, d.Container, true, program...); err != nil {
 			return nil, err
 		}
 		d.Container = nil
 	}
-	for _, spec := range PodSpecs(n) {
+	for _, spec := range PodSpecs(k, n) {
 		if err := setNulls(spec, d.PodSecurity, true, "securityContext"); err != nil {
 			return nil, err
 		}
 	}
 	// The container deletions follow what the patch sets in the training
 	// container alone; the others keep their own program.
-	for _, list := range ContainerLists(n) {
+	for _, list := range ContainerLists(k, n) {
 		if len(list) > render.TrainingContainerIndex {
 			if err := setNulls(list[render.TrainingContainerIndex], d.Container, true); err != nil {
 				return nil, err
 			}
 		}
 	}
-	for _, c := range Containers(n) {
+	for _, c := range Containers(k, n) {
 		// Where the patch sets the container's securityContext, before the
 		// forced deletions make one.
 		if err := setNulls(c, d.ContainerIDs, false, "securityContext"); err != nil {
@@ -157,46 +157,30 @@ func setNulls(n *yaml.RNode, keys []string, force bool, path ...string) error {
 	return nil
 }
 
-// jobKindOf is n's row of the job kinds table, empty for another kind.
-func jobKindOf(n *yaml.RNode) jobkind.Facts {
-	k, _ := jobkind.ForKind(n.GetKind())
-	return k
-}
-
-// PodSpecPaths lead from an object of kind to its pod specs, in role order.
-func PodSpecPaths(kind string) [][]string {
-	k, _ := jobkind.ForKind(kind)
-	var out [][]string
-	for _, s := range k.PodSpecs {
-		out = append(out, s.Path)
-	}
-	return out
-}
-
-// PodSpecs returns the pod specs of an MPIJob, a Pod or a PyTorchJob, in role order.
-func PodSpecs(n *yaml.RNode) []*yaml.RNode {
+// PodSpecs returns the pod specs of n, a job of kind k, in role order.
+func PodSpecs(k jobkind.Facts, n *yaml.RNode) []*yaml.RNode {
 	var specs []*yaml.RNode
-	for _, path := range PodSpecPaths(n.GetKind()) {
-		if spec, err := n.Pipe(yaml.Lookup(path...)); err == nil && spec != nil {
+	for _, s := range k.PodSpecs {
+		if spec, err := n.Pipe(yaml.Lookup(s.Path...)); err == nil && spec != nil {
 			specs = append(specs, spec)
 		}
 	}
 	return specs
 }
 
-// ContainerLists returns the containers of an MPIJob, a Pod or a PyTorchJob by role.
-func ContainerLists(n *yaml.RNode) map[jobkind.Role][]*yaml.RNode {
-	return lists(n, "containers")
+// ContainerLists returns the containers of n, a job of kind k, by role.
+func ContainerLists(k jobkind.Facts, n *yaml.RNode) map[jobkind.Role][]*yaml.RNode {
+	return lists(k, n, "containers")
 }
 
 // InitContainerLists returns their init containers (native sidecars among them) by role.
-func InitContainerLists(n *yaml.RNode) map[jobkind.Role][]*yaml.RNode {
-	return lists(n, "initContainers")
+func InitContainerLists(k jobkind.Facts, n *yaml.RNode) map[jobkind.Role][]*yaml.RNode {
+	return lists(k, n, "initContainers")
 }
 
-func lists(n *yaml.RNode, field string) map[jobkind.Role][]*yaml.RNode {
+func lists(k jobkind.Facts, n *yaml.RNode, field string) map[jobkind.Role][]*yaml.RNode {
 	out := map[jobkind.Role][]*yaml.RNode{}
-	for _, s := range jobKindOf(n).PodSpecs {
+	for _, s := range k.PodSpecs {
 		list, err := n.Pipe(yaml.Lookup(append(slices.Clone(s.Path), field)...))
 		if err != nil || list == nil {
 			continue
@@ -208,10 +192,11 @@ func lists(n *yaml.RNode, field string) map[jobkind.Role][]*yaml.RNode {
 	return out
 }
 
-// Containers are every container and init container of n, in role order.
-func Containers(n *yaml.RNode) []*yaml.RNode {
+// Containers are every container and init container of n, a job of kind k,
+// in role order.
+func Containers(k jobkind.Facts, n *yaml.RNode) []*yaml.RNode {
 	var all []*yaml.RNode
-	for _, byRole := range []map[jobkind.Role][]*yaml.RNode{ContainerLists(n), InitContainerLists(n)} {
+	for _, byRole := range []map[jobkind.Role][]*yaml.RNode{ContainerLists(k, n), InitContainerLists(k, n)} {
 		for _, role := range slices.Sorted(maps.Keys(byRole)) {
 			all = append(all, byRole[role]...)
 		}

@@ -12,6 +12,7 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
@@ -153,7 +154,7 @@ func toStrings(list []any) []string {
 
 // launcherPodSpec is where an MPIJob keeps its launcher's pod spec.
 func launcherPodSpec() []string {
-	return jobkind.Of(jobkind.MPIJob).PodSpecPath(jobkind.Launcher)
+	return kinds.All.Of(jobkind.MPIJob).PodSpecPath(jobkind.Launcher)
 }
 
 // setLauncherRanks writes the rank count where q.LauncherRanks says, and

@@ -25,6 +25,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds/trainjob"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
@@ -58,7 +60,7 @@ func Pods(job *yaml.RNode) []Pod {
 // (a base's job: Check decodes the job as rendered strictly); nil when it does
 // not decode.
 func decoded(job *yaml.RNode) any {
-	k, ok := jobkind.ForKind(job.GetKind())
+	k, ok := kinds.All.ForKind(job.GetKind())
 	if !ok {
 		return nil
 	}
@@ -78,7 +80,7 @@ func decoded(job *yaml.RNode) any {
 // runtime patches of one replicated job are merged into one pod spec, in
 // order, with what they set: the runtime decides the rest.
 func podsOf(kind string, obj any) []podAt {
-	k, ok := jobkind.ForKind(kind)
+	k, ok := kinds.All.ForKind(kind)
 	if !ok {
 		return nil
 	}
@@ -123,7 +125,7 @@ func podsOf(kind string, obj any) []podAt {
 				patches[n] = append(patches[n], strconv.Itoa(i))
 				pod := &pods[n]
 				pod.Path = fmt.Sprintf("spec.runtimePatches[%s].trainingRuntimeSpec.template.spec.replicatedJobs[name=%s].template.spec.template.spec", strings.Join(patches[n], ","), rj.Name)
-				pod.filled = pod.filled || patch.Manager == jobkind.RuntimePatchManager
+				pod.filled = pod.filled || patch.Manager == trainjob.RuntimePatchManager
 				if t.Metadata != nil {
 					pod.Meta.Annotations = merged(pod.Meta.Annotations, t.Metadata.Annotations)
 				}
@@ -354,7 +356,7 @@ func hostNetworkDNS(target *yaml.RNode, q *render.Plan) (string, error) {
 		if s.DNSPolicy != "" {
 			policy = "dnsPolicy ClusterFirst"
 		}
-		if k, _ := jobkind.ForKind(target.GetKind()); !api.Carries(k.JobKind(), "workers") {
+		if !api.Carries(kindOf(target), "workers") {
 			// One pod: no peers to resolve.
 			return fmt.Sprintf("%s.hostNetwork: true with %s: the Pod resolves names as its node does, so not the cluster's services (Kubernetes' ClusterFirst falls back to Default on the node's network); if it reaches any, add dnsPolicy: ClusterFirstWithHostNet, or set spec.hostNetwork: true in the job spec, which sets both", pod.Path, policy), nil
 		}

@@ -24,6 +24,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 	"github.com/mlops-fn/mlops-fn/pkg/schema"
 )
@@ -105,8 +106,8 @@ func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, f
 		return nil, p.fieldResults(errs, "")
 	}
 	conflicts := envSources(job)
-	job.Default()
-	if errs := append(conflicts, job.Validate()...); len(errs) > 0 {
+	job.Default(kinds.All)
+	if errs := append(conflicts, job.Validate(kinds.All)...); len(errs) > 0 {
 		return nil, p.fieldResults(errs, "")
 	}
 	file, origin, err := p.loadEnv(job, items)
@@ -127,7 +128,7 @@ func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, f
 	if results.ExitCode() != 0 {
 		return nil, results
 	}
-	plan, warnings, errs := render.Resolve(job, file, settings)
+	plan, warnings, errs := render.Resolve(job, kinds.All.Of(job.Spec.JobKind), file, settings)
 	results = append(results, p.fieldResults(errs, file.Source)...)
 	results = append(results, p.warningResults(warnings, file.Source)...)
 	if results.ExitCode() != 0 {
@@ -316,7 +317,7 @@ func (p Processor) generate(plan *render.Plan, skeleton any) (*yaml.RNode, error
 	if err != nil {
 		return nil, err
 	}
-	if api.Carries(plan.JobKind, "trainer") && plan.Trainer.Runtime == "" {
+	if api.Carries(plan.Facts(), "trainer") && plan.Trainer.Runtime == "" {
 		// A new TrainJob runs on the default runtime.
 		q := *plan
 		q.Trainer.Runtime, q.Trainer.RuntimeKind = api.DefaultTrainerRuntime, api.ClusterTrainingRuntime

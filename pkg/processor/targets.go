@@ -17,6 +17,7 @@ import (
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
@@ -87,7 +88,7 @@ func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error
 	if len(found) == 0 {
 		// A job of another kind under the job's name would go out unpatched beside a new job.
 		for _, it := range items {
-			if other, ok := jobkind.ForKind(it.GetKind()); ok && other.Kind != kind && it.GetName() == sel.Name && !generated(it) {
+			if other, ok := kinds.All.ForKind(it.GetKind()); ok && other.Kind != kind && it.GetName() == sel.Name && !generated(it) {
 				return nil, fmt.Errorf("%s: %s/%s among the inputs is named like the job, but jobKind is %s: it would go out unpatched beside a new %s; accepted: jobKind %s, or another name for one of the two",
 					p.configName(), it.GetKind(), it.GetName(), kind, kind, other.Kind)
 			}
@@ -118,7 +119,7 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 		return nil, fmt.Errorf("%s: %w", id, err)
 	}
 	q.Sidecars = sidecars(target, q.Containers, plan)
-	q.InitContainers = names(jobnode.InitContainerLists(target))
+	q.InitContainers = names(jobnode.InitContainerLists(kindOf(target), target))
 	q.Notices = movedFirst(target, id, &q)
 	if dnsNotice != "" {
 		q.Notices = append(q.Notices, id+": "+dnsNotice)
@@ -200,8 +201,8 @@ func hasLabels(n *yaml.RNode, want map[string]string) bool {
 // first: the patch moves it there (render.TrainingContainerIndex).
 func movedFirst(target *yaml.RNode, id string, q *render.Plan) []string {
 	var notices []string
-	lists := jobnode.ContainerLists(target)
-	kind, _ := jobkind.ForKind(target.GetKind())
+	lists := jobnode.ContainerLists(kindOf(target), target)
+	kind := kindOf(target)
 	for _, role := range slices.Sorted(maps.Keys(lists)) {
 		name := q.ContainerOf(role)
 		i := slices.IndexFunc(lists[role], func(c *yaml.RNode) bool { n, _ := c.GetString("name"); return n == name })
@@ -224,7 +225,7 @@ func movedFirst(target *yaml.RNode, id string, q *render.Plan) []string {
 // containers other than the env ConfigMap, by role and container.
 func ownEnvFrom(target *yaml.RNode, q *render.Plan) (map[jobkind.Role]map[string][]corev1.EnvFromSource, error) {
 	out := map[jobkind.Role]map[string][]corev1.EnvFromSource{}
-	for _, byRole := range []map[jobkind.Role][]*yaml.RNode{jobnode.ContainerLists(target), jobnode.InitContainerLists(target)} {
+	for _, byRole := range []map[jobkind.Role][]*yaml.RNode{jobnode.ContainerLists(kindOf(target), target), jobnode.InitContainerLists(kindOf(target), target)} {
 		for role, list := range byRole {
 			for _, c := range list {
 				from := c.Field("envFrom")
@@ -259,7 +260,7 @@ func ownEnvFrom(target *yaml.RNode, q *render.Plan) (map[jobkind.Role]map[string
 // a container's securityContext (a runAsUser other than 0, or runAsNonRoot),
 // and the uid if one is given; "" when it does not.
 func targetNonRoot(target *yaml.RNode) (where, uid string) {
-	for _, spec := range jobnode.PodSpecs(target) {
+	for _, spec := range jobnode.PodSpecs(kindOf(target), target) {
 		contexts := []*yaml.RNode{spec}
 		if list, _ := spec.Pipe(yaml.Lookup("containers")); list != nil {
 			elems, _ := list.Elements()
@@ -302,7 +303,7 @@ func lookupList(n *yaml.RNode, path ...string) int {
 // privilegedContainer names a container of the target that runs privileged
 // or adds capabilities, "" when none does.
 func privilegedContainer(target *yaml.RNode) string {
-	for _, c := range jobnode.Containers(target) {
+	for _, c := range jobnode.Containers(kindOf(target), target) {
 		{
 			if valueAt(c, "securityContext", "privileged") == "true" || lookupList(c, "securityContext", "capabilities", "add") > 0 {
 				name, _ := c.GetString("name")
@@ -311,4 +312,10 @@ func privilegedContainer(target *yaml.RNode) string {
 		}
 	}
 	return ""
+}
+
+// kindOf is the facts of n's kind, none for a kind mlops-fn does not render.
+func kindOf(n *yaml.RNode) jobkind.Facts {
+	k, _ := kinds.All.ForKind(n.GetKind())
+	return k
 }

@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds/trainjob"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
@@ -76,7 +76,7 @@ func laterRuntimePatches(target *yaml.RNode, q *render.Plan) error {
 	elems, _ := patches.Elements()
 	for i, patch := range elems {
 		manager, _ := patch.GetString("manager")
-		if manager == jobkind.RuntimePatchManager {
+		if manager == trainjob.RuntimePatchManager {
 			continue
 		}
 		for _, job := range q.Trainer.ReplicatedJobs {

@@ -19,6 +19,8 @@ import (
 type Patch struct {
 	File   string
 	Object any
+	// Kind is the facts of Object's kind.
+	Kind jobkind.Facts
 	// Clear is what the patch deletes (null in the patch) from a target.
 	Clear Deletions
 }
@@ -57,7 +59,8 @@ func (p *Plan) Patch() Patch {
 	deletions := p.clearedSecurity()
 	deletions.Container = p.clearedArgs()
 	return Patch{
-		File: p.Facts().PatchFile,
+		File: p.facts.PatchFile,
+		Kind: p.facts,
 		Object: p.build(
 			func(r role, spec *corev1.PodSpec, c *corev1.Container) {
 				p.fillWorkload(r, spec, c)

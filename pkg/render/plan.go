@@ -33,13 +33,15 @@ const GPUResource corev1.ResourceName = "nvidia.com/gpu"
 // and ${KEY} references applied. The builders read nothing else.
 type Plan struct {
 	// JobName is the spec's name; Name is the object's, which a target may change.
-	JobName       string
-	Name          string
-	Target        api.Target
-	Namespace     string
-	Labels        map[string]string
-	Annotations   map[string]string
-	JobKind       jobkind.JobKind
+	JobName     string
+	Name        string
+	Target      api.Target
+	Namespace   string
+	Labels      map[string]string
+	Annotations map[string]string
+	JobKind     jobkind.JobKind
+	// facts are the job kind's, which Resolve is handed.
+	facts         jobkind.Facts
 	ConfigMapName string
 	// HashedFrom is ConfigMapName without the hash of the ConfigMap's data
 	// that the function puts after the name it writes ("": none).
@@ -190,11 +192,11 @@ func (p *Plan) gangMinimum(path *field.Path, errs field.ErrorList) field.ErrorLi
 }
 
 // Facts is the row of the job kinds table the plan renders.
-func (p *Plan) Facts() jobkind.Facts { return jobkind.Of(p.JobKind) }
+func (p *Plan) Facts() jobkind.Facts { return p.facts }
 
 // carries says whether the plan's kind carries the spec field at path (dotted):
 // the rules of a field hold where a kind has it.
-func (p *Plan) carries(path string) bool { return api.Carries(p.JobKind, path) }
+func (p *Plan) carries(path string) bool { return api.Carries(p.facts, path) }
 
 // Warning is advice about a job that renders.
 type Warning struct {
@@ -202,9 +204,10 @@ type Warning struct {
 	Message string
 }
 
-// Resolve settles job (defaulted and validated) against the mlops.env file and
-// its decoded settings. Errors name the spec field or the mlops.env key.
-func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warning, field.ErrorList) {
+// Resolve settles job (defaulted and validated), of the kind whose facts are
+// kind, against the mlops.env file and its decoded settings. Errors name the
+// spec field or the mlops.env key.
+func Resolve(job *api.MLOpsJob, kind jobkind.Facts, file *env.File, set env.Settings) (*Plan, []Warning, field.ErrorList) {
 	s := &job.Spec
 	spec := field.NewPath("spec")
 	envKey := func(k string) *field.Path { return field.NewPath(file.Source).Key(k) }
@@ -218,9 +221,10 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 		Labels:             job.Metadata.Labels,
 		Annotations:        job.Metadata.Annotations,
 		JobKind:            s.JobKind,
+		facts:              kind,
 		ConfigMapName:      s.EnvFile.ConfigMapName,
 		ContainerName:      s.ContainerName,
-		ContainerNamed:     s.ContainerName != cmp.Or(jobkind.Of(s.JobKind).ContainerName, job.Metadata.Name),
+		ContainerNamed:     s.ContainerName != cmp.Or(kind.ContainerName, job.Metadata.Name),
 		Image:              x.str(spec.Child("image"), s.Image),
 		ImagePullPolicy:    s.ImagePullPolicy,
 		ImagePullSecrets:   s.ImagePullSecrets,
@@ -405,7 +409,7 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 		}
 	}
 
-	for _, k := range api.EnvKeysNotCarried(p.JobKind) {
+	for _, k := range api.EnvKeysNotCarried(p.facts) {
 		if _, set := file.Lookup(k); set {
 			warnings = append(warnings, Warning{Field: envKey(k), Message: fmt.Sprintf("jobKind %s does not use %s: the value only reaches the containers' environment", p.JobKind, k)})
 		}

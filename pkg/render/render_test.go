@@ -18,14 +18,16 @@ import (
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/env"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds/trainjob"
 )
 
 // resolve settles a spec (YAML-free: the fields given) against an mlops.env text.
 func resolve(t *testing.T, spec api.MLOpsJobSpec, envText string) (*Plan, []Warning) {
 	t.Helper()
 	job := &api.MLOpsJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "bert"}, Spec: spec}
-	job.Default()
-	if errs := job.Validate(); len(errs) > 0 {
+	job.Default(kinds.All)
+	if errs := job.Validate(kinds.All); len(errs) > 0 {
 		t.Fatalf("the spec does not validate: %v", errs)
 	}
 	file, err := env.Parse("mlops.env", []byte(envText))
@@ -36,7 +38,7 @@ func resolve(t *testing.T, spec api.MLOpsJobSpec, envText string) (*Plan, []Warn
 	if len(problems) > 0 {
 		t.Fatalf("mlops.env: %v", problems)
 	}
-	p, warnings, errs := Resolve(job, file, set)
+	p, warnings, errs := Resolve(job, kinds.All.Of(job.Spec.JobKind), file, set)
 	if len(errs) > 0 {
 		t.Fatalf("Resolve: %v", errs)
 	}
@@ -271,7 +273,7 @@ func TestTrainJob(t *testing.T) {
 		t.Errorf("runtimeRef %+v", job.Spec.RuntimeRef)
 	}
 	sec := job.Spec.RuntimePatches
-	if len(sec) != 1 || sec[0].Manager != jobkind.RuntimePatchManager {
+	if len(sec) != 1 || sec[0].Manager != trainjob.RuntimePatchManager {
 		t.Fatalf("runtime patches %+v", sec)
 	}
 	rj := sec[0].TrainingRuntimeSpec.Template.Spec.ReplicatedJobs
@@ -376,8 +378,8 @@ func TestPodActiveDeadline(t *testing.T) {
 // TestEnvKeysNotCarriedAreKnown: the keys warned about where a jobKind cannot
 // use them are mlops.env's, and warned about.
 func TestEnvKeysNotCarriedAreKnown(t *testing.T) {
-	for _, jobKind := range jobkind.Names() {
-		keys := api.EnvKeysNotCarried(jobkind.JobKind(jobKind))
+	for _, jobKind := range kinds.All.Names() {
+		keys := api.EnvKeysNotCarried(kinds.All.Of(jobkind.JobKind(jobKind)))
 		text := "WORKERS=2\n"
 		for _, k := range keys {
 			if !env.IsKnownKey(k) {
@@ -408,13 +410,13 @@ func TestEnvKeysNotCarriedAreKnown(t *testing.T) {
 func resolveBert(t *testing.T, spec api.MLOpsJobSpec, envText string) ([]Warning, field.ErrorList) {
 	t.Helper()
 	job := &api.MLOpsJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "bert"}, Spec: spec}
-	job.Default()
+	job.Default(kinds.All)
 	file, err := env.Parse("mlops.env", []byte(envText))
 	if err != nil {
 		t.Fatal(err)
 	}
 	set, _ := env.Decode(file)
-	_, warnings, errs := Resolve(job, file, set)
+	_, warnings, errs := Resolve(job, kinds.All.Of(job.Spec.JobKind), file, set)
 	return warnings, errs
 }
 

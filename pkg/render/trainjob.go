@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	trainjobkind "github.com/mlops-fn/mlops-fn/pkg/kinds/trainjob"
 )
 
 // trainJobRenderer: a TrainJob on a training runtime, which owns the pod
@@ -51,7 +52,7 @@ func (trainJobRenderer) object(p *Plan, template func(role, string) corev1.PodTe
 		}
 	}
 	if len(patches) > 0 {
-		job.Spec.RuntimePatches = []trainer.RuntimePatch{{Manager: jobkind.RuntimePatchManager,
+		job.Spec.RuntimePatches = []trainer.RuntimePatch{{Manager: trainjobkind.RuntimePatchManager,
 			TrainingRuntimeSpec: &trainer.TrainingRuntimeSpecPatch{Template: &trainer.JobSetTemplatePatch{
 				Spec: &trainer.JobSetSpecPatch{ReplicatedJobs: patches}}}}}
 	}

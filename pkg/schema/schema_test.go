@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/schema/internal/gen"
 )
 
@@ -63,7 +63,7 @@ func TestWithGivesMergeKeys(t *testing.T) {
 		key  string
 	}
 	want := map[yaml.TypeMeta][]list{}
-	for _, k := range jobkind.Kinds {
+	for _, k := range kinds.All {
 		tm := yaml.TypeMeta{APIVersion: k.APIVersion, Kind: k.Kind}
 		for _, s := range k.ReferencePodSpecs {
 			want[tm] = append(want[tm], list{append(strings.Split(s, "/"), "containers"), "name"})
@@ -129,7 +129,7 @@ func TestNameReferencesCoverKustomizesPodFields(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(text), &builtin); err != nil {
 		t.Fatal(err)
 	}
-	if err := yaml.Unmarshal(NameReferences(nil), &ours); err != nil {
+	if err := yaml.Unmarshal(NameReferences(nil, kinds.All...), &ours); err != nil {
 		t.Fatal(err)
 	}
 	have := map[string]bool{}
@@ -145,7 +145,7 @@ func TestNameReferencesCoverKustomizesPodFields(t *testing.T) {
 			if fs.Kind != "Pod" || !inPodSpec {
 				continue
 			}
-			for _, k := range jobkind.Kinds {
+			for _, k := range kinds.All {
 				for _, s := range k.ReferencePodSpecs {
 					checked++
 					if !have[ref.Kind+" "+k.Kind+" "+s+"/"+field] {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -22,13 +23,13 @@ func valid() *MLOpsJob {
 		Metadata:   ObjectMeta{Name: "resnet50"},
 		Spec:       MLOpsJobSpec{Image: "docker.io/library/python:3.12", Command: []string{"python", "train.py"}},
 	}
-	j.Default()
+	j.Default(kinds.All)
 	return j
 }
 
 func TestDefault(t *testing.T) {
 	j := &MLOpsJob{Metadata: ObjectMeta{Name: "bert"}}
-	j.Default()
+	j.Default(kinds.All)
 	on := true
 	// No launcherResources: the renderer defaults them where the target's launcher has none.
 	want := MLOpsJobSpec{
@@ -55,7 +56,7 @@ func TestDefault(t *testing.T) {
 		JobKind: jobkind.Pod, ContainerName: "main", MPI: MPI{Implementation: Intel, Args: []string{}},
 		Security: Security{Hardening: &off}, RunPolicy: RunPolicy{CleanPodPolicy: "All"},
 	}}
-	j.Default()
+	j.Default(kinds.All)
 	if j.Spec.JobKind != jobkind.Pod || j.Spec.ContainerName != "main" || *j.Spec.Security.Hardening || j.Spec.RunPolicy.CleanPodPolicy != "All" {
 		t.Errorf("a default replaced a user value: %+v", j.Spec)
 	}
@@ -67,14 +68,14 @@ func TestDefault(t *testing.T) {
 	// marks it Succeeded at the first worker's end, and Running would delete
 	// the others, rank 0 among them.
 	elastic := &MLOpsJob{Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{JobKind: jobkind.PyTorchJob}}
-	elastic.Default()
+	elastic.Default(kinds.All)
 	if elastic.Spec.RunPolicy.CleanPodPolicy != "None" {
 		t.Errorf("elastic cleanPodPolicy %q, want None", elastic.Spec.RunPolicy.CleanPodPolicy)
 	}
 
 	// Intel MPI and MPICH do not understand OpenMPI's flags: no default args for them.
 	intel := &MLOpsJob{Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{MPI: MPI{Implementation: MPICH}}}
-	intel.Default()
+	intel.Default(kinds.All)
 	if intel.Spec.MPI.Args != nil {
 		t.Errorf("MPICH got OpenMPI's args: %v", intel.Spec.MPI.Args)
 	}
@@ -113,7 +114,7 @@ func TestValidate(t *testing.T) {
 		{"multi-node without a program: the target's", func(j *MLOpsJob) { j.Spec.Command = nil }, nil},
 		{"single-node may use the image's entrypoint", func(j *MLOpsJob) {
 			j.Spec = MLOpsJobSpec{JobKind: jobkind.Pod, Image: j.Spec.Image}
-			j.Default()
+			j.Default(kinds.All)
 		}, nil},
 		{"counts out of range", func(j *MLOpsJob) {
 			j.Spec.Workers, j.Spec.GPUsPerWorker, j.Spec.SlotsPerWorker = i32(0), i32(65), i32(2000)
@@ -201,7 +202,7 @@ func TestValidate(t *testing.T) {
 			j := valid()
 			c.mutate(j)
 			var got []string
-			for _, e := range j.Validate() {
+			for _, e := range j.Validate(kinds.All) {
 				got = append(got, e.Error())
 			}
 			if diff := cmp.Diff(c.want, got); diff != "" {
@@ -237,9 +238,9 @@ func TestKindFields(t *testing.T) {
 				RunPolicy: RunPolicy{CleanPodPolicy: "All", TTLSecondsAfterFinished: i32(60), ActiveDeadlineSeconds: i64(600), BackoffLimit: i32(1),
 					SchedulingPolicy: &SchedulingPolicy{Queue: "q"}},
 			}}
-			j.Default()
+			j.Default(kinds.All)
 			var got []string
-			for _, e := range j.Validate() {
+			for _, e := range j.Validate(kinds.All) {
 				if e.Type != field.ErrorTypeForbidden {
 					t.Errorf("an error besides the refusals: %v", e)
 				}
@@ -254,17 +255,17 @@ func TestKindFields(t *testing.T) {
 	// Nothing of the jobKind's own defaults is refused.
 	for _, jobKind := range []jobkind.JobKind{jobkind.Pod, jobkind.MPIJob, jobkind.PyTorchJob, jobkind.TrainJob} {
 		j := &MLOpsJob{APIVersion: APIVersion, Kind: Kind, Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{JobKind: jobKind, Image: "x", Command: []string{"train"}}}
-		j.Default()
-		if errs := j.Validate(); len(errs) > 0 {
+		j.Default(kinds.All)
+		if errs := j.Validate(kinds.All); len(errs) > 0 {
 			t.Errorf("jobKind %s refuses its own defaults: %v", jobKind, errs)
 		}
 	}
 
 	j := &MLOpsJob{APIVersion: APIVersion, Kind: Kind, Metadata: ObjectMeta{Name: "bert"}, Spec: MLOpsJobSpec{
 		JobKind: jobkind.Pod, LauncherResources: &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: cpu}}}}
-	j.Default()
+	j.Default(kinds.All)
 	wantMsg := "spec.launcherResources: Forbidden: jobKind Pod cannot carry it (the resources of an MPIJob's launcher, which runs mpirun; a TrainJob's MPI runtime sizes its own launcher); accepted: no spec.launcherResources, or jobKind MPIJob"
-	if errs := j.Validate(); len(errs) != 1 || errs[0].Error() != wantMsg {
+	if errs := j.Validate(kinds.All); len(errs) != 1 || errs[0].Error() != wantMsg {
 		t.Errorf("got %v\nwant %s", errs, wantMsg)
 	}
 }
@@ -272,7 +273,7 @@ func TestKindFields(t *testing.T) {
 // TestKindsCarryTableFields: what a kind says it carries (jobkind.Facts.Carries)
 // is a field of the table; a misspelt path would carry nothing.
 func TestKindsCarryTableFields(t *testing.T) {
-	for _, k := range jobkind.Kinds {
+	for _, k := range kinds.All {
 		for _, path := range k.Carries {
 			if !slices.ContainsFunc(kindFields, func(f KindField) bool { return strings.Join(f.Path, ".") == path }) {
 				t.Errorf("%s carries %s, which is no row of kindFields", k.Kind, path)
@@ -289,7 +290,7 @@ func TestEnvKeysNotCarried(t *testing.T) {
 		jobkind.PyTorchJob: {"SLOTS_PER_WORKER"},
 		jobkind.TrainJob:   {"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"},
 	} {
-		if diff := cmp.Diff(want, EnvKeysNotCarried(jobKind)); diff != "" {
+		if diff := cmp.Diff(want, EnvKeysNotCarried(kinds.All.Of(jobKind))); diff != "" {
 			t.Errorf("jobKind %s (-want +got):\n%s", jobKind, diff)
 		}
 	}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package jobkind
+package mpijob
 
 import (
 	"fmt"
@@ -9,15 +9,17 @@ import (
 	mpivalidation "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/validation"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
-// mpiJob is the multi-node job: mpi-operator v0.8's MPIJob, a launcher
+// Facts: the multi-node job: mpi-operator v0.8's MPIJob, a launcher
 // running mpirun over ssh to the workers.
-var mpiJob = Facts{
-	Kind: string(MPIJob), APIVersion: kubeflow.SchemeGroupVersion.String(), PatchFile: "mpijob-patch.yaml",
-	PodSpecs: []PodSpec{
-		{Launcher, []string{"spec", "mpiReplicaSpecs", string(Launcher), "template", "spec"}},
-		{Worker, []string{"spec", "mpiReplicaSpecs", string(Worker), "template", "spec"}},
+var Facts = jobkind.Facts{
+	Kind: string(jobkind.MPIJob), APIVersion: kubeflow.SchemeGroupVersion.String(), PatchFile: "mpijob-patch.yaml",
+	PodSpecs: []jobkind.PodSpec{
+		{Role: jobkind.Launcher, Path: []string{"spec", "mpiReplicaSpecs", string(jobkind.Launcher), "template", "spec"}},
+		{Role: jobkind.Worker, Path: []string{"spec", "mpiReplicaSpecs", string(jobkind.Worker), "template", "spec"}},
 	},
 	ReferencePodSpecs: []string{"spec/mpiReplicaSpecs/Launcher/template/spec", "spec/mpiReplicaSpecs/Worker/template/spec"},
 	Operator:          "the mpi-operator",
@@ -32,17 +34,17 @@ var mpiJob = Facts{
 	PodsLabel:      kubeflow.JobNameLabel,
 	// mpirun prints every rank's output.
 	ProgramPods: []string{kubeflow.JobRoleLabel + "=launcher"},
-	PodNames: func(s Shape) []string {
+	PodNames: func(s jobkind.Shape) []string {
 		return []string{s.Name + "-launcher", fmt.Sprintf("%s-worker-%d", s.Name, max(s.Workers-1, 0))}
 	},
-	PodCount:       func(obj map[string]any) int { return replicas(obj, "spec", "mpiReplicaSpecs") },
-	Pods:           func(obj map[string]any) []Pods { return replicaPods(obj, "spec", "mpiReplicaSpecs") },
+	PodCount:       func(obj map[string]any) int { return jobkind.Replicas(obj, "spec", "mpiReplicaSpecs") },
+	Pods:           func(obj map[string]any) []jobkind.Pods { return jobkind.ReplicaPods(obj, "spec", "mpiReplicaSpecs") },
 	SuspendPath:    []string{"spec", "runPolicy", "suspend"},
 	KueueFramework: "kubeflow.org/mpijob",
-	Demo: Demo{
+	Demo: jobkind.Demo{
 		Image: "mpioperator/mpi-pi:openmpi", About: "the mpi-operator's own example", Command: []string{"/home/mpiuser/pi"},
 		CommandNote: "mlops-fn runs it under mpirun -np WORKERS x slots",
-		Shape:       "WORKERS=2\n" + demoResources,
+		Shape:       "WORKERS=2\n" + jobkind.DemoResources,
 	},
 	New:      func() any { return &kubeflow.MPIJob{} },
 	Validate: func(obj any) field.ErrorList { return validateMPIJob(obj.(*kubeflow.MPIJob)) },

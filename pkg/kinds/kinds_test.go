@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package jobkind
+package kinds
 
 import (
 	"os"
@@ -23,7 +23,7 @@ func TestInstallPinsTheE2EVersions(t *testing.T) {
 		}
 	}
 	pinned := map[string]string{"MPIJob": "MPI_OPERATOR_VERSION", "PyTorchJob": "TRAINING_OPERATOR_VERSION", "TrainJob": "TRAINER_VERSION"}
-	for _, k := range Kinds {
+	for _, k := range All {
 		if k.BuiltIn() {
 			if len(k.Install) != 0 {
 				t.Errorf("%s is Kubernetes' own, yet installs %v", k.Kind, k.Install)
