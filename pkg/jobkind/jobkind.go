@@ -125,6 +125,10 @@ type Facts struct {
 	// Starter is the program that starts the user's command, which a job of
 	// the kind therefore needs ("": the container runs it, or its image's own).
 	Starter string
+	// IDsOnContainers: the user and group ids go on each container as well
+	// as on the pod: a TrainJob's runtime container may set its own uid
+	// (deepspeed-distributed: 1000), which a runtime patch cannot delete.
+	IDsOnContainers bool
 	// FirstContainer says why the training container goes first in its pods
 	// ("": kubectl logs and exec default to the first container).
 	FirstContainer string

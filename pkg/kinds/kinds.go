@@ -14,7 +14,28 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/kinds/pod"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds/pytorchjob"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds/trainjob"
+	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
-// All are the kinds, in the order of the kinds in messages.
-var All = jobkind.Table{pod.Facts, mpijob.Facts, pytorchjob.Facts, trainjob.Facts}
+// list is every kind, in the order of the kinds in messages.
+var list = []render.Kind{pod.Kind{}, mpijob.Kind{}, pytorchjob.Kind{}, trainjob.Kind{}}
+
+// All are the kinds' facts, in that order.
+var All = func() jobkind.Table {
+	var t jobkind.Table
+	for _, k := range list {
+		t = append(t, k.Facts())
+	}
+	return t
+}()
+
+// Of is a job kind, nil for one mlops-fn does not render (the spec's
+// validation refuses it first).
+func Of(jobKind jobkind.JobKind) render.Kind {
+	for _, k := range list {
+		if k.Facts().JobKind() == jobKind {
+			return k
+		}
+	}
+	return nil
+}

@@ -128,7 +128,7 @@ func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, f
 	if results.ExitCode() != 0 {
 		return nil, results
 	}
-	plan, warnings, errs := render.Resolve(job, kinds.All.Of(job.Spec.JobKind), file, settings)
+	plan, warnings, errs := render.Resolve(job, kinds.Of(job.Spec.JobKind), file, settings)
 	results = append(results, p.fieldResults(errs, file.Source)...)
 	results = append(results, p.warningResults(warnings, file.Source)...)
 	if results.ExitCode() != 0 {

@@ -13,9 +13,9 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
-// Facts: the multi-node job: mpi-operator v0.8's MPIJob, a launcher
+// facts: the multi-node job: mpi-operator v0.8's MPIJob, a launcher
 // running mpirun over ssh to the workers.
-var Facts = jobkind.Facts{
+var facts = jobkind.Facts{
 	Kind: string(jobkind.MPIJob), APIVersion: kubeflow.SchemeGroupVersion.String(), PatchFile: "mpijob-patch.yaml",
 	PodSpecs: []jobkind.PodSpec{
 		{Role: jobkind.Launcher, Path: []string{"spec", "mpiReplicaSpecs", string(jobkind.Launcher), "template", "spec"}},

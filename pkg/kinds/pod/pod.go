@@ -9,8 +9,8 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
-// Facts: the single-node job: a Pod, the job itself, with no operator.
-var Facts = jobkind.Facts{
+// facts: the single-node job: a Pod, the job itself, with no operator.
+var facts = jobkind.Facts{
 	Kind: string(jobkind.Pod), APIVersion: "v1", PatchFile: "pod-patch.yaml",
 	PodSpecs:      []jobkind.PodSpec{{Role: jobkind.Single, Path: []string{"spec"}}},
 	RestartPolicy: corev1.RestartPolicyNever,

@@ -17,9 +17,9 @@ import (
 // RuntimePatchManager owns the runtime patch mlops-fn writes into a TrainJob.
 const RuntimePatchManager = "mlops-fn.dev/mlops-fn"
 
-// Facts: Kubeflow Trainer v2's TrainJob on a training runtime, which
+// facts: Kubeflow Trainer v2's TrainJob on a training runtime, which
 // owns the pod templates; mlops-fn's go in a runtime patch of its own.
-var Facts = jobkind.Facts{
+var facts = jobkind.Facts{
 	Kind: string(jobkind.TrainJob), APIVersion: trainer.GroupVersion.String(), PatchFile: "trainjob-patch.yaml",
 	PodSpecs: []jobkind.PodSpec{
 		{Role: jobkind.TrainerLauncher, Path: trainJobPodSpec(jobkind.TrainerLauncher)},
@@ -45,7 +45,8 @@ var Facts = jobkind.Facts{
 	Starter: "the runtime's launcher (torchrun)",
 	Carries: []string{"workers", "slotsPerWorker", "trainer"},
 	// Trainer sets the image, command, env and resources in this container.
-	ContainerName: string(jobkind.TrainerNode),
+	ContainerName:   string(jobkind.TrainerNode),
+	IDsOnContainers: true,
 	ContainerNameWhy: "Kubeflow Trainer sets a TrainJob's image, command, env and resources in the runtime's container named " + string(jobkind.TrainerNode) +
 		", and admits a runtime patch naming another container that then keeps the JobSet from starting",
 	PodsLabel: jobset.JobSetNameKey, // Trainer names the JobSet like the TrainJob
