@@ -203,3 +203,30 @@ func Containers(k jobkind.Facts, n *yaml.RNode) []*yaml.RNode {
 	}
 	return all
 }
+
+// Narrower is a kind that checks a target for what it needs, after the
+// checks every kind shares, and completes the plan narrowed to it; config
+// names the job spec in messages.
+type Narrower interface {
+	Narrow(target *yaml.RNode, q *render.Plan, config string) error
+}
+
+// AfterPatcher is a kind that edits its job once the patch is applied.
+type AfterPatcher interface {
+	AfterPatch(job *yaml.RNode, q *render.Plan) error
+}
+
+// JSONPatcher is a kind whose AfterPatch edit hydrate writes as a JSON patch
+// applied after the strategic merge: its file and operations (nil: none).
+type JSONPatcher interface {
+	JSONPatch(q *render.Plan) (file string, ops []any)
+}
+
+// Scalar is the scalar at path in n, "" when there is none.
+func Scalar(n *yaml.RNode, path ...string) string {
+	v, err := n.Pipe(yaml.Lookup(path...))
+	if err != nil || v == nil || v.YNode().Kind != yaml.ScalarNode {
+		return ""
+	}
+	return v.YNode().Value
+}

@@ -92,7 +92,7 @@ func envShadowsKeys(target *yaml.RNode, q *render.Plan) error {
 				if !slices.Contains(q.EnvKeys, name) || ownEnvEntry(e, name, q) {
 					continue
 				}
-				value := valueAt(e, "value")
+				value := jobnode.Scalar(e, "value")
 				if value == "" && e.Field("valueFrom") != nil {
 					value = "a value from elsewhere (valueFrom)"
 				} else {
@@ -174,7 +174,7 @@ func baseGPUs(target *yaml.RNode, q *render.Plan) error {
 	kind := kindOf(target)
 	cloned := false
 	for _, s := range kind.PodSpecs {
-		if s.Role == jobkind.Launcher && !q.MPI.RunLauncherAsWorker {
+		if q.Apart(s.Role) {
 			continue // the launcher gets the launcher's limits
 		}
 		name := q.Containers[s.Role]

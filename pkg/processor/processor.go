@@ -280,8 +280,10 @@ func (p Processor) applyPatch(q *render.Plan, target *yaml.RNode, id string) (*y
 		first = strings.TrimSuffix(first, ": node contents:")
 		return nil, fmt.Errorf("%s: applying %s: %s; accepted: a target whose fields have the types of %s", id, patch.File, first, jobkind.WithArticle(target.GetKind()))
 	}
-	if err := stepsOf(q.JobKind).afterPatch(out, q); err != nil {
-		return nil, fmt.Errorf("%s: %w", id, err)
+	if a, ok := stepsOf(q.Kind()).(jobnode.AfterPatcher); ok {
+		if err := a.AfterPatch(out, q); err != nil {
+			return nil, fmt.Errorf("%s: %w", id, err)
+		}
 	}
 	if err := requestsAboveLimits(out); err != nil {
 		return nil, fmt.Errorf("%s: %w", id, err)

@@ -3,38 +3,16 @@
 package processor
 
 import (
-	"sigs.k8s.io/kustomize/kyaml/yaml"
-
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
-// kindSteps are the processor's steps that differ by kind, each kind's in the
-// file named after it (mpijob.go, pytorchjob.go, trainjob.go); a Pod has
-// none of its own.
-type kindSteps interface {
-	// narrow checks a target for what the kind needs, after the checks every
-	// kind shares, and completes the plan narrowed to it.
-	narrow(p Processor, target *yaml.RNode, q *render.Plan) error
-	// afterPatch edits the job once the patch is applied.
-	afterPatch(job *yaml.RNode, q *render.Plan) error
-}
-
-var steps = map[jobkind.JobKind]kindSteps{
-	jobkind.MPIJob:     mpiJobSteps{},
-	jobkind.PyTorchJob: pyTorchJobSteps{},
-	jobkind.TrainJob:   trainJobSteps{},
-}
-
-// stepsOf are jobKind's steps.
-func stepsOf(jobKind jobkind.JobKind) kindSteps {
-	if s, ok := steps[jobKind]; ok {
-		return s
+// stepsOf is what answers the processor's hooks (jobnode.Narrower,
+// jobnode.AfterPatcher) for a kind: the kind itself, but for a TrainJob
+// the processor's trainJobSteps until they move into pkg/kinds/trainjob.
+func stepsOf(k render.Kind) any {
+	if k.Facts().JobKind() == jobkind.TrainJob {
+		return trainJobSteps{}
 	}
-	return noSteps{}
+	return k
 }
-
-type noSteps struct{}
-
-func (noSteps) narrow(Processor, *yaml.RNode, *render.Plan) error { return nil }
-func (noSteps) afterPatch(*yaml.RNode, *render.Plan) error        { return nil }

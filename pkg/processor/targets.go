@@ -136,10 +136,6 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 	if err := baseGPUs(target, &q); err != nil {
 		return nil, fmt.Errorf("%s: %w", id, err)
 	}
-	if q.LauncherLimitsDefault && ownResources(target, q.ContainerOf(jobkind.Launcher)) {
-		// What the user wrote and no setting names stays.
-		q.LauncherLimits, q.LauncherRequests = nil, nil
-	}
 	if plan.Namespace != "" && q.Namespace != plan.Namespace {
 		in := fmt.Sprintf("namespace %q", q.Namespace)
 		if q.Namespace == "" {
@@ -153,8 +149,10 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 	if c := privilegedContainer(target); c != "" && q.Hardening {
 		return nil, fmt.Errorf("%s: container %s is privileged (or adds capabilities), and the API server refuses such a container with the allowPrivilegeEscalation: false mlops-fn's hardening sets on every container; accepted: no privileged container in the job, or spec.security.hardening: false (the job then needs Pod Security level privileged)", id, c)
 	}
-	if err := stepsOf(q.JobKind).narrow(p, target, &q); err != nil {
-		return nil, fmt.Errorf("%s: %w", id, err)
+	if n, ok := stepsOf(q.Kind()).(jobnode.Narrower); ok {
+		if err := n.Narrow(target, &q, p.configName()); err != nil {
+			return nil, fmt.Errorf("%s: %w", id, err)
+		}
 	}
 	return &q, nil
 }
@@ -256,41 +254,6 @@ func ownEnvFrom(target *yaml.RNode, q *render.Plan) (map[jobkind.Role]map[string
 	return out, nil
 }
 
-// targetNonRoot says where the target asks for a non-root user, in a pod's or
-// a container's securityContext (a runAsUser other than 0, or runAsNonRoot),
-// and the uid if one is given; "" when it does not.
-func targetNonRoot(target *yaml.RNode) (where, uid string) {
-	for _, spec := range jobnode.PodSpecs(kindOf(target), target) {
-		contexts := []*yaml.RNode{spec}
-		if list, _ := spec.Pipe(yaml.Lookup("containers")); list != nil {
-			elems, _ := list.Elements()
-			contexts = append(contexts, elems...)
-		}
-		for _, n := range contexts {
-			sc := n.Field("securityContext")
-			if sc == nil || sc.Value.YNode().Kind != yaml.MappingNode {
-				continue
-			}
-			if v := sc.Value.Field("runAsUser"); v != nil && v.Value.YNode().Kind == yaml.ScalarNode && v.Value.YNode().Value != "0" {
-				return "the pods run as runAsUser " + v.Value.YNode().Value, v.Value.YNode().Value
-			}
-			if v := sc.Value.Field("runAsNonRoot"); v != nil && v.Value.YNode().Value == "true" {
-				return "the pods ask for runAsNonRoot", ""
-			}
-		}
-	}
-	return "", ""
-}
-
-// valueAt is the scalar at path in n, "" when there is none.
-func valueAt(n *yaml.RNode, path ...string) string {
-	v, err := n.Pipe(yaml.Lookup(path...))
-	if err != nil || v == nil || v.YNode().Kind != yaml.ScalarNode {
-		return ""
-	}
-	return v.YNode().Value
-}
-
 // lookupList is the length of the list at path in n, 0 when there is none.
 func lookupList(n *yaml.RNode, path ...string) int {
 	v, err := n.Pipe(yaml.Lookup(path...))
@@ -305,7 +268,7 @@ func lookupList(n *yaml.RNode, path ...string) int {
 func privilegedContainer(target *yaml.RNode) string {
 	for _, c := range jobnode.Containers(kindOf(target), target) {
 		{
-			if valueAt(c, "securityContext", "privileged") == "true" || lookupList(c, "securityContext", "capabilities", "add") > 0 {
+			if jobnode.Scalar(c, "securityContext", "privileged") == "true" || lookupList(c, "securityContext", "capabilities", "add") > 0 {
 				name, _ := c.GetString("name")
 				return name
 			}

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds/trainjob"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
@@ -19,13 +20,16 @@ import (
 // runtime patches of other managers.
 type trainJobSteps struct{}
 
-var _ kindSteps = trainJobSteps{}
+var (
+	_ jobnode.Narrower     = trainJobSteps{}
+	_ jobnode.AfterPatcher = trainJobSteps{}
+)
 
-func (trainJobSteps) narrow(p Processor, target *yaml.RNode, q *render.Plan) error {
-	if q.Trainer.Runtime == "" && valueAt(target, "spec", "runtimeRef", "name") == "" {
+func (trainJobSteps) Narrow(target *yaml.RNode, q *render.Plan, config string) error {
+	if q.Trainer.Runtime == "" && jobnode.Scalar(target, "spec", "runtimeRef", "name") == "" {
 		// A default here would be written into a hydrated overlay and win over
 		// a runtimeRef the base gains later, unnoticed by the guard.
-		return fmt.Errorf("names no training runtime (spec.runtimeRef), and neither does the job spec; accepted: spec.trainer.runtime in %s (e.g. %s), or runtimeRef in the TrainJob", p.configName(), api.DefaultTrainerRuntime)
+		return fmt.Errorf("names no training runtime (spec.runtimeRef), and neither does the job spec; accepted: spec.trainer.runtime in %s (e.g. %s), or runtimeRef in the TrainJob", config, api.DefaultTrainerRuntime)
 	}
 	if err := trainerEnvKept(target, q); err != nil {
 		return err
@@ -33,7 +37,7 @@ func (trainJobSteps) narrow(p Processor, target *yaml.RNode, q *render.Plan) err
 	return laterRuntimePatches(target, q)
 }
 
-func (trainJobSteps) afterPatch(job *yaml.RNode, q *render.Plan) error {
+func (trainJobSteps) AfterPatch(job *yaml.RNode, q *render.Plan) error {
 	dropStaleTrainerEnv(job, q)
 	return nil
 }
@@ -91,7 +95,7 @@ func laterRuntimePatches(target *yaml.RNode, q *render.Plan) error {
 				}
 			}
 			for _, f := range slices.Sorted(maps.Keys(ids)) {
-				if ids[f] && valueAt(spec, "securityContext", f) != "" {
+				if ids[f] && jobnode.Scalar(spec, "securityContext", f) != "" {
 					clash = append(clash, "securityContext."+f)
 				}
 			}
@@ -121,5 +125,5 @@ func dropStaleTrainerEnv(job *yaml.RNode, q *render.Plan) {
 
 // ownEnvEntry: e is what mlops-fn writes for key name, its value taken from the env ConfigMap.
 func ownEnvEntry(e *yaml.RNode, name string, q *render.Plan) bool {
-	return q.NamesEnv(valueAt(e, "valueFrom", "configMapKeyRef", "name")) && valueAt(e, "valueFrom", "configMapKeyRef", "key") == name && valueAt(e, "value") == ""
+	return q.NamesEnv(jobnode.Scalar(e, "valueFrom", "configMapKeyRef", "name")) && jobnode.Scalar(e, "valueFrom", "configMapKeyRef", "key") == name && jobnode.Scalar(e, "value") == ""
 }

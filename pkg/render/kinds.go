@@ -54,8 +54,8 @@ type Job interface {
 	runtime.Object
 }
 
-// apart says whether the pods of role run beside the training.
-func (p *Plan) apart(role jobkind.Role) bool {
+// Apart says whether the pods of role run beside the training.
+func (p *Plan) Apart(role jobkind.Role) bool {
 	a, ok := p.kind.(Apart)
 	return ok && a.Apart(p, role)
 }

@@ -187,7 +187,7 @@ func (p *Plan) fillWorkload(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Cont
 		spec.HostNetwork, spec.DNSPolicy = true, corev1.DNSClusterFirstWithHostNet
 	}
 	spec.ImagePullSecrets = p.ImagePullSecrets
-	if !p.apart(r) {
+	if !p.Apart(r) {
 		spec.NodeSelector = p.NodeSelector
 		spec.Tolerations = p.Tolerations
 	}
@@ -248,7 +248,7 @@ func (p *Plan) fillSecurity(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Cont
 	if p.Facts().IDsOnContainers {
 		csc.RunAsUser, csc.RunAsGroup, csc.RunAsNonRoot = p.RunAsUser, p.RunAsGroup, psc.RunAsNonRoot
 	}
-	if p.RDMAResource != "" && c.Name == p.ContainerOf(r) && !p.apart(r) {
+	if p.RDMAResource != "" && c.Name == p.ContainerOf(r) && !p.Apart(r) {
 		// RDMA pins memory; the training container alone holds the devices.
 		if csc.Capabilities == nil {
 			csc.Capabilities = &corev1.Capabilities{}

@@ -192,6 +192,9 @@ func (p *Plan) gangMinimum(path *field.Path, errs field.ErrorList) field.ErrorLi
 	return errs
 }
 
+// Kind is the job kind the plan renders.
+func (p *Plan) Kind() Kind { return p.kind }
+
 // Facts is the row of the job kinds table the plan renders.
 func (p *Plan) Facts() jobkind.Facts { return p.kind.Facts() }
 
