@@ -21,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	psa "k8s.io/pod-security-admission/api"
 	"k8s.io/pod-security-admission/policy"
+	jobset "sigs.k8s.io/jobset/api/jobset/v1alpha2"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -77,8 +78,8 @@ func decoded(job *yaml.RNode) any {
 
 // podsOf are every pod spec of job, of kind, in its upstream Go type (an
 // operator's replica types mlops-fn does not fill among them). A TrainJob's
-// runtime patches of one replicated job are merged into one pod spec, in
-// order, with what they set: the runtime decides the rest.
+// runtime patches are merged in order as Trainer merges them, into one pod
+// spec per replicated job with what they set: the runtime decides the rest.
 func podsOf(kind string, obj any) []podAt {
 	k, ok := kinds.All.ForKind(kind)
 	if !ok {
@@ -107,15 +108,15 @@ func podsOf(kind string, obj any) []podAt {
 	case *trainer.TrainJob:
 		byJob := map[string]int{}
 		var patches [][]string // each pod's patches' indexes
+		var spec jobset.JobSetSpec
 		for i, patch := range o.Spec.RuntimePatches {
-			if patch.TrainingRuntimeSpec == nil || patch.TrainingRuntimeSpec.Template == nil || patch.TrainingRuntimeSpec.Template.Spec == nil {
+			if !mergeRuntimePatch(&spec, patch) {
 				continue
 			}
 			for _, rj := range patch.TrainingRuntimeSpec.Template.Spec.ReplicatedJobs {
 				if rj.Template == nil || rj.Template.Spec == nil || rj.Template.Spec.Template == nil {
 					continue
 				}
-				t := rj.Template.Spec.Template
 				n, seen := byJob[rj.Name]
 				if !seen {
 					n, byJob[rj.Name] = len(pods), len(pods)
@@ -123,48 +124,18 @@ func podsOf(kind string, obj any) []podAt {
 					patches = append(patches, nil)
 				}
 				patches[n] = append(patches[n], strconv.Itoa(i))
-				pod := &pods[n]
-				pod.Path = fmt.Sprintf("spec.runtimePatches[%s].trainingRuntimeSpec.template.spec.replicatedJobs[name=%s].template.spec.template.spec", strings.Join(patches[n], ","), rj.Name)
-				pod.filled = pod.filled || patch.Manager == trainjob.RuntimePatchManager
-				if t.Metadata != nil {
-					pod.Meta.Annotations = merged(pod.Meta.Annotations, t.Metadata.Annotations)
-				}
-				if s := t.Spec; s != nil {
-					pod.Spec.Volumes = append(pod.Spec.Volumes, s.Volumes...)
-					pod.Spec.SecurityContext = merged(pod.Spec.SecurityContext, s.SecurityContext)
-					for _, c := range s.InitContainers {
-						pod.Spec.InitContainers = mergeContainer(pod.Spec.InitContainers, c)
-					}
-					for _, c := range s.Containers {
-						pod.Spec.Containers = mergeContainer(pod.Spec.Containers, c)
-					}
-				}
+				pods[n].Path = fmt.Sprintf("spec.runtimePatches[%s].trainingRuntimeSpec.template.spec.replicatedJobs[name=%s].template.spec.template.spec", strings.Join(patches[n], ","), rj.Name)
+				pods[n].filled = pods[n].filled || patch.Manager == trainjob.RuntimePatchManager
+			}
+		}
+		for _, rj := range spec.ReplicatedJobs {
+			if n, ok := byJob[rj.Name]; ok {
+				t := rj.Template.Spec.Template
+				pods[n].Meta, pods[n].Spec = t.ObjectMeta, t.Spec
 			}
 		}
 	}
 	return pods
-}
-
-// merged is what a later patch's value set on top of an earlier one leaves:
-// its fields over the earlier's (JSON's merge of objects), in a copy.
-func merged[T any](earlier, later T) T {
-	var out T
-	for _, v := range []T{earlier, later} {
-		if b, err := json.Marshal(v); err == nil && string(b) != "null" {
-			_ = json.Unmarshal(b, &out) // what json.Marshal wrote
-		}
-	}
-	return out
-}
-
-// mergeContainer merges a runtime patch's container into those of the patches before, by name.
-func mergeContainer(cs []corev1.Container, c trainer.ContainerPatch) []corev1.Container {
-	i := slices.IndexFunc(cs, func(o corev1.Container) bool { return o.Name == c.Name })
-	if i < 0 {
-		return append(cs, corev1.Container{Name: c.Name, SecurityContext: c.SecurityContext})
-	}
-	cs[i].SecurityContext = merged(cs[i].SecurityContext, c.SecurityContext)
-	return cs
 }
 
 // evaluator is the API server's own Pod Security evaluator, its default checks.

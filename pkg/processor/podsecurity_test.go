@@ -141,3 +141,21 @@ spec:
 		t.Error("a notice for a pod restricted admits")
 	}
 }
+
+// TestPodsMergeRuntimePatchesAsTrainer: a later runtime patch's volume of the
+// same name merges into the earlier one, its tolerations replace the
+// earlier ones, as in Trainer's strategic merge (not appended).
+func TestPodsMergeRuntimePatchesAsTrainer(t *testing.T) {
+	t.Parallel()
+	job := strings.Replace(strings.Replace(hardenedTrainJob, "securityContext: {runAsNonRoot: true,",
+		"volumes: [{name: data, nfs: {server: a, path: /}}], tolerations: [{key: a, operator: Exists}], securityContext: {runAsNonRoot: true,", 1),
+		"PATCH", "{volumes: [{name: data, nfs: {server: b, path: /}}], tolerations: [{key: b, operator: Exists}]}", 1)
+	pods := Pods(yaml.MustParse(job))
+	if len(pods) != 1 {
+		t.Fatalf("%d pods, want 1", len(pods))
+	}
+	s := pods[0].Spec
+	if len(s.Volumes) != 1 || s.Volumes[0].NFS.Server != "b" || len(s.Tolerations) != 1 || s.Tolerations[0].Key != "b" || s.SecurityContext.SeccompProfile == nil {
+		t.Errorf("merged pod spec: volumes %+v, tolerations %+v, securityContext %+v", s.Volumes, s.Tolerations, s.SecurityContext)
+	}
+}

@@ -3,11 +3,16 @@
 package processor
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
+	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	jobset "sigs.k8s.io/jobset/api/jobset/v1alpha2"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
@@ -64,47 +69,93 @@ func trainerEnvKept(target *yaml.RNode, q *render.Plan) error {
 	return nil
 }
 
-// laterRuntimePatches refuses another manager's runtime patch that sets a
-// pod field mlops-fn sets for the same replicated job: Trainer applies the
-// patches in list order, mlops-fn's first, so theirs would silently win.
+// laterRuntimePatches refuses another manager's runtime patch that changes
+// a pod field mlops-fn sets for a replicated job: Trainer merges the patches
+// in list order, mlops-fn's first (or where the target has it), so one after
+// it would silently win. A field is changed when merging mlops-fn's patch
+// again over Trainer's result so far would change it back.
 func laterRuntimePatches(target *yaml.RNode, q *render.Plan) error {
-	patches, err := target.Pipe(yaml.Lookup("spec", "runtimePatches"))
-	if err != nil || patches == nil {
+	job, _ := decoded(target).(*trainer.TrainJob)
+	if job == nil || !slices.ContainsFunc(job.Spec.RuntimePatches, func(p trainer.RuntimePatch) bool { return p.Manager != trainjob.RuntimePatchManager }) {
 		return nil
 	}
-	ours := map[string]bool{
-		"serviceAccountName": q.ServiceAccountName != "", "nodeSelector": len(q.NodeSelector) > 0,
-		"tolerations": len(q.Tolerations) > 0, "imagePullSecrets": len(q.ImagePullSecrets) > 0,
+	ours, _ := q.Patch().Object.(*trainer.TrainJob)
+	if ours == nil || len(ours.Spec.RuntimePatches) == 0 {
+		return nil
 	}
-	ids := map[string]bool{"runAsUser": q.RunAsUser != nil, "runAsGroup": q.RunAsGroup != nil, "fsGroup": q.FSGroup != nil, "runAsNonRoot": true}
-	elems, _ := patches.Elements()
-	for i, patch := range elems {
-		manager, _ := patch.GetString("manager")
-		if manager == trainjob.RuntimePatchManager {
+	own := ours.Spec.RuntimePatches[0]
+	patches := slices.Clone(job.Spec.RuntimePatches)
+	if i := slices.IndexFunc(patches, func(p trainer.RuntimePatch) bool { return p.Manager == trainjob.RuntimePatchManager }); i >= 0 {
+		patches[i] = own
+	} else {
+		patches = append([]trainer.RuntimePatch{own}, patches...)
+	}
+	var spec jobset.JobSetSpec
+	after, offset := false, len(patches)-len(job.Spec.RuntimePatches)
+	for i, patch := range patches {
+		merged := mergeRuntimePatch(&spec, patch)
+		if patch.Manager == trainjob.RuntimePatchManager {
+			after = true
 			continue
 		}
-		for _, job := range q.Trainer.ReplicatedJobs {
-			spec, _ := patch.Pipe(yaml.Lookup("trainingRuntimeSpec", "template", "spec", "replicatedJobs", "[name="+job+"]", "template", "spec", "template", "spec"))
-			if spec == nil {
-				continue
-			}
-			var clash []string
-			for _, f := range slices.Sorted(maps.Keys(ours)) {
-				if ours[f] && spec.Field(f) != nil {
-					clash = append(clash, f)
-				}
-			}
-			for _, f := range slices.Sorted(maps.Keys(ids)) {
-				if ids[f] && jobnode.Scalar(spec, "securityContext", f) != "" {
-					clash = append(clash, "securityContext."+f)
-				}
-			}
-			if len(clash) > 0 {
-				return fmt.Errorf("spec.runtimePatches[%d] (manager %s) sets %s of replicated job %s, which mlops-fn sets from the job spec and mlops.env; Trainer applies the patches in order and that one, after mlops-fn's, would win; accepted: the setting in one place only (that patch, or the job spec and mlops.env)", i, manager, strings.Join(clash, ", "), job)
+		if !merged || !after {
+			continue
+		}
+		again := *spec.DeepCopy()
+		mergeRuntimePatch(&again, own)
+		for _, name := range q.Trainer.ReplicatedJobs {
+			if clash := changed("", podSpecOf(spec, name), podSpecOf(again, name)); len(clash) > 0 {
+				return fmt.Errorf("spec.runtimePatches[%d] (manager %s) sets %s of replicated job %s, which mlops-fn sets from the job spec and mlops.env; Trainer applies the patches in order and that one, after mlops-fn's, would win; accepted: the setting in one place only (that patch, or the job spec and mlops.env)", i-offset, patch.Manager, strings.Join(clash, ", "), name)
 			}
 		}
 	}
 	return nil
+}
+
+// podSpecOf is replicated job name's pod spec in spec, as JSON's values.
+func podSpecOf(spec jobset.JobSetSpec, name string) any {
+	for _, rj := range spec.ReplicatedJobs {
+		if rj.Name == name {
+			var out any
+			if b, err := json.Marshal(rj.Template.Spec.Template.Spec); err == nil && json.Unmarshal(b, &out) == nil {
+				return out
+			}
+		}
+	}
+	return nil
+}
+
+// changed are the paths below at where got and want differ, sorted: an
+// object's keys, a list's items by name where they have one. want is got
+// with a patch merged over it, so it has every key got has.
+func changed(at string, got, want any) []string {
+	var out []string
+	switch w := want.(type) {
+	case map[string]any:
+		g, _ := got.(map[string]any)
+		for _, k := range slices.Sorted(maps.Keys(w)) {
+			out = append(out, changed(strings.TrimPrefix(at+"."+k, "."), g[k], w[k])...)
+		}
+		return out
+	case []any:
+		if g, _ := got.([]any); len(g) == len(w) && slices.IndexFunc(w, unnamed) < 0 && slices.IndexFunc(g, unnamed) < 0 {
+			for i := range w {
+				out = append(out, changed(fmt.Sprintf("%s[name=%s]", at, w[i].(map[string]any)["name"]), g[i], w[i])...)
+			}
+			return out
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		out = append(out, at)
+	}
+	return out
+}
+
+// unnamed: v is not an object with a name, as a list item merged by name is.
+func unnamed(v any) bool {
+	m, _ := v.(map[string]any)
+	_, ok := m["name"].(string)
+	return !ok
 }
 
 // dropStaleTrainerEnv removes the trainer env entries an earlier run wrote
@@ -126,4 +177,33 @@ func dropStaleTrainerEnv(job *yaml.RNode, q *render.Plan) {
 // ownEnvEntry: e is what mlops-fn writes for key name, its value taken from the env ConfigMap.
 func ownEnvEntry(e *yaml.RNode, name string, q *render.Plan) bool {
 	return q.NamesEnv(jobnode.Scalar(e, "valueFrom", "configMapKeyRef", "name")) && jobnode.Scalar(e, "valueFrom", "configMapKeyRef", "key") == name && jobnode.Scalar(e, "value") == ""
+}
+
+// mergeRuntimePatch merges patch into spec as Kubeflow Trainer v2.3.0 does
+// (TrainingRuntime.mergeRuntimePatches in pkg/runtime/core, unexported
+// there): a strategic merge of its JSON over jobset's JobSetSpec. False for
+// a patch of no JobSet spec, which Trainer skips, or one that does not
+// merge, which Trainer refuses (strict decoding has caught it before).
+func mergeRuntimePatch(spec *jobset.JobSetSpec, patch trainer.RuntimePatch) bool {
+	if patch.TrainingRuntimeSpec == nil || patch.TrainingRuntimeSpec.Template == nil || patch.TrainingRuntimeSpec.Template.Spec == nil {
+		return false
+	}
+	source, err := json.Marshal(spec)
+	if err != nil {
+		return false
+	}
+	b, err := json.Marshal(patch.TrainingRuntimeSpec.Template.Spec)
+	if err != nil {
+		return false
+	}
+	merged, err := strategicpatch.StrategicMergePatch(source, b, jobset.JobSetSpec{})
+	if err != nil {
+		return false
+	}
+	var out jobset.JobSetSpec
+	if json.Unmarshal(merged, &out) != nil {
+		return false
+	}
+	*spec = out
+	return true
 }

@@ -77,15 +77,27 @@ var facts = jobkind.Facts{
 	Validate: func(obj any) field.ErrorList { return pyTorchJobWebhook(obj.(*kubeflowv1.PyTorchJob)) },
 }
 
-// pyTorchJobWebhook is the admission check of the training-operator
-// (pkg/webhooks/pytorch/pytorchjob_webhook.go, unexported there).
+// pyTorchJobWebhook is the admission check of training-operator v1.9.4's
+// webhook (pkg/webhooks/pytorch's validatePyTorchJob, with
+// util.ValidateRunPolicy). Its exported ValidateCreate would link
+// controller-runtime and client-go's typed clients, 496 packages and 11 MB,
+// into the image: TestPyTorchJobWebhookAgrees runs it beside this copy.
 func pyTorchJobWebhook(job *kubeflowv1.PyTorchJob) field.ErrorList {
 	errs := jobkind.NameIsDNS1035Label(job.Name)
 	spec := field.NewPath("spec")
-	if e := job.Spec.ElasticPolicy; e != nil && e.NProcPerNode != nil && job.Spec.NprocPerNode != nil {
-		errs = append(errs, field.Forbidden(spec.Child("elasticPolicy", "nProcPerNode"), "must not be used with spec.nprocPerNode"))
+	managers := []string{kubeflowv1.KubeflowJobsController, kubeflowv1.MultiKueueController}
+	if m := job.Spec.RunPolicy.ManagedBy; m != nil && !slices.Contains(managers, *m) {
+		errs = append(errs, field.NotSupported(spec.Child("runPolicy", "managedBy"), *m, managers))
 	}
 	replicas := spec.Child("pytorchReplicaSpecs")
+	if e := job.Spec.ElasticPolicy; e != nil {
+		if _, ok := job.Spec.PyTorchReplicaSpecs[kubeflowv1.PyTorchJobReplicaTypeWorker]; !ok {
+			errs = append(errs, field.Required(replicas.Key(string(kubeflowv1.PyTorchJobReplicaTypeWorker)), "a Worker replica spec, as spec.elasticPolicy scales the workers"))
+		}
+		if e.NProcPerNode != nil && job.Spec.NprocPerNode != nil {
+			errs = append(errs, field.Forbidden(spec.Child("elasticPolicy", "nProcPerNode"), "must not be used with spec.nprocPerNode"))
+		}
+	}
 	if job.Spec.PyTorchReplicaSpecs == nil {
 		errs = append(errs, field.Required(replicas, "a Worker (and optionally a Master) replica spec"))
 	}
@@ -110,8 +122,11 @@ func pyTorchJobWebhook(job *kubeflowv1.PyTorchJob) field.ErrorList {
 			errs = append(errs, field.Invalid(containers, strings.Join(names, ", "), "the training-operator admits a PyTorchJob only with a container named "+
 				kubeflowv1.PyTorchJobDefaultContainerName+"; accepted: the training container named "+kubeflowv1.PyTorchJobDefaultContainerName))
 		}
-		if t == kubeflowv1.PyTorchJobReplicaTypeMaster && (r.Replicas == nil || *r.Replicas != 1) {
+		switch {
+		case t == kubeflowv1.PyTorchJobReplicaTypeMaster && (r.Replicas == nil || *r.Replicas != 1):
 			errs = append(errs, field.Forbidden(role.Child("replicas"), "a Master has exactly 1 replica"))
+		case t != kubeflowv1.PyTorchJobReplicaTypeMaster && r.Replicas != nil && *r.Replicas < 1:
+			errs = append(errs, field.Forbidden(role.Child("replicas"), "at least 1 replica"))
 		}
 	}
 	return errs
