@@ -10,6 +10,8 @@ import (
 	"maps"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
@@ -222,6 +224,23 @@ type JSONPatcher interface {
 	JSONPatch(q *render.Plan) (file string, ops []any)
 }
 
+// Templated is a kind that lists every pod spec of its jobs, decoded into its
+// upstream Go type (an operator's replica types mlops-fn does not fill
+// among them): what Pod Security admission evaluates.
+type Templated interface {
+	PodTemplates(obj any) []PodTemplate
+}
+
+// PodTemplate is one pod spec of a decoded job: its field path, metadata and
+// spec, whether mlops-fn fills it, and its role then.
+type PodTemplate struct {
+	Path   string
+	Meta   metav1.ObjectMeta
+	Spec   corev1.PodSpec
+	Filled bool
+	Role   jobkind.Role
+}
+
 // Scalar is the scalar at path in n, "" when there is none.
 func Scalar(n *yaml.RNode, path ...string) string {
 	v, err := n.Pipe(yaml.Lookup(path...))
@@ -229,4 +248,9 @@ func Scalar(n *yaml.RNode, path ...string) string {
 		return ""
 	}
 	return v.YNode().Value
+}
+
+// OwnEnvEntry: e is what mlops-fn writes for key name, its value taken from the env ConfigMap.
+func OwnEnvEntry(e *yaml.RNode, name string, q *render.Plan) bool {
+	return q.NamesEnv(Scalar(e, "valueFrom", "configMapKeyRef", "name")) && Scalar(e, "valueFrom", "configMapKeyRef", "key") == name && Scalar(e, "value") == ""
 }

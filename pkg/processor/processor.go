@@ -280,7 +280,7 @@ func (p Processor) applyPatch(q *render.Plan, target *yaml.RNode, id string) (*y
 		first = strings.TrimSuffix(first, ": node contents:")
 		return nil, fmt.Errorf("%s: applying %s: %s; accepted: a target whose fields have the types of %s", id, patch.File, first, jobkind.WithArticle(target.GetKind()))
 	}
-	if a, ok := stepsOf(q.Kind()).(jobnode.AfterPatcher); ok {
+	if a, ok := q.Kind().(jobnode.AfterPatcher); ok {
 		if err := a.AfterPatch(out, q); err != nil {
 			return nil, fmt.Errorf("%s: %w", id, err)
 		}

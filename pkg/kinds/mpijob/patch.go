@@ -4,10 +4,12 @@ package mpijob
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
@@ -205,7 +207,10 @@ func targetNonRoot(target *yaml.RNode) (where, uid string) {
 	return "", ""
 }
 
-var _ jobnode.JSONPatcher = Kind{}
+var (
+	_ jobnode.JSONPatcher = Kind{}
+	_ jobnode.Templated   = Kind{}
+)
 
 // JSONPatch sets the rank count in the mpirun line the target's launcher
 // keeps (a spec without a command), for a hydrated overlay: it tests that the
@@ -228,4 +233,21 @@ func (Kind) JSONPatch(q *render.Plan) (string, []any) {
 		ops = append(ops, map[string]any{"op": "add", "path": fmt.Sprintf("%s/%s/%d", at, ref.Field, ref.Index+1+i), "value": v})
 	}
 	return "launcher-ranks-patch.yaml", ops
+}
+
+// PodTemplates are an MPIJob's pod specs, by replica type.
+func (Kind) PodTemplates(obj any) []jobnode.PodTemplate {
+	o, ok := obj.(*kubeflow.MPIJob)
+	if !ok {
+		return nil
+	}
+	var pods []jobnode.PodTemplate
+	for _, rt := range slices.Sorted(maps.Keys(o.Spec.MPIReplicaSpecs)) {
+		if r := o.Spec.MPIReplicaSpecs[rt]; r != nil { // not Master: Check refuses it
+			role := jobkind.Role(rt)
+			pods = append(pods, jobnode.PodTemplate{Path: "spec.mpiReplicaSpecs." + string(rt) + ".template.spec", Meta: r.Template.ObjectMeta,
+				Spec: r.Template.Spec, Filled: role == jobkind.Launcher || role == jobkind.Worker, Role: role})
+		}
+	}
+	return pods
 }
