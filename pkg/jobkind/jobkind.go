@@ -75,6 +75,11 @@ type Demo struct {
 	CommandNote string
 	// Shape is mlops.env's lines on the job's shape.
 	Shape string
+	// Spec are job.yaml's lines the kind needs beyond the image and command.
+	Spec string
+	// UserName: mlops.env names the user in the image (an MPIJob's SSH keys
+	// go to their home).
+	UserName bool
 }
 
 // DemoResources are each demo pod's CPU and MEMORY (limits, and so requests):
@@ -95,7 +100,9 @@ type Scale struct{ Replicas, Min, Max []string }
 
 // Facts is one row of the table.
 type Facts struct {
-	Kind       string
+	Kind string
+	// Default: the kind is spec.jobKind's default.
+	Default    bool
 	APIVersion string
 	// PatchFile is the overlay patch that sets the job's own fields.
 	PatchFile string
@@ -199,6 +206,16 @@ func (t Table) ForKind(kind string) (Facts, bool) {
 		}
 	}
 	return Facts{}, false
+}
+
+// Default is spec.jobKind's default.
+func (t Table) Default() JobKind {
+	for _, k := range t {
+		if k.Default {
+			return k.JobKind()
+		}
+	}
+	return ""
 }
 
 // Is says whether kind is one a job renders to.

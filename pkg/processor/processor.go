@@ -319,10 +319,9 @@ func (p Processor) generate(plan *render.Plan, skeleton any) (*yaml.RNode, error
 	if err != nil {
 		return nil, err
 	}
-	if api.Carries(plan.Facts(), "trainer") && plan.Trainer.Runtime == "" {
-		// A new TrainJob runs on the default runtime.
+	if n, ok := plan.Kind().(render.NewJob); ok {
 		q := *plan
-		q.Trainer.Runtime, q.Trainer.RuntimeKind = api.DefaultTrainerRuntime, api.ClusterTrainingRuntime
+		n.NewJob(&q)
 		plan = &q
 	}
 	out, _, err := p.patch(plan, node) // a skeleton holds the training containers alone

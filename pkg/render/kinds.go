@@ -48,6 +48,12 @@ type Apart interface {
 	Apart(p *Plan, role jobkind.Role) bool
 }
 
+// NewJob is a kind whose jobs, generated with no target, settle more of
+// the plan than a patch of a target does.
+type NewJob interface {
+	NewJob(p *Plan)
+}
+
 // Job is a job object of any kind.
 type Job interface {
 	metav1.Object

@@ -51,7 +51,7 @@ type Options struct {
 // Files are the new folder's files, by path in it.
 func Files(o Options) (map[string][]byte, error) {
 	if o.JobKind == "" {
-		o.JobKind = jobkind.MPIJob
+		o.JobKind = kinds.All.Default()
 	}
 	jk := kinds.All.Of(o.JobKind)
 	d := jk.Demo
@@ -88,9 +88,7 @@ spec:
   jobKind: %s
   image: %s # %s
 `, SchemaURL(release()), api.APIVersion, api.Kind, o.Name, o.JobKind, scalar(image), comment)
-	if api.Carries(kinds.All.Of(o.JobKind), "trainer") {
-		spec += "  trainer:\n    runtime: " + api.DefaultTrainerRuntime + " # the ClusterTrainingRuntime the TrainJob runs on\n"
-	}
+	spec += d.Spec
 	if len(command) > 0 {
 		spec += "  command: " + flowList(command) + " # " + d.CommandNote + "\n"
 	}
@@ -278,8 +276,7 @@ func readsBack(spec, image string, command []string) error {
 // envFile is a commented mlops.env for jobKind.
 func envFile(jobKind jobkind.JobKind, shape string) string {
 	who, ids := "your uid and gid (id -u, id -g)", "USER_ID=1000\nGROUP_ID=1000\n"
-	if api.Carries(kinds.All.Of(jobKind), "security.home") {
-		// The other kinds keep no SSH keys in the user's home.
+	if kinds.All.Of(jobKind).Demo.UserName {
 		who, ids = who+", your user name in the image", ids+"USER_NAME=mpiuser\n"
 	}
 	return `# mlops.env: your site and you. Every key is also an environment variable of the

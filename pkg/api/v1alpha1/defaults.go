@@ -53,7 +53,7 @@ const GuardInputsSuffix = "-mlops-fn-inputs"
 func (j *MLOpsJob) Default(kinds jobkind.Table) {
 	s := &j.Spec
 	if s.JobKind == "" {
-		s.JobKind = jobkind.MPIJob
+		s.JobKind = kinds.Default()
 	}
 	kind := kinds.Of(s.JobKind)
 	if s.EnvFile.Path == "" {

@@ -16,7 +16,7 @@ import (
 // facts: the multi-node job: mpi-operator v0.8's MPIJob, a launcher
 // running mpirun over ssh to the workers.
 var facts = jobkind.Facts{
-	Kind: string(jobkind.MPIJob), APIVersion: kubeflow.SchemeGroupVersion.String(), PatchFile: "mpijob-patch.yaml",
+	Kind: string(jobkind.MPIJob), Default: true, APIVersion: kubeflow.SchemeGroupVersion.String(), PatchFile: "mpijob-patch.yaml",
 	PodSpecs: []jobkind.PodSpec{
 		{Role: jobkind.Launcher, Path: []string{"spec", "mpiReplicaSpecs", string(jobkind.Launcher), "template", "spec"}},
 		{Role: jobkind.Worker, Path: []string{"spec", "mpiReplicaSpecs", string(jobkind.Worker), "template", "spec"}},
@@ -45,6 +45,7 @@ var facts = jobkind.Facts{
 		Image: "mpioperator/mpi-pi:openmpi", About: "the mpi-operator's own example", Command: []string{"/home/mpiuser/pi"},
 		CommandNote: "mlops-fn runs it under mpirun -np WORKERS x slots",
 		Shape:       "WORKERS=2\n" + jobkind.DemoResources,
+		UserName:    true,
 	},
 	New:      func() any { return &kubeflow.MPIJob{} },
 	Validate: func(obj any) field.ErrorList { return validateMPIJob(obj.(*kubeflow.MPIJob)) },

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
@@ -22,7 +23,16 @@ var (
 	_ render.Kind      = Kind{}
 	_ render.JobFiller = Kind{}
 	_ render.Operated  = Kind{}
+	_ render.NewJob    = Kind{}
 )
+
+// NewJob: a new TrainJob runs on the default runtime (a target keeps its
+// runtimeRef unless the spec names one).
+func (Kind) NewJob(p *render.Plan) {
+	if p.Trainer.Runtime == "" {
+		p.Trainer.Runtime, p.Trainer.RuntimeKind = api.DefaultTrainerRuntime, api.ClusterTrainingRuntime
+	}
+}
 
 func (Kind) Facts() jobkind.Facts { return facts }
 
