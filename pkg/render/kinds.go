@@ -48,6 +48,12 @@ type Apart interface {
 	Apart(p *Plan, role jobkind.Role) bool
 }
 
+// Clearer is a kind whose patch deletes more of a target than the shared
+// fills do (Patch.Clear).
+type Clearer interface {
+	Clear(p *Plan, d *Deletions)
+}
+
 // NewJob is a kind whose jobs, generated with no target, settle more of
 // the plan than a patch of a target does.
 type NewJob interface {

@@ -43,7 +43,13 @@ type Deletions struct {
 // the whole target for each patch, and a long env list quadratically.
 func (p *Plan) Patch() Patch {
 	deletions := p.clearedSecurity()
-	deletions.Container = p.clearedArgs()
+	if len(p.Command) > 0 && len(p.Args) == 0 {
+		// The spec's command without args: the target's args would trail it.
+		deletions.Container = []string{"args"}
+	}
+	if c, ok := p.kind.(Clearer); ok {
+		c.Clear(p, &deletions)
+	}
 	facts := p.Facts()
 	return Patch{
 		File: facts.PatchFile,
@@ -67,15 +73,6 @@ func (p *Plan) Patch() Patch {
 			}),
 		Clear: deletions,
 	}
-}
-
-// clearedArgs: an MPIJob's command lines are wholly mlops-fn's (mpirun, sshd);
-// a Pod's are when the spec gives a command without args.
-func (p *Plan) clearedArgs() []string {
-	if (p.carries("mpi") && !p.KeepsProgram()) || (len(p.Command) > 0 && len(p.Args) == 0) {
-		return []string{"args"}
-	}
-	return nil
 }
 
 // Skeleton is what a base holds: the object's identity and its container names.
@@ -200,8 +197,7 @@ func (p *Plan) KeepsProgram() bool { return len(p.Command) == 0 }
 
 // clearedSecurity: the ids are set once, at the pod level, so a container's
 // own runAsUser, runAsGroup or runAsNonRoot would override them; uid 0 cannot
-// stand beside runAsNonRoot; a root MPIJob keeps no fsGroup (it would make
-// /root/.ssh group-readable) and its sshd keeps its capabilities.
+// stand beside runAsNonRoot.
 func (p *Plan) clearedSecurity() Deletions {
 	var d Deletions
 	root := p.RunAsUser != nil && *p.RunAsUser == 0
@@ -217,12 +213,6 @@ func (p *Plan) clearedSecurity() Deletions {
 	}
 	if p.RunAsGroup != nil {
 		d.ContainerIDs = append(d.ContainerIDs, "runAsGroup")
-	}
-	if p.carries("security.home") && p.Root() {
-		if p.FSGroup == nil {
-			d.PodSecurity = append(d.PodSecurity, "fsGroup", "fsGroupChangePolicy")
-		}
-		d.ContainerSecurity = append(d.ContainerSecurity, "capabilities")
 	}
 	return d
 }

@@ -27,7 +27,23 @@ var (
 	_ render.Operated  = Kind{}
 	_ render.Gang      = Kind{}
 	_ render.Apart     = Kind{}
+	_ render.Clearer   = Kind{}
 )
+
+// Clear: the command lines are wholly mlops-fn's (mpirun, sshd) unless the
+// target keeps its own; a root MPIJob keeps no fsGroup (it would make
+// /root/.ssh group-readable) and its sshd keeps its capabilities.
+func (Kind) Clear(p *render.Plan, d *render.Deletions) {
+	if !p.KeepsProgram() && d.Container == nil {
+		d.Container = []string{"args"}
+	}
+	if p.Root() {
+		if p.FSGroup == nil {
+			d.PodSecurity = append(d.PodSecurity, "fsGroup", "fsGroupChangePolicy")
+		}
+		d.ContainerSecurity = append(d.ContainerSecurity, "capabilities")
+	}
+}
 
 func (Kind) Facts() jobkind.Facts { return facts }
 
