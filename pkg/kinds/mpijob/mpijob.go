@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+// Package mpijob is the multi-node job, mpi-operator v0.8's MPIJob: its facts
+// (mpijob.go), how it is rendered (render.go) and patched (patch.go).
 package mpijob
 
 import (

@@ -92,7 +92,8 @@ func keptProgram(target *yaml.RNode, q *render.Plan) error {
 	for _, f := range []struct{ field, have, want, fix string }{
 		{"mpiImplementation", jobnode.Scalar(target, "spec", "mpiImplementation"), string(q.MPI.Implementation), "spec.mpi.implementation: %s"},
 		{"slotsPerWorker", jobnode.Scalar(target, "spec", "slotsPerWorker"), strconv.Itoa(int(q.SlotsPerWorker)), "SLOTS_PER_WORKER=%s in mlops.env (or spec.slotsPerWorker)"},
-		{"runLauncherAsWorker", jobnode.Scalar(target, "spec", "runLauncherAsWorker"), strconv.FormatBool(q.MPI.RunLauncherAsWorker), "spec.mpi.runLauncherAsWorker: %s"},
+		{"runLauncherAsWorker", jobnode.Scalar(target, "spec", "runLauncherAsWorker"), strconv.FormatBool(q.MPI.RunLauncherAsWorker),
+			"spec.mpi.runLauncherAsWorker: %s"},
 	} {
 		if f.have != "" && f.have != f.want {
 			return fmt.Errorf("has %s: %s, and mlops-fn would render %s (its rank count and the operator's hostfile follow it); accepted: "+f.fix, f.field, f.have, f.want, f.have)

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+// Package pod is the single-node job, a Pod: its facts, how it is rendered,
+// and its pod for Pod Security.
 package pod
 
 import (
@@ -7,7 +9,31 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
+	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
+
+// Kind is the single-node job: a Pod, with no operator.
+type Kind struct{}
+
+var (
+	_ render.Kind       = Kind{}
+	_ jobnode.Templated = Kind{}
+)
+
+func (Kind) Facts() jobkind.Facts { return facts }
+
+func (Kind) Object(p *render.Plan, template render.Template) render.Job {
+	return &corev1.Pod{Spec: template(jobkind.Single, p.ContainerOf(jobkind.Single)).Spec}
+}
+
+// FillProgram: the Pod runs the command, and is the job: its restart policy
+// and deadline are the pod's.
+func (Kind) FillProgram(p *render.Plan, _ jobkind.Role, spec *corev1.PodSpec, c *corev1.Container) {
+	c.Command, c.Args = p.Command, p.Args
+	spec.RestartPolicy = p.RestartPolicy
+	spec.ActiveDeadlineSeconds = p.RunPolicy.ActiveDeadlineSeconds
+}
 
 // facts: the single-node job: a Pod, the job itself, with no operator.
 var facts = jobkind.Facts{
@@ -30,4 +56,13 @@ var facts = jobkind.Facts{
 	},
 	New:      func() any { return &corev1.Pod{} },
 	Validate: func(any) field.ErrorList { return nil },
+}
+
+// PodTemplates: the Pod is its own one pod spec, which mlops-fn fills.
+func (Kind) PodTemplates(obj any) []jobnode.PodTemplate {
+	o, ok := obj.(*corev1.Pod)
+	if !ok {
+		return nil
+	}
+	return []jobnode.PodTemplate{{Path: "spec", Meta: o.ObjectMeta, Spec: o.Spec, Filled: true}}
 }

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
+// Package pytorchjob is the elastic job, training-operator v1.9's PyTorchJob:
+// its facts and webhook (pytorchjob.go), how it is rendered (render.go) and
+// patched (patch.go).
 package pytorchjob
 
 import (

@@ -78,7 +78,10 @@ func trainerEnvKept(target *yaml.RNode, q *render.Plan) error {
 // again over Trainer's result so far would change it back.
 func laterRuntimePatches(target *yaml.RNode, q *render.Plan) error {
 	job := &trainer.TrainJob{}
-	if b, err := jobnode.JSON(target); err != nil || json.Unmarshal(b, job) != nil || !slices.ContainsFunc(job.Spec.RuntimePatches, func(p trainer.RuntimePatch) bool { return p.Manager != RuntimePatchManager }) {
+	if b, err := jobnode.JSON(target); err != nil || json.Unmarshal(b, job) != nil {
+		return nil
+	}
+	if !slices.ContainsFunc(job.Spec.RuntimePatches, func(p trainer.RuntimePatch) bool { return p.Manager != RuntimePatchManager }) {
 		return nil
 	}
 	ours, _ := q.Patch().Object.(*trainer.TrainJob)

@@ -121,7 +121,8 @@ func (Kind) FillJob(p *render.Plan, obj render.Job) {
 func (Kind) OperatorVolumes(p *render.Plan) []render.OperatorVolume {
 	vols := []render.OperatorVolume{{Name: "mpi-ssh-auth", Owner: "Kubeflow Trainer's MPI runtime mounts the SSH keys"}}
 	if slices.Contains(p.Trainer.ReplicatedJobs, string(jobkind.TrainerLauncher)) {
-		vols = append(vols, render.OperatorVolume{Name: "mpi-hostfile", Path: path.Dir(render.OperatorHostfile), Owner: "Kubeflow Trainer's MPI runtime mounts the hostfile it writes"})
+		vols = append(vols, render.OperatorVolume{Name: "mpi-hostfile", Path: path.Dir(render.OperatorHostfile),
+			Owner: "Kubeflow Trainer's MPI runtime mounts the hostfile it writes"})
 	}
 	return vols
 }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+// Package trainjob is Kubeflow Trainer v2's TrainJob: its facts (trainjob.go),
+// how it is rendered (render.go) and patched (patch.go).
 package trainjob
 
 import (
