@@ -9,6 +9,7 @@
 package kinds
 
 import (
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds/mpijob"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds/pod"
@@ -28,6 +29,15 @@ var All = func() jobkind.Table {
 	}
 	return t
 }()
+
+// Default fills what the user left out of job: what every kind shares, then
+// its kind's own fields (api.Defaulter).
+func Default(job *api.MLOpsJob) {
+	job.Default(All)
+	if d, ok := Of(job.Spec.JobKind).(api.Defaulter); ok {
+		d.Default(&job.Spec)
+	}
+}
 
 // Of is a job kind, nil for one mlops-fn does not render (the spec's
 // validation refuses it first).

@@ -133,7 +133,7 @@ func FuzzDecodeSpec(f *testing.F) {
 			}
 			return
 		}
-		job.Default(kinds.All)
+		kinds.Default(job)
 		if len(job.Validate(kinds.All)) > 0 {
 			return
 		}

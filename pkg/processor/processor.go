@@ -106,7 +106,7 @@ func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, f
 		return nil, p.fieldResults(errs, "")
 	}
 	conflicts := envSources(job)
-	job.Default(kinds.All)
+	kinds.Default(job)
 	if errs := append(conflicts, job.Validate(kinds.All)...); len(errs) > 0 {
 		return nil, p.fieldResults(errs, "")
 	}

@@ -27,7 +27,7 @@ import (
 func resolve(t *testing.T, spec api.MLOpsJobSpec, envText string) (*render.Plan, []render.Warning) {
 	t.Helper()
 	job := &api.MLOpsJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "bert"}, Spec: spec}
-	job.Default(kinds.All)
+	kinds.Default(job)
 	if errs := job.Validate(kinds.All); len(errs) > 0 {
 		t.Fatalf("the spec does not validate: %v", errs)
 	}
@@ -383,7 +383,7 @@ func TestEnvKeysNotCarriedAreKnown(t *testing.T) {
 func resolveBert(t *testing.T, spec api.MLOpsJobSpec, envText string) ([]render.Warning, field.ErrorList) {
 	t.Helper()
 	job := &api.MLOpsJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "bert"}, Spec: spec}
-	job.Default(kinds.All)
+	kinds.Default(job)
 	file, err := env.Parse("mlops.env", []byte(envText))
 	if err != nil {
 		t.Fatal(err)

@@ -106,7 +106,7 @@ func judge(t *testing.T, s *jsonschema.Schema, name string, text []byte) verdict
 	v := verdict{parsed: true}
 	job, errs := jobspec.Decode(node)
 	if v.decodeErrs = errs; job != nil && len(errs) == 0 {
-		job.Default(kinds.All)
+		kinds.Default(job)
 		v.validateErrs = job.Validate(kinds.All)
 	}
 	instance, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))

@@ -47,9 +47,10 @@ func DefaultConfigMapName(name string, k jobkind.Facts) string {
 // local-config: never applied). No env ConfigMap may take such a name.
 const GuardInputsSuffix = "-mlops-fn-inputs"
 
-// Default fills what the user left out, by the facts of the spec's kind
-// among kinds. Values that mlops.env may still set (workers, slots, ids) stay
-// unset here; the renderer settles them.
+// Default fills what the user left out that every kind shares, by the facts
+// of the spec's kind among kinds; a kind's own fields are its Defaulter's
+// (pkg/kinds.Default runs both). Values that mlops.env may still set
+// (workers, slots, ids) stay unset here; the renderer settles them.
 func (j *MLOpsJob) Default(kinds jobkind.Table) {
 	s := &j.Spec
 	if s.JobKind == "" {
@@ -69,44 +70,17 @@ func (j *MLOpsJob) Default(kinds jobkind.Table) {
 	if s.ContainerName == "" {
 		s.ContainerName = cmp.Or(kind.ContainerName, j.Metadata.Name)
 	}
-	if Carries(kind, "trainer") {
-		// The runtime owns MPI, the launcher and the restart policy: nothing of
-		// theirs is defaulted. Nor is the runtime: a user's own TrainJob keeps
-		// its runtimeRef unless the spec names one (processor.Narrow).
-		if s.Trainer.Runtime != "" && s.Trainer.RuntimeKind == "" {
-			s.Trainer.RuntimeKind = ClusterTrainingRuntime
-		}
-		if s.Trainer.ReplicatedJobs == nil {
-			s.Trainer.ReplicatedJobs = []string{TrainerNode}
-		}
-		return
-	}
-	if Carries(kind, "elastic") && s.Elastic.RendezvousBackend == "" {
-		s.Elastic.RendezvousBackend = "c10d"
-	}
-	// Only where the kind carries them: elsewhere a value set is refused.
-	if Carries(kind, "mpi") {
-		if s.MPI.Implementation == "" {
-			s.MPI.Implementation = OpenMPI
-		}
-		if s.MPI.Args == nil && s.MPI.Implementation == OpenMPI {
-			// OpenMPI's flags; Intel MPI's and MPICH's Hydra rejects them.
-			s.MPI.Args = append([]string(nil), DefaultMPIArgs...)
-		}
-		if s.MPI.ForwardEnv == nil {
-			s.MPI.ForwardEnv = append([]string(nil), DefaultForwardEnv...)
-		}
-		if s.MPI.LauncherCreationPolicy == "" {
-			// Not the operator's AtStartup: a launcher started beside its
-			// workers runs mpirun before their sshd listens, fails, and waits
-			// out the Job's backoff (seen on every run on a real node).
-			s.MPI.LauncherCreationPolicy = WaitForWorkersReady
-		}
-	}
 	if s.RunPolicy.CleanPodPolicy == "" {
 		s.RunPolicy.CleanPodPolicy = kind.CleanPodPolicy
 	}
 	if s.RestartPolicy == "" {
 		s.RestartPolicy = kind.RestartPolicy
 	}
+}
+
+// Defaulter is a job kind with fields of its own to default, filled after
+// the shared ones; only a kind that carries them has them (elsewhere a value
+// set is refused).
+type Defaulter interface {
+	Default(s *MLOpsJobSpec)
 }

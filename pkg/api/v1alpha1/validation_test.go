@@ -24,13 +24,13 @@ func valid() *api.MLOpsJob {
 		Metadata:   api.ObjectMeta{Name: "resnet50"},
 		Spec:       api.MLOpsJobSpec{Image: "docker.io/library/python:3.12", Command: []string{"python", "train.py"}},
 	}
-	j.Default(kinds.All)
+	kinds.Default(j)
 	return j
 }
 
 func TestDefault(t *testing.T) {
 	j := &api.MLOpsJob{Metadata: api.ObjectMeta{Name: "bert"}}
-	j.Default(kinds.All)
+	kinds.Default(j)
 	on := true
 	// No launcherResources: the renderer defaults them where the target's launcher has none.
 	want := api.MLOpsJobSpec{
@@ -57,7 +57,7 @@ func TestDefault(t *testing.T) {
 		JobKind: jobkind.Pod, ContainerName: "main", MPI: api.MPI{Implementation: api.Intel, Args: []string{}},
 		Security: api.Security{Hardening: &off}, RunPolicy: api.RunPolicy{CleanPodPolicy: "All"},
 	}}
-	j.Default(kinds.All)
+	kinds.Default(j)
 	if j.Spec.JobKind != jobkind.Pod || j.Spec.ContainerName != "main" || *j.Spec.Security.Hardening || j.Spec.RunPolicy.CleanPodPolicy != "All" {
 		t.Errorf("a default replaced a user value: %+v", j.Spec)
 	}
@@ -69,14 +69,14 @@ func TestDefault(t *testing.T) {
 	// marks it Succeeded at the first worker's end, and Running would delete
 	// the others, rank 0 among them.
 	elastic := &api.MLOpsJob{Metadata: api.ObjectMeta{Name: "bert"}, Spec: api.MLOpsJobSpec{JobKind: jobkind.PyTorchJob}}
-	elastic.Default(kinds.All)
+	kinds.Default(elastic)
 	if elastic.Spec.RunPolicy.CleanPodPolicy != "None" {
 		t.Errorf("elastic cleanPodPolicy %q, want None", elastic.Spec.RunPolicy.CleanPodPolicy)
 	}
 
 	// api.Intel api.MPI and api.MPICH do not understand api.OpenMPI's flags: no default args for them.
 	intel := &api.MLOpsJob{Metadata: api.ObjectMeta{Name: "bert"}, Spec: api.MLOpsJobSpec{MPI: api.MPI{Implementation: api.MPICH}}}
-	intel.Default(kinds.All)
+	kinds.Default(intel)
 	if intel.Spec.MPI.Args != nil {
 		t.Errorf("MPICH got OpenMPI's args: %v", intel.Spec.MPI.Args)
 	}
@@ -115,7 +115,7 @@ func TestValidate(t *testing.T) {
 		{"multi-node without a program: the target's", func(j *api.MLOpsJob) { j.Spec.Command = nil }, nil},
 		{"single-node may use the image's entrypoint", func(j *api.MLOpsJob) {
 			j.Spec = api.MLOpsJobSpec{JobKind: jobkind.Pod, Image: j.Spec.Image}
-			j.Default(kinds.All)
+			kinds.Default(j)
 		}, nil},
 		{"counts out of range", func(j *api.MLOpsJob) {
 			j.Spec.Workers, j.Spec.GPUsPerWorker, j.Spec.SlotsPerWorker = i32(0), i32(65), i32(2000)
@@ -239,7 +239,7 @@ func TestKindFields(t *testing.T) {
 				RunPolicy: api.RunPolicy{CleanPodPolicy: "All", TTLSecondsAfterFinished: i32(60), ActiveDeadlineSeconds: i64(600), BackoffLimit: i32(1),
 					SchedulingPolicy: &api.SchedulingPolicy{Queue: "q"}},
 			}}
-			j.Default(kinds.All)
+			kinds.Default(j)
 			var got []string
 			for _, e := range j.Validate(kinds.All) {
 				if e.Type != field.ErrorTypeForbidden {
@@ -256,7 +256,7 @@ func TestKindFields(t *testing.T) {
 	// Nothing of the jobKind's own defaults is refused.
 	for _, jobKind := range []jobkind.JobKind{jobkind.Pod, jobkind.MPIJob, jobkind.PyTorchJob, jobkind.TrainJob} {
 		j := &api.MLOpsJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "bert"}, Spec: api.MLOpsJobSpec{JobKind: jobKind, Image: "x", Command: []string{"train"}}}
-		j.Default(kinds.All)
+		kinds.Default(j)
 		if errs := j.Validate(kinds.All); len(errs) > 0 {
 			t.Errorf("jobKind %s refuses its own defaults: %v", jobKind, errs)
 		}
@@ -264,7 +264,7 @@ func TestKindFields(t *testing.T) {
 
 	j := &api.MLOpsJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "bert"}, Spec: api.MLOpsJobSpec{
 		JobKind: jobkind.Pod, LauncherResources: &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: cpu}}}}
-	j.Default(kinds.All)
+	kinds.Default(j)
 	wantMsg := "spec.launcherResources: Forbidden: jobKind Pod cannot carry it (the resources of an MPIJob's launcher, which runs mpirun; a TrainJob's MPI runtime sizes its own launcher); accepted: no spec.launcherResources, or jobKind MPIJob"
 	if errs := j.Validate(kinds.All); len(errs) != 1 || errs[0].Error() != wantMsg {
 		t.Errorf("got %v\nwant %s", errs, wantMsg)

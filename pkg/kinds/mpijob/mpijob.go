@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
@@ -51,6 +52,29 @@ var facts = jobkind.Facts{
 	},
 	New:      func() any { return &kubeflow.MPIJob{} },
 	Validate: func(obj any) field.ErrorList { return validateMPIJob(obj.(*kubeflow.MPIJob)) },
+}
+
+var _ api.Defaulter = Kind{}
+
+// Default: OpenMPI, its flags and the variables Horovod jobs forward, and a
+// launcher created once the workers run.
+func (Kind) Default(s *api.MLOpsJobSpec) {
+	if s.MPI.Implementation == "" {
+		s.MPI.Implementation = api.OpenMPI
+	}
+	if s.MPI.Args == nil && s.MPI.Implementation == api.OpenMPI {
+		// OpenMPI's flags; Intel MPI's and MPICH's Hydra rejects them.
+		s.MPI.Args = append([]string(nil), api.DefaultMPIArgs...)
+	}
+	if s.MPI.ForwardEnv == nil {
+		s.MPI.ForwardEnv = append([]string(nil), api.DefaultForwardEnv...)
+	}
+	if s.MPI.LauncherCreationPolicy == "" {
+		// Not the operator's AtStartup: a launcher started beside its
+		// workers runs mpirun before their sshd listens, fails, and waits
+		// out the Job's backoff (seen on every run on a real node).
+		s.MPI.LauncherCreationPolicy = api.WaitForWorkersReady
+	}
 }
 
 // validateMPIJob is the mpi-operator's validation, plus the replica types it

@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
@@ -78,6 +79,15 @@ var facts = jobkind.Facts{
 	},
 	New:      func() any { return &kubeflowv1.PyTorchJob{} },
 	Validate: func(obj any) field.ErrorList { return pyTorchJobWebhook(obj.(*kubeflowv1.PyTorchJob)) },
+}
+
+var _ api.Defaulter = Kind{}
+
+// Default: torchrun's own c10d rendezvous, on worker 0.
+func (Kind) Default(s *api.MLOpsJobSpec) {
+	if s.Elastic.RendezvousBackend == "" {
+		s.Elastic.RendezvousBackend = "c10d"
+	}
 }
 
 // pyTorchJobWebhook is the admission check of training-operator v1.9.4's

@@ -103,6 +103,20 @@ var facts = jobkind.Facts{
 	Validate: func(obj any) field.ErrorList { return validateTrainJob(obj.(*trainer.TrainJob)) },
 }
 
+var _ api.Defaulter = Kind{}
+
+// Default: the runtime owns MPI, the launcher and the restart policy, so
+// nothing of theirs is defaulted; nor is the runtime: a user's own TrainJob
+// keeps its runtimeRef unless the spec names one (processor.Narrow).
+func (Kind) Default(s *api.MLOpsJobSpec) {
+	if s.Trainer.Runtime != "" && s.Trainer.RuntimeKind == "" {
+		s.Trainer.RuntimeKind = api.ClusterTrainingRuntime
+	}
+	if s.Trainer.ReplicatedJobs == nil {
+		s.Trainer.ReplicatedJobs = []string{api.TrainerNode}
+	}
+}
+
 // trainJobPodSpec is where a TrainJob's runtime patch of mlops-fn's keeps the
 // pod spec of a replicated job of the runtime.
 func trainJobPodSpec(replicatedJob jobkind.Role) []string {

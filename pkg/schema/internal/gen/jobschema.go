@@ -437,7 +437,7 @@ func refusals(k string, steps []step, value any, about func(string) bool) field.
 		}
 		v.Set(reflect.ValueOf(value).Convert(v.Type()))
 	}
-	job.Default(kinds.All)
+	kinds.Default(&job)
 	var out field.ErrorList
 	for _, e := range job.Validate(kinds.All) {
 		if about(e.Field) {
