@@ -144,7 +144,7 @@ var guardEdits = []guardEdit{
 		edit: func(t *testing.T, overlay string) bool {
 			// kustomize marks a name it will hash with an internal annotation,
 			// which the guard tests for.
-			checks, err := os.ReadFile(filepath.Join(overlay, "mlops-fn/guard/checks.yaml"))
+			checks, err := os.ReadFile(filepath.Join(overlay, "mlops-fn/kustomization.yaml"))
 			if err != nil {
 				t.Fatal(err)
 			}

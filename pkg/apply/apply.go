@@ -15,7 +15,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -34,6 +33,7 @@ import (
 
 	"github.com/mlops-fn/mlops-fn/pkg/fielddiff"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
@@ -504,45 +504,19 @@ func diff(path string, a, b any, out *[]string) {
 	}
 }
 
-// scalesWithin: the only changes are a running job's worker count, where its
-// kind scales in place (an elastic PyTorchJob), within the bounds it keeps
-// unchanged (and WORKERS in its env ConfigMap, whose new hash the
-// containers' references follow).
+// scalesWithin: the running job live may take job's spec in place (its
+// kind's rule, jobkind's InPlace: a scale within its bounds), and the only
+// other change is WORKERS in its env ConfigMap, whose new hash the
+// containers' references follow.
 func scalesWithin(live, job object, changes []string) bool {
-	k, _ := kinds.All.ForKind(kindOf(job))
-	if k.Scale == nil {
-		return false
-	}
-	replicas := strings.Join(k.Scale.Replicas, ".") + ": "
 	for _, c := range changes {
-		if !strings.HasPrefix(c, replicas) && !strings.Contains(c, " data.WORKERS: ") && !envReference.MatchString(c) {
+		if !strings.HasPrefix(c, "spec") && !strings.Contains(c, " data.WORKERS: ") {
 			return false
 		}
 	}
-	n, ok := number(lookup(job, k.Scale.Replicas...))
-	lo, okLo := number(lookup(job, k.Scale.Min...))
-	hi, okHi := number(lookup(job, k.Scale.Max...))
-	liveLo, _ := number(lookup(live, k.Scale.Min...))
-	liveHi, _ := number(lookup(live, k.Scale.Max...))
-	return ok && okLo && okHi && liveLo == lo && liveHi == hi && n >= lo && n <= hi
+	k, _ := kinds.All.ForKind(kindOf(job))
+	return k.Scale != nil && k.InPlace(live, job)
 }
-
-// number is a JSON number as the API server's objects hold it (int64, as
-// client-go decodes them) or as encoding/json decodes it (float64).
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return float64(n), true
-	case int:
-		return float64(n), true
-	case float64:
-		return n, true
-	}
-	return 0, false
-}
-
-// envReference is a change of the name of a ConfigMap a container reads.
-var envReference = regexp.MustCompile(`^spec\.\S*\.(configMapRef|configMapKeyRef)\.name: `)
 
 // finished is the live job's final condition (Succeeded, Failed, Complete),
 // or a Pod's final phase; "" while it runs or waits.
@@ -555,19 +529,11 @@ func finished(live object) string {
 	for _, c := range conditions {
 		m, _ := c.(map[string]any)
 		t, _ := m["type"].(string)
-		if m["status"] == "True" && (t == "Succeeded" || t == "Failed" || t == "Complete") {
+		if m["status"] == "True" && slices.Contains(jobkind.FinalConditions, t) {
 			return t
 		}
 	}
 	return ""
-}
-
-func lookup(o any, path ...string) any {
-	for _, p := range path {
-		m, _ := o.(map[string]any)
-		o = m[p]
-	}
-	return o
 }
 
 func meta(o object) map[string]any {

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mlops-fn/mlops-fn/internal/testutil"
 )
 
 func decode(t *testing.T, text string) object {
@@ -45,50 +45,41 @@ func TestDiff(t *testing.T) {
 	}
 }
 
-// TestScalesWithin: an elastic PyTorchJob's worker count within its bounds is
-// the one change applied in place; outside them, with another change, or of
-// another kind, it is not.
+// TestScalesWithin: an elastic PyTorchJob's worker count within its bounds,
+// its kind's in-place rule (jobkind's TestInPlace has the rule's cases), and
+// WORKERS in the env ConfigMap (a new hash) are the changes applied in place;
+// another key of the ConfigMap, a label, or another kind are not.
 func TestScalesWithin(t *testing.T) {
-	job := func(replicas, max int) object {
+	job := func(replicas, max int, hash string) object {
 		return decode(t, `{"kind": "PyTorchJob", "spec": {"elasticPolicy": {"minReplicas": 1, "maxReplicas": `+itoa(max)+`},
-			"pytorchReplicaSpecs": {"Worker": {"replicas": `+itoa(replicas)+`}}}}`)
+			"pytorchReplicaSpecs": {"Worker": {"replicas": `+itoa(replicas)+`, "template": {"spec": {"containers": [{"name": "pytorch",
+				"envFrom": [{"configMapRef": {"name": "x-env-`+hash+`"}}]}]}}}}}}`)
 	}
-	scale := []string{"spec.pytorchReplicaSpecs.Worker.replicas: 2 → 3", `ConfigMap/x-env data.WORKERS: "2" → "3"`}
+	scale := []string{"spec.pytorchReplicaSpecs.Worker.replicas: 2 → 3", `ConfigMap/x-env-c3 (was x-env-b2) data.WORKERS: "2" → "3"`,
+		`spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].envFrom[0].configMapRef.name: "x-env-b2" → "x-env-c3"`}
 	for _, c := range []struct {
 		name      string
 		live, job object
 		changes   []string
 		want      bool
 	}{
-		{"within the bounds", job(2, 3), job(3, 3), scale, true},
-		{"above the bounds", job(2, 3), job(4, 3), scale, false},
-		{"the bounds changed too", job(2, 3), job(3, 4), scale, false},
-		{"another change", job(2, 3), job(3, 3), append(scale, `spec.pytorchReplicaSpecs.Worker.template.spec.containers: …`), false},
-		{"the env ConfigMap's new hash", job(2, 3), job(3, 3), append(scale, `spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].envFrom[0].configMapRef.name: "x-env-b2" → "x-env-c3"`), true},
+		{"within the bounds", job(2, 3, "b2"), job(3, 3, "c3"), scale, true},
+		{"above the bounds", job(2, 3, "b2"), job(4, 3, "c3"), scale, false},
+		{"the bounds changed too", job(2, 3, "b2"), job(3, 4, "c3"), scale, false},
+		{"the env ConfigMap's new hash alone", job(2, 3, "b2"), job(2, 3, "c3"), scale[2:], false},
+		{"another key of the env ConfigMap", job(2, 3, "b2"), job(3, 3, "c3"), append(scale, `ConfigMap/x-env-c3 (was x-env-b2) data.OUTPUT_DIR: "/a" → "/b"`), false},
+		{"a label", job(2, 3, "b2"), job(3, 3, "c3"), append(scale, `metadata.labels.team: "a" → "b"`), false},
 		{"an MPIJob", decode(t, `{"kind": "MPIJob"}`), decode(t, `{"kind": "MPIJob"}`), scale, false},
 	} {
 		if got := scalesWithin(c.live, c.job, c.changes); got != c.want {
 			t.Errorf("%s: scalesWithin = %v, want %v", c.name, got, c.want)
 		}
 		// As client-go's unstructured objects hold them: int64, not float64.
-		live, job := unstructuredOf(t, c.live), unstructuredOf(t, c.job)
+		live, job := testutil.Unstructured(t, c.live), testutil.Unstructured(t, c.job)
 		if got := scalesWithin(live, job, c.changes); got != c.want {
 			t.Errorf("%s, as client-go decodes it: scalesWithin = %v, want %v", c.name, got, c.want)
 		}
 	}
-}
-
-func unstructuredOf(t *testing.T, o object) object {
-	t.Helper()
-	b, err := json.Marshal(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := &unstructured.Unstructured{}
-	if err := u.UnmarshalJSON(b); err != nil {
-		t.Fatal(err)
-	}
-	return u.Object
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }

@@ -214,7 +214,6 @@ func Applied(dir string) ([]*yaml.RNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The guard: the first of transformers:.
 	transformers, err := k.Pipe(yaml.Lookup("transformers"))
 	if err != nil {
 		return nil, fmt.Errorf("%s: transformers: %w", path, err)
@@ -222,16 +221,66 @@ func Applied(dir string) ([]*yaml.RNode, error) {
 	if transformers == nil {
 		return nil, fmt.Errorf("%s lists no transformers; accepted: the file mlops-fn hydrate wrote (run it again)", path)
 	}
-	transformers.YNode().Content = slices.DeleteFunc(transformers.Content(), func(n *yaml.Node) bool { return n.Value == guardDir+"/"+checksFile })
+	transformers.YNode().Content = slices.DeleteFunc(transformers.Content(), isGuard)
 	text, err := k.String()
 	if err != nil {
 		return nil, err
 	}
 	s := newStaged()
 	s.files[path] = []byte(text)
+	// The check that the component ran tests the guard's mark: it goes too.
+	kpath, _, err := kustomizationFile(dir)
+	if err != nil {
+		return nil, err
+	}
+	if kpath != "" {
+		user, _, _, err := readKustomization(kpath, nil, "", nil)
+		if err != nil {
+			return nil, err
+		}
+		if patches := user.Field("patches"); patches != nil && patches.Value.YNode().Kind == yaml.SequenceNode {
+			patches.Value.YNode().Content = slices.DeleteFunc(patches.Value.Content(), isListedEntry)
+		}
+		if text, err = user.String(); err != nil {
+			return nil, err
+		}
+		s.files[filepath.Join(abs(dir), filepath.Base(kpath))] = []byte(text)
+	}
 	nodes, err := build(s, abs(dir))
 	// The job spec, a resource for the guard, which marks it local-config.
 	return slices.DeleteFunc(nodes, func(n *yaml.RNode) bool {
 		return n.GetApiVersion() == api.APIVersion && n.GetKind() == specKind
 	}), err
+}
+
+// GuardSize is the bytes the guard takes in the component's kustomization
+// text: its transformers, each as the file writes it ("- |", then its
+// lines indented).
+func GuardSize(componentKustomization []byte) (int, error) {
+	k, err := yaml.Parse(string(componentKustomization))
+	if err != nil {
+		return 0, err
+	}
+	transformers, err := k.Pipe(yaml.Lookup("transformers"))
+	if err != nil || transformers == nil {
+		return 0, fmt.Errorf("no transformers: %v", err)
+	}
+	size := 0
+	for _, n := range transformers.Content() {
+		if isGuard(n) {
+			size += len("- |\n") + len(n.Value) + 2*strings.Count(n.Value, "\n")
+		}
+	}
+	return size, nil
+}
+
+// isGuard: the component's transformers entry n is one of the guard's, inline
+// (named guardPrefix...) or, in a component hydrate wrote before they were
+// inline, their file.
+func isGuard(n *yaml.Node) bool {
+	if n.Value == "guard/checks.yaml" {
+		return true
+	}
+	t, err := yaml.Parse(n.Value)
+	return err == nil && t.YNode().Kind == yaml.MappingNode && strings.HasPrefix(t.GetName(), guardPrefix)
 }

@@ -4,7 +4,6 @@ package hydrate
 
 import (
 	"fmt"
-	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -157,28 +156,27 @@ type patchEntry struct {
 	target *yaml.RNode
 }
 
-// componentKustomization lists the component's files. kustomize runs a
-// kustomization's patches: and replacements: before its transformers:, and
-// those in the order listed; so the component has neither of the two, and
-// lists as transformers the guard's steps (guard/checks.yaml), then the
-// job's patches (patches.yaml, each aimed at its target by kind and name, so
-// a namespace the overlay sets later does not matter). The guard fails the
-// build before a patch meets a base it was not written for. The CRDs' name
-// references (configurations:) hold for the whole build.
-func (out *Overlay) componentKustomization(header string, plan *render.Plan, guard guardFiles) error {
-	jobSpec := map[string]any{
-		"apiVersion": api.APIVersion, "kind": api.Kind,
-		"metadata": map[string]any{"name": plan.JobName, "annotations": map[string]any{"config.kubernetes.io/local-config": "true"}},
-		// The check of the user's kustomization reads it: the component ran.
-		listedField: listedValue,
+// componentKustomization writes the component's kustomization, its
+// transformers inline: kustomize runs a kustomization's patches: and
+// replacements: before its transformers:, and those in the order listed (an
+// inline one before any named by a path); so the component has neither of
+// the two, and lists as transformers the guard's steps, then the job's
+// patches, each aimed at its target by kind and name, so a namespace the
+// overlay sets later does not matter. The guard fails the build before a
+// patch meets a base it was not written for. The CRDs' name references
+// (configurations:) hold for the whole build.
+func (out *Overlay) componentKustomization(header string, plan *render.Plan, guard []map[string]any, spec *yaml.RNode) error {
+	transformers := guard
+	// The job spec, a resource of the kustomization for the guard, is never
+	// applied: made local-config here when it is not already.
+	if spec.GetAnnotations()[processor.LocalConfig] != "true" {
+		smp, err := yaml.FromMap(map[string]any{"apiVersion": api.APIVersion, "kind": api.Kind,
+			"metadata": map[string]any{"name": plan.JobName, "annotations": map[string]any{processor.LocalConfig: "true"}}})
+		if err != nil {
+			return err
+		}
+		transformers = append(transformers, transformer("PatchTransformer", "mlops-fn-job-spec", map[string]any{"patch": smp.MustString(), "target": hub}))
 	}
-	jobSpecText, err := yaml.FromMap(jobSpec)
-	if err != nil {
-		return err
-	}
-	// The job spec, a resource of the kustomization for the guard, is never applied.
-	transformers := []map[string]any{{"apiVersion": "builtin", "kind": "PatchTransformer", "metadata": map[string]any{"name": "mlops-fn-job-spec"},
-		"patch": jobSpecText.MustString(), "target": map[string]any{"kind": specKind}}}
 	for _, p := range out.patches {
 		gv, _ := k8sschema.ParseGroupVersion(p.target.GetApiVersion())
 		target := map[string]any{"version": gv.Version, "kind": p.target.GetKind(), "name": "^" + regexp.QuoteMeta(p.target.GetName()) + "$"}
@@ -188,26 +186,22 @@ func (out *Overlay) componentKustomization(header string, plan *render.Plan, gua
 		if ns := p.target.GetNamespace(); ns != "" {
 			target["namespace"] = "^" + regexp.QuoteMeta(ns) + "$"
 		}
-		transformers = append(transformers, map[string]any{"apiVersion": "builtin", "kind": "PatchTransformer",
-			"metadata": map[string]any{"name": "mlops-fn-" + strings.TrimSuffix(p.file, ".yaml")}, "path": p.file, "target": target})
+		transformers = append(transformers, transformer("PatchTransformer", "mlops-fn-"+strings.TrimSuffix(p.file, ".yaml"), map[string]any{"path": p.file, "target": target}))
 	}
-	var docs []string
+	inline := &yaml.Node{Kind: yaml.SequenceNode}
 	for _, t := range transformers {
 		n, err := yaml.FromMap(t)
 		if err != nil {
 			return err
 		}
-		docs = append(docs, n.MustString())
+		compact(n)
+		inline.Content = append(inline.Content, &yaml.Node{Kind: yaml.ScalarNode, Style: yaml.LiteralStyle, Value: n.MustString()})
 	}
-	out.Component[patchesFile] = []byte(header + "# After the guard (" + guardDir + "/" + checksFile + "): the job spec made local-config, then the job's patches.\n" + strings.Join(docs, "---\n"))
-	resources := []any{guardDir + "/" + guardFile}
+	var component []field
 	if out.generated != "" {
-		resources = append(resources, out.generated)
+		component = append(component, field{"resources", []any{out.generated}})
 	}
-	component := []field{
-		{"resources", resources},
-		{"transformers", []any{guardDir + "/" + checksFile, patchesFile}},
-	}
+	component = append(component, field{"transformers", yaml.NewRNode(inline)})
 	if !plan.Facts().BuiltIn() {
 		// A Pod's name references are built into kustomize; a CRD's are not.
 		// Only the fields the job sets: the guard fails the build once the
@@ -217,14 +211,12 @@ func (out *Overlay) componentKustomization(header string, plan *render.Plan, gua
 			component = append(component, field{"configurations", []any{NameReferenceFile}})
 		}
 	}
-	comment := "# The guard (" + guardDir + "/) fails the build, saying to run mlops-fn hydrate, if what the job's patches\n# (" + patchesFile + ") come from changed since: kubectl cannot run mlops-fn."
+	comment := "# transformers: the guard (" + guardPrefix + "*), failing the build once what the job's patch comes from\n# changed, then the patch."
+	var err error
 	if out.Component[componentFile], err = componentText(header, comment, component); err != nil {
 		return err
 	}
-	for name, text := range guard {
-		out.Component[path.Join(guardDir, name)] = text
-	}
-	out.Component[ListedFile] = []byte(header + "# Run by kustomization.yaml's patches: fails the build when its components: lacks mlops-fn.\n" + jsonPatch(map[string]any{"op": "test", "path": "/" + pointerKey(listedField), "value": listedValue}))
+	out.Component[ListedFile] = []byte(header + jsonPatch(map[string]any{"op": "test", "path": pointer(listedField), "value": listedValue}))
 	return nil
 }
 
@@ -253,17 +245,14 @@ func holdsPath(n *yaml.Node, path []string) bool {
 	return false
 }
 
-// patchesFile lists the job's patches as transformers, after the guard's.
-const patchesFile = "patches.yaml"
-
 // ListedFile is the JSON patch the user's kustomization applies to the job
 // spec after the components: it fails the build when mlops-fn is no longer
 // among them (a merge dropped the line), which the component itself cannot
-// notice.
+// notice. The guard sets the field it tests.
 const ListedFile = "listed.yaml"
 
-// listedField is the field the component sets on the job spec, and the
-// message a build without the component fails with.
+// listedField is the field the guard sets on the job spec, and the message
+// a build without the component fails with.
 var listedField = "kustomization.yaml lists no " + ComponentDir + " in components: run mlops-fn hydrate on this folder; check"
 
 const listedValue = "listed"
@@ -280,25 +269,19 @@ func componentText(header, comment string, fields []field) ([]byte, error) {
 		if list, ok := f.value.([]any); ok && len(list) == 0 {
 			continue
 		}
-		n, err := yaml.FromMap(map[string]any{f.name: f.value})
-		if err != nil {
-			return nil, err
+		value, ok := f.value.(*yaml.RNode)
+		if !ok {
+			n, err := yaml.FromMap(map[string]any{f.name: f.value})
+			if err != nil {
+				return nil, err
+			}
+			value = n.Field(f.name).Value
 		}
-		if err := k.PipeE(yaml.SetField(f.name, n.Field(f.name).Value)); err != nil {
+		if err := k.PipeE(yaml.SetField(f.name, value)); err != nil {
 			return nil, err
 		}
 	}
 	k.YNode().HeadComment = strings.TrimSuffix(header, "\n") + "\n" + comment
 	s, err := k.String()
 	return []byte(s), err
-}
-
-// encodeFile writes obj as YAML under the header.
-func encodeFile(header string, obj map[string]any) ([]byte, error) {
-	n, err := yaml.FromMap(obj)
-	if err != nil {
-		return nil, err
-	}
-	s, err := n.String()
-	return []byte(header + s), err
 }

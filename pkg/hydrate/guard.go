@@ -22,11 +22,10 @@ import (
 // mlops-fn, so an edit would otherwise ship the patches of the old values
 // with exit 0. kustomize cannot compare two values, but a JSON patch's test
 // operation can, whole maps at once, and fails the build when they differ,
-// printing the path it tested. So guard/checks.yaml, the first of the
-// component's transformers (before the patches), runs in steps, each a
-// replacement that copies what the build reads into the guard object
-// (guard/guard.yaml) and a JSON patch that tests it against what hydrate
-// read:
+// printing the path it tested. So the guard, the first of the component's
+// transformers (before the patches), runs in steps, each a replacement that
+// copies what the build reads into the job spec (local-config, never
+// applied) and a JSON patch that tests it there against what hydrate read:
 //
 //   - the two files: mlops.env as the env ConfigMap's data, as the
 //     kustomization's generator makes it (kustomize's parse, which drops
@@ -41,18 +40,14 @@ import (
 // Not kustomize's hash of the data, which would stand for it in one name:
 // kustomize appends it after every transformer of the build, the guard's too.
 //
-// Each field's name is the message the build fails with. The guard object
-// and the job spec are local-config: kustomize never outputs them. A comment
-// edited in either file changes nothing the patches come from, and passes.
-
-// GuardKind is the guard object's kind.
-const GuardKind = "MlopsFnStaleOverlay"
+// Each field's name is the message the build fails with. A comment edited in
+// either file changes nothing the patches come from, and passes.
 
 const (
-	guardAPIVersion = "mlops-fn.dev/v1alpha1"
-	specKind        = api.Kind
-	// checksFile, in guardDir, lists the guard's steps as transformers.
-	checksFile = "checks.yaml"
+	specKind = api.Kind
+	// guardPrefix starts the names of the guard's transformers, which Applied
+	// leaves out.
+	guardPrefix = "mlops-fn-guard-"
 	// tokenKey is the inputs ConfigMap's key for the token of hydrate's
 	// kustomization entries (not an environment variable's name: it has dots).
 	// The guard also puts it in the env ConfigMap's data for a moment, so
@@ -62,11 +57,13 @@ const (
 	// gets a hash at the end of the build (disableNameSuffixHash: false, as
 	// hydrate writes it; an undocumented, internal annotation of kustomize).
 	hashAnnotation = "internal.config.kubernetes.io/needsHashSuffix"
+	// baseScratch is the job spec's field the base's reads go to, short in
+	// every replacement; one move then puts it under its message.
+	baseScratch = "base"
 )
 
 // guardInputs is what the guard compares the build against.
 type guardInputs struct {
-	jobName       string
 	namespace     string // the env ConfigMap's
 	configMapName string
 	inputsName    string // the local-config ConfigMap with mlops.env and the token
@@ -82,9 +79,6 @@ type guardInputs struct {
 	base     []*yaml.RNode // every object of the base, as the component sees them
 }
 
-// guardFiles are the guard's files, by name in the guard folder.
-type guardFiles map[string][]byte
-
 // staleField is the guard's field for what, and the message a stale build
 // fails with: kustomize prints "testing value /FIELD failed".
 func staleField(what string) string {
@@ -95,8 +89,11 @@ func staleField(what string) string {
 // its two files: the job the patches address and the env ConfigMap.
 var baseField = staleField("the base or kustomization.yaml")
 
-// guard returns the guard's files.
-func guard(in guardInputs, header string) (guardFiles, error) {
+// hub selects the job spec, where the guard copies what it tests.
+var hub = map[string]any{"kind": specKind}
+
+// guard returns the guard's transformers, in the order they run.
+func guard(in guardInputs) ([]map[string]any, error) {
 	spec := map[string]any{}
 	for _, f := range []string{"metadata", "spec"} {
 		if n := in.spec.Field(f); n != nil {
@@ -107,22 +104,14 @@ func guard(in guardInputs, header string) (guardFiles, error) {
 			spec[f] = v
 		}
 	}
-	g := guardBuilder{object: map[string]any{
-		"apiVersion": guardAPIVersion,
-		"kind":       GuardKind,
-		"metadata": map[string]any{
-			"name":        in.jobName,
-			"annotations": map[string]any{"config.kubernetes.io/local-config": "true"},
-		},
-	}}
 	// The two files first: an edit of either, a job renamed in job.yaml and
 	// the base alike among them, is reported as such. mlops.env is compared
 	// as the env ConfigMap's data, as the kustomization's generator makes it
 	// (kustomize's parse: comments and a CRLF's CR dropped; the user's
 	// literals and further files, which the message then names too). The
-	// token goes into it for a moment, so there is data to copy even when
-	// the build makes none; the copy's token is then overwritten with the
-	// inputs ConfigMap's, the token of hydrate's kustomization entries.
+	// inputs ConfigMap's token, that of hydrate's kustomization entries, goes
+	// into it for a moment, so there is data to copy even when the build
+	// makes none.
 	envField := staleField(in.envFile)
 	if !sameEntries(in.envData, in.env) {
 		envField = staleField(in.envFile + " or kustomization.yaml")
@@ -135,125 +124,64 @@ func guard(in guardInputs, header string) (guardFiles, error) {
 	if in.envData == nil {
 		remove = "/data" // the build makes none
 	}
-	envTarget := map[string]any{"kind": "ConfigMap", "name": "^" + regexp.QuoteMeta(in.configMapName) + "$"}
-	g.transformers = append(g.transformers, transformer("PatchTransformer", "mlops-fn-guard-token", map[string]any{
-		"patch":  fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  %s: %q\n", in.configMapName, tokenKey, in.token),
-		"target": envTarget}))
 	envSource := map[string]any{"kind": "ConfigMap", "name": in.configMapName}
-	g.read(envSource, "data", []string{envField}, map[string]any{})
-	g.replacements = append(g.replacements, replacement(map[string]any{"kind": "ConfigMap", "name": in.inputsName}, "data."+pathKey(tokenKey), []string{envField, tokenKey}))
-	specSource := map[string]any{"kind": specKind}
-	for _, f := range []string{"metadata", "spec"} {
-		g.read(specSource, f, []string{staleField(in.specFile), f}, map[string]any{})
+	specField := staleField(in.specFile)
+	// The spec's metadata by a replacement: a JSON patch sees kustomize's
+	// internal annotations in it.
+	files := []any{
+		replacement(map[string]any{"kind": "ConfigMap", "name": in.inputsName}, "data."+pathKey(tokenKey), envSource, "data", tokenKey),
+		replacement(envSource, "data", hub, envField),
+		replacement(hub, "metadata", hub, specField, "metadata"),
 	}
-	g.flushReads("files")
-	g.transformers = append(g.transformers, transformer("PatchTransformer", "mlops-fn-guard-untoken", map[string]any{
-		"patch": jsonPatch(map[string]any{"op": "remove", "path": remove}), "target": envTarget}))
-	g.test([]string{envField}, wantData)
-	g.test([]string{staleField(in.specFile)}, spec)
-	g.flushTests("files")
+	fileTests := []map[string]any{
+		testOp([]string{envField}, wantData),
+		{"op": "copy", "from": "/spec", "path": pointer(specField, "spec")},
+		testOp([]string{specField}, spec),
+	}
 
 	// The base: each object the patches address as the function reads it,
 	// found by group, kind and name only, so that a new version or namespace
 	// fails a test, in the guard's words, rather than select nothing.
+	var base []any
+	baseTests := []map[string]any{{"op": "move", "from": pointer(baseScratch), "path": pointer(baseField)}}
 	for _, t := range in.targets {
 		key := t.GetKind() + " " + t.GetName()
 		source := baseSource(t, in.base)
-		g.read(source, "metadata", []string{baseField, key, "metadata"}, map[string]any{})
-		g.test([]string{baseField, key, "metadata", "name"}, t.GetName())
-		g.test([]string{baseField, key, "metadata", "namespace"}, optional(t.GetNamespace()))
-		g.read(source, "apiVersion", []string{baseField, key, "apiVersion"}, "")
-		g.test([]string{baseField, key, "apiVersion"}, t.GetApiVersion())
+		base = append(base,
+			replacement(source, "metadata", hub, baseScratch, key, "metadata"),
+			replacement(source, "apiVersion", hub, baseScratch, key, "apiVersion"))
+		baseTests = append(baseTests,
+			testOp([]string{baseField, key, "metadata", "name"}, t.GetName()),
+			testOp([]string{baseField, key, "metadata", "namespace"}, optional(t.GetNamespace())),
+			testOp([]string{baseField, key, "apiVersion"}, t.GetApiVersion()))
 		if s := t.Field("spec"); s != nil {
 			v, err := s.Value.Map()
 			if err != nil {
 				return nil, fmt.Errorf("%s/%s: spec: %w", t.GetKind(), t.GetName(), err)
 			}
-			g.read(source, "spec", []string{baseField, key, "spec"}, map[string]any{})
-			g.test([]string{baseField, key, "spec"}, v)
+			base = append(base, replacement(source, "spec", hub, baseScratch, key, "spec"))
+			baseTests = append(baseTests, testOp([]string{baseField, key, "spec"}, v))
 		}
 	}
 	// The env ConfigMap: where the job reads it, under the name it reads
 	// (kustomize's hash comes at the end of the build, after the guard).
 	envKey := "ConfigMap " + in.configMapName
-	g.read(envSource, "metadata", []string{baseField, envKey, "metadata"}, map[string]any{})
-	g.test([]string{baseField, envKey, "metadata", "namespace"}, optional(in.namespace))
-	g.test([]string{baseField, envKey, "metadata", "annotations", hashAnnotation}, "enabled")
-	g.step("base")
+	base = append(base, replacement(envSource, "metadata", hub, baseScratch, envKey, "metadata"))
+	baseTests = append(baseTests,
+		testOp([]string{baseField, envKey, "metadata", "namespace"}, optional(in.namespace)),
+		testOp([]string{baseField, envKey, "metadata", "annotations", hashAnnotation}, "enabled"),
+		// The mark the kustomization's own check (listed.yaml) tests: the component ran.
+		map[string]any{"op": "add", "path": pointer(listedField), "value": listedValue})
 
-	files := guardFiles{}
-	var err error
-	if files[guardFile], err = encodeFile(header, g.object); err != nil {
-		return nil, err
-	}
-	var docs []string
-	for _, t := range g.transformers {
-		n, err := yaml.FromMap(t)
-		if err != nil {
-			return nil, err
-		}
-		compact(n)
-		docs = append(docs, n.MustString())
-	}
-	files[checksFile] = []byte(header + "# The guard: each step copies what the build reads into " + guardFile + "'s object and tests it.\n" + strings.Join(docs, "---\n"))
-	return files, nil
-}
-
-// guardBuilder collects the guard object's placeholders and its steps:
-// replacements that fill them, tests of what they hold.
-type guardBuilder struct {
-	object       map[string]any
-	replacements []any
-	tests        []map[string]any
-	transformers []map[string]any
-}
-
-// read copies fieldPath of the object selector selects to path in the guard
-// object, which holds placeholder there until then: a value of the kind
-// copied (kustomize drops a map copied onto a string).
-func (g *guardBuilder) read(selector map[string]any, fieldPath string, path []string, placeholder any) {
-	g.place(path, placeholder)
-	g.replacements = append(g.replacements, replacement(selector, fieldPath, path))
-}
-
-// place puts placeholder at path in the guard object.
-func (g *guardBuilder) place(path []string, placeholder any) {
-	m := g.object
-	for _, k := range path[:len(path)-1] {
-		next, ok := m[k].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			m[k] = next
-		}
-		m = next
-	}
-	m[path[len(path)-1]] = placeholder
-}
-
-// test checks that path of the guard object holds want (nil: nothing there).
-func (g *guardBuilder) test(path []string, want any) {
-	g.tests = append(g.tests, testOp(path, want))
-}
-
-// step ends a step: its reads, then its tests.
-func (g *guardBuilder) step(name string) {
-	g.flushReads(name)
-	g.flushTests(name)
-}
-
-func (g *guardBuilder) flushReads(name string) {
-	if len(g.replacements) > 0 {
-		g.transformers = append(g.transformers, transformer("ReplacementTransformer", "mlops-fn-guard-"+name, map[string]any{"replacements": g.replacements}))
-		g.replacements = nil
-	}
-}
-
-func (g *guardBuilder) flushTests(name string) {
-	if len(g.tests) > 0 {
-		g.transformers = append(g.transformers, transformer("PatchTransformer", "mlops-fn-guard-"+name, map[string]any{
-			"patch": jsonPatch(g.tests...), "target": map[string]any{"kind": GuardKind}}))
-		g.tests = nil
-	}
+	envTarget := map[string]any{"kind": "ConfigMap", "name": "^" + regexp.QuoteMeta(in.configMapName) + "$"}
+	return []map[string]any{
+		transformer("ReplacementTransformer", guardPrefix+"files", map[string]any{"replacements": files}),
+		transformer("PatchTransformer", guardPrefix+"files", map[string]any{"patch": jsonPatch(fileTests...), "target": hub}),
+		transformer("PatchTransformer", guardPrefix+"untoken", map[string]any{
+			"patch": jsonPatch(map[string]any{"op": "remove", "path": remove}), "target": envTarget}),
+		transformer("ReplacementTransformer", guardPrefix+"base", map[string]any{"replacements": base}),
+		transformer("PatchTransformer", guardPrefix+"base", map[string]any{"patch": jsonPatch(baseTests...), "target": hub}),
+	}, nil
 }
 
 // transformer is the configuration of one of kustomize's builtin
@@ -264,23 +192,30 @@ func transformer(kind, name string, fields map[string]any) map[string]any {
 	return t
 }
 
-func replacement(selector map[string]any, fieldPath string, path []string) map[string]any {
+// replacement copies fieldPath of the object source selects to path in
+// the object target selects, creating the path.
+func replacement(source map[string]any, fieldPath string, target map[string]any, path ...string) map[string]any {
 	from := map[string]any{"fieldPath": fieldPath}
-	maps.Copy(from, selector)
+	maps.Copy(from, source)
 	var to []string
 	for _, k := range path {
 		to = append(to, pathKey(k))
 	}
 	return map[string]any{"source": from, "targets": []any{map[string]any{
-		"select": map[string]any{"kind": GuardKind}, "fieldPaths": []any{strings.Join(to, ".")}}}}
+		"select": target, "fieldPaths": []any{strings.Join(to, ".")}, "options": map[string]any{"create": true}}}}
 }
 
 func testOp(path []string, want any) map[string]any {
+	return map[string]any{"op": "test", "path": pointer(path...), "value": want}
+}
+
+// pointer is the JSON pointer (RFC 6901) of the map keys path.
+func pointer(path ...string) string {
 	var p []string
 	for _, k := range path {
 		p = append(p, pointerKey(k))
 	}
-	return map[string]any{"op": "test", "path": "/" + strings.Join(p, "/"), "value": want}
+	return "/" + strings.Join(p, "/")
 }
 
 // optional is a field's expected value: nil (absent) when empty.

@@ -39,11 +39,7 @@ const ComponentDir = "mlops-fn"
 // CRD's pod specs refer to.
 const NameReferenceFile = "crd-name-references.yaml"
 
-const (
-	componentFile = "kustomization.yaml"
-	guardDir      = "guard"
-	guardFile     = "guard.yaml"
-)
+const componentFile = "kustomization.yaml"
 
 // Header starts every file hydrate owns; hydrate replaces only a component
 // folder whose kustomization carries it.

@@ -289,7 +289,7 @@ func TestStaleDetectsDrift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"mlops-fn/guard/checks.yaml", "mlops-fn/mpijob-patch.yaml"}, edited.Stale()); diff != "" {
+	if diff := cmp.Diff([]string{"mlops-fn/kustomization.yaml", "mlops-fn/mpijob-patch.yaml"}, edited.Stale()); diff != "" {
 		t.Errorf("stale files (-want +got):\n%s", diff)
 	}
 	if err := edited.Write(); err != nil {
@@ -439,27 +439,34 @@ func TestTheUsersOpenAPIChangesNoPatch(t *testing.T) {
 
 // TestRemovesStaleFiles: a patch file the job no longer needs (here the
 // security-context-patch.yaml and nfs-volume-patch.yaml of releases before the
-// job's one patch, listed in patches.yaml) leaves the component and its
-// kustomization; a file of the user's beside it stays.
+// job's one patch, each a transformer of the component's kustomization)
+// leaves the component and its kustomization; a file of the user's beside it
+// stays.
 func TestRemovesStaleFiles(t *testing.T) {
 	t.Parallel()
 	root, _ := overlay(t, "multi-node-nonroot")
 	dir := filepath.Join(root, "overlay")
 	hydrateDir(t, dir)
 	stale := []string{"security-context-patch.yaml", "nfs-volume-patch.yaml"}
-	listed, _ := os.ReadFile(filepath.Join(dir, ComponentDir, patchesFile))
-	job, _ := os.ReadFile(filepath.Join(dir, ComponentDir, "mpijob-patch.yaml"))
-	entry := regexp.MustCompile(`(?s)apiVersion: builtin\nkind: PatchTransformer\nmetadata:\n  name: mlops-fn-mpijob-patch\npath: mpijob-patch.yaml\n.*?(\n---|$)`).Find(listed)
-	if entry == nil {
-		t.Fatalf("%s has no entry of mpijob-patch.yaml:\n%s", patchesFile, listed)
+	path := filepath.Join(dir, ComponentDir, componentFile)
+	k, err := yaml.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
+	transformers := k.Field("transformers").Value.YNode()
+	i := slices.IndexFunc(transformers.Content, func(n *yaml.Node) bool { return strings.Contains(n.Value, "path: mpijob-patch.yaml\n") })
+	if i < 0 {
+		t.Fatalf("%s has no transformer of mpijob-patch.yaml:\n%s", path, k.MustString())
+	}
+	job, _ := os.ReadFile(filepath.Join(dir, ComponentDir, "mpijob-patch.yaml"))
 	for _, f := range stale {
 		// A patch that sets what the job's patch sets: the old layout builds the same job.
 		write(t, filepath.Join(dir, ComponentDir, f), string(job))
-		old := strings.ReplaceAll(strings.TrimSuffix(string(entry), "\n---"), "mpijob-patch", strings.TrimSuffix(f, ".yaml"))
-		listed = append(listed, "\n---\n"+old...)
+		old := *transformers.Content[i]
+		old.Value = strings.ReplaceAll(old.Value, "mpijob-patch", strings.TrimSuffix(f, ".yaml"))
+		transformers.Content = append(transformers.Content, &old)
 	}
-	write(t, filepath.Join(dir, ComponentDir, patchesFile), string(listed))
+	write(t, path, k.MustString())
 	kustomize(t, dir) // the old layout builds
 	write(t, filepath.Join(dir, "my-patch.yaml"), "# mine\nkind: MPIJob\n")
 	hydrateDir(t, dir)
@@ -467,10 +474,8 @@ func TestRemovesStaleFiles(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, ComponentDir, f)); !os.IsNotExist(err) {
 			t.Errorf("%s is still there: %v", filepath.Join(ComponentDir, f), err)
 		}
-		for _, k := range []string{filepath.Join(ComponentDir, "kustomization.yaml"), filepath.Join(ComponentDir, patchesFile)} {
-			if b, _ := os.ReadFile(filepath.Join(dir, k)); strings.Contains(string(b), f) {
-				t.Errorf("%s still lists %s:\n%s", k, f, b)
-			}
+		if b, _ := os.ReadFile(path); strings.Contains(string(b), f) {
+			t.Errorf("%s still lists %s:\n%s", path, f, b)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "my-patch.yaml")); err != nil {
@@ -734,16 +739,6 @@ func TestEnvConfigMapBesideTheJob(t *testing.T) {
 		if ns := o["metadata"].(map[string]any)["namespace"]; (o["kind"] == "ConfigMap" || o["kind"] == "MPIJob") && ns != "vision" {
 			t.Errorf("%s %v is in namespace %v, not the job's (vision)", o["kind"], o["metadata"], ns)
 		}
-	}
-}
-
-// TestGuardKindIsSafe: kustomize keeps an object's earlier kinds in a
-// comma-separated annotation (a comma in the kind panics it) and v5.8 matches
-// target selectors as regular expressions.
-func TestGuardKindIsSafe(t *testing.T) {
-	t.Parallel()
-	if i := strings.IndexAny(GuardKind, ",()[]{}*+?|^$\\"); i >= 0 {
-		t.Errorf("GuardKind has %q at %d: %s", GuardKind[i], i, GuardKind)
 	}
 }
 

@@ -130,8 +130,8 @@ func TestKillAtEveryStep(t *testing.T) {
 				switch {
 				case cmp.Equal(now, before), cmp.Equal(now, after):
 				case n < len(steps) && (steps[n-1] == "component" && steps[n] == "kustomization" || steps[n-1] == "base" && steps[n] == "component"):
-					// After a rename, kustomize's words: the env ConfigMap under the new name, which the guard reads first.
-					if _, err := stagedBuild(dir, nil, nil); err == nil || !strings.Contains(err.Error(), "run mlops-fn hydrate on this folder") && !strings.Contains(err.Error(), "renamed-mpijob-env.[noNs]:data") {
+					// After a rename, kustomize's words: the inputs ConfigMap under the new name, which the guard reads first.
+					if _, err := stagedBuild(dir, nil, nil); err == nil || !strings.Contains(err.Error(), "run mlops-fn hydrate on this folder") && !strings.Contains(err.Error(), "renamed-mlops-fn-inputs.[noNs]:data") {
 						t.Errorf("killed between the %s and the %s: want a build that says to run hydrate, got %v", steps[n-1], steps[n], err)
 					}
 				default:

@@ -277,19 +277,19 @@ func (r *rendering) renderComponent() error {
 	return nil
 }
 
-// renderGuard writes the guard's files and the component's kustomization.
+// renderGuard writes the guard and the component's kustomization.
 func (r *rendering) renderGuard() error {
 	// The spec as kustomize reads it: parsed, not defaulted.
 	spec := r.builtSpec
-	files, err := guard(guardInputs{
-		jobName: r.plan.JobName, namespace: r.e.envNamespace, configMapName: r.plan.ConfigMapName, inputsName: r.e.inputsName,
+	transformers, err := guard(guardInputs{
+		namespace: r.e.envNamespace, configMapName: r.plan.ConfigMapName, inputsName: r.e.inputsName,
 		env: r.resolved.Env, specFile: r.o.Config, spec: spec, envFile: r.envFile,
 		token: r.e.token(), targets: r.out.targets(), base: r.items, envData: r.envData,
-	}, r.header)
+	})
 	if err != nil {
 		return err
 	}
-	return r.out.componentKustomization(r.header, r.plan, files)
+	return r.out.componentKustomization(r.header, r.plan, transformers, spec)
 }
 
 // kustomizationText writes the kustomization back in the user's form; it

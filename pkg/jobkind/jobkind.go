@@ -95,7 +95,8 @@ type Pods struct {
 	Spec  map[string]any
 }
 
-// Scale is an elastic job's worker count, and the bounds it may move within.
+// Scale is an elastic job's worker count, and the bounds it may move within
+// on a running job (Facts.InPlace).
 type Scale struct{ Replicas, Min, Max []string }
 
 // Facts is one row of the table.
@@ -142,7 +143,8 @@ type Facts struct {
 	// Carries are the spec fields, dotted, of those only some kinds carry
 	// (v1alpha1's KindFields) that this kind does.
 	Carries []string
-	// Scale is what an in-place scale of a running job changes (nil: none).
+	// Scale is what an in-place scale of a running job changes (nil: none,
+	// nothing changes in place): Facts.InPlace, deploy/admission's policy.
 	Scale *Scale
 	// RestartPolicy is the pods' default restart policy.
 	RestartPolicy corev1.RestartPolicy

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package jobkind
+
+import (
+	"maps"
+	"reflect"
+	"slices"
+)
+
+// FinalConditions are the status conditions that end a job of an operator's
+// kind (a TrainJob's Complete, the others' Succeeded), when True: nothing
+// runs then, so nothing is changed in place.
+var FinalConditions = []string{"Succeeded", "Failed", "Complete"}
+
+// EnvNames are the fields of a pod spec that name a ConfigMap a container
+// reads, "*" standing for each item of a list: the env ConfigMap is named by
+// a hash of mlops.env's data, so a scale (WORKERS) gives it a new name.
+var EnvNames = [][]string{
+	{"containers", "*", "envFrom", "*", "configMapRef", "name"},
+	{"containers", "*", "env", "*", "valueFrom", "configMapKeyRef", "name"},
+	{"initContainers", "*", "envFrom", "*", "configMapRef", "name"},
+	{"initContainers", "*", "env", "*", "valueFrom", "configMapKeyRef", "name"},
+}
+
+// Free are the fields a scale of the kind may change ("*": each item of a
+// list): the worker count, and the names of the ConfigMaps its pod specs'
+// containers read. Nil for a kind that does not scale in place.
+func (k Facts) Free() [][]string {
+	if k.Scale == nil {
+		return nil
+	}
+	out := [][]string{k.Scale.Replicas}
+	for _, s := range k.PodSpecs {
+		for _, n := range EnvNames {
+			out = append(out, slices.Concat(s.Path, n))
+		}
+	}
+	return out
+}
+
+// InPlace is the kind's rule for a running job, live, updated to job (both
+// decoded JSON, as the API server holds them): its spec unchanged, or a
+// scale, where the worker count (Scale.Replicas) changes to one within the
+// bounds (Scale.Min and Max, both set) and nothing else in the spec changes
+// but the fields of Free. A new env ConfigMap name without a scale (an edit
+// of OUTPUT_DIR alone) is no scale, and a kind without Scale (an MPIJob,
+// whose launcher's mpirun keeps its rank count) changes nothing in place.
+// deploy/admission's policy is this rule in CEL.
+func (k Facts) InPlace(live, job map[string]any) bool {
+	if reflect.DeepEqual(live["spec"], job["spec"]) {
+		return true
+	}
+	s := k.Scale
+	if s == nil {
+		return false
+	}
+	n, ok := number(Nested(job, s.Replicas...))
+	was, wasSet := number(Nested(live, s.Replicas...))
+	lo, okLo := number(Nested(job, s.Min...))
+	hi, okHi := number(Nested(job, s.Max...))
+	if !ok || wasSet && n == was || !okLo || !okHi || n < lo || n > hi {
+		return false
+	}
+	live, job = without(live, k.Free()), without(job, k.Free())
+	return reflect.DeepEqual(live["spec"], job["spec"])
+}
+
+// without is obj without the fields at paths, copied where it differs.
+func without(obj map[string]any, paths [][]string) map[string]any {
+	var v any = obj
+	for _, p := range paths {
+		v = drop(v, p)
+	}
+	return v.(map[string]any)
+}
+
+func drop(v any, path []string) any {
+	switch t := v.(type) {
+	case map[string]any:
+		next, ok := t[path[0]]
+		if !ok {
+			return v
+		}
+		out := maps.Clone(t)
+		if len(path) == 1 {
+			delete(out, path[0])
+		} else {
+			out[path[0]] = drop(next, path[1:])
+		}
+		return out
+	case []any:
+		if path[0] != "*" || len(path) == 1 {
+			return v
+		}
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = drop(e, path[1:])
+		}
+		return out
+	}
+	return v
+}
+
+// number is a JSON number as the API server's objects hold it (int64, as
+// client-go decodes them) or as encoding/json decodes it (float64).
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return float64(n), true
+	case int:
+		return float64(n), true
+	case float64:
+		return n, true
+	}
+	return 0, false
+}
