@@ -3,7 +3,7 @@
 // Command stackfloor is the least a kyaml function built on the upstream
 // job types and kyaml's strategic merge pays: kyaml's pass-through, plus one
 // MPIJob encoded from the operator's Go types, merged into the input's
-// skeleton with mlops-fn's schema, and decoded back strictly.
+// skeleton with mlops-fn's schema (schema.Merge), and decoded back strictly.
 package main
 
 import (
@@ -16,7 +16,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework/command"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
-	"sigs.k8s.io/kustomize/kyaml/yaml/merge2"
 
 	"github.com/mlops-fn/mlops-fn/pkg/schema"
 )
@@ -39,7 +38,7 @@ func main() {
 			if it.GetKind() != "MPIJob" {
 				continue
 			}
-			merged, err := merge2.Merge(patch, it, yaml.MergeOptions{ListIncreaseDirection: yaml.MergeOptionsListAppend})
+			merged, err := schema.Merge(patch, it, yaml.MergeOptions{ListIncreaseDirection: yaml.MergeOptionsListAppend})
 			if err != nil {
 				return err
 			}
@@ -54,7 +53,7 @@ func main() {
 		}
 		return nil
 	})
-	if err := schema.With(command.Build(mergeOne, command.StandaloneDisabled, false).Execute); err != nil {
+	if err := command.Build(mergeOne, command.StandaloneDisabled, false).Execute(); err != nil {
 		os.Exit(1)
 	}
 }

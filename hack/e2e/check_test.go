@@ -5,7 +5,9 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -16,8 +18,14 @@ import (
 // tally counts the checks of the whole run, for the summary line.
 var tally struct {
 	sync.Mutex
-	passed, failed, skipped int
-	failures                []string
+	counts
+}
+
+// counts are a run's checks, carried from one phase of it to the next in a file (E2E_TALLY_TO,
+// E2E_TALLY_FROM).
+type counts struct {
+	Passed, Failed, Skipped int
+	Failures                []string
 }
 
 // check reports the checks of one test, each described after prefix.
@@ -38,7 +46,7 @@ func (c *check) describe(what string) string {
 // pass records a check that held; detail lines are printed under it.
 func (c *check) pass(what string, detail ...string) {
 	tally.Lock()
-	tally.passed++
+	tally.Passed++
 	tally.Unlock()
 	fmt.Printf("PASS  %s\n", c.describe(what))
 	printDetail(detail)
@@ -48,8 +56,8 @@ func (c *check) pass(what string, detail ...string) {
 func (c *check) fail(what string, detail ...string) {
 	c.t.Helper()
 	tally.Lock()
-	tally.failed++
-	tally.failures = append(tally.failures, c.describe(what))
+	tally.Failed++
+	tally.Failures = append(tally.Failures, c.describe(what))
 	tally.Unlock()
 	fmt.Printf("FAIL  %s\n", c.describe(what))
 	printDetail(detail)
@@ -59,7 +67,7 @@ func (c *check) fail(what string, detail ...string) {
 // skip records a check that could not run, and why.
 func (c *check) skip(what string) {
 	tally.Lock()
-	tally.skipped++
+	tally.Skipped++
 	tally.Unlock()
 	fmt.Printf("SKIP  %s\n", c.describe(what))
 }
@@ -107,7 +115,7 @@ func section(name string) { fmt.Printf("\n=== %s\n", name) }
 func failed() bool {
 	tally.Lock()
 	defer tally.Unlock()
-	return tally.failed > 0
+	return tally.Failed > 0
 }
 
 func summary() string {
@@ -115,9 +123,39 @@ func summary() string {
 	defer tally.Unlock()
 	var b strings.Builder
 	b.WriteString("\n=== summary\n")
-	for _, f := range tally.failures {
+	for _, f := range tally.Failures {
 		fmt.Fprintf(&b, "failed: %s\n", f)
 	}
-	fmt.Fprintf(&b, "e2e: %d passed, %d failed, %d skipped\n", tally.passed, tally.failed, tally.skipped)
+	fmt.Fprintf(&b, "e2e: %d passed, %d failed, %d skipped\n", tally.Passed, tally.Failed, tally.Skipped)
 	return b.String()
+}
+
+// loadTally adds the counts an earlier phase of the run wrote to file.
+func loadTally(file string) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	var earlier counts
+	if err := json.Unmarshal(b, &earlier); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	tally.Lock()
+	defer tally.Unlock()
+	tally.Passed += earlier.Passed
+	tally.Failed += earlier.Failed
+	tally.Skipped += earlier.Skipped
+	tally.Failures = append(earlier.Failures, tally.Failures...)
+	return nil
+}
+
+// saveTally writes the counts for a later phase of the run.
+func saveTally(file string) error {
+	tally.Lock()
+	defer tally.Unlock()
+	b, err := json.Marshal(tally.counts)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, b, 0o644)
 }

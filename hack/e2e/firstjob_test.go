@@ -229,11 +229,12 @@ func sum(qs ...string) string {
 
 // TestKueueNotManaged: a PyTorchJob with QUEUE that Kueue does not manage runs unqueued, and
 // mlops-fn apply and status say so. Kueue v0.19's default configuration leaves
-// kubeflow.org/pytorchjob out; this control plane's Kueue enables it (run.sh), so the job goes
-// where this Kueue manages nothing: kube-system, outside its managedJobsNamespaceSelector and
-// its webhooks' namespaceSelector. There Kueue acts as it does on every PyTorchJob with the
-// integration off: its webhook passes the job unsuspended, its controller makes no Workload.
-// The same job in a namespace Kueue manages is held, with no such warning.
+// kubeflow.org/pytorchjob out (TestKueueDefault runs it); this control plane's Kueue enables it
+// (run.sh), so the job goes where this Kueue manages nothing: kube-system, outside its
+// managedJobsNamespaceSelector and its webhooks' namespaceSelector. There Kueue acts as it does on
+// every PyTorchJob with the integration off: its webhook passes the job unsuspended, its
+// controller makes no Workload. The same job in a namespace Kueue manages is held, with no such
+// warning.
 func TestKueueNotManaged(t *testing.T) {
 	section("Kueue: a job of a QUEUE that Kueue does not manage")
 	c := newCheck(t, "Kueue not managed")
@@ -246,60 +247,163 @@ func TestKueueNotManaged(t *testing.T) {
 		return
 	}
 	defer deleteNamespace(managed)
-	dir := filepath.Join(t.TempDir(), "unqueued")
-	if out, err := runMlopsFn("init", dir, "--kind", "PyTorchJob"); err != nil {
-		c.fail("mlops-fn init --kind PyTorchJob", out)
+	dir, ok := queuedJob(c, t, "PyTorchJob", "unqueued", "team-a")
+	if !ok {
 		return
 	}
-	env := filepath.Join(dir, "mlops.env")
-	text, err := os.ReadFile(env)
-	if err == nil {
-		err = os.WriteFile(env, append(text, "QUEUE=team-a\n"...), 0o644)
-	}
-	if err != nil {
-		c.fail("QUEUE in mlops.env", err.Error())
-		return
-	}
-	const note = "PyTorchJob/unqueued: not queued: its label " + api.QueueLabel + " names Kueue's LocalQueue team-a (QUEUE in mlops.env), but Kueue never held it and made no Workload for it"
 	for _, run := range []struct {
 		ns      string
 		managed bool
 	}{{"kube-system", false}, {managed, true}} {
-		cmd := exec.Command(mlopsFn(), "apply", dir, "--namespace", run.ns)
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if !c.that("mlops-fn apply in "+run.ns, err == nil, string(out), stderr.String()) {
+		o, u, stderr, ok := mlopsApplied(c, dir, run.ns)
+		if !ok {
 			continue
 		}
-		u, err := getUnstructured("kubeflow.org/v1", "PyTorchJob", run.ns, "unqueued")
-		if err != nil {
-			c.fail("the PyTorchJob in "+run.ns, err.Error())
-			continue
-		}
-		suspended, _, _ := unstructured.NestedBool(u.Object, "spec", "runPolicy", "suspend")
 		if !run.managed {
-			c.that("kube-system (Kueue manages nothing there): the PyTorchJob with the queue label runs unsuspended", !suspended && u.GetLabels()[api.QueueLabel] == "team-a", jsonText(u.Object["spec"]))
-			workloads, err := list("kueue.x-k8s.io/v1beta2", "Workload", run.ns)
-			var its []string
-			for _, w := range workloads {
-				for _, o := range w.GetOwnerReferences() {
-					if o.UID == u.GetUID() {
-						its = append(its, w.GetName())
-					}
-				}
-			}
-			c.that("kube-system: Kueue made no Workload for it", err == nil && len(its) == 0, fmt.Sprint(err), strings.Join(its, ", "))
-			c.that("kube-system: mlops-fn apply warns that Kueue does not queue it, naming integrations.frameworks", strings.Contains(stderr.String(), "mlops-fn: warning: "+note) &&
-				strings.Contains(stderr.String(), "kubeflow.org/pytorchjob in its Configuration's integrations.frameworks"), stderr.String())
-			status, err := mlopsStatus(dir, run.ns)
-			c.that("kube-system: mlops-fn status says it in a note: line", err == nil && strings.Contains(status, "\n  note: "+strings.TrimPrefix(note, "PyTorchJob/unqueued: ")), status)
+			expectNotQueued(c, "kube-system (Kueue manages nothing there)", o, u, run.ns, "team-a", stderr)
 		} else {
-			c.that(run.ns+" (Kueue manages it): the PyTorchJob is held, suspended by Kueue's webhook", suspended, jsonText(u.Object["spec"]))
-			c.that(run.ns+": mlops-fn apply does not say it is not queued", !strings.Contains(stderr.String(), "not queued"), stderr.String())
+			c.eq(run.ns+" (Kueue manages it): the PyTorchJob is held, suspended by Kueue's webhook", "true", held(o, run.ns))
+			c.that(run.ns+": mlops-fn apply does not say it is not queued", !strings.Contains(stderr, "not queued"), stderr)
 		}
 		if out, err := runMlopsFn("delete", dir, "--namespace", run.ns); err != nil {
 			c.fail("mlops-fn delete in "+run.ns, out)
 		}
 	}
+}
+
+// TestKueueDefault: Kueue v0.19.2 with its release's own Configuration, its
+// integrations.frameworks as the release ships them: kubeflow.org/mpijob in, kubeflow.org/pytorchjob
+// commented out. run.sh restarts Kueue with it after every other check, then runs this one
+// (E2E_KUEUE_CONFIG=release). Each in a namespace Kueue manages, with a LocalQueue of a
+// ClusterQueue without quota: a PyTorchJob with QUEUE runs unsuspended, its pods Running, with no
+// Workload, and mlops-fn apply warns and mlops-fn status notes that it is not queued; an MPIJob
+// with QUEUE is held, suspended with its Workload and no pods, and mlops-fn status says it waits
+// for Kueue.
+func TestKueueDefault(t *testing.T) {
+	section("Kueue with its release's default configuration")
+	c := newCheck(t, "Kueue's default configuration")
+	if skipWhenNamed(c, "the Kueue checks", os.Getenv("E2E_KUEUE") == "1") {
+		return
+	}
+	switch config := os.Getenv("E2E_KUEUE_CONFIG"); config {
+	case "":
+		c.skip("Kueue runs the harness's configuration here: run.sh runs this check last, Kueue restarted with its release's")
+		return
+	case "release":
+		c.pass("Kueue restarted with its release's configuration (integrations.frameworks of its config/components/manager/controller_manager_config.yaml)")
+	default:
+		c.fail("Kueue restarted with its release's configuration", config)
+		return
+	}
+	// The ClusterQueue of the other Kueue checks, if they ran (a second server-side apply would
+	// conflict with their quota patch).
+	if conditionOf(kueueAPI, "ClusterQueue", "", kueueClusterQueue, "Active") != "True" && !kueueSetup(c) {
+		return
+	}
+	if err := kueueQuota(nil); err != nil {
+		c.fail("the ClusterQueue's quota set to 0", err.Error())
+		return
+	}
+	for _, kind := range []string{"PyTorchJob", "MPIJob"} {
+		name := strings.ToLower(kind)
+		ns := "kueue-default-" + name
+		if err := kueueNamespace(c, ns); err != nil {
+			c.fail("namespace "+ns+" with the LocalQueue "+kueueQueue, err.Error())
+			continue
+		}
+		dir, ok := queuedJob(c, t, kind, name, kueueQueue)
+		if !ok {
+			continue
+		}
+		o, u, stderr, ok := mlopsApplied(c, dir, ns)
+		if !ok {
+			continue
+		}
+		if kind == "PyTorchJob" {
+			// Running first: a Workload Kueue made would be there by then.
+			n := o.podCount()
+			c.that(fmt.Sprintf("%s: its %d pods are created and Running", ns, n),
+				waitUntil(waitForPods, func() bool { return running(ns, n) }), podTable(ns))
+			expectNotQueued(c, ns+" (Kueue manages the namespace, not the kind)", o, u, ns, kueueQueue, stderr)
+			continue
+		}
+		made := waitUntil(waitForPods, func() bool { return len(workloadsOf(u, ns)) == 1 && pending(ns) })
+		w := workload(ns)
+		c.that(ns+": Kueue makes the MPIJob's Workload, in LocalQueue "+kueueQueue+", and finds no quota for it",
+			made && w != nil && nested(w, "spec", "queueName") == kueueQueue, jsonText(w))
+		expectHeld(c, o, ns, ns)
+		c.that(ns+": mlops-fn apply does not say it is not queued", !strings.Contains(stderr, "not queued"), stderr)
+		expectStatus(c, ns+", the MPIJob held", dir, ns, statusHead(o, ns, heldPhase(o)),
+			"waiting: Kueue has not admitted it (Workload ", "in LocalQueue "+kueueQueue+"): ", "insufficient quota")
+	}
+}
+
+// queuedJob is a job folder made by mlops-fn init --kind kind, named name, with QUEUE=queue.
+func queuedJob(c *check, t *testing.T, kind, name, queue string) (string, bool) {
+	dir := filepath.Join(t.TempDir(), name)
+	if out, err := runMlopsFn("init", dir, "--kind", kind); err != nil {
+		c.fail("mlops-fn init --kind "+kind, out)
+		return "", false
+	}
+	if err := editEnv(dir, "QUEUE", queue); err != nil {
+		c.fail("QUEUE in mlops.env", err.Error())
+		return "", false
+	}
+	return dir, true
+}
+
+// mlopsApplied runs mlops-fn apply on the job folder dir in ns: the overlay (hydrated by it), its
+// job as the API server has it, and apply's stderr.
+func mlopsApplied(c *check, dir, ns string) (*overlay, *unstructured.Unstructured, string, bool) {
+	cmd := exec.Command(mlopsFn(), "apply", dir, "--namespace", ns)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if !c.that("mlops-fn apply "+filepath.Base(dir)+" in "+ns, err == nil, string(out), stderr.String()) {
+		return nil, nil, "", false
+	}
+	o, err := loadOverlay(dir)
+	if err != nil {
+		c.fail("the overlay mlops-fn apply hydrated builds", err.Error())
+		return nil, nil, "", false
+	}
+	u, err := getUnstructured(o.kind.APIVersion, o.kind.Kind, ns, o.name)
+	if err != nil {
+		c.fail("the "+o.kind.Kind+" in "+ns, err.Error())
+		return nil, nil, "", false
+	}
+	return o, u, stderr.String(), true
+}
+
+// workloadsOf names the Workloads in ns that the job u owns.
+func workloadsOf(u *unstructured.Unstructured, ns string) []string {
+	workloads, err := list(kueueAPI, "Workload", ns)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	var its []string
+	for _, w := range workloads {
+		for _, o := range w.GetOwnerReferences() {
+			if o.UID == u.GetUID() {
+				its = append(its, w.GetName())
+			}
+		}
+	}
+	return its
+}
+
+// expectNotQueued: the job u of the overlay o, with QUEUE=queue, was applied in ns (where) but
+// Kueue does not manage it: it runs unsuspended with the queue label and no Workload, mlops-fn
+// apply warned (stderr), naming integrations.frameworks, and mlops-fn status notes it.
+func expectNotQueued(c *check, where string, o *overlay, u *unstructured.Unstructured, ns, queue, stderr string) {
+	suspended, _, _ := unstructured.NestedBool(u.Object, "spec", "runPolicy", "suspend")
+	c.that(fmt.Sprintf("%s: the %s with the queue label runs unsuspended", where, o.kind.Kind), !suspended && u.GetLabels()[api.QueueLabel] == queue, jsonText(u.Object["spec"]))
+	its := workloadsOf(u, ns)
+	c.that(ns+": Kueue made no Workload for it", len(its) == 0, strings.Join(its, ", "))
+	note := "not queued: its label " + api.QueueLabel + " names Kueue's LocalQueue " + queue + " (QUEUE in mlops.env), but Kueue never held it and made no Workload for it"
+	c.that(ns+": mlops-fn apply warns that Kueue does not queue it, naming integrations.frameworks",
+		strings.Contains(stderr, "mlops-fn: warning: "+o.kind.Kind+"/"+o.name+": "+note) &&
+			strings.Contains(stderr, o.kind.KueueFramework+" in its Configuration's integrations.frameworks"), stderr)
+	status, err := mlopsStatus(o.dir, ns)
+	c.that(ns+": mlops-fn status says it in a note: line", err == nil && strings.Contains(status, "\n  note: "+note), status)
 }

@@ -73,6 +73,20 @@ stop_all() {
   STARTED_PIDS=()
   STARTED_NAMES=()
 }
+# stop NAME: stops the process group started as NAME (TERM, KILL 10 s later), which stop_all
+# then no longer stops; fails when none was.
+stop() {
+  local i
+  for i in "${!STARTED_NAMES[@]}"; do
+    [ "${STARTED_NAMES[$i]}" == "$1" ] || continue
+    kill -TERM -- "-${STARTED_PIDS[$i]}" 2>/dev/null || true
+    reap "$i"
+    STARTED_PIDS=("${STARTED_PIDS[@]:0:i}" "${STARTED_PIDS[@]:i+1}")
+    STARTED_NAMES=("${STARTED_NAMES[@]:0:i}" "${STARTED_NAMES[@]:i+1}")
+    return 0
+  done
+  return 1
+}
 # reap I: waits up to 10 s for the I-th started process group to end, then KILLs it.
 reap() {
   local pid=${STARTED_PIDS[$1]}

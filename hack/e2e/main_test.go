@@ -11,11 +11,19 @@
 // Every check prints PASS, FAIL or SKIP and a description; the run ends with
 // "e2e: N passed, N failed, N skipped" and fails when any check failed.
 //
-//	E2E_OVERLAYS  the overlay folders to run, space-separated (default: every
-//	              quickstart overlay and example, and the TrainJob fixture);
-//	              naming some leaves out the renamed, edited and Kueue checks
-//	E2E_KUEUE     1: the Kueue checks run even when E2E_OVERLAYS names some
-//	MLOPS_FN      the mlops-fn binary (default: bin/mlops-fn)
+//	E2E_OVERLAYS      the overlay folders to run, space-separated (default:
+//	                  every quickstart overlay and example, and the TrainJob
+//	                  fixture); naming some leaves out the renamed, edited
+//	                  and Kueue checks
+//	E2E_KUEUE         1: the Kueue checks run even when E2E_OVERLAYS names some
+//	E2E_KUEUE_CONFIG  release: Kueue runs its release's own configuration,
+//	                  which TestKueueDefault needs (run.sh restarts Kueue so
+//	                  for the run's last phase); else why it does not
+//	E2E_TALLY_TO      a file: the counts are written there, for the run's
+//	                  next phase, and no summary is printed
+//	E2E_TALLY_FROM    a file: the counts of the run's earlier phase, which
+//	                  the summary adds
+//	MLOPS_FN          the mlops-fn binary (default: bin/mlops-fn)
 package e2e
 
 import (
@@ -48,7 +56,20 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
-	fmt.Print(summary())
+	if file := os.Getenv("E2E_TALLY_FROM"); file != "" {
+		if err := loadTally(file); err != nil {
+			fmt.Println("e2e: the counts of the run's first phase:", err)
+			code = 1
+		}
+	}
+	if file := os.Getenv("E2E_TALLY_TO"); file != "" {
+		if err := saveTally(file); err != nil {
+			fmt.Println("e2e:", err)
+			code = 1
+		}
+	} else {
+		fmt.Print(summary())
+	}
 	if code == 0 && failed() {
 		code = 1
 	}

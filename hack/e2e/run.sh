@@ -16,7 +16,8 @@
 # each job run for real by its operator (MPIJob, PyTorchJob, TrainJob through Trainer and
 # JobSet, Pod), the quickstarts renamed by an overlay on top and edited without hydrate, and
 # each quickstart kind queued through Kueue. What they expect comes from mlops-fn's own
-# resolved plan of each overlay.
+# resolved plan of each overlay. Last, Kueue is restarted with its release's own configuration
+# for TestKueueDefault.
 #
 # The checks print PASS/FAIL a check, then "e2e: N passed, N failed, N skipped"; the run exits 1
 # on any failure. Every process it starts is stopped at the end, failure or not; logs are kept
@@ -329,23 +330,21 @@ EOF
 # certificate management is off (fixed in cmd/kueue; read at start, even with metrics off).
 KUEUE_METRICS_CERTS=/etc/kueue/metrics/certs
 # KUEUE_NS: the namespaces Kueue's release exempts: the namespaceSelector on its job and pod
-# webhooks (register_webhooks' "ns:" form), and our managedJobsNamespaceSelector, which is what
-# exempts a namespace from the Pod integration.
+# webhooks (register_webhooks' "ns:" form), and our managedJobsNamespaceSelector (Kueue's default
+# one too), which is what exempts a namespace from the Pod integration.
 KUEUE_NS=kube-system,kueue-system
 
-# start_kueue: Kueue's manager and webhooks, with the integrations of the kinds mlops-fn renders:
-# kubeflow.org/mpijob, kubeflow.org/pytorchjob (off by default in v0.19), trainer.kubeflow.org/
-# trainjob and pod; manageJobsWithoutQueueName false (a job without the queue-name label is not
-# Kueue's). Its certificate management is off (internalCertManagement.enable: false): its
+# start_kueue: Kueue's CRDs, its manager with the harness's configuration (kueue_config e2e) and
+# its webhooks. Its certificate management is off (internalCertManagement.enable: false): its
 # webhook server serves our certificate from webhook.certDir, and it reads the same as its metrics
 # certificate from KUEUE_METRICS_CERTS: in an overlay over /etc in our mount namespace (without
-# one, on the host: created, and removed at exit, if /etc/kueue did not exist). Metrics, the
-# visibility API server (VisibilityOnDemand: a port of its own and a certificate under /visibility)
-# and leader election off. Its CRDs get the conversion webhook its release configures (v1beta1
-# <-> v1beta2 of localqueues, clusterqueues, cohorts, workloads, multikueueclusters) at our URL.
+# one, on the host: created, and removed at exit, if /etc/kueue did not exist). Its CRDs get the
+# conversion webhook its release configures (v1beta1 <-> v1beta2 of localqueues, clusterqueues,
+# cohorts, workloads, multikueueclusters) at our URL. Its ports are fixed for the run, so that
+# restart_kueue_release leaves the webhooks and the conversion registered.
 start_kueue() {
-  local d=$RUN/kueue hook_port probe_port ca crd f crds=() names=()
-  free_port hook_port; free_port probe_port
+  local d=$RUN/kueue ca crd f crds=() names=()
+  free_port KUEUE_HOOK_PORT; free_port KUEUE_PROBE_PORT
   mkdir -p "$d/certs"
   cp "$RUN/pki/kueue.crt" "$d/certs/tls.crt"
   cp "$RUN/pki/kueue.key" "$d/certs/tls.key"
@@ -367,32 +366,16 @@ start_kueue() {
   kubectl apply --server-side "${crds[@]}" >/dev/null
   for crd in localqueues clusterqueues cohorts workloads multikueueclusters; do
     kubectl patch crd "$crd.kueue.x-k8s.io" --type=merge -p '{"spec": {"conversion": {"strategy": "Webhook", "webhook": {
-      "conversionReviewVersions": ["v1"], "clientConfig": {"url": "https://127.0.0.1:'"$hook_port"'/convert", "caBundle": "'"$ca"'"}}}}}' >/dev/null
+      "conversionReviewVersions": ["v1"], "clientConfig": {"url": "https://127.0.0.1:'"$KUEUE_HOOK_PORT"'/convert", "caBundle": "'"$ca"'"}}}}}' >/dev/null
   done
   wait_until 60 kubectl wait --for=condition=Established --timeout=5s "${names[@]}" || die "Kueue's CRDs did not become Established"
 
   kubectl create namespace kueue-system >/dev/null
-  cat >"$d/config.yaml" <<EOF
-apiVersion: config.kueue.x-k8s.io/v1beta2
-kind: Configuration
-namespace: kueue-system
-webhook: {host: 127.0.0.1, port: $hook_port, certDir: $d/certs}
-health: {healthProbeBindAddress: "127.0.0.1:$probe_port"}
-metrics: {bindAddress: "0"}
-leaderElection: {leaderElect: false}
-internalCertManagement: {enable: false}
-manageJobsWithoutQueueName: false
-managedJobsNamespaceSelector:
-  matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [${KUEUE_NS//,/, }]}]
-featureGates: {VisibilityOnDemand: false}
-integrations:
-  frameworks: [kubeflow.org/mpijob, kubeflow.org/pytorchjob, trainer.kubeflow.org/trainjob, pod]
-EOF
-  start kueue "$OPS_DIR/kueue" --config="$d/config.yaml" --kubeconfig="$KUBECONFIG"
-  wait_until 90 curl -sf "http://127.0.0.1:$probe_port/readyz" || { alive kueue; die "kueue not ready"; }
-  # Its release's webhooks (config/components/webhook): its own objects', and those of the
-  # integrations enabled above, with the namespaceSelector the release gives the latter.
-  local ns="ns:kubernetes.io/metadata.name!=$KUEUE_NS" p="$hook_port /mutate-" v="$hook_port /validate-"
+  start_kueue_manager e2e || die "kueue not ready"
+  # Its release's webhooks (config/components/webhook): its own objects', and those of the kinds
+  # mlops-fn renders, with the namespaceSelector the release gives the latter (an integration its
+  # configuration leaves out gets a webhook that changes nothing).
+  local ns="ns:kubernetes.io/metadata.name!=$KUEUE_NS" p="$KUEUE_HOOK_PORT /mutate-" v="$KUEUE_HOOK_PORT /validate-"
   register_webhooks Mutating e2e-kueue \
     "mclusterqueue.kb.io ${p}kueue-x-k8s-io-v1beta2-clusterqueue kueue.x-k8s.io v1beta2 clusterqueues CREATE" \
     "mresourceflavor.kb.io ${p}kueue-x-k8s-io-v1beta2-resourceflavor kueue.x-k8s.io v1beta2 resourceflavors CREATE" \
@@ -410,6 +393,59 @@ EOF
     "vpytorchjob.kb.io ${v}kubeflow-org-v1-pytorchjob kubeflow.org v1 pytorchjobs CREATE,UPDATE $ns" \
     "vtrainjob.kb.io ${v}trainer-kubeflow-org-v1alpha1-trainjob trainer.kubeflow.org v1alpha1 trainjobs CREATE,UPDATE $ns" \
     "vpod.kb.io ${v}-v1-pod - v1 pods CREATE,UPDATE $ns"
+}
+
+# kueue_config e2e|release: Kueue's Configuration. Both: our addresses and certificates; metrics,
+# the visibility API server (VisibilityOnDemand: a port of its own and a certificate under
+# /visibility) and leader election off. e2e: the integrations of the kinds mlops-fn renders,
+# kubeflow.org/mpijob, kubeflow.org/pytorchjob (off by default in v0.19), trainer.kubeflow.org/
+# trainjob and pod; manageJobsWithoutQueueName false (a job without the queue-name label is not
+# Kueue's); the namespaces KUEUE_NS exempts. release: everything else as its release ships it
+# ($RUN/kueue-release-config.yaml, from its module: its integrations.frameworks as they are), the
+# rest Kueue's defaults; the file's own blocks of the keys set above are left out (Kueue decodes
+# strictly: a key twice is an error).
+kueue_config() {
+  cat <<EOF
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+namespace: kueue-system
+webhook: {host: 127.0.0.1, port: $KUEUE_HOOK_PORT, certDir: $RUN/kueue/certs}
+health: {healthProbeBindAddress: "127.0.0.1:$KUEUE_PROBE_PORT"}
+metrics: {bindAddress: "0"}
+leaderElection: {leaderElect: false}
+internalCertManagement: {enable: false}
+featureGates: {VisibilityOnDemand: false}
+EOF
+  if [ "$1" == release ]; then
+    awk '/^[^ #]/ { skip = $1 ~ /^(apiVersion|kind|namespace|webhook|health|metrics|leaderElection|internalCertManagement|featureGates):$/ } !skip' \
+      "$RUN/kueue-release-config.yaml"
+    return
+  fi
+  cat <<EOF
+manageJobsWithoutQueueName: false
+managedJobsNamespaceSelector:
+  matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [${KUEUE_NS//,/, }]}]
+integrations:
+  frameworks: [kubeflow.org/mpijob, kubeflow.org/pytorchjob, trainer.kubeflow.org/trainjob, pod]
+EOF
+}
+
+# start_kueue_manager e2e|release: Kueue's manager with that configuration (kueue_config), started
+# as kueue (e2e) or kueue-release, until it is ready.
+start_kueue_manager() {
+  local name=kueue
+  [ "$1" == e2e ] || name=kueue-$1
+  kueue_config "$1" >"$RUN/kueue/$1.yaml"
+  start "$name" "$OPS_DIR/kueue" --config="$RUN/kueue/$1.yaml" --kubeconfig="$KUBECONFIG"
+  wait_until 90 curl -sf "http://127.0.0.1:$KUEUE_PROBE_PORT/readyz" || { alive "$name"; return 1; }
+}
+
+# restart_kueue_release: Kueue's manager stopped, then started with its release's configuration,
+# on the same ports: its webhooks and its CRDs' conversion stay registered.
+restart_kueue_release() {
+  local t=$SECONDS
+  stop kueue && start_kueue_manager release || return 1
+  log "Kueue restarted with its release's configuration in $((SECONDS - t)) s"
 }
 
 node_schedulable() {
@@ -436,12 +472,33 @@ inside() {
   trap on_exit EXIT
   trap 'exit 130' INT TERM
   start_cluster
-  # The checks (hack/e2e/*_test.go, built by main): they print PASS/FAIL a check and the summary.
-  local rc=0
-  KUBERNETES_VERSION=$KUBERNETES_VERSION GANG_SCHEDULER=$GANG_SCHEDULER MLOPS_FN=$MLOPS_FN E2E_OVERLAYS="${*:2}" E2E_REAL_NODE=${E2E_REAL_NODE:-} \
-    "$RUN/e2e.test" -test.timeout=60m -test.count=1 ${E2E_RUN:+"-test.run=$E2E_RUN"} || rc=$?
+  OVERLAYS="${*:2}"
+  local rc=0 t kueue=release
+  if ! release_phase; then
+    checks ${E2E_RUN:+"-test.run=$E2E_RUN"} || rc=$?
+  else
+    # TestKueueDefault last, once Kueue runs its release's configuration; its summary counts both.
+    E2E_TALLY_TO=$RUN/tally.json checks -test.skip='^TestKueueDefault$' ${E2E_RUN:+"-test.run=$E2E_RUN"} || rc=$?
+    t=$SECONDS
+    restart_kueue_release || kueue="not ready with its release's configuration (log: $LOGS/kueue-release.log)"
+    E2E_TALLY_FROM=$RUN/tally.json E2E_KUEUE_CONFIG=$kueue checks -test.run='^TestKueueDefault$' || rc=$?
+    log "TestKueueDefault and Kueue's restart: $((SECONDS - t)) s"
+  fi
   SUMMARY_DONE=1
   return "$rc"
+}
+
+# checks FLAG...: the checks (hack/e2e/*_test.go, built by main) of OVERLAYS, with those go test
+# flags. They print PASS/FAIL a check and the summary (E2E_TALLY_TO: write its counts there instead).
+checks() {
+  KUBERNETES_VERSION=$KUBERNETES_VERSION GANG_SCHEDULER=$GANG_SCHEDULER MLOPS_FN=$MLOPS_FN E2E_OVERLAYS="$OVERLAYS" E2E_REAL_NODE=${E2E_REAL_NODE:-} \
+    "$RUN/e2e.test" -test.timeout=60m -test.count=1 "$@"
+}
+
+# release_phase: TestKueueDefault runs: E2E_RUN selects it (matched as bash matches a regular
+# expression) and so do OVERLAYS (none named, or E2E_KUEUE=1).
+release_phase() {
+  { [ -z "$OVERLAYS" ] || [ "${E2E_KUEUE:-}" == 1 ]; } && [[ TestKueueDefault =~ ${E2E_RUN:-.} ]]
 }
 
 # stop_harness PID NETNS_WORDS: TERMs the harness started as PID (or unshare's child, when
@@ -456,12 +513,16 @@ stop_harness() {
 }
 
 main() {
-  local t=$SECONDS rc=0 netns=(env) child
+  local t=$SECONDS rc=0 netns=(env) child src
   [ -x "$MLOPS_FN" ] || die "$MLOPS_FN missing: run make build (make e2e does)"
   build_all
   export PATH="$K8S_DIR:$PATH"   # the pinned kubectl first
   RUN=$(mktemp -d "${TMPDIR:-/tmp}/mlops-fn-e2e.XXXXXX")
   trap 'rm -rf "$LOGS"; mkdir -p "${LOGS%/*}"; cp -r "$RUN/logs" "$LOGS" 2>/dev/null; rm -rf "$RUN"' EXIT
+  # Kueue's release configuration (kueue_config release), from its module.
+  src=$(mod_dir "$TOOLS/operators" "sigs.k8s.io/kueue@$KUEUE_VERSION") &&
+    cp "$src/config/components/manager/controller_manager_config.yaml" "$RUN/kueue-release-config.yaml" ||
+    die "no config/components/manager/controller_manager_config.yaml in Kueue $KUEUE_VERSION's module"
   # The checks, built here: inside the namespace there is no network for the module proxy.
   (cd "$ROOT" && GOFLAGS=-mod=readonly go test -c -tags e2e -o "$RUN/e2e.test" ./hack/e2e) ||
     die "the checks (hack/e2e/*_test.go) do not build"

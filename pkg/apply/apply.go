@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"slices"
@@ -31,8 +30,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/mlops-fn/mlops-fn/pkg/cluster"
 	"github.com/mlops-fn/mlops-fn/pkg/fielddiff"
-	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
@@ -42,6 +41,8 @@ import (
 type Options struct {
 	// Dir is the hydrated overlay.
 	Dir string
+	// Objects are what it applies (hydrate.Applied): one job at least.
+	Objects []*yaml.RNode
 	// Flags are the cluster flags as given, for the command a refusal names.
 	Flags []string
 	// Replace deletes a live job the overlay changes (waiting for its pods to
@@ -58,8 +59,6 @@ type Result struct {
 	Action string
 	// Changes are the fields the edit changes in the live job.
 	Changes []string
-	// Jobs are the overlay's jobs as it applied them.
-	Jobs []Job
 }
 
 // Refused is the error of an edit that would change a live job in place:
@@ -94,16 +93,8 @@ type object = map[string]any
 // only a refusal in place (inPlace) counts as a change that --replace
 // takes; a replace first checks that the new job would be created
 // (recreatable) and saves the live job's manifest (save).
-func Apply(ctx context.Context, c *Cluster, o Options) (*Result, error) {
-	items, err := hydrate.Applied(o.Dir)
-	if err != nil {
-		return nil, err
-	}
-	overlayJobs, err := jobsOf(o.Dir, items)
-	if err != nil {
-		return nil, err
-	}
-	built, err := c.targets(ctx, items)
+func Apply(ctx context.Context, c *cluster.Cluster, o Options) (*Result, error) {
+	built, err := targets(ctx, c, o.Objects)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +112,7 @@ func Apply(ctx context.Context, c *Cluster, o Options) (*Result, error) {
 			lives = append(lives, target{live, t.r})
 		}
 	}
-	res := &Result{Job: id(jobs[0].object), Jobs: overlayJobs}
+	res := &Result{Job: id(jobs[0].object)}
 	if len(lives) == 0 {
 		// No job runs that an edit could reach half: applied in the build's
 		// order, the objects a job needs (its ServiceAccount) before it, which
@@ -136,7 +127,7 @@ func Apply(ctx context.Context, c *Cluster, o Options) (*Result, error) {
 			Command: "mlops-fn apply --replace " + strings.Join(append(slices.Clone(o.Flags), o.Dir), " ")}
 	}
 	if err != nil {
-		if res.Changes, err = c.inPlace(ctx, lives, built, err); err != nil {
+		if res.Changes, err = inPlace(ctx, lives, built, err); err != nil {
 			what := "nothing was applied"
 			if o.Replace {
 				what = "nothing was deleted or applied"
@@ -167,7 +158,7 @@ func Apply(ctx context.Context, c *Cluster, o Options) (*Result, error) {
 			return nil, refused()
 		}
 	}
-	if err := c.recreatable(ctx, built, lives); err != nil {
+	if err := recreatable(ctx, c, built, lives); err != nil {
 		return nil, fmt.Errorf("nothing was deleted: --replace deletes %s and creates the new one, and the API server refuses that: %w", id(lives[0].object), err)
 	}
 	saved, err := save(lives)
@@ -177,7 +168,7 @@ func Apply(ctx context.Context, c *Cluster, o Options) (*Result, error) {
 	for i, live := range lives {
 		deleted, err := remove(ctx, live)
 		if err == nil {
-			err = c.gone(ctx, live)
+			err = gone(ctx, c, live)
 		}
 		if err != nil && i == 0 && !deleted {
 			_ = os.Remove(saved)
@@ -223,7 +214,7 @@ func Apply(ctx context.Context, c *Cluster, o Options) (*Result, error) {
 // policy of deploy/admission refuses, Trainer's webhook (runtime patches),
 // Kueue's. A refusal of anything else (RBAC, a webhook that fails, a quota,
 // an invalid object) is the same for a suspended job.
-func (c *Cluster) inPlace(ctx context.Context, lives, built []target, refused error) ([]string, error) {
+func inPlace(ctx context.Context, lives, built []target, refused error) ([]string, error) {
 	if immutable(refused) {
 		return []string{"the API server refuses it in place: " + firstLine(refused)}, nil
 	}
@@ -316,7 +307,7 @@ func objectsOf(targets []target) []object {
 // new job as they will. Not seen: a quota of the count of jobs, which the
 // live one fills until it goes (refused here, on the safe side). Also the
 // pods of the jobs, which the wait for them to go lists.
-func (c *Cluster) recreatable(ctx context.Context, built, lives []target) error {
+func recreatable(ctx context.Context, c *cluster.Cluster, built, lives []target) error {
 	for _, t := range built {
 		if find(objectsOf(lives), t.object) == nil {
 			if _, err := applyAll(ctx, []target{t}, true); err != nil {
@@ -333,7 +324,7 @@ func (c *Cluster) recreatable(ctx context.Context, built, lives []target) error 
 		}
 	}
 	for _, live := range lives {
-		if _, err := c.pods(ctx, live.object); err != nil {
+		if _, err := pods(ctx, c, live.object); err != nil {
 			return err
 		}
 	}
@@ -461,7 +452,7 @@ func envConfigMapsOf(o object) []string {
 	if err != nil {
 		return nil
 	}
-	return envConfigMaps(n)
+	return jobnode.EnvConfigMaps(n)
 }
 
 // find is the object of items of the same kind and name as o, nil if none.
@@ -564,7 +555,7 @@ type target struct {
 
 // targets are the objects items in the namespace each goes to (its own,
 // else the flags'), each with its resource as the API server names it.
-func (c *Cluster) targets(ctx context.Context, items []*yaml.RNode) ([]target, error) {
+func targets(ctx context.Context, c *cluster.Cluster, items []*yaml.RNode) ([]target, error) {
 	var out []target
 	for _, it := range items {
 		var o object
@@ -614,12 +605,12 @@ func applyAll(ctx context.Context, targets []target, dry bool) ([]object, error)
 
 // get reads the live object of t, nil when there is none.
 func (t target) get(ctx context.Context) (object, error) {
-	u, err := t.r.Get(ctx, name(t.object), metav1.GetOptions{})
+	u, err := cluster.Get(ctx, t.r, name(t.object))
 	switch {
-	case apierrors.IsNotFound(err):
-		return nil, nil
 	case err != nil:
 		return nil, fmt.Errorf("reading %s: %w", id(t.object), err)
+	case u == nil:
+		return nil, nil
 	}
 	return u.Object, nil
 }
@@ -642,42 +633,41 @@ func remove(ctx context.Context, t target) (bool, error) {
 }
 
 // gone waits until t and its pods are gone.
-func (c *Cluster) gone(ctx context.Context, t target) error {
-	var left []string
+func gone(ctx context.Context, c *cluster.Cluster, t target) error {
+	var still []string
 	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, goneTimeout, true, func(ctx context.Context) (bool, error) {
 		var err error
-		left, err = c.left(ctx, t)
-		return len(left) == 0, err
+		still, err = left(ctx, c, t)
+		return len(still) == 0, err
 	})
-	if wait.Interrupted(err) && len(left) > 0 {
-		return fmt.Errorf("after %s these are still there: %s", goneTimeout, strings.Join(left, ", "))
+	if wait.Interrupted(err) && len(still) > 0 {
+		return fmt.Errorf("after %s these are still there: %s", goneTimeout, strings.Join(still, ", "))
 	}
 	return err
 }
 
 // left is t while it exists, then its pods.
-func (c *Cluster) left(ctx context.Context, t target) ([]string, error) {
+func left(ctx context.Context, c *cluster.Cluster, t target) ([]string, error) {
 	if live, err := t.get(ctx); err != nil || live != nil {
 		return []string{id(t.object)}, err
 	}
-	return c.pods(ctx, t.object)
+	return pods(ctx, c, t.object)
 }
 
 // pods are the names of the pods of the job o ("": not a job, or a Pod,
 // which the wait for o itself covers).
-func (c *Cluster) pods(ctx context.Context, o object) ([]string, error) {
+func pods(ctx context.Context, c *cluster.Cluster, o object) ([]string, error) {
 	jk, ok := kinds.All.ForKind(kindOf(o))
 	if !ok || jk.PodsLabel == "" {
 		return nil, nil
 	}
-	l, err := c.Dynamic.Resource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).Namespace(namespace(o)).
-		List(ctx, metav1.ListOptions{LabelSelector: jk.PodsLabel + "=" + name(o)})
+	l, err := c.Pods(ctx, namespace(o), jk.PodsLabel+"="+name(o))
 	if err != nil {
 		return nil, fmt.Errorf("listing the pods of %s: %w", id(o), err)
 	}
 	var names []string
-	for _, p := range l.Items {
-		names = append(names, "pod/"+p.GetName())
+	for _, p := range l {
+		names = append(names, "pod/"+p.Name)
 	}
 	return names, nil
 }
@@ -686,47 +676,39 @@ func (c *Cluster) pods(ctx context.Context, o object) ([]string, error) {
 // period (30 s by default) and the garbage collector's turn.
 const goneTimeout = 5 * time.Minute
 
-// Deleted are the jobs the overlay dir applies and the ConfigMaps they read
-// their environment from; also after an edit of job.yaml or mlops.env that
-// was not hydrated, whose build the guard fails (the component as the last
-// hydrate wrote it). The base's other objects (a ServiceAccount other jobs
-// share) stay.
-func Deleted(dir string) ([]*yaml.RNode, error) {
-	items, err := applied(dir)
-	if err != nil {
-		return nil, err
-	}
-	found, err := jobsOf(dir, items)
-	if err != nil {
-		return nil, err
-	}
-	var jobs []*yaml.RNode
+// jobsAndEnv are the jobs among items and the ConfigMaps they read their
+// environment from.
+func jobsAndEnv(items []*yaml.RNode) []*yaml.RNode {
+	var out []*yaml.RNode
 	read := map[string]bool{}
-	for _, j := range found {
-		jobs = append(jobs, j.Node)
+	for _, j := range jobnode.Jobs(kinds.All, items) {
+		out = append(out, j.Node)
 		for _, cm := range j.EnvConfigMaps {
 			read[j.Namespace+"/"+cm] = true
 		}
 	}
 	for _, it := range items {
 		if it.GetKind() == "ConfigMap" && read[it.GetNamespace()+"/"+it.GetName()] {
-			jobs = append(jobs, it)
+			out = append(out, it)
 		}
 	}
-	return jobs, nil
+	return out
 }
 
-// Delete deletes objects (Deleted's), waiting for them and their pods to go.
-// It returns those it deleted, KIND/NAME; none: none was there.
-func Delete(ctx context.Context, c *Cluster, objects []*yaml.RNode) ([]string, error) {
-	targets, err := c.targets(ctx, objects)
+// Delete deletes the jobs among items (what an overlay applies,
+// hydrate.Applied) and the ConfigMaps they read their environment from,
+// waiting for them and their pods to go; the overlay's other objects (a
+// ServiceAccount other jobs share) stay. It returns those it deleted,
+// KIND/NAME; none: none was there.
+func Delete(ctx context.Context, c *cluster.Cluster, items []*yaml.RNode) ([]string, error) {
+	all, err := targets(ctx, c, jobsAndEnv(items))
 	if err != nil {
 		return nil, err
 	}
 	// The env ConfigMap the live job reads: after an edit of mlops.env the
 	// build names another (its hash follows the data).
 	var more []target
-	for _, t := range targets {
+	for _, t := range all {
 		if !kinds.All.Is(kindOf(t.object)) {
 			continue
 		}
@@ -735,7 +717,7 @@ func Delete(ctx context.Context, c *Cluster, objects []*yaml.RNode) ([]string, e
 			continue
 		}
 		for _, cm := range envConfigMapsOf(live) {
-			for _, b := range targets {
+			for _, b := range all {
 				if kindOf(b.object) == "ConfigMap" && namespace(b.object) == namespace(live) && name(b.object) != cm && unhashed(name(b.object)) == unhashed(cm) {
 					o := object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": cm, "namespace": namespace(live)}}
 					more = append(more, target{o, b.r})
@@ -745,11 +727,11 @@ func Delete(ctx context.Context, c *Cluster, objects []*yaml.RNode) ([]string, e
 		}
 	}
 	var deleted []string
-	for _, t := range append(targets, more...) {
+	for _, t := range append(all, more...) {
 		was, err := remove(ctx, t)
 		if err == nil && was {
 			deleted = append(deleted, id(t.object))
-			if err = c.gone(ctx, t); err != nil {
+			if err = gone(ctx, c, t); err != nil {
 				err = fmt.Errorf("deleted %s, but %w", id(t.object), err)
 			}
 		}
@@ -758,69 +740,4 @@ func Delete(ctx context.Context, c *Cluster, objects []*yaml.RNode) ([]string, e
 		}
 	}
 	return deleted, nil
-}
-
-// Job is a job a hydrated overlay applies.
-type Job struct {
-	Kind, Name string
-	// Namespace is the overlay's ("": the one the flags or context give).
-	Namespace string
-	// EnvConfigMaps are the ConfigMaps its containers read their environment
-	// from: mlops.env's.
-	EnvConfigMaps []string
-	// Node is the job as the overlay builds it.
-	Node *yaml.RNode
-}
-
-// Jobs are the jobs the hydrated overlay dir applies, as the last hydrate
-// wrote its patches (so also after an edit not yet hydrated): what apply
-// applied, delete deletes, and status and logs look for.
-func Jobs(dir string) ([]Job, error) {
-	items, err := applied(dir)
-	if err != nil {
-		return nil, err
-	}
-	return jobsOf(dir, items)
-}
-
-// applied are the objects the overlay dir applies (hydrate.Applied).
-func applied(dir string) ([]*yaml.RNode, error) {
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s does not exist: name a folder mlops-fn hydrate wrote (mlops-fn hydrate --resources BASE DIR, or mlops-fn init DIR, makes one)", dir)
-	}
-	return hydrate.Applied(dir)
-}
-
-func jobsOf(dir string, items []*yaml.RNode) ([]Job, error) {
-	var jobs []Job
-	for _, it := range items {
-		if kinds.All.Is(it.GetKind()) {
-			jobs = append(jobs, Job{Kind: it.GetKind(), Name: it.GetName(), Namespace: it.GetNamespace(), EnvConfigMaps: envConfigMaps(it), Node: it})
-		}
-	}
-	if len(jobs) == 0 {
-		return nil, fmt.Errorf("%s builds no job of the kinds mlops-fn renders (%s)", dir, strings.Join(kinds.All.Names(), ", "))
-	}
-	return jobs, nil
-}
-
-// envConfigMaps are the ConfigMaps a job's containers read their environment
-// from (envFrom, or configMapKeyRef: a TrainJob's trainer).
-func envConfigMaps(job *yaml.RNode) []string {
-	var names []string
-	var walk func(n *yaml.Node)
-	walk = func(n *yaml.Node) {
-		for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
-			if k := n.Content[i].Value; k == "configMapRef" || k == "configMapKeyRef" {
-				if name, _ := yaml.NewRNode(n.Content[i+1]).GetString("name"); name != "" && !slices.Contains(names, name) {
-					names = append(names, name)
-				}
-			}
-		}
-		for _, c := range n.Content {
-			walk(c)
-		}
-	}
-	walk(job.YNode())
-	return names
 }

@@ -28,6 +28,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
+	"github.com/mlops-fn/mlops-fn/pkg/cluster"
+	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
@@ -115,11 +118,11 @@ func (f *fakeAPIServer) refused(w http.ResponseWriter, r *http.Request) bool {
 func TestApplyServerSide(t *testing.T) {
 	f := &fakeAPIServer{objects: map[string][]byte{}}
 	ctx, c := fakeCluster(t, f)
-	o := Options{Dir: "../../quickstart/k8s/mlops/multi-node"}
+	o := overlay(t, "../../quickstart/k8s/mlops/multi-node")
 	const ssa = "application/apply-patch+yaml /api%s fieldManager=mlops-fn force=true dryRun=%s"
-	jobs, err := Jobs(o.Dir)
-	if err != nil || len(jobs) != 1 || len(jobs[0].EnvConfigMaps) != 1 {
-		t.Fatalf("the overlay's job: %+v, %v", jobs, err)
+	jobs := jobnode.Jobs(kinds.All, o.Objects)
+	if len(jobs) != 1 || len(jobs[0].EnvConfigMaps) != 1 {
+		t.Fatalf("the overlay's job: %+v", jobs)
 	}
 	// The env ConfigMap's name ends in kustomize's hash of its data.
 	env := jobs[0].EnvConfigMaps[0]
@@ -148,8 +151,18 @@ func TestApplyServerSide(t *testing.T) {
 	}
 }
 
+// overlay is what the hydrated overlay dir applies.
+func overlay(t *testing.T, dir string) Options {
+	t.Helper()
+	items, err := hydrate.Applied(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Options{Dir: dir, Objects: items}
+}
+
 // fakeCluster connects to f, served for the test, in namespace team.
-func fakeCluster(t *testing.T, f *fakeAPIServer) (context.Context, *Cluster) {
+func fakeCluster(t *testing.T, f *fakeAPIServer) (context.Context, *cluster.Cluster) {
 	t.Helper()
 	server := httptest.NewServer(f)
 	t.Cleanup(server.Close)
@@ -165,7 +178,7 @@ current-context: c
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	c, err := Connect(ctx, Flags{Kubeconfig: config, RequestTimeout: 10 * time.Second})
+	c, err := cluster.Connect(ctx, cluster.Flags{Kubeconfig: config, RequestTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +327,7 @@ func TestReplaceRefusals(t *testing.T) {
 			t.Setenv("TMPDIR", t.TempDir())
 			f := &fakeAPIServer{objects: map[string][]byte{}}
 			ctx, cl := fakeCluster(t, f)
-			if _, err := Apply(ctx, cl, Options{Dir: quickstart}); err != nil {
+			if _, err := Apply(ctx, cl, overlay(t, quickstart)); err != nil {
 				t.Fatal(err)
 			}
 			live := decode(t, string(f.objects[mpiJobPath]))
@@ -326,7 +339,9 @@ func TestReplaceRefusals(t *testing.T) {
 			b, _ := json.Marshal(live)
 			f.objects[mpiJobPath] = b
 			f.refuse = c.refuse
-			res, err := Apply(ctx, cl, Options{Dir: quickstart, Replace: c.replace})
+			o := overlay(t, quickstart)
+			o.Replace = c.replace
+			res, err := Apply(ctx, cl, o)
 			got := fmt.Sprint(err)
 			if err == nil {
 				got = res.Action
@@ -377,19 +392,13 @@ func TestReplaceRefusals(t *testing.T) {
 func TestDeleteSaysWhat(t *testing.T) {
 	f := &fakeAPIServer{objects: map[string][]byte{}}
 	ctx, c := fakeCluster(t, f)
-	if _, err := Apply(ctx, c, Options{Dir: quickstart}); err != nil {
+	o := overlay(t, quickstart)
+	if _, err := Apply(ctx, c, o); err != nil {
 		t.Fatal(err)
 	}
-	objects, err := Deleted(quickstart)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jobs, err := Jobs(quickstart)
-	if err != nil {
-		t.Fatal(err)
-	}
+	jobs := jobnode.Jobs(kinds.All, o.Objects)
 	for _, want := range [][]string{{"MPIJob/resnet50-training", "ConfigMap/" + jobs[0].EnvConfigMaps[0]}, nil} {
-		got, err := Delete(ctx, c, objects)
+		got, err := Delete(ctx, c, o.Objects)
 		if err != nil || !slices.Equal(got, want) {
 			t.Errorf("Delete: %v, %v; want %v", got, err, want)
 		}
@@ -400,7 +409,7 @@ func TestDeleteSaysWhat(t *testing.T) {
 // serves the MPIJob's group only) is told what to install, and how.
 func TestOperatorNotInstalled(t *testing.T) {
 	ctx, c := fakeCluster(t, &fakeAPIServer{objects: map[string][]byte{}})
-	_, err := Apply(ctx, c, Options{Dir: "../../quickstart/k8s/mlops/elastic"})
+	_, err := Apply(ctx, c, overlay(t, "../../quickstart/k8s/mlops/elastic"))
 	k, _ := kinds.All.ForKind("PyTorchJob")
 	want := "this cluster serves no kubeflow.org/v1 (" + c.Config.Host + "): the operator or CRD of PyTorchJob is not installed; install the training-operator (the release mlops-fn's e2e tests run): " + k.Install[0]
 	if err == nil || err.Error() != want {

@@ -12,18 +12,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	resourcehelper "k8s.io/component-helpers/resource"
 
+	"github.com/mlops-fn/mlops-fn/pkg/cluster"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
-
-var nodesResource = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
 
 // Unfit says how the job's pods can never all run on the cluster's nodes:
 // a pod that requests more of a resource than the largest node allocates,
@@ -31,19 +28,13 @@ var nodesResource = schema.GroupVersionResource{Version: "v1", Resource: "nodes"
 // nodes allocate. Whatever else runs there, taints and selectors aside, so
 // what it says is certain (unless an autoscaler adds nodes). Cordoned nodes
 // are left out. A user who may not list nodes gets nothing.
-func (c *Cluster) Unfit(ctx context.Context, job Job) ([]string, error) {
-	l, err := c.Dynamic.Resource(nodesResource).List(ctx, metav1.ListOptions{})
+func Unfit(ctx context.Context, c *cluster.Cluster, job jobnode.Job) ([]string, error) {
+	nodes, err := c.Nodes(ctx)
 	if apierrors.IsForbidden(err) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("listing the nodes: %w", err)
-	}
-	nodes := make([]corev1.Node, len(l.Items))
-	for i := range l.Items {
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(l.Items[i].Object, &nodes[i]); err != nil {
-			return nil, err
-		}
 	}
 	pods, err := jobPods(job)
 	if err != nil {
@@ -53,7 +44,7 @@ func (c *Cluster) Unfit(ctx context.Context, job Job) ([]string, error) {
 }
 
 // jobPods are the requests of the pods the job runs at once, by role.
-func jobPods(job Job) ([]podRequests, error) {
+func jobPods(job jobnode.Job) ([]podRequests, error) {
 	b, err := jobnode.JSON(job.Node)
 	if err != nil {
 		return nil, err

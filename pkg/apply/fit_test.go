@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/scaffold"
 )
@@ -96,10 +97,7 @@ func TestInitFitsASmallNode(t *testing.T) {
 			if err := ov.Write(); err != nil {
 				t.Fatal(err)
 			}
-			jobs, err := Jobs(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
+			jobs := jobnode.Jobs(kinds.All, overlay(t, dir).Objects)
 			pods, err := jobPods(jobs[0])
 			if err != nil {
 				t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 
 	"github.com/mlops-fn/mlops-fn/pkg/apply"
+	"github.com/mlops-fn/mlops-fn/pkg/cluster"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/status"
 )
 
@@ -17,20 +19,16 @@ import (
 // wait forever, some holding a node), and a job of a LocalQueue that Kueue
 // does not queue (it runs outside the queue's quota). The job is applied:
 // what cannot be read for these checks is a warning too.
-func warnApplied(ctx context.Context, cmd *cobra.Command, c *apply.Cluster, jobs []apply.Job) {
+func warnApplied(ctx context.Context, cmd *cobra.Command, c *cluster.Cluster, jobs []jobnode.Job) {
 	var warnings framework.Results
 	warn := func(m string) {
 		warnings = append(warnings, &framework.Result{Severity: framework.Warning, Message: m})
 	}
 	defer func() { report(cmd.ErrOrStderr(), warnings) }()
-	sc, err := status.From(c)
-	if err != nil {
-		warn("applied, but not checked against the cluster's nodes and Kueue: " + err.Error())
-		return
-	}
+	sc := status.From(c)
 	for _, job := range jobs {
 		id := job.Kind + "/" + job.Name
-		unfit, err := c.Unfit(ctx, job)
+		unfit, err := apply.Unfit(ctx, c, job)
 		if err != nil {
 			warn(id + ": applied, but not checked against the cluster's nodes: " + err.Error())
 		}

@@ -15,14 +15,17 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"sigs.k8s.io/kustomize/api/konfig"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/apply"
+	"github.com/mlops-fn/mlops-fn/pkg/cluster"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // clusterFlags are kubectl's flags for the cluster, with kubectl's meanings.
-type clusterFlags struct{ apply.Flags }
+type clusterFlags struct{ cluster.Flags }
 
 func (f *clusterFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.Namespace, "namespace", "n", "", "kubectl's --namespace")
@@ -61,9 +64,9 @@ func given(cmd *cobra.Command) []string {
 
 // connect connects to the cluster f names; run's errors name the server
 // and the request that did not answer.
-func connect(cmd *cobra.Command, f clusterFlags, run func(context.Context, *apply.Cluster) error) error {
+func connect(cmd *cobra.Command, f clusterFlags, run func(context.Context, *cluster.Cluster) error) error {
 	ctx := cmdContext(cmd)
-	c, err := apply.Connect(ctx, f.Flags)
+	c, err := cluster.Connect(ctx, f.Flags)
 	if err == nil {
 		err = c.Explain(run(ctx, c))
 	}
@@ -132,11 +135,16 @@ or namespace: it runs outside the queue).`,
 		}
 		inform(cmd, note)
 		o.Flags = given(cmd)
-		return connect(cmd, f, func(ctx context.Context, c *apply.Cluster) error {
+		return connect(cmd, f, func(ctx context.Context, c *cluster.Cluster) error {
+			var jobs []jobnode.Job
+			var err error
+			if o.Objects, jobs, err = overlay(o.Dir); err != nil {
+				return err
+			}
 			res, err := apply.Apply(ctx, c, o)
 			if err == nil {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", res.Job, res.Action)
-				warnApplied(ctx, cmd, c, res.Jobs)
+				warnApplied(ctx, cmd, c, jobs)
 			}
 			return err
 		})
@@ -161,23 +169,22 @@ jobs share) stay.`,
 	var f clusterFlags
 	f.add(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		objects, err := apply.Deleted(args[0])
+		objects, jobs, err := overlay(args[0])
 		if err != nil {
 			return fail(cmd, err)
 		}
-		return connect(cmd, f, func(ctx context.Context, c *apply.Cluster) error {
+		return connect(cmd, f, func(ctx context.Context, c *cluster.Cluster) error {
 			deleted, err := apply.Delete(ctx, c, objects)
 			for _, d := range deleted {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s deleted\n", d)
 			}
 			if err == nil && len(deleted) == 0 {
-				var jobs []string
-				for _, o := range objects {
-					if ns, _ := c.Of(o.GetNamespace()); kinds.All.Is(o.GetKind()) {
-						jobs = append(jobs, fmt.Sprintf("%s/%s in namespace %s", o.GetKind(), o.GetName(), ns))
-					}
+				var none []string
+				for _, j := range jobs {
+					ns, _ := c.Of(j.Namespace)
+					none = append(none, fmt.Sprintf("%s/%s in namespace %s", j.Kind, j.Name, ns))
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "nothing to delete: no %s\n", strings.Join(jobs, ", no "))
+				fmt.Fprintf(cmd.OutOrStdout(), "nothing to delete: no %s\n", strings.Join(none, ", no "))
 			}
 			return err
 		})
@@ -194,4 +201,23 @@ func hydrated(dir string) error {
 		}
 	}
 	return fmt.Errorf("%s has no kustomization.yaml: it was never hydrated; mlops-fn apply hydrates an overlay again, it does not make one: run mlops-fn hydrate --resources BASE %s (BASE: the folder that holds the job's skeleton), or mlops-fn init %s for a new job", dir, dir, dir)
+}
+
+// overlay is what the hydrated overlay dir applies, as the last hydrate
+// wrote its patches (so also after an edit of job.yaml or mlops.env not yet
+// hydrated, whose build the guard fails), and its jobs: what apply applies,
+// delete deletes, and status and logs look for.
+func overlay(dir string) ([]*yaml.RNode, []jobnode.Job, error) {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("%s does not exist: name a folder mlops-fn hydrate wrote (mlops-fn hydrate --resources BASE DIR, or mlops-fn init DIR, makes one)", dir)
+	}
+	items, err := hydrate.Applied(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	jobs := jobnode.Jobs(kinds.All, items)
+	if len(jobs) == 0 {
+		return nil, nil, fmt.Errorf("%s builds no job of the kinds mlops-fn renders (%s)", dir, strings.Join(kinds.All.Names(), ", "))
+	}
+	return items, jobs, nil
 }

@@ -10,26 +10,21 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mlops-fn/mlops-fn/pkg/apply"
+	"github.com/mlops-fn/mlops-fn/pkg/cluster"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/status"
 )
 
 // jobsAndCluster runs run on the jobs DIR applies (as mlops-fn apply finds
 // them) in the cluster the flags name.
-func jobsAndCluster(cmd *cobra.Command, dir string, f clusterFlags, run func(context.Context, []apply.Job, *status.Cluster) error) error {
-	jobs, err := apply.Jobs(dir)
+func jobsAndCluster(cmd *cobra.Command, dir string, f clusterFlags, run func(context.Context, []jobnode.Job, *status.Cluster) error) error {
+	_, jobs, err := overlay(dir)
 	if err != nil {
 		return fail(cmd, err)
 	}
-	ctx := cmdContext(cmd)
-	a, c, err := status.Connect(ctx, f.Flags)
-	if err == nil {
-		err = a.Explain(run(ctx, jobs, c))
-	}
-	if err != nil {
-		return fail(cmd, err)
-	}
-	return nil
+	return connect(cmd, f, func(ctx context.Context, c *cluster.Cluster) error {
+		return run(ctx, jobs, status.From(c))
+	})
 }
 
 func newStatus() *cobra.Command {
@@ -60,7 +55,7 @@ Each request waits --request-timeout for the API server's answer.`,
 	}
 	f.add(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		return jobsAndCluster(cmd, args[0], f, func(ctx context.Context, jobs []apply.Job, c *status.Cluster) error {
+		return jobsAndCluster(cmd, args[0], f, func(ctx context.Context, jobs []jobnode.Job, c *status.Cluster) error {
 			for _, job := range jobs {
 				r, err := status.Status(ctx, c, job)
 				if err != nil {
@@ -103,7 +98,7 @@ server's answer (the log itself streams for as long as the program runs).`,
 		ctx, stop := signal.NotifyContext(cmdContext(cmd), os.Interrupt)
 		defer stop()
 		cmd.SetContext(ctx)
-		return jobsAndCluster(cmd, args[0], f, func(ctx context.Context, jobs []apply.Job, c *status.Cluster) error {
+		return jobsAndCluster(cmd, args[0], f, func(ctx context.Context, jobs []jobnode.Job, c *status.Cluster) error {
 			err := status.Logs(ctx, c, jobs[0], status.LogOptions{Follow: follow, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr()})
 			if ctx.Err() != nil {
 				return nil // interrupted

@@ -9,13 +9,11 @@ import (
 	"strings"
 
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/kustomize/kyaml/kio/filters"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
-	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 	"github.com/mlops-fn/mlops-fn/pkg/schema"
@@ -97,7 +95,7 @@ func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, it
 		out.jobParts = append(out.jobParts, targets[i], n)
 		out.Component[fileName(patch.File)] = b
 		out.patches = append(out.patches, patchEntry{file: fileName(patch.File), target: targets[i]})
-		if j, ok := q.Kind().(jobnode.JSONPatcher); ok {
+		if j, ok := q.Kind().(render.JSONPatcher); ok {
 			if file, ops := j.JSONPatch(q); ops != nil {
 				b, err := yaml.Marshal(ops)
 				if err != nil {
@@ -112,16 +110,14 @@ func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, it
 }
 
 func encode(header string, patch render.Patch) ([]byte, *yaml.RNode, error) {
-	n, err := jobnode.EncodePatch(patch)
+	n, err := patch.Encode()
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := schema.With(func() error {
-		if _, err := (filters.FormatFilter{UseSchema: true}).Filter([]*yaml.RNode{n}); err != nil {
-			return err
-		}
-		return schema.MarkMergeKeys(n)
-	}); err != nil {
+	if err := schema.Format(n); err != nil {
+		return nil, nil, err
+	}
+	if err := schema.MarkMergeKeys(n); err != nil {
 		return nil, nil, err
 	}
 	s, err := n.String()

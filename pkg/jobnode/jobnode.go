@@ -15,7 +15,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
-	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
 // Encode turns a typed object into YAML in the field order of its Go struct,
@@ -89,76 +88,6 @@ func empty(n *yaml.Node) bool {
 	return false
 }
 
-// EncodePatch encodes a patch and writes its deletions (patch.Clear) as
-// nulls, which a strategic merge (kyaml's and kustomize's) reads as "remove".
-func EncodePatch(patch render.Patch) (*yaml.RNode, error) {
-	n, err := Encode(patch.Object)
-	if err != nil {
-		return nil, err
-	}
-	d, k := patch.Clear, patch.Kind
-	if program := k.ProgramPath; program != nil {
-		if err := setNulls(n, d.Container, true, program...); err != nil {
-			return nil, err
-		}
-		d.Container = nil
-	}
-	for _, spec := range PodSpecs(k, n) {
-		if err := setNulls(spec, d.PodSecurity, true, "securityContext"); err != nil {
-			return nil, err
-		}
-	}
-	// The container deletions follow what the patch sets in the training
-	// container alone; the others keep their own program.
-	for _, list := range ContainerLists(k, n) {
-		if len(list) > render.TrainingContainerIndex {
-			if err := setNulls(list[render.TrainingContainerIndex], d.Container, true); err != nil {
-				return nil, err
-			}
-		}
-	}
-	for _, c := range Containers(k, n) {
-		// Where the patch sets the container's securityContext, before the
-		// forced deletions make one.
-		if err := setNulls(c, d.ContainerIDs, false, "securityContext"); err != nil {
-			return nil, err
-		}
-		if err := setNulls(c, d.ContainerSecurity, true, "securityContext"); err != nil {
-			return nil, err
-		}
-	}
-	return n, nil
-}
-
-// setNulls appends key: null for each key to the map at path below n; that map
-// is made if need be when force is set, else only filled where the patch sets
-// something already (a map of nulls alone leaves `{}` in a target without it).
-func setNulls(n *yaml.RNode, keys []string, force bool, path ...string) error {
-	if len(keys) == 0 {
-		return nil
-	}
-	var m *yaml.RNode
-	var err error
-	if force {
-		m, err = n.Pipe(yaml.LookupCreate(yaml.MappingNode, path...))
-	} else {
-		m, err = n.Pipe(yaml.Lookup(path...))
-	}
-	if err != nil || m == nil || len(m.YNode().Content) == 0 && !force {
-		return err
-	}
-	for _, k := range keys {
-		if m.Field(k) != nil {
-			continue // the patch sets it: its value replaces the target's
-		}
-		// Appended by hand: kyaml's SetField reads a null value as "delete the field".
-		m.YNode().Content = append(m.YNode().Content,
-			&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: k},
-			&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagNull, Value: "null"})
-	}
-	return nil
-}
-
 // PodSpecs returns the pod specs of n, a job of kind k, in role order.
 func PodSpecs(k jobkind.Facts, n *yaml.RNode) []*yaml.RNode {
 	var specs []*yaml.RNode
@@ -206,24 +135,6 @@ func Containers(k jobkind.Facts, n *yaml.RNode) []*yaml.RNode {
 	return all
 }
 
-// Narrower is a kind that checks a target for what it needs, after the
-// checks every kind shares, and completes the plan narrowed to it; config
-// names the job spec in messages.
-type Narrower interface {
-	Narrow(target *yaml.RNode, q *render.Plan, config string) error
-}
-
-// AfterPatcher is a kind that edits its job once the patch is applied.
-type AfterPatcher interface {
-	AfterPatch(job *yaml.RNode, q *render.Plan) error
-}
-
-// JSONPatcher is a kind whose AfterPatch edit hydrate writes as a JSON patch
-// applied after the strategic merge: its file and operations (nil: none).
-type JSONPatcher interface {
-	JSONPatch(q *render.Plan) (file string, ops []any)
-}
-
 // Templated is a kind that lists every pod spec of its jobs, decoded into its
 // upstream Go type (an operator's replica types mlops-fn does not fill
 // among them): what Pod Security admission evaluates.
@@ -248,9 +159,4 @@ func Scalar(n *yaml.RNode, path ...string) string {
 		return ""
 	}
 	return v.YNode().Value
-}
-
-// OwnEnvEntry: e is what mlops-fn writes for key name, its value taken from the env ConfigMap.
-func OwnEnvEntry(e *yaml.RNode, name string, q *render.Plan) bool {
-	return q.NamesEnv(Scalar(e, "valueFrom", "configMapKeyRef", "name")) && Scalar(e, "valueFrom", "configMapKeyRef", "key") == name && Scalar(e, "value") == ""
 }

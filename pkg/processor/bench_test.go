@@ -14,7 +14,7 @@ import (
 
 // quickstartList is the input kustomize hands the function for the
 // multi-node quickstart, with n unrelated ConfigMaps.
-func quickstartList(b *testing.B, n int) (*yaml.RNode, []*yaml.RNode) {
+func quickstartList(b testing.TB, n int) (*yaml.RNode, []*yaml.RNode) {
 	b.Helper()
 	root := filepath.Join("..", "..", "quickstart")
 	config, err := yaml.ReadFile(filepath.Join(root, "k8s/mlops/multi-node/job.yaml"))

@@ -89,7 +89,7 @@ func envShadowsKeys(target *yaml.RNode, q *render.Plan) error {
 			elems, _ := list.Elements()
 			for i, e := range elems {
 				name, _ := e.GetString("name")
-				if !slices.Contains(q.EnvKeys, name) || jobnode.OwnEnvEntry(e, name, q) {
+				if !slices.Contains(q.EnvKeys, name) || q.OwnEnvEntry(e, name) {
 					continue
 				}
 				value := jobnode.Scalar(e, "value")

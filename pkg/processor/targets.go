@@ -149,7 +149,7 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 	if c := privilegedContainer(target); c != "" && q.Hardening {
 		return nil, fmt.Errorf("%s: container %s is privileged (or adds capabilities), and the API server refuses such a container with the allowPrivilegeEscalation: false mlops-fn's hardening sets on every container; accepted: no privileged container in the job, or spec.security.hardening: false (the job then needs Pod Security level privileged)", id, c)
 	}
-	if n, ok := q.Kind().(jobnode.Narrower); ok {
+	if n, ok := q.Kind().(render.Narrower); ok {
 		if err := n.Narrow(target, &q, p.configName()); err != nil {
 			return nil, fmt.Errorf("%s: %w", id, err)
 		}

@@ -6,8 +6,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 )
 
 // Kind is a job kind as the renderer sees it, each kind's package
@@ -60,6 +62,24 @@ type NewJob interface {
 	NewJob(p *Plan)
 }
 
+// Narrower is a kind that checks a target for what it needs, after the
+// checks every kind shares, and completes the plan narrowed to it; config
+// names the job spec in messages.
+type Narrower interface {
+	Narrow(target *yaml.RNode, q *Plan, config string) error
+}
+
+// AfterPatcher is a kind that edits its job once the patch is applied.
+type AfterPatcher interface {
+	AfterPatch(job *yaml.RNode, q *Plan) error
+}
+
+// JSONPatcher is a kind whose AfterPatch edit hydrate writes as a JSON patch
+// applied after the strategic merge: its file and operations (nil: none).
+type JSONPatcher interface {
+	JSONPatch(q *Plan) (file string, ops []any)
+}
+
 // Job is a job object of any kind.
 type Job interface {
 	metav1.Object
@@ -78,4 +98,11 @@ func (p *Plan) operatorVolumes() []OperatorVolume {
 		return o.OperatorVolumes(p)
 	}
 	return nil
+}
+
+// OwnEnvEntry: e is what mlops-fn writes for key name, its value taken from
+// the env ConfigMap.
+func (p *Plan) OwnEnvEntry(e *yaml.RNode, name string) bool {
+	return p.NamesEnv(jobnode.Scalar(e, "valueFrom", "configMapKeyRef", "name")) &&
+		jobnode.Scalar(e, "valueFrom", "configMapKeyRef", "key") == name && jobnode.Scalar(e, "value") == ""
 }

@@ -21,13 +21,12 @@ var mergeExtensions = []string{"x-kubernetes-patch-strategy", "x-kubernetes-patc
 // kustomize then merges the patch into a CRD's pod templates by name with
 // no openapi: entry: the one OpenAPI document of a build stays kustomize's
 // own (or the user's), and a user's document cannot change these patches.
-// It reads the schema With sets.
 func MarkMergeKeys(n *yaml.RNode) error {
 	meta, err := n.GetMeta()
 	if err != nil {
 		return err
 	}
-	s := openapi.SchemaForResourceType(meta.TypeMeta)
+	s := For(meta.TypeMeta)
 	if s == nil {
 		return nil
 	}

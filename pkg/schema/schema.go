@@ -9,9 +9,15 @@
 package schema
 
 import (
+	"strings"
 	"sync"
 
+	"k8s.io/kube-openapi/pkg/validation/spec"
+	"sigs.k8s.io/kustomize/kyaml/kio/filters"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+	"sigs.k8s.io/kustomize/kyaml/yaml/merge2"
+	"sigs.k8s.io/kustomize/kyaml/yaml/walk"
 )
 
 // definitions.go holds the job kinds' definitions, read from the CRD
@@ -22,36 +28,183 @@ import (
 //
 //go:generate go run generate.go
 
+// mlops-fn's merges read its definitions from its own values, handed to
+// kyaml's walker (walk.Walker.Schema), never from kyaml's OpenAPI global,
+// which only kustomize's builds set (WithBuiltIn): the function's merge and
+// a build run side by side.
+
+// schemas are the definitions' schemas by type, each reference in them
+// replaced by what it names, as For first asks for a type: kyaml's
+// ResourceSchema.Field and Elements resolve a reference against its global
+// schema (TestSchemasHoldNoReference).
+var schemas = sync.OnceValue(func() *inliner {
+	return newInliner(definitions())
+})
+
+// inliner inlines the definitions' references, each definition once.
+type inliner struct {
+	mu      sync.Mutex
+	defs    spec.Definitions
+	types   map[yaml.TypeMeta]string // the definition of each type, by name
+	byType  map[yaml.TypeMeta]*openapi.ResourceSchema
+	inlined map[string]spec.Schema
+}
+
+// newInliner indexes defs by type as kyaml's AddDefinitions does.
+func newInliner(defs spec.Definitions) *inliner {
+	in := &inliner{defs: defs, types: map[yaml.TypeMeta]string{}, byType: map[yaml.TypeMeta]*openapi.ResourceSchema{}, inlined: map[string]spec.Schema{}}
+	for name, d := range defs {
+		gvks, _ := d.Extensions["x-kubernetes-group-version-kind"].([]any)
+		for _, g := range gvks {
+			m, _ := g.(map[string]any)
+			group, _ := m["group"].(string)
+			version, _ := m["version"].(string)
+			kind, _ := m["kind"].(string)
+			apiVersion := version
+			if group != "" {
+				apiVersion = group + "/" + version
+			}
+			in.types[yaml.TypeMeta{APIVersion: apiVersion, Kind: kind}] = name
+		}
+	}
+	return in
+}
+
+// of is the schema of type t, inlined, nil for a type defs lack.
+func (in *inliner) of(t yaml.TypeMeta) *openapi.ResourceSchema {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if s, ok := in.byType[t]; ok {
+		return s
+	}
+	name, ok := in.types[t]
+	if !ok {
+		return nil
+	}
+	s := in.inline(spec.Schema{SchemaProps: spec.SchemaProps{Ref: spec.MustCreateRef("#/definitions/" + name)}})
+	in.byType[t] = &openapi.ResourceSchema{Schema: &s}
+	return in.byType[t]
+}
+
+// inline is s with its references replaced; the definitions hold no
+// cycle (a Pod's are a tree).
+func (in *inliner) inline(s spec.Schema) spec.Schema {
+	if ref := s.Ref.String(); ref != "" {
+		name := strings.TrimPrefix(ref, "#/definitions/")
+		d, ok := in.inlined[name]
+		if !ok {
+			d = in.inline(in.defs[name])
+			in.inlined[name] = d
+		}
+		return d
+	}
+	if len(s.Properties) > 0 {
+		props := make(map[string]spec.Schema, len(s.Properties))
+		for k, p := range s.Properties {
+			props[k] = in.inline(p)
+		}
+		s.Properties = props
+	}
+	if s.Items != nil && s.Items.Schema != nil {
+		items := in.inline(*s.Items.Schema)
+		s.Items = &spec.SchemaOrArray{Schema: &items}
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		values := in.inline(*s.AdditionalProperties.Schema)
+		s.AdditionalProperties = &spec.SchemaOrBool{Allows: s.AdditionalProperties.Allows, Schema: &values}
+	}
+	return s
+}
+
+// For is the schema of the objects of type t, nil for a type the
+// definitions lack.
+func For(t yaml.TypeMeta) *openapi.ResourceSchema {
+	skipBuiltIn()
+	return schemas().of(t)
+}
+
+// none is the schema of a type the definitions lack: no field known, so no
+// list merged by key, and no lookup in kyaml's global.
+var none = &openapi.ResourceSchema{Schema: &spec.Schema{}}
+
+// Merge merges patch into dest as merge2.Merge does, from mlops-fn's
+// definitions of dest's type (else patch's) rather than kyaml's global.
+func Merge(patch, dest *yaml.RNode, opts yaml.MergeOptions) (*yaml.RNode, error) {
+	s := none
+	for _, n := range []*yaml.RNode{dest, patch} {
+		if f := For(typeOf(n)); f != nil {
+			s = f
+			break
+		}
+	}
+	return walk.Walker{Sources: []*yaml.RNode{dest, patch}, Visitor: merge2.Merger{}, MergeOptions: opts, Schema: s}.Walk()
+}
+
+// Format is kyaml's FormatFilter{UseSchema: true} on n from mlops-fn's
+// definitions: conventional field order, and the values of string fields
+// that would read as another type quoted.
+func Format(n *yaml.RNode) error {
+	if _, err := (filters.FormatFilter{}).Filter([]*yaml.RNode{n}); err != nil {
+		return err
+	}
+	if s := For(typeOf(n)); s != nil && n.GetAnnotations()[filters.FmtAnnotation] != filters.FmtStrategyNone {
+		quote(n.YNode(), s)
+	}
+	return nil
+}
+
+func typeOf(n *yaml.RNode) yaml.TypeMeta {
+	return yaml.TypeMeta{APIVersion: n.GetApiVersion(), Kind: n.GetKind()}
+}
+
+// quote walks n with its schema s as kyaml's formatter does.
+func quote(n *yaml.Node, s *openapi.ResourceSchema) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		yaml.FormatNonStringStyle(n, *s.Schema)
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if f := s.Field(n.Content[i].Value); f != nil {
+				quote(n.Content[i+1], f)
+			}
+		}
+	case yaml.SequenceNode:
+		if e := s.Elements(); e != nil {
+			for _, c := range n.Content {
+				quote(c, e)
+			}
+		}
+	}
+}
+
 // The schema kyaml's global holds, as far as mu's holders know.
 const (
-	unknown = iota
-	builtIn // kyaml's own, as a new process starts with it
-	ours    // mlops-fn's definitions, kyaml's built-in schema off
+	unknown    = iota
+	builtIn    // kyaml's own, as a new process starts with it
+	noBuiltIns // kyaml's own for kustomizations alone: no build ran
 )
 
 var (
-	// mu serializes every use of kyaml's OpenAPI schema, a global of its
-	// openapi package that both kustomize and mlops-fn set: kustomize from
-	// a kustomization's openapi: field (and it keeps a document an earlier
-	// build set, openapi.SetSchema), mlops-fn to its definitions.
+	// mu serializes kustomize's builds, which set kyaml's OpenAPI schema,
+	// a global of its openapi package, from a kustomization's openapi:
+	// field (and keep a document an earlier build set, openapi.SetSchema).
 	mu      sync.Mutex
 	current = unknown
 )
 
-// With runs f with mlops-fn's definitions as kyaml's schema, in place of
-// kyaml's built-in one: merges in f treat an MPIJob's lists as kustomize
-// does given the hydrated overlay, and a Pod's as kustomize does.
-func With(f func() error) error {
+// skipBuiltIn keeps kyaml from parsing its built-in Kubernetes schema (140
+// ms) in a process that has run no build: its walker, given a schema, still
+// initializes the global at the first field it looks up, though mlops-fn's
+// merges read nothing of it. A later build starts afresh (WithBuiltIn).
+var skipBuiltIn = sync.OnceFunc(func() {
 	mu.Lock()
 	defer mu.Unlock()
-	if current != ours {
+	if current == unknown {
 		openapi.ResetOpenAPI()
 		openapi.SuppressBuiltInSchemaUse()
-		openapi.AddDefinitions(definitions())
-		current = ours
+		current = noBuiltIns
 	}
-	return f()
-}
+})
 
 // WithBuiltIn runs f from kyaml's built-in schema, as a new kubectl process
 // starts: a kustomize build, which may set its own from an openapi: field.

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,6 +17,7 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+	"sigs.k8s.io/kustomize/kyaml/yaml/merge2"
 
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/schema/internal/gen"
@@ -54,10 +56,10 @@ func TestDefinitionsAreCurrent(t *testing.T) {
 	}
 }
 
-// TestWithGivesMergeKeys: within With, kyaml knows that every pod spec of
+// TestForGivesMergeKeys: the schemas For gives say that every pod spec of
 // every job kind merges its containers by name, and the lists the CRDs key
 // (x-kubernetes-list-map-keys) merge by their keys.
-func TestWithGivesMergeKeys(t *testing.T) {
+func TestForGivesMergeKeys(t *testing.T) {
 	type list struct {
 		path []string
 		key  string
@@ -74,30 +76,105 @@ func TestWithGivesMergeKeys(t *testing.T) {
 		list{[]string{"spec", "trainer", "env"}, "name"},
 		list{[]string{"spec", "runtimePatches"}, "manager"},
 		list{[]string{"spec", "runtimePatches", "trainingRuntimeSpec", "template", "spec", "replicatedJobs"}, "name"})
-	_ = With(func() error {
-		for tm, lists := range want {
-			for _, l := range lists {
-				s := openapi.SchemaForResourceType(tm)
-				for _, f := range l.path {
-					if s == nil {
-						break
-					}
-					if e := s.Elements(); e != nil {
-						s = e
-					}
-					s = s.Field(f)
-				}
+	for tm, lists := range want {
+		for _, l := range lists {
+			s := For(tm)
+			for _, f := range l.path {
 				if s == nil {
-					t.Errorf("%s %v: no schema", tm.Kind, l.path)
-					continue
+					break
 				}
-				if _, key := s.PatchStrategyAndKey(); key != l.key {
-					t.Errorf("%s %v: merge key %q, want %s", tm.Kind, l.path, key, l.key)
+				if e := s.Elements(); e != nil {
+					s = e
 				}
+				s = s.Field(f)
 			}
+			if s == nil {
+				t.Errorf("%s %v: no schema", tm.Kind, l.path)
+				continue
+			}
+			if _, key := s.PatchStrategyAndKey(); key != l.key {
+				t.Errorf("%s %v: merge key %q, want %s", tm.Kind, l.path, key, l.key)
+			}
+		}
+	}
+}
+
+// TestSchemasHoldNoReference: no schema For gives holds a $ref, which
+// kyaml's Field and Elements would resolve against its global schema, and
+// each kind of the definitions has one.
+func TestSchemasHoldNoReference(t *testing.T) {
+	var walk func(path string, s spec.Schema)
+	walk = func(path string, s spec.Schema) {
+		if s.Ref.String() != "" {
+			t.Errorf("%s: $ref %s", path, s.Ref.String())
+		}
+		for k, p := range s.Properties {
+			walk(path+"."+k, p)
+		}
+		if s.Items != nil && s.Items.Schema != nil {
+			walk(path+"[]", *s.Items.Schema)
+		}
+		if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+			walk(path+".*", *s.AdditionalProperties.Schema)
+		}
+	}
+	for _, k := range kinds.All {
+		tm := yaml.TypeMeta{APIVersion: k.APIVersion, Kind: k.Kind}
+		s := For(tm)
+		if s == nil {
+			t.Errorf("%s: no schema", k.Kind)
+			continue
+		}
+		walk(k.Kind, *s.Schema)
+	}
+}
+
+// TestMergeReadsNoGlobal: Merge merges an MPIJob's containers by name from
+// mlops-fn's definitions while kyaml's global holds a document that knows
+// no kind, under which kyaml's merge2.Merge replaces the list.
+func TestMergeReadsNoGlobal(t *testing.T) {
+	target := `apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata: {name: j}
+spec: {mpiReplicaSpecs: {Worker: {template: {spec: {containers: [{name: a, image: a:1}]}}}}}
+`
+	patch := `apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata: {name: j}
+spec: {mpiReplicaSpecs: {Worker: {template: {spec: {containers: [{name: b, image: b:1}]}}}}}
+`
+	names := func(n *yaml.RNode) []string {
+		list, err := n.Pipe(yaml.Lookup("spec", "mpiReplicaSpecs", "Worker", "template", "spec", "containers"))
+		if err != nil || list == nil {
+			t.Fatalf("no containers: %v", err)
+		}
+		var out []string
+		for _, c := range list.Content() {
+			out = append(out, yaml.NewRNode(c).Field("name").Value.YNode().Value)
+		}
+		return out
+	}
+	var merged, global *yaml.RNode
+	_ = WithBuiltIn(func() error {
+		noKinds := []byte(`{"swagger": "2.0", "info": {"title": "no kinds", "version": "v1"}, "paths": {}, "definitions": {}}`)
+		if err := openapi.SetSchema(nil, noKinds, true); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if merged, err = Merge(yaml.MustParse(patch), yaml.MustParse(target), yaml.MergeOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if global, err = merge2.Merge(yaml.MustParse(patch), yaml.MustParse(target), yaml.MergeOptions{}); err != nil {
+			t.Fatal(err)
 		}
 		return nil
 	})
+	if got := names(global); !slices.Equal(got, []string{"b"}) {
+		t.Fatalf("under the document that knows no kind, merge2.Merge gives containers %v, want [b]: the test sets no global", got)
+	}
+	if got := names(merged); !slices.Equal(got, []string{"a", "b"}) {
+		t.Errorf("Merge gives containers %v, want [a b] (merged by name)", got)
+	}
 }
 
 // nameReferenceConfig is the part of a kustomize configuration read here.
@@ -188,7 +265,7 @@ spec:
           volumes:
           - name: v
 `)
-	if err := With(func() error { return MarkMergeKeys(n) }); err != nil {
+	if err := MarkMergeKeys(n); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]string{}

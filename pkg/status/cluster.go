@@ -8,16 +8,15 @@ package status
 import (
 	"context"
 	"errors"
+	"io"
 
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
-
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/mlops-fn/mlops-fn/pkg/apply"
+	"github.com/mlops-fn/mlops-fn/pkg/cluster"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
 // Cluster is the API server the commands read, and the namespace of a job
@@ -25,44 +24,41 @@ import (
 type Cluster struct {
 	Core    Core
 	Dynamic dynamic.Interface
-	apply.Namespaces
+	cluster.Namespaces
 }
 
-// Connect connects as mlops-fn apply does.
-func Connect(ctx context.Context, f apply.Flags) (*apply.Cluster, *Cluster, error) {
-	a, err := apply.Connect(ctx, f)
-	if err != nil {
-		return nil, nil, err
-	}
-	c, err := From(a)
-	return a, c, err
+// Core is what status and logs read of the API server besides the jobs
+// (cluster.Cluster's reads; the tests' fake is client-go's).
+type Core interface {
+	// Pod is the pod, or an error IsNotFound recognises.
+	Pod(ctx context.Context, ns, name string) (*corev1.Pod, error)
+	Pods(ctx context.Context, ns, selector string) ([]corev1.Pod, error)
+	Events(ctx context.Context, ns string) ([]corev1.Event, error)
+	Log(ctx context.Context, ns, pod, container string, follow bool) (io.ReadCloser, error)
+	// Serves is nil when the API server serves groupVersion ("v1" for the core group).
+	Serves(ctx context.Context, groupVersion string) error
+	// Resource is the API resource of a kind, by the API server's discovery;
+	// a *cluster.NotServedError where it serves no such kind.
+	Resource(ctx context.Context, gvk schema.GroupVersionKind) (schema.GroupVersionResource, error)
 }
 
-// From reads the cluster a connects to.
-func From(a *apply.Cluster) (*Cluster, error) {
-	core, err := newAPIServer(a)
-	return &Cluster{Core: core, Dynamic: a.Dynamic, Namespaces: a.Namespaces}, err
+var _ Core = (*cluster.Cluster)(nil)
+
+// From reads the cluster c connects to.
+func From(c *cluster.Cluster) *Cluster {
+	return &Cluster{Core: c, Dynamic: c.Dynamic, Namespaces: c.Namespaces}
 }
 
 // job reads a job of kind jk, nil when it does not exist; notServed says why
 // where the cluster serves no such kind (its operator is not installed).
 func (c *Cluster) job(ctx context.Context, jk jobkind.Facts, ns, name string) (u *unstructured.Unstructured, notServed string, err error) {
 	gvr, err := c.Core.Resource(ctx, schema.FromAPIVersionAndKind(jk.APIVersion, jk.Kind))
-	if no := (*apply.NotServedError)(nil); errors.As(err, &no) {
+	if no := (*cluster.NotServedError)(nil); errors.As(err, &no) {
 		return nil, no.Error(), nil
 	}
 	if err != nil {
 		return nil, "", err
 	}
-	u, err = c.get(ctx, gvr, ns, name)
+	u, err = cluster.Get(ctx, c.Dynamic.Resource(gvr).Namespace(ns), name)
 	return u, "", err
-}
-
-// get reads an object, nil when it does not exist.
-func (c *Cluster) get(ctx context.Context, gvr schema.GroupVersionResource, ns, name string) (*unstructured.Unstructured, error) {
-	u, err := c.Dynamic.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	return u, err
 }

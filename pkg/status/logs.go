@@ -12,8 +12,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/mlops-fn/mlops-fn/pkg/apply"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
@@ -39,7 +39,7 @@ func selectors(jk jobkind.Facts, name string) []string {
 }
 
 // programPod is the newest pod running job's training program, nil if there is none yet.
-func (c *Cluster) programPod(ctx context.Context, job apply.Job, ns string) (*corev1.Pod, error) {
+func (c *Cluster) programPod(ctx context.Context, job jobnode.Job, ns string) (*corev1.Pod, error) {
 	jk, _ := kinds.All.ForKind(job.Kind)
 	if jk.PodsLabel == "" {
 		pods, err := c.pods(ctx, jk, ns, job.Name)
@@ -111,7 +111,7 @@ func started(pod *corev1.Pod, container string) (bool, string) {
 // waits for it to start, and after the log ends, follows a new run of the
 // program (a launcher the Job controller starts again, a container
 // restarted) until the job has finished.
-func Logs(ctx context.Context, c *Cluster, job apply.Job, o LogOptions) error {
+func Logs(ctx context.Context, c *Cluster, job jobnode.Job, o LogOptions) error {
 	ns, err := c.Of(job.Namespace)
 	if err != nil {
 		return err
@@ -180,7 +180,7 @@ func run(pod *corev1.Pod, container string) string {
 }
 
 // finished: the job has ended (or is gone): no run of its program follows.
-func (c *Cluster) finished(ctx context.Context, job apply.Job, ns string) (bool, error) {
+func (c *Cluster) finished(ctx context.Context, job jobnode.Job, ns string) (bool, error) {
 	jk, _ := kinds.All.ForKind(job.Kind)
 	u, _, err := c.job(ctx, jk, ns, job.Name)
 	if err != nil || u == nil {

@@ -18,8 +18,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
-	"github.com/mlops-fn/mlops-fn/pkg/apply"
+	"github.com/mlops-fn/mlops-fn/pkg/cluster"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
@@ -65,7 +66,7 @@ var finishedPhases = []string{"Succeeded", "Complete", "Failed"}
 
 // Status reads where job is: the job, its pods, and when it waits, why.
 // Only an error reaching the cluster is an error.
-func Status(ctx context.Context, c *Cluster, job apply.Job) (*Report, error) {
+func Status(ctx context.Context, c *Cluster, job jobnode.Job) (*Report, error) {
 	ns, err := c.Of(job.Namespace)
 	if err != nil {
 		return nil, err
@@ -315,7 +316,7 @@ func (c *Cluster) kueue(ctx context.Context, jk jobkind.Facts, u *unstructured.U
 			"Kueue manages %s only with %s in its Configuration's integrations.frameworks (Kueue v0.19's default leaves kubeflow.org/pytorchjob out) and in the namespaces its managedJobsNamespaceSelector selects: ask the cluster's admin to enable it (docs/sharing-a-cluster.md), or remove QUEUE",
 			api.QueueLabel, queue, jobkind.WithArticle(jk.Kind), jk.KueueFramework), nil
 	}
-	lq, err := c.get(ctx, gv.WithResource("localqueues"), ns, queue)
+	lq, err := cluster.Get(ctx, c.Dynamic.Resource(gv.WithResource("localqueues")).Namespace(ns), queue)
 	if err != nil {
 		return nil, "", fmt.Errorf("reading LocalQueue %s in namespace %s: %w", queue, ns, err)
 	}

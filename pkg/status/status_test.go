@@ -19,15 +19,16 @@ import (
 	fakedynamic "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
 
-	"github.com/mlops-fn/mlops-fn/pkg/apply"
+	"github.com/mlops-fn/mlops-fn/pkg/cluster"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 )
 
 const ns = "team"
 
-// cluster is a fake cluster holding objs: typed ones for the clientset,
+// fakeCluster is a fake cluster holding objs: typed ones for the clientset,
 // unstructured ones (jobs, Kueue's) for the dynamic client; kueue: Kueue's
 // API is served.
-func cluster(t *testing.T, kueue bool, objs ...runtime.Object) *Cluster {
+func fakeCluster(t *testing.T, kueue bool, objs ...runtime.Object) *Cluster {
 	t.Helper()
 	var typed, dyn []runtime.Object
 	for _, o := range objs {
@@ -51,7 +52,7 @@ func cluster(t *testing.T, kueue bool, objs ...runtime.Object) *Cluster {
 		{Group: "kueue.x-k8s.io", Version: "v1beta2", Resource: "localqueues"}: "LocalQueueList",
 		{Group: "kueue.x-k8s.io", Version: "v1beta2", Resource: "workloads"}:   "WorkloadList",
 	}
-	return &Cluster{Core: fakeCore{kube}, Dynamic: fakedynamic.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), lists, dyn...), Namespaces: apply.Namespaces{Namespace: ns}}
+	return &Cluster{Core: fakeCore{kube}, Dynamic: fakedynamic.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), lists, dyn...), Namespaces: cluster.Namespaces{Namespace: ns}}
 }
 
 // fakeCore is Core over client-go's fake clientset.
@@ -84,14 +85,14 @@ func (f fakeCore) Log(ctx context.Context, ns, pod, container string, follow boo
 func (f fakeCore) Resource(_ context.Context, gvk schema.GroupVersionKind) (schema.GroupVersionResource, error) {
 	l, err := f.kube.Discovery().ServerResourcesForGroupVersion(gvk.GroupVersion().String())
 	if err != nil {
-		return schema.GroupVersionResource{}, &apply.NotServedError{Message: err.Error()}
+		return schema.GroupVersionResource{}, &cluster.NotServedError{Message: err.Error()}
 	}
 	for _, r := range l.APIResources {
 		if r.Kind == gvk.Kind {
 			return gvk.GroupVersion().WithResource(r.Name), nil
 		}
 	}
-	return schema.GroupVersionResource{}, &apply.NotServedError{Message: "no kind " + gvk.Kind}
+	return schema.GroupVersionResource{}, &cluster.NotServedError{Message: "no kind " + gvk.Kind}
 }
 
 func (f fakeCore) Serves(_ context.Context, groupVersion string) error {
@@ -131,7 +132,7 @@ func pod(name string, ready bool, waiting string) *corev1.Pod {
 	return p
 }
 
-var job = apply.Job{Kind: "MPIJob", Name: "pi"}
+var job = jobnode.Job{Kind: "MPIJob", Name: "pi"}
 
 // TestStatus: each state's phase, pods and reason, as printed.
 func TestStatus(t *testing.T) {
@@ -202,7 +203,7 @@ func TestStatus(t *testing.T) {
 			"MPIJob/pi  namespace team  not found\n  waiting: no such MPIJob in namespace team: not applied yet (mlops-fn apply DIR), or applied to another namespace (--namespace)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Status(context.Background(), cluster(t, tc.kueue, tc.objs...), job)
+			r, err := Status(context.Background(), fakeCluster(t, tc.kueue, tc.objs...), job)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -217,7 +218,7 @@ func TestStatus(t *testing.T) {
 // operator not installed) is not found, saying so, and read under the
 // resource name discovery gives where it is listed.
 func TestStatusNoOperator(t *testing.T) {
-	r, err := Status(context.Background(), cluster(t, false), apply.Job{Kind: "PyTorchJob", Name: "pi"})
+	r, err := Status(context.Background(), fakeCluster(t, false), jobnode.Job{Kind: "PyTorchJob", Name: "pi"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +240,7 @@ func TestLogsNotStarted(t *testing.T) {
 		{[]runtime.Object{mpiJob(t, "", ""), launcher}, "MPIJob/pi in namespace team: pod pi-launcher-abc, container mpi: ErrImagePull"},
 	} {
 		var out bytes.Buffer
-		err := Logs(context.Background(), cluster(t, false, tc.objs...), job, LogOptions{Out: &out, Err: &out})
+		err := Logs(context.Background(), fakeCluster(t, false, tc.objs...), job, LogOptions{Out: &out, Err: &out})
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) || out.Len() > 0 {
 			t.Errorf("error %v, output %q; want the error %q and no output", err, out.String(), tc.want)
 		}

@@ -19,8 +19,8 @@ import (
 )
 
 var (
-	_ jobnode.Narrower     = Kind{}
-	_ jobnode.AfterPatcher = Kind{}
+	_ render.Narrower     = Kind{}
+	_ render.AfterPatcher = Kind{}
 )
 
 // Narrow: a launcher with resources of its own keeps them over the default;
@@ -209,8 +209,8 @@ func targetNonRoot(target *yaml.RNode) (where, uid string) {
 }
 
 var (
-	_ jobnode.JSONPatcher = Kind{}
-	_ jobnode.Templated   = Kind{}
+	_ render.JSONPatcher = Kind{}
+	_ jobnode.Templated  = Kind{}
 )
 
 // JSONPatch sets the rank count in the mpirun line the target's launcher

@@ -15,7 +15,7 @@ import (
 )
 
 var (
-	_ jobnode.Narrower  = Kind{}
+	_ render.Narrower   = Kind{}
 	_ jobnode.Templated = Kind{}
 )
 

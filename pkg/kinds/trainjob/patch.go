@@ -23,9 +23,9 @@ import (
 )
 
 var (
-	_ jobnode.Narrower     = Kind{}
-	_ jobnode.AfterPatcher = Kind{}
-	_ jobnode.Templated    = Kind{}
+	_ render.Narrower     = Kind{}
+	_ render.AfterPatcher = Kind{}
+	_ jobnode.Templated   = Kind{}
 )
 
 // Narrow: a TrainJob target's runtime, its own trainer env and the runtime
@@ -64,7 +64,7 @@ func trainerEnvKept(target *yaml.RNode, q *render.Plan) error {
 		if why := api.TrainerEnvReserved(name); why != "" {
 			return fmt.Errorf("spec.trainer.env[%d].name: Invalid value: %q: %s", i, name, why)
 		}
-		if slices.Contains(q.EnvKeys, name) && !jobnode.OwnEnvEntry(e, name, q) { // an entry of an earlier run is mlops-fn's own
+		if slices.Contains(q.EnvKeys, name) && !q.OwnEnvEntry(e, name) { // an entry of an earlier run is mlops-fn's own
 			return fmt.Errorf("spec.trainer.env[%d]: %s is a key of mlops.env too, whose value mlops-fn takes from the env ConfigMap; the TrainJob's own entry would merge with it into one the API server refuses; accepted: the value in mlops.env only (remove the entry from the TrainJob), or another name", i, name)
 		}
 	}
@@ -175,7 +175,7 @@ func dropStaleTrainerEnv(job *yaml.RNode, q *render.Plan) {
 	list.YNode().Content = slices.DeleteFunc(list.YNode().Content, func(n *yaml.Node) bool {
 		e := yaml.NewRNode(n)
 		name, _ := e.GetString("name")
-		return jobnode.OwnEnvEntry(e, name, q) && !slices.Contains(q.EnvKeys, name)
+		return q.OwnEnvEntry(e, name) && !slices.Contains(q.EnvKeys, name)
 	})
 }
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package apply
+// Package cluster is the API server that apply, delete, status and logs talk
+// to, with client-go: the kubeconfig read as kubectl reads it, the resources
+// by the server's discovery, and the reads the commands share.
+package cluster
 
 import (
 	"context"
@@ -37,11 +40,12 @@ type Cluster struct {
 	// Config is the kubeconfig's, each request bounded by --request-timeout.
 	Config  *rest.Config
 	Dynamic dynamic.Interface
-	// REST reads what is not an object: discovery, a container's log.
-	REST *rest.RESTClient
 	Namespaces
-	mapper *apimeta.DefaultRESTMapper
-	served map[schema.GroupVersion]bool
+	// rest reads what is not an object: discovery. logs streams a log for
+	// as long as it runs: only its answer is bounded (Log).
+	rest, logs *rest.RESTClient
+	mapper     *apimeta.DefaultRESTMapper
+	served     map[schema.GroupVersion]bool
 }
 
 // Namespaces say where an object goes.
@@ -77,11 +81,16 @@ func Connect(ctx context.Context, f Flags) (*Cluster, error) {
 	if c.Dynamic, err = dynamic.NewForConfig(rc); err != nil {
 		return nil, err
 	}
-	if c.REST, err = CoreClient(rc); err != nil {
+	if c.rest, err = coreClient(rc); err != nil {
+		return nil, err
+	}
+	unbounded := rest.CopyConfig(rc)
+	unbounded.Timeout = 0
+	if c.logs, err = coreClient(unbounded); err != nil {
 		return nil, err
 	}
 	var versions metav1.APIVersions
-	b, err := c.REST.Get().AbsPath("/api").DoRaw(ctx)
+	b, err := c.rest.Get().AbsPath("/api").DoRaw(ctx)
 	if err == nil {
 		err = json.Unmarshal(b, &versions)
 	}
@@ -95,7 +104,7 @@ func Connect(ctx context.Context, f Flags) (*Cluster, error) {
 	if err != nil || len(versions.Versions) == 0 {
 		why := "no APIVersions"
 		if err != nil {
-			why = firstLine(err)
+			why, _, _ = strings.Cut(strings.TrimSpace(err.Error()), "\n")
 		}
 		return nil, fmt.Errorf("%s does not serve the Kubernetes API (GET /api: %s): check the kubeconfig's server (--kubeconfig, --context)", rc.Host, why)
 	}
@@ -121,8 +130,8 @@ func noKubeconfig(rules *clientcmd.ClientConfigLoadingRules) error {
 		env, strings.Join(looked, ", "), clientcmd.RecommendedHomeFile)
 }
 
-// CoreClient is an untyped REST client of the core API group over config.
-func CoreClient(config *rest.Config) (*rest.RESTClient, error) {
+// coreClient is an untyped REST client of the core API group over config.
+func coreClient(config *rest.Config) (*rest.RESTClient, error) {
 	core := rest.CopyConfig(config)
 	core.APIPath = "/api"
 	core.GroupVersion = &schema.GroupVersion{Version: "v1"}
@@ -162,12 +171,8 @@ const tlsHandshakeTimeout = "net/http: TLS handshake timeout"
 func (c *Cluster) Mapping(ctx context.Context, gvk schema.GroupVersionKind) (*apimeta.RESTMapping, error) {
 	gv := gvk.GroupVersion()
 	if !c.served[gv] {
-		path := "/apis/" + gv.String()
-		if gv.Group == "" {
-			path = "/api/" + gv.Version
-		}
 		var l metav1.APIResourceList
-		b, err := c.REST.Get().AbsPath(path).DoRaw(ctx)
+		b, err := c.rest.Get().AbsPath(discoveryPath(gv.String())).DoRaw(ctx)
 		if apierrors.IsNotFound(err) {
 			return nil, &NotServedError{Message: fmt.Sprintf("this cluster serves no %s (%s): the operator or CRD of %s is not installed%s", gv, c.Config.Host, gvk.Kind, install(gvk.Kind))}
 		}
@@ -196,6 +201,15 @@ func (c *Cluster) Mapping(ctx context.Context, gvk schema.GroupVersionKind) (*ap
 	return m, err
 }
 
+// discoveryPath is where the API server lists the resources of
+// groupVersion ("v1": the core group's).
+func discoveryPath(groupVersion string) string {
+	if groupVersion == "v1" {
+		return "/api/v1"
+	}
+	return "/apis/" + groupVersion
+}
+
 // install says how to install what serves kind, a job kind's operator.
 func install(kind string) string {
 	k, ok := kinds.All.ForKind(kind)
@@ -210,7 +224,7 @@ type NotServedError struct{ Message string }
 
 func (e *NotServedError) Error() string { return e.Message }
 
-// NamespaceOf is where an object whose own namespace is ns goes: ns, else
+// Of is where an object whose own namespace is ns goes: ns, else
 // the flags'; ns contradicting --namespace is an error, as kubectl's.
 func (c Namespaces) Of(ns string) (string, error) {
 	switch {
