@@ -19,7 +19,7 @@ import (
 
 	"github.com/mlops-fn/mlops-fn/pkg/cli"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // runBinary runs bin/mlops-fn in an empty folder and returns its exit code,
@@ -151,8 +151,8 @@ func TestUsageErrors(t *testing.T) {
 // TestHelpNamesEveryKind: --help (which `kpt fn doc` shows) and hydrate's
 // --help describe every kind, the object each becomes and the files written.
 func TestHelpNamesEveryKind(t *testing.T) {
-	kinds, patchFiles := jobkind.Names(), []string{}
-	for _, k := range jobkind.Kinds {
+	names, patchFiles := kinds.All.Names(), []string{}
+	for _, k := range kinds.All {
 		patchFiles = append(patchFiles, k.PatchFile)
 	}
 	for _, c := range []struct {
@@ -160,8 +160,8 @@ func TestHelpNamesEveryKind(t *testing.T) {
 		want []string
 	}{
 		{[]string{"--help"}, slices.Concat([]string{"kubeflow.org/v1", "elasticPolicy",
-			"torchrun", "MIN_WORKERS", "MAX_WORKERS", "hydrate"}, kinds)},
-		{[]string{"hydrate", "--help"}, slices.Concat([]string{hydrate.NameReferenceFile, "kustomization.yaml"}, kinds, patchFiles)},
+			"torchrun", "MIN_WORKERS", "MAX_WORKERS", "hydrate"}, names)},
+		{[]string{"hydrate", "--help"}, slices.Concat([]string{hydrate.NameReferenceFile, "kustomization.yaml"}, names, patchFiles)},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			code, stdout, stderr := runBinary(t, c.args...)

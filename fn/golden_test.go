@@ -16,7 +16,7 @@ import (
 
 	"github.com/mlops-fn/mlops-fn/internal/testutil"
 	"github.com/mlops-fn/mlops-fn/pkg/cli"
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // update rewrites the golden files from the actual output: `make golden-update`.
@@ -93,7 +93,7 @@ func decodeStrictly(t *testing.T, out string) {
 	}
 	for _, n := range nodes {
 		var obj any
-		if k, ok := jobkind.ForKind(n.GetKind()); ok {
+		if k, ok := kinds.All.ForKind(n.GetKind()); ok {
 			obj = k.New()
 		} else if n.GetKind() == "ConfigMap" {
 			obj = &corev1.ConfigMap{}

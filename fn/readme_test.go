@@ -21,6 +21,7 @@ import (
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/env"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // TestDocsAreComplete keeps the error catalogue in docs/ in step with the
@@ -143,7 +144,7 @@ func TestCatalogMetadata(t *testing.T) {
 		t.Fatalf("metadata.yaml: %v", err)
 	}
 	var want []string
-	for _, k := range jobkind.Kinds {
+	for _, k := range kinds.All {
 		m := testutil.QuickstartFolder[k.JobKind()]
 		want = append(want, "https://github.com/mlops-fn/mlops-fn/tree/main/quickstart/kpt/"+m)
 		if _, err := os.Stat(filepath.Join("../quickstart/kpt", m, "Kptfile")); err != nil {
@@ -179,8 +180,8 @@ func TestCatalogMetadata(t *testing.T) {
 // API server refuses a Pod, and an operator the job's pods, without one.
 func TestKptPackagesShipTheirServiceAccount(t *testing.T) {
 	specs, _ := filepath.Glob("../quickstart/kpt/*/job.yaml")
-	if len(specs) != len(jobkind.Kinds) {
-		t.Fatalf("%d kpt packages, want one per kind (%d)", len(specs), len(jobkind.Kinds))
+	if len(specs) != len(kinds.All) {
+		t.Fatalf("%d kpt packages, want one per kind (%d)", len(specs), len(kinds.All))
 	}
 	for _, spec := range specs {
 		job, err := yaml.ReadFile(spec)
@@ -265,7 +266,7 @@ func TestDocsKindFields(t *testing.T) {
 	for _, f := range api.KindFields() {
 		fields[strings.Join(f.Path, ".")] = f
 	}
-	jobKinds := jobkind.Names()
+	jobKinds := kinds.All.Names()
 	listed := map[string]bool{}
 	for _, line := range strings.Split(table, "\n")[1:] {
 		cells := strings.Split(strings.Trim(line, "| "), " | ")
@@ -284,7 +285,7 @@ func TestDocsKindFields(t *testing.T) {
 			listed[path] = true
 			wantKeys = append(wantKeys, fields[path].EnvKeys...)
 			for m, cell := range cells[1:] {
-				if says, carries := strings.HasPrefix(cell, "yes"), api.Carries(jobkind.JobKind(jobKinds[m]), path); says != carries {
+				if says, carries := strings.HasPrefix(cell, "yes"), api.Carries(kinds.All.Of(jobkind.JobKind(jobKinds[m])), path); says != carries {
 					t.Errorf("docs/job-spec.md: %s in jobKind %s says %q, but the jobKind carries it: %v", path, jobKinds[m], cell, carries)
 				}
 			}

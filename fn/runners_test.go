@@ -23,8 +23,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/internal/testutil"
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
@@ -169,7 +169,7 @@ func objects(t *testing.T, out string) map[string]map[string]any {
 	}
 	got := map[string]map[string]any{}
 	for _, n := range nodes {
-		if n.GetKind() != "ConfigMap" && !jobkind.Is(n.GetKind()) {
+		if n.GetKind() != "ConfigMap" && !kinds.All.Is(n.GetKind()) {
 			continue
 		}
 		annotations := n.GetAnnotations()
@@ -294,7 +294,7 @@ func tempPackage(t *testing.T) (rel, abs string) {
 // TestRunnersAgree renders each quickstart overlay with every runner and
 // compares the objects with what `kubectl apply -k` applies.
 func TestRunnersAgree(t *testing.T) {
-	for _, k := range jobkind.Kinds {
+	for _, k := range kinds.All {
 		topology := testutil.QuickstartFolder[k.JobKind()]
 		t.Run(topology, func(t *testing.T) {
 			overlay := "quickstart/k8s/mlops/" + topology

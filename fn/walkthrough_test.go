@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mlops-fn/mlops-fn/internal/testutil"
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // TestWalkthrough runs the README's first-job walkthrough as written, in a
@@ -73,7 +73,7 @@ func TestInitEveryKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range jobkind.Kinds {
+	for _, k := range kinds.All {
 		jobKind, kind, name := string(k.JobKind()), k.Kind, "bert-"+strings.ToLower(string(k.JobKind()))
 		t.Run(jobKind, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), name)
@@ -151,7 +151,7 @@ func TestInitRenamed(t *testing.T) {
 			}
 			var jobs []string
 			for id := range objects(t, string(built)) {
-				if k, _, _ := strings.Cut(id, "/"); jobkind.Is(k) {
+				if k, _, _ := strings.Cut(id, "/"); kinds.All.Is(k) {
 					jobs = append(jobs, id)
 				}
 			}

@@ -2,7 +2,7 @@
 
 // Package admission writes policy.yaml, the ValidatingAdmissionPolicy a
 // cluster admin applies (kubectl apply -k deploy/admission), from the job
-// kinds' facts (jobkind.Kinds): each operator's kind is matched, is running
+// kinds' facts (kinds.All): each operator's kind is matched, is running
 // unless suspended (SuspendPath) or finished (FinalConditions), and keeps
 // its spec but for what its in-place rule lets change (Facts.InPlace, here
 // in CEL). TestPolicyIsCurrent keeps the committed file current.
@@ -20,6 +20,7 @@ import (
 	"text/template"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // File is the policy's file, beside this one.
@@ -63,11 +64,11 @@ type group struct{ Group, Resources string }
 
 // Policy is policy.yaml as the kinds give it.
 func Policy() ([]byte, error) {
-	var kinds []kind
+	var out []kind
 	var names, groups []string
 	resources := map[string][]string{}
 	scales := false
-	for _, k := range jobkind.Kinds {
+	for _, k := range kinds.All {
 		if k.BuiltIn() {
 			continue // the API server refuses a change of a Pod's spec itself
 		}
@@ -75,7 +76,7 @@ func Policy() ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", k.Kind, err)
 		}
-		kinds, names, scales = append(kinds, c), append(names, k.Kind), scales || c.Scale != ""
+		out, names, scales = append(out, c), append(names, k.Kind), scales || c.Scale != ""
 		g, _, _ := strings.Cut(k.APIVersion, "/")
 		if resources[g] == nil {
 			groups = append(groups, g)
@@ -89,7 +90,7 @@ func Policy() ([]byte, error) {
 	}
 	last := len(names) - 1
 	var b bytes.Buffer
-	err := tmpl.Execute(&b, map[string]any{"Kinds": kinds, "Groups": rules, "Final": quoted(jobkind.FinalConditions),
+	err := tmpl.Execute(&b, map[string]any{"Kinds": out, "Groups": rules, "Final": quoted(jobkind.FinalConditions),
 		"Names": strings.Join(names[:last], ", ") + " or " + names[last], "Scales": scales})
 	return b.Bytes(), err
 }

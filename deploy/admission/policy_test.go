@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // TestPolicyIsCurrent: policy.yaml is what the kinds' facts give now (after
@@ -47,7 +48,7 @@ func TestPolicyIsCurrent(t *testing.T) {
 	if binding.Spec.PolicyName != policy.Name {
 		t.Errorf("binding.yaml names %q, the policy is %q", binding.Spec.PolicyName, policy.Name)
 	}
-	for _, k := range jobkind.Kinds {
+	for _, k := range kinds.All {
 		if k.BuiltIn() {
 			continue
 		}
@@ -69,7 +70,7 @@ func TestPolicyIsCurrent(t *testing.T) {
 // TestPolicyRefusesFieldsCELCannotSelect: a rule's field that is no CEL
 // identifier is an error naming it, not a policy that fails to compile.
 func TestPolicyRefusesFieldsCELCannotSelect(t *testing.T) {
-	k := jobkind.Of(jobkind.PyTorchJob)
+	k := kinds.All.Of(jobkind.PyTorchJob)
 	scale := *k.Scale
 	scale.Replicas = []string{"spec", "replicatedJobs", "[name=node]", "replicas"}
 	k.Scale = &scale

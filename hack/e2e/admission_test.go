@@ -18,7 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
@@ -281,7 +281,7 @@ func TestGoldenPodSecurity(t *testing.T) {
 			continue
 		}
 		for _, job := range items {
-			if k, ok := jobkind.ForKind(job.GetKind()); !ok || job.GetApiVersion() != k.APIVersion {
+			if k, ok := kinds.All.ForKind(job.GetKind()); !ok || job.GetApiVersion() != k.APIVersion {
 				continue
 			}
 			what := fmt.Sprintf("%s: %s/%s", name, job.GetKind(), job.GetName())

@@ -26,6 +26,7 @@ import (
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
@@ -100,7 +101,7 @@ func loadOverlay(dir string) (*overlay, error) {
 		return nil, fmt.Errorf("kubectl kustomize %s: %v", dir, err)
 	}
 	for _, u := range o.objects {
-		if k, ok := jobkind.ForKind(u.GetKind()); ok && u.GetAPIVersion() == k.APIVersion {
+		if k, ok := kinds.All.ForKind(u.GetKind()); ok && u.GetAPIVersion() == k.APIVersion {
 			o.kind, o.job, o.name = k, u, u.GetName()
 			break
 		}

@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // mlopsStatus runs mlops-fn status on the overlay dir in namespace ns: its output and exit error.
@@ -342,7 +343,7 @@ func jobEnded(j logsJob, ns string) string {
 }
 
 func mustKind(kind string) jobkind.Facts {
-	k, _ := jobkind.ForKind(kind)
+	k, _ := kinds.All.ForKind(kind)
 	return k
 }
 

@@ -19,6 +19,7 @@ import (
 	jobset "sigs.k8s.io/jobset/api/jobset/v1alpha2"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds/trainjob"
 )
 
 // Trainer's torch plugin (plugins/torch/torch.go): the master's port, and the field the node
@@ -368,7 +369,7 @@ func checkBrokenTrainJob(c *check) {
 		})
 	expectRefused(c, "negative: Trainer's webhook refuses a runtime patch whose manager is no domain-prefixed path", "broken", o,
 		hook+".*manager", func(job *unstructured.Unstructured) error {
-			return editListItemBy(job, []string{"spec", "runtimePatches"}, "manager", jobkind.RuntimePatchManager, func(e map[string]any) { e["manager"] = "mlops-fn" })
+			return editListItemBy(job, []string{"spec", "runtimePatches"}, "manager", trainjob.RuntimePatchManager, func(e map[string]any) { e["manager"] = "mlops-fn" })
 		})
 	expectRefused(c, "negative: a TrainJob with a misspelt field (runtimePatch) is refused", "broken", o,
 		`\.spec\.runtimePatch: field not declared in schema`, func(job *unstructured.Unstructured) error {

@@ -13,6 +13,7 @@ import (
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // skipped are the folders CopyTree leaves out: history, caches and build output.
@@ -100,7 +101,7 @@ var QuickstartFolder = map[jobkind.JobKind]string{
 // QuickstartFolders are the quickstarts' folders, in the kinds table's order.
 func QuickstartFolders() []string {
 	var out []string
-	for _, k := range jobkind.Kinds {
+	for _, k := range kinds.All {
 		out = append(out, QuickstartFolder[k.JobKind()])
 	}
 	return out

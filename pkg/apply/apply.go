@@ -34,6 +34,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/fielddiff"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // Options say which overlay goes to which cluster.
@@ -99,7 +100,7 @@ func Apply(ctx context.Context, c *cluster.Cluster, o Options) (*Result, error) 
 	}
 	var jobs, lives []target
 	for _, t := range built {
-		if !jobkind.Is(kindOf(t.object)) {
+		if !kinds.All.Is(kindOf(t.object)) {
 			continue
 		}
 		live, err := t.get(ctx)
@@ -227,7 +228,7 @@ func inPlace(ctx context.Context, lives, built []target, refused error) ([]strin
 	}
 	for _, live := range lives {
 		// The dry run's job as it would be, but for the suspension.
-		k, _ := jobkind.ForKind(kindOf(live.object))
+		k, _ := kinds.All.ForKind(kindOf(live.object))
 		job := find(dry, live.object)
 		if job == nil || k.SuspendPath == nil {
 			continue
@@ -257,7 +258,7 @@ func immutable(err error) bool {
 		return false
 	}
 	d := status.Status().Details
-	if d == nil || !jobkind.Is(d.Kind) {
+	if d == nil || !kinds.All.Is(d.Kind) {
 		return false
 	}
 	fixed := false
@@ -277,7 +278,7 @@ func suspend(built, lives []target) ([]target, bool) {
 	some := false
 	for i, t := range out {
 		live := find(objectsOf(lives), t.object)
-		k, _ := jobkind.ForKind(kindOf(t.object))
+		k, _ := kinds.All.ForKind(kindOf(t.object))
 		if live == nil || finished(live) != "" || k.SuspendPath == nil {
 			continue
 		}
@@ -504,7 +505,7 @@ func scalesWithin(live, job object, changes []string) bool {
 			return false
 		}
 	}
-	k, _ := jobkind.ForKind(kindOf(job))
+	k, _ := kinds.All.ForKind(kindOf(job))
 	return k.Scale != nil && k.InPlace(live, job)
 }
 
@@ -656,7 +657,7 @@ func left(ctx context.Context, c *cluster.Cluster, t target) ([]string, error) {
 // pods are the names of the pods of the job o ("": not a job, or a Pod,
 // which the wait for o itself covers).
 func pods(ctx context.Context, c *cluster.Cluster, o object) ([]string, error) {
-	jk, ok := jobkind.ForKind(kindOf(o))
+	jk, ok := kinds.All.ForKind(kindOf(o))
 	if !ok || jk.PodsLabel == "" {
 		return nil, nil
 	}
@@ -680,7 +681,7 @@ const goneTimeout = 5 * time.Minute
 func jobsAndEnv(items []*yaml.RNode) []*yaml.RNode {
 	var out []*yaml.RNode
 	read := map[string]bool{}
-	for _, j := range jobnode.Jobs(items) {
+	for _, j := range jobnode.Jobs(kinds.All, items) {
 		out = append(out, j.Node)
 		for _, cm := range j.EnvConfigMaps {
 			read[j.Namespace+"/"+cm] = true
@@ -708,7 +709,7 @@ func Delete(ctx context.Context, c *cluster.Cluster, items []*yaml.RNode) ([]str
 	// build names another (its hash follows the data).
 	var more []target
 	for _, t := range all {
-		if !jobkind.Is(kindOf(t.object)) {
+		if !kinds.All.Is(kindOf(t.object)) {
 			continue
 		}
 		live, err := t.get(ctx)

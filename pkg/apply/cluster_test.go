@@ -30,8 +30,8 @@ import (
 
 	"github.com/mlops-fn/mlops-fn/pkg/cluster"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // fakeAPIServer serves discovery of the core group and the MPIJob's, and
@@ -120,7 +120,7 @@ func TestApplyServerSide(t *testing.T) {
 	ctx, c := fakeCluster(t, f)
 	o := overlay(t, "../../quickstart/k8s/mlops/multi-node")
 	const ssa = "application/apply-patch+yaml /api%s fieldManager=mlops-fn force=true dryRun=%s"
-	jobs := jobnode.Jobs(o.Objects)
+	jobs := jobnode.Jobs(kinds.All, o.Objects)
 	if len(jobs) != 1 || len(jobs[0].EnvConfigMaps) != 1 {
 		t.Fatalf("the overlay's job: %+v", jobs)
 	}
@@ -396,7 +396,7 @@ func TestDeleteSaysWhat(t *testing.T) {
 	if _, err := Apply(ctx, c, o); err != nil {
 		t.Fatal(err)
 	}
-	jobs := jobnode.Jobs(o.Objects)
+	jobs := jobnode.Jobs(kinds.All, o.Objects)
 	for _, want := range [][]string{{"MPIJob/resnet50-training", "ConfigMap/" + jobs[0].EnvConfigMaps[0]}, nil} {
 		got, err := Delete(ctx, c, o.Objects)
 		if err != nil || !slices.Equal(got, want) {
@@ -410,7 +410,7 @@ func TestDeleteSaysWhat(t *testing.T) {
 func TestOperatorNotInstalled(t *testing.T) {
 	ctx, c := fakeCluster(t, &fakeAPIServer{objects: map[string][]byte{}})
 	_, err := Apply(ctx, c, overlay(t, "../../quickstart/k8s/mlops/elastic"))
-	k, _ := jobkind.ForKind("PyTorchJob")
+	k, _ := kinds.All.ForKind("PyTorchJob")
 	want := "this cluster serves no kubeflow.org/v1 (" + c.Config.Host + "): the operator or CRD of PyTorchJob is not installed; install the training-operator (the release mlops-fn's e2e tests run): " + k.Install[0]
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)

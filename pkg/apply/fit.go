@@ -19,6 +19,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/cluster"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // Unfit says how the job's pods can never all run on the cluster's nodes:
@@ -52,7 +53,7 @@ func jobPods(job jobnode.Job) ([]podRequests, error) {
 	if err := u.UnmarshalJSON(b); err != nil {
 		return nil, err
 	}
-	jk, _ := jobkind.ForKind(job.Kind)
+	jk, _ := kinds.All.ForKind(job.Kind)
 	var pods []podRequests
 	for _, p := range jk.Pods(u.Object) {
 		var spec corev1.PodSpec

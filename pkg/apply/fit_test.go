@@ -14,8 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/scaffold"
 )
 
@@ -73,7 +73,7 @@ func TestUnfit(t *testing.T) {
 // pods (minikube's default: 750m and about 300Mi of requests of its own).
 func TestInitFitsASmallNode(t *testing.T) {
 	small := []corev1.Node{node("minikube", "1250m", "1800Mi", false)}
-	for _, k := range jobkind.Kinds {
+	for _, k := range kinds.All {
 		t.Run(k.Kind, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "my-job")
 			files, err := scaffold.Files(scaffold.Options{Name: "my-job", JobKind: k.JobKind(), Dir: dir})
@@ -97,7 +97,7 @@ func TestInitFitsASmallNode(t *testing.T) {
 			if err := ov.Write(); err != nil {
 				t.Fatal(err)
 			}
-			jobs := jobnode.Jobs(overlay(t, dir).Objects)
+			jobs := jobnode.Jobs(kinds.All, overlay(t, dir).Objects)
 			pods, err := jobPods(jobs[0])
 			if err != nil {
 				t.Fatal(err)

@@ -20,8 +20,8 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/apply"
 	"github.com/mlops-fn/mlops-fn/pkg/cluster"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // clusterFlags are kubectl's flags for the cluster, with kubectl's meanings.
@@ -215,13 +215,9 @@ func overlay(dir string) ([]*yaml.RNode, []jobnode.Job, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	jobs := jobnode.Jobs(items)
+	jobs := jobnode.Jobs(kinds.All, items)
 	if len(jobs) == 0 {
-		var kinds []string
-		for _, k := range jobkind.Kinds {
-			kinds = append(kinds, k.Kind)
-		}
-		return nil, nil, fmt.Errorf("%s builds no job of the kinds mlops-fn renders (%s)", dir, strings.Join(kinds, ", "))
+		return nil, nil, fmt.Errorf("%s builds no job of the kinds mlops-fn renders (%s)", dir, strings.Join(kinds.All.Names(), ", "))
 	}
 	return items, jobs, nil
 }

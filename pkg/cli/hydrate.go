@@ -14,7 +14,7 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/scaffold"
 )
 
@@ -210,7 +210,7 @@ func kustomizationEntries() string {
 // patchFiles lists each kind's patch file, from the job kinds table.
 func patchFiles() string {
 	var b strings.Builder
-	for _, k := range jobkind.Kinds {
+	for _, k := range kinds.All {
 		fmt.Fprintf(&b, "  %-12s %s\n", k.Kind, k.PatchFile)
 	}
 	return b.String()

@@ -25,7 +25,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // Flags are kubectl's flags for the cluster, with kubectl's meanings.
@@ -212,7 +212,7 @@ func discoveryPath(groupVersion string) string {
 
 // install says how to install what serves kind, a job kind's operator.
 func install(kind string) string {
-	k, ok := jobkind.ForKind(kind)
+	k, ok := kinds.All.ForKind(kind)
 	if !ok || len(k.Install) == 0 {
 		return ""
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/mlops-fn/mlops-fn/internal/testutil"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 	"github.com/mlops-fn/mlops-fn/pkg/schema"
 )
@@ -70,7 +71,7 @@ func TestCommittedOverlays(t *testing.T) {
 					t.Fatal(err)
 				}
 				switch {
-				case jobkind.Is(r.GetKind()):
+				case kinds.All.Is(r.GetKind()):
 					// Strictly decoded, and checked as the operator's own validation or webhook would.
 					n, err := yaml.Parse(string(b))
 					if err != nil {
@@ -111,7 +112,7 @@ func decode(t *testing.T, b []byte, into any) {
 // kustomization's configurations: teaches kustomize the CRDs' references.
 func TestRenamesReachTheJob(t *testing.T) {
 	t.Parallel()
-	for _, k := range jobkind.Kinds {
+	for _, k := range kinds.All {
 		if k.ReferencePodSpecs == nil {
 			continue // a Pod: kustomize knows its references
 		}
@@ -133,7 +134,7 @@ func TestRenamesReachTheJob(t *testing.T) {
 			for _, obj := range kustomize(t, dir) {
 				kind := obj["kind"].(string)
 				names[kind+"/"+obj["metadata"].(map[string]any)["name"].(string)] = true
-				if jobkind.Is(kind) {
+				if kinds.All.Is(kind) {
 					jobs = append(jobs, obj)
 				}
 			}
@@ -198,7 +199,7 @@ func TestOneJobItsOwnObjects(t *testing.T) {
 			t.Errorf("%s is in the quickstarts %v: deleting one would delete the other's", id, topologies)
 		}
 	}
-	if len(ids["ServiceAccount/model-service"]) != len(jobkind.Kinds) {
+	if len(ids["ServiceAccount/model-service"]) != len(kinds.All) {
 		t.Errorf("the README says the quickstarts share the base's ServiceAccount: %v", ids)
 	}
 }
@@ -340,13 +341,13 @@ func TestNameReferencesAreTheJobs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		jobs := slices.DeleteFunc(nodes, func(n *yaml.RNode) bool { return !jobkind.Is(n.GetKind()) })
+		jobs := slices.DeleteFunc(nodes, func(n *yaml.RNode) bool { return !kinds.All.Is(n.GetKind()) })
 		if len(jobs) == 0 {
 			t.Fatalf("%s builds no job", dir)
 		}
 		want := schema.NameReferences(func(path string) bool {
 			return slices.ContainsFunc(jobs, func(j *yaml.RNode) bool { return holdsPath(j.YNode(), strings.Split(path, "/")) })
-		}, jobs[0].GetKind())
+		}, kinds.All.Of(jobkind.JobKind(jobs[0].GetKind())))
 		got, err := os.ReadFile(filepath.Join(dir, ComponentDir, NameReferenceFile))
 		if errors.Is(err, fs.ErrNotExist) {
 			got = nil

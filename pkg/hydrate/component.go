@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
@@ -96,42 +95,18 @@ func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, it
 		out.jobParts = append(out.jobParts, targets[i], n)
 		out.Component[fileName(patch.File)] = b
 		out.patches = append(out.patches, patchEntry{file: fileName(patch.File), target: targets[i]})
-		if q.LauncherRanks != nil {
-			b, err := ranksPatch(header, q)
-			if err != nil {
-				return err
+		if j, ok := q.Kind().(render.JSONPatcher); ok {
+			if file, ops := j.JSONPatch(q); ops != nil {
+				b, err := yaml.Marshal(ops)
+				if err != nil {
+					return err
+				}
+				out.Component[fileName(file)] = append([]byte(header), b...)
+				out.patches = append(out.patches, patchEntry{file: fileName(file), target: targets[i]})
 			}
-			out.Component[fileName(ranksPatchFile)] = b
-			out.patches = append(out.patches, patchEntry{file: fileName(ranksPatchFile), target: targets[i]})
 		}
 	}
 	return nil
-}
-
-// ranksPatchFile sets the rank count in the mpirun line the target's
-// launcher keeps (a spec without a command).
-const ranksPatchFile = "launcher-ranks-patch.yaml"
-
-// ranksPatch is a JSON patch, applied after the strategic-merge patches:
-// it tests that the launcher container and the flag stand where the patches
-// put them (the container first, render.TrainingContainerIndex), then
-// replaces the count after the flag and adds render's LauncherInsert after
-// it, as the function does; a base edited since fails the test, loudly.
-func ranksPatch(header string, q *render.Plan) ([]byte, error) {
-	spec := "/" + strings.Join([]string{"spec", "mpiReplicaSpecs", string(jobkind.Launcher), "template", "spec"}, "/")
-	name := q.Containers[jobkind.Launcher]
-	ref := q.LauncherRanks
-	at := fmt.Sprintf("%s/containers/%d", spec, render.TrainingContainerIndex)
-	ops := []any{
-		map[string]any{"op": "test", "path": at + "/name", "value": name},
-		map[string]any{"op": "test", "path": fmt.Sprintf("%s/%s/%d", at, ref.FlagAt.Field, ref.FlagAt.Index), "value": ref.Flag},
-		map[string]any{"op": "replace", "path": fmt.Sprintf("%s/%s/%d", at, ref.Field, ref.Index), "value": strconv.Itoa(int(q.Ranks()))},
-	}
-	for i, v := range q.LauncherInsert() {
-		ops = append(ops, map[string]any{"op": "add", "path": fmt.Sprintf("%s/%s/%d", at, ref.Field, ref.Index+1+i), "value": v})
-	}
-	b, err := yaml.Marshal(ops)
-	return append([]byte(header), b...), err
 }
 
 func encode(header string, patch render.Patch) ([]byte, *yaml.RNode, error) {
@@ -227,7 +202,7 @@ func (out *Overlay) componentKustomization(header string, plan *render.Plan, gua
 		// A Pod's name references are built into kustomize; a CRD's are not.
 		// Only the fields the job sets: the guard fails the build once the
 		// base's job or the patches change, and hydrate writes them again.
-		if refs := schema.NameReferences(out.holds, plan.Facts().Kind); len(refs) > 0 {
+		if refs := schema.NameReferences(out.holds, plan.Facts()); len(refs) > 0 {
 			out.Component[NameReferenceFile] = append([]byte(header), refs...)
 			component = append(component, field{"configurations", []any{NameReferenceFile}})
 		}

@@ -18,7 +18,7 @@ import (
 
 	"github.com/mlops-fn/mlops-fn/internal/testutil"
 	"github.com/mlops-fn/mlops-fn/pkg/env"
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // editValues are a valid value for each documented key that differs from
@@ -492,7 +492,7 @@ func TestDocsQuoteTheStaleBuild(t *testing.T) {
 // hydrate wrote, and neither the guard's object nor the job spec.
 func TestAppliedBuildsWithoutTheGuard(t *testing.T) {
 	t.Parallel()
-	for _, k := range jobkind.Kinds {
+	for _, k := range kinds.All {
 		topology := testutil.QuickstartFolder[k.JobKind()]
 		t.Run(topology, func(t *testing.T) {
 			t.Parallel()

@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/internal/testutil"
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // TestTheEnvConfigMapIsHashed: each quickstart overlay, built as kubectl builds it, names its
@@ -20,7 +20,7 @@ import (
 // an edit of mlops.env makes a new ConfigMap, and a job that keeps running reads its own.
 func TestTheEnvConfigMapIsHashed(t *testing.T) {
 	t.Parallel()
-	for _, k := range jobkind.Kinds {
+	for _, k := range kinds.All {
 		dir := filepath.Join("..", "..", "quickstart", "k8s", "mlops", testutil.QuickstartFolder[k.JobKind()])
 		items, err := build(filesys.MakeFsOnDisk(), dir)
 		if err != nil {
@@ -38,7 +38,7 @@ func TestTheEnvConfigMapIsHashed(t *testing.T) {
 		}
 		plain := envHashed.FindStringSubmatch(hashed)[1]
 		for _, it := range items {
-			if !jobkind.Is(it.GetKind()) {
+			if !kinds.All.Is(it.GetKind()) {
 				continue
 			}
 			text := it.MustString()

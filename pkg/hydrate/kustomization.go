@@ -18,6 +18,7 @@ import (
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // ownedMark ends the line of each configMapGenerator entry hydrate keeps, so
@@ -352,8 +353,8 @@ func hydrates(g *yaml.RNode, e entries) bool {
 		return false
 	}
 	n := name.Value.YNode().Value
-	for _, m := range jobkind.Names() {
-		if prefix, ok := strings.CutSuffix(n, "-"+strings.ToLower(jobkind.Of(jobkind.JobKind(m)).Kind)+"-env"); ok && prefix != "" {
+	for _, m := range kinds.All.Names() {
+		if prefix, ok := strings.CutSuffix(n, "-"+strings.ToLower(kinds.All.Of(jobkind.JobKind(m)).Kind)+"-env"); ok && prefix != "" {
 			return true
 		}
 	}

@@ -9,7 +9,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/resid"
 
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 
 	"sigs.k8s.io/kustomize/api/filters/annotations"
 	"sigs.k8s.io/kustomize/api/filters/imagetag"
@@ -68,7 +68,7 @@ var imageFieldSpecs = types.FsSlice{
 // (schema.NameReferences).
 var kindImageFieldSpecs = func() types.FsSlice {
 	var out types.FsSlice
-	for _, k := range jobkind.Kinds {
+	for _, k := range kinds.All {
 		if k.ProgramPath != nil {
 			group, _ := resid.ParseGroupVersion(k.APIVersion)
 			out = append(out, types.FieldSpec{Gvk: resid.Gvk{Group: group, Kind: k.Kind}, Path: strings.Join(k.ProgramPath, "/") + "/image"})

@@ -55,10 +55,10 @@ func (k Facts) InPlace(live, job map[string]any) bool {
 	if s == nil {
 		return false
 	}
-	n, ok := number(nested(job, s.Replicas...))
-	was, wasSet := number(nested(live, s.Replicas...))
-	lo, okLo := number(nested(job, s.Min...))
-	hi, okHi := number(nested(job, s.Max...))
+	n, ok := number(Nested(job, s.Replicas...))
+	was, wasSet := number(Nested(live, s.Replicas...))
+	lo, okLo := number(Nested(job, s.Min...))
+	hi, okHi := number(Nested(job, s.Max...))
 	if !ok || wasSet && n == was || !okLo || !okHi || n < lo || n > hi {
 		return false
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mlops-fn/mlops-fn/internal/testutil"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // TestInPlace: each kind's rule for a running job. An elastic PyTorchJob
@@ -117,7 +118,7 @@ func TestInPlace(t *testing.T) {
 		for _, e := range c.edits {
 			e(job)
 		}
-		k := jobkind.Of(c.kind)
+		k := kinds.All.Of(c.kind)
 		if got := k.InPlace(live, job); got != c.want {
 			t.Errorf("%s, %s: InPlace = %v, want %v", c.kind, c.name, got, c.want)
 		}
@@ -127,7 +128,7 @@ func TestInPlace(t *testing.T) {
 		}
 		covered[c.kind] = true
 	}
-	for _, k := range jobkind.Kinds {
+	for _, k := range kinds.All {
 		if !covered[k.JobKind()] {
 			t.Errorf("%s: no case of its in-place rule", k.Kind)
 		}

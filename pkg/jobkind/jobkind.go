@@ -1,23 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package jobkind is the table of the job kinds mlops-fn renders, one file a
-// kind (pod.go, mpijob.go, pytorchjob.go, trainjob.go): its apiVersion and
-// upstream Go type, where its pod specs are, the overlay patch file that
-// carries it, the defaults its operator needs, the names and labels the
-// operator gives its pods, the checks its operator applies and the demo job
-// init writes. The API, the renderer, the processor, hydrate, status and the
-// tests read these facts instead of comparing kinds; the code that builds or
-// edits a kind lives in each of those packages' file named after the kind.
+// Package jobkind holds the types of a job kind's facts, shared by the kinds
+// (pkg/kinds/KIND, each its row) and the layers they are handed to: the API,
+// the renderer, the YAML codec, the schema. It names no kind's facts.
 package jobkind
 
 import (
 	"maps"
 	"slices"
 	"strings"
-
-	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
-	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
-	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 
 	corev1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -31,11 +22,11 @@ const (
 	// Pod is a single-node job.
 	Pod JobKind = "Pod"
 	// MPIJob is a multi-node job: mpirun on a launcher, over ssh to the workers.
-	MPIJob JobKind = JobKind(kubeflow.Kind)
+	MPIJob JobKind = "MPIJob"
 	// PyTorchJob is an elastic PyTorchJob: torchrun workers between min and max.
-	PyTorchJob JobKind = JobKind(kubeflowv1.PyTorchJobKind)
+	PyTorchJob JobKind = "PyTorchJob"
 	// TrainJob is a Kubeflow Trainer v2 TrainJob on a training runtime.
-	TrainJob JobKind = JobKind(trainer.TrainJobKind)
+	TrainJob JobKind = "TrainJob"
 )
 
 // Role names one pod template of a job: an MPIJob's replica type, a
@@ -84,12 +75,17 @@ type Demo struct {
 	CommandNote string
 	// Shape is mlops.env's lines on the job's shape.
 	Shape string
+	// Spec are job.yaml's lines the kind needs beyond the image and command.
+	Spec string
+	// UserName: mlops.env names the user in the image (an MPIJob's SSH keys
+	// go to their home).
+	UserName bool
 }
 
-// demoResources are each demo pod's CPU and MEMORY (limits, and so requests):
+// DemoResources are each demo pod's CPU and MEMORY (limits, and so requests):
 // a demo of three workers and an MPIJob's launcher (100m) fits a node of two
 // cores beside a control plane's own pods (minikube's default, 750m of them).
-const demoResources = "CPU=250m\nMEMORY=512Mi\n# GPUS_PER_WORKER=1\n"
+const DemoResources = "CPU=250m\nMEMORY=512Mi\n# GPUS_PER_WORKER=1\n"
 
 // Pods are the pods of one role of a job: Count of them, each of pod spec
 // Spec (decoded JSON).
@@ -105,7 +101,9 @@ type Scale struct{ Replicas, Min, Max []string }
 
 // Facts is one row of the table.
 type Facts struct {
-	Kind       string
+	Kind string
+	// Default: the kind is spec.jobKind's default.
+	Default    bool
 	APIVersion string
 	// PatchFile is the overlay patch that sets the job's own fields.
 	PatchFile string
@@ -135,6 +133,10 @@ type Facts struct {
 	// Starter is the program that starts the user's command, which a job of
 	// the kind therefore needs ("": the container runs it, or its image's own).
 	Starter string
+	// IDsOnContainers: the user and group ids go on each container as well
+	// as on the pod: a TrainJob's runtime container may set its own uid
+	// (deepspeed-distributed: 1000), which a runtime patch cannot delete.
+	IDsOnContainers bool
 	// FirstContainer says why the training container goes first in its pods
 	// ("": kubectl logs and exec default to the first container).
 	FirstContainer string
@@ -175,16 +177,17 @@ type Facts struct {
 	Validate func(obj any) field.ErrorList
 }
 
-// Kinds is the table, in the order of the kinds in messages.
-var Kinds = []Facts{pod, mpiJob, pyTorchJob, trainJob}
+// Table is the job kinds a program renders, in the order of the kinds in
+// messages (pkg/kinds.All).
+type Table []Facts
 
 // JobKind is the kind's value of spec.jobKind: its name.
 func (k Facts) JobKind() JobKind { return JobKind(k.Kind) }
 
 // Names are the values of spec.jobKind, as accepted values in messages.
-func Names() []string {
+func (t Table) Names() []string {
 	var out []string
-	for _, k := range Kinds {
+	for _, k := range t {
 		out = append(out, k.Kind)
 	}
 	return out
@@ -192,14 +195,14 @@ func Names() []string {
 
 // Of is the row of a job kind; one the table lacks has none (the spec's
 // validation refuses it first).
-func Of(jobKind JobKind) Facts {
-	k, _ := ForKind(string(jobKind))
+func (t Table) Of(jobKind JobKind) Facts {
+	k, _ := t.ForKind(string(jobKind))
 	return k
 }
 
-// ForKind is the row of a kind, and whether it is one mlops-fn renders.
-func ForKind(kind string) (Facts, bool) {
-	for _, k := range Kinds {
+// ForKind is the row of a kind, and whether it is one the table renders.
+func (t Table) ForKind(kind string) (Facts, bool) {
+	for _, k := range t {
 		if k.Kind == kind {
 			return k, true
 		}
@@ -207,9 +210,19 @@ func ForKind(kind string) (Facts, bool) {
 	return Facts{}, false
 }
 
+// Default is spec.jobKind's default.
+func (t Table) Default() JobKind {
+	for _, k := range t {
+		if k.Default {
+			return k.JobKind()
+		}
+	}
+	return ""
+}
+
 // Is says whether kind is one a job renders to.
-func Is(kind string) bool {
-	_, ok := ForKind(kind)
+func (t Table) Is(kind string) bool {
+	_, ok := t.ForKind(kind)
 	return ok
 }
 
@@ -235,8 +248,8 @@ func WithArticle(kind string) string {
 	return "a " + kind
 }
 
-// nameIsDNS1035Label: the operators name Services and pods after the job.
-func nameIsDNS1035Label(name string) field.ErrorList {
+// NameIsDNS1035Label: the operators name Services and pods after the job.
+func NameIsDNS1035Label(name string) field.ErrorList {
 	var errs field.ErrorList
 	for _, msg := range apivalidation.NameIsDNS1035Label(name, false) {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, msg))
@@ -244,13 +257,13 @@ func nameIsDNS1035Label(name string) field.ErrorList {
 	return errs
 }
 
-// replicas sums the replicas of the replica specs at path (a spec without
+// Replicas sums the replicas of the replica specs at path (a spec without
 // replicas runs one pod).
-func replicas(obj map[string]any, path ...string) int {
-	specs, _ := nested(obj, path...).(map[string]any)
+func Replicas(obj map[string]any, path ...string) int {
+	specs, _ := Nested(obj, path...).(map[string]any)
 	n := 0
 	for _, s := range specs {
-		r, ok := nested(s, "replicas").(int64)
+		r, ok := Nested(s, "replicas").(int64)
 		if !ok {
 			r = 1
 		}
@@ -259,24 +272,24 @@ func replicas(obj map[string]any, path ...string) int {
 	return n
 }
 
-// replicaPods are the pods of the replica specs at path, by replica type
+// ReplicaPods are the pods of the replica specs at path, by replica type
 // (a spec without replicas runs one pod), in the types' order.
-func replicaPods(obj map[string]any, path ...string) []Pods {
-	specs, _ := nested(obj, path...).(map[string]any)
+func ReplicaPods(obj map[string]any, path ...string) []Pods {
+	specs, _ := Nested(obj, path...).(map[string]any)
 	var out []Pods
 	for _, t := range slices.Sorted(maps.Keys(specs)) {
-		n, ok := nested(specs[t], "replicas").(int64)
+		n, ok := Nested(specs[t], "replicas").(int64)
 		if !ok {
 			n = 1
 		}
-		spec, _ := nested(specs[t], "template", "spec").(map[string]any)
+		spec, _ := Nested(specs[t], "template", "spec").(map[string]any)
 		out = append(out, Pods{Role: t, Count: int(n), Spec: spec})
 	}
 	return out
 }
 
-// nested is the value at path in decoded JSON, nil if absent.
-func nested(v any, path ...string) any {
+// Nested is the value at path in decoded JSON, nil if absent.
+func Nested(v any, path ...string) any {
 	for _, k := range path {
 		m, ok := v.(map[string]any)
 		if !ok {

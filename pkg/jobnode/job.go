@@ -22,12 +22,11 @@ type Job struct {
 	Node *yaml.RNode
 }
 
-// Jobs are the jobs among items, an overlay's objects: those of the kinds
-// mlops-fn renders.
-func Jobs(items []*yaml.RNode) []Job {
+// Jobs are the jobs among items, an overlay's objects: those of kinds.
+func Jobs(kinds jobkind.Table, items []*yaml.RNode) []Job {
 	var jobs []Job
 	for _, it := range items {
-		if jobkind.Is(it.GetKind()) {
+		if kinds.Is(it.GetKind()) {
 			jobs = append(jobs, Job{Kind: it.GetKind(), Name: it.GetName(), Namespace: it.GetNamespace(), EnvConfigMaps: EnvConfigMaps(it), Node: it})
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"maps"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
@@ -86,46 +88,30 @@ func empty(n *yaml.Node) bool {
 	return false
 }
 
-// jobKindOf is n's row of the job kinds table, empty for another kind.
-func jobKindOf(n *yaml.RNode) jobkind.Facts {
-	k, _ := jobkind.ForKind(n.GetKind())
-	return k
-}
-
-// PodSpecPaths lead from an object of kind to its pod specs, in role order.
-func PodSpecPaths(kind string) [][]string {
-	k, _ := jobkind.ForKind(kind)
-	var out [][]string
-	for _, s := range k.PodSpecs {
-		out = append(out, s.Path)
-	}
-	return out
-}
-
-// PodSpecs returns the pod specs of an MPIJob, a Pod or a PyTorchJob, in role order.
-func PodSpecs(n *yaml.RNode) []*yaml.RNode {
+// PodSpecs returns the pod specs of n, a job of kind k, in role order.
+func PodSpecs(k jobkind.Facts, n *yaml.RNode) []*yaml.RNode {
 	var specs []*yaml.RNode
-	for _, path := range PodSpecPaths(n.GetKind()) {
-		if spec, err := n.Pipe(yaml.Lookup(path...)); err == nil && spec != nil {
+	for _, s := range k.PodSpecs {
+		if spec, err := n.Pipe(yaml.Lookup(s.Path...)); err == nil && spec != nil {
 			specs = append(specs, spec)
 		}
 	}
 	return specs
 }
 
-// ContainerLists returns the containers of an MPIJob, a Pod or a PyTorchJob by role.
-func ContainerLists(n *yaml.RNode) map[jobkind.Role][]*yaml.RNode {
-	return lists(n, "containers")
+// ContainerLists returns the containers of n, a job of kind k, by role.
+func ContainerLists(k jobkind.Facts, n *yaml.RNode) map[jobkind.Role][]*yaml.RNode {
+	return lists(k, n, "containers")
 }
 
 // InitContainerLists returns their init containers (native sidecars among them) by role.
-func InitContainerLists(n *yaml.RNode) map[jobkind.Role][]*yaml.RNode {
-	return lists(n, "initContainers")
+func InitContainerLists(k jobkind.Facts, n *yaml.RNode) map[jobkind.Role][]*yaml.RNode {
+	return lists(k, n, "initContainers")
 }
 
-func lists(n *yaml.RNode, field string) map[jobkind.Role][]*yaml.RNode {
+func lists(k jobkind.Facts, n *yaml.RNode, field string) map[jobkind.Role][]*yaml.RNode {
 	out := map[jobkind.Role][]*yaml.RNode{}
-	for _, s := range jobKindOf(n).PodSpecs {
+	for _, s := range k.PodSpecs {
 		list, err := n.Pipe(yaml.Lookup(append(slices.Clone(s.Path), field)...))
 		if err != nil || list == nil {
 			continue
@@ -137,13 +123,40 @@ func lists(n *yaml.RNode, field string) map[jobkind.Role][]*yaml.RNode {
 	return out
 }
 
-// Containers are every container and init container of n, in role order.
-func Containers(n *yaml.RNode) []*yaml.RNode {
+// Containers are every container and init container of n, a job of kind k,
+// in role order.
+func Containers(k jobkind.Facts, n *yaml.RNode) []*yaml.RNode {
 	var all []*yaml.RNode
-	for _, byRole := range []map[jobkind.Role][]*yaml.RNode{ContainerLists(n), InitContainerLists(n)} {
+	for _, byRole := range []map[jobkind.Role][]*yaml.RNode{ContainerLists(k, n), InitContainerLists(k, n)} {
 		for _, role := range slices.Sorted(maps.Keys(byRole)) {
 			all = append(all, byRole[role]...)
 		}
 	}
 	return all
+}
+
+// Templated is a kind that lists every pod spec of its jobs, decoded into its
+// upstream Go type (an operator's replica types mlops-fn does not fill
+// among them): what Pod Security admission evaluates.
+type Templated interface {
+	PodTemplates(obj any) []PodTemplate
+}
+
+// PodTemplate is one pod spec of a decoded job: its field path, metadata and
+// spec, whether mlops-fn fills it, and its role then.
+type PodTemplate struct {
+	Path   string
+	Meta   metav1.ObjectMeta
+	Spec   corev1.PodSpec
+	Filled bool
+	Role   jobkind.Role
+}
+
+// Scalar is the scalar at path in n, "" when there is none.
+func Scalar(n *yaml.RNode, path ...string) string {
+	v, err := n.Pipe(yaml.Lookup(path...))
+	if err != nil || v == nil || v.YNode().Kind != yaml.ScalarNode {
+		return ""
+	}
+	return v.YNode().Value
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // Check decodes a patched object into its upstream Go type, unknown fields
@@ -44,7 +45,7 @@ func CheckTarget(target, patched *yaml.RNode) (any, field.ErrorList) {
 // decode reads n into its job kind's upstream Go type, unknown fields
 // disallowed: no object when it does not decode, or is no job.
 func decode(n *yaml.RNode) (jobkind.Facts, any, field.ErrorList) {
-	k, ok := jobkind.ForKind(n.GetKind())
+	k, ok := kinds.All.ForKind(n.GetKind())
 	if !ok {
 		return k, nil, nil
 	}

@@ -33,7 +33,7 @@ func (c placed) path() string { return c.pod + "." + c.at }
 // podContainers are the containers and init containers of each pod template
 // of the target, in role order, with where each stands.
 func podContainers(target *yaml.RNode) [][]placed {
-	kind, _ := jobkind.ForKind(target.GetKind())
+	kind := kindOf(target)
 	var pods [][]placed
 	for _, s := range kind.PodSpecs {
 		var pod []placed
@@ -89,10 +89,10 @@ func envShadowsKeys(target *yaml.RNode, q *render.Plan) error {
 			elems, _ := list.Elements()
 			for i, e := range elems {
 				name, _ := e.GetString("name")
-				if !slices.Contains(q.EnvKeys, name) || ownEnvEntry(e, name, q) {
+				if !slices.Contains(q.EnvKeys, name) || q.OwnEnvEntry(e, name) {
 					continue
 				}
-				value := valueAt(e, "value")
+				value := jobnode.Scalar(e, "value")
 				if value == "" && e.Field("valueFrom") != nil {
 					value = "a value from elsewhere (valueFrom)"
 				} else {
@@ -171,10 +171,10 @@ func requestsAboveLimits(job *yaml.RNode) error {
 // and the base's GPUs of another resource beside the plan's default one,
 // which would make each pod ask for both.
 func baseGPUs(target *yaml.RNode, q *render.Plan) error {
-	kind, _ := jobkind.ForKind(target.GetKind())
+	kind := kindOf(target)
 	cloned := false
 	for _, s := range kind.PodSpecs {
-		if s.Role == jobkind.Launcher && !q.MPI.RunLauncherAsWorker {
+		if q.Apart(s.Role) {
 			continue // the launcher gets the launcher's limits
 		}
 		name := q.Containers[s.Role]
@@ -226,7 +226,7 @@ func baseVolumesClash(target *yaml.RNode, q *render.Plan) error {
 	for _, v := range q.Volumes {
 		ours[v.Name] = volumeSource(v.VolumeSource)
 	}
-	kind, _ := jobkind.ForKind(target.GetKind())
+	kind := kindOf(target)
 	for _, s := range kind.PodSpecs {
 		list, _ := target.Pipe(yaml.Lookup(append(slices.Clone(s.Path), "volumes")...))
 		if list == nil {
@@ -276,7 +276,7 @@ func names(byRole map[jobkind.Role][]*yaml.RNode) map[jobkind.Role][]string {
 // container the patch addresses.
 func sidecars(target *yaml.RNode, training render.ContainerNames, plan *render.Plan) map[jobkind.Role][]string {
 	out := map[jobkind.Role][]string{}
-	for role, list := range jobnode.ContainerLists(target) {
+	for role, list := range jobnode.ContainerLists(kindOf(target), target) {
 		main := training[role]
 		if main == "" {
 			main = plan.ContainerName
@@ -296,8 +296,8 @@ func sidecars(target *yaml.RNode, training render.ContainerNames, plan *render.P
 // names must be in every pod: the first would take its limits and program.
 func containerNames(target *yaml.RNode, plan *render.Plan) (render.ContainerNames, error) {
 	names := render.ContainerNames{}
-	kind, _ := jobkind.ForKind(target.GetKind())
-	lists := jobnode.ContainerLists(target)
+	kind := kindOf(target)
+	lists := jobnode.ContainerLists(kindOf(target), target)
 	for _, s := range kind.PodSpecs {
 		var all []string
 		for _, c := range lists[s.Role] {

@@ -20,6 +20,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/fielddiff"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // EnvOrigin says where mlops.env was found, which decides who owns the ConfigMap.
@@ -229,7 +230,7 @@ func envConfigMap(job *api.MLOpsJob, items []*yaml.RNode) (*yaml.RNode, *env.Fil
 		}
 	}
 	// A Pod's envFrom kustomize rewrites; a custom resource's it does not know.
-	if k := jobkind.Of(job.Spec.JobKind); first != nil && !k.BuiltIn() && first.GetAnnotations()[needsHashSuffix] == "enabled" {
+	if k := kinds.All.Of(job.Spec.JobKind); first != nil && !k.BuiltIn() && first.GetAnnotations()[needsHashSuffix] == "enabled" {
 		return nil, nil, fmt.Errorf("ConfigMap/%s: configMapGenerator will add a name hash, which kustomize does not write into the envFrom of %s (a custom resource's fields are unknown to it); accepted: `options: {disableNameSuffixHash: true}` on its configMapGenerator entry", name, jobkind.WithArticle(k.Kind))
 	}
 	return first, firstFile, nil

@@ -10,8 +10,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // fuzzJob is a valid job spec around the fuzzed mlops.env text.
@@ -95,7 +95,7 @@ func FuzzProcess(f *testing.F) {
 
 // owned: the job's MPIJob/Pod and the ConfigMap may change; all else may not.
 func owned(in *yaml.RNode) bool {
-	if in.GetKind() == "ConfigMap" || jobkind.Is(in.GetKind()) {
+	if in.GetKind() == "ConfigMap" || kinds.All.Is(in.GetKind()) {
 		return in.GetName() == "bert" || strings.HasPrefix(in.GetName(), "bert-") && strings.HasSuffix(in.GetName(), "-env") || len(in.GetLabels()) > 0
 	}
 	return false
@@ -133,8 +133,8 @@ func FuzzDecodeSpec(f *testing.F) {
 			}
 			return
 		}
-		job.Default()
-		if len(job.Validate()) > 0 {
+		kinds.Default(job)
+		if len(job.Validate(kinds.All)) > 0 {
 			return
 		}
 		// Give it an mlops.env, so a valid spec goes all the way through.
@@ -143,7 +143,7 @@ func FuzzDecodeSpec(f *testing.F) {
 		}
 		rl := &framework.ResourceList{FunctionConfig: config}
 		if err := (Processor{}).Process(rl); err == nil && len(rl.Items) != 2 {
-			t.Fatalf("a valid spec rendered %d items: %s", len(rl.Items), kinds(rl.Items))
+			t.Fatalf("a valid spec rendered %d items: %s", len(rl.Items), itemIDs(rl.Items))
 		}
 	})
 }

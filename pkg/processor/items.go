@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
@@ -50,7 +50,7 @@ func stale(items []*yaml.RNode, plan *render.Plan, job *yaml.RNode, written map[
 		if it.GetAnnotations()[GeneratedBy] != owner || it.GetNamespace() != plan.Namespace {
 			continue
 		}
-		if jobkind.Is(it.GetKind()) && !sameObject(it, job) || it.GetKind() == "ConfigMap" && !written[it.GetNamespace()+"/"+it.GetName()] {
+		if kinds.All.Is(it.GetKind()) && !sameObject(it, job) || it.GetKind() == "ConfigMap" && !written[it.GetNamespace()+"/"+it.GetName()] {
 			doomed[it] = doom{why: owner + " generated it and writes it no more"}
 		}
 	}
@@ -137,7 +137,7 @@ func isSpec(n *yaml.RNode) bool {
 func onePerName(items []*yaml.RNode) error {
 	seen := map[string]int{}
 	for i, it := range items {
-		if !isSpec(it) && (!jobkind.Is(it.GetKind()) || generated(it)) {
+		if !isSpec(it) && (!kinds.All.Is(it.GetKind()) || generated(it)) {
 			continue
 		}
 		group, _, _ := strings.Cut(it.GetApiVersion(), "/")

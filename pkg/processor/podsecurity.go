@@ -5,27 +5,22 @@ package processor
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 
-	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
-	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
-	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	psa "k8s.io/pod-security-admission/api"
 	"k8s.io/pod-security-admission/policy"
-	jobset "sigs.k8s.io/jobset/api/jobset/v1alpha2"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
@@ -59,7 +54,7 @@ func Pods(job *yaml.RNode) []Pod {
 // (a base's job: Check decodes the job as rendered strictly); nil when it does
 // not decode.
 func decoded(job *yaml.RNode) any {
-	k, ok := jobkind.ForKind(job.GetKind())
+	k, ok := kinds.All.ForKind(job.GetKind())
 	if !ok {
 		return nil
 	}
@@ -74,64 +69,16 @@ func decoded(job *yaml.RNode) any {
 	return obj
 }
 
-// podsOf are every pod spec of job, of kind, in its upstream Go type (an
-// operator's replica types mlops-fn does not fill among them). A TrainJob's
-// runtime patches are merged in order as Trainer merges them, into one pod
-// spec per replicated job with what they set: the runtime decides the rest.
+// podsOf are every pod spec of job, of kind, in its upstream Go type, as
+// the kind lists them (jobnode.Templated).
 func podsOf(kind string, obj any) []podAt {
-	k, ok := jobkind.ForKind(kind)
+	t, ok := kinds.Of(jobkind.JobKind(kind)).(jobnode.Templated)
 	if !ok {
 		return nil
 	}
 	var pods []podAt
-	template := func(prefix string, t corev1.PodTemplateSpec, filled bool, role jobkind.Role) {
-		filled = filled && k.PodSpecPath(role) != nil
-		pods = append(pods, podAt{Pod{prefix + ".spec", t.ObjectMeta, t.Spec}, filled, role})
-	}
-	switch o := obj.(type) {
-	case *corev1.Pod:
-		pods = append(pods, podAt{Pod: Pod{"spec", o.ObjectMeta, o.Spec}, filled: true})
-	case *kubeflow.MPIJob:
-		for _, rt := range slices.Sorted(maps.Keys(o.Spec.MPIReplicaSpecs)) {
-			if r := o.Spec.MPIReplicaSpecs[rt]; r != nil {
-				template("spec.mpiReplicaSpecs."+string(rt)+".template", r.Template, true, jobkind.Role(rt)) // not Master: Check refuses it
-			}
-		}
-	case *kubeflowv1.PyTorchJob:
-		for _, rt := range slices.Sorted(maps.Keys(o.Spec.PyTorchReplicaSpecs)) {
-			if r := o.Spec.PyTorchReplicaSpecs[rt]; r != nil {
-				template("spec.pytorchReplicaSpecs."+string(rt)+".template", r.Template, rt == kubeflowv1.PyTorchJobReplicaTypeWorker, "")
-			}
-		}
-	case *trainer.TrainJob:
-		byJob := map[string]int{}
-		var patches [][]string // each pod's patches' indexes
-		var spec jobset.JobSetSpec
-		for i, patch := range o.Spec.RuntimePatches {
-			if !mergeRuntimePatch(&spec, patch) {
-				continue
-			}
-			for _, rj := range patch.TrainingRuntimeSpec.Template.Spec.ReplicatedJobs {
-				if rj.Template == nil || rj.Template.Spec == nil || rj.Template.Spec.Template == nil {
-					continue
-				}
-				n, seen := byJob[rj.Name]
-				if !seen {
-					n, byJob[rj.Name] = len(pods), len(pods)
-					pods = append(pods, podAt{role: jobkind.Role(rj.Name)})
-					patches = append(patches, nil)
-				}
-				patches[n] = append(patches[n], strconv.Itoa(i))
-				pods[n].Path = fmt.Sprintf("spec.runtimePatches[%s].trainingRuntimeSpec.template.spec.replicatedJobs[name=%s].template.spec.template.spec", strings.Join(patches[n], ","), rj.Name)
-				pods[n].filled = pods[n].filled || patch.Manager == jobkind.RuntimePatchManager
-			}
-		}
-		for _, rj := range spec.ReplicatedJobs {
-			if n, ok := byJob[rj.Name]; ok {
-				t := rj.Template.Spec.Template
-				pods[n].Meta, pods[n].Spec = t.ObjectMeta, t.Spec
-			}
-		}
+	for _, p := range t.PodTemplates(obj) {
+		pods = append(pods, podAt{Pod{p.Path, p.Meta, p.Spec}, p.Filled, p.Role})
 	}
 	return pods
 }
@@ -325,7 +272,7 @@ func hostNetworkDNS(target *yaml.RNode, q *render.Plan) (string, error) {
 		if s.DNSPolicy != "" {
 			policy = "dnsPolicy ClusterFirst"
 		}
-		if k, _ := jobkind.ForKind(target.GetKind()); !api.Carries(k.JobKind(), "workers") {
+		if !api.Carries(kindOf(target), "workers") {
 			// One pod: no peers to resolve.
 			return fmt.Sprintf("%s.hostNetwork: true with %s: the Pod resolves names as its node does, so not the cluster's services (Kubernetes' ClusterFirst falls back to Default on the node's network); if it reaches any, add dnsPolicy: ClusterFirstWithHostNet, or set spec.hostNetwork: true in the job spec, which sets both", pod.Path, policy), nil
 		}

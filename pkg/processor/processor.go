@@ -22,6 +22,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 	"github.com/mlops-fn/mlops-fn/pkg/schema"
 )
@@ -98,8 +99,8 @@ func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, f
 		return nil, p.fieldResults(errs, "")
 	}
 	conflicts := envSources(job)
-	job.Default()
-	if errs := append(conflicts, job.Validate()...); len(errs) > 0 {
+	kinds.Default(job)
+	if errs := append(conflicts, job.Validate(kinds.All)...); len(errs) > 0 {
 		return nil, p.fieldResults(errs, "")
 	}
 	file, origin, err := p.loadEnv(job, items)
@@ -120,7 +121,7 @@ func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, f
 	if results.ExitCode() != 0 {
 		return nil, results
 	}
-	plan, warnings, errs := render.Resolve(job, file, settings)
+	plan, warnings, errs := render.Resolve(job, kinds.Of(job.Spec.JobKind), file, settings)
 	results = append(results, p.fieldResults(errs, file.Source)...)
 	results = append(results, p.warningResults(warnings, file.Source)...)
 	if results.ExitCode() != 0 {
@@ -272,8 +273,10 @@ func (p Processor) applyPatch(q *render.Plan, target *yaml.RNode, id string) (*y
 		first = strings.TrimSuffix(first, ": node contents:")
 		return nil, fmt.Errorf("%s: applying %s: %s; accepted: a target whose fields have the types of %s", id, patch.File, first, jobkind.WithArticle(target.GetKind()))
 	}
-	if err := stepsOf(q.JobKind).afterPatch(out, q); err != nil {
-		return nil, fmt.Errorf("%s: %w", id, err)
+	if a, ok := q.Kind().(render.AfterPatcher); ok {
+		if err := a.AfterPatch(out, q); err != nil {
+			return nil, fmt.Errorf("%s: %w", id, err)
+		}
 	}
 	if err := requestsAboveLimits(out); err != nil {
 		return nil, fmt.Errorf("%s: %w", id, err)
@@ -305,10 +308,9 @@ func (p Processor) generate(plan *render.Plan, skeleton any) (*yaml.RNode, error
 	if err != nil {
 		return nil, err
 	}
-	if api.Carries(plan.JobKind, "trainer") && plan.Trainer.Runtime == "" {
-		// A new TrainJob runs on the default runtime.
+	if n, ok := plan.Kind().(render.NewJob); ok {
 		q := *plan
-		q.Trainer.Runtime, q.Trainer.RuntimeKind = api.DefaultTrainerRuntime, api.ClusterTrainingRuntime
+		n.NewJob(&q)
 		plan = &q
 	}
 	out, _, err := p.patch(plan, node) // a skeleton holds the training containers alone

@@ -37,7 +37,7 @@ func writeFiles(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-func kinds(items []*yaml.RNode) string {
+func itemIDs(items []*yaml.RNode) string {
 	var k []string
 	for _, n := range items {
 		k = append(k, n.GetKind()+"/"+n.GetName())
@@ -59,7 +59,7 @@ func TestConfigMapConfig(t *testing.T) {
 	if err := (Processor{}).Process(rl); err != nil {
 		t.Fatal(err)
 	}
-	if got := kinds(rl.Items); got != "MPIJob/bert,ConfigMap/bert-mpijob-env-78tkhct982" {
+	if got := itemIDs(rl.Items); got != "MPIJob/bert,ConfigMap/bert-mpijob-env-78tkhct982" {
 		t.Errorf("items: %s", got)
 	}
 
@@ -91,7 +91,7 @@ func TestHashedConfigMapIsRefused(t *testing.T) {
 		t.Fatalf("want the disableNameSuffixHash error, got %v", err)
 	}
 	if len(rl.Items) != 1 || rl.Items[0].MustString() != cm.MustString() {
-		t.Errorf("items changed on error: %s", kinds(rl.Items))
+		t.Errorf("items changed on error: %s", itemIDs(rl.Items))
 	}
 	// The same ConfigMap without the hash is read as mlops.env.
 	plain := yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bert-mpijob-env\ndata:\n  WORKERS: \"3\"\n")
@@ -99,7 +99,7 @@ func TestHashedConfigMapIsRefused(t *testing.T) {
 	if err := (Processor{}).Process(rl); err != nil {
 		t.Fatal(err)
 	}
-	if got := kinds(rl.Items); got != "ConfigMap/bert-mpijob-env,MPIJob/bert" {
+	if got := itemIDs(rl.Items); got != "ConfigMap/bert-mpijob-env,MPIJob/bert" {
 		t.Errorf("items: %s", got)
 	}
 	if r, _ := rl.Items[1].Pipe(yaml.Lookup("spec", "mpiReplicaSpecs", "Worker", "replicas")); r == nil || r.YNode().Value != "3" {
@@ -273,7 +273,7 @@ func TestLocalConfigMap(t *testing.T) {
 	if err := (Processor{}).Process(rl); err != nil {
 		t.Fatal(err)
 	}
-	if got := kinds(rl.Items); got != "ConfigMap/mlops-env,MPIJob/bert,ConfigMap/bert-mpijob-env-f27bdg9fkb" {
+	if got := itemIDs(rl.Items); got != "ConfigMap/mlops-env,MPIJob/bert,ConfigMap/bert-mpijob-env-f27bdg9fkb" {
 		t.Fatalf("items: %s", got)
 	}
 	if got := rl.Items[0].MustString(); got != yaml.MustParse(local).MustString() {
@@ -283,10 +283,10 @@ func TestLocalConfigMap(t *testing.T) {
 		t.Errorf("the env ConfigMap does not carry the local-config ConfigMap's values:\n%s", rl.Items[2].MustString())
 	}
 	// A second run on the output changes nothing (kpt fn render, twice).
-	first := kinds(rl.Items)
+	first := itemIDs(rl.Items)
 	rl = &framework.ResourceList{FunctionConfig: yaml.MustParse(spec), Items: rl.Items}
-	if err := (Processor{}).Process(rl); err != nil || kinds(rl.Items) != first {
-		t.Fatalf("second run: %v, items %s", err, kinds(rl.Items))
+	if err := (Processor{}).Process(rl); err != nil || itemIDs(rl.Items) != first {
+		t.Fatalf("second run: %v, items %s", err, itemIDs(rl.Items))
 	}
 
 	// Under a kustomization's namePrefix the ConfigMap arrives renamed, with
@@ -320,7 +320,7 @@ func TestLocalConfigMap(t *testing.T) {
 				t.Fatalf("want an error containing %q, got %v", c.want, err)
 			}
 			if len(rl.Items) != len(items) {
-				t.Errorf("a failing run changed the items: %s", kinds(rl.Items))
+				t.Errorf("a failing run changed the items: %s", itemIDs(rl.Items))
 			}
 		})
 	}

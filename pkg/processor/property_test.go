@@ -111,14 +111,14 @@ func TestUpdatedInPlace(t *testing.T) {
 	first := process(t, propertyEnv, propertySpec, items)
 	second := process(t, strings.Replace(propertyEnv, "WORKERS=3", "WORKERS=5", 1), propertySpec, first)
 	if len(second) != len(first) {
-		t.Fatalf("%d items after the second run, %d after the first: %s", len(second), len(first), kinds(second))
+		t.Fatalf("%d items after the second run, %d after the first: %s", len(second), len(first), itemIDs(second))
 	}
 	// The env ConfigMap, named by the hash of its data, is the new data's
 	// where the old one stood.
 	last := len(first) - 1
 	for i := range first {
 		if first[i].GetKind() != second[i].GetKind() || first[i].GetName() != second[i].GetName() && i != last {
-			t.Fatalf("item %d moved: %s", i, kinds(second))
+			t.Fatalf("item %d moved: %s", i, itemIDs(second))
 		}
 	}
 	if old, cm := first[last].GetName(), second[last].GetName(); second[last].GetKind() != "ConfigMap" || cm == old || !strings.HasPrefix(cm, "bert-mpijob-env-") {
@@ -162,8 +162,8 @@ func TestKindSwitchReplacesTheJob(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			got := process(t, propertyEnv, tc.spec, tc.items)
-			if kinds(got) != tc.want {
-				t.Fatalf("got %s\nwant %s", kinds(got), tc.want)
+			if itemIDs(got) != tc.want {
+				t.Fatalf("got %s\nwant %s", itemIDs(got), tc.want)
 			}
 		})
 	}
@@ -205,7 +205,7 @@ func TestNamespacesKeepApart(t *testing.T) {
 		}
 	}
 	if strings.Join(jobs, ",") != "team-a,team-b" {
-		t.Fatalf("want the MPIJobs of team-a and team-b, got namespaces %v: %s", jobs, kinds(both))
+		t.Fatalf("want the MPIJobs of team-a and team-b, got namespaces %v: %s", jobs, itemIDs(both))
 	}
 
 	targets, err := parseItems("apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: bert, namespace: a}\n---\n" +
@@ -261,7 +261,7 @@ func TestRenamedConfigMapReplacesTheOld(t *testing.T) {
 	if err := (Processor{}).Process(rl); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := kinds(rl.Items), "MPIJob/bert,ConfigMap/other-env-2g697tf9c2"; got != want {
+	if got, want := itemIDs(rl.Items), "MPIJob/bert,ConfigMap/other-env-2g697tf9c2"; got != want {
 		t.Fatalf("got %s, want %s", got, want)
 	}
 }
@@ -323,7 +323,7 @@ func TestRenamedSpecDropsItsOldObjects(t *testing.T) {
 			if err := (Processor{}).Process(rl); err != nil {
 				t.Fatal(err)
 			}
-			if got := kinds(rl.Items); got != tc.want {
+			if got := itemIDs(rl.Items); got != tc.want {
 				t.Fatalf("got %s\nwant %s", got, tc.want)
 			}
 			var removed int
@@ -376,7 +376,7 @@ func TestRenamedSpecKeepsWhatATargetReads(t *testing.T) {
 			}
 			// One mlops.env: the same hash of its data after either name.
 			want := fmt.Sprintf("%s/bert,ConfigMap/bert-%s-env-9m28g45b4b,MLOpsJob/bert-v2,%s/bert-v2,ConfigMap/bert-v2-%s-env-9m28g45b4b", kind, env, kind, env)
-			if got := kinds(rl.Items); got != want {
+			if got := itemIDs(rl.Items); got != want {
 				t.Fatalf("got %s\nwant %s", got, want)
 			}
 			if msg := fmt.Sprintf("ConfigMap/bert-%s-env-9m28g45b4b: kept: MLOpsJob bert generated it, and no job spec among the inputs names that job now (renamed?), but %s/bert still reads it", env, kind); !strings.Contains(fmt.Sprint(rl.Results), msg) {
@@ -406,7 +406,7 @@ func TestTargetReadsTheNewEnvOnly(t *testing.T) {
 		second := process(t, "WORKERS=3\nUSER_ID=1000\n", spec, first)
 		old, cm := first[len(first)-1].GetName(), second[len(second)-1].GetName()
 		if !strings.HasPrefix(old, "bert-"+strings.ToLower(kind)+"-env-") || cm == old || len(second) != len(first) {
-			t.Fatalf("%s: the first run's ConfigMap %s, the second's %s: want two hashes of one name, the old one gone: %s", kind, old, cm, kinds(second))
+			t.Fatalf("%s: the first run's ConfigMap %s, the second's %s: want two hashes of one name, the old one gone: %s", kind, old, cm, itemIDs(second))
 		}
 		job := second[0].MustString()
 		if strings.Contains(job, old) || !strings.Contains(job, "name: "+cm) {

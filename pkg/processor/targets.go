@@ -17,6 +17,7 @@ import (
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
@@ -87,7 +88,7 @@ func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error
 	if len(found) == 0 {
 		// A job of another kind under the job's name would go out unpatched beside a new job.
 		for _, it := range items {
-			if other, ok := jobkind.ForKind(it.GetKind()); ok && other.Kind != kind && it.GetName() == sel.Name && !generated(it) {
+			if other, ok := kinds.All.ForKind(it.GetKind()); ok && other.Kind != kind && it.GetName() == sel.Name && !generated(it) {
 				return nil, fmt.Errorf("%s: %s/%s among the inputs is named like the job, but jobKind is %s: it would go out unpatched beside a new %s; accepted: jobKind %s, or another name for one of the two",
 					p.configName(), it.GetKind(), it.GetName(), kind, kind, other.Kind)
 			}
@@ -118,7 +119,7 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 		return nil, fmt.Errorf("%s: %w", id, err)
 	}
 	q.Sidecars = sidecars(target, q.Containers, plan)
-	q.InitContainers = names(jobnode.InitContainerLists(target))
+	q.InitContainers = names(jobnode.InitContainerLists(kindOf(target), target))
 	q.Notices = movedFirst(target, id, &q)
 	if dnsNotice != "" {
 		q.Notices = append(q.Notices, id+": "+dnsNotice)
@@ -135,10 +136,6 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 	if err := baseGPUs(target, &q); err != nil {
 		return nil, fmt.Errorf("%s: %w", id, err)
 	}
-	if q.LauncherLimitsDefault && ownResources(target, q.ContainerOf(jobkind.Launcher)) {
-		// What the user wrote and no setting names stays.
-		q.LauncherLimits, q.LauncherRequests = nil, nil
-	}
 	if plan.Namespace != "" && q.Namespace != plan.Namespace {
 		in := fmt.Sprintf("namespace %q", q.Namespace)
 		if q.Namespace == "" {
@@ -152,8 +149,10 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 	if c := privilegedContainer(target); c != "" && q.Hardening {
 		return nil, fmt.Errorf("%s: container %s is privileged (or adds capabilities), and the API server refuses such a container with the allowPrivilegeEscalation: false mlops-fn's hardening sets on every container; accepted: no privileged container in the job, or spec.security.hardening: false (the job then needs Pod Security level privileged)", id, c)
 	}
-	if err := stepsOf(q.JobKind).narrow(p, target, &q); err != nil {
-		return nil, fmt.Errorf("%s: %w", id, err)
+	if n, ok := q.Kind().(render.Narrower); ok {
+		if err := n.Narrow(target, &q, p.configName()); err != nil {
+			return nil, fmt.Errorf("%s: %w", id, err)
+		}
 	}
 	return &q, nil
 }
@@ -200,8 +199,8 @@ func hasLabels(n *yaml.RNode, want map[string]string) bool {
 // first: the patch moves it there (render.TrainingContainerIndex).
 func movedFirst(target *yaml.RNode, id string, q *render.Plan) []string {
 	var notices []string
-	lists := jobnode.ContainerLists(target)
-	kind, _ := jobkind.ForKind(target.GetKind())
+	lists := jobnode.ContainerLists(kindOf(target), target)
+	kind := kindOf(target)
 	for _, role := range slices.Sorted(maps.Keys(lists)) {
 		name := q.ContainerOf(role)
 		i := slices.IndexFunc(lists[role], func(c *yaml.RNode) bool { n, _ := c.GetString("name"); return n == name })
@@ -224,7 +223,7 @@ func movedFirst(target *yaml.RNode, id string, q *render.Plan) []string {
 // containers other than the env ConfigMap, by role and container.
 func ownEnvFrom(target *yaml.RNode, q *render.Plan) (map[jobkind.Role]map[string][]corev1.EnvFromSource, error) {
 	out := map[jobkind.Role]map[string][]corev1.EnvFromSource{}
-	for _, byRole := range []map[jobkind.Role][]*yaml.RNode{jobnode.ContainerLists(target), jobnode.InitContainerLists(target)} {
+	for _, byRole := range []map[jobkind.Role][]*yaml.RNode{jobnode.ContainerLists(kindOf(target), target), jobnode.InitContainerLists(kindOf(target), target)} {
 		for role, list := range byRole {
 			for _, c := range list {
 				from := c.Field("envFrom")
@@ -255,41 +254,6 @@ func ownEnvFrom(target *yaml.RNode, q *render.Plan) (map[jobkind.Role]map[string
 	return out, nil
 }
 
-// targetNonRoot says where the target asks for a non-root user, in a pod's or
-// a container's securityContext (a runAsUser other than 0, or runAsNonRoot),
-// and the uid if one is given; "" when it does not.
-func targetNonRoot(target *yaml.RNode) (where, uid string) {
-	for _, spec := range jobnode.PodSpecs(target) {
-		contexts := []*yaml.RNode{spec}
-		if list, _ := spec.Pipe(yaml.Lookup("containers")); list != nil {
-			elems, _ := list.Elements()
-			contexts = append(contexts, elems...)
-		}
-		for _, n := range contexts {
-			sc := n.Field("securityContext")
-			if sc == nil || sc.Value.YNode().Kind != yaml.MappingNode {
-				continue
-			}
-			if v := sc.Value.Field("runAsUser"); v != nil && v.Value.YNode().Kind == yaml.ScalarNode && v.Value.YNode().Value != "0" {
-				return "the pods run as runAsUser " + v.Value.YNode().Value, v.Value.YNode().Value
-			}
-			if v := sc.Value.Field("runAsNonRoot"); v != nil && v.Value.YNode().Value == "true" {
-				return "the pods ask for runAsNonRoot", ""
-			}
-		}
-	}
-	return "", ""
-}
-
-// valueAt is the scalar at path in n, "" when there is none.
-func valueAt(n *yaml.RNode, path ...string) string {
-	v, err := n.Pipe(yaml.Lookup(path...))
-	if err != nil || v == nil || v.YNode().Kind != yaml.ScalarNode {
-		return ""
-	}
-	return v.YNode().Value
-}
-
 // lookupList is the length of the list at path in n, 0 when there is none.
 func lookupList(n *yaml.RNode, path ...string) int {
 	v, err := n.Pipe(yaml.Lookup(path...))
@@ -302,13 +266,19 @@ func lookupList(n *yaml.RNode, path ...string) int {
 // privilegedContainer names a container of the target that runs privileged
 // or adds capabilities, "" when none does.
 func privilegedContainer(target *yaml.RNode) string {
-	for _, c := range jobnode.Containers(target) {
+	for _, c := range jobnode.Containers(kindOf(target), target) {
 		{
-			if valueAt(c, "securityContext", "privileged") == "true" || lookupList(c, "securityContext", "capabilities", "add") > 0 {
+			if jobnode.Scalar(c, "securityContext", "privileged") == "true" || lookupList(c, "securityContext", "capabilities", "add") > 0 {
 				name, _ := c.GetString("name")
 				return name
 			}
 		}
 	}
 	return ""
+}
+
+// kindOf is the facts of n's kind, none for a kind mlops-fn does not render.
+func kindOf(n *yaml.RNode) jobkind.Facts {
+	k, _ := kinds.All.ForKind(n.GetKind())
+	return k
 }

@@ -5,7 +5,6 @@ package render
 import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 )
 
@@ -16,28 +15,28 @@ func (patch Patch) Encode() (*yaml.RNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := patch.Clear
-	if k, _ := jobkind.ForKind(n.GetKind()); k.ProgramPath != nil {
+	d, k := patch.Clear, patch.Kind
+	if k.ProgramPath != nil {
 		if err := setNulls(n, d.Container, true, k.ProgramPath...); err != nil {
 			return nil, err
 		}
 		d.Container = nil
 	}
-	for _, spec := range jobnode.PodSpecs(n) {
+	for _, spec := range jobnode.PodSpecs(k, n) {
 		if err := setNulls(spec, d.PodSecurity, true, "securityContext"); err != nil {
 			return nil, err
 		}
 	}
 	// The container deletions follow what the patch sets in the training
 	// container alone; the others keep their own program.
-	for _, list := range jobnode.ContainerLists(n) {
+	for _, list := range jobnode.ContainerLists(k, n) {
 		if len(list) > TrainingContainerIndex {
 			if err := setNulls(list[TrainingContainerIndex], d.Container, true); err != nil {
 				return nil, err
 			}
 		}
 	}
-	for _, c := range jobnode.Containers(n) {
+	for _, c := range jobnode.Containers(k, n) {
 		// Where the patch sets the container's securityContext, before the
 		// forced deletions make one.
 		if err := setNulls(c, d.ContainerIDs, false, "securityContext"); err != nil {

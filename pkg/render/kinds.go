@@ -3,49 +3,106 @@
 package render
 
 import (
-	"fmt"
-
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
-
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 )
 
-// kindRenderer is what the renderer does differently for each kind, each
-// kind's in the file named after it (pod.go, mpijob.go, pytorchjob.go,
-// trainjob.go); the pod templates are the shared fills'.
-type kindRenderer interface {
-	// object is a job of the kind whose pod templates template fills.
-	object(p *Plan, template func(role, string) corev1.PodTemplateSpec) job
-	// fillJob sets the job's own fields.
-	fillJob(p *Plan, obj job)
-	// operatorVolumes are the volumes the kind's operator adds to the pods by name.
-	operatorVolumes(p *Plan) []operatorVolume
-	// gang is the pods a gang scheduler starts together, what they are, and
-	// the minimum the plan sets (0: the operator's, every pod); no ok where
-	// the kind has no gang.
-	gang(p *Plan) (pods int32, which string, least int32, ok bool)
+// Kind is a job kind as the renderer sees it, each kind's package
+// (pkg/kinds/KIND) answering: the shared fills give the pod templates, the
+// kind the object around them and what its pods run. Resolve is handed one.
+type Kind interface {
+	Facts() jobkind.Facts
+	// Object is a job of the kind whose pod templates template gives.
+	Object(p *Plan, template Template) Job
+	// FillProgram sets what the training container of the pods of role runs,
+	// and the pod's fields that go with it.
+	FillProgram(p *Plan, role jobkind.Role, spec *corev1.PodSpec, c *corev1.Container)
 }
 
-// job is a job object of any kind.
-type job interface {
+// Template is the pod template of role, its training container named name.
+type Template func(role jobkind.Role, name string) corev1.PodTemplateSpec
+
+// JobFiller is a kind with fields of its own beyond its pod templates.
+type JobFiller interface {
+	FillJob(p *Plan, obj Job)
+}
+
+// Operated is a kind whose operator adds volumes to the pods by name.
+type Operated interface {
+	OperatorVolumes(p *Plan) []OperatorVolume
+}
+
+// Gang is a kind whose pods a gang scheduler starts together: how many,
+// what they are, and the minimum the plan sets (0: the operator's, every pod).
+type Gang interface {
+	Gang(p *Plan) (pods int32, which string, least int32)
+}
+
+// Apart is a kind some of whose pods run beside the training, not on its
+// nodes (an MPIJob's launcher): they get neither its node selector and
+// tolerations nor its RDMA devices.
+type Apart interface {
+	Apart(p *Plan, role jobkind.Role) bool
+}
+
+// Clearer is a kind whose patch deletes more of a target than the shared
+// fills do (Patch.Clear).
+type Clearer interface {
+	Clear(p *Plan, d *Deletions)
+}
+
+// NewJob is a kind whose jobs, generated with no target, settle more of
+// the plan than a patch of a target does.
+type NewJob interface {
+	NewJob(p *Plan)
+}
+
+// Narrower is a kind that checks a target for what it needs, after the
+// checks every kind shares, and completes the plan narrowed to it; config
+// names the job spec in messages.
+type Narrower interface {
+	Narrow(target *yaml.RNode, q *Plan, config string) error
+}
+
+// AfterPatcher is a kind that edits its job once the patch is applied.
+type AfterPatcher interface {
+	AfterPatch(job *yaml.RNode, q *Plan) error
+}
+
+// JSONPatcher is a kind whose AfterPatch edit hydrate writes as a JSON patch
+// applied after the strategic merge: its file and operations (nil: none).
+type JSONPatcher interface {
+	JSONPatch(q *Plan) (file string, ops []any)
+}
+
+// Job is a job object of any kind.
+type Job interface {
 	metav1.Object
 	runtime.Object
 }
 
-var renderers = map[jobkind.JobKind]kindRenderer{
-	jobkind.Pod:        podRenderer{},
-	jobkind.MPIJob:     mpiJobRenderer{},
-	jobkind.PyTorchJob: pyTorchJobRenderer{},
-	jobkind.TrainJob:   trainJobRenderer{},
+// Apart says whether the pods of role run beside the training.
+func (p *Plan) Apart(role jobkind.Role) bool {
+	a, ok := p.kind.(Apart)
+	return ok && a.Apart(p, role)
 }
 
-// renderer is the plan's kind's; the spec's validation refuses any other.
-func (p *Plan) renderer() kindRenderer {
-	r, ok := renderers[p.JobKind]
-	if !ok {
-		panic(fmt.Sprintf("render: jobKind %q has no renderer: a plan comes from Resolve, which refuses it", p.JobKind))
+// operatorVolumes are the volumes the kind's operator adds, none without one.
+func (p *Plan) operatorVolumes() []OperatorVolume {
+	if o, ok := p.kind.(Operated); ok {
+		return o.OperatorVolumes(p)
 	}
-	return r
+	return nil
+}
+
+// OwnEnvEntry: e is what mlops-fn writes for key name, its value taken from
+// the env ConfigMap.
+func (p *Plan) OwnEnvEntry(e *yaml.RNode, name string) bool {
+	return p.NamesEnv(jobnode.Scalar(e, "valueFrom", "configMapKeyRef", "name")) &&
+		jobnode.Scalar(e, "valueFrom", "configMapKeyRef", "key") == name && jobnode.Scalar(e, "value") == ""
 }

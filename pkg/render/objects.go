@@ -5,7 +5,6 @@ package render
 import (
 	"slices"
 
-	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -19,6 +18,8 @@ import (
 type Patch struct {
 	File   string
 	Object any
+	// Kind is the facts of Object's kind.
+	Kind jobkind.Facts
 	// Clear is what the patch deletes (null in the patch) from a target.
 	Clear Deletions
 }
@@ -37,55 +38,46 @@ type Deletions struct {
 	ContainerIDs []string
 }
 
-// role is the pod a template describes.
-type role string
-
-const (
-	launcher      role = "launcher"
-	worker        role = "worker"
-	single        role = "pod"
-	elasticWorker role = "elastic worker"
-	// A TrainJob's pods: the runtime's node and launcher replicated jobs.
-	trainerNode     role = "trainer node"
-	trainerLauncher role = "trainer launcher"
-)
-
 // Patch is the overlay's patch of the job: applied to Skeleton it gives the
 // full object. One patch, so that every runner merges once: kyaml's merge walks
 // the whole target for each patch, and a long env list quadratically.
 func (p *Plan) Patch() Patch {
 	deletions := p.clearedSecurity()
-	deletions.Container = p.clearedArgs()
+	if len(p.Command) > 0 && len(p.Args) == 0 {
+		// The spec's command without args: the target's args would trail it.
+		deletions.Container = []string{"args"}
+	}
+	if c, ok := p.kind.(Clearer); ok {
+		c.Clear(p, &deletions)
+	}
+	facts := p.Facts()
 	return Patch{
-		File: p.Facts().PatchFile,
+		File: facts.PatchFile,
+		Kind: facts,
 		Object: p.build(
-			func(r role, spec *corev1.PodSpec, c *corev1.Container) {
+			func(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Container) {
 				p.fillWorkload(r, spec, c)
 				p.fillSecurity(r, spec, c)
 				p.fillVolumes(spec, c)
 			},
-			func(r role, spec *corev1.PodSpec, c *corev1.Container) {
+			func(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Container) {
 				p.fillEnvFrom(r, c)
 				p.fillSecurity(r, spec, c)
 				p.fillVolumes(spec, c)
 			},
-			func(obj job) { p.renderer().fillJob(p, obj); p.fillLabels(obj) }),
+			func(obj Job) {
+				if f, ok := p.kind.(JobFiller); ok {
+					f.FillJob(p, obj)
+				}
+				p.fillLabels(obj)
+			}),
 		Clear: deletions,
 	}
 }
 
-// clearedArgs: an MPIJob's command lines are wholly mlops-fn's (mpirun, sshd);
-// a Pod's are when the spec gives a command without args.
-func (p *Plan) clearedArgs() []string {
-	if (p.carries("mpi") && !p.KeepsProgram()) || (len(p.Command) > 0 && len(p.Args) == 0) {
-		return []string{"args"}
-	}
-	return nil
-}
-
 // Skeleton is what a base holds: the object's identity and its container names.
 func (p *Plan) Skeleton() any {
-	return p.build(func(role, *corev1.PodSpec, *corev1.Container) {}, nil, p.fillLabels)
+	return p.build(func(jobkind.Role, *corev1.PodSpec, *corev1.Container) {}, nil, p.fillLabels)
 }
 
 // ConfigMap carries every mlops.env key into the containers through envFrom.
@@ -112,8 +104,8 @@ const TrainingContainerIndex = 0
 // their order) by fillOther, unless nil; fillJob, when given, sets the
 // object's own fields. The training container comes first
 // (TrainingContainerIndex).
-func (p *Plan) build(fill, fillOther func(role, *corev1.PodSpec, *corev1.Container), fillJob func(job)) any {
-	template := func(r role, name string) corev1.PodTemplateSpec {
+func (p *Plan) build(fill, fillOther func(jobkind.Role, *corev1.PodSpec, *corev1.Container), fillJob func(Job)) any {
+	template := func(r jobkind.Role, name string) corev1.PodTemplateSpec {
 		spec := corev1.PodSpec{}
 		c := corev1.Container{Name: name}
 		fill(r, &spec, &c)
@@ -124,17 +116,18 @@ func (p *Plan) build(fill, fillOther func(role, *corev1.PodSpec, *corev1.Contain
 				fillOther(r, &spec, &other)
 				return other
 			}
-			for _, s := range p.Sidecars[replicaType(r)] {
+			for _, s := range p.Sidecars[r] {
 				spec.Containers = append(spec.Containers, filled(s))
 			}
-			for _, s := range p.InitContainers[replicaType(r)] {
+			for _, s := range p.InitContainers[r] {
 				spec.InitContainers = append(spec.InitContainers, filled(s))
 			}
 		}
 		return corev1.PodTemplateSpec{Spec: spec}
 	}
-	obj := p.renderer().object(p, template)
-	obj.GetObjectKind().SetGroupVersionKind(schema.FromAPIVersionAndKind(p.Facts().APIVersion, p.Facts().Kind))
+	obj := p.kind.Object(p, template)
+	facts := p.Facts()
+	obj.GetObjectKind().SetGroupVersionKind(schema.FromAPIVersionAndKind(facts.APIVersion, facts.Kind))
 	// kustomize matches a patch to its target by namespace and name.
 	obj.SetName(p.Name)
 	obj.SetNamespace(p.Namespace)
@@ -142,22 +135,6 @@ func (p *Plan) build(fill, fillOther func(role, *corev1.PodSpec, *corev1.Contain
 		fillJob(obj)
 	}
 	return obj
-}
-
-// replicaType is the key of a role in ContainerNames: the MPIJob's replica
-// type, "" for a Pod's or a PyTorchJob's single template.
-func replicaType(r role) jobkind.Role {
-	switch r {
-	case launcher:
-		return jobkind.Launcher
-	case worker:
-		return jobkind.Worker
-	case trainerNode:
-		return jobkind.TrainerNode
-	case trainerLauncher:
-		return jobkind.TrainerLauncher
-	}
-	return ""
 }
 
 // ContainerOf is the container mlops-fn fills in the pod spec of role t.
@@ -170,7 +147,7 @@ func (p *Plan) ContainerOf(t jobkind.Role) string {
 
 // fillLabels puts the spec's labels and annotations on the job, patched or
 // generated alike (a Kueue queue-name label must reach the job either way).
-func (p *Plan) fillLabels(obj job) {
+func (p *Plan) fillLabels(obj Job) {
 	obj.SetLabels(p.Labels)
 	obj.SetAnnotations(p.Annotations)
 }
@@ -178,48 +155,22 @@ func (p *Plan) fillLabels(obj job) {
 // fillEnvFrom gives a container every mlops.env key through the env
 // ConfigMap, after the sources it has of its own (a later source wins a
 // shared key: mlops.env's values reach the container).
-func (p *Plan) fillEnvFrom(r role, c *corev1.Container) {
-	c.EnvFrom = append(slices.Clone(p.OwnEnvFrom[replicaType(r)][c.Name]), corev1.EnvFromSource{ConfigMapRef: &corev1.ConfigMapEnvSource{
+func (p *Plan) fillEnvFrom(r jobkind.Role, c *corev1.Container) {
+	c.EnvFrom = append(slices.Clone(p.OwnEnvFrom[r][c.Name]), corev1.EnvFromSource{ConfigMapRef: &corev1.ConfigMapEnvSource{
 		LocalObjectReference: corev1.LocalObjectReference{Name: p.ConfigMapName}}})
 }
 
 // fillWorkload sets the training container: what the job spec describes and
-// mlops.env sizes. Its other containers get only the env (fillEnvFrom).
-func (p *Plan) fillWorkload(r role, spec *corev1.PodSpec, c *corev1.Container) {
+// mlops.env sizes, and what the kind runs in it. Its other containers get
+// only the env (fillEnvFrom).
+func (p *Plan) fillWorkload(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Container) {
 	c.Image = p.Image
 	c.ImagePullPolicy = p.ImagePullPolicy
 	c.WorkingDir = p.WorkingDir
 	p.fillEnvFrom(r, c)
 	c.Env = p.Env
 	c.Resources.Limits, c.Resources.Requests = p.Limits, p.Requests
-	switch r {
-	case launcher:
-		switch {
-		case p.Script:
-			c.Command = append(slices.Clone(p.Command), p.Args...)
-			c.Env = append(slices.Clone(c.Env), p.scriptEnv()...)
-		case !p.KeepsProgram():
-			c.Command = p.mpirun()
-		}
-		if !p.MPI.RunLauncherAsWorker {
-			c.Resources.Limits, c.Resources.Requests = p.LauncherLimits, p.LauncherRequests
-		}
-	case worker:
-		if !p.KeepsProgram() || p.MPI.WorkerCommand != nil {
-			c.Command = p.workerCommand()
-		}
-	case single:
-		c.Command, c.Args = p.Command, p.Args
-		spec.RestartPolicy = p.RestartPolicy
-		spec.ActiveDeadlineSeconds = p.RunPolicy.ActiveDeadlineSeconds
-	case elasticWorker:
-		c.Command, c.Args = p.Command, p.Args
-		// The operator reads the c10d rendezvous port from this port's name.
-		c.Ports = []corev1.ContainerPort{{Name: kubeflowv1.PyTorchJobDefaultPortName, ContainerPort: kubeflowv1.PyTorchJobDefaultPort}}
-	case trainerNode:
-		c.Command, c.Args = p.Command, p.Args
-		c.EnvFrom, c.Env = nil, append(p.envRefs(), p.Env...)
-	}
+	p.kind.FillProgram(p, r, spec, c)
 	if len(c.Resources.Limits) == 0 {
 		c.Resources.Limits = nil
 	}
@@ -233,7 +184,7 @@ func (p *Plan) fillWorkload(r role, spec *corev1.PodSpec, c *corev1.Container) {
 		spec.HostNetwork, spec.DNSPolicy = true, corev1.DNSClusterFirstWithHostNet
 	}
 	spec.ImagePullSecrets = p.ImagePullSecrets
-	if r != launcher || p.MPI.RunLauncherAsWorker {
+	if !p.Apart(r) {
 		spec.NodeSelector = p.NodeSelector
 		spec.Tolerations = p.Tolerations
 	}
@@ -246,8 +197,7 @@ func (p *Plan) KeepsProgram() bool { return len(p.Command) == 0 }
 
 // clearedSecurity: the ids are set once, at the pod level, so a container's
 // own runAsUser, runAsGroup or runAsNonRoot would override them; uid 0 cannot
-// stand beside runAsNonRoot; a root MPIJob keeps no fsGroup (it would make
-// /root/.ssh group-readable) and its sshd keeps its capabilities.
+// stand beside runAsNonRoot.
 func (p *Plan) clearedSecurity() Deletions {
 	var d Deletions
 	root := p.RunAsUser != nil && *p.RunAsUser == 0
@@ -264,16 +214,10 @@ func (p *Plan) clearedSecurity() Deletions {
 	if p.RunAsGroup != nil {
 		d.ContainerIDs = append(d.ContainerIDs, "runAsGroup")
 	}
-	if p.carries("security.home") && p.Root() {
-		if p.FSGroup == nil {
-			d.PodSecurity = append(d.PodSecurity, "fsGroup", "fsGroupChangePolicy")
-		}
-		d.ContainerSecurity = append(d.ContainerSecurity, "capabilities")
-	}
 	return d
 }
 
-func (p *Plan) fillSecurity(r role, spec *corev1.PodSpec, c *corev1.Container) {
+func (p *Plan) fillSecurity(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Container) {
 	psc := &corev1.PodSecurityContext{RunAsUser: p.RunAsUser, RunAsGroup: p.RunAsGroup, FSGroup: p.FSGroup}
 	if !p.Root() {
 		psc.RunAsNonRoot = ptr.To(true)
@@ -291,12 +235,10 @@ func (p *Plan) fillSecurity(r role, spec *corev1.PodSpec, c *corev1.Container) {
 			csc.Capabilities = &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}
 		}
 	}
-	if r == trainerNode || r == trainerLauncher {
-		// A training runtime's container may set its own uid (deepspeed-distributed:
-		// 1000), which a runtime patch cannot delete: the ids go on the container too.
+	if p.Facts().IDsOnContainers {
 		csc.RunAsUser, csc.RunAsGroup, csc.RunAsNonRoot = p.RunAsUser, p.RunAsGroup, psc.RunAsNonRoot
 	}
-	if p.RDMAResource != "" && c.Name == p.ContainerOf(replicaType(r)) && (r != launcher || p.MPI.RunLauncherAsWorker) {
+	if p.RDMAResource != "" && c.Name == p.ContainerOf(r) && !p.Apart(r) {
 		// RDMA pins memory; the training container alone holds the devices.
 		if csc.Capabilities == nil {
 			csc.Capabilities = &corev1.Capabilities{}

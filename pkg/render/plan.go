@@ -33,13 +33,15 @@ const GPUResource corev1.ResourceName = "nvidia.com/gpu"
 // and ${KEY} references applied. The builders read nothing else.
 type Plan struct {
 	// JobName is the spec's name; Name is the object's, which a target may change.
-	JobName       string
-	Name          string
-	Target        api.Target
-	Namespace     string
-	Labels        map[string]string
-	Annotations   map[string]string
-	JobKind       jobkind.JobKind
+	JobName     string
+	Name        string
+	Target      api.Target
+	Namespace   string
+	Labels      map[string]string
+	Annotations map[string]string
+	JobKind     jobkind.JobKind
+	// kind is the job's kind, which Resolve is handed.
+	kind          Kind
 	ConfigMapName string
 	// HashedFrom is ConfigMapName without the hash of the ConfigMap's data
 	// that the function puts after the name it writes ("": none).
@@ -166,10 +168,11 @@ func forwardableSpelling(name string) string {
 // waits for more than needed where fewer may start (elastic MIN_WORKERS):
 // there the plan sets it. Without a gang scheduler the operators ignore it.
 func (p *Plan) gangMinimum(path *field.Path, errs field.ErrorList) field.ErrorList {
-	pods, which, least, ok := p.renderer().gang(p)
+	g, ok := p.kind.(Gang)
 	if !ok {
 		return errs // no gang: the kind-fields table refuses schedulingPolicy
 	}
+	pods, which, least := g.Gang(p)
 	sp := p.RunPolicy.SchedulingPolicy
 	if sp != nil && sp.MinAvailable != nil {
 		if *sp.MinAvailable > pods {
@@ -189,12 +192,15 @@ func (p *Plan) gangMinimum(path *field.Path, errs field.ErrorList) field.ErrorLi
 	return errs
 }
 
+// Kind is the job kind the plan renders.
+func (p *Plan) Kind() Kind { return p.kind }
+
 // Facts is the row of the job kinds table the plan renders.
-func (p *Plan) Facts() jobkind.Facts { return jobkind.Of(p.JobKind) }
+func (p *Plan) Facts() jobkind.Facts { return p.kind.Facts() }
 
 // carries says whether the plan's kind carries the spec field at path (dotted):
 // the rules of a field hold where a kind has it.
-func (p *Plan) carries(path string) bool { return api.Carries(p.JobKind, path) }
+func (p *Plan) carries(path string) bool { return api.Carries(p.Facts(), path) }
 
 // Warning is advice about a job that renders.
 type Warning struct {
@@ -202,9 +208,9 @@ type Warning struct {
 	Message string
 }
 
-// Resolve settles job (defaulted and validated) against the mlops.env file and
-// its decoded settings. Errors name the spec field or the mlops.env key.
-func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warning, field.ErrorList) {
+// Resolve settles job (defaulted and validated), of kind, against the mlops.env file and its decoded settings. Errors name the
+// spec field or the mlops.env key.
+func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*Plan, []Warning, field.ErrorList) {
 	s := &job.Spec
 	spec := field.NewPath("spec")
 	envKey := func(k string) *field.Path { return field.NewPath(file.Source).Key(k) }
@@ -218,9 +224,10 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 		Labels:             job.Metadata.Labels,
 		Annotations:        job.Metadata.Annotations,
 		JobKind:            s.JobKind,
+		kind:               kind,
 		ConfigMapName:      s.EnvFile.ConfigMapName,
 		ContainerName:      s.ContainerName,
-		ContainerNamed:     s.ContainerName != cmp.Or(jobkind.Of(s.JobKind).ContainerName, job.Metadata.Name),
+		ContainerNamed:     s.ContainerName != cmp.Or(kind.Facts().ContainerName, job.Metadata.Name),
 		Image:              x.str(spec.Child("image"), s.Image),
 		ImagePullPolicy:    s.ImagePullPolicy,
 		ImagePullSecrets:   s.ImagePullSecrets,
@@ -311,7 +318,7 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 		}
 		for i, v := range p.MPI.ForwardEnv {
 			// The default NCCL_DEBUG=INFO gives way to mlops.env's (RankEnv); a pair of the user's is refused.
-			if name, _, set := strings.Cut(v, "="); set && !slices.Equal(p.MPI.ForwardEnv, api.DefaultForwardEnv) && slices.Contains(p.envNames(), name) {
+			if name, _, set := strings.Cut(v, "="); set && !slices.Equal(p.MPI.ForwardEnv, api.DefaultForwardEnv) && slices.Contains(p.EnvNames(), name) {
 				errs = append(errs, field.Invalid(spec.Child("mpi", "forwardEnv").Index(i), v, fmt.Sprintf(
 					"sets %s, which every rank already gets from %s or spec.env (mlops-fn forwards each of their names): the ranks would see this value and the containers the other; accepted: the value in one place, or the name alone", name, file.Source)))
 			}
@@ -405,7 +412,7 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 		}
 	}
 
-	for _, k := range api.EnvKeysNotCarried(p.JobKind) {
+	for _, k := range api.EnvKeysNotCarried(p.Facts()) {
 		if _, set := file.Lookup(k); set {
 			warnings = append(warnings, Warning{Field: envKey(k), Message: fmt.Sprintf("jobKind %s does not use %s: the value only reaches the containers' environment", p.JobKind, k)})
 		}
@@ -442,17 +449,18 @@ func Resolve(job *api.MLOpsJob, file *env.File, set env.Settings) (*Plan, []Warn
 	return p, warnings, errs
 }
 
-// operatorVolume is a volume an operator adds to the job's pods by name and
-// mounts at path ("" where the runtime decides): a volume of the job's of
-// that name, or mounted at, above or below that path, clashes with it.
-type operatorVolume struct{ name, path, owner string }
+// OperatorVolume is a volume an operator adds to the job's pods by Name and
+// mounts at Path ("" where the runtime decides): a volume of the job's of
+// that name, or mounted at, above or below that path, clashes with it. Owner
+// says what the operator mounts there.
+type OperatorVolume struct{ Name, Path, Owner string }
 
 // OperatorVolumeName says why name is the operator's own volume name, ""
 // when it is free for the job's volumes.
 func (p *Plan) OperatorVolumeName(name string) string {
-	for _, r := range p.renderer().operatorVolumes(p) {
-		if name == r.name {
-			return fmt.Sprintf("is the volume where %s, which the operator adds to the pods itself; accepted: another volume name", r.owner)
+	for _, r := range p.operatorVolumes() {
+		if name == r.Name {
+			return fmt.Sprintf("is the volume where %s, which the operator adds to the pods itself; accepted: another volume name", r.Owner)
 		}
 	}
 	return ""
@@ -462,21 +470,21 @@ func (p *Plan) OperatorVolumeName(name string) string {
 // operator's own mounts it meets.
 func (p *Plan) OperatorMountPath(mountPath string) []string {
 	var clashes []string
-	for _, r := range p.renderer().operatorVolumes(p) {
+	for _, r := range p.operatorVolumes() {
 		how := ""
 		switch {
-		case r.path == "":
+		case r.Path == "":
 			continue
-		case mountPath == r.path:
-			how = "is " + r.path
-		case within(r.path, mountPath):
-			how = "hides " + r.path
-		case within(mountPath, r.path):
-			how = "lies inside " + r.path
+		case mountPath == r.Path:
+			how = "is " + r.Path
+		case within(r.Path, mountPath):
+			how = "hides " + r.Path
+		case within(mountPath, r.Path):
+			how = "lies inside " + r.Path
 		default:
 			continue
 		}
-		clashes = append(clashes, fmt.Sprintf("%s, where %s; accepted: a mount path neither at, inside nor above %s", how, r.owner, r.path))
+		clashes = append(clashes, fmt.Sprintf("%s, where %s; accepted: a mount path neither at, inside nor above %s", how, r.Owner, r.Path))
 	}
 	return clashes
 }

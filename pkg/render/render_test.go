@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package render
+package render_test
 
 import (
 	"slices"
@@ -9,23 +9,26 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/env"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds/trainjob"
+	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
 // resolve settles a spec (YAML-free: the fields given) against an mlops.env text.
-func resolve(t *testing.T, spec api.MLOpsJobSpec, envText string) (*Plan, []Warning) {
+func resolve(t *testing.T, spec api.MLOpsJobSpec, envText string) (*render.Plan, []render.Warning) {
 	t.Helper()
 	job := &api.MLOpsJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "bert"}, Spec: spec}
-	job.Default()
-	if errs := job.Validate(); len(errs) > 0 {
+	kinds.Default(job)
+	if errs := job.Validate(kinds.All); len(errs) > 0 {
 		t.Fatalf("the spec does not validate: %v", errs)
 	}
 	file, err := env.Parse("mlops.env", []byte(envText))
@@ -36,7 +39,7 @@ func resolve(t *testing.T, spec api.MLOpsJobSpec, envText string) (*Plan, []Warn
 	if len(problems) > 0 {
 		t.Fatalf("mlops.env: %v", problems)
 	}
-	p, warnings, errs := Resolve(job, file, set)
+	p, warnings, errs := render.Resolve(job, kinds.Of(job.Spec.JobKind), file, set)
 	if len(errs) > 0 {
 		t.Fatalf("Resolve: %v", errs)
 	}
@@ -65,7 +68,7 @@ func TestRanks(t *testing.T) {
 			if got := p.Ranks(); got != c.want {
 				t.Errorf("Ranks() = %d, want %d", got, c.want)
 			}
-			if got := p.mpirun(); !strings.Contains(strings.Join(got, " "), " -np "+strconv.Itoa(int(c.want))+" ") {
+			if got := launcherCommand(t, p); !strings.Contains(strings.Join(got, " "), " -np "+strconv.Itoa(int(c.want))+" ") {
 				t.Errorf("mpirun %q does not pass -np %d", got, c.want)
 			}
 		})
@@ -85,13 +88,13 @@ func TestMPIRunLine(t *testing.T) {
 		impl      api.MPIImplementation
 		want      []string
 	}{
-		{"OpenMPI as root", "WORKERS=2\n", program, api.OpenMPI, []string{"mpirun", "--allow-run-as-root", "-np", "2", "--hostfile", OperatorHostfile,
+		{"OpenMPI as root", "WORKERS=2\n", program, api.OpenMPI, []string{"mpirun", "--allow-run-as-root", "-np", "2", "--hostfile", render.OperatorHostfile,
 			"-bind-to", "none", "-map-by", "slot", "-mca", "pml", "ob1", "-mca", "btl", "^openib",
 			"-x", "NCCL_DEBUG=INFO", "-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "WORKERS", "python", "train.py"}},
-		{"OpenMPI as a user, spec.env", "WORKERS=2\nUSER_ID=1000\n", withEnv, api.OpenMPI, []string{"mpirun", "-np", "2", "--hostfile", OperatorHostfile,
+		{"OpenMPI as a user, spec.env", "WORKERS=2\nUSER_ID=1000\n", withEnv, api.OpenMPI, []string{"mpirun", "-np", "2", "--hostfile", render.OperatorHostfile,
 			"-bind-to", "none", "-map-by", "slot", "-mca", "pml", "ob1", "-mca", "btl", "^openib",
 			"-x", "NCCL_DEBUG=INFO", "-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "USER_ID", "-x", "WORKERS", "-x", "RUN_ID", "python", "train.py"}},
-		{"mlops.env's NCCL_DEBUG over the default's", "WORKERS=2\nNCCL_DEBUG=WARN\n", program, api.OpenMPI, []string{"mpirun", "--allow-run-as-root", "-np", "2", "--hostfile", OperatorHostfile,
+		{"mlops.env's NCCL_DEBUG over the default's", "WORKERS=2\nNCCL_DEBUG=WARN\n", program, api.OpenMPI, []string{"mpirun", "--allow-run-as-root", "-np", "2", "--hostfile", render.OperatorHostfile,
 			"-bind-to", "none", "-map-by", "slot", "-mca", "pml", "ob1", "-mca", "btl", "^openib",
 			"-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "NCCL_DEBUG", "-x", "WORKERS", "python", "train.py"}},
 		{"Intel MPI", "WORKERS=3\nDATASET_DIR=/data\n", withEnv, api.Intel, []string{"mpirun", "-n", "3", "-genv", "NCCL_DEBUG", "INFO",
@@ -101,7 +104,7 @@ func TestMPIRunLine(t *testing.T) {
 			spec := c.spec
 			spec.MPI.Implementation = c.impl
 			p, _ := resolve(t, spec, c.env)
-			if diff := cmp.Diff(c.want, p.mpirun()); diff != "" {
+			if diff := cmp.Diff(c.want, launcherCommand(t, p)); diff != "" {
 				t.Errorf("mpirun (-want +got):\n%s", diff)
 			}
 		})
@@ -153,7 +156,7 @@ func TestJoinedRankCount(t *testing.T) {
 		{[]string{"mpirun", "-np", "4", "prog", "--np=2"}, ""},
 		{[]string{"python", "--np=2"}, ""},
 	} {
-		if got := JoinedRankCount(c.line, nil); got != c.want {
+		if got := render.JoinedRankCount(c.line, nil); got != c.want {
 			t.Errorf("JoinedRankCount(%q) = %q, want %q", c.line, got, c.want)
 		}
 	}
@@ -164,17 +167,17 @@ func TestRanksArgument(t *testing.T) {
 	for _, c := range []struct {
 		name          string
 		command, args []string
-		want          *ArgumentRef
+		want          *render.ArgumentRef
 	}{
-		{"in command", []string{"mpirun", "-n", "2", "/home/mpiuser/pi"}, nil, &ArgumentRef{Field: "command", Index: 2, Flag: "-n"}},
-		{"count begins args", []string{"mpirun", "-np"}, []string{"4", "python", "train.py"}, &ArgumentRef{Field: "args", Index: 0, Flag: "-np"}},
-		{"after options with values", []string{"mpirun", "-x", "PATH", "--mca", "btl", "tcp", "-np", "8", "prog"}, nil, &ArgumentRef{Field: "command", Index: 7, Flag: "-np"}},
-		{"after Hydra's host list", []string{"mpiexec", "-hosts", "a,b", "-n", "4", "prog"}, nil, &ArgumentRef{Field: "command", Index: 4, Flag: "-n"}},
+		{"in command", []string{"mpirun", "-n", "2", "/home/mpiuser/pi"}, nil, &render.ArgumentRef{Field: "command", Index: 2, Flag: "-n"}},
+		{"count begins args", []string{"mpirun", "-np"}, []string{"4", "python", "train.py"}, &render.ArgumentRef{Field: "args", Index: 0, Flag: "-np"}},
+		{"after options with values", []string{"mpirun", "-x", "PATH", "--mca", "btl", "tcp", "-np", "8", "prog"}, nil, &render.ArgumentRef{Field: "command", Index: 7, Flag: "-np"}},
+		{"after Hydra's host list", []string{"mpiexec", "-hosts", "a,b", "-n", "4", "prog"}, nil, &render.ArgumentRef{Field: "command", Index: 4, Flag: "-n"}},
 		{"the program's own -n", []string{"mpirun", "python", "train.py", "-n", "5"}, nil, nil},
 		{"no mpirun", []string{"python", "-n", "3"}, nil, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, ok := RanksArgument(c.command, c.args)
+			got, ok := render.RanksArgument(c.command, c.args)
 			if ok != (c.want != nil) {
 				t.Fatalf("found %v (%+v), want %v", ok, got, c.want != nil)
 			}
@@ -208,35 +211,10 @@ func TestNamesHosts(t *testing.T) {
 		{"Hydra's -hybrid-hosts, no list", []string{"mpiexec", "-hybrid-hosts", "-n", "2", "prog"}, nil, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := NamesHosts(c.command, c.args); got != c.want {
+			if got := render.NamesHosts(c.command, c.args); got != c.want {
 				t.Errorf("NamesHosts(%q, %q) = %v, want %v", c.command, c.args, got, c.want)
 			}
 		})
-	}
-}
-
-// TestCheckImage accepts what container runtimes pull and says why not.
-func TestCheckImage(t *testing.T) {
-	digest := strings.Repeat("a", 64)
-	for ref, want := range map[string]string{
-		"docker.io/library/python:3.12":              "",
-		"localhost:5000/team/train@sha256:" + digest: "",
-		"x/y@sha256:" + strings.Repeat("a", 40):      "digest",
-		"x/y@md5:abc":                                "digest",
-		"Team/Train:1":                               "uppercase",
-		"x/y :1":                                     "whitespace",
-		"x/y:" + strings.Repeat("t", 128):            "",
-		"x/y:" + strings.Repeat("t", 129):            "accepted",
-		"x/y@sha512:" + strings.Repeat("b", 128):     "",
-		"x/y@sha512:" + digest:                       "digest",
-		"x/y@sha256:" + strings.Repeat("a", 65):      "digest",
-		"x/y:1@sha256:" + digest:                     "",
-		"x/y:@sha256:" + digest:                      "accepted",
-	} {
-		got := checkImage(ref)
-		if (want == "") != (got == "") || !strings.Contains(got, want) {
-			t.Errorf("checkImage(%q) = %q, want it to say %q", ref, got, want)
-		}
 	}
 }
 
@@ -271,15 +249,12 @@ func TestTrainJob(t *testing.T) {
 		t.Errorf("runtimeRef %+v", job.Spec.RuntimeRef)
 	}
 	sec := job.Spec.RuntimePatches
-	if len(sec) != 1 || sec[0].Manager != jobkind.RuntimePatchManager {
+	if len(sec) != 1 || sec[0].Manager != trainjob.RuntimePatchManager {
 		t.Fatalf("runtime patches %+v", sec)
 	}
 	rj := sec[0].TrainingRuntimeSpec.Template.Spec.ReplicatedJobs
 	if len(rj) != 1 || rj[0].Name != "node" || *rj[0].Template.Spec.Template.Spec.SecurityContext.RunAsUser != 1000 {
 		t.Errorf("replicated jobs %+v", rj)
-	}
-	if podSpecPatch(corev1.PodSpec{Containers: []corev1.Container{{Name: "node", SecurityContext: &corev1.SecurityContext{}}}}) != nil {
-		t.Error("a pod spec with nothing a runtime patch carries gives a patch")
 	}
 }
 
@@ -376,8 +351,8 @@ func TestPodActiveDeadline(t *testing.T) {
 // TestEnvKeysNotCarriedAreKnown: the keys warned about where a jobKind cannot
 // use them are mlops.env's, and warned about.
 func TestEnvKeysNotCarriedAreKnown(t *testing.T) {
-	for _, jobKind := range jobkind.Names() {
-		keys := api.EnvKeysNotCarried(jobkind.JobKind(jobKind))
+	for _, jobKind := range kinds.All.Names() {
+		keys := api.EnvKeysNotCarried(kinds.All.Of(jobkind.JobKind(jobKind)))
 		text := "WORKERS=2\n"
 		for _, k := range keys {
 			if !env.IsKnownKey(k) {
@@ -397,7 +372,7 @@ func TestEnvKeysNotCarriedAreKnown(t *testing.T) {
 		}
 		warnings, _ := resolveBert(t, spec, text)
 		for _, k := range keys {
-			if !slices.ContainsFunc(warnings, func(w Warning) bool { return strings.HasSuffix(w.Field.String(), "["+k+"]") }) {
+			if !slices.ContainsFunc(warnings, func(w render.Warning) bool { return strings.HasSuffix(w.Field.String(), "["+k+"]") }) {
 				t.Errorf("jobKind %s: %s set, and no warning: %v", jobKind, k, warnings)
 			}
 		}
@@ -405,16 +380,16 @@ func TestEnvKeysNotCarriedAreKnown(t *testing.T) {
 }
 
 // resolveBert resolves a job named bert with spec (defaulted) and mlops.env's text.
-func resolveBert(t *testing.T, spec api.MLOpsJobSpec, envText string) ([]Warning, field.ErrorList) {
+func resolveBert(t *testing.T, spec api.MLOpsJobSpec, envText string) ([]render.Warning, field.ErrorList) {
 	t.Helper()
 	job := &api.MLOpsJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "bert"}, Spec: spec}
-	job.Default()
+	kinds.Default(job)
 	file, err := env.Parse("mlops.env", []byte(envText))
 	if err != nil {
 		t.Fatal(err)
 	}
 	set, _ := env.Decode(file)
-	_, warnings, errs := Resolve(job, file, set)
+	_, warnings, errs := render.Resolve(job, kinds.Of(job.Spec.JobKind), file, set)
 	return warnings, errs
 }
 
@@ -427,16 +402,6 @@ func operatorSpecs() (trainJob, mpiRuntime, elastic api.MLOpsJobSpec) {
 	mpiRuntime.Trainer.ReplicatedJobs = []string{"launcher", "node"}
 	elastic = api.MLOpsJobSpec{JobKind: jobkind.PyTorchJob, Image: "pytorch/pytorch:2.7.1", Command: []string{"torchrun", "train.py"}}
 	return trainJob, mpiRuntime, elastic
-}
-
-// TestWrittenQuantity: a decimal multiple the parser reprints with a suffix
-// is written out in full; other quantities keep their text.
-func TestWrittenQuantity(t *testing.T) {
-	for in, want := range map[string]string{"1000": "1000", "2k": "2000", "16Gi": "16Gi", "500m": "500m", "16": "16", "1.5": "1500m"} {
-		if got := written(resource.MustParse(in)); got != want {
-			t.Errorf("%s: got %s, want %s", in, got, want)
-		}
-	}
 }
 
 // TestForwardFlagsBeyond: a kept line gets the flags for what it does not
@@ -464,4 +429,14 @@ func TestForwardFlagsBeyond(t *testing.T) {
 			}
 		})
 	}
+}
+
+// launcherCommand is the command the plan's MPIJob patch gives the launcher.
+func launcherCommand(t *testing.T, p *render.Plan) []string {
+	t.Helper()
+	job, ok := p.Patch().Object.(*kubeflow.MPIJob)
+	if !ok {
+		t.Fatalf("the patch is a %T, not an MPIJob", p.Patch().Object)
+	}
+	return job.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeLauncher].Template.Spec.Containers[0].Command
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 	"github.com/mlops-fn/mlops-fn/pkg/schema"
 )
@@ -50,12 +51,12 @@ type Options struct {
 // Files are the new folder's files, by path in it.
 func Files(o Options) (map[string][]byte, error) {
 	if o.JobKind == "" {
-		o.JobKind = jobkind.MPIJob
+		o.JobKind = kinds.All.Default()
 	}
-	jk := jobkind.Of(o.JobKind)
+	jk := kinds.All.Of(o.JobKind)
 	d := jk.Demo
 	if jk.Kind == "" {
-		return nil, fmt.Errorf("--kind %q: accepted: %s", o.JobKind, strings.Join(jobkind.Names(), ", "))
+		return nil, fmt.Errorf("--kind %q: accepted: %s", o.JobKind, strings.Join(kinds.All.Names(), ", "))
 	}
 	for _, msg := range validation.IsDNS1035Label(o.Name) {
 		return nil, fmt.Errorf("the job's name %q (--name, else the folder's name): %s; accepted: a DNS label, lowercase letters, digits and '-', starting with a letter, e.g. --name my-job", o.Name, msg)
@@ -87,9 +88,7 @@ spec:
   jobKind: %s
   image: %s # %s
 `, SchemaURL(release()), api.APIVersion, api.Kind, o.Name, o.JobKind, scalar(image), comment)
-	if api.Carries(o.JobKind, "trainer") {
-		spec += "  trainer:\n    runtime: " + api.DefaultTrainerRuntime + " # the ClusterTrainingRuntime the TrainJob runs on\n"
-	}
+	spec += d.Spec
 	if len(command) > 0 {
 		spec += "  command: " + flowList(command) + " # " + d.CommandNote + "\n"
 	}
@@ -277,8 +276,7 @@ func readsBack(spec, image string, command []string) error {
 // envFile is a commented mlops.env for jobKind.
 func envFile(jobKind jobkind.JobKind, shape string) string {
 	who, ids := "your uid and gid (id -u, id -g)", "USER_ID=1000\nGROUP_ID=1000\n"
-	if api.Carries(jobKind, "security.home") {
-		// The other kinds keep no SSH keys in the user's home.
+	if kinds.All.Of(jobKind).Demo.UserName {
 		who, ids = who+", your user name in the image", ids+"USER_NAME=mpiuser\n"
 	}
 	return `# mlops.env: your site and you. Every key is also an environment variable of the

@@ -24,9 +24,9 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/scaffold"
 	"github.com/mlops-fn/mlops-fn/pkg/schema"
 	"github.com/mlops-fn/mlops-fn/pkg/schema/internal/gen"
@@ -106,8 +106,8 @@ func judge(t *testing.T, s *jsonschema.Schema, name string, text []byte) verdict
 	v := verdict{parsed: true}
 	job, errs := jobspec.Decode(node)
 	if v.decodeErrs = errs; job != nil && len(errs) == 0 {
-		job.Default()
-		v.validateErrs = job.Validate()
+		kinds.Default(job)
+		v.validateErrs = job.Validate(kinds.All)
 	}
 	instance, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 	if err != nil {
@@ -372,7 +372,7 @@ func TestJobSchemaUnknownFields(t *testing.T) {
 // names the schema.
 func TestJobSchemaAcceptsInit(t *testing.T) {
 	s := jobSchema(t)
-	for _, k := range jobkind.Kinds {
+	for _, k := range kinds.All {
 		for _, o := range []scaffold.Options{
 			{Name: "my-job", JobKind: k.JobKind()},
 			{Name: "my-job", JobKind: k.JobKind(), Image: "docker.io/team/train:1", Command: []string{"python", "train.py"}},

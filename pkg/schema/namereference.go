@@ -4,7 +4,6 @@ package schema
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
@@ -32,15 +31,14 @@ var references = []struct {
 
 // NameReferences is a kustomize configuration (a kustomization's
 // configurations: entry) that tells kustomize where the pod specs of the job
-// kind named (an MPIJob, a PyTorchJob, a TrainJob; every one when none is)
-// name ConfigMaps, Secrets, ServiceAccounts, claims and priority classes.
+// kinds given (an MPIJob, a PyTorchJob, a TrainJob) name ConfigMaps, Secrets, ServiceAccounts, claims and priority classes.
 // Without it a namePrefix, a nameSuffix or a generator's hash renames those
 // objects but not the job's references to them: kustomize knows these fields
 // in built-in kinds only. It also says where such a kind keeps an image
 // outside its containers, for the kustomization's images:. holds, when not
 // nil, keeps only the fields it says hold a name (those of the job at hand:
 // a field the job does not set needs no reference); "" when none is kept.
-func NameReferences(holds func(path string) bool, kinds ...string) []byte {
+func NameReferences(holds func(path string) bool, kinds ...jobkind.Facts) []byte {
 	var b strings.Builder
 	for _, r := range references {
 		var specs strings.Builder
@@ -49,10 +47,7 @@ func NameReferences(holds func(path string) bool, kinds ...string) []byte {
 				fmt.Fprintf(&specs, "  - group: %s\n    kind: %s\n    path: %s\n", group, kind, path)
 			}
 		}
-		for _, k := range jobkind.Kinds {
-			if len(kinds) > 0 && !slices.Contains(kinds, k.Kind) {
-				continue
-			}
+		for _, k := range kinds {
 			group, _, _ := strings.Cut(k.APIVersion, "/")
 			for _, s := range k.ReferencePodSpecs {
 				for _, f := range r.fields {
@@ -80,9 +75,9 @@ func NameReferences(holds func(path string) bool, kinds ...string) []byte {
 	// A kind that keeps its program, image included, outside its pod specs
 	// (a TrainJob's trainer): kustomize's images: reach it through this.
 	images := ""
-	for _, k := range jobkind.Kinds {
+	for _, k := range kinds {
 		path := strings.Join(k.ProgramPath, "/") + "/image"
-		if k.ProgramPath != nil && (len(kinds) == 0 || slices.Contains(kinds, k.Kind)) && (holds == nil || holds(path)) {
+		if k.ProgramPath != nil && (holds == nil || holds(path)) {
 			group, _, _ := strings.Cut(k.APIVersion, "/")
 			images += fmt.Sprintf("- group: %s\n  kind: %s\n  path: %s\n", group, k.Kind, path)
 		}

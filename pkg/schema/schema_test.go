@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	"sigs.k8s.io/kustomize/kyaml/yaml/merge2"
 
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/schema/internal/gen"
 )
 
@@ -65,7 +65,7 @@ func TestForGivesMergeKeys(t *testing.T) {
 		key  string
 	}
 	want := map[yaml.TypeMeta][]list{}
-	for _, k := range jobkind.Kinds {
+	for _, k := range kinds.All {
 		tm := yaml.TypeMeta{APIVersion: k.APIVersion, Kind: k.Kind}
 		for _, s := range k.ReferencePodSpecs {
 			want[tm] = append(want[tm], list{append(strings.Split(s, "/"), "containers"), "name"})
@@ -118,7 +118,7 @@ func TestSchemasHoldNoReference(t *testing.T) {
 			walk(path+".*", *s.AdditionalProperties.Schema)
 		}
 	}
-	for _, k := range jobkind.Kinds {
+	for _, k := range kinds.All {
 		tm := yaml.TypeMeta{APIVersion: k.APIVersion, Kind: k.Kind}
 		s := For(tm)
 		if s == nil {
@@ -206,7 +206,7 @@ func TestNameReferencesCoverKustomizesPodFields(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(text), &builtin); err != nil {
 		t.Fatal(err)
 	}
-	if err := yaml.Unmarshal(NameReferences(nil), &ours); err != nil {
+	if err := yaml.Unmarshal(NameReferences(nil, kinds.All...), &ours); err != nil {
 		t.Fatal(err)
 	}
 	have := map[string]bool{}
@@ -222,7 +222,7 @@ func TestNameReferencesCoverKustomizesPodFields(t *testing.T) {
 			if fs.Kind != "Pod" || !inPodSpec {
 				continue
 			}
-			for _, k := range jobkind.Kinds {
+			for _, k := range kinds.All {
 				for _, s := range k.ReferencePodSpecs {
 					checked++
 					if !have[ref.Kind+" "+k.Kind+" "+s+"/"+field] {

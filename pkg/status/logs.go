@@ -14,6 +14,7 @@ import (
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // LogOptions say what Logs prints.
@@ -39,7 +40,7 @@ func selectors(jk jobkind.Facts, name string) []string {
 
 // programPod is the newest pod running job's training program, nil if there is none yet.
 func (c *Cluster) programPod(ctx context.Context, job jobnode.Job, ns string) (*corev1.Pod, error) {
-	jk, _ := jobkind.ForKind(job.Kind)
+	jk, _ := kinds.All.ForKind(job.Kind)
 	if jk.PodsLabel == "" {
 		pods, err := c.pods(ctx, jk, ns, job.Name)
 		if err != nil || len(pods) == 0 {
@@ -180,7 +181,7 @@ func run(pod *corev1.Pod, container string) string {
 
 // finished: the job has ended (or is gone): no run of its program follows.
 func (c *Cluster) finished(ctx context.Context, job jobnode.Job, ns string) (bool, error) {
-	jk, _ := jobkind.ForKind(job.Kind)
+	jk, _ := kinds.All.ForKind(job.Kind)
 	u, _, err := c.job(ctx, jk, ns, job.Name)
 	if err != nil || u == nil {
 		return true, err

@@ -21,6 +21,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/cluster"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // Report is where a job is.
@@ -71,7 +72,7 @@ func Status(ctx context.Context, c *Cluster, job jobnode.Job) (*Report, error) {
 		return nil, err
 	}
 	r := &Report{Job: job.Kind + "/" + job.Name, Namespace: ns}
-	jk, _ := jobkind.ForKind(job.Kind)
+	jk, _ := kinds.All.ForKind(job.Kind)
 	u, notServed, err := c.job(ctx, jk, ns, job.Name)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s in namespace %s: %w", r.Job, ns, err)

@@ -68,23 +68,23 @@ const trainJobLacks = "Kubeflow Trainer's TrainJob and its runtimePatches have n
 // KindFields are the fields only some kinds carry (docs/job-spec.md's table).
 func KindFields() []KindField { return slices.Clone(kindFields) }
 
-// Carries says whether jobKind carries the spec field at path (dotted,
+// Carries says whether kind k carries the spec field at path (dotted,
 // without "spec."): a field of the table that lists other kinds does not.
-func Carries(jobKind jobkind.JobKind, path string) bool {
+func Carries(k jobkind.Facts, path string) bool {
 	for _, f := range kindFields {
 		if strings.Join(f.Path, ".") == path {
-			return slices.Contains(jobkind.Of(jobKind).Carries, path)
+			return slices.Contains(k.Carries, path)
 		}
 	}
 	return true
 }
 
-// EnvKeysNotCarried are the mlops.env keys jobKind renders nothing from: they
-// set fields its kind cannot carry.
-func EnvKeysNotCarried(jobKind jobkind.JobKind) []string {
+// EnvKeysNotCarried are the mlops.env keys kind k renders nothing from: they
+// set fields it cannot carry.
+func EnvKeysNotCarried(k jobkind.Facts) []string {
 	var keys []string
 	for _, f := range kindFields {
-		if !Carries(jobKind, strings.Join(f.Path, ".")) {
+		if !Carries(k, strings.Join(f.Path, ".")) {
 			keys = append(keys, f.EnvKeys...)
 		}
 	}
@@ -92,28 +92,28 @@ func EnvKeysNotCarried(jobKind jobkind.JobKind) []string {
 }
 
 // notCarried refuses each field set that the spec's jobKind cannot carry.
-func (s *MLOpsJobSpec) notCarried(p *field.Path) field.ErrorList {
-	k := jobkind.Of(s.JobKind)
+func (s *MLOpsJobSpec) notCarried(p *field.Path, kinds jobkind.Table) field.ErrorList {
+	k := kinds.Of(s.JobKind)
 	if k.Kind == "" {
 		return nil // an unknown jobKind, refused as such
 	}
 	var errs field.ErrorList
 	for _, f := range kindFields {
 		path := strings.Join(f.Path, ".")
-		if Carries(s.JobKind, path) || !f.set(s) {
+		if Carries(k, path) || !f.set(s) {
 			continue
 		}
 		fp := p.Child(f.Path[0], f.Path[1:]...)
 		errs = append(errs, field.Forbidden(fp, fmt.Sprintf("jobKind %s cannot carry it (%s); accepted: no %s, or jobKind %s",
-			s.JobKind, f.why, fp, orList(carriers(path)))))
+			s.JobKind, f.why, fp, orList(carriers(kinds, path)))))
 	}
 	return errs
 }
 
 // carriers are the kinds that carry the spec field at path.
-func carriers(path string) []string {
+func carriers(kinds jobkind.Table, path string) []string {
 	var out []string
-	for _, k := range jobkind.Kinds {
+	for _, k := range kinds {
 		if slices.Contains(k.Carries, path) {
 			out = append(out, k.Kind)
 		}

@@ -38,8 +38,8 @@ func DefaultLauncherResources() corev1.ResourceRequirements {
 // DefaultConfigMapName is the env ConfigMap of one job: two jobs in a
 // namespace (the multi-node and single-node quickstarts share a name) never
 // write one ConfigMap, and deleting one job's objects keeps the other's.
-func DefaultConfigMapName(name string, jobKind jobkind.JobKind) string {
-	return name + "-" + strings.ToLower(jobkind.Of(jobKind).Kind) + "-env"
+func DefaultConfigMapName(name string, k jobkind.Facts) string {
+	return name + "-" + strings.ToLower(k.Kind) + "-env"
 }
 
 // GuardInputsSuffix ends the name of the ConfigMap mlops-fn hydrate
@@ -47,60 +47,28 @@ func DefaultConfigMapName(name string, jobKind jobkind.JobKind) string {
 // local-config: never applied). No env ConfigMap may take such a name.
 const GuardInputsSuffix = "-mlops-fn-inputs"
 
-// Default fills what the user left out. Values that mlops.env may still set
+// Default fills what the user left out that every kind shares, by the facts
+// of the spec's kind among kinds; a kind's own fields are its Defaulter's
+// (pkg/kinds.Default runs both). Values that mlops.env may still set
 // (workers, slots, ids) stay unset here; the renderer settles them.
-func (j *MLOpsJob) Default() {
+func (j *MLOpsJob) Default(kinds jobkind.Table) {
 	s := &j.Spec
 	if s.JobKind == "" {
-		s.JobKind = jobkind.MPIJob
+		s.JobKind = kinds.Default()
 	}
+	kind := kinds.Of(s.JobKind)
 	if s.EnvFile.Path == "" {
 		s.EnvFile.Path = DefaultEnvPath
 	}
 	if s.EnvFile.ConfigMapName == "" {
-		s.EnvFile.ConfigMapName = DefaultConfigMapName(j.Metadata.Name, s.JobKind)
+		s.EnvFile.ConfigMapName = DefaultConfigMapName(j.Metadata.Name, kind)
 	}
 	if s.Security.Hardening == nil {
 		on := true
 		s.Security.Hardening = &on
 	}
-	kind := jobkind.Of(s.JobKind)
 	if s.ContainerName == "" {
 		s.ContainerName = cmp.Or(kind.ContainerName, j.Metadata.Name)
-	}
-	if Carries(s.JobKind, "trainer") {
-		// The runtime owns MPI, the launcher and the restart policy: nothing of
-		// theirs is defaulted. Nor is the runtime: a user's own TrainJob keeps
-		// its runtimeRef unless the spec names one (processor.Narrow).
-		if s.Trainer.Runtime != "" && s.Trainer.RuntimeKind == "" {
-			s.Trainer.RuntimeKind = ClusterTrainingRuntime
-		}
-		if s.Trainer.ReplicatedJobs == nil {
-			s.Trainer.ReplicatedJobs = []string{TrainerNode}
-		}
-		return
-	}
-	if Carries(s.JobKind, "elastic") && s.Elastic.RendezvousBackend == "" {
-		s.Elastic.RendezvousBackend = "c10d"
-	}
-	// Only where the kind carries them: elsewhere a value set is refused.
-	if Carries(s.JobKind, "mpi") {
-		if s.MPI.Implementation == "" {
-			s.MPI.Implementation = OpenMPI
-		}
-		if s.MPI.Args == nil && s.MPI.Implementation == OpenMPI {
-			// OpenMPI's flags; Intel MPI's and MPICH's Hydra rejects them.
-			s.MPI.Args = append([]string(nil), DefaultMPIArgs...)
-		}
-		if s.MPI.ForwardEnv == nil {
-			s.MPI.ForwardEnv = append([]string(nil), DefaultForwardEnv...)
-		}
-		if s.MPI.LauncherCreationPolicy == "" {
-			// Not the operator's AtStartup: a launcher started beside its
-			// workers runs mpirun before their sshd listens, fails, and waits
-			// out the Job's backoff (seen on every run on a real node).
-			s.MPI.LauncherCreationPolicy = WaitForWorkersReady
-		}
 	}
 	if s.RunPolicy.CleanPodPolicy == "" {
 		s.RunPolicy.CleanPodPolicy = kind.CleanPodPolicy
@@ -108,4 +76,11 @@ func (j *MLOpsJob) Default() {
 	if s.RestartPolicy == "" {
 		s.RestartPolicy = kind.RestartPolicy
 	}
+}
+
+// Defaulter is a job kind with fields of its own to default, filled after
+// the shared ones; only a kind that carries them has them (elsewhere a value
+// set is refused).
+type Defaulter interface {
+	Default(s *MLOpsJobSpec)
 }

@@ -26,9 +26,10 @@ const (
 	MaxID      = math.MaxInt32
 )
 
-// Validate checks the spec on its own. Values that may hold ${KEY} references
-// (image, paths) are checked by the renderer once expanded.
-func (j *MLOpsJob) Validate() field.ErrorList {
+// Validate checks the spec on its own, its jobKind one of kinds. Values that
+// may hold ${KEY} references (image, paths) are checked by the renderer once
+// expanded.
+func (j *MLOpsJob) Validate(kinds jobkind.Table) field.ErrorList {
 	var errs field.ErrorList
 	if j.APIVersion != APIVersion {
 		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), j.APIVersion, "accepted: "+APIVersion))
@@ -60,20 +61,21 @@ func (j *MLOpsJob) Validate() field.ErrorList {
 	}
 	if name := j.Spec.EnvFile.ConfigMapName; strings.HasSuffix(name, GuardInputsSuffix) {
 		// hydrate would generate two ConfigMaps of that name.
-		errs = append(errs, field.Invalid(field.NewPath("spec", "envFile", "configMapName"), name, fmt.Sprintf("ends in %s, like the ConfigMap mlops-fn hydrate generates from mlops.env for its guard (%s%s, local-config: never applied); accepted: another name, such as %s (the default)", GuardInputsSuffix, j.Metadata.Name, GuardInputsSuffix, DefaultConfigMapName(j.Metadata.Name, j.Spec.JobKind))))
+		errs = append(errs, field.Invalid(field.NewPath("spec", "envFile", "configMapName"), name, fmt.Sprintf("ends in %s, like the ConfigMap mlops-fn hydrate generates from mlops.env for its guard (%s%s, local-config: never applied); accepted: another name, such as %s (the default)", GuardInputsSuffix, j.Metadata.Name, GuardInputsSuffix, DefaultConfigMapName(j.Metadata.Name, kinds.Of(j.Spec.JobKind)))))
 	}
-	errs = append(errs, j.Spec.validate(field.NewPath("spec"))...)
+	errs = append(errs, j.Spec.validate(field.NewPath("spec"), kinds)...)
 	return errs
 }
 
-func (s *MLOpsJobSpec) validate(p *field.Path) field.ErrorList {
+func (s *MLOpsJobSpec) validate(p *field.Path, kinds jobkind.Table) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, oneOf(p.Child("jobKind"), string(s.JobKind), jobkind.Names()...)...)
+	kind := kinds.Of(s.JobKind)
+	errs = append(errs, oneOf(p.Child("jobKind"), string(s.JobKind), kinds.Names()...)...)
 	if s.ContainerName != "" {
 		for _, msg := range validation.IsDNS1123Label(s.ContainerName) {
 			errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName, msg))
 		}
-		if k := jobkind.Of(s.JobKind); k.ContainerNameWhy != "" && s.ContainerName != k.ContainerName {
+		if k := kind; k.ContainerNameWhy != "" && s.ContainerName != k.ContainerName {
 			errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName, fmt.Sprintf(
 				"%s; accepted: %s (the default in jobKind %s)", k.ContainerNameWhy, k.ContainerName, k.Kind)))
 		}
@@ -93,7 +95,7 @@ func (s *MLOpsJobSpec) validate(p *field.Path) field.ErrorList {
 	if s.Script != "" && len(s.Command) > 0 {
 		errs = append(errs, field.Forbidden(p.Child("script"), "set either script or command, not both"))
 	}
-	if Carries(s.JobKind, "elastic") {
+	if Carries(kind, "elastic") {
 		errs = append(errs, s.Elastic.validate(p.Child("elastic"))...)
 	}
 	for i, e := range s.Env {
@@ -148,15 +150,15 @@ func (s *MLOpsJobSpec) validate(p *field.Path) field.ErrorList {
 		}
 	}
 	errs = append(errs, validateVolumes(p.Child("volumes"), s.Volumes)...)
-	if Carries(s.JobKind, "mpi") {
+	if Carries(kind, "mpi") {
 		errs = append(errs, s.MPI.validate(p.Child("mpi"))...)
 	}
 	errs = append(errs, s.RunPolicy.validate(p.Child("runPolicy"))...)
 	errs = append(errs, s.Security.validate(p.Child("security"))...)
-	if Carries(s.JobKind, "trainer") {
+	if Carries(kind, "trainer") {
 		errs = append(errs, s.validateTrainJob(p)...)
 	}
-	errs = append(errs, s.notCarried(p)...)
+	errs = append(errs, s.notCarried(p, kinds)...)
 	if s.Target != nil {
 		if s.Target.Name == "" && len(s.Target.Labels) == 0 {
 			errs = append(errs, field.Required(p.Child("target"), "a name, labels, or both"))

@@ -25,6 +25,7 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 // JobSchema is the JSON Schema (draft-07, what yaml-language-server reads)
@@ -354,7 +355,7 @@ const probe = "\x00probe"
 func enum(steps []step, path string) ([]any, error) {
 	var supported []string
 	var kind string
-	for _, k := range jobkind.Names() {
+	for _, k := range kinds.All.Names() {
 		values, err := notSupported(k, steps, path)
 		if err != nil {
 			return nil, err
@@ -436,9 +437,9 @@ func refusals(k string, steps []step, value any, about func(string) bool) field.
 		}
 		v.Set(reflect.ValueOf(value).Convert(v.Type()))
 	}
-	job.Default()
+	kinds.Default(&job)
 	var out field.ErrorList
-	for _, e := range job.Validate() {
+	for _, e := range job.Validate(kinds.All) {
 		if about(e.Field) {
 			out = append(out, e)
 		}
@@ -468,7 +469,7 @@ func within(f, of string) bool {
 // lead to it) left out, in a job of every jobKind (with apiVersion, kind
 // and name unless the field is one of them).
 func required(steps []step, path string) bool {
-	for _, k := range jobkind.Names() {
+	for _, k := range kinds.All.Names() {
 		if len(refusals(k, steps, nil, inside(path))) == 0 {
 			return false
 		}
@@ -482,7 +483,7 @@ func required(steps []step, path string) bool {
 // validation's ranges are intervals). ok is false when no kind takes 1 or 0.
 func bounds(steps []step, path string, lo, hi int64) (least, greatest int64, ok bool, err error) {
 	var kind string
-	for _, k := range jobkind.Names() {
+	for _, k := range kinds.All.Names() {
 		takes := func(n int64) bool { return len(refusals(k, steps, n, holding(path))) == 0 }
 		seed := int64(1)
 		if !takes(seed) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package processor
+package trainjob
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
@@ -17,20 +18,23 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
-// trainJobSteps: a TrainJob target's runtime, its own trainer env and the
-// runtime patches of other managers.
-type trainJobSteps struct{}
+var (
+	_ render.Narrower     = Kind{}
+	_ render.AfterPatcher = Kind{}
+	_ jobnode.Templated   = Kind{}
+)
 
-var _ kindSteps = trainJobSteps{}
-
-func (trainJobSteps) narrow(p Processor, target *yaml.RNode, q *render.Plan) error {
-	if q.Trainer.Runtime == "" && valueAt(target, "spec", "runtimeRef", "name") == "" {
+// Narrow: a TrainJob target's runtime, its own trainer env and the runtime
+// patches of other managers.
+func (Kind) Narrow(target *yaml.RNode, q *render.Plan, config string) error {
+	if q.Trainer.Runtime == "" && jobnode.Scalar(target, "spec", "runtimeRef", "name") == "" {
 		// A default here would be written into a hydrated overlay and win over
 		// a runtimeRef the base gains later, unnoticed by the guard.
-		return fmt.Errorf("names no training runtime (spec.runtimeRef), and neither does the job spec; accepted: spec.trainer.runtime in %s (e.g. %s), or runtimeRef in the TrainJob", p.configName(), api.DefaultTrainerRuntime)
+		return fmt.Errorf("names no training runtime (spec.runtimeRef), and neither does the job spec; accepted: spec.trainer.runtime in %s (e.g. %s), or runtimeRef in the TrainJob", config, api.DefaultTrainerRuntime)
 	}
 	if err := trainerEnvKept(target, q); err != nil {
 		return err
@@ -38,7 +42,9 @@ func (trainJobSteps) narrow(p Processor, target *yaml.RNode, q *render.Plan) err
 	return laterRuntimePatches(target, q)
 }
 
-func (trainJobSteps) afterPatch(job *yaml.RNode, q *render.Plan) error {
+// AfterPatch drops the trainer env an earlier run wrote for keys mlops.env
+// no longer has.
+func (Kind) AfterPatch(job *yaml.RNode, q *render.Plan) error {
 	dropStaleTrainerEnv(job, q)
 	return nil
 }
@@ -58,7 +64,7 @@ func trainerEnvKept(target *yaml.RNode, q *render.Plan) error {
 		if why := api.TrainerEnvReserved(name); why != "" {
 			return fmt.Errorf("spec.trainer.env[%d].name: Invalid value: %q: %s", i, name, why)
 		}
-		if slices.Contains(q.EnvKeys, name) && !ownEnvEntry(e, name, q) { // an entry of an earlier run is mlops-fn's own
+		if slices.Contains(q.EnvKeys, name) && !q.OwnEnvEntry(e, name) { // an entry of an earlier run is mlops-fn's own
 			return fmt.Errorf("spec.trainer.env[%d]: %s is a key of mlops.env too, whose value mlops-fn takes from the env ConfigMap; the TrainJob's own entry would merge with it into one the API server refuses; accepted: the value in mlops.env only (remove the entry from the TrainJob), or another name", i, name)
 		}
 	}
@@ -71,8 +77,11 @@ func trainerEnvKept(target *yaml.RNode, q *render.Plan) error {
 // it would silently win. A field is changed when merging mlops-fn's patch
 // again over Trainer's result so far would change it back.
 func laterRuntimePatches(target *yaml.RNode, q *render.Plan) error {
-	job, _ := decoded(target).(*trainer.TrainJob)
-	if job == nil || !slices.ContainsFunc(job.Spec.RuntimePatches, func(p trainer.RuntimePatch) bool { return p.Manager != jobkind.RuntimePatchManager }) {
+	job := &trainer.TrainJob{}
+	if b, err := jobnode.JSON(target); err != nil || json.Unmarshal(b, job) != nil {
+		return nil
+	}
+	if !slices.ContainsFunc(job.Spec.RuntimePatches, func(p trainer.RuntimePatch) bool { return p.Manager != RuntimePatchManager }) {
 		return nil
 	}
 	ours, _ := q.Patch().Object.(*trainer.TrainJob)
@@ -81,7 +90,7 @@ func laterRuntimePatches(target *yaml.RNode, q *render.Plan) error {
 	}
 	own := ours.Spec.RuntimePatches[0]
 	patches := slices.Clone(job.Spec.RuntimePatches)
-	if i := slices.IndexFunc(patches, func(p trainer.RuntimePatch) bool { return p.Manager == jobkind.RuntimePatchManager }); i >= 0 {
+	if i := slices.IndexFunc(patches, func(p trainer.RuntimePatch) bool { return p.Manager == RuntimePatchManager }); i >= 0 {
 		patches[i] = own
 	} else {
 		patches = append([]trainer.RuntimePatch{own}, patches...)
@@ -90,7 +99,7 @@ func laterRuntimePatches(target *yaml.RNode, q *render.Plan) error {
 	after, offset := false, len(patches)-len(job.Spec.RuntimePatches)
 	for i, patch := range patches {
 		merged := mergeRuntimePatch(&spec, patch)
-		if patch.Manager == jobkind.RuntimePatchManager {
+		if patch.Manager == RuntimePatchManager {
 			after = true
 			continue
 		}
@@ -166,13 +175,8 @@ func dropStaleTrainerEnv(job *yaml.RNode, q *render.Plan) {
 	list.YNode().Content = slices.DeleteFunc(list.YNode().Content, func(n *yaml.Node) bool {
 		e := yaml.NewRNode(n)
 		name, _ := e.GetString("name")
-		return ownEnvEntry(e, name, q) && !slices.Contains(q.EnvKeys, name)
+		return q.OwnEnvEntry(e, name) && !slices.Contains(q.EnvKeys, name)
 	})
-}
-
-// ownEnvEntry: e is what mlops-fn writes for key name, its value taken from the env ConfigMap.
-func ownEnvEntry(e *yaml.RNode, name string, q *render.Plan) bool {
-	return q.NamesEnv(valueAt(e, "valueFrom", "configMapKeyRef", "name")) && valueAt(e, "valueFrom", "configMapKeyRef", "key") == name && valueAt(e, "value") == ""
 }
 
 // mergeRuntimePatch merges patch into spec as Kubeflow Trainer v2.3.0 does
@@ -202,4 +206,44 @@ func mergeRuntimePatch(spec *jobset.JobSetSpec, patch trainer.RuntimePatch) bool
 	}
 	*spec = out
 	return true
+}
+
+// PodTemplates are a TrainJob's pod specs: its runtime patches merged in
+// order as Trainer merges them, into one pod spec per replicated job with
+// what they set (the runtime decides the rest).
+func (Kind) PodTemplates(obj any) []jobnode.PodTemplate {
+	o, ok := obj.(*trainer.TrainJob)
+	if !ok {
+		return nil
+	}
+	var pods []jobnode.PodTemplate
+	byJob := map[string]int{}
+	var patches [][]string // each pod's patches' indexes
+	var spec jobset.JobSetSpec
+	for i, patch := range o.Spec.RuntimePatches {
+		if !mergeRuntimePatch(&spec, patch) {
+			continue
+		}
+		for _, rj := range patch.TrainingRuntimeSpec.Template.Spec.ReplicatedJobs {
+			if rj.Template == nil || rj.Template.Spec == nil || rj.Template.Spec.Template == nil {
+				continue
+			}
+			n, seen := byJob[rj.Name]
+			if !seen {
+				n, byJob[rj.Name] = len(pods), len(pods)
+				pods = append(pods, jobnode.PodTemplate{Role: jobkind.Role(rj.Name)})
+				patches = append(patches, nil)
+			}
+			patches[n] = append(patches[n], strconv.Itoa(i))
+			pods[n].Path = fmt.Sprintf("spec.runtimePatches[%s].trainingRuntimeSpec.template.spec.replicatedJobs[name=%s].template.spec.template.spec", strings.Join(patches[n], ","), rj.Name)
+			pods[n].Filled = pods[n].Filled || patch.Manager == RuntimePatchManager
+		}
+	}
+	for _, rj := range spec.ReplicatedJobs {
+		if n, ok := byJob[rj.Name]; ok {
+			t := rj.Template.Spec.Template
+			pods[n].Meta, pods[n].Spec = t.ObjectMeta, t.Spec
+		}
+	}
+	return pods
 }

@@ -4,75 +4,13 @@ package render
 
 import (
 	"fmt"
-	"net"
-	"strconv"
 	"strings"
 
-	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/utils/ptr"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/env"
 )
-
-// pyTorchJobRenderer: an elastic job is a PyTorchJob of workers only.
-type pyTorchJobRenderer struct{}
-
-var _ kindRenderer = pyTorchJobRenderer{}
-
-func (pyTorchJobRenderer) object(p *Plan, template func(role, string) corev1.PodTemplateSpec) job {
-	return &kubeflowv1.PyTorchJob{Spec: kubeflowv1.PyTorchJobSpec{PyTorchReplicaSpecs: map[kubeflowv1.ReplicaType]*kubeflowv1.ReplicaSpec{
-		kubeflowv1.PyTorchJobReplicaTypeWorker: {Template: template(elasticWorker, p.ContainerOf(""))},
-	}}}
-}
-
-func (pyTorchJobRenderer) operatorVolumes(*Plan) []operatorVolume { return nil }
-
-// gang: the workers, of which torchrun starts with MIN_WORKERS.
-func (pyTorchJobRenderer) gang(p *Plan) (int32, string, int32, bool) {
-	least := int32(0)
-	if p.Elastic.MinWorkers < p.Workers {
-		least = p.Elastic.MinWorkers
-	}
-	return p.Workers, "the workers (WORKERS)", least, true
-}
-
-// fillJob: the operator turns elasticPolicy into torchrun's PET_*
-// variables (nnodes min:max, rendezvous, restarts, procs per node).
-func (pyTorchJobRenderer) fillJob(p *Plan, obj job) {
-	s := &obj.(*kubeflowv1.PyTorchJob).Spec
-	s.RunPolicy = kubeflowv1.RunPolicy{
-		CleanPodPolicy:          ptr.To(kubeflowv1.CleanPodPolicy(p.RunPolicy.CleanPodPolicy)),
-		TTLSecondsAfterFinished: p.RunPolicy.TTLSecondsAfterFinished,
-		ActiveDeadlineSeconds:   p.RunPolicy.ActiveDeadlineSeconds,
-		BackoffLimit:            p.RunPolicy.BackoffLimit,
-	}
-	if sp := p.RunPolicy.SchedulingPolicy; sp != nil {
-		s.RunPolicy.SchedulingPolicy = &kubeflowv1.SchedulingPolicy{MinAvailable: sp.MinAvailable, Queue: sp.Queue,
-			PriorityClass: sp.PriorityClass, ScheduleTimeoutSeconds: sp.ScheduleTimeoutSeconds}
-	}
-	e := p.Elastic
-	policy := &kubeflowv1.ElasticPolicy{
-		MinReplicas: ptr.To(e.MinWorkers),
-		MaxReplicas: ptr.To(e.MaxWorkers),
-		RDZVBackend: ptr.To(kubeflowv1.RDZVBackend(e.Backend)),
-		MaxRestarts: e.MaxRestarts,
-	}
-	if e.Backend != "c10d" {
-		// A shared etcd tells jobs apart by id: the job's name is unique in its namespace.
-		host, port, _ := net.SplitHostPort(e.Endpoint)
-		n, _ := strconv.Atoi(port)
-		policy.RDZVHost, policy.RDZVPort = ptr.To(host), ptr.To(int32(n))
-		policy.RDZVID = ptr.To(p.RendezvousID())
-	}
-	s.ElasticPolicy = policy
-	s.NprocPerNode = ptr.To(strconv.Itoa(int(e.ProcsPerWorker)))
-	w := s.PyTorchReplicaSpecs[kubeflowv1.PyTorchJobReplicaTypeWorker]
-	w.Replicas = ptr.To(p.Workers)
-	w.RestartPolicy = kubeflowv1.RestartPolicy(p.RestartPolicy)
-}
 
 // RendezvousID is spec.elastic.runId, else namespace-name when the namespace
 // is known, so two jobs of one spec in different namespaces sharing an etcd do

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package jobkind
+// Package mpijob is the multi-node job, mpi-operator v0.8's MPIJob: its facts
+// (mpijob.go), how it is rendered (render.go) and patched (patch.go).
+package mpijob
 
 import (
 	"fmt"
@@ -9,15 +11,18 @@ import (
 	mpivalidation "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/validation"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
-// mpiJob is the multi-node job: mpi-operator v0.8's MPIJob, a launcher
+// facts: the multi-node job: mpi-operator v0.8's MPIJob, a launcher
 // running mpirun over ssh to the workers.
-var mpiJob = Facts{
-	Kind: string(MPIJob), APIVersion: kubeflow.SchemeGroupVersion.String(), PatchFile: "mpijob-patch.yaml",
-	PodSpecs: []PodSpec{
-		{Launcher, []string{"spec", "mpiReplicaSpecs", string(Launcher), "template", "spec"}},
-		{Worker, []string{"spec", "mpiReplicaSpecs", string(Worker), "template", "spec"}},
+var facts = jobkind.Facts{
+	Kind: string(jobkind.MPIJob), Default: true, APIVersion: kubeflow.SchemeGroupVersion.String(), PatchFile: "mpijob-patch.yaml",
+	PodSpecs: []jobkind.PodSpec{
+		{Role: jobkind.Launcher, Path: []string{"spec", "mpiReplicaSpecs", string(jobkind.Launcher), "template", "spec"}},
+		{Role: jobkind.Worker, Path: []string{"spec", "mpiReplicaSpecs", string(jobkind.Worker), "template", "spec"}},
 	},
 	ReferencePodSpecs: []string{"spec/mpiReplicaSpecs/Launcher/template/spec", "spec/mpiReplicaSpecs/Worker/template/spec"},
 	Operator:          "the mpi-operator",
@@ -32,20 +37,44 @@ var mpiJob = Facts{
 	PodsLabel:      kubeflow.JobNameLabel,
 	// mpirun prints every rank's output.
 	ProgramPods: []string{kubeflow.JobRoleLabel + "=launcher"},
-	PodNames: func(s Shape) []string {
+	PodNames: func(s jobkind.Shape) []string {
 		return []string{s.Name + "-launcher", fmt.Sprintf("%s-worker-%d", s.Name, max(s.Workers-1, 0))}
 	},
-	PodCount:       func(obj map[string]any) int { return replicas(obj, "spec", "mpiReplicaSpecs") },
-	Pods:           func(obj map[string]any) []Pods { return replicaPods(obj, "spec", "mpiReplicaSpecs") },
+	PodCount:       func(obj map[string]any) int { return jobkind.Replicas(obj, "spec", "mpiReplicaSpecs") },
+	Pods:           func(obj map[string]any) []jobkind.Pods { return jobkind.ReplicaPods(obj, "spec", "mpiReplicaSpecs") },
 	SuspendPath:    []string{"spec", "runPolicy", "suspend"},
 	KueueFramework: "kubeflow.org/mpijob",
-	Demo: Demo{
+	Demo: jobkind.Demo{
 		Image: "mpioperator/mpi-pi:openmpi", About: "the mpi-operator's own example", Command: []string{"/home/mpiuser/pi"},
 		CommandNote: "mlops-fn runs it under mpirun -np WORKERS x slots",
-		Shape:       "WORKERS=2\n" + demoResources,
+		Shape:       "WORKERS=2\n" + jobkind.DemoResources,
+		UserName:    true,
 	},
 	New:      func() any { return &kubeflow.MPIJob{} },
 	Validate: func(obj any) field.ErrorList { return validateMPIJob(obj.(*kubeflow.MPIJob)) },
+}
+
+var _ api.Defaulter = Kind{}
+
+// Default: OpenMPI, its flags and the variables Horovod jobs forward, and a
+// launcher created once the workers run.
+func (Kind) Default(s *api.MLOpsJobSpec) {
+	if s.MPI.Implementation == "" {
+		s.MPI.Implementation = api.OpenMPI
+	}
+	if s.MPI.Args == nil && s.MPI.Implementation == api.OpenMPI {
+		// OpenMPI's flags; Intel MPI's and MPICH's Hydra rejects them.
+		s.MPI.Args = append([]string(nil), api.DefaultMPIArgs...)
+	}
+	if s.MPI.ForwardEnv == nil {
+		s.MPI.ForwardEnv = append([]string(nil), api.DefaultForwardEnv...)
+	}
+	if s.MPI.LauncherCreationPolicy == "" {
+		// Not the operator's AtStartup: a launcher started beside its
+		// workers runs mpirun before their sshd listens, fails, and waits
+		// out the Job's backoff (seen on every run on a real node).
+		s.MPI.LauncherCreationPolicy = api.WaitForWorkersReady
+	}
 }
 
 // validateMPIJob is the mpi-operator's validation, plus the replica types it

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package render
+package trainjob
 
 import (
 	"path"
@@ -11,23 +11,39 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
-// trainJobRenderer: a TrainJob on a training runtime, which owns the pod
-// templates.
-type trainJobRenderer struct{}
+// Kind is a TrainJob on a training runtime, which owns the pod templates.
+type Kind struct{}
 
-var _ kindRenderer = trainJobRenderer{}
+var (
+	_ render.Kind      = Kind{}
+	_ render.JobFiller = Kind{}
+	_ render.Operated  = Kind{}
+	_ render.NewJob    = Kind{}
+)
 
-// object builds a TrainJob from the pod templates the fill gave each of
+// NewJob: a new TrainJob runs on the default runtime (a target keeps its
+// runtimeRef unless the spec names one).
+func (Kind) NewJob(p *render.Plan) {
+	if p.Trainer.Runtime == "" {
+		p.Trainer.Runtime, p.Trainer.RuntimeKind = api.DefaultTrainerRuntime, api.ClusterTrainingRuntime
+	}
+}
+
+func (Kind) Facts() jobkind.Facts { return facts }
+
+// Object builds a TrainJob from the pod templates the fill gave each of
 // the runtime's replicated jobs: the node's training container becomes
 // spec.trainer (image, program, env, resources per node), and what a pod
 // spec holds beyond it becomes mlops-fn's runtime patch, the only place a
 // TrainJob carries pod settings.
-func (trainJobRenderer) object(p *Plan, template func(role, string) corev1.PodTemplateSpec) job {
+func (Kind) Object(p *render.Plan, template render.Template) render.Job {
 	job := &trainer.TrainJob{}
-	node := template(trainerNode, p.ContainerOf(jobkind.TrainerNode)).Spec
+	node := template(jobkind.TrainerNode, p.ContainerOf(jobkind.TrainerNode)).Spec
 	c := node.Containers[0]
 	t := trainer.Trainer{Command: c.Command, Args: c.Args, Env: c.Env}
 	if c.Image != "" {
@@ -43,7 +59,7 @@ func (trainJobRenderer) object(p *Plan, template func(role, string) corev1.PodTe
 	for _, name := range p.Trainer.ReplicatedJobs {
 		spec := node
 		if name == string(jobkind.TrainerLauncher) {
-			spec = template(trainerLauncher, p.ContainerOf(jobkind.TrainerLauncher)).Spec
+			spec = template(jobkind.TrainerLauncher, p.ContainerOf(jobkind.TrainerLauncher)).Spec
 		}
 		if ps := podSpecPatch(spec); ps != nil {
 			patches = append(patches, trainer.ReplicatedJobPatch{Name: name, Template: &trainer.JobTemplatePatch{
@@ -51,7 +67,7 @@ func (trainJobRenderer) object(p *Plan, template func(role, string) corev1.PodTe
 		}
 	}
 	if len(patches) > 0 {
-		job.Spec.RuntimePatches = []trainer.RuntimePatch{{Manager: jobkind.RuntimePatchManager,
+		job.Spec.RuntimePatches = []trainer.RuntimePatch{{Manager: RuntimePatchManager,
 			TrainingRuntimeSpec: &trainer.TrainingRuntimeSpecPatch{Template: &trainer.JobSetTemplatePatch{
 				Spec: &trainer.JobSetSpecPatch{ReplicatedJobs: patches}}}}}
 	}
@@ -82,10 +98,10 @@ func podSpecPatch(spec corev1.PodSpec) *trainer.PodSpecPatch {
 	return &ps
 }
 
-// fillJob sets the TrainJob's own fields: its runtime, the node count
+// FillJob sets the TrainJob's own fields: its runtime, the node count
 // and processes per node (the runtime derives torchrun's PET_* variables or
 // mpirun's slots from them), and its deadline.
-func (trainJobRenderer) fillJob(p *Plan, obj job) {
+func (Kind) FillJob(p *render.Plan, obj render.Job) {
 	job := obj.(*trainer.TrainJob)
 	if p.Trainer.Runtime != "" {
 		job.Spec.RuntimeRef = trainer.RuntimeRef{Name: p.Trainer.Runtime, APIGroup: ptr.To(trainer.GroupVersion.Group), Kind: ptr.To(p.Trainer.RuntimeKind)}
@@ -98,23 +114,31 @@ func (trainJobRenderer) fillJob(p *Plan, obj job) {
 	job.Spec.ActiveDeadlineSeconds = ptr.Deref(p.RunPolicy.ActiveDeadlineSeconds, 0)
 }
 
-// operatorVolumes are Kubeflow Trainer v2.3's MPI plugin's
+// OperatorVolumes are Kubeflow Trainer v2.3's MPI plugin's
 // (constants.MPISSHAuthVolumeName, MPIHostfileVolumeName), an MPI runtime's:
 // its launcher is the sign of one (its SSH keys go where the runtime's
 // sshAuthMountPath says).
-func (trainJobRenderer) operatorVolumes(p *Plan) []operatorVolume {
-	vols := []operatorVolume{{"mpi-ssh-auth", "", "Kubeflow Trainer's MPI runtime mounts the SSH keys"}}
+func (Kind) OperatorVolumes(p *render.Plan) []render.OperatorVolume {
+	vols := []render.OperatorVolume{{Name: "mpi-ssh-auth", Owner: "Kubeflow Trainer's MPI runtime mounts the SSH keys"}}
 	if slices.Contains(p.Trainer.ReplicatedJobs, string(jobkind.TrainerLauncher)) {
-		vols = append(vols, operatorVolume{"mpi-hostfile", path.Dir(OperatorHostfile), "Kubeflow Trainer's MPI runtime mounts the hostfile it writes"})
+		vols = append(vols, render.OperatorVolume{Name: "mpi-hostfile", Path: path.Dir(render.OperatorHostfile),
+			Owner: "Kubeflow Trainer's MPI runtime mounts the hostfile it writes"})
 	}
 	return vols
 }
 
-// gang: a TrainJob's runtime sets its podGroupPolicy.
-func (trainJobRenderer) gang(*Plan) (int32, string, int32, bool) { return 0, "", 0, false }
+// FillProgram: the node runs the command; its env takes each mlops.env key
+// from the env ConfigMap, a TrainJob's trainer having no envFrom. A TrainJob
+// has no gang of its own: its runtime sets its podGroupPolicy.
+func (Kind) FillProgram(p *render.Plan, role jobkind.Role, _ *corev1.PodSpec, c *corev1.Container) {
+	if role == jobkind.TrainerNode {
+		c.Command, c.Args = p.Command, p.Args
+		c.EnvFrom, c.Env = nil, append(envRefs(p), p.Env...)
+	}
+}
 
 // envRefs take each mlops.env key from the env ConfigMap.
-func (p *Plan) envRefs() []corev1.EnvVar {
+func envRefs(p *render.Plan) []corev1.EnvVar {
 	var out []corev1.EnvVar
 	for _, k := range p.EnvKeys {
 		out = append(out, corev1.EnvVar{Name: k, ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{

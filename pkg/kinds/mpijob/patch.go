@@ -1,27 +1,36 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package processor
+package mpijob
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
-// mpiJobSteps: an MPIJob target's user, and a launcher that keeps its own
-// mpirun line: what it may keep, and its rank count.
-type mpiJobSteps struct{}
+var (
+	_ render.Narrower     = Kind{}
+	_ render.AfterPatcher = Kind{}
+)
 
-var _ kindSteps = mpiJobSteps{}
-
-func (mpiJobSteps) narrow(p Processor, target *yaml.RNode, q *render.Plan) error {
+// Narrow: a launcher with resources of its own keeps them over the default;
+// a non-root target needs its uid; a launcher that keeps its own mpirun
+// line, what it may keep, and its rank count.
+func (Kind) Narrow(target *yaml.RNode, q *render.Plan, _ string) error {
+	if q.LauncherLimitsDefault && ownResources(target, q.ContainerOf(jobkind.Launcher)) {
+		// What the user wrote and no setting names stays.
+		q.LauncherLimits, q.LauncherRequests = nil, nil
+	}
 	if nonRoot, uid := targetNonRoot(target); q.RunAsUser == nil && nonRoot != "" {
 		// Without a uid mlops-fn renders root's SSH setup: it would not work for this user.
 		accepted := "USER_ID"
@@ -33,7 +42,7 @@ func (mpiJobSteps) narrow(p Processor, target *yaml.RNode, q *render.Plan) error
 	if !q.KeepsProgram() {
 		return nil
 	}
-	if err := p.keptProgram(target, q); err != nil {
+	if err := keptProgram(target, q); err != nil {
 		return err
 	}
 	ref, line, err := launcherRanks(target, q.Containers[jobkind.Launcher], q.Sidecars[jobkind.Launcher], q.Ranks())
@@ -46,7 +55,8 @@ func (mpiJobSteps) narrow(p Processor, target *yaml.RNode, q *render.Plan) error
 	return nil
 }
 
-func (mpiJobSteps) afterPatch(job *yaml.RNode, q *render.Plan) error {
+// AfterPatch sets the rank count of a kept launcher line.
+func (Kind) AfterPatch(job *yaml.RNode, q *render.Plan) error {
 	if q.LauncherRanks == nil {
 		return nil
 	}
@@ -72,7 +82,7 @@ func ownResources(target *yaml.RNode, container string) bool {
 // command carries them), and a target whose MPI implementation, slots or
 // launcher-as-worker differ from the plan's (the rank count and the
 // operator's hostfile follow the plan).
-func (p Processor) keptProgram(target *yaml.RNode, q *render.Plan) error {
+func keptProgram(target *yaml.RNode, q *render.Plan) error {
 	switch {
 	case len(q.Args) > 0:
 		return fmt.Errorf("keeps its launcher's mpirun line (the spec has no command), so spec.args %q would be lost; accepted: spec.command with them (mlops-fn then writes the mpirun line), or no spec.args", q.Args)
@@ -80,9 +90,10 @@ func (p Processor) keptProgram(target *yaml.RNode, q *render.Plan) error {
 		return fmt.Errorf("keeps its launcher's mpirun line (the spec has no command), so spec.mpi.args %q would be lost; accepted: spec.command (mlops-fn then writes the mpirun line), or no spec.mpi.args", q.MPI.Args)
 	}
 	for _, f := range []struct{ field, have, want, fix string }{
-		{"mpiImplementation", valueAt(target, "spec", "mpiImplementation"), string(q.MPI.Implementation), "spec.mpi.implementation: %s"},
-		{"slotsPerWorker", valueAt(target, "spec", "slotsPerWorker"), strconv.Itoa(int(q.SlotsPerWorker)), "SLOTS_PER_WORKER=%s in mlops.env (or spec.slotsPerWorker)"},
-		{"runLauncherAsWorker", valueAt(target, "spec", "runLauncherAsWorker"), strconv.FormatBool(q.MPI.RunLauncherAsWorker), "spec.mpi.runLauncherAsWorker: %s"},
+		{"mpiImplementation", jobnode.Scalar(target, "spec", "mpiImplementation"), string(q.MPI.Implementation), "spec.mpi.implementation: %s"},
+		{"slotsPerWorker", jobnode.Scalar(target, "spec", "slotsPerWorker"), strconv.Itoa(int(q.SlotsPerWorker)), "SLOTS_PER_WORKER=%s in mlops.env (or spec.slotsPerWorker)"},
+		{"runLauncherAsWorker", jobnode.Scalar(target, "spec", "runLauncherAsWorker"), strconv.FormatBool(q.MPI.RunLauncherAsWorker),
+			"spec.mpi.runLauncherAsWorker: %s"},
 	} {
 		if f.have != "" && f.have != f.want {
 			return fmt.Errorf("has %s: %s, and mlops-fn would render %s (its rank count and the operator's hostfile follow it); accepted: "+f.fix, f.field, f.have, f.want, f.have)
@@ -152,9 +163,7 @@ func toStrings(list []any) []string {
 }
 
 // launcherPodSpec is where an MPIJob keeps its launcher's pod spec.
-func launcherPodSpec() []string {
-	return jobkind.Of(jobkind.MPIJob).PodSpecPath(jobkind.Launcher)
-}
+func launcherPodSpec() []string { return facts.PodSpecPath(jobkind.Launcher) }
 
 // setLauncherRanks writes the rank count where q.LauncherRanks says, and
 // q.LauncherInsert after it.
@@ -171,4 +180,75 @@ func setLauncherRanks(job *yaml.RNode, q *render.Plan) error {
 		list.YNode().Content = slices.Insert(list.Content(), ref.Index+1+i, yaml.NewStringRNode(item).YNode())
 	}
 	return nil
+}
+
+// targetNonRoot says where the target asks for a non-root user, in a pod's or
+// a container's securityContext (a runAsUser other than 0, or runAsNonRoot),
+// and the uid if one is given; "" when it does not.
+func targetNonRoot(target *yaml.RNode) (where, uid string) {
+	for _, spec := range jobnode.PodSpecs(facts, target) {
+		contexts := []*yaml.RNode{spec}
+		if list, _ := spec.Pipe(yaml.Lookup("containers")); list != nil {
+			elems, _ := list.Elements()
+			contexts = append(contexts, elems...)
+		}
+		for _, n := range contexts {
+			sc := n.Field("securityContext")
+			if sc == nil || sc.Value.YNode().Kind != yaml.MappingNode {
+				continue
+			}
+			if v := sc.Value.Field("runAsUser"); v != nil && v.Value.YNode().Kind == yaml.ScalarNode && v.Value.YNode().Value != "0" {
+				return "the pods run as runAsUser " + v.Value.YNode().Value, v.Value.YNode().Value
+			}
+			if v := sc.Value.Field("runAsNonRoot"); v != nil && v.Value.YNode().Value == "true" {
+				return "the pods ask for runAsNonRoot", ""
+			}
+		}
+	}
+	return "", ""
+}
+
+var (
+	_ render.JSONPatcher = Kind{}
+	_ jobnode.Templated  = Kind{}
+)
+
+// JSONPatch sets the rank count in the mpirun line the target's launcher
+// keeps (a spec without a command), for a hydrated overlay: it tests that the
+// launcher container and the flag stand where the patches put them (the
+// container first, render.TrainingContainerIndex), then replaces the count
+// after the flag and adds render's LauncherInsert after it, as AfterPatch
+// does; a base edited since fails the test, loudly.
+func (Kind) JSONPatch(q *render.Plan) (string, []any) {
+	ref := q.LauncherRanks
+	if ref == nil {
+		return "", nil
+	}
+	at := fmt.Sprintf("/%s/containers/%d", strings.Join(launcherPodSpec(), "/"), render.TrainingContainerIndex)
+	ops := []any{
+		map[string]any{"op": "test", "path": at + "/name", "value": q.Containers[jobkind.Launcher]},
+		map[string]any{"op": "test", "path": fmt.Sprintf("%s/%s/%d", at, ref.FlagAt.Field, ref.FlagAt.Index), "value": ref.Flag},
+		map[string]any{"op": "replace", "path": fmt.Sprintf("%s/%s/%d", at, ref.Field, ref.Index), "value": strconv.Itoa(int(q.Ranks()))},
+	}
+	for i, v := range q.LauncherInsert() {
+		ops = append(ops, map[string]any{"op": "add", "path": fmt.Sprintf("%s/%s/%d", at, ref.Field, ref.Index+1+i), "value": v})
+	}
+	return "launcher-ranks-patch.yaml", ops
+}
+
+// PodTemplates are an MPIJob's pod specs, by replica type.
+func (Kind) PodTemplates(obj any) []jobnode.PodTemplate {
+	o, ok := obj.(*kubeflow.MPIJob)
+	if !ok {
+		return nil
+	}
+	var pods []jobnode.PodTemplate
+	for _, rt := range slices.Sorted(maps.Keys(o.Spec.MPIReplicaSpecs)) {
+		if r := o.Spec.MPIReplicaSpecs[rt]; r != nil { // not Master: Check refuses it
+			role := jobkind.Role(rt)
+			pods = append(pods, jobnode.PodTemplate{Path: "spec.mpiReplicaSpecs." + string(rt) + ".template.spec", Meta: r.Template.ObjectMeta,
+				Spec: r.Template.Spec, Filled: role == jobkind.Launcher || role == jobkind.Worker, Role: role})
+		}
+	}
+	return pods
 }

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package jobkind
+// Package pytorchjob is the elastic job, training-operator v1.9's PyTorchJob:
+// its facts and webhook (pytorchjob.go), how it is rendered (render.go) and
+// patched (patch.go).
+package pytorchjob
 
 import (
 	"fmt"
@@ -11,13 +14,16 @@ import (
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
-// pyTorchJob is the elastic job: training-operator v1.9's PyTorchJob, torchrun
+// facts: the elastic job: training-operator v1.9's PyTorchJob, torchrun
 // workers between a minimum and a maximum.
-var pyTorchJob = Facts{
-	Kind: string(PyTorchJob), APIVersion: kubeflowv1.SchemeGroupVersion.String(), PatchFile: "pytorchjob-patch.yaml",
-	PodSpecs:          []PodSpec{{Single, []string{"spec", "pytorchReplicaSpecs", "Worker", "template", "spec"}}},
+var facts = jobkind.Facts{
+	Kind: string(jobkind.PyTorchJob), APIVersion: kubeflowv1.SchemeGroupVersion.String(), PatchFile: "pytorchjob-patch.yaml",
+	PodSpecs:          []jobkind.PodSpec{{Role: jobkind.Single, Path: []string{"spec", "pytorchReplicaSpecs", "Worker", "template", "spec"}}},
 	ReferencePodSpecs: []string{"spec/pytorchReplicaSpecs/Master/template/spec", "spec/pytorchReplicaSpecs/Worker/template/spec"},
 	// The training-operator sets the rendezvous variables in the container of this name only.
 	ContainerName: kubeflowv1.PyTorchJobDefaultContainerName,
@@ -29,7 +35,7 @@ var pyTorchJob = Facts{
 	Starter: "torchrun",
 	Carries: []string{"imagePullPolicy", "workingDir", "priorityClassName", "hostNetwork", "restartPolicy", "workers", "elastic", "runPolicy.cleanPodPolicy", "runPolicy.ttlSecondsAfterFinished", "runPolicy.backoffLimit", "runPolicy.schedulingPolicy"},
 	// The training-operator and torchrun re-form the group, as for a lost worker.
-	Scale: &Scale{
+	Scale: &jobkind.Scale{
 		Replicas: []string{"spec", "pytorchReplicaSpecs", "Worker", "replicas"},
 		Min:      []string{"spec", "elasticPolicy", "minReplicas"},
 		Max:      []string{"spec", "elasticPolicy", "maxReplicas"},
@@ -47,14 +53,14 @@ var pyTorchJob = Facts{
 		kubeflowv1.ReplicaTypeLabel + "=master," + kubeflowv1.ReplicaIndexLabel + "=0",
 		kubeflowv1.ReplicaTypeLabel + "=worker," + kubeflowv1.ReplicaIndexLabel + "=0",
 	},
-	PodNames: func(s Shape) []string {
+	PodNames: func(s jobkind.Shape) []string {
 		return []string{fmt.Sprintf("%s-worker-%d", s.Name, max(s.MaxWorkers, s.Workers)-1)}
 	},
-	PodCount: func(obj map[string]any) int { return replicas(obj, "spec", "pytorchReplicaSpecs") },
-	Pods: func(obj map[string]any) []Pods {
-		pods := replicaPods(obj, "spec", "pytorchReplicaSpecs")
+	PodCount: func(obj map[string]any) int { return jobkind.Replicas(obj, "spec", "pytorchReplicaSpecs") },
+	Pods: func(obj map[string]any) []jobkind.Pods {
+		pods := jobkind.ReplicaPods(obj, "spec", "pytorchReplicaSpecs")
 		// An elastic group starts with its minimum of workers.
-		if least, ok := nested(obj, "spec", "elasticPolicy", "minReplicas").(int64); ok {
+		if least, ok := jobkind.Nested(obj, "spec", "elasticPolicy", "minReplicas").(int64); ok {
 			for i := range pods {
 				if pods[i].Role == string(kubeflowv1.PyTorchJobReplicaTypeWorker) {
 					pods[i].Count = min(pods[i].Count, int(least))
@@ -66,13 +72,22 @@ var pyTorchJob = Facts{
 	SuspendPath: []string{"spec", "runPolicy", "suspend"},
 	// Off in Kueue v0.19's default Configuration.
 	KueueFramework: "kubeflow.org/pytorchjob",
-	Demo: Demo{
+	Demo: jobkind.Demo{
 		Image: "kubeflow/pytorch-elastic-example-echo:latest", About: "the training-operator's own example", Command: []string{"python", "-m", "torch.distributed.run", "/workspace/echo.py"},
 		CommandNote: "the torchrun line; the training-operator passes it the rendezvous",
-		Shape:       "WORKERS=2\nMIN_WORKERS=1\nMAX_WORKERS=3\n" + demoResources,
+		Shape:       "WORKERS=2\nMIN_WORKERS=1\nMAX_WORKERS=3\n" + jobkind.DemoResources,
 	},
 	New:      func() any { return &kubeflowv1.PyTorchJob{} },
 	Validate: func(obj any) field.ErrorList { return pyTorchJobWebhook(obj.(*kubeflowv1.PyTorchJob)) },
+}
+
+var _ api.Defaulter = Kind{}
+
+// Default: torchrun's own c10d rendezvous, on worker 0.
+func (Kind) Default(s *api.MLOpsJobSpec) {
+	if s.Elastic.RendezvousBackend == "" {
+		s.Elastic.RendezvousBackend = "c10d"
+	}
 }
 
 // pyTorchJobWebhook is the admission check of training-operator v1.9.4's
@@ -81,7 +96,7 @@ var pyTorchJob = Facts{
 // controller-runtime and client-go's typed clients, 496 packages and 11 MB,
 // into the image: TestPyTorchJobWebhookAgrees runs it beside this copy.
 func pyTorchJobWebhook(job *kubeflowv1.PyTorchJob) field.ErrorList {
-	errs := nameIsDNS1035Label(job.Name)
+	errs := jobkind.NameIsDNS1035Label(job.Name)
 	spec := field.NewPath("spec")
 	managers := []string{kubeflowv1.KubeflowJobsController, kubeflowv1.MultiKueueController}
 	if m := job.Spec.RunPolicy.ManagedBy; m != nil && !slices.Contains(managers, *m) {

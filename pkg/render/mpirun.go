@@ -5,102 +5,14 @@ package render
 import (
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 
-	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/utils/ptr"
-
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
-
-// mpiJobRenderer: a multi-node job is an MPIJob, a launcher running mpirun
-// over ssh to the workers.
-type mpiJobRenderer struct{}
-
-var _ kindRenderer = mpiJobRenderer{}
-
-func (mpiJobRenderer) object(p *Plan, template func(role, string) corev1.PodTemplateSpec) job {
-	return &kubeflow.MPIJob{Spec: kubeflow.MPIJobSpec{MPIReplicaSpecs: map[kubeflow.MPIReplicaType]*kubeflow.ReplicaSpec{
-		kubeflow.MPIReplicaTypeLauncher: {Template: template(launcher, p.ContainerOf(jobkind.Launcher))},
-		kubeflow.MPIReplicaTypeWorker:   {Template: template(worker, p.ContainerOf(jobkind.Worker))},
-	}}}
-}
-
-// operatorVolumes are the mpi-operator v0.8's (pkg/controller's sshAuthVolume
-// and configVolumeName).
-func (mpiJobRenderer) operatorVolumes(p *Plan) []operatorVolume {
-	return []operatorVolume{
-		{"ssh-auth", p.SSHAuthMountPath(), "the mpi-operator mounts the SSH keys"},
-		{"mpi-job-config", path.Dir(OperatorHostfile), "the mpi-operator mounts the hostfile it writes"},
-	}
-}
-
-// gang: the workers and the launcher, but with WaitForWorkersReady the
-// launcher is created only once the workers run, so the group is the workers.
-func (mpiJobRenderer) gang(p *Plan) (int32, string, int32, bool) {
-	if p.MPI.LauncherCreationPolicy == api.WaitForWorkersReady {
-		return p.Workers, "the workers (WORKERS); the launcher is created once they run (spec.mpi.launcherCreationPolicy WaitForWorkersReady, the default; AtStartup creates it with them), so it cannot be one of the group", p.Workers, true
-	}
-	return p.Workers + 1, "the workers (WORKERS) and the launcher", 0, true
-}
-
-// fillJob sets the MPIJob's own fields: slots, MPI implementation, launcher
-// creation, runPolicy, the replicas of its launcher and workers, and where
-// the SSH keys go.
-func (mpiJobRenderer) fillJob(p *Plan, obj job) {
-	s := &obj.(*kubeflow.MPIJob).Spec
-	s.SSHAuthMountPath = p.SSHAuthMountPath()
-	s.SlotsPerWorker = ptr.To(p.SlotsPerWorker)
-	if p.MPI.RunLauncherAsWorker {
-		s.RunLauncherAsWorker = ptr.To(true)
-	}
-	s.MPIImplementation = kubeflow.MPIImplementation(p.MPI.Implementation)
-	s.LauncherCreationPolicy = kubeflow.LauncherCreationPolicy(p.MPI.LauncherCreationPolicy)
-	s.RunPolicy = kubeflow.RunPolicy{
-		CleanPodPolicy:          ptr.To(kubeflow.CleanPodPolicy(p.RunPolicy.CleanPodPolicy)),
-		TTLSecondsAfterFinished: p.RunPolicy.TTLSecondsAfterFinished,
-		ActiveDeadlineSeconds:   p.RunPolicy.ActiveDeadlineSeconds,
-		BackoffLimit:            p.RunPolicy.BackoffLimit,
-	}
-	if sp := p.RunPolicy.SchedulingPolicy; sp != nil {
-		s.RunPolicy.SchedulingPolicy = &kubeflow.SchedulingPolicy{MinAvailable: sp.MinAvailable, Queue: sp.Queue,
-			PriorityClass: sp.PriorityClass, ScheduleTimeoutSeconds: sp.ScheduleTimeoutSeconds}
-	}
-	for t, n := range map[kubeflow.MPIReplicaType]int32{kubeflow.MPIReplicaTypeLauncher: 1, kubeflow.MPIReplicaTypeWorker: p.Workers} {
-		s.MPIReplicaSpecs[t].Replicas = ptr.To(n)
-		s.MPIReplicaSpecs[t].RestartPolicy = kubeflow.RestartPolicy(p.RestartPolicy)
-	}
-}
 
 // OperatorHostfile is where the mpi-operator mounts the hostfile it writes
 // (v0.8: its ConfigMap at /etc/mpi).
 const OperatorHostfile = "/etc/mpi/hostfile"
-
-// mpirun is the launcher's command: -np follows workers × slots.
-func (p *Plan) mpirun() []string {
-	cmd := []string{"mpirun"}
-	np := strconv.Itoa(int(p.Ranks()))
-	if p.MPI.Implementation == api.OpenMPI {
-		if p.Root() {
-			cmd = append(cmd, "--allow-run-as-root")
-		}
-		// The operator sets only OpenMPI 4's OMPI_MCA_orte_default_hostfile;
-		// OpenMPI 5 (PRRTE, the operator's own images) ignores it and would start
-		// every rank on the launcher. The flag reads the same file under both.
-		cmd = append(cmd, "-np", np, "--hostfile", OperatorHostfile)
-		cmd = append(cmd, p.MPI.Args...)
-	} else {
-		// Intel MPI and MPICH share the Hydra launcher's flags.
-		cmd = append(cmd, "-n", np)
-		cmd = append(cmd, p.MPI.Args...)
-	}
-	cmd = append(cmd, p.forwardFlags(nil)...)
-	cmd = append(cmd, p.Command...)
-	return append(cmd, p.Args...)
-}
 
 // LauncherInsert is what mlops-fn adds after the rank count of an mpirun
 // line the target's launcher keeps: --hostfile where an OpenMPI line names
@@ -135,16 +47,16 @@ func (p *Plan) ForwardFlagsBeyond(command, args []string) []string {
 			}
 		}
 	}
-	return p.forwardFlags(func(name string) bool { return !forwarded[name] })
+	return p.ForwardFlags(func(name string) bool { return !forwarded[name] })
 }
 
-// forwardFlags forward the launcher's environment to every rank: ranks that
+// ForwardFlags forward the launcher's environment to every rank: ranks that
 // mpirun starts through the workers' sshd get none of their container's
 // environment. Forwarded by name: spec.mpi.forwardEnv's, mlops.env's keys
 // and spec.env's names, each once; a forwardEnv NAME=VALUE sets its value
 // (OpenMPI 5's -x, Hydra's -genv and -genvlist, as each documents them).
 // Only the names keep accepts (all, with keep nil).
-func (p *Plan) forwardFlags(keep func(string) bool) []string {
+func (p *Plan) ForwardFlags(keep func(string) bool) []string {
 	names, pairs := p.RankEnv()
 	if keep != nil {
 		names = slices.DeleteFunc(names, func(n string) bool { return !keep(n) })
@@ -176,7 +88,7 @@ func (p *Plan) forwardFlags(keep func(string) bool) []string {
 // pair of a name that mlops.env or spec.env sets gives way to it (the
 // default NCCL_DEBUG=INFO; a pair of the user's is refused when resolved).
 func (p *Plan) RankEnv() (names, pairs []string) {
-	fromEnv := p.envNames()
+	fromEnv := p.EnvNames()
 	for _, v := range p.MPI.ForwardEnv {
 		name, _, set := strings.Cut(v, "=")
 		switch {
@@ -194,9 +106,9 @@ func (p *Plan) RankEnv() (names, pairs []string) {
 	return names, pairs
 }
 
-// envNames are the variables the containers get from the job: mlops.env's
+// EnvNames are the variables the containers get from the job: mlops.env's
 // keys, then spec.env's names.
-func (p *Plan) envNames() []string {
+func (p *Plan) EnvNames() []string {
 	names := slices.Clone(p.EnvKeys)
 	for _, e := range p.Env {
 		names = append(names, e.Name)
@@ -207,38 +119,6 @@ func (p *Plan) envNames() []string {
 // ScriptRanks is the launcher's variable that holds the rank count, workers
 // × slots, for a script that starts mpirun itself.
 const ScriptRanks = "MLOPS_FN_RANKS"
-
-// scriptEnv is the launcher's environment for a script that starts mpirun
-// itself, so that its mpirun, whatever its flags, places the ranks on the
-// operator's hostfile and forwards what the job sets: the rank count;
-// forwardEnv's NAME=VALUE pairs; for OpenMPI 5 the hostfile and the names
-// to forward (PRRTE's default hostfile and OpenMPI's mca_base_env_list,
-// read from the environment), and as root OpenMPI's leave to run as root;
-// Hydra reads the operator's HYDRA_HOST_FILE (I_MPI_HYDRA_HOST_FILE) and
-// forwards the whole environment by default (-genvall).
-func (p *Plan) scriptEnv() []corev1.EnvVar {
-	env := []corev1.EnvVar{{Name: ScriptRanks, Value: strconv.Itoa(int(p.Ranks()))}}
-	// Only names the job sets: mpirun aborts on a listed name that is unset
-	// (OpenMPI 5.0.7), as forwardEnv's bare LD_LIBRARY_PATH may be in an image.
-	names := p.envNames()
-	_, pairs := p.RankEnv()
-	for _, v := range pairs {
-		name, value, _ := strings.Cut(v, "=")
-		env = append(env, corev1.EnvVar{Name: name, Value: value})
-		names = append(names, name)
-	}
-	if p.MPI.Implementation != api.OpenMPI {
-		return env
-	}
-	env = append(env,
-		corev1.EnvVar{Name: "PRTE_MCA_prte_default_hostfile", Value: OperatorHostfile},
-		corev1.EnvVar{Name: "OMPI_MCA_mca_base_env_list", Value: strings.Join(names, ";")})
-	if p.Root() {
-		// --allow-run-as-root, as OpenMPI reads it from the environment.
-		env = append(env, corev1.EnvVar{Name: "OMPI_ALLOW_RUN_AS_ROOT", Value: "1"}, corev1.EnvVar{Name: "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", Value: "1"})
-	}
-	return env
-}
 
 // ArgumentRef is one element of a container's command or args.
 type ArgumentRef struct {
@@ -456,15 +336,4 @@ func mpirunFlags(line []string) (flags []int, unknown string) {
 func UnknownMPIRunOption(command, args []string) string {
 	_, unknown := mpirunFlags(append(append([]string(nil), command...), args...))
 	return unknown
-}
-
-// workerCommand runs sshd in the foreground; a non-root user brings its own config.
-func (p *Plan) workerCommand() []string {
-	if p.MPI.WorkerCommand != nil {
-		return p.MPI.WorkerCommand
-	}
-	if p.Root() {
-		return []string{"/usr/sbin/sshd", "-De"}
-	}
-	return []string{"/usr/sbin/sshd", "-De", "-f", p.Home + "/.sshd_config"}
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package jobkind
+// Package trainjob is Kubeflow Trainer v2's TrainJob: its facts (trainjob.go),
+// how it is rendered (render.go) and patched (patch.go).
+package trainjob
 
 import (
 	"fmt"
@@ -10,30 +12,33 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	jobset "sigs.k8s.io/jobset/api/jobset/v1alpha2"
+
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
 // RuntimePatchManager owns the runtime patch mlops-fn writes into a TrainJob.
 const RuntimePatchManager = "mlops-fn.dev/mlops-fn"
 
-// trainJob is Kubeflow Trainer v2's TrainJob on a training runtime, which
+// facts: Kubeflow Trainer v2's TrainJob on a training runtime, which
 // owns the pod templates; mlops-fn's go in a runtime patch of its own.
-var trainJob = Facts{
-	Kind: string(TrainJob), APIVersion: trainer.GroupVersion.String(), PatchFile: "trainjob-patch.yaml",
-	PodSpecs: []PodSpec{
-		{TrainerLauncher, trainJobPodSpec(TrainerLauncher)},
-		{TrainerNode, trainJobPodSpec(TrainerNode)},
+var facts = jobkind.Facts{
+	Kind: string(jobkind.TrainJob), APIVersion: trainer.GroupVersion.String(), PatchFile: "trainjob-patch.yaml",
+	PodSpecs: []jobkind.PodSpec{
+		{Role: jobkind.TrainerLauncher, Path: trainJobPodSpec(jobkind.TrainerLauncher)},
+		{Role: jobkind.TrainerNode, Path: trainJobPodSpec(jobkind.TrainerNode)},
 	},
 	ReferencePodSpecs: []string{"spec/runtimePatches/trainingRuntimeSpec/template/spec/replicatedJobs/template/spec/template/spec"},
 	ProgramPath:       []string{"spec", "trainer"},
-	References: []Reference{
-		{"ConfigMap", "spec/trainer/env/valueFrom/configMapKeyRef/name"},
-		{"Secret", "spec/trainer/env/valueFrom/secretKeyRef/name"},
-		{"Secret", "spec/initializer/dataset/secretRef/name"},
-		{"Secret", "spec/initializer/model/secretRef/name"},
-		{"ConfigMap", "spec/initializer/dataset/env/valueFrom/configMapKeyRef/name"},
-		{"ConfigMap", "spec/initializer/model/env/valueFrom/configMapKeyRef/name"},
-		{"Secret", "spec/initializer/dataset/env/valueFrom/secretKeyRef/name"},
-		{"Secret", "spec/initializer/model/env/valueFrom/secretKeyRef/name"},
+	References: []jobkind.Reference{
+		{Kind: "ConfigMap", Path: "spec/trainer/env/valueFrom/configMapKeyRef/name"},
+		{Kind: "Secret", Path: "spec/trainer/env/valueFrom/secretKeyRef/name"},
+		{Kind: "Secret", Path: "spec/initializer/dataset/secretRef/name"},
+		{Kind: "Secret", Path: "spec/initializer/model/secretRef/name"},
+		{Kind: "ConfigMap", Path: "spec/initializer/dataset/env/valueFrom/configMapKeyRef/name"},
+		{Kind: "ConfigMap", Path: "spec/initializer/model/env/valueFrom/configMapKeyRef/name"},
+		{Kind: "Secret", Path: "spec/initializer/dataset/env/valueFrom/secretKeyRef/name"},
+		{Kind: "Secret", Path: "spec/initializer/model/env/valueFrom/secretKeyRef/name"},
 	},
 	Operator: "Kubeflow Trainer",
 	// Its docs/operator-guides/installation.md, "Install with Kustomize": the
@@ -43,22 +48,23 @@ var trainJob = Facts{
 	Starter: "the runtime's launcher (torchrun)",
 	Carries: []string{"workers", "slotsPerWorker", "trainer"},
 	// Trainer sets the image, command, env and resources in this container.
-	ContainerName: string(TrainerNode),
-	ContainerNameWhy: "Kubeflow Trainer sets a TrainJob's image, command, env and resources in the runtime's container named " + string(TrainerNode) +
+	ContainerName:   string(jobkind.TrainerNode),
+	IDsOnContainers: true,
+	ContainerNameWhy: "Kubeflow Trainer sets a TrainJob's image, command, env and resources in the runtime's container named " + string(jobkind.TrainerNode) +
 		", and admits a runtime patch naming another container that then keeps the JobSet from starting",
 	PodsLabel: jobset.JobSetNameKey, // Trainer names the JobSet like the TrainJob
 	// An MPI runtime's launcher, else node 0.
 	ProgramPods: []string{
-		jobset.ReplicatedJobNameKey + "=" + string(TrainerLauncher),
-		jobset.ReplicatedJobNameKey + "=" + string(TrainerNode) + "," + jobset.JobIndexKey + "=0," + batchv1.JobCompletionIndexAnnotation + "=0",
+		jobset.ReplicatedJobNameKey + "=" + string(jobkind.TrainerLauncher),
+		jobset.ReplicatedJobNameKey + "=" + string(jobkind.TrainerNode) + "," + jobset.JobIndexKey + "=0," + batchv1.JobCompletionIndexAnnotation + "=0",
 	},
 	// JobSet's webhook: the pods of replicated job JOB are NAME-JOB-0-INDEX
 	// and a random suffix of 5; the node job has one pod a node.
-	PodNames: func(s Shape) []string {
+	PodNames: func(s jobkind.Shape) []string {
 		var names []string
 		for _, j := range s.ReplicatedJobs {
 			last := int32(0)
-			if j == string(TrainerNode) {
+			if j == string(jobkind.TrainerNode) {
 				last = max(s.Workers-1, 0)
 			}
 			names = append(names, fmt.Sprintf("%s-%s-0-%d-xxxxx", s.Name, j, last))
@@ -66,39 +72,54 @@ var trainJob = Facts{
 		return names
 	},
 	PodCount: func(obj map[string]any) int {
-		if n, ok := nested(obj, "spec", "trainer", "numNodes").(int64); ok {
+		if n, ok := jobkind.Nested(obj, "spec", "trainer", "numNodes").(int64); ok {
 			return int(n)
 		}
 		return 1
 	},
 	// The node pods' resources; the runtime's other pods are the runtime's.
-	Pods: func(obj map[string]any) []Pods {
-		node := map[string]any{"name": string(TrainerNode)}
-		if r := nested(obj, "spec", "trainer", "resourcesPerNode"); r != nil {
+	Pods: func(obj map[string]any) []jobkind.Pods {
+		node := map[string]any{"name": string(jobkind.TrainerNode)}
+		if r := jobkind.Nested(obj, "spec", "trainer", "resourcesPerNode"); r != nil {
 			node["resources"] = r
 		}
-		n, ok := nested(obj, "spec", "trainer", "numNodes").(int64)
+		n, ok := jobkind.Nested(obj, "spec", "trainer", "numNodes").(int64)
 		if !ok {
 			n = 1
 		}
-		return []Pods{{Role: string(TrainerNode), Count: int(n), Spec: map[string]any{"containers": []any{node}}}}
+		return []jobkind.Pods{{Role: string(jobkind.TrainerNode), Count: int(n), Spec: map[string]any{"containers": []any{node}}}}
 	},
 	SuspendPath:    []string{"spec", "suspend"},
 	KueueFramework: "trainer.kubeflow.org/trainjob",
-	Demo: Demo{
+	Demo: jobkind.Demo{
 		// The image of Trainer's examples/pytorch/image-classification.
 		Image: "pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime", About: "the image of Kubeflow Trainer's own examples", Command: []string{"torchrun", "--no-python", "python3", "-c",
 			"import torch.distributed as d; d.init_process_group('gloo'); print('rank', d.get_rank(), 'of', d.get_world_size())"},
 		CommandNote: "the torchrun line; Kubeflow Trainer's torch-distributed runtime passes it nnodes and the master",
-		Shape:       "# The TrainJob's nodes, and on each its CPU, memory and GPUs.\nWORKERS=2\n" + demoResources,
+		Shape:       "# The TrainJob's nodes, and on each its CPU, memory and GPUs.\nWORKERS=2\n" + jobkind.DemoResources,
+		Spec:        "  trainer:\n    runtime: " + api.DefaultTrainerRuntime + " # the ClusterTrainingRuntime the TrainJob runs on\n",
 	},
 	New:      func() any { return &trainer.TrainJob{} },
 	Validate: func(obj any) field.ErrorList { return validateTrainJob(obj.(*trainer.TrainJob)) },
 }
 
+var _ api.Defaulter = Kind{}
+
+// Default: the runtime owns MPI, the launcher and the restart policy, so
+// nothing of theirs is defaulted; nor is the runtime: a user's own TrainJob
+// keeps its runtimeRef unless the spec names one (processor.Narrow).
+func (Kind) Default(s *api.MLOpsJobSpec) {
+	if s.Trainer.Runtime != "" && s.Trainer.RuntimeKind == "" {
+		s.Trainer.RuntimeKind = api.ClusterTrainingRuntime
+	}
+	if s.Trainer.ReplicatedJobs == nil {
+		s.Trainer.ReplicatedJobs = []string{api.TrainerNode}
+	}
+}
+
 // trainJobPodSpec is where a TrainJob's runtime patch of mlops-fn's keeps the
 // pod spec of a replicated job of the runtime.
-func trainJobPodSpec(replicatedJob Role) []string {
+func trainJobPodSpec(replicatedJob jobkind.Role) []string {
 	return []string{"spec", "runtimePatches", "[manager=" + RuntimePatchManager + "]", "trainingRuntimeSpec", "template", "spec",
 		"replicatedJobs", "[name=" + string(replicatedJob) + "]", "template", "spec", "template", "spec"}
 }
@@ -108,7 +129,7 @@ func trainJobPodSpec(replicatedJob Role) []string {
 // JobSet's and its pods' names derive from it), each runtime patch has a
 // domain-prefixed manager, and numNodes is positive.
 func validateTrainJob(job *trainer.TrainJob) field.ErrorList {
-	errs := nameIsDNS1035Label(job.Name)
+	errs := jobkind.NameIsDNS1035Label(job.Name)
 	spec := field.NewPath("spec")
 	for i, p := range job.Spec.RuntimePatches {
 		errs = append(errs, validation.IsDomainPrefixedPath(spec.Child("runtimePatches").Index(i).Child("manager"), p.Manager)...)

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Package kinds is the one list of the job kinds mlops-fn renders, each a
+// package of its own (pkg/kinds/KIND): its facts and the code that renders,
+// patches, checks and reads it back. The layers above the kinds (processor,
+// hydrate, apply, status, scaffold, cli, krm) take the kinds from here; the
+// layers below (the API, the renderer, the YAML codec, the schema) are handed
+// the kind they need.
+package kinds
+
+import (
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds/mpijob"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds/pod"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds/pytorchjob"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds/trainjob"
+	"github.com/mlops-fn/mlops-fn/pkg/render"
+)
+
+// list is every kind, in the order of the kinds in messages.
+var list = []render.Kind{pod.Kind{}, mpijob.Kind{}, pytorchjob.Kind{}, trainjob.Kind{}}
+
+// All are the kinds' facts, in that order.
+var All = func() jobkind.Table {
+	var t jobkind.Table
+	for _, k := range list {
+		t = append(t, k.Facts())
+	}
+	return t
+}()
+
+// Default fills what the user left out of job: what every kind shares, then
+// its kind's own fields (api.Defaulter).
+func Default(job *api.MLOpsJob) {
+	job.Default(All)
+	if d, ok := Of(job.Spec.JobKind).(api.Defaulter); ok {
+		d.Default(&job.Spec)
+	}
+}
+
+// Of is a job kind, nil for one mlops-fn does not render (the spec's
+// validation refuses it first).
+func Of(jobKind jobkind.JobKind) render.Kind {
+	for _, k := range list {
+		if k.Facts().JobKind() == jobKind {
+			return k
+		}
+	}
+	return nil
+}

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package mpijob
+
+import (
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/render"
+)
+
+// Kind is the multi-node job: an MPIJob, a launcher running mpirun over ssh
+// to the workers.
+type Kind struct{}
+
+var (
+	_ render.Kind      = Kind{}
+	_ render.JobFiller = Kind{}
+	_ render.Operated  = Kind{}
+	_ render.Gang      = Kind{}
+	_ render.Apart     = Kind{}
+	_ render.Clearer   = Kind{}
+)
+
+// Clear: the command lines are wholly mlops-fn's (mpirun, sshd) unless the
+// target keeps its own; a root MPIJob keeps no fsGroup (it would make
+// /root/.ssh group-readable) and its sshd keeps its capabilities.
+func (Kind) Clear(p *render.Plan, d *render.Deletions) {
+	if !p.KeepsProgram() && d.Container == nil {
+		d.Container = []string{"args"}
+	}
+	if p.Root() {
+		if p.FSGroup == nil {
+			d.PodSecurity = append(d.PodSecurity, "fsGroup", "fsGroupChangePolicy")
+		}
+		d.ContainerSecurity = append(d.ContainerSecurity, "capabilities")
+	}
+}
+
+func (Kind) Facts() jobkind.Facts { return facts }
+
+func (Kind) Object(p *render.Plan, template render.Template) render.Job {
+	return &kubeflow.MPIJob{Spec: kubeflow.MPIJobSpec{MPIReplicaSpecs: map[kubeflow.MPIReplicaType]*kubeflow.ReplicaSpec{
+		kubeflow.MPIReplicaTypeLauncher: {Template: template(jobkind.Launcher, p.ContainerOf(jobkind.Launcher))},
+		kubeflow.MPIReplicaTypeWorker:   {Template: template(jobkind.Worker, p.ContainerOf(jobkind.Worker))},
+	}}}
+}
+
+// FillProgram: the launcher runs mlops-fn's mpirun line, or the script that
+// starts mpirun itself, with the launcher's resources unless it takes part;
+// the workers run sshd.
+func (Kind) FillProgram(p *render.Plan, role jobkind.Role, _ *corev1.PodSpec, c *corev1.Container) {
+	switch role {
+	case jobkind.Launcher:
+		switch {
+		case p.Script:
+			c.Command = append(slices.Clone(p.Command), p.Args...)
+			c.Env = append(slices.Clone(c.Env), scriptEnv(p)...)
+		case !p.KeepsProgram():
+			c.Command = mpirun(p)
+		}
+		if !p.MPI.RunLauncherAsWorker {
+			c.Resources.Limits, c.Resources.Requests = p.LauncherLimits, p.LauncherRequests
+		}
+	case jobkind.Worker:
+		if !p.KeepsProgram() || p.MPI.WorkerCommand != nil {
+			c.Command = workerCommand(p)
+		}
+	}
+}
+
+// Apart: the launcher, unless it takes part, only runs mpirun.
+func (Kind) Apart(p *render.Plan, role jobkind.Role) bool {
+	return role == jobkind.Launcher && !p.MPI.RunLauncherAsWorker
+}
+
+// OperatorVolumes are the mpi-operator v0.8's (pkg/controller's sshAuthVolume
+// and configVolumeName).
+func (Kind) OperatorVolumes(p *render.Plan) []render.OperatorVolume {
+	return []render.OperatorVolume{
+		{Name: "ssh-auth", Path: p.SSHAuthMountPath(), Owner: "the mpi-operator mounts the SSH keys"},
+		{Name: "mpi-job-config", Path: path.Dir(render.OperatorHostfile), Owner: "the mpi-operator mounts the hostfile it writes"},
+	}
+}
+
+// Gang: the workers and the launcher, but with WaitForWorkersReady the
+// launcher is created only once the workers run, so the group is the workers.
+func (Kind) Gang(p *render.Plan) (int32, string, int32) {
+	if p.MPI.LauncherCreationPolicy == api.WaitForWorkersReady {
+		return p.Workers, "the workers (WORKERS); the launcher is created once they run (spec.mpi.launcherCreationPolicy WaitForWorkersReady, the default; AtStartup creates it with them), so it cannot be one of the group", p.Workers
+	}
+	return p.Workers + 1, "the workers (WORKERS) and the launcher", 0
+}
+
+// FillJob sets the MPIJob's own fields: slots, MPI implementation, launcher
+// creation, runPolicy, the replicas of its launcher and workers, and where
+// the SSH keys go.
+func (Kind) FillJob(p *render.Plan, obj render.Job) {
+	s := &obj.(*kubeflow.MPIJob).Spec
+	s.SSHAuthMountPath = p.SSHAuthMountPath()
+	s.SlotsPerWorker = ptr.To(p.SlotsPerWorker)
+	if p.MPI.RunLauncherAsWorker {
+		s.RunLauncherAsWorker = ptr.To(true)
+	}
+	s.MPIImplementation = kubeflow.MPIImplementation(p.MPI.Implementation)
+	s.LauncherCreationPolicy = kubeflow.LauncherCreationPolicy(p.MPI.LauncherCreationPolicy)
+	s.RunPolicy = kubeflow.RunPolicy{
+		CleanPodPolicy:          ptr.To(kubeflow.CleanPodPolicy(p.RunPolicy.CleanPodPolicy)),
+		TTLSecondsAfterFinished: p.RunPolicy.TTLSecondsAfterFinished,
+		ActiveDeadlineSeconds:   p.RunPolicy.ActiveDeadlineSeconds,
+		BackoffLimit:            p.RunPolicy.BackoffLimit,
+	}
+	if sp := p.RunPolicy.SchedulingPolicy; sp != nil {
+		s.RunPolicy.SchedulingPolicy = &kubeflow.SchedulingPolicy{MinAvailable: sp.MinAvailable, Queue: sp.Queue,
+			PriorityClass: sp.PriorityClass, ScheduleTimeoutSeconds: sp.ScheduleTimeoutSeconds}
+	}
+	for t, n := range map[kubeflow.MPIReplicaType]int32{kubeflow.MPIReplicaTypeLauncher: 1, kubeflow.MPIReplicaTypeWorker: p.Workers} {
+		s.MPIReplicaSpecs[t].Replicas = ptr.To(n)
+		s.MPIReplicaSpecs[t].RestartPolicy = kubeflow.RestartPolicy(p.RestartPolicy)
+	}
+}
+
+// mpirun is the launcher's command: -np follows workers × slots.
+func mpirun(p *render.Plan) []string {
+	cmd := []string{"mpirun"}
+	np := strconv.Itoa(int(p.Ranks()))
+	if p.MPI.Implementation == api.OpenMPI {
+		if p.Root() {
+			cmd = append(cmd, "--allow-run-as-root")
+		}
+		// The operator sets only OpenMPI 4's OMPI_MCA_orte_default_hostfile;
+		// OpenMPI 5 (PRRTE, the operator's own images) ignores it and would start
+		// every rank on the launcher. The flag reads the same file under both.
+		cmd = append(cmd, "-np", np, "--hostfile", render.OperatorHostfile)
+		cmd = append(cmd, p.MPI.Args...)
+	} else {
+		// Intel MPI and MPICH share the Hydra launcher's flags.
+		cmd = append(cmd, "-n", np)
+		cmd = append(cmd, p.MPI.Args...)
+	}
+	cmd = append(cmd, p.ForwardFlags(nil)...)
+	cmd = append(cmd, p.Command...)
+	return append(cmd, p.Args...)
+}
+
+// scriptEnv is the launcher's environment for a script that starts mpirun
+// itself, so that its mpirun, whatever its flags, places the ranks on the
+// operator's hostfile and forwards what the job sets: the rank count;
+// forwardEnv's NAME=VALUE pairs; for OpenMPI 5 the hostfile and the names
+// to forward (PRRTE's default hostfile and OpenMPI's mca_base_env_list,
+// read from the environment), and as root OpenMPI's leave to run as root;
+// Hydra reads the operator's HYDRA_HOST_FILE (I_MPI_HYDRA_HOST_FILE) and
+// forwards the whole environment by default (-genvall).
+func scriptEnv(p *render.Plan) []corev1.EnvVar {
+	env := []corev1.EnvVar{{Name: render.ScriptRanks, Value: strconv.Itoa(int(p.Ranks()))}}
+	// Only names the job sets: mpirun aborts on a listed name that is unset
+	// (OpenMPI 5.0.7), as forwardEnv's bare LD_LIBRARY_PATH may be in an image.
+	names := p.EnvNames()
+	_, pairs := p.RankEnv()
+	for _, v := range pairs {
+		name, value, _ := strings.Cut(v, "=")
+		env = append(env, corev1.EnvVar{Name: name, Value: value})
+		names = append(names, name)
+	}
+	if p.MPI.Implementation != api.OpenMPI {
+		return env
+	}
+	env = append(env,
+		corev1.EnvVar{Name: "PRTE_MCA_prte_default_hostfile", Value: render.OperatorHostfile},
+		corev1.EnvVar{Name: "OMPI_MCA_mca_base_env_list", Value: strings.Join(names, ";")})
+	if p.Root() {
+		// --allow-run-as-root, as OpenMPI reads it from the environment.
+		env = append(env, corev1.EnvVar{Name: "OMPI_ALLOW_RUN_AS_ROOT", Value: "1"}, corev1.EnvVar{Name: "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", Value: "1"})
+	}
+	return env
+}
+
+// workerCommand runs sshd in the foreground; a non-root user brings its own config.
+func workerCommand(p *render.Plan) []string {
+	if p.MPI.WorkerCommand != nil {
+		return p.MPI.WorkerCommand
+	}
+	if p.Root() {
+		return []string{"/usr/sbin/sshd", "-De"}
+	}
+	return []string{"/usr/sbin/sshd", "-De", "-f", p.Home + "/.sshd_config"}
+}
