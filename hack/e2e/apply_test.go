@@ -25,6 +25,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds/mpijob"
 )
 
 // editEnv sets KEY=VALUE in the overlay's mlops.env, replacing the key's line or adding one.
@@ -132,7 +133,7 @@ func checkRunsEdit(c *check, o *overlay, ns, when string, kept ...string) {
 	})
 	for _, p := range launchers {
 		if k := o.trainingContainer(&p, jobkind.Launcher); k != nil {
-			c.eq(fmt.Sprintf("%s: pod/%s's mpirun starts workers × slots ranks", when, p.Name), fmt.Sprint(o.plan.Ranks()), ranksOf(k))
+			c.eq(fmt.Sprintf("%s: pod/%s's mpirun starts workers × slots ranks", when, p.Name), fmt.Sprint(mpijob.Ranks(o.plan)), ranksOf(k))
 		}
 	}
 }

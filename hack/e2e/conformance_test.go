@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/mlops-fn/mlops-fn/pkg/kinds/mpijob"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
@@ -250,7 +251,7 @@ func wantOf(o *overlay, names []string) conformanceWant {
 		cwd: p.WorkingDir, cpu: -1, memory: -1, env: map[string]*string{}}
 	switch p.JobKind {
 	case "MPIJob":
-		w.ranks, w.localSize, w.rankFrom = int(p.Ranks()), int(p.SlotsPerWorker), "OpenMPI"
+		w.ranks, w.localSize, w.rankFrom = int(mpijob.Ranks(p)), int(p.SlotsPerWorker), "OpenMPI"
 		if p.MPI.Implementation != "OpenMPI" {
 			w.rankFrom = "Hydra"
 		}

@@ -21,6 +21,8 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds/mpijob"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds/pytorchjob"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
@@ -260,10 +262,10 @@ func checkPodSpec(c *check, o *overlay, pod *corev1.Pod, role jobkind.Role) {
 		if p.Script {
 			line = jsonText(trainer.Env)
 		}
-		c.that(what("mpirun reads the operator's hostfile ("+render.OperatorHostfile+")"),
-			strings.Contains(line, "--hostfile "+render.OperatorHostfile) || strings.Contains(line, `"PRTE_MCA_prte_default_hostfile","value":"`+render.OperatorHostfile+`"`), line)
-		c.that(what(render.OperatorHostfile+" is mounted"), slices.ContainsFunc(trainer.VolumeMounts, func(m corev1.VolumeMount) bool {
-			return strings.HasPrefix(render.OperatorHostfile, m.MountPath+"/")
+		c.that(what("mpirun reads the operator's hostfile ("+mpijob.OperatorHostfile+")"),
+			strings.Contains(line, "--hostfile "+mpijob.OperatorHostfile) || strings.Contains(line, `"PRTE_MCA_prte_default_hostfile","value":"`+mpijob.OperatorHostfile+`"`), line)
+		c.that(what(mpijob.OperatorHostfile+" is mounted"), slices.ContainsFunc(trainer.VolumeMounts, func(m corev1.VolumeMount) bool {
+			return strings.HasPrefix(mpijob.OperatorHostfile, m.MountPath+"/")
 		}), jsonText(trainer.VolumeMounts))
 	}
 
@@ -384,7 +386,7 @@ func checkMPIJob(c *check, o *overlay, ns, level string) {
 	for i := range ls {
 		launcher := &ls[i]
 		if k := o.trainingContainer(launcher, jobkind.Launcher); k != nil {
-			c.eq(fmt.Sprintf("mpirun's rank count (-np) is mlops-fn's %d (workers x slots)", p.Ranks()), strconv.Itoa(int(p.Ranks())), ranksOf(k))
+			c.eq(fmt.Sprintf("mpirun's rank count (-np) is mlops-fn's %d (workers x slots)", mpijob.Ranks(p)), strconv.Itoa(int(mpijob.Ranks(p))), ranksOf(k))
 		}
 		checkPodSpec(c, o, launcher, jobkind.Launcher)
 	}
@@ -437,7 +439,7 @@ func checkPyTorchJob(c *check, o *overlay, ns, level string) {
 		// The c10d rendezvous runs on worker 0, at the port the operator reads from the container's.
 		pet["PET_RDZV_ENDPOINT"] = fmt.Sprintf("%s-worker-0:%d", o.name, 23456)
 	} else {
-		pet["PET_RDZV_ID"] = p.RendezvousID()
+		pet["PET_RDZV_ID"] = pytorchjob.RendezvousID(p)
 	}
 	if e.MaxRestarts != nil {
 		pet["PET_MAX_RESTARTS"] = strconv.Itoa(int(*e.MaxRestarts))
@@ -636,9 +638,9 @@ func checkCarried(c *check, o *overlay, pod *corev1.Pod, role jobkind.Role) {
 // ranksOf is the rank count of the mpirun line the container runs, or that
 // a launcher's script is given to start, "none" without either.
 func ranksOf(k *corev1.Container) string {
-	ref, ok := render.RanksArgument(k.Command, k.Args)
+	ref, ok := mpijob.RanksArgument(k.Command, k.Args)
 	if !ok {
-		if i := slices.IndexFunc(k.Env, func(e corev1.EnvVar) bool { return e.Name == render.ScriptRanks }); i >= 0 {
+		if i := slices.IndexFunc(k.Env, func(e corev1.EnvVar) bool { return e.Name == mpijob.ScriptRanks }); i >= 0 {
 			return k.Env[i].Value
 		}
 		return "none"

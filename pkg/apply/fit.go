@@ -17,7 +17,6 @@ import (
 	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/mlops-fn/mlops-fn/pkg/cluster"
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
@@ -60,7 +59,7 @@ func jobPods(job jobnode.Job) ([]podRequests, error) {
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(p.Spec, &spec); err != nil {
 			return nil, fmt.Errorf("%s/%s: the %s pods' spec: %w", job.Kind, job.Name, p.Role, err)
 		}
-		pods = append(pods, podRequests{p.Role, p.Count, requests(spec)})
+		pods = append(pods, podRequests{p.Role, p.Count, requests(spec), p.ResourcesFrom})
 	}
 	return pods, nil
 }
@@ -70,6 +69,8 @@ type podRequests struct {
 	Role     string
 	Count    int
 	Requests corev1.ResourceList
+	// From is the setting of the pods' resources ("": the workers').
+	From string
 }
 
 // requests are what the scheduler counts of a pod of spec: its containers'
@@ -110,7 +111,7 @@ func unfit(job string, pods []podRequests, nodes []corev1.Node) []string {
 			}
 			tooLarge[name] = true
 			out = append(out, fmt.Sprintf("%s: %s requests %s %s, more than any node allocates (the largest, %s: %s): it can never be scheduled; lower %s, or add a node that large",
-				job, podsNamed(p), name, want.String(), on, largest.String(), setting(p.Role, name)))
+				job, podsNamed(p), name, want.String(), on, largest.String(), setting(p.From, name)))
 		}
 	}
 	total, parts := corev1.ResourceList{}, map[corev1.ResourceName][]string{}
@@ -172,11 +173,11 @@ func podsNamed(p podRequests) string {
 	return "each " + p.Role + " pod"
 }
 
-// setting is what sets a role's request of resource name.
-func setting(role string, name corev1.ResourceName) string {
+// setting is what sets a request of resource name: from, else the workers'.
+func setting(from string, name corev1.ResourceName) string {
 	switch {
-	case role == string(jobkind.Launcher):
-		return "spec.launcherResources (the launcher's)"
+	case from != "":
+		return from
 	case name == corev1.ResourceCPU:
 		return "CPU (mlops.env) or spec.resources.requests.cpu"
 	case name == corev1.ResourceMemory:

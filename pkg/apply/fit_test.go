@@ -44,17 +44,17 @@ func TestUnfit(t *testing.T) {
 		want []string
 	}{
 		{"the old defaults: a launcher of 1 CPU beside 2 workers of 1", []podRequests{
-			{"Launcher", 1, list("cpu", "1", "memory", "1Gi")}, {"Worker", 2, list("cpu", "1", "memory", "1Gi")}},
+			{"Launcher", 1, list("cpu", "1", "memory", "1Gi"), "spec.launcherResources (the launcher's)"}, {"Worker", 2, list("cpu", "1", "memory", "1Gi"), ""}},
 			[]string{"MPIJob/j: its 3 pods run at once and request cpu 3 together (Launcher 1 × 1 + Worker 2 × 1), more than all 1 schedulable nodes allocate (2: e2e-node 2): they can never all run, and those placed wait for the others; lower CPU (mlops.env) or spec.resources.requests.cpu or the number of workers (WORKERS; MIN_WORKERS for an elastic job), or add nodes"}},
 		{"the new defaults", []podRequests{
-			{"Launcher", 1, list("cpu", "100m", "memory", "128Mi")}, {"Worker", 3, list("cpu", "250m", "memory", "512Mi")}}, nil},
+			{"Launcher", 1, list("cpu", "100m", "memory", "128Mi"), "spec.launcherResources (the launcher's)"}, {"Worker", 3, list("cpu", "250m", "memory", "512Mi"), ""}}, nil},
 		{"a worker larger than any node, and GPUs no node has", []podRequests{
-			{"Launcher", 1, list("cpu", "100m")}, {"Worker", 2, list("cpu", "4", "nvidia.com/gpu", "1")}},
+			{"Launcher", 1, list("cpu", "100m"), "spec.launcherResources (the launcher's)"}, {"Worker", 2, list("cpu", "4", "nvidia.com/gpu", "1"), ""}},
 			[]string{
 				"MPIJob/j: each Worker pod requests cpu 4, more than any node allocates (the largest, e2e-node: 2): it can never be scheduled; lower CPU (mlops.env) or spec.resources.requests.cpu, or add a node that large",
 				"MPIJob/j: each Worker pod requests nvidia.com/gpu 1, more than any node allocates (the largest, e2e-node: 0): it can never be scheduled; lower its count (GPUS_PER_WORKER in mlops.env for GPUs, spec.rdma.perWorker for RDMA devices), or add a node that large",
 			}},
-		{"a launcher larger than any node", []podRequests{{"Launcher", 1, list("memory", "32Gi")}, {"Worker", 1, list("memory", "1Gi")}},
+		{"a launcher larger than any node", []podRequests{{"Launcher", 1, list("memory", "32Gi"), "spec.launcherResources (the launcher's)"}, {"Worker", 1, list("memory", "1Gi"), ""}},
 			[]string{"MPIJob/j: the Launcher pod requests memory 32Gi, more than any node allocates (the largest, e2e-node: 24Gi): it can never be scheduled; lower spec.launcherResources (the launcher's), or add a node that large"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -63,7 +63,7 @@ func TestUnfit(t *testing.T) {
 			}
 		})
 	}
-	if got := unfit("MPIJob/j", []podRequests{{"Worker", 9, list("cpu", "64")}}, nodes[1:]); got != nil {
+	if got := unfit("MPIJob/j", []podRequests{{"Worker", 9, list("cpu", "64"), ""}}, nodes[1:]); got != nil {
 		t.Errorf("no schedulable node: want nothing said, got %v", got)
 	}
 }

@@ -93,6 +93,9 @@ type Pods struct {
 	Role  string
 	Count int
 	Spec  map[string]any
+	// ResourcesFrom is the setting of their resources, when it is not the
+	// workers' (spec.resources, CPU, MEMORY).
+	ResourcesFrom string
 }
 
 // Scale is an elastic job's worker count, and the bounds it may move within
@@ -141,8 +144,13 @@ type Facts struct {
 	// ("": kubectl logs and exec default to the first container).
 	FirstContainer string
 	// Carries are the spec fields, dotted, of those only some kinds carry
-	// (v1alpha1's KindFields) that this kind does.
+	// (Table.Fields) that this kind does.
 	Carries []string
+	// Fields are the rows of Table.Fields whose text is this kind's.
+	Fields []Field
+	// ReservedEnv says why the job's environment cannot have a variable of
+	// this name, "" when it can (nil: it can have any).
+	ReservedEnv func(name string) string
 	// Scale is what an in-place scale of a running job changes (nil: none,
 	// nothing changes in place): Facts.InPlace, deploy/admission's policy.
 	Scale *Scale
@@ -169,12 +177,29 @@ type Facts struct {
 	// KueueFramework is Kueue's integration of the kind, as its
 	// Configuration's integrations.frameworks names it.
 	KueueFramework string
+	// KueueOff: Kueue v0.19's default Configuration leaves KueueFramework out.
+	KueueOff bool
+	// Help is the kind's paragraph in --help, its lines after the first
+	// indented as the first's text.
+	Help string
 	// Demo is the job init writes of this kind.
 	Demo Demo
 	// New is an empty object of the upstream Go type.
 	New func() any
 	// Validate is what the operator (its validation or its webhook) refuses.
 	Validate func(obj any) field.ErrorList
+}
+
+// Field is a spec field that only some kinds carry (Facts.Carries lists a
+// kind's), with the mlops.env keys that set it. Set in another kind it is
+// refused, never dropped; its keys there are warned about (a site's mlops.env
+// is shared).
+type Field struct {
+	// Path is dotted, without "spec.", by the fields' JSON names.
+	Path    string
+	EnvKeys []string
+	// Why says what the field is for, and where the kinds that lack it keep it.
+	Why string
 }
 
 // Table is the job kinds a program renders, in the order of the kinds in
@@ -208,6 +233,33 @@ func (t Table) ForKind(kind string) (Facts, bool) {
 		}
 	}
 	return Facts{}, false
+}
+
+// Fields are the spec fields only some kinds carry, every kind's rows in the
+// table's order (docs/job-spec.md's table): anything else the spec holds
+// every kind carries.
+func (t Table) Fields() []Field {
+	var out []Field
+	for _, k := range t {
+		out = append(out, k.Fields...)
+	}
+	return out
+}
+
+// CarriesField says whether the kind carries the field at path, one of
+// Table.Fields.
+func (k Facts) CarriesField(path string) bool { return slices.Contains(k.Carries, path) }
+
+// EnvKeysNotCarried are the mlops.env keys kind k renders nothing from: they
+// set fields it cannot carry.
+func (t Table) EnvKeysNotCarried(k Facts) []string {
+	var keys []string
+	for _, f := range t.Fields() {
+		if !k.CarriesField(f.Path) {
+			keys = append(keys, f.EnvKeys...)
+		}
+	}
+	return keys
 }
 
 // Default is spec.jobKind's default.

@@ -9,6 +9,8 @@
 package kinds
 
 import (
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds/mpijob"
@@ -37,6 +39,16 @@ func Default(job *api.MLOpsJob) {
 	if d, ok := Of(job.Spec.JobKind).(api.Defaulter); ok {
 		d.Default(&job.Spec)
 	}
+}
+
+// Validate checks job (defaulted): by the rules every kind shares, then by
+// its kind's own (api.Validator).
+func Validate(job *api.MLOpsJob) field.ErrorList {
+	errs := job.Validate(All)
+	if v, ok := Of(job.Spec.JobKind).(api.Validator); ok {
+		errs = append(errs, v.Validate(&job.Spec, field.NewPath("spec"))...)
+	}
+	return errs
 }
 
 // Of is a job kind, nil for one mlops-fn does not render (the spec's

@@ -8,7 +8,21 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/env"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
+
+// jobKinds are the kinds' paragraphs, the default's first.
+func jobKinds() string {
+	var b strings.Builder
+	for _, first := range []bool{true, false} {
+		for _, k := range kinds.All {
+			if k.Default == first {
+				fmt.Fprintf(&b, "  %-12s %s\n", k.Kind, strings.ReplaceAll(k.Help, "\n", "\n"+strings.Repeat(" ", 15)))
+			}
+		}
+	}
+	return b.String()
+}
 
 // Help is the --help text, which `kpt fn doc` shows too.
 func Help() string {
@@ -20,14 +34,7 @@ func Help() string {
 mlops.env (KEY=VALUE, the site and the user) and a job spec (the workload).
 
 spec.jobKind is the kind the job becomes:
-  MPIJob       (default; multi-node) a kubeflow.org/v2beta1 MPIJob: a launcher
-               running mpirun with -np = workers x slots, and the workers
-  Pod          (single-node) a Pod
-  PyTorchJob   (elastic) a kubeflow.org/v1 PyTorchJob of workers with an
-               elasticPolicy: torchrun between MIN_WORKERS and MAX_WORKERS
-  TrainJob     a Kubeflow Trainer v2 TrainJob (trainer.kubeflow.org/v1alpha1) on a
-               training runtime (spec.trainer.runtime, default torch-distributed)
-All get USER_ID/GROUP_ID from mlops.env as integers at the pod level (and the
+%sAll get USER_ID/GROUP_ID from mlops.env as integers at the pod level (and the
 fsGroup, except on a root MPIJob, where it would expose the SSH key), the NFS
 volume from NFS_SERVER/NFS_PATH, and every mlops.env key as an environment
 variable through the ConfigMap of the same values.
@@ -82,5 +89,5 @@ also becomes an env var):
 Errors name the file, line or field, the value and what is accepted; the
 exit code is 1. Standalone and hydrate then write nothing; a KRM run returns
 its items unchanged, with the errors as results (and on stderr).
-`, api.APIVersion, api.Kind, keys.String())
+`, jobKinds(), api.APIVersion, api.Kind, keys.String())
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 
 	corev1 "k8s.io/api/core/v1"
@@ -272,7 +271,7 @@ func hostNetworkDNS(target *yaml.RNode, q *render.Plan) (string, error) {
 		if s.DNSPolicy != "" {
 			policy = "dnsPolicy ClusterFirst"
 		}
-		if !api.Carries(kindOf(target), "workers") {
+		if !kindOf(target).CarriesField("workers") {
 			// One pod: no peers to resolve.
 			return fmt.Sprintf("%s.hostNetwork: true with %s: the Pod resolves names as its node does, so not the cluster's services (Kubernetes' ClusterFirst falls back to Default on the node's network); if it reaches any, add dnsPolicy: ClusterFirstWithHostNet, or set spec.hostNetwork: true in the job spec, which sets both", pod.Path, policy), nil
 		}

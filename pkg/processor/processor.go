@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/kustomize/api/hasher"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
@@ -100,7 +101,7 @@ func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, f
 	}
 	conflicts := envSources(job)
 	kinds.Default(job)
-	if errs := append(conflicts, job.Validate(kinds.All)...); len(errs) > 0 {
+	if errs := append(conflicts, kinds.Validate(job)...); len(errs) > 0 {
 		return nil, p.fieldResults(errs, "")
 	}
 	file, origin, err := p.loadEnv(job, items)
@@ -122,6 +123,12 @@ func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, f
 		return nil, results
 	}
 	plan, warnings, errs := render.Resolve(job, kinds.Of(job.Spec.JobKind), file, settings)
+	for _, k := range kinds.All.EnvKeysNotCarried(plan.Facts()) {
+		if _, set := file.Lookup(k); set {
+			warnings = append(warnings, render.Warning{Field: field.NewPath(file.Source).Key(k),
+				Message: fmt.Sprintf("jobKind %s does not use %s: the value only reaches the containers' environment", plan.JobKind, k)})
+		}
+	}
 	results = append(results, p.fieldResults(errs, file.Source)...)
 	results = append(results, p.warningResults(warnings, file.Source)...)
 	if results.ExitCode() != 0 {

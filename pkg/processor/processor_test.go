@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +14,9 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/mlops-fn/mlops-fn/pkg/env"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
 const job = `apiVersion: mlops-fn.dev/v1alpha1
@@ -323,5 +327,40 @@ func TestLocalConfigMap(t *testing.T) {
 				t.Errorf("a failing run changed the items: %s", itemIDs(rl.Items))
 			}
 		})
+	}
+}
+
+// TestEnvKeysNotCarriedAreWarned: the keys of the fields a jobKind cannot
+// carry are mlops.env's, and set there they are warned about.
+func TestEnvKeysNotCarriedAreWarned(t *testing.T) {
+	t.Parallel()
+	for _, k := range kinds.All {
+		keys := kinds.All.EnvKeysNotCarried(k)
+		text := "WORKERS=2\n"
+		for _, key := range keys {
+			if !env.IsKnownKey(key) {
+				t.Errorf("jobKind %s: %s is no mlops.env key", k.Kind, key)
+			}
+			switch key {
+			case "WORKERS":
+			case "RDZV_ENDPOINT":
+				text += key + "=etcd:2379\n"
+			default:
+				text += key + "=1\n"
+			}
+		}
+		config, err := fuzzJob(text, "  jobKind: "+k.Kind+"\n"+k.Demo.Spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, results := Processor{}.Resolve(config, nil)
+		if o == nil {
+			t.Fatalf("jobKind %s: %v", k.Kind, results)
+		}
+		for _, key := range keys {
+			if !slices.ContainsFunc(o.Warnings, func(r *framework.Result) bool { return r.Field != nil && r.Field.Path == key }) {
+				t.Errorf("jobKind %s: %s set, and no warning: %v", k.Kind, key, o.Warnings)
+			}
+		}
 	}
 }

@@ -6,8 +6,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/env"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 )
@@ -49,6 +52,25 @@ type Gang interface {
 type Apart interface {
 	Apart(p *Plan, role jobkind.Role) bool
 }
+
+// Resolver is a kind with plan rules of its own, which Resolve runs once the
+// shared shape (workers, GPUs, slots), the ids and the home are settled and
+// before the gang's minimum (Gang reads what it settles): it settles the
+// kind's part of the plan and checks it against the spec and mlops.env.
+type Resolver interface {
+	Resolve(p *Plan, in Input) ([]Warning, field.ErrorList)
+}
+
+// Input is what Resolve settles a plan from: the job's spec (defaulted and
+// validated), mlops.env and its decoded settings.
+type Input struct {
+	Spec *api.MLOpsJobSpec
+	Env  *env.File
+	Set  env.Settings
+}
+
+// EnvKey is where mlops.env's key is, in messages.
+func (in Input) EnvKey(key string) *field.Path { return field.NewPath(in.Env.Source).Key(key) }
 
 // Clearer is a kind whose patch deletes more of a target than the shared
 // fills do (Patch.Clear).

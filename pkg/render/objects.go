@@ -191,8 +191,7 @@ func (p *Plan) fillWorkload(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Cont
 }
 
 // KeepsProgram: the spec names no command or script, so the target keeps its
-// own (an MPIJob's launcher its mpirun line, whose rank count mlops-fn sets
-// at LauncherRanks, its workers their sshd).
+// own (which a kind's Narrow may still edit, as Kept says).
 func (p *Plan) KeepsProgram() bool { return len(p.Command) == 0 }
 
 // clearedSecurity: the ids are set once, at the pod level, so a container's

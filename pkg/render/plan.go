@@ -108,16 +108,9 @@ type Plan struct {
 	// wrote (a training container moved first): told, not refused.
 	Notices []string
 
-	// LauncherRanks is where a kept mpirun line of the target's launcher
-	// holds its rank count; the processor sets it to Ranks.
-	LauncherRanks *ArgumentRef
-	// LauncherHostfile: that kept line is OpenMPI's and names no hosts, so
-	// mlops-fn adds --hostfile OperatorHostfile after the count (OpenMPI 5
-	// ignores the operator's hostfile variable).
-	LauncherHostfile bool
-	// LauncherForward are the flags mlops-fn adds after that count to forward
-	// the environment to every rank (ForwardFlagsBeyond the line).
-	LauncherForward []string
+	// Kept is what a kind's Narrow found in the target that its later edits
+	// (AfterPatcher, JSONPatcher) read, nil for nothing.
+	Kept any
 
 	RunAsUser, RunAsGroup, FSGroup *int64
 	Home                           string
@@ -126,39 +119,6 @@ type Plan struct {
 	// RDMAResource is the RDMA devices' resource, "" without RDMA; the
 	// training containers get IPC_LOCK with them.
 	RDMAResource corev1.ResourceName
-}
-
-// forwardableName is what OpenMPI's -x and Hydra's -genvlist carry to a
-// rank: a shell variable's name. Tried on OpenMPI 5.0.7 and MPICH 4.2.1
-// (Debian 13): a name with "." or "-" reaches no rank.
-var forwardableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-// unforwardable: every rank reads mlops.env and spec.env through mpirun's
-// forwarding, so a name it cannot forward is an error.
-func (p *Plan) unforwardable(spec *field.Path, envKey func(string) *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	const why = "reaches every rank only through mpirun's environment forwarding (OpenMPI's -x, Hydra's -genvlist), which carries no name with \".\" or \"-\": the ranks would run without it; accepted: letters, digits and _, not starting with a digit (e.g. %s)"
-	for _, k := range p.EnvKeys {
-		if !forwardableName.MatchString(k) {
-			errs = append(errs, field.Invalid(envKey(k), k, fmt.Sprintf(why, forwardableSpelling(k))))
-		}
-	}
-	for i, e := range p.Env {
-		if !forwardableName.MatchString(e.Name) {
-			errs = append(errs, field.Invalid(spec.Child("env").Index(i).Child("name"), e.Name, fmt.Sprintf(why, forwardableSpelling(e.Name))))
-		}
-	}
-	for i, v := range p.MPI.ForwardEnv {
-		if name, _, _ := strings.Cut(v, "="); !forwardableName.MatchString(name) && len(validation.IsEnvVarName(name)) == 0 {
-			errs = append(errs, field.Invalid(spec.Child("mpi", "forwardEnv").Index(i), v, fmt.Sprintf(why, forwardableSpelling(name))))
-		}
-	}
-	return errs
-}
-
-// forwardableSpelling is name with each "." and "-" as "_".
-func forwardableSpelling(name string) string {
-	return strings.NewReplacer(".", "_", "-", "_").Replace(name)
 }
 
 // gangMinimum settles runPolicy.schedulingPolicy.minAvailable, the pods a
@@ -192,15 +152,20 @@ func (p *Plan) gangMinimum(path *field.Path, errs field.ErrorList) field.ErrorLi
 	return errs
 }
 
+// ElasticPlan is an elastic job's settled shape.
+type ElasticPlan struct {
+	MinWorkers, MaxWorkers int32
+	Backend, Endpoint      string
+	RunID                  string
+	MaxRestarts            *int32
+	ProcsPerWorker         int32
+}
+
 // Kind is the job kind the plan renders.
 func (p *Plan) Kind() Kind { return p.kind }
 
 // Facts is the row of the job kinds table the plan renders.
 func (p *Plan) Facts() jobkind.Facts { return p.kind.Facts() }
-
-// carries says whether the plan's kind carries the spec field at path (dotted):
-// the rules of a field hold where a kind has it.
-func (p *Plan) carries(path string) bool { return api.Carries(p.Facts(), path) }
 
 // Warning is advice about a job that renders.
 type Warning struct {
@@ -208,8 +173,8 @@ type Warning struct {
 	Message string
 }
 
-// Resolve settles job (defaulted and validated), of kind, against the mlops.env file and its decoded settings. Errors name the
-// spec field or the mlops.env key.
+// Resolve settles job (defaulted and validated), of kind, against the mlops.env file and its decoded settings: by the
+// rules every kind shares and the kind's own (Resolver). Errors name the spec field or the mlops.env key.
 func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*Plan, []Warning, field.ErrorList) {
 	s := &job.Spec
 	spec := field.NewPath("spec")
@@ -250,9 +215,9 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 	p.EnvKeys = slices.Sorted(maps.Keys(file.Map()))
 	errs := twoHomes(s, set, file.Source, file.Map())
 	var warnings []Warning
-	if p.carries("trainer") {
+	if reserved := kind.Facts().ReservedEnv; reserved != nil {
 		for _, k := range p.EnvKeys {
-			if why := api.TrainerEnvReserved(k); why != "" {
+			if why := reserved(k); why != "" {
 				errs = append(errs, field.Invalid(envKey(k), k, why))
 			}
 		}
@@ -265,15 +230,9 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 			errs = append(errs, field.Invalid(spec.Child("script"), script, "is run as one program whose path is the whole text, spaces included; accepted: the script's path alone, and the arguments as command: [python, train.py, --lr, \"0.1\"] (or the script's path in command and the arguments in args)"))
 		}
 	}
-	if len(s.Command) > 0 && len(p.Command) > 0 {
-		switch program := p.Command[0]; {
-		case strings.IndexFunc(program, unicode.IsSpace) >= 0:
-			// The first item is exec'd as a path: its arguments would be part of the name.
-			errs = append(errs, field.Invalid(spec.Child("command").Index(0), program, "is run as one program whose path is the whole text, spaces included; accepted: one item per argument, command: [python, train.py, --lr, \"0.1\"] (init: mlops-fn init DIR -- python train.py --lr 0.1)"))
-		case p.carries("mpi") && isMPILauncher(program):
-			errs = append(errs, field.Invalid(spec.Child("command").Index(0), program,
-				"mlops-fn writes the launcher's mpirun line itself (mpirun -np WORKERS × SLOTS_PER_WORKER …) and runs the command under it: mpirun would run mpirun; accepted: the program alone (python train.py), its ranks set by WORKERS and SLOTS_PER_WORKER and mpirun's flags by spec.mpi.args; or no spec.command, to keep a base's own mpirun line"))
-		}
+	if len(s.Command) > 0 && len(p.Command) > 0 && strings.IndexFunc(p.Command[0], unicode.IsSpace) >= 0 {
+		// The first item is exec'd as a path: its arguments would be part of the name.
+		errs = append(errs, field.Invalid(spec.Child("command").Index(0), p.Command[0], "is run as one program whose path is the whole text, spaces included; accepted: one item per argument, command: [python, train.py, --lr, \"0.1\"] (init: mlops-fn init DIR -- python train.py --lr 0.1)"))
 	}
 	for i, e := range s.Env {
 		if _, ok := x.values[e.Name]; ok {
@@ -296,36 +255,35 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 	}
 
 	p.Workers = pick(set.Workers, s.Workers, 0)
-	if p.carries("workers") && p.Workers == 0 {
+	if p.Facts().CarriesField("workers") && p.Workers == 0 {
 		errs = append(errs, field.Required(envKey("WORKERS"),
 			fmt.Sprintf("%s needs the number of workers: set WORKERS in %s (or spec.workers), 1 to %d", p.JobKind, file.Source, api.MaxWorkers)))
 	}
 	p.GPUsPerWorker = pick(set.GPUsPerWorker, s.GPUsPerWorker, 0)
-	if p.carries("elastic") && p.Workers > 0 {
-		p.Elastic, errs = elastic(s.Elastic, set, p.Workers, p.GPUsPerWorker, envKey, errs)
-	}
 	// One rank per GPU, unless SLOTS_PER_WORKER or spec.slotsPerWorker says otherwise.
 	p.SlotsPerWorker = pick(set.SlotsPerWorker, s.SlotsPerWorker, max(p.GPUsPerWorker, 1))
-	errs = p.gangMinimum(spec.Child("runPolicy", "schedulingPolicy", "minAvailable"), errs)
-	if i := slices.IndexFunc(p.MPI.Args, isHostFlag); i >= 0 && p.carries("mpi") {
-		errs = append(errs, field.Invalid(spec.Child("mpi", "args").Index(i), p.MPI.Args[i],
-			"names mpirun's hosts, beside the operator's hostfile, which lists the workers and their slots: mpirun would get two host lists; accepted: mpirun's other flags"))
+	p.RunAsUser = pick64(set.UserID, s.Security.RunAsUser)
+	p.RunAsGroup = pick64(set.GroupID, s.Security.RunAsGroup)
+	// Volumes belong to the group the job runs as, unless FS_GROUP or spec.security.fsGroup says otherwise.
+	p.FSGroup = pick64(set.FSGroup, s.Security.FSGroup)
+	if p.FSGroup == nil {
+		p.FSGroup = p.RunAsGroup
 	}
-	if p.carries("mpi") {
-		errs = append(errs, p.unforwardable(spec, envKey)...)
-		if p.Script && !slices.Equal(p.MPI.Args, api.DefaultMPIArgs) && (p.MPI.Implementation == api.OpenMPI || len(p.MPI.Args) > 0) {
-			errs = append(errs, field.Invalid(spec.Child("mpi", "args"), p.MPI.Args, "are flags of mlops-fn's mpirun line, and spec.script is the launcher's own program, which starts mpirun itself with its own flags: they would be lost; accepted: the flags in the script's mpirun line, or spec.command (the program each rank runs, under mlops-fn's mpirun line with spec.mpi.args)"))
-		}
-		for i, v := range p.MPI.ForwardEnv {
-			// The default NCCL_DEBUG=INFO gives way to mlops.env's (RankEnv); a pair of the user's is refused.
-			if name, _, set := strings.Cut(v, "="); set && !slices.Equal(p.MPI.ForwardEnv, api.DefaultForwardEnv) && slices.Contains(p.EnvNames(), name) {
-				errs = append(errs, field.Invalid(spec.Child("mpi", "forwardEnv").Index(i), v, fmt.Sprintf(
-					"sets %s, which every rank already gets from %s or spec.env (mlops-fn forwards each of their names): the ranks would see this value and the containers the other; accepted: the value in one place, or the name alone", name, file.Source)))
-			}
+	if s.Security.Home != "" {
+		p.Home, _ = x.path(spec.Child("security", "home"), s.Security.Home)
+	}
+	if p.Home == "" {
+		p.Home = api.DefaultMPIHome
+		if set.UserName != "" && set.UserName != "root" {
+			p.Home = "/home/" + set.UserName
 		}
 	}
-
 	warnings = append(warnings, unlikelyQuantities(s, spec)...)
+	if r, ok := kind.(Resolver); ok {
+		w, e := r.Resolve(p, Input{Spec: s, Env: file, Set: set})
+		warnings, errs = append(warnings, w...), append(errs, e...)
+	}
+	errs = p.gangMinimum(spec.Child("runPolicy", "schedulingPolicy", "minAvailable"), errs)
 	p.Limits = limits(pickQuantity(set.CPU, quantity(s.Resources.Limits, corev1.ResourceCPU)), pickQuantity(set.Memory, quantity(s.Resources.Limits, corev1.ResourceMemory)))
 	p.Requests = maps.Clone(s.Resources.Requests)
 	for _, l := range []struct {
@@ -368,29 +326,6 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 		}
 		p.Limits[p.RDMAResource] = *resource.NewQuantity(int64(ptr.Deref(r.PerWorker, 1)), resource.DecimalSI)
 	}
-	if r := s.LauncherResources; r != nil {
-		p.LauncherLimits, p.LauncherRequests = maps.Clone(r.Limits), maps.Clone(r.Requests)
-	} else if p.carries("launcherResources") {
-		d := api.DefaultLauncherResources()
-		p.LauncherLimits, p.LauncherRequests, p.LauncherLimitsDefault = d.Limits, d.Requests, true
-	}
-
-	p.RunAsUser = pick64(set.UserID, s.Security.RunAsUser)
-	p.RunAsGroup = pick64(set.GroupID, s.Security.RunAsGroup)
-	// Volumes belong to the group the job runs as, unless FS_GROUP or spec.security.fsGroup says otherwise.
-	p.FSGroup = pick64(set.FSGroup, s.Security.FSGroup)
-	if p.FSGroup == nil {
-		p.FSGroup = p.RunAsGroup
-	}
-	if s.Security.Home != "" {
-		p.Home, _ = x.path(spec.Child("security", "home"), s.Security.Home)
-	}
-	if p.Home == "" {
-		p.Home = api.DefaultMPIHome
-		if set.UserName != "" && set.UserName != "root" {
-			p.Home = "/home/" + set.UserName
-		}
-	}
 	if set.UserName == "root" && p.RunAsUser != nil && *p.RunAsUser != 0 {
 		uid := "spec.security.runAsUser"
 		if set.UserID != nil {
@@ -398,24 +333,6 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 		}
 		errs = append(errs, field.Invalid(envKey("USER_NAME"), set.UserName, fmt.Sprintf(
 			"names the root user, but %s is %d: the job runs as that user, whose home is not /root; accepted: the name of user %d in the image (its home is /home/NAME), or %s=0", uid, *p.RunAsUser, *p.RunAsUser, uid)))
-	}
-	if p.Root() {
-		// The mpi-operator's SSH keys, in the home of spec.security.home.
-		if p.carries("security.home") && p.FSGroup != nil {
-			if _, explicit := file.Lookup("FS_GROUP"); explicit || s.Security.FSGroup != nil {
-				warnings = append(warnings, Warning{Field: envKey("FS_GROUP"), Message: "fsGroup is left out: on a root MPIJob it makes the SSH key in /root/.ssh group-readable (mode 0640) and ssh refuses it; to have the volumes owned by that group, run as a non-root USER_ID"})
-			}
-			p.FSGroup = nil
-		}
-		if p.carries("security.home") && set.UserName != "" && set.UserName != "root" && s.Security.Home == "" {
-			warnings = append(warnings, Warning{Field: envKey("USER_NAME"), Message: fmt.Sprintf("names %s, but the job runs as root, whose SSH keys go to /root/.ssh, not /home/%s; accepted: USER_NAME left out (or root), or the job run as %s's uid in the image (USER_ID, or spec.security.runAsUser)", set.UserName, set.UserName, set.UserName)})
-		}
-	}
-
-	for _, k := range api.EnvKeysNotCarried(p.Facts()) {
-		if _, set := file.Lookup(k); set {
-			warnings = append(warnings, Warning{Field: envKey(k), Message: fmt.Sprintf("jobKind %s does not use %s: the value only reaches the containers' environment", p.JobKind, k)})
-		}
 	}
 	p.Volumes, p.Mounts, errs = volumes(x, s.Volumes, set, file, errs)
 	errs = append(errs, p.memoryVolumesAboveLimit(s.Volumes, set, envKey)...)
@@ -520,23 +437,6 @@ func (p *Plan) memoryVolumesAboveLimit(specVols []api.Volume, set env.Settings, 
 			"is above the memory limit %s: a memory-backed volume counts against the container's memory, and the kubelet sizes it at most the pod's memory limit, so the pod would get %s and a program filling it would be OOM-killed; accepted: a size below the memory limit, leaving the program room (e.g. MEMORY=16Gi with SHM_SIZE=4Gi), or the memory limit raised", owner, limit.String())))
 	}
 	return errs
-}
-
-// SSHAuthMountPath follows the mpi-operator's non-root pattern.
-func (p *Plan) SSHAuthMountPath() string {
-	if p.Root() {
-		return "/root/.ssh"
-	}
-	return p.Home + "/.ssh"
-}
-
-// Ranks is mpirun's -np: every slot of every worker, and the launcher's when it takes part.
-func (p *Plan) Ranks() int32 {
-	hosts := p.Workers
-	if p.MPI.RunLauncherAsWorker {
-		hosts++
-	}
-	return hosts * p.SlotsPerWorker
 }
 
 func volumes(x *expander, specVols []api.Volume, set env.Settings, file *env.File, errs field.ErrorList) ([]corev1.Volume, []corev1.VolumeMount, field.ErrorList) {

@@ -19,6 +19,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/env"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds/mpijob"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds/trainjob"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
@@ -28,7 +29,7 @@ func resolve(t *testing.T, spec api.MLOpsJobSpec, envText string) (*render.Plan,
 	t.Helper()
 	job := &api.MLOpsJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "bert"}, Spec: spec}
 	kinds.Default(job)
-	if errs := job.Validate(kinds.All); len(errs) > 0 {
+	if errs := kinds.Validate(job); len(errs) > 0 {
 		t.Fatalf("the spec does not validate: %v", errs)
 	}
 	file, err := env.Parse("mlops.env", []byte(envText))
@@ -65,7 +66,7 @@ func TestRanks(t *testing.T) {
 			spec := program
 			spec.MPI.RunLauncherAsWorker = c.launcher
 			p, _ := resolve(t, spec, c.env)
-			if got := p.Ranks(); got != c.want {
+			if got := mpijob.Ranks(p); got != c.want {
 				t.Errorf("Ranks() = %d, want %d", got, c.want)
 			}
 			if got := launcherCommand(t, p); !strings.Contains(strings.Join(got, " "), " -np "+strconv.Itoa(int(c.want))+" ") {
@@ -88,13 +89,13 @@ func TestMPIRunLine(t *testing.T) {
 		impl      api.MPIImplementation
 		want      []string
 	}{
-		{"OpenMPI as root", "WORKERS=2\n", program, api.OpenMPI, []string{"mpirun", "--allow-run-as-root", "-np", "2", "--hostfile", render.OperatorHostfile,
+		{"OpenMPI as root", "WORKERS=2\n", program, api.OpenMPI, []string{"mpirun", "--allow-run-as-root", "-np", "2", "--hostfile", mpijob.OperatorHostfile,
 			"-bind-to", "none", "-map-by", "slot", "-mca", "pml", "ob1", "-mca", "btl", "^openib",
 			"-x", "NCCL_DEBUG=INFO", "-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "WORKERS", "python", "train.py"}},
-		{"OpenMPI as a user, spec.env", "WORKERS=2\nUSER_ID=1000\n", withEnv, api.OpenMPI, []string{"mpirun", "-np", "2", "--hostfile", render.OperatorHostfile,
+		{"OpenMPI as a user, spec.env", "WORKERS=2\nUSER_ID=1000\n", withEnv, api.OpenMPI, []string{"mpirun", "-np", "2", "--hostfile", mpijob.OperatorHostfile,
 			"-bind-to", "none", "-map-by", "slot", "-mca", "pml", "ob1", "-mca", "btl", "^openib",
 			"-x", "NCCL_DEBUG=INFO", "-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "USER_ID", "-x", "WORKERS", "-x", "RUN_ID", "python", "train.py"}},
-		{"mlops.env's NCCL_DEBUG over the default's", "WORKERS=2\nNCCL_DEBUG=WARN\n", program, api.OpenMPI, []string{"mpirun", "--allow-run-as-root", "-np", "2", "--hostfile", render.OperatorHostfile,
+		{"mlops.env's NCCL_DEBUG over the default's", "WORKERS=2\nNCCL_DEBUG=WARN\n", program, api.OpenMPI, []string{"mpirun", "--allow-run-as-root", "-np", "2", "--hostfile", mpijob.OperatorHostfile,
 			"-bind-to", "none", "-map-by", "slot", "-mca", "pml", "ob1", "-mca", "btl", "^openib",
 			"-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "NCCL_DEBUG", "-x", "WORKERS", "python", "train.py"}},
 		{"Intel MPI", "WORKERS=3\nDATASET_DIR=/data\n", withEnv, api.Intel, []string{"mpirun", "-n", "3", "-genv", "NCCL_DEBUG", "INFO",
@@ -137,82 +138,6 @@ func TestUnforwardable(t *testing.T) {
 			pod.MPI = api.MPI{}
 			if _, errs := resolveBert(t, pod, c.env); len(errs) > 0 {
 				t.Errorf("a Pod (no mpirun) refused: %v", errs)
-			}
-		})
-	}
-}
-
-// TestJoinedRankCount finds a count joined to mpirun's own rank flag, not
-// a flag that merely starts alike, nor the program's.
-func TestJoinedRankCount(t *testing.T) {
-	for _, c := range []struct {
-		line []string
-		want string
-	}{
-		{[]string{"mpirun", "--np=4", "prog"}, "--np=4"},
-		{[]string{"mpirun", "-x", "A", "-np=8", "prog"}, "-np=8"},
-		{[]string{"mpiexec", "-n4", "prog"}, "-n4"},
-		{[]string{"mpirun", "-npernode", "2", "-np", "4", "prog"}, ""},
-		{[]string{"mpirun", "-np", "4", "prog", "--np=2"}, ""},
-		{[]string{"python", "--np=2"}, ""},
-	} {
-		if got := render.JoinedRankCount(c.line, nil); got != c.want {
-			t.Errorf("JoinedRankCount(%q) = %q, want %q", c.line, got, c.want)
-		}
-	}
-}
-
-// TestRanksArgument finds mpirun's own -np, not the program's.
-func TestRanksArgument(t *testing.T) {
-	for _, c := range []struct {
-		name          string
-		command, args []string
-		want          *render.ArgumentRef
-	}{
-		{"in command", []string{"mpirun", "-n", "2", "/home/mpiuser/pi"}, nil, &render.ArgumentRef{Field: "command", Index: 2, Flag: "-n"}},
-		{"count begins args", []string{"mpirun", "-np"}, []string{"4", "python", "train.py"}, &render.ArgumentRef{Field: "args", Index: 0, Flag: "-np"}},
-		{"after options with values", []string{"mpirun", "-x", "PATH", "--mca", "btl", "tcp", "-np", "8", "prog"}, nil, &render.ArgumentRef{Field: "command", Index: 7, Flag: "-np"}},
-		{"after Hydra's host list", []string{"mpiexec", "-hosts", "a,b", "-n", "4", "prog"}, nil, &render.ArgumentRef{Field: "command", Index: 4, Flag: "-n"}},
-		{"the program's own -n", []string{"mpirun", "python", "train.py", "-n", "5"}, nil, nil},
-		{"no mpirun", []string{"python", "-n", "3"}, nil, nil},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			got, ok := render.RanksArgument(c.command, c.args)
-			if ok != (c.want != nil) {
-				t.Fatalf("found %v (%+v), want %v", ok, got, c.want != nil)
-			}
-			if c.want != nil && (got.Field != c.want.Field || got.Index != c.want.Index || got.Flag != c.want.Flag) {
-				t.Errorf("got %+v, want %+v", got, *c.want)
-			}
-		})
-	}
-}
-
-// TestNamesHosts: a kept OpenMPI line that names its hosts keeps them; one
-// that does not gets mlops-fn's --hostfile. Hydra's spellings (any dashes,
-// any case, "=") name hosts too.
-func TestNamesHosts(t *testing.T) {
-	for _, c := range []struct {
-		name          string
-		command, args []string
-		want          bool
-	}{
-		{"count only", []string{"mpirun", "-n", "2", "/home/mpiuser/pi"}, nil, false},
-		{"--hostfile", []string{"mpirun", "-n", "2", "--hostfile", "/etc/mpi/hostfile", "prog"}, nil, true},
-		{"--hostfile=", []string{"mpirun"}, []string{"-np", "4", "--hostfile=/etc/mpi/hostfile", "prog"}, true},
-		{"a host list", []string{"mpirun", "-H", "a,b", "-np", "2", "prog"}, nil, true},
-		{"the program's own --host", []string{"mpirun", "-np", "2", "python", "serve.py", "--host", "0.0.0.0"}, nil, false},
-		{"a value that looks like a flag", []string{"mpirun", "-x", "-H", "-np", "2", "prog"}, nil, false},
-		{"Hydra's -hosts", []string{"mpiexec", "-n", "2", "-hosts", "a,b", "prog"}, nil, true},
-		{"Hydra's --hosts=", []string{"mpirun", "-n", "2", "--hosts=a", "prog"}, nil, true},
-		{"Hydra's -machine", []string{"mpirun", "-machine", "/x", "-n", "2", "prog"}, nil, true},
-		{"Hydra reads any case", []string{"mpirun", "-n", "2", "-HostList", "a", "prog"}, nil, true},
-		{"OpenMPI's --default-hostfile", []string{"mpirun", "--default-hostfile", "/x", "-np", "2", "prog"}, nil, true},
-		{"Hydra's -hybrid-hosts, no list", []string{"mpiexec", "-hybrid-hosts", "-n", "2", "prog"}, nil, false},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if got := render.NamesHosts(c.command, c.args); got != c.want {
-				t.Errorf("NamesHosts(%q, %q) = %v, want %v", c.command, c.args, got, c.want)
 			}
 		})
 	}
@@ -348,37 +273,6 @@ func TestPodActiveDeadline(t *testing.T) {
 	}
 }
 
-// TestEnvKeysNotCarriedAreKnown: the keys warned about where a jobKind cannot
-// use them are mlops.env's, and warned about.
-func TestEnvKeysNotCarriedAreKnown(t *testing.T) {
-	for _, jobKind := range kinds.All.Names() {
-		keys := api.EnvKeysNotCarried(kinds.All.Of(jobkind.JobKind(jobKind)))
-		text := "WORKERS=2\n"
-		for _, k := range keys {
-			if !env.IsKnownKey(k) {
-				t.Errorf("jobKind %s: %s is no mlops.env key", jobKind, k)
-			}
-			if k != "WORKERS" {
-				text += k + "=1\n"
-			}
-		}
-		spec := program
-		spec.JobKind = jobkind.JobKind(jobKind)
-		if jobKind == string(jobkind.PyTorchJob) {
-			spec.Command = []string{"torchrun", "train.py"}
-		}
-		if jobKind == string(jobkind.TrainJob) {
-			spec.Trainer.Runtime = api.DefaultTrainerRuntime
-		}
-		warnings, _ := resolveBert(t, spec, text)
-		for _, k := range keys {
-			if !slices.ContainsFunc(warnings, func(w render.Warning) bool { return strings.HasSuffix(w.Field.String(), "["+k+"]") }) {
-				t.Errorf("jobKind %s: %s set, and no warning: %v", jobKind, k, warnings)
-			}
-		}
-	}
-}
-
 // resolveBert resolves a job named bert with spec (defaulted) and mlops.env's text.
 func resolveBert(t *testing.T, spec api.MLOpsJobSpec, envText string) ([]render.Warning, field.ErrorList) {
 	t.Helper()
@@ -402,33 +296,6 @@ func operatorSpecs() (trainJob, mpiRuntime, elastic api.MLOpsJobSpec) {
 	mpiRuntime.Trainer.ReplicatedJobs = []string{"launcher", "node"}
 	elastic = api.MLOpsJobSpec{JobKind: jobkind.PyTorchJob, Image: "pytorch/pytorch:2.7.1", Command: []string{"torchrun", "train.py"}}
 	return trainJob, mpiRuntime, elastic
-}
-
-// TestForwardFlagsBeyond: a kept line gets the flags for what it does not
-// forward yet, so a second run over its own output adds none.
-func TestForwardFlagsBeyond(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		impl api.MPIImplementation
-		line []string
-		want []string
-	}{
-		{"OpenMPI, none yet", api.OpenMPI, []string{"mpirun", "-n", "2", "pi"}, []string{"-x", "NCCL_DEBUG=INFO", "-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "WORKERS"}},
-		{"OpenMPI, some its own", api.OpenMPI, []string{"mpirun", "-x", "PATH", "-x", "NCCL_DEBUG=WARN", "-n", "2", "pi"}, []string{"-x", "LD_LIBRARY_PATH", "-x", "WORKERS"}},
-		{"OpenMPI, a second run", api.OpenMPI, []string{"mpirun", "-n", "2", "-x", "NCCL_DEBUG=INFO", "-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "WORKERS", "pi"}, nil},
-		{"a program's -x is not mpirun's", api.OpenMPI, []string{"mpirun", "-n", "2", "pi", "-x", "PATH"}, []string{"-x", "NCCL_DEBUG=INFO", "-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "WORKERS"}},
-		{"Hydra, a second run", api.MPICH, []string{"mpiexec", "-n", "2", "-genv", "NCCL_DEBUG", "INFO", "-genvlist", "LD_LIBRARY_PATH,PATH,WORKERS", "pi"}, nil},
-		{"Hydra, some its own", api.MPICH, []string{"mpiexec", "-genv", "LD_LIBRARY_PATH", "/opt", "-n", "2", "pi"}, []string{"-genv", "NCCL_DEBUG", "INFO", "-genvlist", "PATH,WORKERS"}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			spec := program
-			spec.MPI.Implementation = c.impl
-			p, _ := resolve(t, spec, "WORKERS=2\n")
-			if diff := cmp.Diff(c.want, p.ForwardFlagsBeyond(c.line, nil)); diff != "" {
-				t.Errorf("ForwardFlagsBeyond(%q) (-want +got):\n%s", c.line, diff)
-			}
-		})
-	}
 }
 
 // launcherCommand is the command the plan's MPIJob patch gives the launcher.

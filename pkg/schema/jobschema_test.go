@@ -107,7 +107,7 @@ func judge(t *testing.T, s *jsonschema.Schema, name string, text []byte) verdict
 	job, errs := jobspec.Decode(node)
 	if v.decodeErrs = errs; job != nil && len(errs) == 0 {
 		kinds.Default(job)
-		v.validateErrs = job.Validate(kinds.All)
+		v.validateErrs = kinds.Validate(job)
 	}
 	instance, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 	if err != nil {

@@ -313,8 +313,8 @@ func (c *Cluster) kueue(ctx context.Context, jk jobkind.Facts, u *unstructured.U
 		// Kueue's webhook holds a job it manages as it is created, and makes
 		// its Workload before it lets it go: this one it does not manage.
 		return nil, fmt.Sprintf("not queued: its label %s names Kueue's LocalQueue %s (QUEUE in mlops.env), but Kueue never held it and made no Workload for it: it runs outside the queue, its quota uncounted. "+
-			"Kueue manages %s only with %s in its Configuration's integrations.frameworks (Kueue v0.19's default leaves kubeflow.org/pytorchjob out) and in the namespaces its managedJobsNamespaceSelector selects: ask the cluster's admin to enable it (docs/sharing-a-cluster.md), or remove QUEUE",
-			api.QueueLabel, queue, jobkind.WithArticle(jk.Kind), jk.KueueFramework), nil
+			"Kueue manages %s only with %s in its Configuration's integrations.frameworks (Kueue v0.19's default leaves %s out) and in the namespaces its managedJobsNamespaceSelector selects: ask the cluster's admin to enable it (docs/sharing-a-cluster.md), or remove QUEUE",
+			api.QueueLabel, queue, jobkind.WithArticle(jk.Kind), jk.KueueFramework, kueueOff()), nil
 	}
 	lq, err := cluster.Get(ctx, c.Dynamic.Resource(gv.WithResource("localqueues")).Namespace(ns), queue)
 	if err != nil {
@@ -429,4 +429,16 @@ func (r *Report) String() string {
 		fmt.Fprintf(&b, "  note: %s\n", n)
 	}
 	return b.String()
+}
+
+// kueueOff are the kinds' frameworks that Kueue's default Configuration
+// leaves out.
+func kueueOff() string {
+	var off []string
+	for _, k := range kinds.All {
+		if k.KueueOff {
+			off = append(off, k.KueueFramework)
+		}
+	}
+	return strings.Join(off, " and ")
 }

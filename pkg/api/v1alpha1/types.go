@@ -217,9 +217,6 @@ const (
 	ClusterTrainingRuntime = "ClusterTrainingRuntime"
 	TrainingRuntime        = "TrainingRuntime"
 	DefaultTrainerRuntime  = "torch-distributed"
-	// TrainerNode is the replicated job and the container a training runtime
-	// runs the trainer in.
-	TrainerNode = string(jobkind.TrainerNode)
 )
 
 // Volume is a data volume mounted on every training container. NFS_SERVER/NFS_PATH add

@@ -26,8 +26,9 @@ const (
 	MaxID      = math.MaxInt32
 )
 
-// Validate checks the spec on its own, its jobKind one of kinds. Values that
-// may hold ${KEY} references (image, paths) are checked by the renderer once
+// Validate checks the spec on its own, its jobKind one of kinds, by the
+// rules every kind shares (a kind's own are its Validator's). Values that may
+// hold ${KEY} references (image, paths) are checked by the renderer once
 // expanded.
 func (j *MLOpsJob) Validate(kinds jobkind.Table) field.ErrorList {
 	var errs field.ErrorList
@@ -67,10 +68,17 @@ func (j *MLOpsJob) Validate(kinds jobkind.Table) field.ErrorList {
 	return errs
 }
 
+// Validator is a job kind with checks of its own on the spec at p, run after
+// the shared ones (pkg/kinds.Validate runs both): of the fields only it
+// carries, and the operator's rules on them.
+type Validator interface {
+	Validate(s *MLOpsJobSpec, p *field.Path) field.ErrorList
+}
+
 func (s *MLOpsJobSpec) validate(p *field.Path, kinds jobkind.Table) field.ErrorList {
 	var errs field.ErrorList
 	kind := kinds.Of(s.JobKind)
-	errs = append(errs, oneOf(p.Child("jobKind"), string(s.JobKind), kinds.Names()...)...)
+	errs = append(errs, OneOf(p.Child("jobKind"), string(s.JobKind), kinds.Names()...)...)
 	if s.ContainerName != "" {
 		for _, msg := range validation.IsDNS1123Label(s.ContainerName) {
 			errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName, msg))
@@ -81,11 +89,11 @@ func (s *MLOpsJobSpec) validate(p *field.Path, kinds jobkind.Table) field.ErrorL
 		}
 	}
 	if s.ImagePullPolicy != "" {
-		errs = append(errs, oneOf(p.Child("imagePullPolicy"), string(s.ImagePullPolicy),
+		errs = append(errs, OneOf(p.Child("imagePullPolicy"), string(s.ImagePullPolicy),
 			string(corev1.PullAlways), string(corev1.PullIfNotPresent), string(corev1.PullNever))...)
 	}
 	if s.RestartPolicy != "" {
-		errs = append(errs, oneOf(p.Child("restartPolicy"), string(s.RestartPolicy), "Never", "OnFailure")...)
+		errs = append(errs, OneOf(p.Child("restartPolicy"), string(s.RestartPolicy), "Never", "OnFailure")...)
 	}
 	for i, secret := range s.ImagePullSecrets {
 		for _, msg := range validation.IsDNS1123Subdomain(secret.Name) {
@@ -94,9 +102,6 @@ func (s *MLOpsJobSpec) validate(p *field.Path, kinds jobkind.Table) field.ErrorL
 	}
 	if s.Script != "" && len(s.Command) > 0 {
 		errs = append(errs, field.Forbidden(p.Child("script"), "set either script or command, not both"))
-	}
-	if Carries(kind, "elastic") {
-		errs = append(errs, s.Elastic.validate(p.Child("elastic"))...)
 	}
 	for i, e := range s.Env {
 		for _, msg := range validation.IsEnvVarName(e.Name) {
@@ -119,9 +124,9 @@ func (s *MLOpsJobSpec) validate(p *field.Path, kinds jobkind.Table) field.ErrorL
 			errs = append(errs, field.Invalid(p.Child("serviceAccountName"), sa, msg))
 		}
 	}
-	errs = append(errs, intRange(p.Child("workers"), s.Workers, 1, MaxWorkers)...)
-	errs = append(errs, intRange(p.Child("gpusPerWorker"), s.GPUsPerWorker, 0, MaxGPUs)...)
-	errs = append(errs, intRange(p.Child("slotsPerWorker"), s.SlotsPerWorker, 1, MaxSlots)...)
+	errs = append(errs, IntRange(p.Child("workers"), s.Workers, 1, MaxWorkers)...)
+	errs = append(errs, IntRange(p.Child("gpusPerWorker"), s.GPUsPerWorker, 0, MaxGPUs)...)
+	errs = append(errs, IntRange(p.Child("slotsPerWorker"), s.SlotsPerWorker, 1, MaxSlots)...)
 	errs = append(errs, validateResources(s.Resources, p.Child("resources"))...)
 	if s.LauncherResources != nil {
 		errs = append(errs, validateResources(*s.LauncherResources, p.Child("launcherResources"))...)
@@ -137,7 +142,7 @@ func (s *MLOpsJobSpec) validate(p *field.Path, kinds jobkind.Table) field.ErrorL
 		} else if msgs := validation.IsQualifiedName(r.Resource); len(msgs) > 0 || !strings.Contains(r.Resource, "/") || strings.HasPrefix(r.Resource, "kubernetes.io/") {
 			errs = append(errs, field.Invalid(rp.Child("resource"), r.Resource, "accepted: an extended resource name DOMAIN/NAME of the device plugin, e.g. rdma/rdma_shared_device_a"))
 		}
-		errs = append(errs, intRange(rp.Child("perWorker"), r.PerWorker, 1, MaxGPUs)...)
+		errs = append(errs, IntRange(rp.Child("perWorker"), r.PerWorker, 1, MaxGPUs)...)
 	}
 	if wpc := s.WorkloadPriorityClass; wpc != "" {
 		for _, msg := range validation.IsDNS1123Subdomain(wpc) {
@@ -150,14 +155,8 @@ func (s *MLOpsJobSpec) validate(p *field.Path, kinds jobkind.Table) field.ErrorL
 		}
 	}
 	errs = append(errs, validateVolumes(p.Child("volumes"), s.Volumes)...)
-	if Carries(kind, "mpi") {
-		errs = append(errs, s.MPI.validate(p.Child("mpi"))...)
-	}
 	errs = append(errs, s.RunPolicy.validate(p.Child("runPolicy"))...)
 	errs = append(errs, s.Security.validate(p.Child("security"))...)
-	if Carries(kind, "trainer") {
-		errs = append(errs, s.validateTrainJob(p)...)
-	}
 	errs = append(errs, s.notCarried(p, kinds)...)
 	if s.Target != nil {
 		if s.Target.Name == "" && len(s.Target.Labels) == 0 {
@@ -205,28 +204,6 @@ const FinerThanMilliWrong = "is finer than 1m (a thousandth of a core), which Ku
 // kubelet would round it up.
 func FinerThanMilli(q resource.Quantity) bool {
 	return q.Cmp(*resource.NewMilliQuantity(q.MilliValue(), q.Format)) != 0
-}
-
-func (m MPI) validate(p *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	errs = append(errs, oneOf(p.Child("implementation"), string(m.Implementation), string(OpenMPI), string(Intel), string(MPICH))...)
-	errs = append(errs, oneOf(p.Child("launcherCreationPolicy"), m.LauncherCreationPolicy, AtStartup, WaitForWorkersReady)...)
-	for i, a := range m.Args {
-		// One dash or two, its value after "=" or next (-n=4 as -np 4).
-		if name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "="); a != name && slices.Contains([]string{"np", "n", "c"}, name) {
-			errs = append(errs, field.Invalid(p.Child("args").Index(i), a, "mlops-fn sets the number of ranks from workers × slots; accepted: the other mpirun flags"))
-		}
-	}
-	if m.WorkerCommand != nil && len(m.WorkerCommand) == 0 {
-		errs = append(errs, field.Invalid(p.Child("workerCommand"), "[]", "an empty command leaves the workers without sshd; accepted: a command, or leave the field out for the default"))
-	}
-	for i, kv := range m.ForwardEnv {
-		name, _, _ := strings.Cut(kv, "=")
-		for _, msg := range validation.IsEnvVarName(name) {
-			errs = append(errs, field.Invalid(p.Child("forwardEnv").Index(i), kv, msg))
-		}
-	}
-	return errs
 }
 
 func validateVolumes(p *field.Path, vols []Volume) field.ErrorList {
@@ -279,11 +256,11 @@ func validateVolumes(p *field.Path, vols []Volume) field.ErrorList {
 			}
 			errs = append(errs, literalPath(vp.Child("hostPath", "path"), v.HostPath.Path)...)
 			if t := v.HostPath.Type; t != nil {
-				errs = append(errs, oneOf(vp.Child("hostPath", "type"), string(*t), "", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket", "CharDevice", "BlockDevice")...)
+				errs = append(errs, OneOf(vp.Child("hostPath", "type"), string(*t), "", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket", "CharDevice", "BlockDevice")...)
 			}
 		}
 		if v.EmptyDir != nil {
-			errs = append(errs, oneOf(vp.Child("emptyDir", "medium"), string(v.EmptyDir.Medium), "", string(corev1.StorageMediumMemory))...)
+			errs = append(errs, OneOf(vp.Child("emptyDir", "medium"), string(v.EmptyDir.Medium), "", string(corev1.StorageMediumMemory))...)
 			if q := v.EmptyDir.SizeLimit; q != nil && q.Sign() <= 0 {
 				errs = append(errs, field.Invalid(vp.Child("emptyDir", "sizeLimit"), q.String(), "accepted: a quantity greater than zero, such as 8Gi"))
 			}
@@ -319,21 +296,6 @@ func hasDotDot(p string) bool {
 	return slices.Contains(strings.Split(p, "/"), "..")
 }
 
-func (e Elastic) validate(p *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	errs = append(errs, intRange(p.Child("minWorkers"), e.MinWorkers, 1, MaxWorkers)...)
-	errs = append(errs, intRange(p.Child("maxWorkers"), e.MaxWorkers, 1, MaxWorkers)...)
-	errs = append(errs, intRange(p.Child("maxRestarts"), e.MaxRestarts, 0, 1000)...)
-	errs = append(errs, intRange(p.Child("procsPerWorker"), e.ProcsPerWorker, 1, MaxSlots)...)
-	errs = append(errs, oneOf(p.Child("rendezvousBackend"), e.RendezvousBackend, "c10d", "etcd", "etcd-v2")...)
-	if e.RunID != "" {
-		for _, msg := range validation.IsDNS1123Subdomain(e.RunID) {
-			errs = append(errs, field.Invalid(p.Child("runId"), e.RunID, msg))
-		}
-	}
-	return errs
-}
-
 // NFSVolumeName is the volume made from NFS_SERVER and NFS_PATH.
 const NFSVolumeName = "nfs"
 
@@ -354,7 +316,7 @@ func (r RunPolicy) validate(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	// Unset where the jobKind cannot carry them (Default leaves them out there).
 	if r.CleanPodPolicy != "" {
-		errs = append(errs, oneOf(p.Child("cleanPodPolicy"), r.CleanPodPolicy, "None", "Running", "All")...)
+		errs = append(errs, OneOf(p.Child("cleanPodPolicy"), r.CleanPodPolicy, "None", "Running", "All")...)
 	}
 	if r.TTLSecondsAfterFinished != nil && *r.TTLSecondsAfterFinished < 0 {
 		errs = append(errs, field.Invalid(p.Child("ttlSecondsAfterFinished"), *r.TTLSecondsAfterFinished, "accepted: 0 or more"))
@@ -416,10 +378,10 @@ func validateLabels(p *field.Path, labels map[string]string) field.ErrorList {
 func validateToleration(p *field.Path, t corev1.Toleration) field.ErrorList {
 	var errs field.ErrorList
 	if t.Operator != "" {
-		errs = append(errs, oneOf(p.Child("operator"), string(t.Operator), "Exists", "Equal")...)
+		errs = append(errs, OneOf(p.Child("operator"), string(t.Operator), "Exists", "Equal")...)
 	}
 	if t.Effect != "" {
-		errs = append(errs, oneOf(p.Child("effect"), string(t.Effect), "NoSchedule", "PreferNoSchedule", "NoExecute")...)
+		errs = append(errs, OneOf(p.Child("effect"), string(t.Effect), "NoSchedule", "PreferNoSchedule", "NoExecute")...)
 	}
 	if t.Operator == corev1.TolerationOpExists && t.Value != "" {
 		errs = append(errs, field.Invalid(p.Child("value"), t.Value, "must be empty when operator is Exists"))
@@ -438,7 +400,8 @@ func validateToleration(p *field.Path, t corev1.Toleration) field.ErrorList {
 	return errs
 }
 
-func oneOf(p *field.Path, value string, accepted ...string) field.ErrorList {
+// OneOf refuses value unless it is one of accepted.
+func OneOf(p *field.Path, value string, accepted ...string) field.ErrorList {
 	for _, a := range accepted {
 		if value == a {
 			return nil
@@ -447,58 +410,10 @@ func oneOf(p *field.Path, value string, accepted ...string) field.ErrorList {
 	return field.ErrorList{field.NotSupported(p, value, accepted)}
 }
 
-func intRange(p *field.Path, v *int32, lo, hi int32) field.ErrorList {
+// IntRange refuses v, if set, outside lo to hi.
+func IntRange(p *field.Path, v *int32, lo, hi int32) field.ErrorList {
 	if v == nil || (*v >= lo && *v <= hi) {
 		return nil
 	}
 	return field.ErrorList{field.Invalid(p, *v, fmt.Sprintf("accepted: %d to %d", lo, hi))}
-}
-
-// Kubeflow Trainer's torch plugin sets torchrun's PET_* variables, and its
-// webhook refuses a TrainJob whose trainer env names one.
-const (
-	trainerEnvPrefix  = "PET_"
-	trainerEnvMessage = "Kubeflow Trainer sets torchrun's PET_* variables itself and refuses a TrainJob whose env names one; accepted: another name (numNodes and numProcPerNode follow WORKERS and SLOTS_PER_WORKER)"
-)
-
-// TrainerEnvReserved says why a TrainJob's env cannot have a variable of
-// this name, "" when it can.
-func TrainerEnvReserved(name string) string {
-	if strings.HasPrefix(name, trainerEnvPrefix) {
-		return trainerEnvMessage
-	}
-	return ""
-}
-
-// validateTrainJob checks spec.trainer and Trainer's own rules; what a
-// TrainJob cannot carry is kindFields' to refuse.
-func (s *MLOpsJobSpec) validateTrainJob(p *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	t, tp := s.Trainer, p.Child("trainer")
-	for i, e := range s.Env {
-		if why := TrainerEnvReserved(e.Name); why != "" {
-			errs = append(errs, field.Invalid(p.Child("env").Index(i).Child("name"), e.Name, why))
-		}
-	}
-	if t.Runtime != "" {
-		for _, msg := range validation.IsDNS1123Subdomain(t.Runtime) {
-			errs = append(errs, field.Invalid(tp.Child("runtime"), t.Runtime, msg))
-		}
-	}
-	if t.RuntimeKind != "" {
-		errs = append(errs, oneOf(tp.Child("runtimeKind"), t.RuntimeKind, ClusterTrainingRuntime, TrainingRuntime)...)
-		if t.Runtime == "" {
-			errs = append(errs, field.Required(tp.Child("runtime"), "runtimeKind names the kind of a runtime: the runtime's name, e.g. "+DefaultTrainerRuntime))
-		}
-	}
-	if len(t.ReplicatedJobs) == 0 {
-		errs = append(errs, field.Required(tp.Child("replicatedJobs"), "the runtime's replicated jobs whose pods get the site settings, e.g. [node]"))
-	}
-	for i, name := range t.ReplicatedJobs {
-		errs = append(errs, oneOf(tp.Child("replicatedJobs").Index(i), name, string(jobkind.TrainerNode), string(jobkind.TrainerLauncher))...)
-		if slices.Index(t.ReplicatedJobs, name) < i {
-			errs = append(errs, field.Duplicate(tp.Child("replicatedJobs").Index(i), name))
-		}
-	}
-	return errs
 }

@@ -4,7 +4,6 @@ package v1alpha1_test
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
@@ -203,7 +202,7 @@ func TestValidate(t *testing.T) {
 			j := valid()
 			c.mutate(j)
 			var got []string
-			for _, e := range j.Validate(kinds.All) {
+			for _, e := range kinds.Validate(j) {
 				got = append(got, e.Error())
 			}
 			if diff := cmp.Diff(c.want, got); diff != "" {
@@ -225,7 +224,7 @@ func TestKindFields(t *testing.T) {
 			"spec.runPolicy.cleanPodPolicy", "spec.runPolicy.ttlSecondsAfterFinished", "spec.runPolicy.backoffLimit", "spec.runPolicy.schedulingPolicy"},
 		jobkind.MPIJob:     {"spec.elastic", "spec.trainer"},
 		jobkind.PyTorchJob: {"spec.slotsPerWorker", "spec.launcherResources", "spec.security.home", "spec.mpi", "spec.trainer"},
-		jobkind.TrainJob: {"spec.imagePullPolicy", "spec.workingDir", "spec.priorityClassName", "spec.hostNetwork", "spec.restartPolicy", "spec.launcherResources", "spec.security.home", "spec.mpi", "spec.elastic",
+		jobkind.TrainJob: {"spec.launcherResources", "spec.security.home", "spec.mpi", "spec.elastic", "spec.imagePullPolicy", "spec.workingDir", "spec.priorityClassName", "spec.hostNetwork", "spec.restartPolicy",
 			"spec.runPolicy.cleanPodPolicy", "spec.runPolicy.ttlSecondsAfterFinished", "spec.runPolicy.backoffLimit", "spec.runPolicy.schedulingPolicy"},
 	}
 	for jobKind, forbidden := range want {
@@ -241,7 +240,7 @@ func TestKindFields(t *testing.T) {
 			}}
 			kinds.Default(j)
 			var got []string
-			for _, e := range j.Validate(kinds.All) {
+			for _, e := range kinds.Validate(j) {
 				if e.Type != field.ErrorTypeForbidden {
 					t.Errorf("an error besides the refusals: %v", e)
 				}
@@ -257,7 +256,7 @@ func TestKindFields(t *testing.T) {
 	for _, jobKind := range []jobkind.JobKind{jobkind.Pod, jobkind.MPIJob, jobkind.PyTorchJob, jobkind.TrainJob} {
 		j := &api.MLOpsJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "bert"}, Spec: api.MLOpsJobSpec{JobKind: jobKind, Image: "x", Command: []string{"train"}}}
 		kinds.Default(j)
-		if errs := j.Validate(kinds.All); len(errs) > 0 {
+		if errs := kinds.Validate(j); len(errs) > 0 {
 			t.Errorf("jobKind %s refuses its own defaults: %v", jobKind, errs)
 		}
 	}
@@ -266,7 +265,7 @@ func TestKindFields(t *testing.T) {
 		JobKind: jobkind.Pod, LauncherResources: &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: cpu}}}}
 	kinds.Default(j)
 	wantMsg := "spec.launcherResources: Forbidden: jobKind Pod cannot carry it (the resources of an MPIJob's launcher, which runs mpirun; a TrainJob's MPI runtime sizes its own launcher); accepted: no spec.launcherResources, or jobKind MPIJob"
-	if errs := j.Validate(kinds.All); len(errs) != 1 || errs[0].Error() != wantMsg {
+	if errs := kinds.Validate(j); len(errs) != 1 || errs[0].Error() != wantMsg {
 		t.Errorf("got %v\nwant %s", errs, wantMsg)
 	}
 }
@@ -276,8 +275,8 @@ func TestKindFields(t *testing.T) {
 func TestKindsCarryTableFields(t *testing.T) {
 	for _, k := range kinds.All {
 		for _, path := range k.Carries {
-			if !slices.ContainsFunc(api.KindFields(), func(f api.KindField) bool { return strings.Join(f.Path, ".") == path }) {
-				t.Errorf("%s carries %s, which is no row of kindFields", k.Kind, path)
+			if !slices.ContainsFunc(kinds.All.Fields(), func(f jobkind.Field) bool { return f.Path == path }) {
+				t.Errorf("%s carries %s, which is no row of the kinds' fields", k.Kind, path)
 			}
 		}
 	}
@@ -291,13 +290,13 @@ func TestEnvKeysNotCarried(t *testing.T) {
 		jobkind.PyTorchJob: {"SLOTS_PER_WORKER"},
 		jobkind.TrainJob:   {"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"},
 	} {
-		if diff := cmp.Diff(want, api.EnvKeysNotCarried(kinds.All.Of(jobKind))); diff != "" {
+		if diff := cmp.Diff(want, kinds.All.EnvKeysNotCarried(kinds.All.Of(jobKind))); diff != "" {
 			t.Errorf("jobKind %s (-want +got):\n%s", jobKind, diff)
 		}
 	}
 	for _, path := range []string{"mpi", "elastic", "runPolicy.cleanPodPolicy"} {
-		if !slices.ContainsFunc(api.KindFields(), func(f api.KindField) bool { return strings.Join(f.Path, ".") == path }) {
-			t.Errorf("Carries is asked about %s, which the table lacks (and so would say every kind carries it)", path)
+		if !slices.ContainsFunc(kinds.All.Fields(), func(f jobkind.Field) bool { return f.Path == path }) {
+			t.Errorf("CarriesField is asked about %s, which the table lacks (and so would say every kind carries it)", path)
 		}
 	}
 }

@@ -45,22 +45,35 @@ func (Kind) Narrow(target *yaml.RNode, q *render.Plan, _ string) error {
 	if err := keptProgram(target, q); err != nil {
 		return err
 	}
-	ref, line, err := launcherRanks(target, q.Containers[jobkind.Launcher], q.Sidecars[jobkind.Launcher], q.Ranks())
+	ref, line, err := launcherRanks(target, q.Containers[jobkind.Launcher], q.Sidecars[jobkind.Launcher], Ranks(q))
 	if err != nil {
 		return err
 	}
-	q.LauncherRanks = &ref
-	q.LauncherHostfile = q.MPI.Implementation == api.OpenMPI && !render.NamesHosts(line[0], line[1])
-	q.LauncherForward = q.ForwardFlagsBeyond(line[0], line[1])
+	kept := &keptLine{ranks: ref}
+	if q.MPI.Implementation == api.OpenMPI && !namesHosts(line[0], line[1]) {
+		// OpenMPI 5 ignores the operator's hostfile variable.
+		kept.insert = []string{"--hostfile", OperatorHostfile}
+	}
+	kept.insert = append(kept.insert, forwardFlagsBeyond(q, line[0], line[1])...)
+	q.Kept = kept
 	return nil
+}
+
+// keptLine is where a kept mpirun line of the target's launcher holds its
+// rank count, which mlops-fn sets to Ranks, and what it adds after it:
+// --hostfile where an OpenMPI line names no hosts, then the flags that
+// forward the environment to every rank.
+type keptLine struct {
+	ranks  ArgumentRef
+	insert []string
 }
 
 // AfterPatch sets the rank count of a kept launcher line.
 func (Kind) AfterPatch(job *yaml.RNode, q *render.Plan) error {
-	if q.LauncherRanks == nil {
-		return nil
+	if kept, ok := q.Kept.(*keptLine); ok {
+		return setLauncherRanks(job, q, kept)
 	}
-	return setLauncherRanks(job, q)
+	return nil
 }
 
 // ownResources: the target's launcher container has limits or requests of its own.
@@ -109,33 +122,33 @@ const orSpecCommand = "or spec.command (mlops-fn then writes the mpirun line)"
 // launcher container, which mlops-fn keeps when the spec names no command,
 // and the line: its command and args. others are the launcher's other
 // containers.
-func launcherRanks(target *yaml.RNode, container string, others []string, ranks int32) (render.ArgumentRef, [2][]string, error) {
+func launcherRanks(target *yaml.RNode, container string, others []string, ranks int32) (ArgumentRef, [2][]string, error) {
 	c, err := target.Pipe(yaml.Lookup(append(launcherPodSpec(), "containers", "[name="+container+"]")...))
 	if err != nil || c == nil {
-		return render.ArgumentRef{}, [2][]string{}, fmt.Errorf("has no launcher container %q; accepted: an MPIJob with a launcher, or spec.command", container)
+		return ArgumentRef{}, [2][]string{}, fmt.Errorf("has no launcher container %q; accepted: an MPIJob with a launcher, or spec.command", container)
 	}
 	command, _ := c.GetSlice("command")
 	args, _ := c.GetSlice("args")
 	line := strings.Join(append(toStrings(command), toStrings(args)...), " ")
 	if line == "" {
-		return render.ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher's container %s has no command or args, so no mpirun line whose ranks mlops-fn could set to workers × slots (%d); accepted: %s", container, ranks, launcherLineWaysOut(container, others))
+		return ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher's container %s has no command or args, so no mpirun line whose ranks mlops-fn could set to workers × slots (%d); accepted: %s", container, ranks, launcherLineWaysOut(container, others))
 	}
-	if joined := render.JoinedRankCount(toStrings(command), toStrings(args)); joined != "" {
-		return render.ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher runs %q, whose rank count is written in one item with its flag (%s), where mlops-fn cannot set it to workers × slots (%d); accepted: the flag and the count as two items (-np, \"4\"), %s", line, joined, ranks, orSpecCommand)
+	if joined := joinedRankCount(toStrings(command), toStrings(args)); joined != "" {
+		return ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher runs %q, whose rank count is written in one item with its flag (%s), where mlops-fn cannot set it to workers × slots (%d); accepted: the flag and the count as two items (-np, \"4\"), %s", line, joined, ranks, orSpecCommand)
 	}
-	if counts := render.RankCounts(toStrings(command), toStrings(args)); len(counts) > 1 {
-		return render.ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher runs %q, whose mpirun has %d rank counts (%s): mlops-fn sets one, and mpirun would read another; accepted: one -np N (or -n N) in the launcher's command or args, %s", line, len(counts), strings.Join(counts, ", "), orSpecCommand)
+	if counts := writtenRankCounts(toStrings(command), toStrings(args)); len(counts) > 1 {
+		return ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher runs %q, whose mpirun has %d rank counts (%s): mlops-fn sets one, and mpirun would read another; accepted: one -np N (or -n N) in the launcher's command or args, %s", line, len(counts), strings.Join(counts, ", "), orSpecCommand)
 	}
-	if unknown := render.UnknownMPIRunOption(toStrings(command), toStrings(args)); unknown != "" {
-		return render.ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher runs %q, whose mpirun option %s is none of OpenMPI 5's or MPICH Hydra's (docs/job-spec.md, \"A launcher's own mpirun line\"): mlops-fn cannot tell how many values it takes, so where mpirun's options end and its rank count is; accepted: mpirun's own options, each as one item or with its values as the next items, %s", line, strconv.Quote(unknown), orSpecCommand)
+	if unknown := unknownMPIRunOption(toStrings(command), toStrings(args)); unknown != "" {
+		return ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher runs %q, whose mpirun option %s is none of OpenMPI 5's or MPICH Hydra's (docs/job-spec.md, \"A launcher's own mpirun line\"): mlops-fn cannot tell how many values it takes, so where mpirun's options end and its rank count is; accepted: mpirun's own options, each as one item or with its values as the next items, %s", line, strconv.Quote(unknown), orSpecCommand)
 	}
-	if ref, ok := render.RanksArgument(toStrings(command), toStrings(args)); ok {
+	if ref, ok := RanksArgument(toStrings(command), toStrings(args)); ok {
 		return ref, [2][]string{toStrings(command), toStrings(args)}, nil
 	}
 	if slices.ContainsFunc(append(toStrings(command), toStrings(args)...), func(tok string) bool { return strings.Contains(tok, " ") && strings.Contains(tok, "mpirun") }) {
-		return render.ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher runs mpirun inside a shell string (%s), which mlops-fn does not edit, so its ranks would not follow workers × slots (%d); accepted: mpirun and -np N as items of the launcher's command or args, where mlops-fn sets N, %s", strconv.Quote(line), ranks, orSpecCommand)
+		return ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher runs mpirun inside a shell string (%s), which mlops-fn does not edit, so its ranks would not follow workers × slots (%d); accepted: mpirun and -np N as items of the launcher's command or args, where mlops-fn sets N, %s", strconv.Quote(line), ranks, orSpecCommand)
 	}
-	return render.ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher's container %s runs %q, with no -np N among mpirun's own options (before the program), so its ranks would not follow workers × slots (%d); accepted: %s", container, line, ranks, launcherLineWaysOut(container, others))
+	return ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher's container %s runs %q, with no -np N among mpirun's own options (before the program), so its ranks would not follow workers × slots (%d); accepted: %s", container, line, ranks, launcherLineWaysOut(container, others))
 }
 
 // launcherLineWaysOut is what is accepted instead of a launcher container
@@ -165,18 +178,18 @@ func toStrings(list []any) []string {
 // launcherPodSpec is where an MPIJob keeps its launcher's pod spec.
 func launcherPodSpec() []string { return facts.PodSpecPath(jobkind.Launcher) }
 
-// setLauncherRanks writes the rank count where q.LauncherRanks says, and
-// q.LauncherInsert after it.
-func setLauncherRanks(job *yaml.RNode, q *render.Plan) error {
-	ref := q.LauncherRanks
+// setLauncherRanks writes the rank count where kept says, and what it
+// inserts after it.
+func setLauncherRanks(job *yaml.RNode, q *render.Plan, kept *keptLine) error {
+	ref := kept.ranks
 	path := append(launcherPodSpec(), "containers", "[name="+q.Containers[jobkind.Launcher]+"]", ref.Field)
 	list, err := job.Pipe(yaml.Lookup(path...))
 	if err != nil || list == nil || ref.Index >= len(list.Content()) {
 		return fmt.Errorf("the launcher's %s[%d] is gone: %v", ref.Field, ref.Index, err)
 	}
 	n := list.Content()[ref.Index]
-	n.Value, n.Tag, n.Style = strconv.Itoa(int(q.Ranks())), yaml.NodeTagString, yaml.DoubleQuotedStyle
-	for i, item := range q.LauncherInsert() {
+	n.Value, n.Tag, n.Style = strconv.Itoa(int(Ranks(q))), yaml.NodeTagString, yaml.DoubleQuotedStyle
+	for i, item := range kept.insert {
 		list.YNode().Content = slices.Insert(list.Content(), ref.Index+1+i, yaml.NewStringRNode(item).YNode())
 	}
 	return nil
@@ -217,20 +230,21 @@ var (
 // keeps (a spec without a command), for a hydrated overlay: it tests that the
 // launcher container and the flag stand where the patches put them (the
 // container first, render.TrainingContainerIndex), then replaces the count
-// after the flag and adds render's LauncherInsert after it, as AfterPatch
+// after the flag and adds what the kept line inserts after it, as AfterPatch
 // does; a base edited since fails the test, loudly.
 func (Kind) JSONPatch(q *render.Plan) (string, []any) {
-	ref := q.LauncherRanks
-	if ref == nil {
+	kept, ok := q.Kept.(*keptLine)
+	if !ok {
 		return "", nil
 	}
+	ref := kept.ranks
 	at := fmt.Sprintf("/%s/containers/%d", strings.Join(launcherPodSpec(), "/"), render.TrainingContainerIndex)
 	ops := []any{
 		map[string]any{"op": "test", "path": at + "/name", "value": q.Containers[jobkind.Launcher]},
 		map[string]any{"op": "test", "path": fmt.Sprintf("%s/%s/%d", at, ref.FlagAt.Field, ref.FlagAt.Index), "value": ref.Flag},
-		map[string]any{"op": "replace", "path": fmt.Sprintf("%s/%s/%d", at, ref.Field, ref.Index), "value": strconv.Itoa(int(q.Ranks()))},
+		map[string]any{"op": "replace", "path": fmt.Sprintf("%s/%s/%d", at, ref.Field, ref.Index), "value": strconv.Itoa(int(Ranks(q)))},
 	}
-	for i, v := range q.LauncherInsert() {
+	for i, v := range kept.insert {
 		ops = append(ops, map[string]any{"op": "add", "path": fmt.Sprintf("%s/%s/%d", at, ref.Field, ref.Index+1+i), "value": v})
 	}
 	return "launcher-ranks-patch.yaml", ops

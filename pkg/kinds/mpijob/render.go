@@ -86,8 +86,8 @@ func (Kind) Apart(p *render.Plan, role jobkind.Role) bool {
 // and configVolumeName).
 func (Kind) OperatorVolumes(p *render.Plan) []render.OperatorVolume {
 	return []render.OperatorVolume{
-		{Name: "ssh-auth", Path: p.SSHAuthMountPath(), Owner: "the mpi-operator mounts the SSH keys"},
-		{Name: "mpi-job-config", Path: path.Dir(render.OperatorHostfile), Owner: "the mpi-operator mounts the hostfile it writes"},
+		{Name: "ssh-auth", Path: sshAuthMountPath(p), Owner: "the mpi-operator mounts the SSH keys"},
+		{Name: "mpi-job-config", Path: path.Dir(OperatorHostfile), Owner: "the mpi-operator mounts the hostfile it writes"},
 	}
 }
 
@@ -105,7 +105,7 @@ func (Kind) Gang(p *render.Plan) (int32, string, int32) {
 // the SSH keys go.
 func (Kind) FillJob(p *render.Plan, obj render.Job) {
 	s := &obj.(*kubeflow.MPIJob).Spec
-	s.SSHAuthMountPath = p.SSHAuthMountPath()
+	s.SSHAuthMountPath = sshAuthMountPath(p)
 	s.SlotsPerWorker = ptr.To(p.SlotsPerWorker)
 	if p.MPI.RunLauncherAsWorker {
 		s.RunLauncherAsWorker = ptr.To(true)
@@ -128,10 +128,27 @@ func (Kind) FillJob(p *render.Plan, obj render.Job) {
 	}
 }
 
+// sshAuthMountPath follows the mpi-operator's non-root pattern.
+func sshAuthMountPath(p *render.Plan) string {
+	if p.Root() {
+		return "/root/.ssh"
+	}
+	return p.Home + "/.ssh"
+}
+
+// Ranks is mpirun's -np: every slot of every worker, and the launcher's when it takes part.
+func Ranks(p *render.Plan) int32 {
+	hosts := p.Workers
+	if p.MPI.RunLauncherAsWorker {
+		hosts++
+	}
+	return hosts * p.SlotsPerWorker
+}
+
 // mpirun is the launcher's command: -np follows workers × slots.
 func mpirun(p *render.Plan) []string {
 	cmd := []string{"mpirun"}
-	np := strconv.Itoa(int(p.Ranks()))
+	np := strconv.Itoa(int(Ranks(p)))
 	if p.MPI.Implementation == api.OpenMPI {
 		if p.Root() {
 			cmd = append(cmd, "--allow-run-as-root")
@@ -139,14 +156,14 @@ func mpirun(p *render.Plan) []string {
 		// The operator sets only OpenMPI 4's OMPI_MCA_orte_default_hostfile;
 		// OpenMPI 5 (PRRTE, the operator's own images) ignores it and would start
 		// every rank on the launcher. The flag reads the same file under both.
-		cmd = append(cmd, "-np", np, "--hostfile", render.OperatorHostfile)
+		cmd = append(cmd, "-np", np, "--hostfile", OperatorHostfile)
 		cmd = append(cmd, p.MPI.Args...)
 	} else {
 		// Intel MPI and MPICH share the Hydra launcher's flags.
 		cmd = append(cmd, "-n", np)
 		cmd = append(cmd, p.MPI.Args...)
 	}
-	cmd = append(cmd, p.ForwardFlags(nil)...)
+	cmd = append(cmd, forwardFlags(p, nil)...)
 	cmd = append(cmd, p.Command...)
 	return append(cmd, p.Args...)
 }
@@ -160,11 +177,11 @@ func mpirun(p *render.Plan) []string {
 // Hydra reads the operator's HYDRA_HOST_FILE (I_MPI_HYDRA_HOST_FILE) and
 // forwards the whole environment by default (-genvall).
 func scriptEnv(p *render.Plan) []corev1.EnvVar {
-	env := []corev1.EnvVar{{Name: render.ScriptRanks, Value: strconv.Itoa(int(p.Ranks()))}}
+	env := []corev1.EnvVar{{Name: ScriptRanks, Value: strconv.Itoa(int(Ranks(p)))}}
 	// Only names the job sets: mpirun aborts on a listed name that is unset
 	// (OpenMPI 5.0.7), as forwardEnv's bare LD_LIBRARY_PATH may be in an image.
-	names := p.EnvNames()
-	_, pairs := p.RankEnv()
+	names := envNames(p)
+	_, pairs := rankEnv(p)
 	for _, v := range pairs {
 		name, value, _ := strings.Cut(v, "=")
 		env = append(env, corev1.EnvVar{Name: name, Value: value})
@@ -174,7 +191,7 @@ func scriptEnv(p *render.Plan) []corev1.EnvVar {
 		return env
 	}
 	env = append(env,
-		corev1.EnvVar{Name: "PRTE_MCA_prte_default_hostfile", Value: render.OperatorHostfile},
+		corev1.EnvVar{Name: "PRTE_MCA_prte_default_hostfile", Value: OperatorHostfile},
 		corev1.EnvVar{Name: "OMPI_MCA_mca_base_env_list", Value: strings.Join(names, ";")})
 	if p.Root() {
 		// --allow-run-as-root, as OpenMPI reads it from the environment.

@@ -40,7 +40,9 @@ var facts = jobkind.Facts{
 	Kind: string(jobkind.Pod), APIVersion: "v1", PatchFile: "pod-patch.yaml",
 	PodSpecs:      []jobkind.PodSpec{{Role: jobkind.Single, Path: []string{"spec"}}},
 	RestartPolicy: corev1.RestartPolicyNever,
+	Help:          "(single-node) a Pod",
 	Carries:       []string{"imagePullPolicy", "workingDir", "priorityClassName", "hostNetwork", "restartPolicy"},
+	Fields:        []jobkind.Field{{Path: "workers", EnvKeys: []string{"WORKERS"}, Why: "the number of worker pods; a single-node job is one Pod"}},
 	PodNames:      func(s jobkind.Shape) []string { return []string{s.Name} },
 	PodCount:      func(map[string]any) int { return 1 },
 	Pods: func(obj map[string]any) []jobkind.Pods {

@@ -13,6 +13,7 @@ import (
 
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
@@ -33,7 +34,10 @@ var facts = jobkind.Facts{
 	// Its README's "Installing the Control Plane".
 	Install: []string{`kubectl apply --server-side -k "github.com/kubeflow/training-operator.git/manifests/overlays/standalone?ref=v1.9.4"`},
 	Starter: "torchrun",
+	Help:    "(elastic) a kubeflow.org/v1 PyTorchJob of workers with an\nelasticPolicy: torchrun between MIN_WORKERS and MAX_WORKERS",
 	Carries: []string{"imagePullPolicy", "workingDir", "priorityClassName", "hostNetwork", "restartPolicy", "workers", "elastic", "runPolicy.cleanPodPolicy", "runPolicy.ttlSecondsAfterFinished", "runPolicy.backoffLimit", "runPolicy.schedulingPolicy"},
+	Fields: []jobkind.Field{{Path: "elastic", EnvKeys: []string{"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"},
+		Why: "torchrun's bounds and rendezvous in an elastic PyTorchJob; a TrainJob's runtime sets them in mlPolicy.torch"}},
 	// The training-operator and torchrun re-form the group, as for a lost worker.
 	Scale: &jobkind.Scale{
 		Replicas: []string{"spec", "pytorchReplicaSpecs", "Worker", "replicas"},
@@ -69,9 +73,9 @@ var facts = jobkind.Facts{
 		}
 		return pods
 	},
-	SuspendPath: []string{"spec", "runPolicy", "suspend"},
-	// Off in Kueue v0.19's default Configuration.
+	SuspendPath:    []string{"spec", "runPolicy", "suspend"},
 	KueueFramework: "kubeflow.org/pytorchjob",
+	KueueOff:       true,
 	Demo: jobkind.Demo{
 		Image: "kubeflow/pytorch-elastic-example-echo:latest", About: "the training-operator's own example", Command: []string{"python", "-m", "torch.distributed.run", "/workspace/echo.py"},
 		CommandNote: "the torchrun line; the training-operator passes it the rendezvous",
@@ -81,13 +85,33 @@ var facts = jobkind.Facts{
 	Validate: func(obj any) field.ErrorList { return pyTorchJobWebhook(obj.(*kubeflowv1.PyTorchJob)) },
 }
 
-var _ api.Defaulter = Kind{}
+var (
+	_ api.Defaulter = Kind{}
+	_ api.Validator = Kind{}
+)
 
 // Default: torchrun's own c10d rendezvous, on worker 0.
 func (Kind) Default(s *api.MLOpsJobSpec) {
 	if s.Elastic.RendezvousBackend == "" {
 		s.Elastic.RendezvousBackend = "c10d"
 	}
+}
+
+// Validate checks spec.elastic: its bounds, backend and run id.
+func (Kind) Validate(s *api.MLOpsJobSpec, spec *field.Path) field.ErrorList {
+	e, p := s.Elastic, spec.Child("elastic")
+	var errs field.ErrorList
+	errs = append(errs, api.IntRange(p.Child("minWorkers"), e.MinWorkers, 1, api.MaxWorkers)...)
+	errs = append(errs, api.IntRange(p.Child("maxWorkers"), e.MaxWorkers, 1, api.MaxWorkers)...)
+	errs = append(errs, api.IntRange(p.Child("maxRestarts"), e.MaxRestarts, 0, 1000)...)
+	errs = append(errs, api.IntRange(p.Child("procsPerWorker"), e.ProcsPerWorker, 1, api.MaxSlots)...)
+	errs = append(errs, api.OneOf(p.Child("rendezvousBackend"), e.RendezvousBackend, "c10d", "etcd", "etcd-v2")...)
+	if e.RunID != "" {
+		for _, msg := range validation.IsDNS1123Subdomain(e.RunID) {
+			errs = append(errs, field.Invalid(p.Child("runId"), e.RunID, msg))
+		}
+	}
+	return errs
 }
 
 // pyTorchJobWebhook is the admission check of training-operator v1.9.4's

@@ -73,7 +73,7 @@ func (Kind) FillJob(p *render.Plan, obj render.Job) {
 		host, port, _ := net.SplitHostPort(e.Endpoint)
 		n, _ := strconv.Atoi(port)
 		policy.RDZVHost, policy.RDZVPort = ptr.To(host), ptr.To(int32(n))
-		policy.RDZVID = ptr.To(p.RendezvousID())
+		policy.RDZVID = ptr.To(RendezvousID(p))
 	}
 	s.ElasticPolicy = policy
 	s.NprocPerNode = ptr.To(strconv.Itoa(int(e.ProcsPerWorker)))

@@ -61,7 +61,7 @@ func trainerEnvKept(target *yaml.RNode, q *render.Plan) error {
 	elems, _ := list.Elements()
 	for i, e := range elems {
 		name, _ := e.GetString("name")
-		if why := api.TrainerEnvReserved(name); why != "" {
+		if why := reservedEnv(name); why != "" {
 			return fmt.Errorf("spec.trainer.env[%d].name: Invalid value: %q: %s", i, name, why)
 		}
 		if slices.Contains(q.EnvKeys, name) && !q.OwnEnvEntry(e, name) { // an entry of an earlier run is mlops-fn's own

@@ -3,11 +3,11 @@
 package trainjob
 
 import (
-	"path"
 	"reflect"
 	"slices"
 
 	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
+	"github.com/kubeflow/trainer/v2/pkg/constants"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
@@ -121,7 +121,7 @@ func (Kind) FillJob(p *render.Plan, obj render.Job) {
 func (Kind) OperatorVolumes(p *render.Plan) []render.OperatorVolume {
 	vols := []render.OperatorVolume{{Name: "mpi-ssh-auth", Owner: "Kubeflow Trainer's MPI runtime mounts the SSH keys"}}
 	if slices.Contains(p.Trainer.ReplicatedJobs, string(jobkind.TrainerLauncher)) {
-		vols = append(vols, render.OperatorVolume{Name: "mpi-hostfile", Path: path.Dir(render.OperatorHostfile),
+		vols = append(vols, render.OperatorVolume{Name: "mpi-hostfile", Path: constants.MPIHostfileDir,
 			Owner: "Kubeflow Trainer's MPI runtime mounts the hostfile it writes"})
 	}
 	return vols

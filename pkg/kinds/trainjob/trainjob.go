@@ -6,6 +6,8 @@ package trainjob
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -46,7 +48,24 @@ var facts = jobkind.Facts{
 	Install: []string{`kubectl apply --server-side -k "https://github.com/kubeflow/trainer.git/manifests/overlays/manager?ref=v2.3.0"`,
 		`kubectl apply --server-side -k "https://github.com/kubeflow/trainer.git/manifests/overlays/runtimes?ref=v2.3.0"`},
 	Starter: "the runtime's launcher (torchrun)",
+	Help:    "a Kubeflow Trainer v2 TrainJob (trainer.kubeflow.org/v1alpha1) on a\ntraining runtime (spec.trainer.runtime, default torch-distributed)",
 	Carries: []string{"workers", "slotsPerWorker", "trainer"},
+	Fields: []jobkind.Field{
+		{Path: "imagePullPolicy", Why: lacks + "the training runtime's container sets it"},
+		{Path: "workingDir", Why: lacks + "the training runtime's container sets it"},
+		{Path: "priorityClassName", Why: lacks + "the training runtime's pod template sets it, or Kueue's priority-class label on the job: spec.workloadPriorityClass"},
+		{Path: "hostNetwork", Why: lacks + "the training runtime's pod template sets it"},
+		{Path: "restartPolicy", Why: "the pods' restart policy, which a TrainJob's training runtime sets"},
+		{Path: "trainer", Why: "the runtime and replicated jobs of a TrainJob"},
+		// Anything else the spec holds every kind carries (runPolicy.activeDeadlineSeconds
+		// too: a Pod's, a TrainJob's own, the operators' runPolicy).
+		{Path: "runPolicy.cleanPodPolicy", Why: "the pods an operator deletes when its job ends; a TrainJob's runtime owns them"},
+		{Path: "runPolicy.ttlSecondsAfterFinished", Why: "how long an operator keeps its finished job; a TrainJob's runtime owns it"},
+		{Path: "runPolicy.backoffLimit",
+			Why: "how often an operator retries its failed job; a Pod's containers restart by spec.restartPolicy, a TrainJob's runtime sets its own"},
+		{Path: "runPolicy.schedulingPolicy", Why: "gang scheduling of a job's pods: a Pod has no gang, a TrainJob's runtime sets its podGroupPolicy"},
+	},
+	ReservedEnv: reservedEnv,
 	// Trainer sets the image, command, env and resources in this container.
 	ContainerName:   string(jobkind.TrainerNode),
 	IDsOnContainers: true,
@@ -103,7 +122,12 @@ var facts = jobkind.Facts{
 	Validate: func(obj any) field.ErrorList { return validateTrainJob(obj.(*trainer.TrainJob)) },
 }
 
-var _ api.Defaulter = Kind{}
+var (
+	_ api.Defaulter = Kind{}
+	_ api.Validator = Kind{}
+)
+
+const lacks = "Kubeflow Trainer's TrainJob and its runtimePatches have no such field: "
 
 // Default: the runtime owns MPI, the launcher and the restart policy, so
 // nothing of theirs is defaulted; nor is the runtime: a user's own TrainJob
@@ -113,8 +137,50 @@ func (Kind) Default(s *api.MLOpsJobSpec) {
 		s.Trainer.RuntimeKind = api.ClusterTrainingRuntime
 	}
 	if s.Trainer.ReplicatedJobs == nil {
-		s.Trainer.ReplicatedJobs = []string{api.TrainerNode}
+		s.Trainer.ReplicatedJobs = []string{string(jobkind.TrainerNode)}
 	}
+}
+
+// reservedEnv: Kubeflow Trainer's torch plugin sets torchrun's PET_*
+// variables, and its webhook refuses a TrainJob whose trainer env names one.
+func reservedEnv(name string) string {
+	if strings.HasPrefix(name, "PET_") {
+		return "Kubeflow Trainer sets torchrun's PET_* variables itself and refuses a TrainJob whose env names one; accepted: another name (numNodes and numProcPerNode follow WORKERS and SLOTS_PER_WORKER)"
+	}
+	return ""
+}
+
+// Validate checks spec.trainer and Trainer's own rules; what a TrainJob
+// cannot carry is the table of fields' to refuse.
+func (Kind) Validate(s *api.MLOpsJobSpec, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	t, tp := s.Trainer, p.Child("trainer")
+	for i, e := range s.Env {
+		if why := reservedEnv(e.Name); why != "" {
+			errs = append(errs, field.Invalid(p.Child("env").Index(i).Child("name"), e.Name, why))
+		}
+	}
+	if t.Runtime != "" {
+		for _, msg := range validation.IsDNS1123Subdomain(t.Runtime) {
+			errs = append(errs, field.Invalid(tp.Child("runtime"), t.Runtime, msg))
+		}
+	}
+	if t.RuntimeKind != "" {
+		errs = append(errs, api.OneOf(tp.Child("runtimeKind"), t.RuntimeKind, api.ClusterTrainingRuntime, api.TrainingRuntime)...)
+		if t.Runtime == "" {
+			errs = append(errs, field.Required(tp.Child("runtime"), "runtimeKind names the kind of a runtime: the runtime's name, e.g. "+api.DefaultTrainerRuntime))
+		}
+	}
+	if len(t.ReplicatedJobs) == 0 {
+		errs = append(errs, field.Required(tp.Child("replicatedJobs"), "the runtime's replicated jobs whose pods get the site settings, e.g. [node]"))
+	}
+	for i, name := range t.ReplicatedJobs {
+		errs = append(errs, api.OneOf(tp.Child("replicatedJobs").Index(i), name, string(jobkind.TrainerNode), string(jobkind.TrainerLauncher))...)
+		if slices.Index(t.ReplicatedJobs, name) < i {
+			errs = append(errs, field.Duplicate(tp.Child("replicatedJobs").Index(i), name))
+		}
+	}
+	return errs
 }
 
 // trainJobPodSpec is where a TrainJob's runtime patch of mlops-fn's keeps the

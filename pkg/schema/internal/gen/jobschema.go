@@ -439,7 +439,7 @@ func refusals(k string, steps []step, value any, about func(string) bool) field.
 	}
 	kinds.Default(&job)
 	var out field.ErrorList
-	for _, e := range job.Validate(kinds.All) {
+	for _, e := range kinds.Validate(&job) {
 		if about(e.Field) {
 			out = append(out, e)
 		}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package render
+package mpijob
 
 import (
 	"path"
@@ -8,28 +8,17 @@ import (
 	"strings"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
+	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
 // OperatorHostfile is where the mpi-operator mounts the hostfile it writes
 // (v0.8: its ConfigMap at /etc/mpi).
 const OperatorHostfile = "/etc/mpi/hostfile"
 
-// LauncherInsert is what mlops-fn adds after the rank count of an mpirun
-// line the target's launcher keeps: --hostfile where an OpenMPI line names
-// no hosts (LauncherHostfile), then the flags that forward the environment
-// (LauncherForward).
-func (p *Plan) LauncherInsert() []string {
-	var items []string
-	if p.LauncherHostfile {
-		items = append(items, "--hostfile", OperatorHostfile)
-	}
-	return append(items, p.LauncherForward...)
-}
-
-// ForwardFlagsBeyond are the flags that forward what the line (a kept
+// forwardFlagsBeyond are the flags that forward what the line (a kept
 // launcher's command and args) does not forward yet: a second run over its
 // own output adds nothing, nor does a line that forwards a name itself.
-func (p *Plan) ForwardFlagsBeyond(command, args []string) []string {
+func forwardFlagsBeyond(p *render.Plan, command, args []string) []string {
 	line := append(append([]string(nil), command...), args...)
 	flags, _ := mpirunFlags(line)
 	forwarded := map[string]bool{}
@@ -47,17 +36,17 @@ func (p *Plan) ForwardFlagsBeyond(command, args []string) []string {
 			}
 		}
 	}
-	return p.ForwardFlags(func(name string) bool { return !forwarded[name] })
+	return forwardFlags(p, func(name string) bool { return !forwarded[name] })
 }
 
-// ForwardFlags forward the launcher's environment to every rank: ranks that
+// forwardFlags forward the launcher's environment to every rank: ranks that
 // mpirun starts through the workers' sshd get none of their container's
 // environment. Forwarded by name: spec.mpi.forwardEnv's, mlops.env's keys
 // and spec.env's names, each once; a forwardEnv NAME=VALUE sets its value
 // (OpenMPI 5's -x, Hydra's -genv and -genvlist, as each documents them).
 // Only the names keep accepts (all, with keep nil).
-func (p *Plan) ForwardFlags(keep func(string) bool) []string {
-	names, pairs := p.RankEnv()
+func forwardFlags(p *render.Plan, keep func(string) bool) []string {
+	names, pairs := rankEnv(p)
 	if keep != nil {
 		names = slices.DeleteFunc(names, func(n string) bool { return !keep(n) })
 		pairs = slices.DeleteFunc(pairs, func(v string) bool { n, _, _ := strings.Cut(v, "="); return !keep(n) })
@@ -82,13 +71,13 @@ func (p *Plan) ForwardFlags(keep func(string) bool) []string {
 	return flags
 }
 
-// RankEnv is what reaches every rank: names whose values are the
+// rankEnv is what reaches every rank: names whose values are the
 // launcher's (spec.mpi.forwardEnv's names, mlops.env's keys, spec.env's
 // names, in that order, each once) and forwardEnv's NAME=VALUE pairs. A
 // pair of a name that mlops.env or spec.env sets gives way to it (the
 // default NCCL_DEBUG=INFO; a pair of the user's is refused when resolved).
-func (p *Plan) RankEnv() (names, pairs []string) {
-	fromEnv := p.EnvNames()
+func rankEnv(p *render.Plan) (names, pairs []string) {
+	fromEnv := envNames(p)
 	for _, v := range p.MPI.ForwardEnv {
 		name, _, set := strings.Cut(v, "=")
 		switch {
@@ -106,9 +95,9 @@ func (p *Plan) RankEnv() (names, pairs []string) {
 	return names, pairs
 }
 
-// EnvNames are the variables the containers get from the job: mlops.env's
+// envNames are the variables the containers get from the job: mlops.env's
 // keys, then spec.env's names.
-func (p *Plan) EnvNames() []string {
+func envNames(p *render.Plan) []string {
 	names := slices.Clone(p.EnvKeys)
 	for _, e := range p.Env {
 		names = append(names, e.Name)
@@ -239,10 +228,10 @@ func RanksArgument(command, args []string) (ArgumentRef, bool) {
 	return ref, true
 }
 
-// RankCounts are the rank counts of an mpirun line with their flags, as
-// written ("-np 4"): a line with two runs with whichever mpirun reads last,
-// not the one mlops-fn sets.
-func RankCounts(command, args []string) []string {
+// writtenRankCounts are the rank counts of an mpirun line with their flags,
+// as written ("-np 4"): a line with two runs with whichever mpirun reads
+// last, not the one mlops-fn sets.
+func writtenRankCounts(command, args []string) []string {
 	line := append(append([]string(nil), command...), args...)
 	var out []string
 	for _, i := range rankCounts(line) {
@@ -251,9 +240,9 @@ func RankCounts(command, args []string) []string {
 	return out
 }
 
-// JoinedRankCount is a rank count written in one item with its flag among
+// joinedRankCount is a rank count written in one item with its flag among
 // mpirun's own options (--np=4, -np=4, -n4), "" when there is none.
-func JoinedRankCount(command, args []string) string {
+func joinedRankCount(command, args []string) string {
 	line := append(append([]string(nil), command...), args...)
 	flags, _ := mpirunFlags(line)
 	for _, i := range flags {
@@ -301,9 +290,9 @@ func isHostFlag(arg string) bool {
 	return flag == "-H" || (name != flag && slices.Contains(hostFlags, strings.ToLower(name)))
 }
 
-// NamesHosts reports whether an mpirun line (command, args) names its hosts
+// namesHosts reports whether an mpirun line (command, args) names its hosts
 // among mpirun's own options: a hostfile, a machine file or a host list.
-func NamesHosts(command, args []string) bool {
+func namesHosts(command, args []string) bool {
 	line := append(append([]string(nil), command...), args...)
 	flags, _ := mpirunFlags(line)
 	return slices.ContainsFunc(flags, func(i int) bool { return isHostFlag(line[i]) })
@@ -329,11 +318,11 @@ func mpirunFlags(line []string) (flags []int, unknown string) {
 	return flags, unknown
 }
 
-// UnknownMPIRunOption is the first of mpirun's own options in a line
+// unknownMPIRunOption is the first of mpirun's own options in a line
 // (command, args) that neither OpenMPI 5's nor Hydra's option table holds,
 // "" when there is none: where it takes values, mpirun's options end
 // somewhere mlops-fn cannot tell.
-func UnknownMPIRunOption(command, args []string) string {
+func unknownMPIRunOption(command, args []string) string {
 	_, unknown := mpirunFlags(append(append([]string(nil), command...), args...))
 	return unknown
 }

@@ -1,21 +1,37 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package render
+package pytorchjob
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/env"
+	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
+
+var _ render.Resolver = Kind{}
+
+// Resolve settles the elastic bounds and rendezvous once the job has its
+// workers (a job without is refused for that).
+func (Kind) Resolve(p *render.Plan, in render.Input) ([]render.Warning, field.ErrorList) {
+	if p.Workers == 0 {
+		return nil, nil
+	}
+	var errs field.ErrorList
+	p.Elastic, errs = elastic(in.Spec.Elastic, in.Set, p.Workers, p.GPUsPerWorker, in.EnvKey)
+	return nil, errs
+}
 
 // RendezvousID is spec.elastic.runId, else namespace-name when the namespace
 // is known, so two jobs of one spec in different namespaces sharing an etcd do
 // not meet either.
-func (p *Plan) RendezvousID() string {
+func RendezvousID(p *render.Plan) string {
 	if p.Elastic.RunID != "" {
 		return p.Elastic.RunID
 	}
@@ -25,27 +41,19 @@ func (p *Plan) RendezvousID() string {
 	return p.Name
 }
 
-// ElasticPlan is an elastic job's settled shape.
-type ElasticPlan struct {
-	MinWorkers, MaxWorkers int32
-	Backend, Endpoint      string
-	RunID                  string
-	MaxRestarts            *int32
-	ProcsPerWorker         int32
-}
-
 // elastic settles the elastic bounds and rendezvous: MIN_WORKERS <= WORKERS
 // <= MAX_WORKERS, and an etcd server exactly when the backend is etcd.
-func elastic(e api.Elastic, set env.Settings, workers, gpus int32, envKey func(string) *field.Path, errs field.ErrorList) (ElasticPlan, field.ErrorList) {
+func elastic(e api.Elastic, set env.Settings, workers, gpus int32, envKey func(string) *field.Path) (render.ElasticPlan, field.ErrorList) {
+	var errs field.ErrorList
 	spec := field.NewPath("spec", "elastic")
-	ep := ElasticPlan{
-		MinWorkers:     pick(set.MinWorkers, e.MinWorkers, workers),
-		MaxWorkers:     pick(set.MaxWorkers, e.MaxWorkers, workers),
+	ep := render.ElasticPlan{
+		MinWorkers:     *cmp.Or(set.MinWorkers, e.MinWorkers, &workers),
+		MaxWorkers:     *cmp.Or(set.MaxWorkers, e.MaxWorkers, &workers),
 		Backend:        e.RendezvousBackend,
 		Endpoint:       e.RendezvousEndpoint,
 		RunID:          e.RunID,
 		MaxRestarts:    e.MaxRestarts,
-		ProcsPerWorker: pick(nil, e.ProcsPerWorker, max(gpus, 1)),
+		ProcsPerWorker: *cmp.Or(e.ProcsPerWorker, ptr.To(max(gpus, 1))),
 	}
 	if set.RendezvousEndpoint != "" {
 		ep.Endpoint = set.RendezvousEndpoint
