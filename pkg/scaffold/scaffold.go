@@ -334,10 +334,15 @@ func inFolder(err error, tmp, folder string) error {
 		s = strings.ReplaceAll(s, tmp+string(filepath.Separator), prefix(folder))
 		return strings.ReplaceAll(s, tmp, filepath.Clean(folder))
 	}
-	results, ok := err.(framework.Results)
-	if !ok {
-		return errors.New(rename(err.Error()))
+	if results, ok := err.(framework.Results); ok {
+		return Renamed(results, rename)
 	}
+	return errors.New(rename(err.Error()))
+}
+
+// Renamed are copies of results with rename applied to their messages and
+// file paths.
+func Renamed(results framework.Results, rename func(string) string) framework.Results {
 	var out framework.Results
 	for _, r := range results {
 		m := *r
