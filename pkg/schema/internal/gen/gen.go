@@ -227,31 +227,10 @@ func withoutDescriptions(s spec.Schema) spec.Schema {
 // refs lists the definitions a schema refers to, anywhere inside it.
 func refs(s spec.Schema) []string {
 	var out []string
-	var walk func(s *spec.Schema)
-	walk = func(s *spec.Schema) {
-		if s == nil {
-			return
-		}
+	walkSchemas(s, func(s spec.Schema) {
 		if r := s.Ref.String(); r != "" {
 			out = append(out, strings.TrimPrefix(r, "#/definitions/"))
 		}
-		for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
-			p := s.Properties[k]
-			walk(&p)
-		}
-		if s.AdditionalProperties != nil {
-			walk(s.AdditionalProperties.Schema)
-		}
-		if s.Items != nil {
-			walk(s.Items.Schema)
-			for i := range s.Items.Schemas {
-				walk(&s.Items.Schemas[i])
-			}
-		}
-		for i := range s.AllOf {
-			walk(&s.AllOf[i])
-		}
-	}
-	walk(&s)
+	})
 	return out
 }
