@@ -174,14 +174,7 @@ func (out *Overlay) componentKustomization(header string, plan *render.Plan, gua
 		transformers = append(transformers, transformer("PatchTransformer", "mlops-fn-job-spec", map[string]any{"patch": smp.MustString(), "target": hub}))
 	}
 	for _, p := range out.patches {
-		gv, _ := k8sschema.ParseGroupVersion(p.target.GetApiVersion())
-		target := map[string]any{"version": gv.Version, "kind": p.target.GetKind(), "name": "^" + regexp.QuoteMeta(p.target.GetName()) + "$"}
-		if gv.Group != "" {
-			target["group"] = gv.Group
-		}
-		if ns := p.target.GetNamespace(); ns != "" {
-			target["namespace"] = "^" + regexp.QuoteMeta(ns) + "$"
-		}
+		target, _ := targetOf(p.target)
 		transformers = append(transformers, transformer("PatchTransformer", "mlops-fn-"+strings.TrimSuffix(p.file, ".yaml"), map[string]any{"path": p.file, "target": target}))
 	}
 	inline := &yaml.Node{Kind: yaml.SequenceNode}
@@ -214,6 +207,20 @@ func (out *Overlay) componentKustomization(header string, plan *render.Plan, gua
 	}
 	out.Component[ListedFile] = []byte(header + jsonPatch(map[string]any{"op": "test", "path": pointer(listedField), "value": listedValue}))
 	return nil
+}
+
+// targetOf selects n in a patch's target: by group, version and kind, and
+// its name and namespace as exact regular expressions.
+func targetOf(n *yaml.RNode) (map[string]any, error) {
+	gv, err := k8sschema.ParseGroupVersion(n.GetApiVersion())
+	target := map[string]any{"version": gv.Version, "kind": n.GetKind(), "name": "^" + regexp.QuoteMeta(n.GetName()) + "$"}
+	if gv.Group != "" {
+		target["group"] = gv.Group
+	}
+	if ns := n.GetNamespace(); ns != "" {
+		target["namespace"] = "^" + regexp.QuoteMeta(ns) + "$"
+	}
+	return target, err
 }
 
 // holds reports whether the job, as the component builds it, sets the

@@ -16,7 +16,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/resid"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
-	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/fielddiff"
 )
@@ -45,12 +44,8 @@ func (r *rendering) contradiction(diffs []objectDiff, why string) error {
 // hydrate cannot look into (transformers:, a component listed after
 // mlops-fn's), in the kustomization's order.
 func (r *rendering) suspects(diffs []objectDiff) []string {
-	text, err := r.k.String()
+	k, err := kustomizationOf(r.k)
 	if err != nil {
-		return nil
-	}
-	var k types.Kustomization
-	if err := sigsyaml.Unmarshal([]byte(text), &k); err != nil {
 		return nil
 	}
 	var found []string

@@ -229,11 +229,7 @@ func optional(s string) any {
 // jsonPatch writes ops as the text of an inline JSON patch, an operation on
 // one line unless its value is a map or a list.
 func jsonPatch(ops ...map[string]any) string {
-	list := make([]any, len(ops))
-	for i, op := range ops {
-		list[i] = op
-	}
-	n, err := yaml.FromMap(map[string]any{"ops": list})
+	n, err := yaml.FromMap(map[string]any{"ops": ops})
 	if err != nil {
 		panic(err) // maps of strings and plain values always marshal
 	}

@@ -161,10 +161,7 @@ func setEntries(k *yaml.RNode, e entries, path string) ([]string, error) {
 	}
 	gens, err := listField(k, "configMapGenerator")
 	if err != nil {
-		return nil, err
-	}
-	if gens.YNode().Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("%s: configMapGenerator is a YAML %s; accepted: a list", path, jobspec.NodeKind(gens))
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var kept []*yaml.Node
 	var env, earlier *yaml.RNode
@@ -217,48 +214,18 @@ options:
 	gens.YNode().Content = kept
 	blockStyle(k, "configMapGenerator")
 
-	resources, err := listField(k, "resources")
+	err = setEntry(k, "resources", e.isSpecEntry, e.specFile, ownedMark+": the job spec, which the guard compares (local-config: never applied)")
+	if err == nil {
+		err = setEntry(k, "components", isComponentEntry, ComponentDir, ownedMark+": the job's patches, written by mlops-fn hydrate")
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if resources.YNode().Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("%s: resources is a YAML %s; accepted: a list", path, jobspec.NodeKind(resources))
-	}
-	specMark := ownedMark + ": the job spec, which the guard compares (local-config: never applied)"
-	if i := slices.IndexFunc(resources.YNode().Content, e.isSpecEntry); i >= 0 {
-		mark(resources.YNode(), i, specMark)
-	} else {
-		r := yaml.NewStringRNode(e.specFile).YNode()
-		r.LineComment = specMark
-		resources.YNode().Content = append(resources.YNode().Content, r)
-		blockStyle(k, "resources")
-	}
-
-	comps, err := listField(k, "components")
-	if err != nil {
-		return nil, err
-	}
-	if comps.YNode().Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("%s: components is a YAML %s; accepted: a list", path, jobspec.NodeKind(comps))
-	}
-	componentMark := ownedMark + ": the job's patches, written by mlops-fn hydrate"
-	if i := slices.IndexFunc(comps.YNode().Content, isComponentEntry); i >= 0 {
-		mark(comps.YNode(), i, componentMark)
-	} else {
-		c := yaml.NewStringRNode(ComponentDir).YNode()
-		c.LineComment = componentMark
-		comps.YNode().Content = append(comps.YNode().Content, c)
-		blockStyle(k, "components")
-	}
-
 	// The check that the component ran: a patch of the kustomization's own,
 	// after its components.
 	patches, err := listField(k, "patches")
 	if err != nil {
-		return nil, err
-	}
-	if patches.YNode().Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("%s: patches is a YAML %s; accepted: a list", path, jobspec.NodeKind(patches))
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	listedMark := ownedMark + ": fails the build when components: lacks " + ComponentDir
 	if i := slices.IndexFunc(patches.YNode().Content, isListedEntry); i >= 0 {
@@ -293,8 +260,27 @@ func isListedEntry(n *yaml.Node) bool {
 	return p != nil && path.Clean(p.Value.YNode().Value) == listedPath
 }
 
+// setEntry marks the item of k's list field that is hydrate's entry, or
+// appends one, value, with the mark text.
+func setEntry(k *yaml.RNode, field string, is func(*yaml.Node) bool, value, text string) error {
+	list, err := listField(k, field)
+	if err != nil {
+		return err
+	}
+	if i := slices.IndexFunc(list.YNode().Content, is); i >= 0 {
+		mark(list.YNode(), i, text)
+		return nil
+	}
+	n := yaml.NewStringRNode(value).YNode()
+	n.LineComment = text
+	list.YNode().Content = append(list.YNode().Content, n)
+	blockStyle(k, field)
+	return nil
+}
+
 // listField is the list under field of k, created where there is none or
-// only an empty value (`components:` whose last item was deleted).
+// only an empty value (`components:` whose last item was deleted); a value
+// of another kind is an error.
 func listField(k *yaml.RNode, field string) (*yaml.RNode, error) {
 	if f := k.Field(field); f != nil && f.Value.YNode().Kind == yaml.ScalarNode && (f.Value.YNode().Tag == yaml.NodeTagNull || f.Value.YNode().Value == "") {
 		comment := f.Value.YNode().LineComment
@@ -303,7 +289,11 @@ func listField(k *yaml.RNode, field string) (*yaml.RNode, error) {
 			f.Key.YNode().LineComment = comment
 		}
 	}
-	return k.Pipe(yaml.LookupCreate(yaml.SequenceNode, field))
+	list, err := k.Pipe(yaml.LookupCreate(yaml.SequenceNode, field))
+	if err == nil && list.YNode().Kind != yaml.SequenceNode {
+		err = fmt.Errorf("%s is a YAML %s; accepted: a list", field, jobspec.NodeKind(list))
+	}
+	return list, err
 }
 
 // mark writes hydrate's mark back on item i of a block list, where a
@@ -319,7 +309,7 @@ func mark(list *yaml.Node, i int, text string) {
 // mark gone (a formatter, `kustomize edit`), with the token's literal.
 func isInputs(g *yaml.RNode) bool {
 	name := g.Field("name")
-	if name == nil || !strings.HasSuffix(name.Value.YNode().Value, inputsSuffix) {
+	if name == nil || !strings.HasSuffix(name.Value.YNode().Value, api.GuardInputsSuffix) {
 		return false
 	}
 	if strings.Contains(name.Value.YNode().LineComment, ownedMark) {
@@ -331,9 +321,6 @@ func isInputs(g *yaml.RNode) bool {
 		return strings.HasPrefix(s, tokenKey+"=")
 	})
 }
-
-// inputsSuffix ends the name of the guard's inputs generator.
-const inputsSuffix = api.GuardInputsSuffix
 
 func isComponentEntry(n *yaml.Node) bool { return path.Clean(n.Value) == ComponentDir }
 
@@ -406,9 +393,6 @@ func setEnvGenerator(g *yaml.RNode, e entries, owned bool) ([]string, error) {
 	envs, err := listField(g, "envs")
 	if err != nil {
 		return nil, err
-	}
-	if envs.YNode().Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("envs is a YAML %s; accepted: a list", jobspec.NodeKind(envs))
 	}
 	// In hydrate's entry the first env file is mlops-fn's (it follows
 	// spec.envFile.path); more are the user's. In the user's own entry

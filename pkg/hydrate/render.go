@@ -136,11 +136,8 @@ func (r *rendering) readSpec() error {
 		}
 		return fmt.Errorf("%s: spec.envFile.path: %q is not inside the overlay folder %s; accepted: a file in or below %s (kubectl's kustomize reads only files in or below the kustomization), e.g. %s", r.configPath, value, o.Dir, o.Dir, api.DefaultEnvPath)
 	}
-	dir, err := filepath.EvalSymlinks(o.Dir)
+	dir, err := realDir(o.Dir)
 	if err != nil {
-		return err
-	}
-	if dir, err = filepath.Abs(dir); err != nil {
 		return err
 	}
 	r.header = fmt.Sprintf(Header, o.Config, r.envFile)
@@ -187,7 +184,7 @@ func (r *rendering) readKustomization() error {
 	if _, err := fileInside(o.Dir, r.configPath); err != nil {
 		return fmt.Errorf("%s: the job spec is not inside the overlay folder %s (its file or a symbolic link's target); accepted: a job spec in or below %s, where kubectl's kustomize reads it for the guard", r.configPath, o.Dir, o.Dir)
 	}
-	r.e = entries{envName: plan.ConfigMapName, envNamespace: plan.Namespace, envFile: r.envFile, inputsName: plan.JobName + inputsSuffix, specFile: o.Config}
+	r.e = entries{envName: plan.ConfigMapName, envNamespace: plan.Namespace, envFile: r.envFile, inputsName: plan.JobName + api.GuardInputsSuffix, specFile: o.Config}
 	if n := r.k.Field("namespace"); n != nil {
 		r.namespace = n.Value.YNode().Value
 	}

@@ -83,12 +83,12 @@ func WriteAll(overlays []*Overlay) error {
 			return undo(err)
 		}
 	}
-	var errs []error
 	for _, s := range staged {
-		errs = append(errs, s.finish())
+		s.o.step("finish")
 	}
+	// The old folders go in cleanup.
 	cleanup()
-	return errors.Join(errs...)
+	return nil
 }
 
 // stagedOverlay is one folder's write in progress.
@@ -333,12 +333,6 @@ func (f *folderSwap) undo() error {
 	}
 	f.swapped = false
 	return err
-}
-
-// finish ends a folder's write; the old folders go in cleanup.
-func (s *stagedOverlay) finish() error {
-	s.o.step("finish")
-	return nil
 }
 
 // cleanup removes the staged (or, after the swaps, the old) folders and an
