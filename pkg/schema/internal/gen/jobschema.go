@@ -460,7 +460,6 @@ func inside(path string) func(string) bool {
 	return func(f string) bool { return f == path || within(f, path) }
 }
 
-// within: field path f is inside field path of.
 func within(f, of string) bool {
 	return strings.HasPrefix(f, of+".") || strings.HasPrefix(f, of+"[")
 }
