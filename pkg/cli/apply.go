@@ -34,7 +34,8 @@ func (f *clusterFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.Context, "context", "", "kubectl's --context")
 	cmd.Flags().StringVar(&f.Kubeconfig, "kubeconfig", "", "kubectl's --kubeconfig")
 	f.RequestTimeout = 10 * time.Second
-	cmd.Flags().Var(timeout{&f.RequestTimeout}, "request-timeout", "how long each request waits for the API server's answer, such as 30s or 2m (0: no limit; the TLS handshake has client-go's own 10s)")
+	cmd.Flags().Var(timeout{&f.RequestTimeout}, "request-timeout",
+		"how long each request waits for the API server's answer, such as 30s or 2m (0: no limit; the TLS handshake has client-go's own 10s)")
 }
 
 // timeout is a duration flag that refuses a negative one.

@@ -81,7 +81,6 @@ func stagedPaths() ([]string, error) {
 	return paths, nil
 }
 
-// git runs git in the working folder and returns its output.
 func git(args ...string) (string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command("git", args...)

@@ -181,7 +181,6 @@ func following(o hydrate.Options) (opts hydrate.Options, note string) {
 	return o, base.Note
 }
 
-// inform prints a note, if any, as information.
 func inform(cmd *cobra.Command, note string) {
 	if note != "" {
 		krm.Report(cmd.ErrOrStderr(), framework.Results{{Severity: framework.Info, Message: note}})
@@ -197,7 +196,6 @@ func fail(cmd *cobra.Command, err error) error {
 	return reportError(cmd.ErrOrStderr(), err)
 }
 
-// kustomizationEntries lists hydrate's entries in the user's kustomization.
 func kustomizationEntries() string {
 	var b strings.Builder
 	for _, e := range hydrate.KustomizationEntries {
@@ -206,7 +204,6 @@ func kustomizationEntries() string {
 	return b.String()
 }
 
-// patchFiles lists each kind's patch file, from the job kinds table.
 func patchFiles() string {
 	var b strings.Builder
 	for _, k := range kinds.All {

@@ -81,10 +81,12 @@ mlops.env, then run mlops-fn hydrate DIR again.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&jobKind, "kind", string(kinds.All.Default()), "the kind the job becomes: MPIJob (multi-node), Pod (single-node), PyTorchJob (elastic) or TrainJob (Kubeflow Trainer)")
+	cmd.Flags().StringVar(&jobKind, "kind", string(kinds.All.Default()),
+		"the kind the job becomes: MPIJob (multi-node), Pod (single-node), PyTorchJob (elastic) or TrainJob (Kubeflow Trainer)")
 	cmd.Flags().StringVar(&o.Name, "name", "", "the job's name (default: DIR's name)")
 	cmd.Flags().StringVar(&o.Image, "image", "", "the training image (default: the operator's example)")
-	cmd.Flags().StringArrayVar(&commands, "command", nil, "the training command: once, comma-separated (python,train.py); or once per argument; or after -- (default: the example's)")
+	cmd.Flags().StringArrayVar(&commands, "command", nil,
+		"the training command: once, comma-separated (python,train.py); or once per argument; or after -- (default: the example's)")
 	return cmd
 }
 

@@ -38,7 +38,6 @@ type reported struct{ err error }
 func (r *reported) Error() string { return r.err.Error() }
 func (r *reported) Unwrap() error { return r.err }
 
-// markReported wraps err, unless nil, as already on stderr.
 func markReported(err error) error {
 	if err == nil {
 		return nil

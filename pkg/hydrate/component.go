@@ -135,7 +135,6 @@ func (out *Overlay) targetNamespace() string {
 	return ""
 }
 
-// targets are the base's objects the patches address, once each.
 func (out *Overlay) targets() []*yaml.RNode {
 	var ts []*yaml.RNode
 	for _, p := range out.patches {
@@ -175,7 +174,8 @@ func (out *Overlay) componentKustomization(header string, plan *render.Plan, gua
 	}
 	for _, p := range out.patches {
 		target, _ := targetOf(p.target)
-		transformers = append(transformers, transformer("PatchTransformer", "mlops-fn-"+strings.TrimSuffix(p.file, ".yaml"), map[string]any{"path": p.file, "target": target}))
+		name := "mlops-fn-" + strings.TrimSuffix(p.file, ".yaml")
+		transformers = append(transformers, transformer("PatchTransformer", name, map[string]any{"path": p.file, "target": target}))
 	}
 	inline := &yaml.Node{Kind: yaml.SequenceNode}
 	for _, t := range transformers {
@@ -265,7 +265,6 @@ type field struct {
 	value any
 }
 
-// componentText is a kustomize Component with fields in the order given.
 func componentText(header, comment string, fields []field) ([]byte, error) {
 	k := yaml.MustParse("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n")
 	for _, f := range fields {

@@ -92,7 +92,6 @@ var baseField = staleField("the base or kustomization.yaml")
 // hub selects the job spec, where the guard copies what it tests.
 var hub = map[string]any{"kind": specKind}
 
-// guard returns the guard's transformers, in the order they run.
 func guard(in guardInputs) ([]map[string]any, error) {
 	spec := map[string]any{}
 	for _, f := range []string{"metadata", "spec"} {
@@ -293,7 +292,6 @@ func pathKey(k string) string {
 	return k
 }
 
-// pointerKey writes a map key into a JSON pointer (RFC 6901).
 func pointerKey(k string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }

@@ -156,8 +156,10 @@ func (f textForm) apply(text string) string {
 func setEntries(k *yaml.RNode, e entries, path string) ([]string, error) {
 	// kustomize forces a global true onto every generator, over the env generator's own false.
 	if h, _ := k.Pipe(yaml.Lookup("generatorOptions", "disableNameSuffixHash")); h != nil && strings.EqualFold(h.YNode().Value, "true") {
-		return nil, fmt.Errorf("%s:%d: generatorOptions.disableNameSuffixHash: %s takes kustomize's hash off the name of every ConfigMap the kustomization generates, and the job's env ConfigMap %s must keep it: an edit of mlops.env then makes a new ConfigMap beside the old one, and a running job keeps reading its own; accepted: no disableNameSuffixHash under generatorOptions (or false), and options: {disableNameSuffixHash: true} on each of your own generators whose name must stay as written",
-			path, h.YNode().Line, h.YNode().Value, e.envName)
+		return nil, fmt.Errorf("%s:%d: generatorOptions.disableNameSuffixHash: %s takes kustomize's hash off the name of every ConfigMap the kustomization "+
+			"generates, and the job's env ConfigMap %s must keep it: an edit of mlops.env then makes a new ConfigMap beside the old one, and a running job keeps "+
+			"reading its own; accepted: no disableNameSuffixHash under generatorOptions (or false), and options: {disableNameSuffixHash: true} on each of your "+
+			"own generators whose name must stay as written", path, h.YNode().Line, h.YNode().Value, e.envName)
 	}
 	gens, err := listField(k, "configMapGenerator")
 	if err != nil {
@@ -251,7 +253,6 @@ options:
 // listedPath is the check's patch file, as the kustomization names it.
 var listedPath = ComponentDir + "/" + ListedFile
 
-// isListedEntry: n is the patches entry of the check that the component ran.
 func isListedEntry(n *yaml.Node) bool {
 	if n.Kind != yaml.MappingNode {
 		return false
@@ -410,7 +411,8 @@ func setEnvGenerator(g *yaml.RNode, e entries, owned bool) ([]string, error) {
 	if h, _ := g.Pipe(yaml.Lookup("options", "disableNameSuffixHash")); h != nil && !strings.EqualFold(h.YNode().Value, "false") {
 		restored = append(restored, fmt.Sprintf("options.disableNameSuffixHash: %s is hydrate's: it writes false, so that an edit of mlops.env makes a new ConfigMap beside the old one and a running job keeps reading its own", h.YNode().Value))
 	}
-	return restored, g.PipeE(yaml.LookupCreate(yaml.MappingNode, "options"), yaml.SetField("disableNameSuffixHash", yaml.NewRNode(&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagBool, Value: "false"})))
+	hash := yaml.NewRNode(&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagBool, Value: "false"})
+	return restored, g.PipeE(yaml.LookupCreate(yaml.MappingNode, "options"), yaml.SetField("disableNameSuffixHash", hash))
 }
 
 // withoutHash makes the env generator of k (a copy) name its ConfigMap

@@ -184,7 +184,8 @@ func (r *rendering) readKustomization() error {
 	if _, err := fileInside(o.Dir, r.configPath); err != nil {
 		return fmt.Errorf("%s: the job spec is not inside the overlay folder %s (its file or a symbolic link's target); accepted: a job spec in or below %s, where kubectl's kustomize reads it for the guard", r.configPath, o.Dir, o.Dir)
 	}
-	r.e = entries{envName: plan.ConfigMapName, envNamespace: plan.Namespace, envFile: r.envFile, inputsName: plan.JobName + api.GuardInputsSuffix, specFile: o.Config}
+	r.e = entries{envName: plan.ConfigMapName, envNamespace: plan.Namespace, envFile: r.envFile,
+		inputsName: plan.JobName + api.GuardInputsSuffix, specFile: o.Config}
 	if n := r.k.Field("namespace"); n != nil {
 		r.namespace = n.Value.YNode().Value
 	}
@@ -299,7 +300,6 @@ func (r *rendering) renderComponent() error {
 	return nil
 }
 
-// renderGuard writes the guard and the component's kustomization.
 func (r *rendering) renderGuard() error {
 	// The spec as kustomize reads it: parsed, not defaulted.
 	spec := r.builtSpec

@@ -34,7 +34,6 @@ import (
 // do before the component (the function finds its targets by the names they
 // replaced), and the function renames nothing: they need no second pass.
 
-// kustomizationOf decodes the kustomization k.
 func kustomizationOf(k *yaml.RNode) (types.Kustomization, error) {
 	var out types.Kustomization
 	text, err := k.String()
@@ -46,8 +45,10 @@ func kustomizationOf(k *yaml.RNode) (types.Kustomization, error) {
 
 // imageFieldSpecs are kustomize's default fields of an image (its
 // builtinpluginconsts, internal to kustomize); its LegacyFilter finds every
-// containers: and initContainers: list besides, a CRD's included.
-var imageFieldSpecs = types.FsSlice{
+// containers: and initContainers: list besides, a CRD's included. Then the
+// job kinds' images outside their containers (a TrainJob's trainer), which
+// the component's configuration adds to kustomize's (schema.NameReferences).
+var imageFieldSpecs = append(types.FsSlice{
 	{Path: "spec/containers[]/image", CreateIfNotPresent: true},
 	{Path: "spec/initContainers[]/image", CreateIfNotPresent: true},
 	{Path: "spec/volumes[]/image/reference", CreateIfNotPresent: true},
@@ -55,12 +56,7 @@ var imageFieldSpecs = types.FsSlice{
 	{Path: "spec/template/spec/initContainers[]/image", CreateIfNotPresent: true},
 	{Path: "spec/template/spec/volumes[]/image/reference", CreateIfNotPresent: true},
 	{Path: "spec/jobTemplate/spec/template/spec/volumes[]/image/reference", CreateIfNotPresent: true},
-}
-
-// kindImageFieldSpecs are the job kinds' images outside their containers (a
-// TrainJob's trainer), which the component's configuration adds to kustomize's
-// (schema.NameReferences).
-var kindImageFieldSpecs = func() types.FsSlice {
+}, func() types.FsSlice {
 	var out types.FsSlice
 	for _, k := range kinds.All {
 		if k.ProgramPath != nil {
@@ -69,7 +65,7 @@ var kindImageFieldSpecs = func() types.FsSlice {
 		}
 	}
 	return out
-}()
+}()...)
 
 // metadataFieldSpec is where labels and annotations go on every kind; the
 // job kinds (CRDs and Pod) have no other in kustomize's defaults.
@@ -112,7 +108,7 @@ func applyUsersFields(k types.Kustomization, items, made []*yaml.RNode) error {
 		filters = append(filters, annotations.Filter{Annotations: k.CommonAnnotations, FsSlice: metadataFieldSpec("annotations")})
 	}
 	for _, img := range k.Images {
-		filters = append(filters, imagetag.LegacyFilter{ImageTag: img}, imagetag.Filter{ImageTag: img, FsSlice: append(slices.Clone(imageFieldSpecs), kindImageFieldSpecs...)})
+		filters = append(filters, imagetag.LegacyFilter{ImageTag: img}, imagetag.Filter{ImageTag: img, FsSlice: slices.Clone(imageFieldSpecs)})
 	}
 	for _, f := range filters {
 		if _, err := f.Filter(items); err != nil {
