@@ -24,8 +24,10 @@ import (
 // that the kustomization lists the component, and its kustomization.
 
 // renderComponent writes the job's patches, one set per target, or the
-// whole job when the base has none, as the function would generate it.
-func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, items []*yaml.RNode, namespace, header string) error {
+// whole job when the base has none, as the function would generate it; the
+// env ConfigMap goes beside the job, as the function writes it.
+func (r *rendering) renderComponent() error {
+	out, p, plan, items, namespace, header := r.out, r.p, r.plan, r.items, r.namespace, r.header
 	// The function sees the targets after the kustomization's namespace:
 	// moved them; the patches find them by kind and name before it does.
 	seen := items
@@ -106,6 +108,10 @@ func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, it
 			}
 		}
 	}
+	if ns := out.targetNamespace(); r.e.envNamespace == "" && ns != "" {
+		r.e.envNamespace = ns
+		return r.setEntries()
+	}
 	return nil
 }
 
@@ -160,8 +166,12 @@ type patchEntry struct {
 // overlay sets later does not matter. The guard fails the build before a
 // patch meets a base it was not written for. The CRDs' name references
 // (configurations:) hold for the whole build.
-func (out *Overlay) componentKustomization(header string, plan *render.Plan, guard []map[string]any, spec *yaml.RNode) error {
-	transformers := guard
+func (r *rendering) componentKustomization() error {
+	transformers, err := r.guard()
+	if err != nil {
+		return err
+	}
+	out, plan, header, spec := r.out, r.plan, r.header, r.builtSpec
 	// The job spec, a resource of the kustomization for the guard, is never
 	// applied: made local-config here when it is not already.
 	if spec.GetAnnotations()[processor.LocalConfig] != "true" {
@@ -201,7 +211,6 @@ func (out *Overlay) componentKustomization(header string, plan *render.Plan, gua
 		}
 	}
 	comment := "# transformers: the guard (" + guardPrefix + "*), failing the build once what the job's patch comes from\n# changed, then the patch."
-	var err error
 	if out.Component[componentFile], err = componentText(header, comment, component); err != nil {
 		return err
 	}

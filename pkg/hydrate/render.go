@@ -33,13 +33,13 @@ func Render(o Options) (*Overlay, error) {
 	}
 	r := &rendering{o: o, configPath: filepath.Join(o.Dir, o.Config)}
 	for _, step := range []func() error{
-		r.readSpec,          // the job spec and mlops.env, resolved as the function resolves them
-		r.readKustomization, // the user's kustomization (or a new one), hydrate's entries set in it
-		r.buildBase,         // the objects the component patches, and the env ConfigMap as generated
-		r.renderComponent,   // the job's patches, or the whole job
-		r.renderGuard,       // the guard, and the component's kustomization
-		r.kustomizationText, // the kustomization's new text, when it changed
-		r.check,             // the overlay's build equals the function's run
+		r.readSpec,               // the job spec and mlops.env, resolved as the function resolves them
+		r.readKustomization,      // the user's kustomization (or a new one), hydrate's entries set in it
+		r.buildBase,              // the objects the component patches, and the env ConfigMap as generated
+		r.renderComponent,        // the job's patches, or the whole job
+		r.componentKustomization, // the guard, and the component's kustomization
+		r.kustomizationText,      // the kustomization's new text, when it changed
+		r.check,                  // the overlay's build equals the function's run
 	} {
 		if err := step(); err != nil {
 			unlock()
@@ -285,33 +285,6 @@ func sameEntries(data map[string]string, f *env.File) bool {
 		}
 	}
 	return true
-}
-
-// renderComponent renders the job's patches; the env ConfigMap goes beside
-// the job, as the function writes it.
-func (r *rendering) renderComponent() error {
-	if err := r.out.renderComponent(r.p, r.plan, r.items, r.namespace, r.header); err != nil {
-		return err
-	}
-	if ns := r.out.targetNamespace(); r.e.envNamespace == "" && ns != "" {
-		r.e.envNamespace = ns
-		return r.setEntries()
-	}
-	return nil
-}
-
-func (r *rendering) renderGuard() error {
-	// The spec as kustomize reads it: parsed, not defaulted.
-	spec := r.builtSpec
-	transformers, err := guard(guardInputs{
-		namespace: r.e.envNamespace, configMapName: r.plan.ConfigMapName, inputsName: r.e.inputsName,
-		env: r.resolved.Env, specFile: r.o.Config, spec: spec, envFile: r.envFile,
-		token: r.e.token(), targets: r.out.targets(), base: r.items, envData: r.envData,
-	})
-	if err != nil {
-		return err
-	}
-	return r.out.componentKustomization(r.header, r.plan, transformers, spec)
 }
 
 // kustomizationText writes the kustomization back in the user's form; it
