@@ -11,6 +11,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/apply"
 	"github.com/mlops-fn/mlops-fn/pkg/cluster"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
+	"github.com/mlops-fn/mlops-fn/pkg/krm"
 	"github.com/mlops-fn/mlops-fn/pkg/status"
 )
 
@@ -24,7 +25,7 @@ func warnApplied(ctx context.Context, cmd *cobra.Command, c *cluster.Cluster, jo
 	warn := func(m string) {
 		warnings = append(warnings, &framework.Result{Severity: framework.Warning, Message: m})
 	}
-	defer func() { report(cmd.ErrOrStderr(), warnings) }()
+	defer func() { krm.Report(cmd.ErrOrStderr(), warnings) }()
 	sc := status.From(c)
 	for _, job := range jobs {
 		id := job.Kind + "/" + job.Name

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
+	"github.com/mlops-fn/mlops-fn/pkg/krm"
 )
 
 // clusterFlags are kubectl's flags for the cluster, with kubectl's meanings.
@@ -32,7 +34,8 @@ func (f *clusterFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.Context, "context", "", "kubectl's --context")
 	cmd.Flags().StringVar(&f.Kubeconfig, "kubeconfig", "", "kubectl's --kubeconfig")
 	f.RequestTimeout = 10 * time.Second
-	cmd.Flags().Var(timeout{&f.RequestTimeout}, "request-timeout", "how long each request waits for the API server's answer, such as 30s or 2m (0: no limit; the TLS handshake has client-go's own 10s)")
+	cmd.Flags().Var(timeout{&f.RequestTimeout}, "request-timeout",
+		"how long each request waits for the API server's answer, such as 30s or 2m (0: no limit; the TLS handshake has client-go's own 10s)")
 }
 
 // timeout is a duration flag that refuses a negative one.
@@ -65,7 +68,7 @@ func given(cmd *cobra.Command) []string {
 // connect connects to the cluster f names; run's errors name the server
 // and the request that did not answer.
 func connect(cmd *cobra.Command, f clusterFlags, run func(context.Context, *cluster.Cluster) error) error {
-	ctx := cmdContext(cmd)
+	ctx := cmd.Context()
 	c, err := cluster.Connect(ctx, f.Flags)
 	if err == nil {
 		err = c.Explain(run(ctx, c))
@@ -110,9 +113,7 @@ nodes (a pod larger than the largest node, or the pods that run at once larger
 than all nodes together), naming the numbers, and where the job has a QUEUE but
 Kueue never held it nor made a Workload for it (Kueue does not manage its kind
 or namespace: it runs outside the queue).`,
-		Args:          cobra.ExactArgs(1),
-		SilenceErrors: true,
-		SilenceUsage:  true,
+		Args: cobra.ExactArgs(1),
 	}
 	var f clusterFlags
 	f.add(cmd)
@@ -129,7 +130,7 @@ or namespace: it runs outside the queue).`,
 		if err != nil {
 			return fail(cmd, err)
 		}
-		report(cmd.ErrOrStderr(), ov.Warnings)
+		krm.Report(cmd.ErrOrStderr(), ov.Warnings)
 		if err := ov.Write(); err != nil {
 			return fail(cmd, err)
 		}
@@ -162,9 +163,7 @@ of job.yaml or mlops.env that was not hydrated, kubectl delete -k fails with the
 guard's error; delete builds DIR with the patches the last hydrate wrote, so it
 deletes the job that runs. The base's other objects (a ServiceAccount other
 jobs share) stay.`,
-		Args:          cobra.ExactArgs(1),
-		SilenceErrors: true,
-		SilenceUsage:  true,
+		Args: cobra.ExactArgs(1),
 	}
 	var f clusterFlags
 	f.add(cmd)
@@ -195,10 +194,11 @@ jobs share) stay.`,
 // hydrated: dir is an overlay, which apply hydrates again; a folder that
 // only holds a job spec is made one by hydrate with its base, or by init.
 func hydrated(dir string) error {
-	for _, name := range konfig.RecognizedKustomizationFileNames() {
-		if _, err := os.Stat(filepath.Join(dir, name)); !errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
+	if slices.ContainsFunc(konfig.RecognizedKustomizationFileNames(), func(name string) bool {
+		_, err := os.Stat(filepath.Join(dir, name))
+		return !errors.Is(err, fs.ErrNotExist)
+	}) {
+		return nil
 	}
 	return fmt.Errorf("%s has no kustomization.yaml: it was never hydrated; mlops-fn apply hydrates an overlay again, it does not make one: run mlops-fn hydrate --resources BASE %s (BASE: the folder that holds the job's skeleton), or mlops-fn init %s for a new job", dir, dir, dir)
 }

@@ -38,11 +38,12 @@ func New(inputRead func(bytes int)) *cobra.Command {
 	}
 	var verbose bool
 	cmd := &cobra.Command{
-		Use:           "mlops-fn [JOB.yaml [INPUT.yaml|- ...]]",
-		Short:         "Render MPIJob, Pod, PyTorchJob and TrainJob manifests for distributed training from mlops.env and a job spec",
-		Long:          help(),
-		Args:          cobra.ArbitraryArgs,
-		Version:       version.String(),
+		Use:     "mlops-fn [JOB.yaml [INPUT.yaml|- ...]]",
+		Short:   "Render MPIJob, Pod, PyTorchJob and TrainJob manifests for distributed training from mlops.env and a job spec",
+		Long:    krm.Help(),
+		Args:    cobra.ArbitraryArgs,
+		Version: version.String(),
+		// The subcommands' too: cobra asks the root. A run reports its own errors, Execute cobra's.
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -51,7 +52,7 @@ func New(inputRead func(bytes int)) *cobra.Command {
 					// A runner pipes a ResourceList; a person at a prompt asks what this is.
 					return cmd.Help()
 				}
-				return runResourceList(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), inputRead)
+				return markReported(krm.Run(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), inputRead))
 			}
 			if err := unknownCommand(cmd, args[0]); err != nil {
 				return err
@@ -98,11 +99,6 @@ func unknownCommand(cmd *cobra.Command, first string) error {
 	return fmt.Errorf("unknown command %s%s; accepted: a command (%s), or a job spec's file: mlops-fn JOB.yaml", first, hint, strings.Join(names, ", "))
 }
 
-// runResourceList is the KRM function protocol (pkg/krm, which the image runs alone).
-func runResourceList(in io.Reader, out, stderr io.Writer, inputRead func(int)) error {
-	return markReported(krm.Run(in, out, stderr, inputRead))
-}
-
 // runStandalone renders `mlops-fn job.yaml [inputs]` to plain YAML. Nothing
 // reaches stdout unless the whole run succeeds.
 func runStandalone(args []string, verbose bool, in io.Reader, out, stderr io.Writer, inputRead func(int)) error {
@@ -115,7 +111,12 @@ func runStandalone(args []string, verbose bool, in io.Reader, out, stderr io.Wri
 	data := make([][]byte, len(args)-1)
 	size := 0
 	for i, name := range args[1:] {
-		if data[i], err = readFile(name, in); err != nil {
+		if name == "-" {
+			data[i], err = io.ReadAll(in)
+		} else {
+			data[i], err = os.ReadFile(name)
+		}
+		if err != nil {
 			return reportError(stderr, err)
 		}
 		size += len(data[i])
@@ -132,7 +133,7 @@ func runStandalone(args []string, verbose bool, in io.Reader, out, stderr io.Wri
 	rl := &framework.ResourceList{FunctionConfig: config, Items: inputs}
 	p := processor.Processor{ConfigDir: filepath.Dir(configFile), ConfigFile: configFile, Verbose: verbose}
 	err = p.Process(rl)
-	report(stderr, rl.Results)
+	krm.Report(stderr, rl.Results)
 	if err != nil {
 		// Process returns its errors among the results.
 		return markReported(err)
@@ -151,14 +152,6 @@ func runStandalone(args []string, verbose bool, in io.Reader, out, stderr io.Wri
 		return reportError(stderr, err)
 	}
 	return nil
-}
-
-// readFile reads an input file, or stdin for "-".
-func readFile(name string, stdin io.Reader) ([]byte, error) {
-	if name == "-" {
-		return io.ReadAll(stdin)
-	}
-	return os.ReadFile(name)
 }
 
 // parseInput reads the objects of one input: plain Kubernetes objects only.
@@ -197,6 +190,3 @@ func parseInput(name string, data []byte) ([]*yaml.RNode, error) {
 func reportError(w io.Writer, err error) error {
 	return markReported(krm.ReportError(w, err))
 }
-
-// report writes errors and warnings to stderr, one per line (pkg/krm).
-func report(w io.Writer, results framework.Results) { krm.Report(w, results) }

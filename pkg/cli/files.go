@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/kustomize/api/konfig"
@@ -80,7 +81,6 @@ func stagedPaths() ([]string, error) {
 	return paths, nil
 }
 
-// git runs git in the working folder and returns its output.
 func git(args ...string) (string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command("git", args...)
@@ -96,14 +96,10 @@ func git(args ...string) (string, error) {
 // job spec but the component hydrate wrote (the spec deleted: hydrate names
 // the missing file).
 func isOverlay(dir, config string) bool {
-	found := false
-	for _, name := range konfig.RecognizedKustomizationFileNames() {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			found = true
-			break
-		}
-	}
-	if !found {
+	if !slices.ContainsFunc(konfig.RecognizedKustomizationFileNames(), func(name string) bool {
+		_, err := os.Stat(filepath.Join(dir, name))
+		return err == nil
+	}) {
 		return false
 	}
 	spec := filepath.Join(dir, config)

@@ -15,6 +15,7 @@ import (
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
+	"github.com/mlops-fn/mlops-fn/pkg/krm"
 	"github.com/mlops-fn/mlops-fn/pkg/scaffold"
 )
 
@@ -67,8 +68,6 @@ passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.Component
 			}
 			return nil
 		},
-		SilenceErrors: true,
-		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, dirs []string) error {
 			if os.Getenv("GOGC") == "" {
 				// kyaml's merge of a long list allocates short-lived garbage in
@@ -90,7 +89,7 @@ passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.Component
 				var outside []string
 				dirs, outside = overlaysOf(dirs, o.Config)
 				for _, f := range outside {
-					report(cmd.ErrOrStderr(), framework.Results{{Severity: framework.Warning, Message: fmt.Sprintf(
+					krm.Report(cmd.ErrOrStderr(), framework.Results{{Severity: framework.Warning, Message: fmt.Sprintf(
 						"%s: skipped: no folder at or above it holds a kustomization and an %s %s, so it lies in no overlay", f, api.Kind, o.Config)}})
 				}
 			}
@@ -133,7 +132,7 @@ passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.Component
 					if r.Severity == framework.Info {
 						infos = append(infos, r)
 					} else {
-						report(cmd.ErrOrStderr(), framework.Results{r})
+						krm.Report(cmd.ErrOrStderr(), framework.Results{r})
 					}
 				}
 				overlays[i] = ov
@@ -142,7 +141,7 @@ passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.Component
 				if err := hydrate.WriteAll(overlays); err != nil {
 					return fail(cmd, err)
 				}
-				report(cmd.ErrOrStderr(), infos)
+				krm.Report(cmd.ErrOrStderr(), infos)
 				for _, note := range notes {
 					inform(cmd, note)
 				}
@@ -182,23 +181,21 @@ func following(o hydrate.Options) (opts hydrate.Options, note string) {
 	return o, base.Note
 }
 
-// inform prints a note, if any, as information.
 func inform(cmd *cobra.Command, note string) {
 	if note != "" {
-		report(cmd.ErrOrStderr(), framework.Results{{Severity: framework.Info, Message: note}})
+		krm.Report(cmd.ErrOrStderr(), framework.Results{{Severity: framework.Info, Message: note}})
 	}
 }
 
 // fail reports err on stderr: results one per line, anything else as is.
 func fail(cmd *cobra.Command, err error) error {
 	if results, ok := err.(framework.Results); ok {
-		report(cmd.ErrOrStderr(), results)
+		krm.Report(cmd.ErrOrStderr(), results)
 		return markReported(err)
 	}
 	return reportError(cmd.ErrOrStderr(), err)
 }
 
-// kustomizationEntries lists hydrate's entries in the user's kustomization.
 func kustomizationEntries() string {
 	var b strings.Builder
 	for _, e := range hydrate.KustomizationEntries {
@@ -207,7 +204,6 @@ func kustomizationEntries() string {
 	return b.String()
 }
 
-// patchFiles lists each kind's patch file, from the job kinds table.
 func patchFiles() string {
 	var b strings.Builder
 	for _, k := range kinds.All {

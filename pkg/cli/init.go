@@ -8,13 +8,13 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
-	"github.com/mlops-fn/mlops-fn/pkg/kinds"
-
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
+	"github.com/mlops-fn/mlops-fn/pkg/krm"
 	"github.com/mlops-fn/mlops-fn/pkg/scaffold"
 )
 
@@ -47,8 +47,6 @@ mlops.env, then run mlops-fn hydrate DIR again.`,
 			}
 			return nil
 		},
-		SilenceErrors: true,
-		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
 			var err error
@@ -72,7 +70,7 @@ mlops.env, then run mlops-fn hydrate DIR again.`,
 				if err != nil {
 					return err
 				}
-				report(cmd.ErrOrStderr(), movedTo(ov.Warnings, staged, dir))
+				krm.Report(cmd.ErrOrStderr(), movedTo(ov.Warnings, staged, dir))
 				return ov.Write()
 			})
 			if err != nil {
@@ -83,10 +81,12 @@ mlops.env, then run mlops-fn hydrate DIR again.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&jobKind, "kind", string(kinds.All.Default()), "the kind the job becomes: MPIJob (multi-node), Pod (single-node), PyTorchJob (elastic) or TrainJob (Kubeflow Trainer)")
+	cmd.Flags().StringVar(&jobKind, "kind", string(kinds.All.Default()),
+		"the kind the job becomes: MPIJob (multi-node), Pod (single-node), PyTorchJob (elastic) or TrainJob (Kubeflow Trainer)")
 	cmd.Flags().StringVar(&o.Name, "name", "", "the job's name (default: DIR's name)")
 	cmd.Flags().StringVar(&o.Image, "image", "", "the training image (default: the operator's example)")
-	cmd.Flags().StringArrayVar(&commands, "command", nil, "the training command: once, comma-separated (python,train.py); or once per argument; or after -- (default: the example's)")
+	cmd.Flags().StringArrayVar(&commands, "command", nil,
+		"the training command: once, comma-separated (python,train.py); or once per argument; or after -- (default: the example's)")
 	return cmd
 }
 
@@ -148,17 +148,5 @@ func unquote(s string) string {
 // about the same files in dir, where they will be: the staged folder is a
 // temporary name.
 func movedTo(results framework.Results, staged, dir string) framework.Results {
-	dir = filepath.Clean(dir)
-	var out framework.Results
-	for _, r := range results {
-		m := *r
-		m.Message = strings.ReplaceAll(m.Message, staged, dir)
-		if r.File != nil {
-			f := *r.File
-			f.Path = strings.ReplaceAll(f.Path, staged, dir)
-			m.File = &f
-		}
-		out = append(out, &m)
-	}
-	return out
+	return scaffold.Renamed(results, func(s string) string { return strings.ReplaceAll(s, staged, filepath.Clean(dir)) })
 }

@@ -49,9 +49,7 @@ v0.19's default configuration).
 
 A job waiting is no error: status exits 1 only when the cluster cannot be read.
 Each request waits --request-timeout for the API server's answer.`,
-		Args:          cobra.ExactArgs(1),
-		SilenceErrors: true,
-		SilenceUsage:  true,
+		Args: cobra.ExactArgs(1),
 	}
 	f.add(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -88,14 +86,12 @@ ConfigMap) in the pod that runs it:
 follows a new run (a launcher started again, a restarted container) until
 the job has finished. Each request waits --request-timeout for the API
 server's answer (the log itself streams for as long as the program runs).`,
-		Args:          cobra.ExactArgs(1),
-		SilenceErrors: true,
-		SilenceUsage:  true,
+		Args: cobra.ExactArgs(1),
 	}
 	f.add(cmd)
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "stream the log, waiting for the program to start")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		ctx, stop := signal.NotifyContext(cmdContext(cmd), os.Interrupt)
+		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 		defer stop()
 		cmd.SetContext(ctx)
 		return jobsAndCluster(cmd, args[0], f, func(ctx context.Context, jobs []jobnode.Job, c *status.Cluster) error {
@@ -107,11 +103,4 @@ server's answer (the log itself streams for as long as the program runs).`,
 		})
 	}
 	return cmd
-}
-
-func cmdContext(cmd *cobra.Command) context.Context {
-	if ctx := cmd.Context(); ctx != nil {
-		return ctx
-	}
-	return context.Background()
 }

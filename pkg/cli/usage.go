@@ -27,7 +27,7 @@ func Execute(cmd *cobra.Command) error {
 	var done *reported
 	if !errors.As(err, &done) {
 		path := failed.CommandPath()
-		fmt.Fprintf(failed.ErrOrStderr(), "%s: error: %s; see `%s --help`\n", path, oneLine(err.Error()), path)
+		fmt.Fprintf(failed.ErrOrStderr(), "%s: error: %s; see `%s --help`\n", path, strings.Join(strings.Fields(err.Error()), " "), path)
 	}
 	return err
 }
@@ -38,17 +38,11 @@ type reported struct{ err error }
 func (r *reported) Error() string { return r.err.Error() }
 func (r *reported) Unwrap() error { return r.err }
 
-// markReported wraps err, unless nil, as already on stderr.
 func markReported(err error) error {
 	if err == nil {
 		return nil
 	}
 	return &reported{err}
-}
-
-// oneLine keeps a usage error on a single line of stderr.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // flagError rewrites pflag's parse errors to say what was wrong and which

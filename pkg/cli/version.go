@@ -14,11 +14,9 @@ import (
 // the same text.
 func newVersion() *cobra.Command {
 	return &cobra.Command{
-		Use:           "version",
-		Short:         "Print the release, the commit and whether its tree was modified, from Go's build info",
-		Args:          cobra.NoArgs,
-		SilenceErrors: true,
-		SilenceUsage:  true,
+		Use:   "version",
+		Short: "Print the release, the commit and whether its tree was modified, from Go's build info",
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, err := fmt.Fprint(cmd.OutOrStdout(), version.String())
 			return err

@@ -155,7 +155,8 @@ func (c *Cluster) Explain(err error) error {
 	why := fmt.Sprintf("the API server %s could not be reached (%s): %v", c.Config.Host, what, u.Err)
 	switch {
 	case u.Timeout() && u.Err.Error() == tlsHandshakeTimeout:
-		why = fmt.Sprintf("the API server %s did not complete the TLS handshake of %s within 10s (client-go's own limit, which --request-timeout does not change)", c.Config.Host, what)
+		why = fmt.Sprintf("the API server %s did not complete the TLS handshake of %s within 10s (client-go's own limit, which --request-timeout does not change)",
+			c.Config.Host, what)
 	case u.Timeout() && c.Config.Timeout > 0:
 		why = fmt.Sprintf("the API server %s did not answer %s within %s (--request-timeout)", c.Config.Host, what, c.Config.Timeout)
 	}

@@ -51,17 +51,14 @@ func (c *Cluster) Pod(ctx context.Context, ns, name string) (*corev1.Pod, error)
 	return &p, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &p)
 }
 
-// Pods are the pods of namespace ns that selector selects.
 func (c *Cluster) Pods(ctx context.Context, ns, selector string) ([]corev1.Pod, error) {
 	return list[corev1.Pod](ctx, c.Dynamic.Resource(podsResource).Namespace(ns), selector)
 }
 
-// Events are the events of namespace ns.
 func (c *Cluster) Events(ctx context.Context, ns string) ([]corev1.Event, error) {
 	return list[corev1.Event](ctx, c.Dynamic.Resource(eventsResource).Namespace(ns), "")
 }
 
-// Nodes are the cluster's nodes.
 func (c *Cluster) Nodes(ctx context.Context) ([]corev1.Node, error) {
 	return list[corev1.Node](ctx, c.Dynamic.Resource(nodesResource), "")
 }
@@ -76,7 +73,8 @@ func (c *Cluster) Log(ctx context.Context, ns, pod, container string, follow boo
 		Param("container", container).Param("follow", strconv.FormatBool(follow)).Stream(ctx)
 	if !unanswered.Stop() {
 		cancel()
-		return nil, fmt.Errorf("the API server %s did not answer GET /api/v1/namespaces/%s/pods/%s/log within %s (--request-timeout)", c.Config.Host, ns, pod, timeout)
+		return nil, fmt.Errorf("the API server %s did not answer GET /api/v1/namespaces/%s/pods/%s/log within %s (--request-timeout)",
+			c.Config.Host, ns, pod, timeout)
 	}
 	if err != nil {
 		cancel()

@@ -58,7 +58,6 @@ type builtObject struct {
 	fields                            map[string]any
 }
 
-// metadata is the object's metadata.labels or metadata.annotations.
 func (o builtObject) metadata(field string) map[string]string {
 	meta, _ := o.fields["metadata"].(map[string]any)
 	values, _ := meta[field].(map[string]any)
@@ -77,7 +76,6 @@ func (o builtObject) String() string {
 	return o.kind + "/" + o.name + " (namespace " + o.namespace + ")"
 }
 
-// objects keys a build's output by kind, namespace and name.
 func objects(nodes []*yaml.RNode) (map[string]builtObject, error) {
 	out := map[string]builtObject{}
 	for _, n := range nodes {
@@ -85,7 +83,7 @@ func objects(nodes []*yaml.RNode) (map[string]builtObject, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[n.GetKind()+" "+n.GetNamespace()+"/"+n.GetName()] = builtObject{apiVersion: n.GetApiVersion(), kind: n.GetKind(), namespace: n.GetNamespace(), name: n.GetName(), fields: m}
+		out[n.GetKind()+" "+n.GetNamespace()+"/"+n.GetName()] = builtObject{n.GetApiVersion(), n.GetKind(), n.GetNamespace(), n.GetName(), m}
 	}
 	return out, nil
 }
@@ -146,7 +144,6 @@ func describe(diffs []objectDiff, want, got string) string {
 	return describeFirst(diffs, maxChangesShown, want, got)
 }
 
-// describeFirst is describe showing the first shown changes.
 func describeFirst(diffs []objectDiff, shown int, want, got string) string {
 	var lines []string
 	more := 0
@@ -172,7 +169,6 @@ func describeFirst(diffs []objectDiff, shown int, want, got string) string {
 	return strings.Join(lines, "\n")
 }
 
-// presence writes a whole object's value: there or not.
 func presence(object any) string {
 	if object == nil {
 		return "no such object"

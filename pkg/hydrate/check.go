@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 
-	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -168,33 +167,30 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 	}
 	// hydrate's warnings are the function's, on the job it patched.
 	r.out.Warnings = rl.Results
+	// The user's fields that act after the component act after the function.
+	fields, err := kustomizationOf(r.k)
+	if err != nil {
+		return nil, err
+	}
 	// What kustomize drops from a transformer's output.
 	//nolint:staticcheck // the runners' legacy annotations too
-	drop := []string{processor.PreviousNamesAnnotation, kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation, kioutil.IdAnnotation, kioutil.LegacyIdAnnotation}
+	drop := []string{processor.PreviousNamesAnnotation, kioutil.PathAnnotation, kioutil.LegacyPathAnnotation,
+		kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation, kioutil.IdAnnotation, kioutil.LegacyIdAnnotation}
+	var made []*yaml.RNode
 	for _, it := range rl.Items {
 		for _, a := range drop {
 			if _, err := it.Pipe(yaml.ClearAnnotation(a)); err != nil {
 				return nil, err
 			}
 		}
-	}
-	for _, it := range rl.Items {
 		if err := yaml.ClearEmptyAnnotations(it); err != nil {
 			return nil, err
 		}
-	}
-	// The user's fields that act after the component act after the function.
-	fields, err := readUsersFields(r.k)
-	if err != nil {
-		return nil, err
-	}
-	var made []*yaml.RNode
-	for _, it := range rl.Items {
 		if !input[it.GetKind()+" "+it.GetNamespace()+"/"+it.GetName()] {
 			made = append(made, it)
 		}
 	}
-	if err := fields.apply(rl.Items, made); err != nil {
+	if err := applyUsersFields(fields, rl.Items, made); err != nil {
 		return nil, fmt.Errorf("%s: applying its own fields to mlops-fn's output: %w", r.kname, err)
 	}
 	return rl.Items, nil
@@ -248,16 +244,9 @@ func (r *rendering) functionInput(withFn *yaml.RNode) ([]*yaml.RNode, error) {
 func markNames(k *yaml.RNode, base []*yaml.RNode) error {
 	var marks []*yaml.Node
 	for _, it := range base {
-		gv, err := k8sschema.ParseGroupVersion(it.GetApiVersion())
+		target, err := targetOf(it)
 		if err != nil {
 			return err
-		}
-		target := map[string]any{"version": gv.Version, "kind": it.GetKind(), "name": "^" + regexp.QuoteMeta(it.GetName()) + "$"}
-		if gv.Group != "" {
-			target["group"] = gv.Group
-		}
-		if ns := it.GetNamespace(); ns != "" {
-			target["namespace"] = "^" + regexp.QuoteMeta(ns) + "$"
 		}
 		patch := map[string]any{"apiVersion": it.GetApiVersion(), "kind": it.GetKind(),
 			"metadata": map[string]any{"name": it.GetName(), "annotations": map[string]any{nameMark: it.GetName()}}}

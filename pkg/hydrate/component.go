@@ -24,8 +24,10 @@ import (
 // that the kustomization lists the component, and its kustomization.
 
 // renderComponent writes the job's patches, one set per target, or the
-// whole job when the base has none, as the function would generate it.
-func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, items []*yaml.RNode, namespace, header string) error {
+// whole job when the base has none, as the function would generate it; the
+// env ConfigMap goes beside the job, as the function writes it.
+func (r *rendering) renderComponent() error {
+	out, p, plan, items, namespace, header := r.out, r.p, r.plan, r.items, r.namespace, r.header
 	// The function sees the targets after the kustomization's namespace:
 	// moved them; the patches find them by kind and name before it does.
 	seen := items
@@ -106,6 +108,10 @@ func (out *Overlay) renderComponent(p processor.Processor, plan *render.Plan, it
 			}
 		}
 	}
+	if ns := out.targetNamespace(); r.e.envNamespace == "" && ns != "" {
+		r.e.envNamespace = ns
+		return r.setEntries()
+	}
 	return nil
 }
 
@@ -135,7 +141,6 @@ func (out *Overlay) targetNamespace() string {
 	return ""
 }
 
-// targets are the base's objects the patches address, once each.
 func (out *Overlay) targets() []*yaml.RNode {
 	var ts []*yaml.RNode
 	for _, p := range out.patches {
@@ -161,8 +166,12 @@ type patchEntry struct {
 // overlay sets later does not matter. The guard fails the build before a
 // patch meets a base it was not written for. The CRDs' name references
 // (configurations:) hold for the whole build.
-func (out *Overlay) componentKustomization(header string, plan *render.Plan, guard []map[string]any, spec *yaml.RNode) error {
-	transformers := guard
+func (r *rendering) componentKustomization() error {
+	transformers, err := r.guard()
+	if err != nil {
+		return err
+	}
+	out, plan, header, spec := r.out, r.plan, r.header, r.builtSpec
 	// The job spec, a resource of the kustomization for the guard, is never
 	// applied: made local-config here when it is not already.
 	if spec.GetAnnotations()[processor.LocalConfig] != "true" {
@@ -174,15 +183,9 @@ func (out *Overlay) componentKustomization(header string, plan *render.Plan, gua
 		transformers = append(transformers, transformer("PatchTransformer", "mlops-fn-job-spec", map[string]any{"patch": smp.MustString(), "target": hub}))
 	}
 	for _, p := range out.patches {
-		gv, _ := k8sschema.ParseGroupVersion(p.target.GetApiVersion())
-		target := map[string]any{"version": gv.Version, "kind": p.target.GetKind(), "name": "^" + regexp.QuoteMeta(p.target.GetName()) + "$"}
-		if gv.Group != "" {
-			target["group"] = gv.Group
-		}
-		if ns := p.target.GetNamespace(); ns != "" {
-			target["namespace"] = "^" + regexp.QuoteMeta(ns) + "$"
-		}
-		transformers = append(transformers, transformer("PatchTransformer", "mlops-fn-"+strings.TrimSuffix(p.file, ".yaml"), map[string]any{"path": p.file, "target": target}))
+		target, _ := targetOf(p.target)
+		name := "mlops-fn-" + strings.TrimSuffix(p.file, ".yaml")
+		transformers = append(transformers, transformer("PatchTransformer", name, map[string]any{"path": p.file, "target": target}))
 	}
 	inline := &yaml.Node{Kind: yaml.SequenceNode}
 	for _, t := range transformers {
@@ -208,12 +211,25 @@ func (out *Overlay) componentKustomization(header string, plan *render.Plan, gua
 		}
 	}
 	comment := "# transformers: the guard (" + guardPrefix + "*), failing the build once what the job's patch comes from\n# changed, then the patch."
-	var err error
 	if out.Component[componentFile], err = componentText(header, comment, component); err != nil {
 		return err
 	}
 	out.Component[ListedFile] = []byte(header + jsonPatch(map[string]any{"op": "test", "path": pointer(listedField), "value": listedValue}))
 	return nil
+}
+
+// targetOf selects n in a patch's target: by group, version and kind, and
+// its name and namespace as exact regular expressions.
+func targetOf(n *yaml.RNode) (map[string]any, error) {
+	gv, err := k8sschema.ParseGroupVersion(n.GetApiVersion())
+	target := map[string]any{"version": gv.Version, "kind": n.GetKind(), "name": "^" + regexp.QuoteMeta(n.GetName()) + "$"}
+	if gv.Group != "" {
+		target["group"] = gv.Group
+	}
+	if ns := n.GetNamespace(); ns != "" {
+		target["namespace"] = "^" + regexp.QuoteMeta(ns) + "$"
+	}
+	return target, err
 }
 
 // holds reports whether the job, as the component builds it, sets the
@@ -258,7 +274,6 @@ type field struct {
 	value any
 }
 
-// componentText is a kustomize Component with fields in the order given.
 func componentText(header, comment string, fields []field) ([]byte, error) {
 	k := yaml.MustParse("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n")
 	for _, f := range fields {

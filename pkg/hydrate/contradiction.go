@@ -16,7 +16,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/resid"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
-	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/fielddiff"
 )
@@ -45,19 +44,16 @@ func (r *rendering) contradiction(diffs []objectDiff, why string) error {
 // hydrate cannot look into (transformers:, a component listed after
 // mlops-fn's), in the kustomization's order.
 func (r *rendering) suspects(diffs []objectDiff) []string {
-	text, err := r.k.String()
+	k, err := kustomizationOf(r.k)
 	if err != nil {
 		return nil
 	}
-	var k types.Kustomization
-	if err := sigsyaml.Unmarshal([]byte(text), &k); err != nil {
-		return nil
-	}
 	var found []string
+	json6902, smp := k.PatchesJson6902, strategicMerge(k.PatchesStrategicMerge) //nolint:staticcheck // users still write them, and kustomize v5 applies them
 	for _, field := range []struct {
 		name    string
 		patches []types.Patch
-	}{{"patches", k.Patches}, {"patchesJson6902", k.PatchesJson6902}, {"patchesStrategicMerge", strategicMerge(k.PatchesStrategicMerge)}} { //nolint:staticcheck // users still write them, and kustomize v5 applies them
+	}{{"patches", k.Patches}, {"patchesJson6902", json6902}, {"patchesStrategicMerge", smp}} {
 		for _, p := range field.patches {
 			if path.Clean(p.Path) == listedPath {
 				continue // hydrate's own, which tests a mark
@@ -76,7 +72,8 @@ func (r *rendering) suspects(diffs []objectDiff) []string {
 	}
 	for _, rep := range k.Replicas {
 		if slices.ContainsFunc(diffs, func(d objectDiff) bool {
-			return slices.Contains(names(d.object, k), rep.Name) && slices.ContainsFunc(d.changes, func(c fielddiff.Change) bool { return strings.HasSuffix(c.Path, ".replicas") })
+			return slices.Contains(names(d.object, k), rep.Name) &&
+				slices.ContainsFunc(d.changes, func(c fielddiff.Change) bool { return strings.HasSuffix(c.Path, ".replicas") })
 		}) {
 			found = append(found, "replicas: "+rep.Name)
 		}

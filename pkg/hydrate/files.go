@@ -53,7 +53,6 @@ func mustRel(base, target string) string {
 	return r
 }
 
-// ownedByUs: the file starts with mlops-fn's header.
 func ownedByUs(path string) bool {
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -13,7 +13,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
-	"github.com/mlops-fn/mlops-fn/pkg/env"
 )
 
 // The guard makes a hydrated overlay refuse to build once what the function
@@ -62,23 +61,6 @@ const (
 	baseScratch = "base"
 )
 
-// guardInputs is what the guard compares the build against.
-type guardInputs struct {
-	namespace     string // the env ConfigMap's
-	configMapName string
-	inputsName    string // the local-config ConfigMap with mlops.env and the token
-	env           *env.File
-	// envData is the env ConfigMap's data as the kustomization generates it
-	// (mlops.env, the user's literals and further files); nil: it has none.
-	envData  map[string]string
-	specFile string // the spec's file name, for messages
-	spec     *yaml.RNode
-	envFile  string // mlops.env's path in the overlay, for messages
-	token    string
-	targets  []*yaml.RNode // the base's objects the patches address
-	base     []*yaml.RNode // every object of the base, as the component sees them
-}
-
 // staleField is the guard's field for what, and the message a stale build
 // fails with: kustomize prints "testing value /FIELD failed".
 func staleField(what string) string {
@@ -92,14 +74,14 @@ var baseField = staleField("the base or kustomization.yaml")
 // hub selects the job spec, where the guard copies what it tests.
 var hub = map[string]any{"kind": specKind}
 
-// guard returns the guard's transformers, in the order they run.
-func guard(in guardInputs) ([]map[string]any, error) {
+// guard is the guard's transformers, in the order they run.
+func (r *rendering) guard() ([]map[string]any, error) {
 	spec := map[string]any{}
 	for _, f := range []string{"metadata", "spec"} {
-		if n := in.spec.Field(f); n != nil {
+		if n := r.builtSpec.Field(f); n != nil {
 			v, err := n.Value.Map()
 			if err != nil {
-				return nil, fmt.Errorf("%s: %s: %w", in.specFile, f, err)
+				return nil, fmt.Errorf("%s: %s: %w", r.o.Config, f, err)
 			}
 			spec[f] = v
 		}
@@ -112,24 +94,24 @@ func guard(in guardInputs) ([]map[string]any, error) {
 	// inputs ConfigMap's token, that of hydrate's kustomization entries, goes
 	// into it for a moment, so there is data to copy even when the build
 	// makes none.
-	envField := staleField(in.envFile)
-	if !sameEntries(in.envData, in.env) {
-		envField = staleField(in.envFile + " or kustomization.yaml")
+	envField := staleField(r.envFile)
+	if !sameEntries(r.envData, r.resolved.Env) {
+		envField = staleField(r.envFile + " or kustomization.yaml")
 	}
-	wantData := map[string]any{tokenKey: in.token}
-	for k, v := range in.envData {
+	wantData := map[string]any{tokenKey: r.e.token()}
+	for k, v := range r.envData {
 		wantData[k] = v
 	}
 	remove := "/data/" + pointerKey(tokenKey)
-	if in.envData == nil {
+	if r.envData == nil {
 		remove = "/data" // the build makes none
 	}
-	envSource := map[string]any{"kind": "ConfigMap", "name": in.configMapName}
-	specField := staleField(in.specFile)
+	envSource := map[string]any{"kind": "ConfigMap", "name": r.plan.ConfigMapName}
+	specField := staleField(r.o.Config)
 	// The spec's metadata by a replacement: a JSON patch sees kustomize's
 	// internal annotations in it.
 	files := []any{
-		replacement(map[string]any{"kind": "ConfigMap", "name": in.inputsName}, "data."+pathKey(tokenKey), envSource, "data", tokenKey),
+		replacement(map[string]any{"kind": "ConfigMap", "name": r.e.inputsName}, "data."+pathKey(tokenKey), envSource, "data", tokenKey),
 		replacement(envSource, "data", hub, envField),
 		replacement(hub, "metadata", hub, specField, "metadata"),
 	}
@@ -144,9 +126,9 @@ func guard(in guardInputs) ([]map[string]any, error) {
 	// fails a test, in the guard's words, rather than select nothing.
 	var base []any
 	baseTests := []map[string]any{{"op": "move", "from": pointer(baseScratch), "path": pointer(baseField)}}
-	for _, t := range in.targets {
+	for _, t := range r.out.targets() {
 		key := t.GetKind() + " " + t.GetName()
-		source := baseSource(t, in.base)
+		source := baseSource(t, r.items)
 		base = append(base,
 			replacement(source, "metadata", hub, baseScratch, key, "metadata"),
 			replacement(source, "apiVersion", hub, baseScratch, key, "apiVersion"))
@@ -165,15 +147,15 @@ func guard(in guardInputs) ([]map[string]any, error) {
 	}
 	// The env ConfigMap: where the job reads it, under the name it reads
 	// (kustomize's hash comes at the end of the build, after the guard).
-	envKey := "ConfigMap " + in.configMapName
+	envKey := "ConfigMap " + r.plan.ConfigMapName
 	base = append(base, replacement(envSource, "metadata", hub, baseScratch, envKey, "metadata"))
 	baseTests = append(baseTests,
-		testOp([]string{baseField, envKey, "metadata", "namespace"}, optional(in.namespace)),
+		testOp([]string{baseField, envKey, "metadata", "namespace"}, optional(r.e.envNamespace)),
 		testOp([]string{baseField, envKey, "metadata", "annotations", hashAnnotation}, "enabled"),
 		// The mark the kustomization's own check (listed.yaml) tests: the component ran.
 		map[string]any{"op": "add", "path": pointer(listedField), "value": listedValue})
 
-	envTarget := map[string]any{"kind": "ConfigMap", "name": "^" + regexp.QuoteMeta(in.configMapName) + "$"}
+	envTarget := map[string]any{"kind": "ConfigMap", "name": "^" + regexp.QuoteMeta(r.plan.ConfigMapName) + "$"}
 	return []map[string]any{
 		transformer("ReplacementTransformer", guardPrefix+"files", map[string]any{"replacements": files}),
 		transformer("PatchTransformer", guardPrefix+"files", map[string]any{"patch": jsonPatch(fileTests...), "target": hub}),
@@ -229,11 +211,7 @@ func optional(s string) any {
 // jsonPatch writes ops as the text of an inline JSON patch, an operation on
 // one line unless its value is a map or a list.
 func jsonPatch(ops ...map[string]any) string {
-	list := make([]any, len(ops))
-	for i, op := range ops {
-		list[i] = op
-	}
-	n, err := yaml.FromMap(map[string]any{"ops": list})
+	n, err := yaml.FromMap(map[string]any{"ops": ops})
 	if err != nil {
 		panic(err) // maps of strings and plain values always marshal
 	}
@@ -297,7 +275,6 @@ func pathKey(k string) string {
 	return k
 }
 
-// pointerKey writes a map key into a JSON pointer (RFC 6901).
 func pointerKey(k string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }

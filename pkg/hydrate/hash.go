@@ -59,7 +59,9 @@ func unhashedEnv(function, hydrated []*yaml.RNode) ([]*yaml.RNode, error) {
 		}
 		walk(c.YNode(), "")
 		if len(stale) > 0 {
-			return nil, fmt.Errorf("%s/%s: %s names ConfigMap %s, which kustomize renames with a hash of its data at the end of the build, without rewriting this reference (a field kustomize does not know as a name reference); accepted: the reference in a field of the job's pod specs (pkg/schema name references)", c.GetKind(), c.GetName(), strings.Join(stale, ", "), staleName)
+			return nil, fmt.Errorf("%s/%s: %s names ConfigMap %s, which kustomize renames with a hash of its data at the end of the build, "+
+				"without rewriting this reference (a field kustomize does not know as a name reference); accepted: the reference in a field of the job's pod specs (pkg/schema name references)",
+				c.GetKind(), c.GetName(), strings.Join(stale, ", "), staleName)
 		}
 		out = append(out, c)
 	}

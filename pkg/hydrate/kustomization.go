@@ -156,15 +156,14 @@ func (f textForm) apply(text string) string {
 func setEntries(k *yaml.RNode, e entries, path string) ([]string, error) {
 	// kustomize forces a global true onto every generator, over the env generator's own false.
 	if h, _ := k.Pipe(yaml.Lookup("generatorOptions", "disableNameSuffixHash")); h != nil && strings.EqualFold(h.YNode().Value, "true") {
-		return nil, fmt.Errorf("%s:%d: generatorOptions.disableNameSuffixHash: %s takes kustomize's hash off the name of every ConfigMap the kustomization generates, and the job's env ConfigMap %s must keep it: an edit of mlops.env then makes a new ConfigMap beside the old one, and a running job keeps reading its own; accepted: no disableNameSuffixHash under generatorOptions (or false), and options: {disableNameSuffixHash: true} on each of your own generators whose name must stay as written",
-			path, h.YNode().Line, h.YNode().Value, e.envName)
+		return nil, fmt.Errorf("%s:%d: generatorOptions.disableNameSuffixHash: %s takes kustomize's hash off the name of every ConfigMap the kustomization "+
+			"generates, and the job's env ConfigMap %s must keep it: an edit of mlops.env then makes a new ConfigMap beside the old one, and a running job keeps "+
+			"reading its own; accepted: no disableNameSuffixHash under generatorOptions (or false), and options: {disableNameSuffixHash: true} on each of your "+
+			"own generators whose name must stay as written", path, h.YNode().Line, h.YNode().Value, e.envName)
 	}
 	gens, err := listField(k, "configMapGenerator")
 	if err != nil {
-		return nil, err
-	}
-	if gens.YNode().Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("%s: configMapGenerator is a YAML %s; accepted: a list", path, jobspec.NodeKind(gens))
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var kept []*yaml.Node
 	var env, earlier *yaml.RNode
@@ -217,48 +216,18 @@ options:
 	gens.YNode().Content = kept
 	blockStyle(k, "configMapGenerator")
 
-	resources, err := listField(k, "resources")
+	err = setEntry(k, "resources", e.isSpecEntry, e.specFile, ownedMark+": the job spec, which the guard compares (local-config: never applied)")
+	if err == nil {
+		err = setEntry(k, "components", isComponentEntry, ComponentDir, ownedMark+": the job's patches, written by mlops-fn hydrate")
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if resources.YNode().Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("%s: resources is a YAML %s; accepted: a list", path, jobspec.NodeKind(resources))
-	}
-	specMark := ownedMark + ": the job spec, which the guard compares (local-config: never applied)"
-	if i := slices.IndexFunc(resources.YNode().Content, e.isSpecEntry); i >= 0 {
-		mark(resources.YNode(), i, specMark)
-	} else {
-		r := yaml.NewStringRNode(e.specFile).YNode()
-		r.LineComment = specMark
-		resources.YNode().Content = append(resources.YNode().Content, r)
-		blockStyle(k, "resources")
-	}
-
-	comps, err := listField(k, "components")
-	if err != nil {
-		return nil, err
-	}
-	if comps.YNode().Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("%s: components is a YAML %s; accepted: a list", path, jobspec.NodeKind(comps))
-	}
-	componentMark := ownedMark + ": the job's patches, written by mlops-fn hydrate"
-	if i := slices.IndexFunc(comps.YNode().Content, isComponentEntry); i >= 0 {
-		mark(comps.YNode(), i, componentMark)
-	} else {
-		c := yaml.NewStringRNode(ComponentDir).YNode()
-		c.LineComment = componentMark
-		comps.YNode().Content = append(comps.YNode().Content, c)
-		blockStyle(k, "components")
-	}
-
 	// The check that the component ran: a patch of the kustomization's own,
 	// after its components.
 	patches, err := listField(k, "patches")
 	if err != nil {
-		return nil, err
-	}
-	if patches.YNode().Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("%s: patches is a YAML %s; accepted: a list", path, jobspec.NodeKind(patches))
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	listedMark := ownedMark + ": fails the build when components: lacks " + ComponentDir
 	if i := slices.IndexFunc(patches.YNode().Content, isListedEntry); i >= 0 {
@@ -284,7 +253,6 @@ options:
 // listedPath is the check's patch file, as the kustomization names it.
 var listedPath = ComponentDir + "/" + ListedFile
 
-// isListedEntry: n is the patches entry of the check that the component ran.
 func isListedEntry(n *yaml.Node) bool {
 	if n.Kind != yaml.MappingNode {
 		return false
@@ -293,8 +261,27 @@ func isListedEntry(n *yaml.Node) bool {
 	return p != nil && path.Clean(p.Value.YNode().Value) == listedPath
 }
 
+// setEntry marks the item of k's list field that is hydrate's entry, or
+// appends one, value, with the mark text.
+func setEntry(k *yaml.RNode, field string, is func(*yaml.Node) bool, value, text string) error {
+	list, err := listField(k, field)
+	if err != nil {
+		return err
+	}
+	if i := slices.IndexFunc(list.YNode().Content, is); i >= 0 {
+		mark(list.YNode(), i, text)
+		return nil
+	}
+	n := yaml.NewStringRNode(value).YNode()
+	n.LineComment = text
+	list.YNode().Content = append(list.YNode().Content, n)
+	blockStyle(k, field)
+	return nil
+}
+
 // listField is the list under field of k, created where there is none or
-// only an empty value (`components:` whose last item was deleted).
+// only an empty value (`components:` whose last item was deleted); a value
+// of another kind is an error.
 func listField(k *yaml.RNode, field string) (*yaml.RNode, error) {
 	if f := k.Field(field); f != nil && f.Value.YNode().Kind == yaml.ScalarNode && (f.Value.YNode().Tag == yaml.NodeTagNull || f.Value.YNode().Value == "") {
 		comment := f.Value.YNode().LineComment
@@ -303,7 +290,11 @@ func listField(k *yaml.RNode, field string) (*yaml.RNode, error) {
 			f.Key.YNode().LineComment = comment
 		}
 	}
-	return k.Pipe(yaml.LookupCreate(yaml.SequenceNode, field))
+	list, err := k.Pipe(yaml.LookupCreate(yaml.SequenceNode, field))
+	if err == nil && list.YNode().Kind != yaml.SequenceNode {
+		err = fmt.Errorf("%s is a YAML %s; accepted: a list", field, jobspec.NodeKind(list))
+	}
+	return list, err
 }
 
 // mark writes hydrate's mark back on item i of a block list, where a
@@ -319,7 +310,7 @@ func mark(list *yaml.Node, i int, text string) {
 // mark gone (a formatter, `kustomize edit`), with the token's literal.
 func isInputs(g *yaml.RNode) bool {
 	name := g.Field("name")
-	if name == nil || !strings.HasSuffix(name.Value.YNode().Value, inputsSuffix) {
+	if name == nil || !strings.HasSuffix(name.Value.YNode().Value, api.GuardInputsSuffix) {
 		return false
 	}
 	if strings.Contains(name.Value.YNode().LineComment, ownedMark) {
@@ -331,9 +322,6 @@ func isInputs(g *yaml.RNode) bool {
 		return strings.HasPrefix(s, tokenKey+"=")
 	})
 }
-
-// inputsSuffix ends the name of the guard's inputs generator.
-const inputsSuffix = api.GuardInputsSuffix
 
 func isComponentEntry(n *yaml.Node) bool { return path.Clean(n.Value) == ComponentDir }
 
@@ -407,9 +395,6 @@ func setEnvGenerator(g *yaml.RNode, e entries, owned bool) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if envs.YNode().Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("envs is a YAML %s; accepted: a list", jobspec.NodeKind(envs))
-	}
 	// In hydrate's entry the first env file is mlops-fn's (it follows
 	// spec.envFile.path); more are the user's. In the user's own entry
 	// mlops.env is put first, the user's files kept.
@@ -426,7 +411,8 @@ func setEnvGenerator(g *yaml.RNode, e entries, owned bool) ([]string, error) {
 	if h, _ := g.Pipe(yaml.Lookup("options", "disableNameSuffixHash")); h != nil && !strings.EqualFold(h.YNode().Value, "false") {
 		restored = append(restored, fmt.Sprintf("options.disableNameSuffixHash: %s is hydrate's: it writes false, so that an edit of mlops.env makes a new ConfigMap beside the old one and a running job keeps reading its own", h.YNode().Value))
 	}
-	return restored, g.PipeE(yaml.LookupCreate(yaml.MappingNode, "options"), yaml.SetField("disableNameSuffixHash", yaml.NewRNode(&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagBool, Value: "false"})))
+	hash := yaml.NewRNode(&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagBool, Value: "false"})
+	return restored, g.PipeE(yaml.LookupCreate(yaml.MappingNode, "options"), yaml.SetField("disableNameSuffixHash", hash))
 }
 
 // withoutHash makes the env generator of k (a copy) name its ConfigMap

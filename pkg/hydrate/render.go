@@ -33,13 +33,13 @@ func Render(o Options) (*Overlay, error) {
 	}
 	r := &rendering{o: o, configPath: filepath.Join(o.Dir, o.Config)}
 	for _, step := range []func() error{
-		r.readSpec,          // the job spec and mlops.env, resolved as the function resolves them
-		r.readKustomization, // the user's kustomization (or a new one), hydrate's entries set in it
-		r.buildBase,         // the objects the component patches, and the env ConfigMap as generated
-		r.renderComponent,   // the job's patches, or the whole job
-		r.renderGuard,       // the guard, and the component's kustomization
-		r.kustomizationText, // the kustomization's new text, when it changed
-		r.check,             // the overlay's build equals the function's run
+		r.readSpec,               // the job spec and mlops.env, resolved as the function resolves them
+		r.readKustomization,      // the user's kustomization (or a new one), hydrate's entries set in it
+		r.buildBase,              // the objects the component patches, and the env ConfigMap as generated
+		r.renderComponent,        // the job's patches, or the whole job
+		r.componentKustomization, // the guard, and the component's kustomization
+		r.kustomizationText,      // the kustomization's new text, when it changed
+		r.check,                  // the overlay's build equals the function's run
 	} {
 		if err := step(); err != nil {
 			unlock()
@@ -136,11 +136,8 @@ func (r *rendering) readSpec() error {
 		}
 		return fmt.Errorf("%s: spec.envFile.path: %q is not inside the overlay folder %s; accepted: a file in or below %s (kubectl's kustomize reads only files in or below the kustomization), e.g. %s", r.configPath, value, o.Dir, o.Dir, api.DefaultEnvPath)
 	}
-	dir, err := filepath.EvalSymlinks(o.Dir)
+	dir, err := realDir(o.Dir)
 	if err != nil {
-		return err
-	}
-	if dir, err = filepath.Abs(dir); err != nil {
 		return err
 	}
 	r.header = fmt.Sprintf(Header, o.Config, r.envFile)
@@ -187,7 +184,8 @@ func (r *rendering) readKustomization() error {
 	if _, err := fileInside(o.Dir, r.configPath); err != nil {
 		return fmt.Errorf("%s: the job spec is not inside the overlay folder %s (its file or a symbolic link's target); accepted: a job spec in or below %s, where kubectl's kustomize reads it for the guard", r.configPath, o.Dir, o.Dir)
 	}
-	r.e = entries{envName: plan.ConfigMapName, envNamespace: plan.Namespace, envFile: r.envFile, inputsName: plan.JobName + inputsSuffix, specFile: o.Config}
+	r.e = entries{envName: plan.ConfigMapName, envNamespace: plan.Namespace, envFile: r.envFile,
+		inputsName: plan.JobName + api.GuardInputsSuffix, specFile: o.Config}
 	if n := r.k.Field("namespace"); n != nil {
 		r.namespace = n.Value.YNode().Value
 	}
@@ -287,34 +285,6 @@ func sameEntries(data map[string]string, f *env.File) bool {
 		}
 	}
 	return true
-}
-
-// renderComponent renders the job's patches; the env ConfigMap goes beside
-// the job, as the function writes it.
-func (r *rendering) renderComponent() error {
-	if err := r.out.renderComponent(r.p, r.plan, r.items, r.namespace, r.header); err != nil {
-		return err
-	}
-	if ns := r.out.targetNamespace(); r.e.envNamespace == "" && ns != "" {
-		r.e.envNamespace = ns
-		return r.setEntries()
-	}
-	return nil
-}
-
-// renderGuard writes the guard and the component's kustomization.
-func (r *rendering) renderGuard() error {
-	// The spec as kustomize reads it: parsed, not defaulted.
-	spec := r.builtSpec
-	transformers, err := guard(guardInputs{
-		namespace: r.e.envNamespace, configMapName: r.plan.ConfigMapName, inputsName: r.e.inputsName,
-		env: r.resolved.Env, specFile: r.o.Config, spec: spec, envFile: r.envFile,
-		token: r.e.token(), targets: r.out.targets(), base: r.items, envData: r.envData,
-	})
-	if err != nil {
-		return err
-	}
-	return r.out.componentKustomization(r.header, r.plan, transformers, spec)
 }
 
 // kustomizationText writes the kustomization back in the user's form; it

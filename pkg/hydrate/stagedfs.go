@@ -15,15 +15,16 @@ import (
 )
 
 // staged is the file system a build sees before hydrate writes: the disk,
-// with some files replaced and hydrate's folder replaced whole. It is read-only.
+// with some files replaced and hydrate's folder replaced whole. It is
+// read-only; Glob and Walk are the disk's.
 type staged struct {
-	disk  filesys.FileSystem
-	files map[string][]byte // absolute path → content
-	dirs  map[string]bool   // absolute folders whose content on disk is hidden
+	filesys.FileSystem                   // the disk
+	files              map[string][]byte // absolute path → content
+	dirs               map[string]bool   // absolute folders whose content on disk is hidden
 }
 
 func newStaged() *staged {
-	return &staged{disk: filesys.MakeFsOnDisk(), files: map[string][]byte{}, dirs: map[string]bool{}}
+	return &staged{FileSystem: filesys.MakeFsOnDisk(), files: map[string][]byte{}, dirs: map[string]bool{}}
 }
 
 // hidden: p lies in a folder staged whole, so the disk does not show through.
@@ -56,7 +57,7 @@ func (s *staged) Open(p string) (filesys.File, error) {
 	if a := abs(p); s.files[a] != nil || s.hidden(a) {
 		return nil, fmt.Errorf("open %s: staged files are read through ReadFile", p)
 	}
-	return s.disk.Open(p)
+	return s.FileSystem.Open(p)
 }
 
 // virtualDir: p holds a staged file.
@@ -74,7 +75,7 @@ func (s *staged) IsDir(p string) bool {
 	if s.dirs[a] || s.virtualDir(a) {
 		return true
 	}
-	return !s.hidden(a) && s.files[a] == nil && s.disk.IsDir(p)
+	return !s.hidden(a) && s.files[a] == nil && s.FileSystem.IsDir(p)
 }
 
 func (s *staged) Exists(p string) bool {
@@ -82,7 +83,7 @@ func (s *staged) Exists(p string) bool {
 	if s.dirs[a] || s.files[a] != nil || s.virtualDir(a) {
 		return true
 	}
-	return !s.hidden(a) && s.disk.Exists(p)
+	return !s.hidden(a) && s.FileSystem.Exists(p)
 }
 
 func (s *staged) ReadFile(p string) ([]byte, error) {
@@ -93,14 +94,14 @@ func (s *staged) ReadFile(p string) ([]byte, error) {
 	if s.hidden(a) {
 		return nil, &fs.PathError{Op: "read", Path: p, Err: fs.ErrNotExist}
 	}
-	return s.disk.ReadFile(p)
+	return s.FileSystem.ReadFile(p)
 }
 
 func (s *staged) ReadDir(p string) ([]string, error) {
 	a := abs(p)
 	names := map[string]bool{}
 	if !s.hidden(a) {
-		if on, err := s.disk.ReadDir(p); err == nil {
+		if on, err := s.FileSystem.ReadDir(p); err == nil {
 			for _, n := range on {
 				names[n] = true
 			}
@@ -124,10 +125,5 @@ func (s *staged) CleanedAbs(p string) (filesys.ConfirmedDir, string, error) {
 	case s.files[a] != nil || s.hidden(a):
 		return filesys.ConfirmedDir(filepath.Dir(a)), filepath.Base(a), nil
 	}
-	return s.disk.CleanedAbs(p)
-}
-
-func (s *staged) Glob(pattern string) ([]string, error) { return s.disk.Glob(pattern) }
-func (s *staged) Walk(p string, fn filepath.WalkFunc) error {
-	return s.disk.Walk(p, fn)
+	return s.FileSystem.CleanedAbs(p)
 }

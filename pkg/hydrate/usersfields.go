@@ -34,26 +34,21 @@ import (
 // do before the component (the function finds its targets by the names they
 // replaced), and the function renames nothing: they need no second pass.
 
-// usersFields are the fields of the kustomization that act after the
-// function, as kustomize applies them to the component's output.
-type usersFields struct {
-	k types.Kustomization
-}
-
-// readUsersFields reads them from the kustomization k.
-func readUsersFields(k *yaml.RNode) (usersFields, error) {
+func kustomizationOf(k *yaml.RNode) (types.Kustomization, error) {
+	var out types.Kustomization
 	text, err := k.String()
-	if err != nil {
-		return usersFields{}, err
+	if err == nil {
+		err = sigsyaml.Unmarshal([]byte(text), &out)
 	}
-	var u usersFields
-	return u, sigsyaml.Unmarshal([]byte(text), &u.k)
+	return out, err
 }
 
 // imageFieldSpecs are kustomize's default fields of an image (its
 // builtinpluginconsts, internal to kustomize); its LegacyFilter finds every
-// containers: and initContainers: list besides, a CRD's included.
-var imageFieldSpecs = types.FsSlice{
+// containers: and initContainers: list besides, a CRD's included. Then the
+// job kinds' images outside their containers (a TrainJob's trainer), which
+// the component's configuration adds to kustomize's (schema.NameReferences).
+var imageFieldSpecs = append(types.FsSlice{
 	{Path: "spec/containers[]/image", CreateIfNotPresent: true},
 	{Path: "spec/initContainers[]/image", CreateIfNotPresent: true},
 	{Path: "spec/volumes[]/image/reference", CreateIfNotPresent: true},
@@ -61,12 +56,7 @@ var imageFieldSpecs = types.FsSlice{
 	{Path: "spec/template/spec/initContainers[]/image", CreateIfNotPresent: true},
 	{Path: "spec/template/spec/volumes[]/image/reference", CreateIfNotPresent: true},
 	{Path: "spec/jobTemplate/spec/template/spec/volumes[]/image/reference", CreateIfNotPresent: true},
-}
-
-// kindImageFieldSpecs are the job kinds' images outside their containers (a
-// TrainJob's trainer), which the component's configuration adds to kustomize's
-// (schema.NameReferences).
-var kindImageFieldSpecs = func() types.FsSlice {
+}, func() types.FsSlice {
 	var out types.FsSlice
 	for _, k := range kinds.All {
 		if k.ProgramPath != nil {
@@ -75,7 +65,7 @@ var kindImageFieldSpecs = func() types.FsSlice {
 		}
 	}
 	return out
-}()
+}()...)
 
 // metadataFieldSpec is where labels and annotations go on every kind; the
 // job kinds (CRDs and Pod) have no other in kustomize's defaults.
@@ -83,42 +73,42 @@ func metadataFieldSpec(field string) types.FsSlice {
 	return types.FsSlice{{Path: "metadata/" + field, CreateIfNotPresent: true}}
 }
 
-// apply applies the fields to items in kustomize's order (namespace,
-// prefix and suffix, labels, annotations, images); each but the prefix and
-// suffix is idempotent, so the objects the function left as kustomize gave
-// them stay as they are; made are those the function made, which kustomize
-// did not rename.
-func (u usersFields) apply(items, made []*yaml.RNode) error {
-	if u.k.Namespace != "" {
-		if _, err := (namespace.Filter{Namespace: u.k.Namespace, SetRoleBindingSubjects: namespace.DefaultSubjectsOnly}).Filter(items); err != nil {
+// applyUsersFields applies the fields of k that act after the function to
+// items in kustomize's order (namespace, prefix and suffix, labels,
+// annotations, images); each but the prefix and suffix is idempotent, so
+// the objects the function left as kustomize gave them stay as they are;
+// made are those the function made, which kustomize did not rename.
+func applyUsersFields(k types.Kustomization, items, made []*yaml.RNode) error {
+	if k.Namespace != "" {
+		if _, err := (namespace.Filter{Namespace: k.Namespace, SetRoleBindingSubjects: namespace.DefaultSubjectsOnly}).Filter(items); err != nil {
 			return err
 		}
 	}
 	name := types.FieldSpec{Path: "metadata/name"}
-	if u.k.NamePrefix != "" {
-		if _, err := (prefix.Filter{Prefix: u.k.NamePrefix, FieldSpec: name}).Filter(made); err != nil {
+	if k.NamePrefix != "" {
+		if _, err := (prefix.Filter{Prefix: k.NamePrefix, FieldSpec: name}).Filter(made); err != nil {
 			return err
 		}
 	}
-	if u.k.NameSuffix != "" {
-		if _, err := (suffix.Filter{Suffix: u.k.NameSuffix, FieldSpec: name}).Filter(made); err != nil {
+	if k.NameSuffix != "" {
+		if _, err := (suffix.Filter{Suffix: k.NameSuffix, FieldSpec: name}).Filter(made); err != nil {
 			return err
 		}
 	}
 	var filters []kio.Filter
 	pairs := map[string]string{}
-	maps.Copy(pairs, u.k.CommonLabels) //nolint:staticcheck // as commonLabels: is written
-	for _, l := range u.k.Labels {
+	maps.Copy(pairs, k.CommonLabels) //nolint:staticcheck // as commonLabels: is written
+	for _, l := range k.Labels {
 		maps.Copy(pairs, l.Pairs)
 	}
 	if len(pairs) > 0 {
 		filters = append(filters, labels.Filter{Labels: pairs, FsSlice: metadataFieldSpec("labels")})
 	}
-	if len(u.k.CommonAnnotations) > 0 {
-		filters = append(filters, annotations.Filter{Annotations: u.k.CommonAnnotations, FsSlice: metadataFieldSpec("annotations")})
+	if len(k.CommonAnnotations) > 0 {
+		filters = append(filters, annotations.Filter{Annotations: k.CommonAnnotations, FsSlice: metadataFieldSpec("annotations")})
 	}
-	for _, img := range u.k.Images {
-		filters = append(filters, imagetag.LegacyFilter{ImageTag: img}, imagetag.Filter{ImageTag: img, FsSlice: append(slices.Clone(imageFieldSpecs), kindImageFieldSpecs...)})
+	for _, img := range k.Images {
+		filters = append(filters, imagetag.LegacyFilter{ImageTag: img}, imagetag.Filter{ImageTag: img, FsSlice: slices.Clone(imageFieldSpecs)})
 	}
 	for _, f := range filters {
 		if _, err := f.Filter(items); err != nil {

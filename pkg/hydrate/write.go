@@ -18,7 +18,6 @@ import (
 // removes those an interrupted run left.
 const tempPrefix = ".mlops-fn-tmp-"
 
-// step reports a change on disk to the overlay's afterStep, if any.
 func (o *Overlay) step(name string) {
 	if o.afterStep != nil {
 		o.afterStep(name)
@@ -83,12 +82,12 @@ func WriteAll(overlays []*Overlay) error {
 			return undo(err)
 		}
 	}
-	var errs []error
 	for _, s := range staged {
-		errs = append(errs, s.finish())
+		s.o.step("finish")
 	}
+	// The old folders go in cleanup.
 	cleanup()
-	return errors.Join(errs...)
+	return nil
 }
 
 // stagedOverlay is one folder's write in progress.
@@ -251,7 +250,6 @@ func removeLeftovers(dir string) error {
 	return nil
 }
 
-// commit puts the staged folders and kustomization in place.
 func (s *stagedOverlay) commit() error {
 	for _, f := range s.folders {
 		if err := f.commit(); err != nil {
@@ -269,7 +267,6 @@ func (s *stagedOverlay) commit() error {
 	return nil
 }
 
-// commit swaps the staged folder in, or renames it into place.
 func (f *folderSwap) commit() error {
 	if exists(f.dest) {
 		if err := exchange(f.staged, f.dest); err != nil {
@@ -304,7 +301,6 @@ func (s *stagedOverlay) verify() error {
 	return nil
 }
 
-// undo puts the folder back as it was before commit.
 func (s *stagedOverlay) undo() error {
 	var errs []error
 	if s.kustPlaced {
@@ -322,7 +318,6 @@ func (s *stagedOverlay) undo() error {
 	return errors.Join(errs...)
 }
 
-// undo puts the old folder back, if the new one is in place.
 func (f *folderSwap) undo() error {
 	var err error
 	switch {
@@ -333,12 +328,6 @@ func (f *folderSwap) undo() error {
 	}
 	f.swapped = false
 	return err
-}
-
-// finish ends a folder's write; the old folders go in cleanup.
-func (s *stagedOverlay) finish() error {
-	s.o.step("finish")
-	return nil
 }
 
 // cleanup removes the staged (or, after the swaps, the old) folders and an
@@ -352,7 +341,6 @@ func (s *stagedOverlay) cleanup() {
 	}
 }
 
-// cleanup removes the staged folder, or after the swap the old one.
 func (f *folderSwap) cleanup() {
 	if !f.swapped || !f.created {
 		_ = os.RemoveAll(f.staged)

@@ -24,10 +24,10 @@ import (
 func Decode(config *yaml.RNode) (*api.MLOpsJob, field.ErrorList) {
 	want := fmt.Sprintf("%s (apiVersion %s)", jobkind.WithArticle(api.Kind), api.APIVersion)
 	if config == nil || config.IsNilOrEmpty() {
-		return nil, field.ErrorList{&field.Error{Type: field.ErrorTypeRequired, BadValue: field.OmitValueType{}, Detail: "the job spec is missing or empty; accepted: " + want}}
+		return nil, field.ErrorList{omitted(field.ErrorTypeRequired, "", "the job spec is missing or empty; accepted: "+want)}
 	}
 	if config.YNode().Kind != yaml.MappingNode {
-		return nil, field.ErrorList{&field.Error{Type: field.ErrorTypeInvalid, BadValue: field.OmitValueType{}, Detail: "is a YAML " + NodeKind(config) + "; accepted: " + want + ", a YAML map"}}
+		return nil, field.ErrorList{omitted(field.ErrorTypeInvalid, "", "is a YAML "+NodeKind(config)+"; accepted: "+want+", a YAML map")}
 	}
 	var errs field.ErrorList
 	if v := config.GetApiVersion(); v != api.APIVersion {
@@ -45,7 +45,7 @@ func Decode(config *yaml.RNode) (*api.MLOpsJob, field.ErrorList) {
 	}
 	b, err := jobnode.JSON(config)
 	if err != nil {
-		return nil, field.ErrorList{&field.Error{Type: field.ErrorTypeInvalid, BadValue: field.OmitValueType{}, Detail: "does not read as YAML: " + oneLine(err.Error())}}
+		return nil, field.ErrorList{omitted(field.ErrorTypeInvalid, "", "does not read as YAML: "+oneLine(err.Error()))}
 	}
 	job := &api.MLOpsJob{}
 	strict, err := sigsjson.UnmarshalStrict(b, job)
@@ -152,18 +152,20 @@ func DecodeError(err error, accepted string) *field.Error {
 		if now, ok := renamed[m[1]]; ok {
 			accepted = now
 		}
-		return &field.Error{Type: field.ErrorTypeInvalid, Field: m[1], BadValue: field.OmitValueType{},
-			Detail: "unknown field; accepted: " + accepted}
+		return omitted(field.ErrorTypeInvalid, m[1], "unknown field; accepted: "+accepted)
 	}
 	if m := wrongType.FindStringSubmatch(msg); m != nil {
-		return &field.Error{Type: field.ErrorTypeTypeInvalid, Field: m[2], BadValue: field.OmitValueType{},
-			Detail: fmt.Sprintf("is %s; accepted: %s", yamlWords(m[1]), yamlWords(m[3]))}
+		return omitted(field.ErrorTypeTypeInvalid, m[2], fmt.Sprintf("is %s; accepted: %s", yamlWords(m[1]), yamlWords(m[3])))
 	}
 	if strings.Contains(msg, "quantities must match") {
-		return &field.Error{Type: field.ErrorTypeInvalid, Field: "spec", BadValue: field.OmitValueType{},
-			Detail: "a resource quantity (cpu, memory or sizeLimit) " + quantityDetail}
+		return omitted(field.ErrorTypeInvalid, "spec", "a resource quantity (cpu, memory or sizeLimit) "+quantityDetail)
 	}
-	return &field.Error{Type: field.ErrorTypeInvalid, Field: "spec", BadValue: field.OmitValueType{}, Detail: oneLine(msg)}
+	return omitted(field.ErrorTypeInvalid, "spec", oneLine(msg))
+}
+
+// omitted is an error of type t about path that names no value.
+func omitted(t field.ErrorType, path, detail string) *field.Error {
+	return &field.Error{Type: t, Field: path, BadValue: field.OmitValueType{}, Detail: detail}
 }
 
 // yamlWords names a JSON or Go type as a YAML author knows it.
@@ -201,7 +203,7 @@ func pinpoint(config *yaml.RNode, err error, e *field.Error) *field.Error {
 		return e
 	}
 	if n.Kind != yaml.ScalarNode {
-		return &field.Error{Type: field.ErrorTypeTypeInvalid, Field: p.String(), BadValue: field.OmitValueType{}, Detail: e.Detail}
+		return omitted(field.ErrorTypeTypeInvalid, p.String(), e.Detail)
 	}
 	detail := e.Detail
 	if m[3] == "string" {

@@ -26,7 +26,6 @@ func Read(path string) (*yaml.RNode, error) {
 	return Parse(path, data)
 }
 
-// Parse parses the text of the job spec file at path.
 func Parse(path string, data []byte) (*yaml.RNode, error) {
 	want := fmt.Sprintf("one %s (apiVersion %s)", api.Kind, api.APIVersion)
 	if len(bytes.TrimSpace(data)) == 0 {

@@ -62,7 +62,8 @@ func Files(o Options) (map[string][]byte, error) {
 		return nil, fmt.Errorf("the job's name %q (--name, else the folder's name): %s; accepted: a DNS label, lowercase letters, digits and '-', starting with a letter, e.g. --name my-job", o.Name, msg)
 	}
 	if o.Image != "" && o.Command == nil && jk.Starter != "" {
-		return nil, fmt.Errorf("--image %s without --command: %s needs the program %s starts; accepted: --command python,train.py (comma-separated)", o.Image, o.JobKind, jk.Starter)
+		return nil, fmt.Errorf("--image %s without --command: %s needs the program %s starts; accepted: --command python,train.py (comma-separated)",
+			o.Image, o.JobKind, jk.Starter)
 	}
 	if err := utf8Text(o); err != nil {
 		return nil, err
@@ -273,7 +274,6 @@ func readsBack(spec, image string, command []string) error {
 	return nil
 }
 
-// envFile is a commented mlops.env for jobKind.
 func envFile(jobKind jobkind.JobKind, shape string) string {
 	who, ids := "your uid and gid (id -u, id -g)", "USER_ID=1000\nGROUP_ID=1000\n"
 	if kinds.All.Of(jobKind).Demo.UserName {
@@ -334,10 +334,15 @@ func inFolder(err error, tmp, folder string) error {
 		s = strings.ReplaceAll(s, tmp+string(filepath.Separator), prefix(folder))
 		return strings.ReplaceAll(s, tmp, filepath.Clean(folder))
 	}
-	results, ok := err.(framework.Results)
-	if !ok {
-		return errors.New(rename(err.Error()))
+	if results, ok := err.(framework.Results); ok {
+		return Renamed(results, rename)
 	}
+	return errors.New(rename(err.Error()))
+}
+
+// Renamed are copies of results with rename applied to their messages and
+// file paths.
+func Renamed(results framework.Results, rename func(string) string) framework.Results {
 	var out framework.Results
 	for _, r := range results {
 		m := *r
@@ -369,7 +374,6 @@ const skeletonHeaderFormat = "# %s %s: the names mlops-fn's patches find; they f
 var skeletonHeader = regexp.MustCompile(`^# ([A-Za-z]+) ([a-z0-9-]+): the names mlops-fn's patches find; they fill in the rest\.\n` +
 	`# Written by mlops-fn init \(([0-9a-f]{16})\): [^\n]*\n`)
 
-// fingerprint is a short hash of a skeleton's body.
 func fingerprint(body string) string {
 	sum := sha256.Sum256([]byte(body))
 	return hex.EncodeToString(sum[:8])
@@ -395,7 +399,8 @@ func Write(dir string, files map[string][]byte, finish func(staged string) error
 	case err != nil:
 		// A dangling symbolic link: ReadDir follows it, a rename would not.
 		if target, lerr := os.Readlink(dir); lerr == nil {
-			return fmt.Errorf("%s is a symbolic link to %s, which does not exist; accepted: a new or empty folder (create %s first, or remove the link)", named(dir), target, target)
+			return fmt.Errorf("%s is a symbolic link to %s, which does not exist; accepted: a new or empty folder (create %s first, or remove the link)",
+				named(dir), target, target)
 		}
 	}
 	// Staged on the folder's own file system, so that the renames stay there.
@@ -467,7 +472,6 @@ func named(dir string) string {
 	return dir
 }
 
-// holds lists a folder's first entries for a message.
 func holds(entries []fs.DirEntry) string {
 	var names []string
 	for _, e := range entries[:min(len(entries), 3)] {

@@ -163,23 +163,16 @@ func merging(s spec.Schema) spec.Schema {
 	if isPodTemplate(s) {
 		return ref("io.k8s.api.core.v1.PodTemplateSpec")
 	}
-	var out spec.Schema
+	c := withChildren(s, merging)
+	out := spec.Schema{SchemaProps: spec.SchemaProps{Properties: c.Properties}}
 	if len(s.Type) == 1 {
 		out.Type = s.Type
 	}
-	if len(s.Properties) > 0 {
-		out.Properties = map[string]spec.Schema{}
-		for k, p := range s.Properties {
-			out.Properties[k] = merging(p)
-		}
+	if a := c.AdditionalProperties; a != nil && a.Schema != nil {
+		out.AdditionalProperties = &spec.SchemaOrBool{Allows: true, Schema: a.Schema}
 	}
-	if a := s.AdditionalProperties; a != nil && a.Schema != nil {
-		inner := merging(*a.Schema)
-		out.AdditionalProperties = &spec.SchemaOrBool{Allows: true, Schema: &inner}
-	}
-	if it := s.Items; it != nil && it.Schema != nil {
-		inner := merging(*it.Schema)
-		out.Items = &spec.SchemaOrArray{Schema: &inner}
+	if it := c.Items; it != nil && it.Schema != nil {
+		out.Items = &spec.SchemaOrArray{Schema: it.Schema}
 	}
 	if keys, ok := s.Extensions["x-kubernetes-list-map-keys"].([]any); ok && len(keys) > 0 && s.Extensions["x-kubernetes-list-type"] == "map" {
 		out.Extensions = spec.Extensions{"x-kubernetes-patch-strategy": "merge", "x-kubernetes-patch-merge-key": keys[0]}
@@ -206,52 +199,36 @@ func ref(name string) spec.Schema {
 // types, references and the x-kubernetes-patch extensions.
 func withoutDescriptions(s spec.Schema) spec.Schema {
 	s.Description = ""
+	return withChildren(s, withoutDescriptions)
+}
+
+// withChildren is s with f applied to its properties, its additional
+// properties' schema and its items' schema.
+func withChildren(s spec.Schema, f func(spec.Schema) spec.Schema) spec.Schema {
 	if s.Properties != nil {
 		props := map[string]spec.Schema{}
 		for k, p := range s.Properties {
-			props[k] = withoutDescriptions(p)
+			props[k] = f(p)
 		}
 		s.Properties = props
 	}
-	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
-		inner := withoutDescriptions(*s.AdditionalProperties.Schema)
-		s.AdditionalProperties = &spec.SchemaOrBool{Allows: s.AdditionalProperties.Allows, Schema: &inner}
+	if a := s.AdditionalProperties; a != nil && a.Schema != nil {
+		inner := f(*a.Schema)
+		s.AdditionalProperties = &spec.SchemaOrBool{Allows: a.Allows, Schema: &inner}
 	}
-	if s.Items != nil && s.Items.Schema != nil {
-		inner := withoutDescriptions(*s.Items.Schema)
+	if it := s.Items; it != nil && it.Schema != nil {
+		inner := f(*it.Schema)
 		s.Items = &spec.SchemaOrArray{Schema: &inner}
 	}
 	return s
 }
 
-// refs lists the definitions a schema refers to, anywhere inside it.
 func refs(s spec.Schema) []string {
 	var out []string
-	var walk func(s *spec.Schema)
-	walk = func(s *spec.Schema) {
-		if s == nil {
-			return
-		}
+	walkSchemas(s, func(s spec.Schema) {
 		if r := s.Ref.String(); r != "" {
 			out = append(out, strings.TrimPrefix(r, "#/definitions/"))
 		}
-		for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
-			p := s.Properties[k]
-			walk(&p)
-		}
-		if s.AdditionalProperties != nil {
-			walk(s.AdditionalProperties.Schema)
-		}
-		if s.Items != nil {
-			walk(s.Items.Schema)
-			for i := range s.Items.Schemas {
-				walk(&s.Items.Schemas[i])
-			}
-		}
-		for i := range s.AllOf {
-			walk(&s.AllOf[i])
-		}
-	}
-	walk(&s)
+	})
 	return out
 }

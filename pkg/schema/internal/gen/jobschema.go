@@ -460,7 +460,6 @@ func inside(path string) func(string) bool {
 	return func(f string) bool { return f == path || within(f, path) }
 }
 
-// within: field path f is inside field path of.
 func within(f, of string) bool {
 	return strings.HasPrefix(f, of+".") || strings.HasPrefix(f, of+"[")
 }
@@ -541,17 +540,23 @@ func quantityPattern() (string, error) {
 	return slices.Collect(maps.Keys(found))[0], nil
 }
 
-// walkSchemas calls f on s and every schema inside it.
+// walkSchemas calls f on s and every schema inside it, properties in the
+// order of their names.
 func walkSchemas(s spec.Schema, f func(spec.Schema)) {
 	f(s)
-	for _, p := range s.Properties {
-		walkSchemas(p, f)
+	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
+		walkSchemas(s.Properties[k], f)
 	}
 	if a := s.AdditionalProperties; a != nil && a.Schema != nil {
 		walkSchemas(*a.Schema, f)
 	}
 	if it := s.Items; it != nil && it.Schema != nil {
 		walkSchemas(*it.Schema, f)
+	}
+	if it := s.Items; it != nil {
+		for _, inner := range it.Schemas {
+			walkSchemas(inner, f)
+		}
 	}
 	for _, list := range [][]spec.Schema{s.AllOf, s.AnyOf, s.OneOf} {
 		for _, inner := range list {
