@@ -265,14 +265,9 @@ func podWaits(p corev1.Pod) []string {
 
 // gated: a pod waits for Kueue's scheduling gate.
 func gated(pods []corev1.Pod) bool {
-	for _, p := range pods {
-		for _, g := range p.Spec.SchedulingGates {
-			if g.Name == kueueGate {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(pods, func(p corev1.Pod) bool {
+		return slices.ContainsFunc(p.Spec.SchedulingGates, func(g corev1.PodSchedulingGate) bool { return g.Name == kueueGate })
+	})
 }
 
 // kueue says why Kueue holds the job (held: it is suspended or gated): no

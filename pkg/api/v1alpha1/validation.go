@@ -402,10 +402,8 @@ func validateToleration(p *field.Path, t corev1.Toleration) field.ErrorList {
 
 // OneOf refuses value unless it is one of accepted.
 func OneOf(p *field.Path, value string, accepted ...string) field.ErrorList {
-	for _, a := range accepted {
-		if value == a {
-			return nil
-		}
+	if slices.Contains(accepted, value) {
+		return nil
 	}
 	return field.ErrorList{field.NotSupported(p, value, accepted)}
 }
