@@ -79,7 +79,8 @@ func Status(ctx context.Context, c *Cluster, job jobnode.Job) (*Report, error) {
 	}
 	if u == nil {
 		r.Phase = "not found"
-		r.Why = append(r.Why, cmp.Or(notServed, fmt.Sprintf("no such %s in namespace %s: not applied yet (mlops-fn apply DIR), or applied to another namespace (--namespace)", jk.Kind, ns)))
+		r.Why = append(r.Why, cmp.Or(notServed,
+			fmt.Sprintf("no such %s in namespace %s: not applied yet (mlops-fn apply DIR), or applied to another namespace (--namespace)", jk.Kind, ns)))
 		return r, nil
 	}
 	r.Found = true
