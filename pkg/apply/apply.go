@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -390,7 +389,7 @@ func changes(ctx context.Context, lives []target, dry []object, built []target) 
 		if len(lives) > 1 {
 			prefix = id(live) + " "
 		}
-		diff(prefix+"spec", withoutPatchTimes(live["spec"]), withoutPatchTimes(job["spec"]), &out)
+		diff(prefix+"spec", compared(live), compared(job), &out)
 		diff(prefix+"metadata.labels", meta(live)["labels"], meta(job)["labels"], &out)
 	}
 	for _, t := range built {
@@ -465,27 +464,13 @@ func find(items []object, o object) object {
 	return nil
 }
 
-// withoutPatchTimes is a job's spec without the time of each TrainJob
-// runtime patch: Trainer's webhook writes it (for observability only), and a
-// dry run of an unchanged patch may come back without it.
-func withoutPatchTimes(spec any) any {
-	m, ok := spec.(map[string]any)
-	if !ok || m["runtimePatches"] == nil {
-		return spec
+// compared is o's spec as its kind compares a live job with the one built
+// (jobkind.Facts.Compared).
+func compared(o object) any {
+	if k, _ := kinds.All.ForKind(kindOf(o)); k.Compared != nil {
+		return k.Compared(o["spec"])
 	}
-	out := maps.Clone(m)
-	patches, _ := m["runtimePatches"].([]any)
-	var kept []any
-	for _, p := range patches {
-		if pm, ok := p.(map[string]any); ok {
-			pm = maps.Clone(pm)
-			delete(pm, "time")
-			p = pm
-		}
-		kept = append(kept, p)
-	}
-	out["runtimePatches"] = kept
-	return out
+	return o["spec"]
 }
 
 // diff appends the paths where a and b differ, each "path: a → b".

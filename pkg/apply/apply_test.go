@@ -99,23 +99,3 @@ func TestFinished(t *testing.T) {
 		}
 	}
 }
-
-// TestPatchTimesIgnored: Trainer's webhook stamps each runtime patch with a
-// time; an unchanged patch without it is no change.
-func TestPatchTimesIgnored(t *testing.T) {
-	live := decode(t, `{"runtimePatches": [{"manager": "m", "time": "2026-11-25T09:21:35Z", "x": 1}]}`)
-	same := decode(t, `{"runtimePatches": [{"manager": "m", "x": 1}]}`)
-	other := decode(t, `{"runtimePatches": [{"manager": "m", "x": 2}]}`)
-	var got []string
-	diff("spec", withoutPatchTimes(live), withoutPatchTimes(same), &got)
-	if len(got) != 0 {
-		t.Errorf("an unchanged patch differs: %v", got)
-	}
-	diff("spec", withoutPatchTimes(live), withoutPatchTimes(other), &got)
-	if d := cmp.Diff([]string{"spec.runtimePatches[0].x: 1 → 2"}, got); d != "" {
-		t.Errorf("(-want +got):\n%s", d)
-	}
-	if _, ok := live["runtimePatches"].([]any)[0].(map[string]any)["time"]; !ok {
-		t.Error("withoutPatchTimes changed the live object")
-	}
-}

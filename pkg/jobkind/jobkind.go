@@ -148,6 +148,9 @@ type Facts struct {
 	Carries []string
 	// Fields are the rows of Table.Fields whose text is this kind's.
 	Fields []Field
+	// Compared is a job's spec as a live job is compared with the one
+	// built: without what the operator's webhook writes there (nil: the spec).
+	Compared func(spec any) any
 	// ReservedEnv says why the job's environment cannot have a variable of
 	// this name, "" when it can (nil: it can have any).
 	ReservedEnv func(name string) string

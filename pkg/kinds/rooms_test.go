@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 )
 
 // roomless are the files outside pkg/kinds/KIND that may name a kind: the
@@ -23,8 +25,9 @@ var roomless = []string{"kinds/kinds.go", "schema/internal/gen/gen.go", "jobkind
 // TestKindsStayInTheirFolders: outside pkg/kinds/KIND and roomless, no
 // non-test, non-generated Go file of pkg/ names anything of one kind: a
 // jobKind or role constant of pkg/jobkind, a package of an operator's module,
-// its API group, an operator kind's name as a whole string, or a
-// CarriesField of a field only one kind carries.
+// its API group, an operator kind's name or one of its spec's fields (but
+// those the job spec has too) as a whole string, or a Carries of a field only
+// one kind carries.
 func TestKindsStayInTheirFolders(t *testing.T) {
 	named := kindNames(t)
 	var modules, groups []string
@@ -37,6 +40,21 @@ func TestKindsStayInTheirFolders(t *testing.T) {
 		modules = append(modules, strings.Join(parts[:3], "/"))
 		group, _, _ := strings.Cut(k.APIVersion, "/")
 		groups = append(groups, group)
+	}
+	// An operator kind's own spec fields, by their JSON names, but those the
+	// job spec has too, at any depth.
+	ours := map[string]bool{}
+	jsonNames(reflect.TypeFor[api.MLOpsJobSpec](), ours, true)
+	for _, k := range All {
+		if spec, ok := reflect.TypeOf(k.New()).Elem().FieldByName("Spec"); ok && !k.BuiltIn() {
+			theirs := map[string]bool{}
+			jsonNames(spec.Type, theirs, false)
+			for name := range theirs {
+				if !ours[name] {
+					named[name] = "a field of the kind's spec"
+				}
+			}
+		}
 	}
 	single := map[string]bool{}
 	for _, f := range All.Fields() {
@@ -123,6 +141,25 @@ func kindNames(t *testing.T) map[string]string {
 		}
 	}
 	return names
+}
+
+// jsonNames adds the JSON names of struct type t's fields to names, and
+// deep, those of the structs they hold.
+func jsonNames(t reflect.Type, names map[string]bool, deep bool) {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return
+	}
+	for f := range t.Fields() {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" && !names[name] {
+			names[name] = true
+			if deep {
+				jsonNames(f.Type, names, deep)
+			}
+		}
+	}
 }
 
 // carriers are the kinds that carry the field at path.

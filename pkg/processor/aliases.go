@@ -25,14 +25,16 @@ func ExpandAliases(n *yaml.RNode) (*yaml.RNode, error) {
 	limit := written + maxExpansion
 	size := expandedSize(n.YNode(), map[*yaml.Node]int{}, limit+1)
 	if size == recursive {
-		return nil, fmt.Errorf("a YAML alias in it names a node that holds the alias, so expanding it never ends (kustomize drops such a merge key silently); accepted: aliases of nodes outside them")
+		return nil, fmt.Errorf("a YAML alias in it names a node that holds the alias, so expanding it never ends (kustomize drops such a merge key silently); " +
+			"accepted: aliases of nodes outside them")
 	}
 	if size > limit {
 		return nil, fmt.Errorf("its YAML aliases expand to more than %d nodes beyond the %d written (mlops-fn reads aliases expanded, as kustomize does, up to that bound); accepted: aliases that add at most %d nodes", maxExpansion, written, maxExpansion)
 	}
 	out := yaml.NewRNode(copyTree(n.YNode(), map[*yaml.Node]*yaml.Node{}))
 	if err := out.DeAnchor(); err != nil {
-		return nil, fmt.Errorf("expanding its YAML aliases and merge keys: %v; accepted: merge keys (<<) whose values are maps, aliases of maps, or lists of them", err)
+		return nil, fmt.Errorf("expanding its YAML aliases and merge keys: %v; "+
+			"accepted: merge keys (<<) whose values are maps, aliases of maps, or lists of them", err)
 	}
 	return out, nil
 }

@@ -125,7 +125,8 @@ func mountsTaken(target *yaml.RNode, q *render.Plan) error {
 				at, _ := m.GetString("mountPath")
 				volume, _ := m.GetString("name")
 				if want, taken := ours[path.Clean(at)]; taken && at != "" && volume != want {
-					return fmt.Errorf("%s.volumeMounts[%d]: container %s mounts its volume %q at %s, where mlops-fn mounts %q (mlops.env or spec.volumes); accepted: one of the two at another path, or the container's mount removed", c.path(), i, c.name, volume, at, want)
+					return fmt.Errorf("%s.volumeMounts[%d]: container %s mounts its volume %q at %s, where mlops-fn mounts %q (mlops.env or spec.volumes); "+
+						"accepted: one of the two at another path, or the container's mount removed", c.path(), i, c.name, volume, at, want)
 				}
 				if clashes := q.OperatorMountPath(path.Clean(at)); at != "" && len(clashes) > 0 {
 					return fmt.Errorf("%s.volumeMounts[%d].mountPath: Invalid value: %q: container %s's mount %s", c.path(), i, at, c.name, clashes[0])
@@ -193,7 +194,8 @@ func baseGPUs(target *yaml.RNode, q *render.Plan) error {
 					if q.GPUsFrom != "GPUS_PER_WORKER" {
 						count = q.GPUsFrom + ": " + value
 					}
-					return fmt.Errorf("%s: Invalid value: %q: the base's container %s asks for GPUs, and %s is 0, which says none; a patch cannot remove the base's; accepted: %s, %s left out (the base's count stays), or the GPUs removed from the base", at, value, name, q.GPUsFrom, count, q.GPUsFrom)
+					return fmt.Errorf("%s: Invalid value: %q: the base's container %s asks for GPUs, and %s is 0, which says none; a patch cannot remove the base's; "+
+						"accepted: %s, %s left out (the base's count stays), or the GPUs removed from the base", at, value, name, q.GPUsFrom, count, q.GPUsFrom)
 				case corev1.ResourceName(r) == q.GPUResource && list == "requests" && q.GPUsPerWorker > 0:
 					if !cloned {
 						q.Requests, cloned = maps.Clone(q.Requests), true

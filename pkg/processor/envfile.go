@@ -61,7 +61,10 @@ func envSources(job *api.MLOpsJob) field.ErrorList {
 		}
 	}
 	if len(named) > 1 {
-		errs = append(errs, field.Forbidden(field.NewPath("spec", "envFile"), fmt.Sprintf("names %s: one source of mlops.env; accepted: one of path (a file beside the spec; default mlops.env), inline (the text) or localConfigMap (a kpt package's ConfigMap)", strings.Join(named, " and "))))
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "envFile"),
+			fmt.Sprintf("names %s: one source of mlops.env; "+
+				"accepted: one of path (a file beside the spec; default mlops.env), inline (the text) or localConfigMap (a kpt package's ConfigMap)",
+				strings.Join(named, " and "))))
 	}
 	return errs
 }
@@ -94,10 +97,12 @@ func (p Processor) localConfigEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.
 			}
 			names = strings.Join(ns, ", ")
 		}
-		return nil, fmt.Errorf("%s: Invalid value: %q: no ConfigMap of that name among the inputs (local-config ConfigMaps among them: %s); accepted: the name of a ConfigMap in the package, annotated %s: \"true\", whose data is mlops.env's KEY: value pairs", at, name, names, LocalConfig)
+		return nil, fmt.Errorf("%s: Invalid value: %q: no ConfigMap of that name among the inputs (local-config ConfigMaps among them: %s); "+
+			"accepted: the name of a ConfigMap in the package, annotated %s: \"true\", whose data is mlops.env's KEY: value pairs", at, name, names, LocalConfig)
 	case 1:
 	default:
-		return nil, fmt.Errorf("ConfigMap/%s is among the inputs %d times (%s, and %s), and spec.envFile.localConfigMap names it; accepted: one ConfigMap of that name", name, len(found), identify(found[0]), identify(found[1]))
+		return nil, fmt.Errorf("ConfigMap/%s is among the inputs %d times (%s, and %s), and spec.envFile.localConfigMap names it; "+
+			"accepted: one ConfigMap of that name", name, len(found), identify(found[0]), identify(found[1]))
 	}
 	cm := found[0]
 	if v, ok := cm.GetAnnotations()[LocalConfig]; v != "true" {
@@ -136,7 +141,9 @@ func (p Processor) loadEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, E
 	}
 	switch {
 	case cm != nil && (src.Inline != "" || src.LocalConfigMap != nil):
-		return nil, 0, fmt.Errorf("%s: %s names the source of mlops.env, and %s among the inputs holds it too (the env ConfigMap, read where the spec names no other source); accepted: one of the two: remove %s, or %s", p.configName(), named, identify(cm), identify(cm), named)
+		return nil, 0,
+			fmt.Errorf("%s: %s names the source of mlops.env, and %s among the inputs holds it too (the env ConfigMap, read where the spec names no other source); "+
+				"accepted: one of the two: remove %s, or %s", p.configName(), named, identify(cm), identify(cm), named)
 	case src.Inline != "":
 		f, err := env.Parse(p.configName()+": spec.envFile.inline", []byte(src.Inline))
 		return f, FromInline, err
@@ -169,8 +176,10 @@ func (p Processor) loadEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, E
 		if p.ConfigDir == "" && !filepath.IsAbs(path) {
 			where += " in the working directory"
 		}
-		return nil, 0, fmt.Errorf("%s: spec.envFile: mlops.env not found: no inline text, no ConfigMap %q among the inputs, and no file %s; accepted: one of the three, or spec.envFile.localConfigMap: {name: NAME} naming a ConfigMap among the inputs annotated %s: \"true\" (a kpt package's form)",
-			p.configName(), src.ConfigMapName, where, LocalConfig)
+		return nil, 0,
+			fmt.Errorf("%s: spec.envFile: mlops.env not found: no inline text, no ConfigMap %q among the inputs, and no file %s; "+
+				"accepted: one of the three, or spec.envFile.localConfigMap: {name: NAME} naming a ConfigMap among the inputs annotated %s: \"true\" (a kpt package's form)",
+				p.configName(), src.ConfigMapName, where, LocalConfig)
 	default:
 		return nil, 0, fmt.Errorf("%s: spec.envFile.path: %w", p.configName(), err)
 	}
@@ -214,7 +223,9 @@ func envConfigMap(job *api.MLOpsJob, items []*yaml.RNode) (*yaml.RNode, *env.Fil
 			if it.GetNamespace() == "" {
 				where = "without a namespace"
 			}
-			return nil, nil, fmt.Errorf("ConfigMap/%s is among the inputs twice %s (%s, and %s); accepted: one ConfigMap of the job's env per namespace", name, where, other, identify(it))
+			return nil, nil,
+				fmt.Errorf("ConfigMap/%s is among the inputs twice %s (%s, and %s); "+
+					"accepted: one ConfigMap of the job's env per namespace", name, where, other, identify(it))
 		}
 		seen[it.GetNamespace()] = identify(it)
 		f, err := configMapFile(it)
@@ -226,7 +237,10 @@ func envConfigMap(job *api.MLOpsJob, items []*yaml.RNode) (*yaml.RNode, *env.Fil
 			continue
 		}
 		if d := disagreement(firstFile, f, false); d != "" {
-			return nil, nil, fmt.Errorf("%s is among the inputs in namespaces %q and %q, and they disagree (%[2]s → %[3]s): %s; the job is rendered from one, and each namespace's pods read their own; accepted: the same data in every namespace", identify(it), first.GetNamespace(), it.GetNamespace(), d)
+			return nil, nil,
+				fmt.Errorf("%s is among the inputs in namespaces %q and %q, and they disagree (%[2]s → %[3]s): %s; "+
+					"the job is rendered from one, and each namespace's pods read their own; "+
+					"accepted: the same data in every namespace", identify(it), first.GetNamespace(), it.GetNamespace(), d)
 		}
 	}
 	// A Pod's envFrom kustomize rewrites; a custom resource's it does not know.
@@ -244,7 +258,8 @@ func configMapFile(cm *yaml.RNode) (*env.File, error) {
 		c := d.Value.YNode().Content
 		for i := 0; i+1 < len(c); i += 2 {
 			if v := c[i+1]; v.Kind != yaml.ScalarNode || v.Tag != yaml.NodeTagString {
-				return nil, fmt.Errorf("ConfigMap/%s: data.%s: %s is a YAML %s, and the API server takes only strings in a ConfigMap's data; accepted: a string (quote it: %q)", cm.GetName(), c[i].Value, v.Value, jobspec.JSONType(v), v.Value)
+				return nil, fmt.Errorf("ConfigMap/%s: data.%s: %s is a YAML %s, and the API server takes only strings in a ConfigMap's data; "+
+					"accepted: a string (quote it: %q)", cm.GetName(), c[i].Value, v.Value, jobspec.JSONType(v), v.Value)
 			}
 		}
 	}

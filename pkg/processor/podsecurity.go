@@ -131,7 +131,8 @@ func podSecurity(pods []podAt) (psa.Level, []Refusal) {
 			if r.Allowed {
 				break
 			}
-			refused = append(refused, Refusal{Level: level, Path: pod.Path, Message: fmt.Sprintf("violates PodSecurity %q: %s", lv.String(), r.ForbiddenDetail()), Reasons: r.ForbiddenReasons, Details: r.ForbiddenDetails})
+			refused = append(refused, Refusal{Level: level, Path: pod.Path,
+				Message: fmt.Sprintf("violates PodSecurity %q: %s", lv.String(), r.ForbiddenDetail()), Reasons: r.ForbiddenReasons, Details: r.ForbiddenDetails})
 			needs = max(needs, i+1)
 		}
 	}
@@ -225,7 +226,8 @@ func podSecurityNotice(id string, pods []podAt, verbose bool) string {
 	if len(settings) > 0 {
 		note = " (" + strings.Join(settings, "; ") + ")"
 	}
-	return fmt.Sprintf("%s: the pods need Pod Security level %s: %s; the namespace's pod-security.kubernetes.io/enforce label must allow it%s", id, level, strings.Join(why, "; "), note)
+	return fmt.Sprintf("%s: the pods need Pod Security level %s: %s; "+
+		"the namespace's pod-security.kubernetes.io/enforce label must allow it%s", id, level, strings.Join(why, "; "), note)
 }
 
 // need is what a Pod Security check refused, in a few words: a volume's

@@ -42,7 +42,8 @@ func (p Processor) dereference(config *yaml.RNode) (*yaml.RNode, Processor, erro
 		wd, _ := os.Getwd()
 		return nil, p, fmt.Errorf("%s: data.%s: %w (the working directory is %s)", name, JobKey, err, wd)
 	} else if info.IsDir() {
-		return nil, p, fmt.Errorf("%s: data.%s: %q is a folder; accepted: the path of the MLOpsJob file, such as %s", name, JobKey, job, filepath.Join(job, "job.yaml"))
+		return nil, p,
+			fmt.Errorf("%s: data.%s: %q is a folder; accepted: the path of the MLOpsJob file, such as %s", name, JobKey, job, filepath.Join(job, "job.yaml"))
 	}
 	spec, err := jobspec.Read(job)
 	if err != nil {

@@ -89,7 +89,8 @@ func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error
 		// A job of another kind under the job's name would go out unpatched beside a new job.
 		for _, it := range items {
 			if other, ok := kinds.All.ForKind(it.GetKind()); ok && other.Kind != kind && it.GetName() == sel.Name && !generated(it) {
-				return nil, fmt.Errorf("%s: %s/%s among the inputs is named like the job, but jobKind is %s: it would go out unpatched beside a new %s; accepted: jobKind %s, or another name for one of the two",
+				return nil, fmt.Errorf("%s: %s/%s among the inputs is named like the job, but jobKind is %s: it would go out unpatched beside a new %s; "+
+					"accepted: jobKind %s, or another name for one of the two",
 					p.configName(), it.GetKind(), it.GetName(), kind, kind, other.Kind)
 			}
 		}
@@ -213,8 +214,9 @@ func movedFirst(target *yaml.RNode, id string, q *render.Plan) []string {
 			before = append(before, strconv.Quote(n))
 		}
 		why := cmp.Or(kind.FirstContainer, "kubectl logs and exec default to the first container")
-		notices = append(notices, fmt.Sprintf("%s: %s.containers[%d]: the training container %q moves first, before %s: mlops-fn puts it first in every pod (%s); the others keep their order",
-			id, strings.Join(kind.PodSpecPath(role), "."), i, name, strings.Join(before, ", "), why))
+		notices = append(notices,
+			fmt.Sprintf("%s: %s.containers[%d]: the training container %q moves first, before %s: mlops-fn puts it first in every pod (%s); the others keep their order",
+				id, strings.Join(kind.PodSpecPath(role), "."), i, name, strings.Join(before, ", "), why))
 	}
 	return notices
 }

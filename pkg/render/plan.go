@@ -254,21 +254,18 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 		p.WorkingDir, _ = x.path(spec.Child("workingDir"), s.WorkingDir)
 	}
 
-	p.Workers = pick(set.Workers, s.Workers, 0)
+	p.Workers = ptr.Deref(cmp.Or(set.Workers, s.Workers), 0)
 	if p.Facts().CarriesField("workers") && p.Workers == 0 {
 		errs = append(errs, field.Required(envKey("WORKERS"),
 			fmt.Sprintf("%s needs the number of workers: set WORKERS in %s (or spec.workers), 1 to %d", p.JobKind, file.Source, api.MaxWorkers)))
 	}
-	p.GPUsPerWorker = pick(set.GPUsPerWorker, s.GPUsPerWorker, 0)
+	p.GPUsPerWorker = ptr.Deref(cmp.Or(set.GPUsPerWorker, s.GPUsPerWorker), 0)
 	// One rank per GPU, unless SLOTS_PER_WORKER or spec.slotsPerWorker says otherwise.
-	p.SlotsPerWorker = pick(set.SlotsPerWorker, s.SlotsPerWorker, max(p.GPUsPerWorker, 1))
-	p.RunAsUser = pick64(set.UserID, s.Security.RunAsUser)
-	p.RunAsGroup = pick64(set.GroupID, s.Security.RunAsGroup)
+	p.SlotsPerWorker = ptr.Deref(cmp.Or(set.SlotsPerWorker, s.SlotsPerWorker), max(p.GPUsPerWorker, 1))
+	p.RunAsUser = cmp.Or(set.UserID, s.Security.RunAsUser)
+	p.RunAsGroup = cmp.Or(set.GroupID, s.Security.RunAsGroup)
 	// Volumes belong to the group the job runs as, unless FS_GROUP or spec.security.fsGroup says otherwise.
-	p.FSGroup = pick64(set.FSGroup, s.Security.FSGroup)
-	if p.FSGroup == nil {
-		p.FSGroup = p.RunAsGroup
-	}
+	p.FSGroup = cmp.Or(set.FSGroup, s.Security.FSGroup, p.RunAsGroup)
 	if s.Security.Home != "" {
 		p.Home, _ = x.path(spec.Child("security", "home"), s.Security.Home)
 	}
@@ -284,7 +281,7 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 		warnings, errs = append(warnings, w...), append(errs, e...)
 	}
 	errs = p.gangMinimum(spec.Child("runPolicy", "schedulingPolicy", "minAvailable"), errs)
-	p.Limits = limits(pickQuantity(set.CPU, quantity(s.Resources.Limits, corev1.ResourceCPU)), pickQuantity(set.Memory, quantity(s.Resources.Limits, corev1.ResourceMemory)))
+	p.Limits = limits(cmp.Or(set.CPU, quantity(s.Resources.Limits, corev1.ResourceCPU)), cmp.Or(set.Memory, quantity(s.Resources.Limits, corev1.ResourceMemory)))
 	p.Requests = maps.Clone(s.Resources.Requests)
 	for _, l := range []struct {
 		key     string
@@ -568,23 +565,6 @@ func quantityText(q *resource.Quantity) string {
 	return q.String()
 }
 
-func pick(fromEnv, fromSpec *int32, fallback int32) int32 {
-	if fromEnv != nil {
-		return *fromEnv
-	}
-	if fromSpec != nil {
-		return *fromSpec
-	}
-	return fallback
-}
-
-func pick64(fromEnv, fromSpec *int64) *int64 {
-	if fromEnv != nil {
-		return fromEnv
-	}
-	return fromSpec
-}
-
 // unlikelyQuantities warns of the spec's quantities that parse but that no
 // training job means, as mlops.env's CPU, MEMORY and SHM_SIZE are: a unit
 // left out (memory: "16" is 16 bytes, 500m half a byte) or mistaken (cpu:
@@ -641,13 +621,6 @@ func quantity(l corev1.ResourceList, name corev1.ResourceName) *resource.Quantit
 		return &q
 	}
 	return nil
-}
-
-func pickQuantity(fromEnv, fromSpec *resource.Quantity) *resource.Quantity {
-	if fromEnv != nil {
-		return fromEnv
-	}
-	return fromSpec
 }
 
 func limits(cpu, memory *resource.Quantity) corev1.ResourceList {

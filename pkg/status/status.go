@@ -79,7 +79,8 @@ func Status(ctx context.Context, c *Cluster, job jobnode.Job) (*Report, error) {
 	}
 	if u == nil {
 		r.Phase = "not found"
-		r.Why = append(r.Why, cmp.Or(notServed, fmt.Sprintf("no such %s in namespace %s: not applied yet (mlops-fn apply DIR), or applied to another namespace (--namespace)", jk.Kind, ns)))
+		r.Why = append(r.Why, cmp.Or(notServed,
+			fmt.Sprintf("no such %s in namespace %s: not applied yet (mlops-fn apply DIR), or applied to another namespace (--namespace)", jk.Kind, ns)))
 		return r, nil
 	}
 	r.Found = true
@@ -265,14 +266,9 @@ func podWaits(p corev1.Pod) []string {
 
 // gated: a pod waits for Kueue's scheduling gate.
 func gated(pods []corev1.Pod) bool {
-	for _, p := range pods {
-		for _, g := range p.Spec.SchedulingGates {
-			if g.Name == kueueGate {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(pods, func(p corev1.Pod) bool {
+		return slices.ContainsFunc(p.Spec.SchedulingGates, func(g corev1.PodSchedulingGate) bool { return g.Name == kueueGate })
+	})
 }
 
 // kueue says why Kueue holds the job (held: it is suspended or gated): no

@@ -48,7 +48,8 @@ func (j *MLOpsJob) Validate(kinds jobkind.Table) field.ErrorList {
 	}
 	errs = append(errs, validateLabels(meta.Child("labels"), j.Metadata.Labels)...)
 	if l, wpc := j.Metadata.Labels[PriorityClassLabel], j.Spec.WorkloadPriorityClass; l != "" && wpc != "" && l != wpc {
-		errs = append(errs, field.Invalid(field.NewPath("spec", "workloadPriorityClass"), wpc, fmt.Sprintf("contradicts the label %s: %s of metadata.labels; accepted: one of them", PriorityClassLabel, l)))
+		errs = append(errs, field.Invalid(field.NewPath("spec", "workloadPriorityClass"), wpc,
+			fmt.Sprintf("contradicts the label %s: %s of metadata.labels; accepted: one of them", PriorityClassLabel, l)))
 	}
 	for _, k := range slices.Sorted(maps.Keys(j.Metadata.Annotations)) {
 		for _, msg := range validation.IsQualifiedName(k) {
@@ -112,7 +113,8 @@ func (s *MLOpsJobSpec) validate(p *field.Path, kinds jobkind.Table) field.ErrorL
 		}
 		if v := e.ValueFrom; v != nil && v.FieldRef == nil && v.ResourceFieldRef == nil && v.ConfigMapKeyRef == nil && v.SecretKeyRef == nil && v.FileKeyRef == nil {
 			// An empty valueFrom would be dropped, leaving the variable empty.
-			errs = append(errs, field.Invalid(p.Child("env").Index(i).Child("valueFrom"), e.Name, "names no source; accepted: one of fieldRef, resourceFieldRef, configMapKeyRef, secretKeyRef, fileKeyRef"))
+			errs = append(errs, field.Invalid(p.Child("env").Index(i).Child("valueFrom"), e.Name,
+				"names no source; accepted: one of fieldRef, resourceFieldRef, configMapKeyRef, secretKeyRef, fileKeyRef"))
 		}
 	}
 	errs = append(errs, literalPath(p.Child("workingDir"), s.WorkingDir)...)
@@ -140,7 +142,8 @@ func (s *MLOpsJobSpec) validate(p *field.Path, kinds jobkind.Table) field.ErrorL
 		if r.Resource == "" {
 			errs = append(errs, field.Required(rp.Child("resource"), "the RDMA device plugin's resource name, e.g. rdma/rdma_shared_device_a"))
 		} else if msgs := validation.IsQualifiedName(r.Resource); len(msgs) > 0 || !strings.Contains(r.Resource, "/") || strings.HasPrefix(r.Resource, "kubernetes.io/") {
-			errs = append(errs, field.Invalid(rp.Child("resource"), r.Resource, "accepted: an extended resource name DOMAIN/NAME of the device plugin, e.g. rdma/rdma_shared_device_a"))
+			errs = append(errs, field.Invalid(rp.Child("resource"), r.Resource,
+				"accepted: an extended resource name DOMAIN/NAME of the device plugin, e.g. rdma/rdma_shared_device_a"))
 		}
 		errs = append(errs, IntRange(rp.Child("perWorker"), r.PerWorker, 1, MaxGPUs)...)
 	}
@@ -182,14 +185,16 @@ func validateResources(r corev1.ResourceRequirements, p *field.Path) field.Error
 			at, q := p.Child(list.name).Key(string(name)), list.l[name]
 			switch {
 			case name != corev1.ResourceCPU && name != corev1.ResourceMemory:
-				errs = append(errs, field.NotSupported(at, string(name), []string{"cpu", "memory (GPUs are spec.gpusPerWorker or GPUS_PER_WORKER, RDMA devices spec.rdma)"}))
+				errs = append(errs, field.NotSupported(at, string(name), []string{"cpu",
+					"memory (GPUs are spec.gpusPerWorker or GPUS_PER_WORKER, RDMA devices spec.rdma)"}))
 			case q.Sign() <= 0:
 				errs = append(errs, field.Invalid(at, q.String(), "accepted: a quantity greater than zero"))
 			case name == corev1.ResourceCPU && FinerThanMilli(q):
 				errs = append(errs, field.Invalid(at, q.AsDec().String(), FinerThanMilliWrong+"; accepted: a whole number of m, such as 1m or 500m"))
 			case list.name == "requests":
 				if limit, ok := r.Limits[name]; ok && q.Cmp(limit) > 0 {
-					errs = append(errs, field.Invalid(at, q.String(), fmt.Sprintf("is above its limit %s, which the API server refuses; accepted: a request up to the limit", limit.String())))
+					errs = append(errs, field.Invalid(at, q.String(),
+						fmt.Sprintf("is above its limit %s, which the API server refuses; accepted: a request up to the limit", limit.String())))
 				}
 			}
 		}
@@ -256,7 +261,8 @@ func validateVolumes(p *field.Path, vols []Volume) field.ErrorList {
 			}
 			errs = append(errs, literalPath(vp.Child("hostPath", "path"), v.HostPath.Path)...)
 			if t := v.HostPath.Type; t != nil {
-				errs = append(errs, OneOf(vp.Child("hostPath", "type"), string(*t), "", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket", "CharDevice", "BlockDevice")...)
+				errs = append(errs, OneOf(vp.Child("hostPath", "type"), string(*t), "",
+					"DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket", "CharDevice", "BlockDevice")...)
 			}
 		}
 		if v.EmptyDir != nil {
@@ -387,7 +393,8 @@ func validateToleration(p *field.Path, t corev1.Toleration) field.ErrorList {
 		errs = append(errs, field.Invalid(p.Child("value"), t.Value, "must be empty when operator is Exists"))
 	}
 	if t.Key == "" && t.Operator != corev1.TolerationOpExists {
-		errs = append(errs, field.Invalid(p.Child("operator"), string(t.Operator), "an empty key matches every taint only with operator Exists; accepted: a key, or operator Exists"))
+		errs = append(errs, field.Invalid(p.Child("operator"), string(t.Operator),
+			"an empty key matches every taint only with operator Exists; accepted: a key, or operator Exists"))
 	}
 	if t.TolerationSeconds != nil && t.Effect != corev1.TaintEffectNoExecute {
 		errs = append(errs, field.Invalid(p.Child("tolerationSeconds"), *t.TolerationSeconds, "only applies to effect NoExecute"))
@@ -402,10 +409,8 @@ func validateToleration(p *field.Path, t corev1.Toleration) field.ErrorList {
 
 // OneOf refuses value unless it is one of accepted.
 func OneOf(p *field.Path, value string, accepted ...string) field.ErrorList {
-	for _, a := range accepted {
-		if value == a {
-			return nil
-		}
+	if slices.Contains(accepted, value) {
+		return nil
 	}
 	return field.ErrorList{field.NotSupported(p, value, accepted)}
 }

@@ -29,16 +29,21 @@ func (Kind) Resolve(p *render.Plan, in render.Input) ([]render.Warning, field.Er
 		// A program with spaces is refused as such.
 		if program := p.Command[0]; strings.IndexFunc(program, unicode.IsSpace) < 0 && isMPILauncher(program) {
 			errs = append(errs, field.Invalid(spec.Child("command").Index(0), program,
-				"mlops-fn writes the launcher's mpirun line itself (mpirun -np WORKERS × SLOTS_PER_WORKER …) and runs the command under it: mpirun would run mpirun; accepted: the program alone (python train.py), its ranks set by WORKERS and SLOTS_PER_WORKER and mpirun's flags by spec.mpi.args; or no spec.command, to keep a base's own mpirun line"))
+				"mlops-fn writes the launcher's mpirun line itself (mpirun -np WORKERS × SLOTS_PER_WORKER …) and runs the command under it: mpirun would run mpirun; "+
+					"accepted: the program alone (python train.py), its ranks set by WORKERS and SLOTS_PER_WORKER and mpirun's flags by spec.mpi.args; "+
+					"or no spec.command, to keep a base's own mpirun line"))
 		}
 	}
 	if i := slices.IndexFunc(p.MPI.Args, isHostFlag); i >= 0 {
 		errs = append(errs, field.Invalid(spec.Child("mpi", "args").Index(i), p.MPI.Args[i],
-			"names mpirun's hosts, beside the operator's hostfile, which lists the workers and their slots: mpirun would get two host lists; accepted: mpirun's other flags"))
+			"names mpirun's hosts, beside the operator's hostfile, which lists the workers and their slots: mpirun would get two host lists; "+
+				"accepted: mpirun's other flags"))
 	}
 	errs = append(errs, unforwardable(p, spec, in.EnvKey)...)
 	if p.Script && !slices.Equal(p.MPI.Args, api.DefaultMPIArgs) && (p.MPI.Implementation == api.OpenMPI || len(p.MPI.Args) > 0) {
-		errs = append(errs, field.Invalid(spec.Child("mpi", "args"), p.MPI.Args, "are flags of mlops-fn's mpirun line, and spec.script is the launcher's own program, which starts mpirun itself with its own flags: they would be lost; accepted: the flags in the script's mpirun line, or spec.command (the program each rank runs, under mlops-fn's mpirun line with spec.mpi.args)"))
+		errs = append(errs, field.Invalid(spec.Child("mpi", "args"), p.MPI.Args,
+			"are flags of mlops-fn's mpirun line, and spec.script is the launcher's own program, which starts mpirun itself with its own flags: they would be lost; "+
+				"accepted: the flags in the script's mpirun line, or spec.command (the program each rank runs, under mlops-fn's mpirun line with spec.mpi.args)"))
 	}
 	for i, v := range p.MPI.ForwardEnv {
 		// The default NCCL_DEBUG=INFO gives way to mlops.env's (rankEnv); a pair of the user's is refused.
@@ -62,12 +67,16 @@ func (Kind) Resolve(p *render.Plan, in render.Input) ([]render.Warning, field.Er
 	// The mpi-operator's SSH keys, in the home of spec.security.home.
 	if p.FSGroup != nil {
 		if _, explicit := in.Env.Lookup("FS_GROUP"); explicit || s.Security.FSGroup != nil {
-			warnings = append(warnings, render.Warning{Field: in.EnvKey("FS_GROUP"), Message: "fsGroup is left out: on a root MPIJob it makes the SSH key in /root/.ssh group-readable (mode 0640) and ssh refuses it; to have the volumes owned by that group, run as a non-root USER_ID"})
+			warnings = append(warnings, render.Warning{Field: in.EnvKey("FS_GROUP"),
+				Message: "fsGroup is left out: on a root MPIJob it makes the SSH key in /root/.ssh group-readable (mode 0640) and ssh refuses it; " +
+					"to have the volumes owned by that group, run as a non-root USER_ID"})
 		}
 		p.FSGroup = nil
 	}
 	if name := in.Set.UserName; name != "" && name != "root" && s.Security.Home == "" {
-		warnings = append(warnings, render.Warning{Field: in.EnvKey("USER_NAME"), Message: fmt.Sprintf("names %s, but the job runs as root, whose SSH keys go to /root/.ssh, not /home/%s; accepted: USER_NAME left out (or root), or the job run as %s's uid in the image (USER_ID, or spec.security.runAsUser)", name, name, name)})
+		warnings = append(warnings, render.Warning{Field: in.EnvKey("USER_NAME"),
+			Message: fmt.Sprintf("names %s, but the job runs as root, whose SSH keys go to /root/.ssh, not /home/%s; "+
+				"accepted: USER_NAME left out (or root), or the job run as %s's uid in the image (USER_ID, or spec.security.runAsUser)", name, name, name)})
 	}
 	return warnings, errs
 }

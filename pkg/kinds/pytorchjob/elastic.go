@@ -70,16 +70,21 @@ func elastic(e api.Elastic, set env.Settings, workers, gpus int32, envKey func(s
 		return spec.Child(specField)
 	}
 	if ep.MinWorkers > workers {
-		errs = append(errs, field.Invalid(from("MIN_WORKERS", set.MinWorkers != nil, "minWorkers"), ep.MinWorkers, fmt.Sprintf("is more than the %d workers the job starts with (WORKERS); accepted: 1 to %d", workers, workers)))
+		errs = append(errs, field.Invalid(from("MIN_WORKERS", set.MinWorkers != nil, "minWorkers"), ep.MinWorkers,
+			fmt.Sprintf("is more than the %d workers the job starts with (WORKERS); accepted: 1 to %d", workers, workers)))
 	}
 	if ep.MaxWorkers < workers {
-		errs = append(errs, field.Invalid(from("MAX_WORKERS", set.MaxWorkers != nil, "maxWorkers"), ep.MaxWorkers, fmt.Sprintf("is fewer than the %d workers the job starts with (WORKERS); accepted: %d to %d", workers, workers, api.MaxWorkers)))
+		errs = append(errs, field.Invalid(from("MAX_WORKERS", set.MaxWorkers != nil, "maxWorkers"), ep.MaxWorkers,
+			fmt.Sprintf("is fewer than the %d workers the job starts with (WORKERS); accepted: %d to %d", workers, workers, api.MaxWorkers)))
 	}
 	switch {
 	case ep.Backend == "c10d" && ep.Endpoint != "":
-		errs = append(errs, field.Invalid(from("RDZV_ENDPOINT", set.RendezvousEndpoint != "", "rendezvousEndpoint"), ep.Endpoint, "the c10d rendezvous runs on worker 0 and takes no server; accepted: no RDZV_ENDPOINT or spec.elastic.rendezvousEndpoint, or spec.elastic.rendezvousBackend etcd"))
+		errs = append(errs, field.Invalid(from("RDZV_ENDPOINT", set.RendezvousEndpoint != "", "rendezvousEndpoint"), ep.Endpoint,
+			"the c10d rendezvous runs on worker 0 and takes no server; "+
+				"accepted: no RDZV_ENDPOINT or spec.elastic.rendezvousEndpoint, or spec.elastic.rendezvousBackend etcd"))
 	case ep.Backend != "c10d" && ep.Endpoint == "":
-		errs = append(errs, field.Required(envKey("RDZV_ENDPOINT"), "the "+ep.Backend+" rendezvous needs its etcd server: set RDZV_ENDPOINT (or spec.elastic.rendezvousEndpoint) to host:port"))
+		errs = append(errs, field.Required(envKey("RDZV_ENDPOINT"),
+			"the "+ep.Backend+" rendezvous needs its etcd server: set RDZV_ENDPOINT (or spec.elastic.rendezvousEndpoint) to host:port"))
 	}
 	return ep, errs
 }

@@ -6,6 +6,7 @@ package trainjob
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -66,6 +67,7 @@ var facts = jobkind.Facts{
 		{Path: "runPolicy.schedulingPolicy", Why: "gang scheduling of a job's pods: a Pod has no gang, a TrainJob's runtime sets its podGroupPolicy"},
 	},
 	ReservedEnv: reservedEnv,
+	Compared:    withoutPatchTimes,
 	// Trainer sets the image, command, env and resources in this container.
 	ContainerName:   string(jobkind.TrainerNode),
 	IDsOnContainers: true,
@@ -139,6 +141,29 @@ func (Kind) Default(s *api.MLOpsJobSpec) {
 	if s.Trainer.ReplicatedJobs == nil {
 		s.Trainer.ReplicatedJobs = []string{string(jobkind.TrainerNode)}
 	}
+}
+
+// withoutPatchTimes is a TrainJob's spec without the time of each
+// runtime patch: Trainer's webhook writes it (for observability only), and a
+// dry run of an unchanged patch may come back without it.
+func withoutPatchTimes(spec any) any {
+	m, ok := spec.(map[string]any)
+	if !ok || m["runtimePatches"] == nil {
+		return spec
+	}
+	out := maps.Clone(m)
+	patches, _ := m["runtimePatches"].([]any)
+	var kept []any
+	for _, p := range patches {
+		if pm, ok := p.(map[string]any); ok {
+			pm = maps.Clone(pm)
+			delete(pm, "time")
+			p = pm
+		}
+		kept = append(kept, p)
+	}
+	out["runtimePatches"] = kept
+	return out
 }
 
 // reservedEnv: Kubeflow Trainer's torch plugin sets torchrun's PET_*
