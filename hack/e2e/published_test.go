@@ -56,7 +56,7 @@ func publishedSkip(p testutil.PublishedJob) string {
 	switch {
 	case strings.Contains(p.Spec, "namespace:"):
 		return "its spec names a namespace, and the checks run each job in a fresh one"
-	case strings.Contains(p.Spec, api.QueueLabel):
+	case strings.Contains(p.Spec, api.QueueLabel), strings.Contains(p.Env, "QUEUE="):
 		return "its spec queues it (" + api.QueueLabel + "), and the Kueue checks are TestKueue's"
 	}
 	return ""

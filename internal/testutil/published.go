@@ -84,7 +84,7 @@ var Published = []PublishedJob{
 		"WORKERS=3\nGPUS_PER_WORKER=1\nUSER_ID=1000\nGROUP_ID=1000\nNFS_SERVER=10.0.0.5\nNFS_PATH=/export/ml\nNFS_MOUNT_PATH=/data\nSHM_SIZE=1Gi\n"},
 	{"github.com/kubeflow/trainer/v2", "examples/yaml/02-runtime-patches.yaml",
 		"name: runtime-patches-example\n  labels: {kueue.x-k8s.io/queue-name: team-a}\nspec:\n  jobKind: TrainJob\n  image: pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime\n  command: [torchrun, /workspace/train.py]\n  imagePullSecrets: [{name: regcred}]\n",
-		"WORKERS=2\nMEMORY=16Gi\nUSER_ID=1000\n"},
+		"WORKERS=2\nMEMORY=16Gi\nUSER_ID=1000\nTOPOLOGY_REQUIRED=cloud.provider.com/topology-block\n"},
 }
 
 // mainModule is this project's module: its golden cases are read like the examples.

@@ -51,6 +51,10 @@ type Settings struct {
 	GPUResource string
 	ShmSize     *resource.Quantity
 	Queue       string
+	// Topology is the node label of the topology level (rack, block) Kueue
+	// places all the job's pods in: required unless TopologyPreferred.
+	Topology          string
+	TopologyPreferred bool
 }
 
 // Problem is a finding about one key of the file.
@@ -191,6 +195,8 @@ var specs = map[string]keySpec{
 			return "", true
 		},
 	},
+	"TOPOLOGY_REQUIRED":  topologySpec(false),
+	"TOPOLOGY_PREFERRED": topologySpec(true),
 	"RDZV_ENDPOINT": {
 		KeyDoc:   KeyDoc{"RDZV_ENDPOINT", "host:port", "Elastic: the etcd server of an `etcd`/`etcd-v2` rendezvous (refused with `c10d`). Or `spec.elastic.rendezvousEndpoint` in the job spec, not both."},
 		accepted: RendezvousAccepted,
@@ -299,6 +305,13 @@ func Decode(f *File, extraKeys ...string) (Settings, []Problem) {
 		report(server, false, "NFS_PATH is missing: set both NFS_SERVER and NFS_PATH, or neither")
 	}
 
+	// One placement: Kueue reads one of the two annotations.
+	if required, ok := f.Lookup("TOPOLOGY_REQUIRED"); ok {
+		if _, both := f.Lookup("TOPOLOGY_PREFERRED"); both {
+			report(required, false, "TOPOLOGY_PREFERRED is set too, and a job has one placement; accepted: one of TOPOLOGY_REQUIRED and TOPOLOGY_PREFERRED")
+		}
+	}
+
 	slices.SortStableFunc(problems, func(a, b Problem) int {
 		return cmp.Or(cmp.Compare(a.Line, b.Line), strings.Compare(a.Key, b.Key))
 	})
@@ -306,6 +319,26 @@ func Decode(f *File, extraKeys ...string) (Settings, []Problem) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// topologySpec is TOPOLOGY_REQUIRED, or TOPOLOGY_PREFERRED: Kueue's
+// Topology Aware Scheduling, from a level's node label.
+func topologySpec(preferred bool) keySpec {
+	key, how, annotation := "TOPOLOGY_REQUIRED", "all the job's pods run in one domain of this level", "required"
+	if preferred {
+		key, how, annotation = "TOPOLOGY_PREFERRED", "Kueue tries one domain of this level for all the job's pods, else spreads them over as few as it can", "preferred"
+	}
+	return keySpec{
+		KeyDoc: KeyDoc{key, "label key", fmt.Sprintf("Kueue's topology-aware placement: %s, the level named by its node label (`cloud.provider.com/topology-block`): `kueue.x-k8s.io/podset-%s-topology` on every pod template (docs/sharing-a-cluster.md). Needs `QUEUE`; not with the other `TOPOLOGY_` key.", how, annotation)},
+		accepted: "a node label key such as cloud.provider.com/topology-rack or kubernetes.io/hostname: an optional DNS prefix and /, then up to 63 letters, digits, '-', '_' or '.'",
+		decode: func(s *Settings, v string) (string, bool) {
+			if len(validation.IsQualifiedName(v)) > 0 {
+				return "is not a label key", false
+			}
+			s.Topology, s.TopologyPreferred = v, preferred
+			return "", true
+		},
+	}
+}
 
 // referenceProblem says why e's value may not reference a key of f, "" when
 // it references none: kustomize does not expand them. Every reference counts,

@@ -323,7 +323,7 @@ func TestKnownKeys(t *testing.T) {
 	want := []string{
 		"CPU", "DATASET_DIR", "FS_GROUP", "GPUS_PER_WORKER", "GPU_RESOURCE", "GROUP_ID", "GROUP_NAME", "MAX_WORKERS", "MEMORY",
 		"MIN_WORKERS", "MODEL_DIR", "MODEL_NAME", "MODEL_SCRIPT", "NFS_MOUNT_PATH", "NFS_PATH", "NFS_SERVER",
-		"OUTPUT_DIR", "QUEUE", "RDZV_ENDPOINT", "REGISTRY", "SHM_SIZE", "SLOTS_PER_WORKER", "USER_ID", "USER_NAME", "WORKERS",
+		"OUTPUT_DIR", "QUEUE", "RDZV_ENDPOINT", "REGISTRY", "SHM_SIZE", "SLOTS_PER_WORKER", "TOPOLOGY_PREFERRED", "TOPOLOGY_REQUIRED", "USER_ID", "USER_NAME", "WORKERS",
 	}
 	docs := KnownKeys()
 	var keys []string
@@ -454,6 +454,37 @@ func TestCheckRendezvous(t *testing.T) {
 		wrong, ok := CheckRendezvous(c.in)
 		if wrong != c.wrong || ok != c.ok {
 			t.Errorf("%q: got (%q, %v), want (%q, %v)", c.in, wrong, ok, c.wrong, c.ok)
+		}
+	}
+}
+
+func TestTopology(t *testing.T) {
+	for _, tc := range []struct {
+		in        string
+		topology  string
+		preferred bool
+		problem   string
+	}{
+		{in: "TOPOLOGY_REQUIRED=cloud.provider.com/topology-block", topology: "cloud.provider.com/topology-block"},
+		{in: "TOPOLOGY_PREFERRED=kubernetes.io/hostname", topology: "kubernetes.io/hostname", preferred: true},
+		{in: "TOPOLOGY_REQUIRED=topology block", problem: `mlops.env:1: TOPOLOGY_REQUIRED="topology block": is not a label key; accepted: a node label key`},
+		{in: "TOPOLOGY_PREFERRED=-rack", problem: "is not a label key"},
+		{in: "TOPOLOGY_REQUIRED=a/b\nTOPOLOGY_PREFERRED=a/c", topology: "a/c", preferred: true,
+			problem: `mlops.env:1: TOPOLOGY_REQUIRED="a/b": TOPOLOGY_PREFERRED is set too, and a job has one placement`},
+	} {
+		f, err := Parse("mlops.env", []byte(tc.in+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, problems := Decode(f)
+		if s.Topology != tc.topology || s.TopologyPreferred != tc.preferred {
+			t.Errorf("%q: Topology %q preferred %v, want %q %v", tc.in, s.Topology, s.TopologyPreferred, tc.topology, tc.preferred)
+		}
+		switch {
+		case tc.problem == "" && len(problems) > 0:
+			t.Errorf("%q: unexpected problems %v", tc.in, problems)
+		case tc.problem != "" && (len(problems) != 1 || problems[0].Warning || !strings.Contains(problems[0].String(), tc.problem)):
+			t.Errorf("%q: problems %v, want one error containing %q", tc.in, problems, tc.problem)
 		}
 	}
 }

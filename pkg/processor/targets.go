@@ -137,6 +137,9 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 	if err := baseGPUs(target, &q); err != nil {
 		return nil, fmt.Errorf("%s: %w", id, err)
 	}
+	if err := placementClash(target, &q); err != nil {
+		return nil, fmt.Errorf("%s: %w", id, err)
+	}
 	if plan.Namespace != "" && q.Namespace != plan.Namespace {
 		in := fmt.Sprintf("namespace %q", q.Namespace)
 		if q.Namespace == "" {

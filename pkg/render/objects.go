@@ -3,6 +3,7 @@
 package render
 
 import (
+	"maps"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -70,14 +71,15 @@ func (p *Plan) Patch() Patch {
 					f.FillJob(p, obj)
 				}
 				p.fillLabels(obj)
-			}),
+			},
+			p.PodPlacement),
 		Clear: deletions,
 	}
 }
 
 // Skeleton is what a base holds: the object's identity and its container names.
 func (p *Plan) Skeleton() any {
-	return p.build(func(jobkind.Role, *corev1.PodSpec, *corev1.Container) {}, nil, p.fillLabels)
+	return p.build(func(jobkind.Role, *corev1.PodSpec, *corev1.Container) {}, nil, p.fillLabels, nil)
 }
 
 // ConfigMap carries every mlops.env key into the containers through envFrom.
@@ -102,9 +104,9 @@ const TrainingContainerIndex = 0
 // TrainJob) whose pod specs are filled per role: the training container by
 // fill, first, then the target's other containers and init containers (in
 // their order) by fillOther, unless nil; fillJob, when given, sets the
-// object's own fields. The training container comes first
-// (TrainingContainerIndex).
-func (p *Plan) build(fill, fillOther func(jobkind.Role, *corev1.PodSpec, *corev1.Container), fillJob func(Job)) any {
+// object's own fields, and annotate, when given, each template's annotations.
+// The training container comes first (TrainingContainerIndex).
+func (p *Plan) build(fill, fillOther func(jobkind.Role, *corev1.PodSpec, *corev1.Container), fillJob func(Job), annotate func(jobkind.Role) map[string]string) any {
 	template := func(r jobkind.Role, name string) corev1.PodTemplateSpec {
 		spec := corev1.PodSpec{}
 		c := corev1.Container{Name: name}
@@ -123,7 +125,11 @@ func (p *Plan) build(fill, fillOther func(jobkind.Role, *corev1.PodSpec, *corev1
 				spec.InitContainers = append(spec.InitContainers, filled(s))
 			}
 		}
-		return corev1.PodTemplateSpec{Spec: spec}
+		t := corev1.PodTemplateSpec{Spec: spec}
+		if annotate != nil {
+			t.Annotations = annotate(r)
+		}
+		return t
 	}
 	obj := p.kind.Object(p, template)
 	facts := p.Facts()
@@ -149,7 +155,22 @@ func (p *Plan) ContainerOf(t jobkind.Role) string {
 // generated alike (a Kueue queue-name label must reach the job either way).
 func (p *Plan) fillLabels(obj Job) {
 	obj.SetLabels(p.Labels)
+	// A Pod is its own template: its placement is on it already.
+	if a := obj.GetAnnotations(); len(a) > 0 {
+		obj.SetAnnotations(merged(p.Annotations, a))
+		return
+	}
 	obj.SetAnnotations(p.Annotations)
+}
+
+// merged is a and b in one map, b's value winning a shared key.
+func merged(a, b map[string]string) map[string]string {
+	m := maps.Clone(a)
+	if m == nil {
+		m = map[string]string{}
+	}
+	maps.Copy(m, b)
+	return m
 }
 
 // fillEnvFrom gives a container every mlops.env key through the env

@@ -108,6 +108,10 @@ type Plan struct {
 	// wrote (a training container moved first): told, not refused.
 	Notices []string
 
+	// Placement is Kueue's topology annotation of every pod template
+	// (TOPOLOGY_REQUIRED or TOPOLOGY_PREFERRED), nil for none.
+	Placement map[string]string
+
 	// Kept is what a kind's Narrow found in the target that its later edits
 	// (AfterPatcher, JSONPatcher) read, nil for nothing.
 	Kept any
@@ -348,6 +352,7 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 			p.Labels[label] = value
 		}
 	}
+	warnings = append(warnings, p.place(set, envKey)...)
 	for i, v := range s.Volumes {
 		if why := p.OperatorVolumeName(v.Name); why != "" {
 			errs = append(errs, field.Invalid(spec.Child("volumes").Index(i).Child("name"), v.Name, why))

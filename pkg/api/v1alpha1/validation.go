@@ -318,6 +318,15 @@ const (
 	PriorityClassLabel = "kueue.x-k8s.io/priority-class"
 )
 
+// Kueue's annotations on a pod template: Topology Aware Scheduling's level
+// (TOPOLOGY_REQUIRED or TOPOLOGY_PREFERRED of mlops.env), and the group of
+// pod templates placed together in it.
+const (
+	RequiredTopologyAnnotation  = "kueue.x-k8s.io/podset-required-topology"
+	PreferredTopologyAnnotation = "kueue.x-k8s.io/podset-preferred-topology"
+	PodSetGroupAnnotation       = "kueue.x-k8s.io/podset-group-name"
+)
+
 func (r RunPolicy) validate(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	// Unset where the jobKind cannot carry them (Default leaves them out there).

@@ -24,7 +24,8 @@ var (
 func (Kind) Facts() jobkind.Facts { return facts }
 
 func (Kind) Object(p *render.Plan, template render.Template) render.Job {
-	return &corev1.Pod{Spec: template(jobkind.Single, p.ContainerOf(jobkind.Single)).Spec}
+	t := template(jobkind.Single, p.ContainerOf(jobkind.Single))
+	return &corev1.Pod{ObjectMeta: t.ObjectMeta, Spec: t.Spec}
 }
 
 // FillProgram: the Pod runs the command, and is the job: its restart policy

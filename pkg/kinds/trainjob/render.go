@@ -9,6 +9,7 @@ import (
 	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
 	"github.com/kubeflow/trainer/v2/pkg/constants"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
@@ -43,8 +44,8 @@ func (Kind) Facts() jobkind.Facts { return facts }
 // TrainJob carries pod settings.
 func (Kind) Object(p *render.Plan, template render.Template) render.Job {
 	job := &trainer.TrainJob{}
-	node := template(jobkind.TrainerNode, p.ContainerOf(jobkind.TrainerNode)).Spec
-	c := node.Containers[0]
+	node := template(jobkind.TrainerNode, p.ContainerOf(jobkind.TrainerNode))
+	c := node.Spec.Containers[0]
 	t := trainer.Trainer{Command: c.Command, Args: c.Args, Env: c.Env}
 	if c.Image != "" {
 		t.Image = ptr.To(c.Image)
@@ -57,13 +58,19 @@ func (Kind) Object(p *render.Plan, template render.Template) render.Job {
 	}
 	var patches []trainer.ReplicatedJobPatch
 	for _, name := range p.Trainer.ReplicatedJobs {
-		spec := node
+		t := node
 		if name == string(jobkind.TrainerLauncher) {
-			spec = template(jobkind.TrainerLauncher, p.ContainerOf(jobkind.TrainerLauncher)).Spec
+			t = template(jobkind.TrainerLauncher, p.ContainerOf(jobkind.TrainerLauncher))
 		}
-		if ps := podSpecPatch(spec); ps != nil {
+		// Kueue reads a TrainJob's placement from its JobSet's pod templates,
+		// which the runtime patch's metadata reaches.
+		pt := trainer.PodTemplatePatch{Spec: podSpecPatch(t.Spec)}
+		if len(t.Annotations) > 0 {
+			pt.Metadata = &metav1.ObjectMeta{Annotations: t.Annotations}
+		}
+		if pt.Spec != nil || pt.Metadata != nil {
 			patches = append(patches, trainer.ReplicatedJobPatch{Name: name, Template: &trainer.JobTemplatePatch{
-				Spec: &trainer.JobSpecPatch{Template: &trainer.PodTemplatePatch{Spec: ps}}}})
+				Spec: &trainer.JobSpecPatch{Template: &pt}}})
 		}
 	}
 	if len(patches) > 0 {
