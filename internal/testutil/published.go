@@ -61,7 +61,7 @@ var Published = []PublishedJob{
 		"WORKERS=3\nMIN_WORKERS=2\nMAX_WORKERS=4\nGPUS_PER_WORKER=1\nGPU_RESOURCE=gpu.intel.com/i915\nSHM_SIZE=1Gi\n"},
 	{"github.com/kubeflow/mpi-operator", "examples/v2beta1/pi/pi-intel.yaml",
 		"name: pi\n  namespace: hpc\n  labels: {kueue.x-k8s.io/queue-name: team-a}\n  annotations: {team: hpc}\nspec:\n  jobKind: MPIJob\n  image: mpioperator/mpi-pi:intel\n  command: [/home/mpiuser/pi]\n  mpi: {implementation: Intel}\n",
-		"USER_ID=1000\nUSER_NAME=mpiuser\nWORKERS=4\nGPUS_PER_WORKER=2\nGPU_RESOURCE=amd.com/gpu\nSHM_SIZE=512Mi\n"},
+		"USER_ID=1000\nUSER_NAME=mpiuser\nWORKERS=4\nGPUS_PER_WORKER=2\nGPU_RESOURCE=amd.com/gpu\nSHM_SIZE=512Mi\nTOPOLOGY_PREFERRED=kubernetes.io/hostname\n"},
 	{"github.com/kubeflow/mpi-operator", "examples/v2beta1/pi/pi-mpich.yaml",
 		"name: pi\nspec:\n  jobKind: MPIJob\n  image: mpioperator/mpi-pi:mpich\n  command: [/home/mpiuser/pi]\n  mpi: {implementation: MPICH}\n",
 		"USER_ID=1000\nUSER_NAME=mpiuser\nWORKERS=2\n"},
@@ -76,7 +76,7 @@ var Published = []PublishedJob{
 		"WORKERS=2\nMIN_WORKERS=1\nMAX_WORKERS=3\nUSER_ID=1000\n"},
 	{"github.com/kubeflow/training-operator", "examples/pytorch/elastic/imagenet/imagenet.yaml",
 		"name: elastic-example-imagenet\nspec:\n  jobKind: PyTorchJob\n  image: kubeflow/pytorch-elastic-example-imagenet:latest\n  command: [torchrun, /workspace/examples/imagenet.py]\n",
-		"WORKERS=2\nGPUS_PER_WORKER=1\nNFS_SERVER=10.0.0.5\nNFS_PATH=/export/imagenet\nNFS_MOUNT_PATH=/data\n"},
+		"WORKERS=2\nGPUS_PER_WORKER=1\nNFS_SERVER=10.0.0.5\nNFS_PATH=/export/imagenet\nNFS_MOUNT_PATH=/data\nTOPOLOGY_REQUIRED=cloud.provider.com/topology-rack\n"},
 	// Kubeflow Trainer's TrainJobs: site settings only, their programs kept; the
 	// second has a runtime patch of its platform team's, which stays beside mlops-fn's.
 	{"github.com/kubeflow/trainer/v2", "examples/yaml/01-multi-node.yaml",

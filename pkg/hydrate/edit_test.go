@@ -30,6 +30,7 @@ var editValues = map[string]string{
 	"FS_GROUP": "4444", "WORKERS": "8", "GPUS_PER_WORKER": "4", "SLOTS_PER_WORKER": "2", "CPU": "8", "MEMORY": "32Gi",
 	"MIN_WORKERS": "1", "MAX_WORKERS": "9", "RDZV_ENDPOINT": "etcd.example:2379", "UNKNOWN_KEY": "1",
 	"GPU_RESOURCE": "amd.com/gpu", "SHM_SIZE": "1Gi", "QUEUE": "team-b",
+	"TOPOLOGY_REQUIRED": "cloud.provider.com/topology-block", "TOPOLOGY_PREFERRED": "cloud.provider.com/topology-rack",
 }
 
 // copyTree copies a folder, symbolic links as links.
