@@ -16,7 +16,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
 )
 
 // Kueue's Topology Aware Scheduling, as TestKueuePlacement sets it up: a Topology of three levels,
@@ -188,4 +187,3 @@ status:
 	return c.that(fmt.Sprintf("Kueue: Topology %s (%s, %s, kubernetes.io/hostname), ResourceFlavor %s and ClusterQueue %s are Active, and 4 nodes of %s CPU in two blocks Ready",
 		tasTopology, tasBlock, tasRack, tasFlavor, tasClusterQueue, tasNodeCPU), ready, statusOf(kueueAPI, "ClusterQueue", "", tasClusterQueue))
 }
-
