@@ -23,7 +23,9 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/internal/version"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/krm"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
@@ -39,7 +41,7 @@ func New(inputRead func(bytes int)) *cobra.Command {
 	var verbose bool
 	cmd := &cobra.Command{
 		Use:     "mlops-fn [JOB.yaml [INPUT.yaml|- ...]]",
-		Short:   "Render MPIJob, Pod, PyTorchJob and TrainJob manifests for distributed training from mlops.env and a job spec",
+		Short:   "Render " + kinds.All.Sentence("and", func(k jobkind.Facts) string { return k.Kind }) + " manifests for distributed training from mlops.env and a job spec",
 		Long:    krm.Help(),
 		Args:    cobra.ArbitraryArgs,
 		Version: version.String(),

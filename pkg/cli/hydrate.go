@@ -14,6 +14,7 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/krm"
 	"github.com/mlops-fn/mlops-fn/pkg/scaffold"
@@ -35,7 +36,7 @@ them) and writes DIR/%s/, a kustomize Component kubectl applies without mlops-fn
 Each list of a patch that merges by key says its key in a comment
 (containers: # {"x-kubernetes-patch-merge-key":"name",...}): kustomize reads
 it there, as it knows no CRD's schema, and the build's own schema stays as it
-is. For an MPIJob, a PyTorchJob or a TrainJob (CRDs) it adds %s,
+is. For a job of a CRD (%s) it adds %s,
 the fields where the job names ConfigMaps, Secrets and ServiceAccounts.
 In DIR/kustomization.yaml it keeps %d entries, each marked "# mlops-fn hydrate":
 %severy other line stays. After any edit of job.yaml or mlops.env, run hydrate
@@ -61,7 +62,7 @@ the overlay of each, the nearest folder above it (or, for a folder, at it)
 holding kustomization.yaml and the job spec, is hydrated or checked once; a
 file in no overlay is skipped (a folder with a warning). --staged adds the files git's index changes
 against HEAD, those deleted or renamed away included, which pre-commit never
-passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.ComponentDir, patchFiles(), hydrate.NameReferenceFile, len(hydrate.KustomizationEntries), kustomizationEntries()),
+passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.ComponentDir, patchFiles(), crdKinds(), hydrate.NameReferenceFile, len(hydrate.KustomizationEntries), kustomizationEntries()),
 		Args: func(_ *cobra.Command, dirs []string) error {
 			if len(dirs) == 0 && !staged {
 				return fmt.Errorf("needs at least one overlay folder (the folder holding %s and %s)", o.Config, api.DefaultEnvPath)
@@ -210,4 +211,16 @@ func patchFiles() string {
 		fmt.Fprintf(&b, "  %-12s %s\n", k.Kind, k.PatchFile)
 	}
 	return b.String()
+}
+
+// crdKinds are the kinds an operator's CRD defines, which kustomize knows
+// nothing of.
+func crdKinds() string {
+	var crds jobkind.Table
+	for _, k := range kinds.All {
+		if !k.BuiltIn() {
+			crds = append(crds, k)
+		}
+	}
+	return crds.Sentence("or", func(k jobkind.Facts) string { return k.Kind })
 }

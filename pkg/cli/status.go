@@ -11,7 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mlops-fn/mlops-fn/pkg/cluster"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/status"
 )
 
@@ -77,11 +79,7 @@ func newLogs() *cobra.Command {
 DIR applies, from the container that runs it (the one reading mlops.env's
 ConfigMap) in the pod that runs it:
 
-  MPIJob      the launcher (mpirun prints every rank's output there)
-  PyTorchJob  its master, else worker 0 (an elastic job has no master)
-  TrainJob    its launcher (an MPI runtime), else node 0
-  Pod         the Pod
-
+` + kinds.All.Column(func(k jobkind.Facts) string { return k.LogsFrom }) + `
 -f follows it: it waits for the program to start, and after its log ends
 follows a new run (a launcher started again, a restarted container) until
 the job has finished. Each request waits --request-timeout for the API

@@ -6,6 +6,7 @@
 package jobkind
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -185,6 +186,11 @@ type Facts struct {
 	// Help is the kind's paragraph in --help, its lines after the first
 	// indented as the first's text.
 	Help string
+	// Brief says what the kind is for in a word or two (multi-node), for
+	// the lists of kinds in messages.
+	Brief string
+	// LogsFrom is the pod whose log mlops-fn logs prints, in its help.
+	LogsFrom string
 	// Demo is the job init writes of this kind.
 	Demo Demo
 	// New is an empty object of the upstream Go type.
@@ -219,6 +225,36 @@ func (t Table) Names() []string {
 		out = append(out, k.Kind)
 	}
 	return out
+}
+
+// Sentence lists each kind's text in a sentence: "a, b and c" (conj "and").
+func (t Table) Sentence(conj string, text func(Facts) string) string {
+	var items []string
+	for _, k := range t {
+		items = append(items, text(k))
+	}
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " " + conj + " " + items[len(items)-1]
+}
+
+// Described is the kind's name and what it is for: "MPIJob (multi-node,
+// default)".
+func (k Facts) Described() string {
+	if k.Default {
+		return k.Kind + " (" + k.Brief + ", default)"
+	}
+	return k.Kind + " (" + k.Brief + ")"
+}
+
+// Column lists each kind's text, one line a kind, under its name.
+func (t Table) Column(text func(Facts) string) string {
+	var b strings.Builder
+	for _, k := range t {
+		fmt.Fprintf(&b, "  %-11s %s\n", k.Kind, text(k))
+	}
+	return b.String()
 }
 
 // Of is the row of a job kind; one the table lacks has none (the spec's

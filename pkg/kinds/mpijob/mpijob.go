@@ -32,6 +32,8 @@ var facts = jobkind.Facts{
 	// Its README's "Release Version".
 	Install:        []string{"kubectl apply --server-side -f https://raw.githubusercontent.com/kubeflow/mpi-operator/v0.8.2/deploy/v2beta1/mpi-operator.yaml"},
 	Starter:        "mpirun",
+	Brief:          "multi-node",
+	LogsFrom:       "the launcher (mpirun prints every rank's output there)",
 	Help:           "(default; multi-node) a kubeflow.org/v2beta1 MPIJob: a launcher\nrunning mpirun with -np = workers x slots, and the workers",
 	FirstContainer: "the mpi-operator sets up SSH and the hostfile in the first container",
 	Carries: []string{"imagePullPolicy", "workingDir", "priorityClassName", "hostNetwork", "restartPolicy",

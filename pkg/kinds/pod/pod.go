@@ -41,6 +41,8 @@ var facts = jobkind.Facts{
 	Kind: string(jobkind.Pod), APIVersion: "v1", PatchFile: "pod-patch.yaml",
 	PodSpecs:      []jobkind.PodSpec{{Role: jobkind.Single, Path: []string{"spec"}}},
 	RestartPolicy: corev1.RestartPolicyNever,
+	Brief:         "single-node",
+	LogsFrom:      "the Pod",
 	Help:          "(single-node) a Pod",
 	Carries:       []string{"imagePullPolicy", "workingDir", "priorityClassName", "hostNetwork", "restartPolicy"},
 	Fields:        []jobkind.Field{{Path: "workers", EnvKeys: []string{"WORKERS"}, Why: "the number of worker pods; a single-node job is one Pod"}},

@@ -32,10 +32,12 @@ var facts = jobkind.Facts{
 	ContainerNameWhy: "the training-operator admits a PyTorchJob only with a container named " + kubeflowv1.PyTorchJobDefaultContainerName,
 	Operator:         "the training-operator",
 	// Its README's "Installing the Control Plane".
-	Install: []string{`kubectl apply --server-side -k "github.com/kubeflow/training-operator.git/manifests/overlays/standalone?ref=v1.9.4"`},
-	Starter: "torchrun",
-	Help:    "(elastic) a kubeflow.org/v1 PyTorchJob of workers with an\nelasticPolicy: torchrun between MIN_WORKERS and MAX_WORKERS",
-	Carries: []string{"imagePullPolicy", "workingDir", "priorityClassName", "hostNetwork", "restartPolicy", "workers", "elastic", "runPolicy.cleanPodPolicy", "runPolicy.ttlSecondsAfterFinished", "runPolicy.backoffLimit", "runPolicy.schedulingPolicy"},
+	Install:  []string{`kubectl apply --server-side -k "github.com/kubeflow/training-operator.git/manifests/overlays/standalone?ref=v1.9.4"`},
+	Starter:  "torchrun",
+	Brief:    "elastic",
+	LogsFrom: "its master, else worker 0 (an elastic job has no master)",
+	Help:     "(elastic) a kubeflow.org/v1 PyTorchJob of workers with an\nelasticPolicy: torchrun between MIN_WORKERS and MAX_WORKERS",
+	Carries:  []string{"imagePullPolicy", "workingDir", "priorityClassName", "hostNetwork", "restartPolicy", "workers", "elastic", "runPolicy.cleanPodPolicy", "runPolicy.ttlSecondsAfterFinished", "runPolicy.backoffLimit", "runPolicy.schedulingPolicy"},
 	Fields: []jobkind.Field{{Path: "elastic", EnvKeys: []string{"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"},
 		Why: "torchrun's bounds and rendezvous in an elastic PyTorchJob; a TrainJob's runtime sets them in mlPolicy.torch"}},
 	// The training-operator and torchrun re-form the group, as for a lost worker.

@@ -48,9 +48,11 @@ var facts = jobkind.Facts{
 	// control plane with JobSet, then the runtimes (torch-distributed).
 	Install: []string{`kubectl apply --server-side -k "https://github.com/kubeflow/trainer.git/manifests/overlays/manager?ref=v2.3.0"`,
 		`kubectl apply --server-side -k "https://github.com/kubeflow/trainer.git/manifests/overlays/runtimes?ref=v2.3.0"`},
-	Starter: "the runtime's launcher (torchrun)",
-	Help:    "a Kubeflow Trainer v2 TrainJob (trainer.kubeflow.org/v1alpha1) on a\ntraining runtime (spec.trainer.runtime, default torch-distributed)",
-	Carries: []string{"workers", "slotsPerWorker", "trainer"},
+	Starter:  "the runtime's launcher (torchrun)",
+	Brief:    "Kubeflow Trainer",
+	LogsFrom: "its launcher (an MPI runtime), else node 0",
+	Help:     "a Kubeflow Trainer v2 TrainJob (trainer.kubeflow.org/v1alpha1) on a\ntraining runtime (spec.trainer.runtime, default torch-distributed)",
+	Carries:  []string{"workers", "slotsPerWorker", "trainer"},
 	Fields: []jobkind.Field{
 		{Path: "imagePullPolicy", Why: lacks + "the training runtime's container sets it"},
 		{Path: "workingDir", Why: lacks + "the training runtime's container sets it"},
