@@ -39,7 +39,7 @@ func New(inputRead func(bytes int)) *cobra.Command {
 	var verbose bool
 	cmd := &cobra.Command{
 		Use:     "mlops-fn [JOB.yaml [INPUT.yaml|- ...]]",
-		Short:   "Render MPIJob, Pod, PyTorchJob and TrainJob manifests for distributed training from mlops.env and a job spec",
+		Short:   "Render MPIJob, Pod, PyTorchJob, TrainJob and JobSet manifests for distributed training from mlops.env and a job spec",
 		Long:    krm.Help(),
 		Args:    cobra.ArbitraryArgs,
 		Version: version.String(),

@@ -35,7 +35,7 @@ them) and writes DIR/%s/, a kustomize Component kubectl applies without mlops-fn
 Each list of a patch that merges by key says its key in a comment
 (containers: # {"x-kubernetes-patch-merge-key":"name",...}): kustomize reads
 it there, as it knows no CRD's schema, and the build's own schema stays as it
-is. For an MPIJob, a PyTorchJob or a TrainJob (CRDs) it adds %s,
+is. For an MPIJob, a PyTorchJob, a TrainJob or a JobSet (CRDs) it adds %s,
 the fields where the job names ConfigMaps, Secrets and ServiceAccounts.
 In DIR/kustomization.yaml it keeps %d entries, each marked "# mlops-fn hydrate":
 %severy other line stays. After any edit of job.yaml or mlops.env, run hydrate

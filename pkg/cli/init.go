@@ -32,7 +32,8 @@ func newInit() *cobra.Command {
 and hydrates it (mlops-fn hydrate DIR), so that kubectl apply -k DIR runs it.
 Without --image the job is an example that runs as it is (mpi-operator's pi for an
 MPIJob, a Python hello for a Pod, the training-operator's echo for a PyTorchJob,
-Trainer's torch-distributed for a TrainJob), which runs on any cluster with the
+Trainer's torch-distributed for a TrainJob, a torchrun hello for a JobSet), which
+runs on any cluster with the
 kind's operator (a Pod needs none): edit job.yaml and
 mlops.env, then run mlops-fn hydrate DIR again.`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -82,7 +83,7 @@ mlops.env, then run mlops-fn hydrate DIR again.`,
 		},
 	}
 	cmd.Flags().StringVar(&jobKind, "kind", string(kinds.All.Default()),
-		"the kind the job becomes: MPIJob (multi-node), Pod (single-node), PyTorchJob (elastic) or TrainJob (Kubeflow Trainer)")
+		"the kind the job becomes: MPIJob (multi-node), Pod (single-node), PyTorchJob (elastic), TrainJob (Kubeflow Trainer) or JobSet")
 	cmd.Flags().StringVar(&o.Name, "name", "", "the job's name (default: DIR's name)")
 	cmd.Flags().StringVar(&o.Image, "image", "", "the training image (default: the operator's example)")
 	cmd.Flags().StringArrayVar(&commands, "command", nil,

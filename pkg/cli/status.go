@@ -80,6 +80,7 @@ ConfigMap) in the pod that runs it:
   MPIJob      the launcher (mpirun prints every rank's output there)
   PyTorchJob  its master, else worker 0 (an elastic job has no master)
   TrainJob    its launcher (an MPI runtime), else node 0
+  JobSet      node 0
   Pod         the Pod
 
 -f follows it: it waits for the program to start, and after its log ends

@@ -134,7 +134,7 @@ var (
 // renamed are the fields v1alpha1 had before it took Kubernetes' shapes, with
 // what replaced them: an unknown field's error names the new one.
 var renamed = map[string]string{
-	"spec.mode":                     "spec.jobKind: MPIJob (multi-node, the default), Pod, PyTorchJob (elastic) or TrainJob",
+	"spec.mode":                     "spec.jobKind: MPIJob (multi-node, the default), Pod, PyTorchJob (elastic), TrainJob or JobSet",
 	"spec.resources.cpu":            "spec.resources.limits.cpu, as in a container",
 	"spec.resources.memory":         "spec.resources.limits.memory, as in a container",
 	"spec.launcherResources.cpu":    "spec.launcherResources.limits.cpu, as in a container",

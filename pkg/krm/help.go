@@ -43,7 +43,7 @@ Usage:
   mlops-fn                          KRM function: ResourceList on stdin, ResourceList on stdout
                                     (kustomize transformers:/generators:, kpt fn render/eval)
   mlops-fn JOB.yaml [INPUT.yaml|-]  standalone: print the objects as plain YAML; with inputs,
-                                    patch their MPIJob/Pod/PyTorchJob/TrainJob instead of generating new ones
+                                    patch their MPIJob/Pod/PyTorchJob/TrainJob/JobSet instead of generating new ones
   mlops-fn init DIR [-- CMD ARG...] write a new job's folder (mlops.env, job.yaml, base/), hydrated
   mlops-fn hydrate DIR...           write DIR's patches and kustomization for kubectl apply -k
   mlops-fn apply DIR [--replace]    hydrate, then apply with client-go (no kubectl needed): a live job
@@ -71,7 +71,7 @@ Job spec (function config):
   metadata:
     name: resnet50                  # the job's name; pods NAME-launcher, NAME-worker-N
   spec:
-    jobKind: MPIJob                 # the kind the job becomes: MPIJob (multi-node, default), Pod, PyTorchJob (elastic), TrainJob
+    jobKind: MPIJob                 # the kind the job becomes: MPIJob (multi-node, default), Pod, PyTorchJob (elastic), TrainJob, JobSet
     image: ${REGISTRY}/model-zoo:2.1.0-image-recognition-${MODEL_NAME}
     script: ${MODEL_DIR}/quickstart/${MODEL_SCRIPT}   # or command: [python, train.py]
     # PyTorchJob: command: [torchrun, /workspace/train.py] and elastic: {minWorkers: 1, maxWorkers: 3}
