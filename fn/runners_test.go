@@ -144,7 +144,7 @@ func run(t *testing.T, name string, args ...string) string {
 // objects indexes the job's objects (MPIJob or Pod, and the ConfigMap) by
 // kind/name, without the runners' bookkeeping annotations.
 // envHash is kustomize's hash at the end of an env ConfigMap's name.
-var envHash = regexp.MustCompile(`\b(\S+-(?:mpijob|pod|pytorchjob|trainjob)-env)-[a-z0-9]{10}\b`)
+var envHash = regexp.MustCompile(`\b(\S+-(?:mpijob|pod|pytorchjob|trainjob|jobset)-env)-[a-z0-9]{10}\b`)
 
 func objects(t *testing.T, out string) map[string]map[string]any {
 	t.Helper()

@@ -171,17 +171,38 @@ func probePods(o *overlay, real *corev1.Pod) ([]*corev1.Pod, error) {
 	var probes []*corev1.Pod
 	for _, at := range o.kind.ReferencePodSpecs {
 		path := strings.Split(at, "/")
-		m, found, err := unstructured.NestedMap(o.job.Object, path...)
-		if err != nil || !found {
-			continue
+		for i, m := range nestedMaps(o.job.Object, path) {
+			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: o.name + "-" + strings.ToLower(path[len(path)-3]) + "-psa-probe"}}
+			if i > 0 {
+				p.Name = fmt.Sprintf("%s-%d", p.Name, i)
+			}
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &p.Spec); err != nil {
+				return nil, err
+			}
+			probes = append(probes, p)
 		}
-		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: o.name + "-" + strings.ToLower(path[len(path)-3]) + "-psa-probe"}}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &p.Spec); err != nil {
-			return nil, err
-		}
-		probes = append(probes, p)
 	}
 	return probes, nil
+}
+
+// nestedMaps are the objects at path in v, a list on the way standing for each of its items
+// (as kustomize's field specs read a JobSet's spec/replicatedJobs/template/...).
+func nestedMaps(v any, path []string) []map[string]any {
+	if l, ok := v.([]any); ok {
+		var out []map[string]any
+		for _, e := range l {
+			out = append(out, nestedMaps(e, path)...)
+		}
+		return out
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	if len(path) == 0 {
+		return []map[string]any{m}
+	}
+	return nestedMaps(m[path[0]], path[1:])
 }
 
 // admits reports whether a namespace enforcing level admits every probe (a server dry run),

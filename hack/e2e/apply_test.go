@@ -25,6 +25,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds/jobset"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds/mpijob"
 )
 
@@ -80,7 +81,7 @@ func workerRole(o *overlay) jobkind.Role {
 	switch o.kind.JobKind() {
 	case jobkind.MPIJob:
 		return jobkind.Worker
-	case jobkind.TrainJob:
+	case jobkind.TrainJob, jobset.JobSet:
 		return jobkind.TrainerNode
 	case jobkind.PyTorchJob:
 		return "worker"

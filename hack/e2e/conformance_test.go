@@ -94,6 +94,8 @@ var conformanceCases = []conformanceCase{
 		env: "WORKERS=2\nMIN_WORKERS=1\nMAX_WORKERS=2\nCPU=500m\nMEMORY=1Gi\n"},
 	{name: "trainjob", jobKind: "TrainJob", image: torchImage, torchrun: true, spec: "  trainer: {runtime: torch-distributed}\n",
 		env: "WORKERS=2\nCPU=500m\nMEMORY=1Gi\n"},
+	// Three nodes: every rank finds node 0 by its hostname in the JobSet's headless Service.
+	{name: "jobset", jobKind: "JobSet", image: torchImage, torchrun: true, spec: workingDir, env: "WORKERS=3\nCPU=300m\nMEMORY=768Mi\n"},
 }
 
 // TestConformance runs each kind's job on the real node with the conformance program.
@@ -182,8 +184,11 @@ func finishedConformance(o *overlay, ns string) string {
 		return "phase " + string(phase)
 	}
 	done := "Succeeded"
-	if o.kind.Kind == "TrainJob" {
+	switch o.kind.Kind {
+	case "TrainJob":
 		done = "Complete"
+	case "JobSet":
+		done = "Completed"
 	}
 	if got := jobFinished(o.kind.APIVersion, o.kind.Kind, ns, o.name, done); got != done {
 		return "condition " + got
@@ -257,7 +262,7 @@ func wantOf(o *overlay, names []string) conformanceWant {
 		}
 	case "PyTorchJob":
 		w.ranks, w.localSize, w.rankFrom = int(p.Workers*p.Elastic.ProcsPerWorker), int(p.Elastic.ProcsPerWorker), "torchrun"
-	case "TrainJob":
+	case "TrainJob", "JobSet":
 		w.ranks, w.localSize, w.rankFrom = int(p.Workers*p.SlotsPerWorker), int(p.SlotsPerWorker), "torchrun"
 	}
 	w.groups = []int{w.gid}

@@ -21,6 +21,7 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds/jobset"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds/mpijob"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds/pytorchjob"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
@@ -38,7 +39,7 @@ func (o *overlay) selector(role string) string {
 		return job + ",training.kubeflow.org/job-role=" + role
 	case "PyTorchJob":
 		return job + ",training.kubeflow.org/replica-type=" + role
-	case "TrainJob":
+	case "TrainJob", "JobSet":
 		return job + ",jobset.sigs.k8s.io/replicatedjob-name=" + role
 	}
 	return ""
@@ -532,8 +533,11 @@ func checkRefusedForReal(c *check, o *overlay) {
 		return
 	}
 	role, who := "worker", "the operator's worker pods"
-	if o.kind.JobKind() == jobkind.TrainJob {
+	switch o.kind.JobKind() {
+	case jobkind.TrainJob:
 		role, who = string(jobkind.TrainerNode), "the Job controller's pods of the TrainJob"
+	case jobset.JobSet:
+		role, who = jobset.Node, "the Job controller's pods of the JobSet"
 	}
 	if !waitUntil(waitForPods, func() bool { return eventsMention(ns, "violates PodSecurity") }) {
 		c.fail("under 'restricted' "+who+" are refused", podTable(ns), recentEvents(ns, 5))

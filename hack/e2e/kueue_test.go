@@ -21,6 +21,7 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds/jobset"
 )
 
 // The ClusterQueue every Kueue check shares, its one ResourceFlavor, and the LocalQueue each of
@@ -139,7 +140,7 @@ func held(o *overlay, ns string) string {
 			return "gated"
 		}
 		return strings.Join(gates, ",")
-	case jobkind.TrainJob:
+	case jobkind.TrainJob, jobset.JobSet:
 		return nested(u, "spec", "suspend")
 	}
 	return nested(u, "spec", "runPolicy", "suspend")

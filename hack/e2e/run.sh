@@ -426,7 +426,7 @@ manageJobsWithoutQueueName: false
 managedJobsNamespaceSelector:
   matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [${KUEUE_NS//,/, }]}]
 integrations:
-  frameworks: [kubeflow.org/mpijob, kubeflow.org/pytorchjob, trainer.kubeflow.org/trainjob, pod]
+  frameworks: [kubeflow.org/mpijob, kubeflow.org/pytorchjob, trainer.kubeflow.org/trainjob, jobset.x-k8s.io/jobset, pod]
 EOF
 }
 

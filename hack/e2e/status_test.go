@@ -20,6 +20,7 @@ import (
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds/jobset"
 )
 
 // mlopsStatus runs mlops-fn status on the overlay dir in namespace ns: its output and exit error.
@@ -75,8 +76,11 @@ func statusHead(o *overlay, ns, phase string) string {
 
 // finalPhase is the phase a kind ends in when it went well.
 func finalPhase(o *overlay) string {
-	if o.kind.JobKind() == jobkind.TrainJob {
+	switch o.kind.JobKind() {
+	case jobkind.TrainJob:
 		return "Complete"
+	case jobset.JobSet:
+		return "Completed"
 	}
 	return "Succeeded"
 }
@@ -278,6 +282,9 @@ print("mlops-fn-e2e rank=%d size=%d" % (c.Get_rank(), c.Get_size()), flush=True)
 		{realJob{name: "logs-trainjob", jobKind: "TrainJob", spec: "  image: " + torchImage + "\n" + torchCommand(2) + "  trainer: {runtime: torch-distributed}\n",
 			env: fmt.Sprintf("USER_ID=1000\nGROUP_ID=1000\nWORKERS=%d\nCPU=500m\nMEMORY=1Gi\n", workers)},
 			"trainer.kubeflow.org/v1alpha1", "TrainJob", "Complete", onlyHost("logs-trainjob-node-0-0")},
+		{realJob{name: "logs-jobset", jobKind: "JobSet", spec: "  image: " + torchImage + "\n" + torchCommand(2),
+			env: fmt.Sprintf("USER_ID=1000\nGROUP_ID=1000\nWORKERS=%d\nCPU=500m\nMEMORY=1Gi\n", workers)},
+			"jobset.x-k8s.io/v1alpha2", "JobSet", "Completed", onlyHost("logs-jobset-node-0-0")},
 	}
 	for _, j := range jobs {
 		c := newCheck(t, "mlops-fn logs -f, "+j.kind)

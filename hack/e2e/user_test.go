@@ -17,6 +17,7 @@ import (
 
 	"github.com/mlops-fn/mlops-fn/internal/testutil"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds/jobset"
 )
 
 // quickstartCopy copies the repository's quickstart under dir (the overlays' bases are
@@ -57,7 +58,7 @@ func checkRenamed(c *check, o *overlay, work string) {
 		return
 	}
 	role, n := "worker", int(o.plan.Workers)
-	if o.kind.JobKind() == jobkind.TrainJob {
+	if o.kind.JobKind() == jobkind.TrainJob || o.kind.JobKind() == jobset.JobSet {
 		role = string(jobkind.TrainerNode)
 	}
 	if !waitUntil(waitForPods, func() bool { return len(pods(ns, renamed.selector(role))) >= n }) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds/jobset"
 )
 
 // skipped are the folders CopyTree leaves out: history, caches and build output.
@@ -96,6 +97,7 @@ var QuickstartFolder = map[jobkind.JobKind]string{
 	jobkind.MPIJob:     "multi-node",
 	jobkind.PyTorchJob: "elastic",
 	jobkind.TrainJob:   "trainjob",
+	jobset.JobSet:      "jobset",
 }
 
 // QuickstartFolders are the quickstarts' folders, in the kinds table's order.

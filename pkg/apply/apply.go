@@ -212,7 +212,12 @@ func Apply(ctx context.Context, c *cluster.Cluster, o Options) (*Result, error) 
 // when the same objects pass with every running job suspended: what the
 // policy of deploy/admission refuses, Trainer's webhook (runtime patches),
 // Kueue's. A refusal of anything else (RBAC, a webhook that fails, a quota,
-// an invalid object) is the same for a suspended job.
+// an invalid object) is the same for a suspended job. The suspended dry run
+// may be refused as immutable itself: a running job of a kind with no
+// in-place rule whose own webhook lets a suspension change only the pods'
+// scheduling fields (JobSet's), the policy having refused the update first;
+// that too is a change in place, which --replace takes (a delete, then a
+// create, whose dry run recreatable runs: no update of the running job).
 func inPlace(ctx context.Context, lives, built []target, refused error) ([]string, error) {
 	if immutable(refused) {
 		return []string{"the API server refuses it in place: " + firstLine(refused)}, nil
@@ -222,6 +227,9 @@ func inPlace(ctx context.Context, lives, built []target, refused error) ([]strin
 		return nil, refused
 	}
 	dry, err := applyAll(ctx, suspended, true)
+	if immutable(err) {
+		return []string{"the API server refuses it in place: " + firstLine(err)}, nil
+	}
 	if err != nil {
 		return nil, refused
 	}

@@ -144,7 +144,7 @@ func kustomize(t *testing.T, dir string) []map[string]any {
 }
 
 // envHashed is an env ConfigMap's name with kustomize's hash of its data.
-var envHashed = regexp.MustCompile(`^(.+-(?:mpijob|pod|pytorchjob|trainjob)-env)-[a-z0-9]{10}$`)
+var envHashed = regexp.MustCompile(`^(.+-(?:mpijob|pod|pytorchjob|trainjob|jobset)-env)-[a-z0-9]{10}$`)
 
 // transform runs the function on the skeleton as kustomize's transformers: would.
 func transform(t *testing.T, dir string, skeleton *yaml.RNode) []map[string]any {

@@ -9,6 +9,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/internal/testutil"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds/jobset"
 )
 
 // TestInPlace: each kind's rule for a running job. An elastic PyTorchJob
@@ -29,6 +30,7 @@ func TestInPlace(t *testing.T) {
 		jobkind.PyTorchJob: `{"kind": "PyTorchJob", "spec": {"elasticPolicy": {"minReplicas": 1, "maxReplicas": 3}, "runPolicy": {"cleanPodPolicy": "None"},
 			"pytorchReplicaSpecs": {"Worker": {"replicas": 2, "restartPolicy": "OnFailure", "template": {"spec": ` + podSpec("b2") + `}}}}}`,
 		jobkind.TrainJob: `{"kind": "TrainJob", "spec": {"runtimeRef": {"name": "torch-distributed"}, "trainer": {"numNodes": 2}}}`,
+		jobset.JobSet:    `{"kind": "JobSet", "spec": {"replicatedJobs": [{"name": "node", "replicas": 2, "template": {"spec": {"template": {"spec": ` + podSpec("b2") + `}}}}]}}`,
 	}
 	type edit = func(o map[string]any)
 	set := func(v any, path ...string) edit {
@@ -109,6 +111,9 @@ func TestInPlace(t *testing.T) {
 
 		{jobkind.TrainJob, "unchanged", nil, true},
 		{jobkind.TrainJob, "a node more", []edit{set(3.0, "spec", "trainer", "numNodes")}, false},
+
+		{jobset.JobSet, "unchanged", nil, true},
+		{jobset.JobSet, "suspended", []edit{set(true, "spec", "suspend")}, false},
 	} {
 		var live, job map[string]any
 		if err := json.Unmarshal([]byte(base[c.kind]), &live); err != nil {

@@ -19,7 +19,8 @@ import (
 
 // Encode turns a typed object into YAML in the field order of its Go struct,
 // without the empty noise the upstream types marshal (creationTimestamp: null,
-// status: {}, resources: {}, template: {metadata: {}}).
+// status: {}, resources: {}, template: {metadata: {}}) and without a status:
+// a rendered object has none, where a JobSet's marshals restarts: 0.
 func Encode(obj any) (*yaml.RNode, error) {
 	b, err := json.Marshal(obj)
 	if err != nil {
@@ -29,6 +30,7 @@ func Encode(obj any) (*yaml.RNode, error) {
 	if err != nil {
 		return nil, err
 	}
+	_ = node.PipeE(yaml.Clear("status"))
 	prune(node.YNode())
 	return node, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds/jobset"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds/mpijob"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds/pod"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds/pytorchjob"
@@ -21,7 +22,7 @@ import (
 )
 
 // list is every kind, in the order of the kinds in messages.
-var list = []render.Kind{pod.Kind{}, mpijob.Kind{}, pytorchjob.Kind{}, trainjob.Kind{}}
+var list = []render.Kind{pod.Kind{}, mpijob.Kind{}, pytorchjob.Kind{}, trainjob.Kind{}, jobset.Kind{}}
 
 // All are the kinds' facts, in that order.
 var All = func() jobkind.Table {

@@ -22,7 +22,7 @@ func TestInstallPinsTheE2EVersions(t *testing.T) {
 			versions[k] = v
 		}
 	}
-	pinned := map[string]string{"MPIJob": "MPI_OPERATOR_VERSION", "PyTorchJob": "TRAINING_OPERATOR_VERSION", "TrainJob": "TRAINER_VERSION"}
+	pinned := map[string]string{"MPIJob": "MPI_OPERATOR_VERSION", "PyTorchJob": "TRAINING_OPERATOR_VERSION", "TrainJob": "TRAINER_VERSION", "JobSet": "JOBSET_VERSION"}
 	for _, k := range All {
 		if k.BuiltIn() {
 			if len(k.Install) != 0 {

@@ -947,6 +947,171 @@ func definitions() spec.Definitions {
 		}}},
 		"io.k8s.apimachinery.pkg.apis.meta.v1.Time":       {SchemaProps: spec.SchemaProps{Type: typeString, Format: "date-time"}},
 		"io.k8s.apimachinery.pkg.util.intstr.IntOrString": {SchemaProps: spec.SchemaProps{Type: typeString, Format: "int-or-string"}},
+		"io.x-k8s.jobset.v1alpha2.JobSet": {VendorExtensible: spec.VendorExtensible{Extensions: spec.Extensions{"x-kubernetes-group-version-kind": []any{map[string]any{"group": "jobset.x-k8s.io", "kind": "JobSet", "version": "v1alpha2"}}}}, SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+			"apiVersion": {SchemaProps: spec.SchemaProps{Type: typeString}},
+			"kind":       {SchemaProps: spec.SchemaProps{Type: typeString}},
+			"metadata":   {SchemaProps: spec.SchemaProps{Ref: v1ObjectMeta}},
+			"spec": {SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+				"coordinator": {SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+					"jobIndex":      {SchemaProps: spec.SchemaProps{Type: typeInteger}},
+					"podIndex":      {SchemaProps: spec.SchemaProps{Type: typeInteger}},
+					"replicatedJob": {SchemaProps: spec.SchemaProps{Type: typeString}},
+				}}},
+				"failurePolicy": {SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+					"maxRestarts":     {SchemaProps: spec.SchemaProps{Type: typeInteger}},
+					"restartStrategy": {SchemaProps: spec.SchemaProps{Type: typeString}},
+					"rules": {SchemaProps: spec.SchemaProps{Type: typeArray, Items: &spec.SchemaOrArray{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+						"action":                      {SchemaProps: spec.SchemaProps{Type: typeString}},
+						"name":                        {SchemaProps: spec.SchemaProps{Type: typeString}},
+						"onJobFailureMessagePatterns": {SchemaProps: spec.SchemaProps{Type: typeArray, Items: &spec.SchemaOrArray{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeString}}}}},
+						"onJobFailureReasons":         {SchemaProps: spec.SchemaProps{Type: typeArray, Items: &spec.SchemaOrArray{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeString}}}}},
+						"targetReplicatedJobs":        {SchemaProps: spec.SchemaProps{Type: typeArray, Items: &spec.SchemaOrArray{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeString}}}}},
+					}}}}}},
+				}}},
+				"managedBy": {SchemaProps: spec.SchemaProps{Type: typeString}},
+				"network": {SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+					"enableDNSHostnames":       {SchemaProps: spec.SchemaProps{Type: typeBoolean}},
+					"publishNotReadyAddresses": {SchemaProps: spec.SchemaProps{Type: typeBoolean}},
+					"subdomain":                {SchemaProps: spec.SchemaProps{Type: typeString}},
+				}}},
+				"replicatedJobs": {VendorExtensible: spec.VendorExtensible{Extensions: spec.Extensions{"x-kubernetes-patch-merge-key": "name", "x-kubernetes-patch-strategy": "merge"}}, SchemaProps: spec.SchemaProps{Type: typeArray, Items: &spec.SchemaOrArray{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+					"dependsOn": {VendorExtensible: spec.VendorExtensible{Extensions: spec.Extensions{"x-kubernetes-patch-merge-key": "name", "x-kubernetes-patch-strategy": "merge"}}, SchemaProps: spec.SchemaProps{Type: typeArray, Items: &spec.SchemaOrArray{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+						"name":   {SchemaProps: spec.SchemaProps{Type: typeString}},
+						"status": {SchemaProps: spec.SchemaProps{Type: typeString}},
+					}}}}}},
+					"groupName": {SchemaProps: spec.SchemaProps{Type: typeString}},
+					"name":      {SchemaProps: spec.SchemaProps{Type: typeString}},
+					"replicas":  {SchemaProps: spec.SchemaProps{Type: typeInteger}},
+					"template": {SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+						"metadata": {SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+							"annotations": {SchemaProps: spec.SchemaProps{Type: typeObject, AdditionalProperties: &spec.SchemaOrBool{Allows: true, Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeString}}}}},
+							"finalizers":  {SchemaProps: spec.SchemaProps{Type: typeArray, Items: &spec.SchemaOrArray{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeString}}}}},
+							"labels":      {SchemaProps: spec.SchemaProps{Type: typeObject, AdditionalProperties: &spec.SchemaOrBool{Allows: true, Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeString}}}}},
+							"name":        {SchemaProps: spec.SchemaProps{Type: typeString}},
+							"namespace":   {SchemaProps: spec.SchemaProps{Type: typeString}},
+						}}},
+						"spec": {SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+							"activeDeadlineSeconds": {SchemaProps: spec.SchemaProps{Type: typeInteger}},
+							"backoffLimit":          {SchemaProps: spec.SchemaProps{Type: typeInteger}},
+							"backoffLimitPerIndex":  {SchemaProps: spec.SchemaProps{Type: typeInteger}},
+							"completionMode":        {SchemaProps: spec.SchemaProps{Type: typeString}},
+							"completions":           {SchemaProps: spec.SchemaProps{Type: typeInteger}},
+							"managedBy":             {SchemaProps: spec.SchemaProps{Type: typeString}},
+							"manualSelector":        {SchemaProps: spec.SchemaProps{Type: typeBoolean}},
+							"maxFailedIndexes":      {SchemaProps: spec.SchemaProps{Type: typeInteger}},
+							"parallelism":           {SchemaProps: spec.SchemaProps{Type: typeInteger}},
+							"podFailurePolicy": {SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+								"rules": {SchemaProps: spec.SchemaProps{Type: typeArray, Items: &spec.SchemaOrArray{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+									"action": {SchemaProps: spec.SchemaProps{Type: typeString}},
+									"onExitCodes": {SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+										"containerName": {SchemaProps: spec.SchemaProps{Type: typeString}},
+										"operator":      {SchemaProps: spec.SchemaProps{Type: typeString}},
+										"values":        {SchemaProps: spec.SchemaProps{Type: typeArray, Items: &spec.SchemaOrArray{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeInteger}}}}},
+									}}},
+									"onPodConditions": {SchemaProps: spec.SchemaProps{Type: typeArray, Items: &spec.SchemaOrArray{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+										"status": {SchemaProps: spec.SchemaProps{Type: typeString}},
+										"type":   {SchemaProps: spec.SchemaProps{Type: typeString}},
+									}}}}}},
+								}}}}}},
+							}}},
+							"podReplacementPolicy": {SchemaProps: spec.SchemaProps{Type: typeString}},
+							"selector": {SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+								"matchExpressions": {SchemaProps: spec.SchemaProps{Type: typeArray, Items: &spec.SchemaOrArray{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+									"key":      {SchemaProps: spec.SchemaProps{Type: typeString}},
+									"operator": {SchemaProps: spec.SchemaProps{Type: typeString}},
+									"values":   {SchemaProps: spec.SchemaProps{Type: typeArray, Items: &spec.SchemaOrArray{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeString}}}}},
+								}}}}}},
+								"matchLabels": {SchemaProps: spec.SchemaProps{Type: typeObject, AdditionalProperties: &spec.SchemaOrBool{Allows: true, Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeString}}}}},
+							}}},
+							"successPolicy": {SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+								"rules": {SchemaProps: spec.SchemaProps{Type: typeArray, Items: &spec.SchemaOrArray{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+									"succeededCount":   {SchemaProps: spec.SchemaProps{Type: typeInteger}},
+									"succeededIndexes": {SchemaProps: spec.SchemaProps{Type: typeString}},
+								}}}}}},
+							}}},
+							"suspend":                 {SchemaProps: spec.SchemaProps{Type: typeBoolean}},
+							"template":                {SchemaProps: spec.SchemaProps{Ref: v1PodTemplateSpec}},
+							"ttlSecondsAfterFinished": {SchemaProps: spec.SchemaProps{Type: typeInteger}},
+						}}},
+					}}},
+				}}}}}},
+				"startupPolicy": {SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+					"startupPolicyOrder": {SchemaProps: spec.SchemaProps{Type: typeString}},
+				}}},
+				"successPolicy": {SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+					"operator":             {SchemaProps: spec.SchemaProps{Type: typeString}},
+					"targetReplicatedJobs": {SchemaProps: spec.SchemaProps{Type: typeArray, Items: &spec.SchemaOrArray{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeString}}}}},
+				}}},
+				"suspend":                 {SchemaProps: spec.SchemaProps{Type: typeBoolean}},
+				"ttlSecondsAfterFinished": {SchemaProps: spec.SchemaProps{Type: typeInteger}},
+				"volumeClaimPolicies": {SchemaProps: spec.SchemaProps{Type: typeArray, Items: &spec.SchemaOrArray{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+					"retentionPolicy": {SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+						"whenDeleted": {SchemaProps: spec.SchemaProps{Type: typeString}},
+					}}},
+					"templates": {SchemaProps: spec.SchemaProps{Type: typeArray, Items: &spec.SchemaOrArray{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+						"apiVersion": {SchemaProps: spec.SchemaProps{Type: typeString}},
+						"kind":       {SchemaProps: spec.SchemaProps{Type: typeString}},
+						"metadata": {SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+							"annotations": {SchemaProps: spec.SchemaProps{Type: typeObject, AdditionalProperties: &spec.SchemaOrBool{Allows: true, Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeString}}}}},
+							"finalizers":  {SchemaProps: spec.SchemaProps{Type: typeArray, Items: &spec.SchemaOrArray{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeString}}}}},
+							"labels":      {SchemaProps: spec.SchemaProps{Type: typeObject, AdditionalProperties: &spec.SchemaOrBool{Allows: true, Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeString}}}}},
+							"name":        {SchemaProps: spec.SchemaProps{Type: typeString}},
+							"namespace":   {SchemaProps: spec.SchemaProps{Type: typeString}},
+						}}},
+						"spec": {SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+							"accessModes": {SchemaProps: spec.SchemaProps{Type: typeArray, Items: &spec.SchemaOrArray{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeString}}}}},
+							"dataSource": {SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+								"apiGroup": {SchemaProps: spec.SchemaProps{Type: typeString}},
+								"kind":     {SchemaProps: spec.SchemaProps{Type: typeString}},
+								"name":     {SchemaProps: spec.SchemaProps{Type: typeString}},
+							}}},
+							"dataSourceRef": {SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+								"apiGroup":  {SchemaProps: spec.SchemaProps{Type: typeString}},
+								"kind":      {SchemaProps: spec.SchemaProps{Type: typeString}},
+								"name":      {SchemaProps: spec.SchemaProps{Type: typeString}},
+								"namespace": {SchemaProps: spec.SchemaProps{Type: typeString}},
+							}}},
+							"resources": {SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+								"limits":   {SchemaProps: spec.SchemaProps{Type: typeObject, AdditionalProperties: &spec.SchemaOrBool{Allows: true, Schema: &spec.Schema{SchemaProps: spec.SchemaProps{}}}}},
+								"requests": {SchemaProps: spec.SchemaProps{Type: typeObject, AdditionalProperties: &spec.SchemaOrBool{Allows: true, Schema: &spec.Schema{SchemaProps: spec.SchemaProps{}}}}},
+							}}},
+							"selector": {SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+								"matchExpressions": {SchemaProps: spec.SchemaProps{Type: typeArray, Items: &spec.SchemaOrArray{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+									"key":      {SchemaProps: spec.SchemaProps{Type: typeString}},
+									"operator": {SchemaProps: spec.SchemaProps{Type: typeString}},
+									"values":   {SchemaProps: spec.SchemaProps{Type: typeArray, Items: &spec.SchemaOrArray{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeString}}}}},
+								}}}}}},
+								"matchLabels": {SchemaProps: spec.SchemaProps{Type: typeObject, AdditionalProperties: &spec.SchemaOrBool{Allows: true, Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeString}}}}},
+							}}},
+							"storageClassName":          {SchemaProps: spec.SchemaProps{Type: typeString}},
+							"volumeAttributesClassName": {SchemaProps: spec.SchemaProps{Type: typeString}},
+							"volumeMode":                {SchemaProps: spec.SchemaProps{Type: typeString}},
+							"volumeName":                {SchemaProps: spec.SchemaProps{Type: typeString}},
+						}}},
+						"status": {SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+							"accessModes":               {SchemaProps: spec.SchemaProps{Type: typeArray, Items: &spec.SchemaOrArray{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeString}}}}},
+							"allocatedResourceStatuses": {SchemaProps: spec.SchemaProps{Type: typeObject, AdditionalProperties: &spec.SchemaOrBool{Allows: true, Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeString}}}}},
+							"allocatedResources":        {SchemaProps: spec.SchemaProps{Type: typeObject, AdditionalProperties: &spec.SchemaOrBool{Allows: true, Schema: &spec.Schema{SchemaProps: spec.SchemaProps{}}}}},
+							"capacity":                  {SchemaProps: spec.SchemaProps{Type: typeObject, AdditionalProperties: &spec.SchemaOrBool{Allows: true, Schema: &spec.Schema{SchemaProps: spec.SchemaProps{}}}}},
+							"conditions": {VendorExtensible: spec.VendorExtensible{Extensions: spec.Extensions{"x-kubernetes-patch-merge-key": "type", "x-kubernetes-patch-strategy": "merge"}}, SchemaProps: spec.SchemaProps{Type: typeArray, Items: &spec.SchemaOrArray{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+								"lastProbeTime":      {SchemaProps: spec.SchemaProps{Type: typeString}},
+								"lastTransitionTime": {SchemaProps: spec.SchemaProps{Type: typeString}},
+								"message":            {SchemaProps: spec.SchemaProps{Type: typeString}},
+								"reason":             {SchemaProps: spec.SchemaProps{Type: typeString}},
+								"status":             {SchemaProps: spec.SchemaProps{Type: typeString}},
+								"type":               {SchemaProps: spec.SchemaProps{Type: typeString}},
+							}}}}}},
+							"currentVolumeAttributesClassName": {SchemaProps: spec.SchemaProps{Type: typeString}},
+							"modifyVolumeStatus": {SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
+								"status":                          {SchemaProps: spec.SchemaProps{Type: typeString}},
+								"targetVolumeAttributesClassName": {SchemaProps: spec.SchemaProps{Type: typeString}},
+							}}},
+							"phase": {SchemaProps: spec.SchemaProps{Type: typeString}},
+						}}},
+					}}}}}},
+				}}}}}},
+			}}},
+		}}},
 		"org.kubeflow.trainer.v1alpha1.TrainJob": {VendorExtensible: spec.VendorExtensible{Extensions: spec.Extensions{"x-kubernetes-group-version-kind": []any{map[string]any{"group": "trainer.kubeflow.org", "kind": "TrainJob", "version": "v1alpha1"}}}}, SchemaProps: spec.SchemaProps{Type: typeObject, Properties: map[string]spec.Schema{
 			"apiVersion": {SchemaProps: spec.SchemaProps{Type: typeString}},
 			"kind":       {SchemaProps: spec.SchemaProps{Type: typeString}},

@@ -61,8 +61,9 @@ const (
 // kueueVersions are the versions of Kueue's API read, newest first.
 var kueueVersions = []string{"v1beta2", "v1beta1"}
 
-// finishedPhases are the phases after which nothing waits.
-var finishedPhases = []string{"Succeeded", "Complete", "Failed"}
+// finishedPhases are the phases after which nothing waits: the kinds' final
+// conditions (a JobSet's is Completed).
+var finishedPhases = []string{"Succeeded", "Complete", "Completed", "Failed"}
 
 // Status reads where job is: the job, its pods, and when it waits, why.
 // Only an error reaching the cluster is an error.

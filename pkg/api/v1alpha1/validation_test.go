@@ -106,7 +106,7 @@ func TestValidate(t *testing.T) {
 		{"name not a DNS label", func(j *api.MLOpsJob) { j.Metadata.Name = "ResNet_50" },
 			[]string{`metadata.name: Invalid value: "ResNet_50": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`}},
 		{"unknown jobKind", func(j *api.MLOpsJob) { j.Spec.JobKind = "multinode" },
-			[]string{`spec.jobKind: Unsupported value: "multinode": supported values: "Pod", "MPIJob", "PyTorchJob", "TrainJob"`}},
+			[]string{`spec.jobKind: Unsupported value: "multinode": supported values: "Pod", "MPIJob", "PyTorchJob", "TrainJob", "JobSet"`}},
 		// A target brings them; generating without them is refused later (processor).
 		{"no image: the target's", func(j *api.MLOpsJob) { j.Spec.Image = "" }, nil},
 		{"script and command", func(j *api.MLOpsJob) { j.Spec.Script = "/train.sh" },

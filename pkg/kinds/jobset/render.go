@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package jobset
+
+import (
+	"strconv"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+	jobset "sigs.k8s.io/jobset/api/jobset/v1alpha2"
+
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/render"
+)
+
+// Kind is a JobSet of one replicated job, a Job of one pod a node.
+type Kind struct{}
+
+var (
+	_ render.Kind      = Kind{}
+	_ render.JobFiller = Kind{}
+)
+
+func (Kind) Facts() jobkind.Facts { return facts }
+
+func (Kind) Object(p *render.Plan, template render.Template) render.Job {
+	return &jobset.JobSet{Spec: jobset.JobSetSpec{ReplicatedJobs: []jobset.ReplicatedJob{{Name: Node,
+		Template: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: template(jobkind.Single, p.ContainerOf(jobkind.Single))}}}}}}
+}
+
+// FillProgram: each node runs the command (torchrun), told the rendezvous
+// in torchrun's PET_* variables: the node count, the processes on each, its
+// rank (its Job's index in the JobSet) and node 0's address, the pod
+// hostname JobSet gives it in the JobSet's headless Service.
+func (Kind) FillProgram(p *render.Plan, _ jobkind.Role, spec *corev1.PodSpec, c *corev1.Container) {
+	c.Command, c.Args = p.Command, p.Args
+	spec.RestartPolicy = p.RestartPolicy
+	field := func(path string) *corev1.EnvVarSource {
+		return &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: path}}
+	}
+	c.Env = append([]corev1.EnvVar{
+		{Name: "JOBSET_NAME", ValueFrom: field("metadata.labels['" + jobset.JobSetNameKey + "']")},
+		{Name: "PET_NNODES", Value: strconv.Itoa(int(p.Workers))},
+		{Name: "PET_NPROC_PER_NODE", Value: strconv.Itoa(int(p.SlotsPerWorker))},
+		{Name: "PET_NODE_RANK", ValueFrom: field("metadata.annotations['" + jobset.JobIndexKey + "']")},
+		{Name: "PET_MASTER_ADDR", Value: "$(JOBSET_NAME)-" + Node + "-0-0.$(JOBSET_NAME)"},
+		{Name: "PET_MASTER_PORT", Value: strconv.Itoa(MasterPort)},
+	}, c.Env...)
+	c.Ports = []corev1.ContainerPort{{Name: "rendezvous", ContainerPort: MasterPort}}
+}
+
+// FillJob: WORKERS Jobs of one pod each, which do not retry a pod alone
+// (a static rendezvous cannot take it back): the JobSet restarts them all,
+// up to runPolicy.backoffLimit times. The deadline is each Job's.
+func (Kind) FillJob(p *render.Plan, obj render.Job) {
+	s := &obj.(*jobset.JobSet).Spec
+	rj := &s.ReplicatedJobs[0]
+	rj.Replicas = p.Workers
+	j := &rj.Template.Spec
+	j.Parallelism, j.Completions = ptr.To(int32(1)), ptr.To(int32(1))
+	j.CompletionMode = ptr.To(batchv1.IndexedCompletion)
+	j.BackoffLimit = ptr.To(int32(0))
+	j.ActiveDeadlineSeconds = p.RunPolicy.ActiveDeadlineSeconds
+	if b := p.RunPolicy.BackoffLimit; b != nil {
+		s.FailurePolicy = &jobset.FailurePolicy{MaxRestarts: *b}
+	}
+	s.TTLSecondsAfterFinished = p.RunPolicy.TTLSecondsAfterFinished
+}
