@@ -10,8 +10,9 @@ import (
 
 // FinalConditions are the status conditions that end a job of an operator's
 // kind (a TrainJob's Complete, a JobSet's Completed, the others'
-// Succeeded), when True: nothing runs then, so nothing is changed in place.
-var FinalConditions = []string{"Succeeded", "Failed", "Complete", "Completed"}
+// Succeeded), when True, a success first (status names a job's phase by the
+// first that holds): nothing runs then, so nothing is changed in place.
+var FinalConditions = []string{"Succeeded", "Complete", "Completed", "Failed"}
 
 // EnvNames are the fields of a pod spec that name a ConfigMap a container
 // reads, "*" standing for each item of a list: the env ConfigMap is named by

@@ -62,8 +62,8 @@ const (
 var kueueVersions = []string{"v1beta2", "v1beta1"}
 
 // finishedPhases are the phases after which nothing waits: the kinds' final
-// conditions (a JobSet's is Completed).
-var finishedPhases = []string{"Succeeded", "Complete", "Completed", "Failed"}
+// conditions, a success first.
+var finishedPhases = jobkind.FinalConditions
 
 // Status reads where job is: the job, its pods, and when it waits, why.
 // Only an error reaching the cluster is an error.
