@@ -13,14 +13,17 @@ import (
 	"strings"
 	"time"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds/jobset"
 )
 
@@ -63,7 +66,38 @@ spec:
 	}
 	return c.that("Kueue: ResourceFlavor "+kueueFlavor+" and ClusterQueue "+kueueClusterQueue+" (cpu, memory, nvidia.com/gpu) are created, through Kueue's webhooks, and Active",
 		waitUntil(30*time.Second, func() bool { return conditionOf(kueueAPI, "ClusterQueue", "", kueueClusterQueue, "Active") == "True" }),
-		statusOf(kueueAPI, "ClusterQueue", "", kueueClusterQueue))
+		statusOf(kueueAPI, "ClusterQueue", "", kueueClusterQueue)) && kueueDefaultsEveryKind(c)
+}
+
+// kueueDefaultsEveryKind: run.sh registers Kueue's mutating webhook for each kind mlops-fn
+// renders. Without it a queued job is created running and only suspended later by Kueue's
+// controller, after its pods have started.
+func kueueDefaultsEveryKind(c *check) bool {
+	hooks, err := kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, "e2e-kueue", metav1.GetOptions{})
+	if err != nil {
+		c.fail("Kueue's mutating webhooks are registered (e2e-kueue)", err.Error())
+		return false
+	}
+	ok := true
+	for _, k := range kinds.All {
+		gv, _ := schema.ParseGroupVersion(k.APIVersion)
+		m, err := mapper.RESTMapping(gv.WithKind(k.Kind).GroupKind(), gv.Version)
+		if err != nil {
+			c.fail("the API serves "+k.Kind, err.Error())
+			ok = false
+			continue
+		}
+		found := false
+		for _, h := range hooks.Webhooks {
+			for _, r := range h.Rules {
+				found = found || slices.Contains(r.APIGroups, m.Resource.Group) && slices.Contains(r.Resources, m.Resource.Resource) &&
+					slices.Contains(r.Operations, admissionv1.Create)
+			}
+		}
+		ok = c.that(fmt.Sprintf("Kueue's webhook defaults each new %s (suspends it when queued): registered for %s CREATE", k.Kind, m.Resource.GroupResource()),
+			found, fmt.Sprint(len(hooks.Webhooks), " webhooks in e2e-kueue, none for it")) && ok
+	}
+	return ok
 }
 
 // kueueQuota sets the ClusterQueue's nominal quotas; a covered resource quota does not name gets 0.

@@ -383,6 +383,7 @@ start_kueue() {
     "mmpijob.kb.io ${p}kubeflow-org-v2beta1-mpijob kubeflow.org v2beta1 mpijobs CREATE $ns" \
     "mpytorchjob.kb.io ${p}kubeflow-org-v1-pytorchjob kubeflow.org v1 pytorchjobs CREATE $ns" \
     "mtrainjob.kb.io ${p}trainer-kubeflow-org-v1alpha1-trainjob trainer.kubeflow.org v1alpha1 trainjobs CREATE $ns" \
+    "mjobset.kb.io ${p}jobset-x-k8s-io-v1alpha2-jobset jobset.x-k8s.io v1alpha2 jobsets CREATE $ns" \
     "mpod.kb.io ${p}-v1-pod - v1 pods CREATE $ns"
   register_webhooks Validating e2e-kueue \
     "vclusterqueue.kb.io ${v}kueue-x-k8s-io-v1beta2-clusterqueue kueue.x-k8s.io v1beta2 clusterqueues CREATE,UPDATE" \
@@ -392,6 +393,7 @@ start_kueue() {
     "vmpijob.kb.io ${v}kubeflow-org-v2beta1-mpijob kubeflow.org v2beta1 mpijobs CREATE,UPDATE $ns" \
     "vpytorchjob.kb.io ${v}kubeflow-org-v1-pytorchjob kubeflow.org v1 pytorchjobs CREATE,UPDATE $ns" \
     "vtrainjob.kb.io ${v}trainer-kubeflow-org-v1alpha1-trainjob trainer.kubeflow.org v1alpha1 trainjobs CREATE,UPDATE $ns" \
+    "vjobset.kb.io ${v}jobset-x-k8s-io-v1alpha2-jobset jobset.x-k8s.io v1alpha2 jobsets CREATE,UPDATE $ns" \
     "vpod.kb.io ${v}-v1-pod - v1 pods CREATE,UPDATE $ns"
 }
 
@@ -399,11 +401,11 @@ start_kueue() {
 # the visibility API server (VisibilityOnDemand: a port of its own and a certificate under
 # /visibility) and leader election off. e2e: the integrations of the kinds mlops-fn renders,
 # kubeflow.org/mpijob, kubeflow.org/pytorchjob (off by default in v0.19), trainer.kubeflow.org/
-# trainjob and pod; manageJobsWithoutQueueName false (a job without the queue-name label is not
-# Kueue's); the namespaces KUEUE_NS exempts. release: everything else as its release ships it
-# ($RUN/kueue-release-config.yaml, from its module: its integrations.frameworks as they are), the
-# rest Kueue's defaults; the file's own blocks of the keys set above are left out (Kueue decodes
-# strictly: a key twice is an error).
+# trainjob, jobset.x-k8s.io/jobset and pod; manageJobsWithoutQueueName false (a job without the
+# queue-name label is not Kueue's); the namespaces KUEUE_NS exempts. release: everything else as its
+# release ships it ($RUN/kueue-release-config.yaml, from its module: its integrations.frameworks as
+# they are), the rest Kueue's defaults; the file's own blocks of the keys set above are left out
+# (Kueue decodes strictly: a key twice is an error).
 kueue_config() {
   cat <<EOF
 apiVersion: config.kueue.x-k8s.io/v1beta2
