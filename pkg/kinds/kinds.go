@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package kinds is the one list of the job kinds mlops-fn renders, each a
-// package of its own (pkg/kinds/KIND): its facts and the code that renders,
-// patches, checks and reads it back. The layers above the kinds (processor,
-// hydrate, apply, status, scaffold, cli, krm) take the kinds from here; the
-// layers below (the API, the renderer, the YAML codec, the schema) are handed
-// the kind they need.
+// Package kinds is the one list of the job kinds mlops-fn renders, each a package of its own
+// (pkg/kinds/KIND): its facts and the code that renders, patches, checks and reads it back. The layers above
+// the kinds (processor, hydrate, apply, status, scaffold, cli, krm) take the kinds from here; the layers
+// below (the API, the renderer, the YAML codec, the schema) are handed the kind they need.
 package kinds
 
 import (
@@ -33,8 +31,8 @@ var All = func() jobkind.Table {
 	return t
 }()
 
-// Default fills what the user left out of job: what every kind shares, then
-// its kind's own fields (api.Defaulter).
+// Default fills what the user left out of job: what every kind shares, then its kind's own fields
+// (api.Defaulter).
 func Default(job *api.MLOpsJob) {
 	job.Default(All)
 	if d, ok := Of(job.Spec.JobKind).(api.Defaulter); ok {
@@ -42,8 +40,7 @@ func Default(job *api.MLOpsJob) {
 	}
 }
 
-// Validate checks job (defaulted): by the rules every kind shares, then by
-// its kind's own (api.Validator).
+// Validate checks job (defaulted): by the rules every kind shares, then by its kind's own (api.Validator).
 func Validate(job *api.MLOpsJob) field.ErrorList {
 	errs := job.Validate(All)
 	if v, ok := Of(job.Spec.JobKind).(api.Validator); ok {
@@ -52,8 +49,7 @@ func Validate(job *api.MLOpsJob) field.ErrorList {
 	return errs
 }
 
-// Of is a job kind, nil for one mlops-fn does not render (the spec's
-// validation refuses it first).
+// Of is a job kind, nil for one mlops-fn does not render (the spec's validation refuses it first).
 func Of(jobKind jobkind.JobKind) render.Kind {
 	for _, k := range list {
 		if k.Facts().JobKind() == jobKind {

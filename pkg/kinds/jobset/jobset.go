@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package jobset is JobSet's JobSet (jobset.x-k8s.io/v1alpha2), torchrun
-// on each node of one replicated job with a static rendezvous on node 0: its
-// facts and validation (jobset.go), how it is rendered (render.go) and
-// patched (patch.go).
+// Package jobset is JobSet's JobSet (jobset.x-k8s.io/v1alpha2), torchrun on each node of one replicated job
+// with a static rendezvous on node 0: its facts and validation (jobset.go), how it is rendered (render.go)
+// and patched (patch.go).
 package jobset
 
 import (
@@ -28,12 +27,11 @@ const JobSet jobkind.JobKind = "JobSet"
 // Node is the JobSet's one replicated job: a Job of one pod a node.
 const Node = "node"
 
-// MasterPort is torchrun's rendezvous port on node 0, Kubeflow Trainer's
-// (its torch plugin's constants.ContainerTrainerPort).
+// MasterPort is torchrun's rendezvous port on node 0, Kubeflow Trainer's (its torch plugin's
+// constants.ContainerTrainerPort).
 const MasterPort = 29500
 
-// facts: a JobSet of WORKERS Jobs, one pod each, which torchrun joins in a
-// static rendezvous on node 0.
+// facts: a JobSet of WORKERS Jobs, one pod each, which torchrun joins in a static rendezvous on node 0.
 var facts = jobkind.Facts{
 	Kind: string(JobSet), APIVersion: jobset.GroupVersion.String(), PatchFile: "jobset-patch.yaml",
 	PodSpecs:          []jobkind.PodSpec{{Role: jobkind.Single, Path: podSpecPath}},
@@ -48,8 +46,8 @@ var facts = jobkind.Facts{
 	Carries: []string{"imagePullPolicy", "workingDir", "priorityClassName", "hostNetwork", "restartPolicy", "workers", "slotsPerWorker",
 		"runPolicy.ttlSecondsAfterFinished", "runPolicy.backoffLimit"},
 	ReservedEnv: reservedEnv,
-	// A Job's pod restarts alone under OnFailure into a static rendezvous the
-	// others have left: the JobSet's failure policy restarts them together.
+	// A Job's pod restarts alone under OnFailure into a static rendezvous the others have left: the JobSet's
+	// failure policy restarts them together.
 	RestartPolicy: corev1.RestartPolicyNever,
 	PodsLabel:     jobset.JobSetNameKey,
 	// Node 0, which torchrun's rank 0 runs on.
@@ -81,8 +79,7 @@ var facts = jobkind.Facts{
 // podSpecPath is the pod spec of the node job.
 var podSpecPath = []string{"spec", "replicatedJobs", "[name=" + Node + "]", "template", "spec", "template", "spec"}
 
-// pods are a JobSet's pods by replicated job: replicas times parallelism
-// (1 when unset, as a Job's).
+// pods are a JobSet's pods by replicated job: replicas times parallelism (1 when unset, as a Job's).
 func pods(obj map[string]any) []jobkind.Pods {
 	jobs, _ := jobkind.Nested(obj, "spec", "replicatedJobs").([]any)
 	var out []jobkind.Pods
@@ -104,8 +101,7 @@ func pods(obj map[string]any) []jobkind.Pods {
 // rendezvousEnv are the variables mlops-fn sets for torchrun.
 var rendezvousEnv = []string{"JOBSET_NAME", "PET_NNODES", "PET_NPROC_PER_NODE", "PET_NODE_RANK", "PET_MASTER_ADDR", "PET_MASTER_PORT"}
 
-// reservedEnv: mlops-fn sets torchrun's rendezvous (PET_*) and the name it
-// derives node 0's address from.
+// reservedEnv: mlops-fn sets torchrun's rendezvous (PET_*) and the name it derives node 0's address from.
 func reservedEnv(name string) string {
 	if strings.HasPrefix(name, "PET_") || name == "JOBSET_NAME" {
 		return "mlops-fn sets torchrun's PET_* variables of a JobSet itself (" + strings.Join(rendezvousEnv, ", ") +
@@ -114,9 +110,8 @@ func reservedEnv(name string) string {
 	return ""
 }
 
-// validateJobSet is what JobSet v0.12.0's webhook (pkg/webhooks'
-// ValidateCreate, unexported with its controller-runtime) refuses of a
-// JobSet mlops-fn renders: a name and subdomain that are DNS-1035 labels,
+// validateJobSet is what JobSet v0.12.0's webhook (pkg/webhooks' ValidateCreate, unexported with its
+// controller-runtime) refuses of a JobSet mlops-fn renders: a name and subdomain that are DNS-1035 labels,
 // and the Jobs' and pods' names it derives from them.
 func validateJobSet(js *jobset.JobSet) field.ErrorList {
 	errs := jobkind.NameIsDNS1035Label(js.Name)

@@ -17,9 +17,9 @@ var (
 	_ jobnode.Templated = Kind{}
 )
 
-// Narrow: node 0's address is its pod's hostname in the JobSet's headless
-// Service, named like the JobSet; a subdomain of the target's own would
-// rename that Service, and the replicated jobs are mlops-fn's one node job.
+// Narrow: node 0's address is its pod's hostname in the JobSet's headless Service, named like the JobSet; a
+// subdomain of the target's own would rename that Service, and the replicated jobs are mlops-fn's one node
+// job.
 func (Kind) Narrow(target *yaml.RNode, _ *render.Plan, _ string) error {
 	if s := jobnode.Scalar(target, "spec", "network", "subdomain"); s != "" {
 		return fmt.Errorf("spec.network.subdomain: %s names the JobSet's headless Service, whose name (the JobSet's) mlops-fn's torchrun finds node 0 by ($(JOBSET_NAME)-%s-0-0.$(JOBSET_NAME)); accepted: no subdomain", s, Node)
@@ -37,8 +37,7 @@ func (Kind) Narrow(target *yaml.RNode, _ *render.Plan, _ string) error {
 	return nil
 }
 
-// PodTemplates are a JobSet's pod specs, by replicated job: mlops-fn fills
-// the node job's.
+// PodTemplates are a JobSet's pod specs, by replicated job: mlops-fn fills the node job's.
 func (Kind) PodTemplates(obj any) []jobnode.PodTemplate {
 	o, ok := obj.(*jobset.JobSet)
 	if !ok {

@@ -29,9 +29,8 @@ func (Kind) Object(p *render.Plan, template render.Template) render.Job {
 		Template: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: template(jobkind.Single, p.ContainerOf(jobkind.Single))}}}}}}
 }
 
-// FillProgram: each node runs the command (torchrun), told the rendezvous
-// in torchrun's PET_* variables: the node count, the processes on each, its
-// rank (its Job's index in the JobSet) and node 0's address, the pod
+// FillProgram: each node runs the command (torchrun), told the rendezvous in torchrun's PET_* variables: the
+// node count, the processes on each, its rank (its Job's index in the JobSet) and node 0's address, the pod
 // hostname JobSet gives it in the JobSet's headless Service.
 func (Kind) FillProgram(p *render.Plan, _ jobkind.Role, spec *corev1.PodSpec, c *corev1.Container) {
 	c.Command, c.Args = p.Command, p.Args
@@ -50,9 +49,8 @@ func (Kind) FillProgram(p *render.Plan, _ jobkind.Role, spec *corev1.PodSpec, c 
 	c.Ports = []corev1.ContainerPort{{Name: "rendezvous", ContainerPort: MasterPort}}
 }
 
-// FillJob: WORKERS Jobs of one pod each, which do not retry a pod alone
-// (a static rendezvous cannot take it back): the JobSet restarts them all,
-// up to runPolicy.backoffLimit times. The deadline is each Job's.
+// FillJob: WORKERS Jobs of one pod each, which do not retry a pod alone (a static rendezvous cannot take it
+// back): the JobSet restarts them all, up to runPolicy.backoffLimit times. The deadline is each Job's.
 func (Kind) FillJob(p *render.Plan, obj render.Job) {
 	s := &obj.(*jobset.JobSet).Spec
 	rj := &s.ReplicatedJobs[0]

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package mpijob is the multi-node job, mpi-operator v0.8's MPIJob: its facts
-// (mpijob.go), how it is rendered (render.go) and patched (patch.go).
+// Package mpijob is the multi-node job, mpi-operator v0.8's MPIJob: its facts (mpijob.go), how it is rendered
+// (render.go) and patched (patch.go).
 package mpijob
 
 import (
@@ -19,8 +19,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
-// facts: the multi-node job: mpi-operator v0.8's MPIJob, a launcher
-// running mpirun over ssh to the workers.
+// facts: the multi-node job: mpi-operator v0.8's MPIJob, a launcher running mpirun over ssh to the workers.
 var facts = jobkind.Facts{
 	Kind: string(jobkind.MPIJob), Default: true, APIVersion: kubeflow.SchemeGroupVersion.String(), PatchFile: "mpijob-patch.yaml",
 	PodSpecs: []jobkind.PodSpec{
@@ -81,8 +80,8 @@ var (
 	_ api.Validator = Kind{}
 )
 
-// Default: OpenMPI, its flags and the variables Horovod jobs forward, and a
-// launcher created once the workers run.
+// Default: OpenMPI, its flags and the variables Horovod jobs forward, and a launcher created once the workers
+// run.
 func (Kind) Default(s *api.MLOpsJobSpec) {
 	if s.MPI.Implementation == "" {
 		s.MPI.Implementation = api.OpenMPI
@@ -95,15 +94,13 @@ func (Kind) Default(s *api.MLOpsJobSpec) {
 		s.MPI.ForwardEnv = append([]string(nil), api.DefaultForwardEnv...)
 	}
 	if s.MPI.LauncherCreationPolicy == "" {
-		// Not the operator's AtStartup: a launcher started beside its
-		// workers runs mpirun before their sshd listens, fails, and waits
-		// out the Job's backoff (seen on every run on a real node).
+		// Not the operator's AtStartup: a launcher started beside its workers runs mpirun before their sshd
+		// listens, fails, and waits out the Job's backoff (seen on every run on a real node).
 		s.MPI.LauncherCreationPolicy = api.WaitForWorkersReady
 	}
 }
 
-// Validate checks spec.mpi: mpirun's flags, the workers' command, the names
-// forwarded to the ranks.
+// Validate checks spec.mpi: mpirun's flags, the workers' command, the names forwarded to the ranks.
 func (Kind) Validate(s *api.MLOpsJobSpec, spec *field.Path) field.ErrorList {
 	m, p := s.MPI, spec.Child("mpi")
 	var errs field.ErrorList
@@ -127,8 +124,7 @@ func (Kind) Validate(s *api.MLOpsJobSpec, spec *field.Path) field.ErrorList {
 	return errs
 }
 
-// validateMPIJob is the mpi-operator's validation, plus the replica types it
-// has no controller for.
+// validateMPIJob is the mpi-operator's validation, plus the replica types it has no controller for.
 func validateMPIJob(job *kubeflow.MPIJob) field.ErrorList {
 	errs := mpivalidation.ValidateMPIJob(job)
 	for t := range job.Spec.MPIReplicaSpecs {

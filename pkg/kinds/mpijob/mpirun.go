@@ -11,13 +11,11 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
-// OperatorHostfile is where the mpi-operator mounts the hostfile it writes
-// (v0.8: its ConfigMap at /etc/mpi).
+// OperatorHostfile is where the mpi-operator mounts the hostfile it writes (v0.8: its ConfigMap at /etc/mpi).
 const OperatorHostfile = "/etc/mpi/hostfile"
 
-// forwardFlagsBeyond are the flags that forward what the line (a kept
-// launcher's command and args) does not forward yet: a second run over its
-// own output adds nothing, nor does a line that forwards a name itself.
+// forwardFlagsBeyond are the flags that forward what the line (a kept launcher's command and args) does not
+// forward yet: a second run over its own output adds nothing, nor does a line that forwards a name itself.
 func forwardFlagsBeyond(p *render.Plan, command, args []string) []string {
 	line := append(append([]string(nil), command...), args...)
 	flags, _ := mpirunFlags(line)
@@ -39,12 +37,10 @@ func forwardFlagsBeyond(p *render.Plan, command, args []string) []string {
 	return forwardFlags(p, func(name string) bool { return !forwarded[name] })
 }
 
-// forwardFlags forward the launcher's environment to every rank: ranks that
-// mpirun starts through the workers' sshd get none of their container's
-// environment. Forwarded by name: spec.mpi.forwardEnv's, mlops.env's keys
-// and spec.env's names, each once; a forwardEnv NAME=VALUE sets its value
-// (OpenMPI 5's -x, Hydra's -genv and -genvlist, as each documents them).
-// Only the names keep accepts (all, with keep nil).
+// forwardFlags forward the launcher's environment to every rank: ranks that mpirun starts through the
+// workers' sshd get none of their container's environment. Forwarded by name: spec.mpi.forwardEnv's,
+// mlops.env's keys and spec.env's names, each once; a forwardEnv NAME=VALUE sets its value (OpenMPI 5's -x,
+// Hydra's -genv and -genvlist, as each documents them). Only the names keep accepts (all, with keep nil).
 func forwardFlags(p *render.Plan, keep func(string) bool) []string {
 	names, pairs := rankEnv(p)
 	if keep != nil {
@@ -71,11 +67,10 @@ func forwardFlags(p *render.Plan, keep func(string) bool) []string {
 	return flags
 }
 
-// rankEnv is what reaches every rank: names whose values are the
-// launcher's (spec.mpi.forwardEnv's names, mlops.env's keys, spec.env's
-// names, in that order, each once) and forwardEnv's NAME=VALUE pairs. A
-// pair of a name that mlops.env or spec.env sets gives way to it (the
-// default NCCL_DEBUG=INFO; a pair of the user's is refused when resolved).
+// rankEnv is what reaches every rank: names whose values are the launcher's (spec.mpi.forwardEnv's names,
+// mlops.env's keys, spec.env's names, in that order, each once) and forwardEnv's NAME=VALUE pairs. A pair of
+// a name that mlops.env or spec.env sets gives way to it (the default NCCL_DEBUG=INFO; a pair of the user's
+// is refused when resolved).
 func rankEnv(p *render.Plan) (names, pairs []string) {
 	fromEnv := envNames(p)
 	for _, v := range p.MPI.ForwardEnv {
@@ -95,8 +90,7 @@ func rankEnv(p *render.Plan) (names, pairs []string) {
 	return names, pairs
 }
 
-// envNames are the variables the containers get from the job: mlops.env's
-// keys, then spec.env's names.
+// envNames are the variables the containers get from the job: mlops.env's keys, then spec.env's names.
 func envNames(p *render.Plan) []string {
 	names := slices.Clone(p.EnvKeys)
 	for _, e := range p.Env {
@@ -105,8 +99,8 @@ func envNames(p *render.Plan) []string {
 	return names
 }
 
-// ScriptRanks is the launcher's variable that holds the rank count, workers
-// × slots, for a script that starts mpirun itself.
+// ScriptRanks is the launcher's variable that holds the rank count, workers × slots, for a script that starts
+// mpirun itself.
 const ScriptRanks = "MLOPS_FN_RANKS"
 
 // ArgumentRef is one element of a container's command or args.
@@ -114,27 +108,22 @@ type ArgumentRef struct {
 	Field string // "command" or "args"
 	Index int
 	Flag  string // the flag before it, as written: -np, -n, --np, --n or -c
-	// FlagAt is where the flag stands: the end of command when the count
-	// begins args.
+	// FlagAt is where the flag stands: the end of command when the count begins args.
 	FlagAt *ArgumentRef
 }
 
 // rankFlags set mpirun's number of ranks.
 var rankFlags = []string{"-np", "-n", "--np", "--n", "-c"}
 
-// mpirunOptions are mpirun's options, by name without its dashes, with how
-// many items after each are its values (a value after "=" is in the item).
-// Both launchers read one dash or two alike; Hydra ignores case, so a name
-// is looked up as written, then in lower case. Taken whole from:
-//   - OpenMPI 5's mpirun, PRRTE's ompi personality: ompioptions[] in
-//     src/mca/schizo/ompi/schizo_ompi.c (PRRTE v3, with the names of
-//     src/util/prte_cmd_line.h); PMIX_ARG_REQD is one value, PMIX_ARG_NONE
-//     none, PMIX_ARG_OPTIONAL none (getopt_long takes an optional value only
-//     after "="), and an option ending in "mca" (mca, gmca, omca, gomca,
-//     prtemca, pmixmca, amca) two, as its parse_cli skips them.
-//   - MPICH's Hydra mpiexec: match_table[] of src/pm/hydra/ui/mpich/utils.c
-//     and `mpiexec.hydra -help` (MPICH 4.0): an option takes a value where
-//     its handler advances argv; -genv and -env take NAME VALUE, or one
+// mpirunOptions are mpirun's options, by name without its dashes, with how many items after each are its
+// values (a value after "=" is in the item). Both launchers read one dash or two alike; Hydra ignores case,
+// so a name is looked up as written, then in lower case. Taken whole from:
+//   - OpenMPI 5's mpirun, PRRTE's ompi personality: ompioptions[] in src/mca/schizo/ompi/schizo_ompi.c (PRRTE
+//     v3, with the names of src/util/prte_cmd_line.h); PMIX_ARG_REQD is one value, PMIX_ARG_NONE none,
+//     PMIX_ARG_OPTIONAL none (getopt_long takes an optional value only after "="), and an option ending in
+//     "mca" (mca, gmca, omca, gomca, prtemca, pmixmca, amca) two, as its parse_cli skips them.
+//   - MPICH's Hydra mpiexec: match_table[] of src/pm/hydra/ui/mpich/utils.c and `mpiexec.hydra -help` (MPICH
+//     4.0): an option takes a value where its handler advances argv; -genv and -env take NAME VALUE, or one
 //     NAME=VALUE item (hydraPairs).
 //
 // The two tables agree where they share a name.
@@ -178,8 +167,8 @@ var mpirunOptions = map[string]int{
 // hydraPairs take NAME VALUE, or NAME=VALUE in one item.
 var hydraPairs = []string{"genv", "env"}
 
-// valuesAfter is how many items after mpirun's option arg (line[i]) are its
-// values; known is false for an option neither table holds.
+// valuesAfter is how many items after mpirun's option arg (line[i]) are its values; known is false for an
+// option neither table holds.
 func valuesAfter(line []string, i int) (n int, known bool) {
 	name, _, joined := strings.Cut(strings.TrimLeft(line[i], "-"), "=")
 	n, known = mpirunOptions[name]
@@ -199,17 +188,16 @@ func valuesAfter(line []string, i int) (n int, known bool) {
 	return n, known
 }
 
-// isMPILauncher: tok runs mpirun, mpiexec (mpiexec.hydra, mpirun.openmpi)
-// or horovodrun, whose -np counts ranks alike.
+// isMPILauncher: tok runs mpirun, mpiexec (mpiexec.hydra, mpirun.openmpi) or horovodrun, whose -np counts
+// ranks alike.
 func isMPILauncher(tok string) bool {
 	b := path.Base(tok)
 	return strings.HasPrefix(b, "mpirun") || strings.HasPrefix(b, "mpiexec") || b == "horovodrun"
 }
 
-// RanksArgument finds the rank count of an mpirun (or mpiexec) line given as
-// a container's command and args: the value after -np, -n, --np, --n or -c
-// among mpirun's own options, before the program it starts (whose own -n or
-// -c is not mpirun's).
+// RanksArgument finds the rank count of an mpirun (or mpiexec) line given as a container's command and args:
+// the value after -np, -n, --np, --n or -c among mpirun's own options, before the program it starts (whose
+// own -n or -c is not mpirun's).
 func RanksArgument(command, args []string) (ArgumentRef, bool) {
 	line := append(append([]string(nil), command...), args...)
 	at := func(i int) ArgumentRef {
@@ -228,9 +216,8 @@ func RanksArgument(command, args []string) (ArgumentRef, bool) {
 	return ref, true
 }
 
-// writtenRankCounts are the rank counts of an mpirun line with their flags,
-// as written ("-np 4"): a line with two runs with whichever mpirun reads
-// last, not the one mlops-fn sets.
+// writtenRankCounts are the rank counts of an mpirun line with their flags, as written ("-np 4"): a line with
+// two runs with whichever mpirun reads last, not the one mlops-fn sets.
 func writtenRankCounts(command, args []string) []string {
 	line := append(append([]string(nil), command...), args...)
 	var out []string
@@ -240,8 +227,8 @@ func writtenRankCounts(command, args []string) []string {
 	return out
 }
 
-// joinedRankCount is a rank count written in one item with its flag among
-// mpirun's own options (--np=4, -np=4, -n4), "" when there is none.
+// joinedRankCount is a rank count written in one item with its flag among mpirun's own options (--np=4,
+// -np=4, -n4), "" when there is none.
 func joinedRankCount(command, args []string) string {
 	line := append(append([]string(nil), command...), args...)
 	flags, _ := mpirunFlags(line)
@@ -256,8 +243,7 @@ func joinedRankCount(command, args []string) string {
 	return ""
 }
 
-// rankCounts are the positions in line of the values of mpirun's own rank
-// flags.
+// rankCounts are the positions in line of the values of mpirun's own rank flags.
 func rankCounts(line []string) []int {
 	var at []int
 	flags, _ := mpirunFlags(line)
@@ -269,39 +255,35 @@ func rankCounts(line []string) []int {
 	return at
 }
 
-// hostFlags are the names of the flags that give mpirun its hosts, as a
-// list or in a file, for each implementation mlops-fn renders:
-//   - OpenMPI 5 (PRRTE's ompi personality, schizo_ompi.c): --host (-H),
-//     --hostfile, --machinefile, --default-hostfile; one dash or two.
-//   - Hydra, the mpiexec of MPICH and Intel MPI (MPICH's mpiexec/options.c,
-//     Intel MPI's Global and Local Hydra Options): -f, -hostfile,
-//     -machinefile, -machine, -machines, -machinelist, -host, -hosts,
-//     -hostlist; Hydra drops any number of leading dashes and ignores case
-//     (lib/utils/args.c).
+// hostFlags are the names of the flags that give mpirun its hosts, as a list or in a file, for each
+// implementation mlops-fn renders:
+//   - OpenMPI 5 (PRRTE's ompi personality, schizo_ompi.c): --host (-H), --hostfile, --machinefile,
+//     --default-hostfile; one dash or two.
+//   - Hydra, the mpiexec of MPICH and Intel MPI (MPICH's mpiexec/options.c, Intel MPI's Global and Local
+//     Hydra Options): -f, -hostfile, -machinefile, -machine, -machines, -machinelist, -host, -hosts,
+//     -hostlist; Hydra drops any number of leading dashes and ignores case (lib/utils/args.c).
 //
 // Each takes one value, after "=" or as the next item.
 var hostFlags = []string{"host", "hostfile", "machinefile", "default-hostfile", "f", "hosts", "hostlist", "machine", "machines", "machinelist"}
 
-// isHostFlag: arg is one of hostFlags as either implementation reads it, or
-// -H, OpenMPI's --host.
+// isHostFlag: arg is one of hostFlags as either implementation reads it, or -H, OpenMPI's --host.
 func isHostFlag(arg string) bool {
 	flag, _, _ := strings.Cut(arg, "=")
 	name := strings.TrimLeft(flag, "-")
 	return flag == "-H" || (name != flag && slices.Contains(hostFlags, strings.ToLower(name)))
 }
 
-// namesHosts reports whether an mpirun line (command, args) names its hosts
-// among mpirun's own options: a hostfile, a machine file or a host list.
+// namesHosts reports whether an mpirun line (command, args) names its hosts among mpirun's own options: a
+// hostfile, a machine file or a host list.
 func namesHosts(command, args []string) bool {
 	line := append(append([]string(nil), command...), args...)
 	flags, _ := mpirunFlags(line)
 	return slices.ContainsFunc(flags, func(i int) bool { return isHostFlag(line[i]) })
 }
 
-// mpirunFlags are the positions of mpirun's own options in line, up to the
-// program it starts ("--" ends them too); none when line runs no mpirun.
-// unknown is the first option mpirunOptions does not hold, taken to have no
-// value.
+// mpirunFlags are the positions of mpirun's own options in line, up to the program it starts ("--" ends them
+// too); none when line runs no mpirun. unknown is the first option mpirunOptions does not hold, taken to have
+// no value.
 func mpirunFlags(line []string) (flags []int, unknown string) {
 	start := slices.IndexFunc(line, isMPILauncher)
 	if start < 0 {
@@ -318,9 +300,8 @@ func mpirunFlags(line []string) (flags []int, unknown string) {
 	return flags, unknown
 }
 
-// unknownMPIRunOption is the first of mpirun's own options in a line
-// (command, args) that neither OpenMPI 5's nor Hydra's option table holds,
-// "" when there is none: where it takes values, mpirun's options end
+// unknownMPIRunOption is the first of mpirun's own options in a line (command, args) that neither OpenMPI 5's
+// nor Hydra's option table holds, "" when there is none: where it takes values, mpirun's options end
 // somewhere mlops-fn cannot tell.
 func unknownMPIRunOption(command, args []string) string {
 	_, unknown := mpirunFlags(append(append([]string(nil), command...), args...))

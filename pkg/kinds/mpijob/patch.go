@@ -23,9 +23,8 @@ var (
 	_ render.AfterPatcher = Kind{}
 )
 
-// Narrow: a launcher with resources of its own keeps them over the default;
-// a non-root target needs its uid; a launcher that keeps its own mpirun
-// line, what it may keep, and its rank count.
+// Narrow: a launcher with resources of its own keeps them over the default; a non-root target needs its uid;
+// a launcher that keeps its own mpirun line, what it may keep, and its rank count.
 func (Kind) Narrow(target *yaml.RNode, q *render.Plan, _ string) error {
 	if q.LauncherLimitsDefault && ownResources(target, q.ContainerOf(jobkind.Launcher)) {
 		// What the user wrote and no setting names stays.
@@ -59,9 +58,8 @@ func (Kind) Narrow(target *yaml.RNode, q *render.Plan, _ string) error {
 	return nil
 }
 
-// keptLine is where a kept mpirun line of the target's launcher holds its
-// rank count, which mlops-fn sets to Ranks, and what it adds after it:
-// --hostfile where an OpenMPI line names no hosts, then the flags that
+// keptLine is where a kept mpirun line of the target's launcher holds its rank count, which mlops-fn sets to
+// Ranks, and what it adds after it: --hostfile where an OpenMPI line names no hosts, then the flags that
 // forward the environment to every rank.
 type keptLine struct {
 	ranks  ArgumentRef
@@ -90,11 +88,10 @@ func ownResources(target *yaml.RNode, container string) bool {
 	return false
 }
 
-// keptProgram refuses what would be lost or wrong when an MPIJob's launcher
-// keeps its own mpirun line: the spec's args and mpirun flags (only a spec
-// command carries them), and a target whose MPI implementation, slots or
-// launcher-as-worker differ from the plan's (the rank count and the
-// operator's hostfile follow the plan).
+// keptProgram refuses what would be lost or wrong when an MPIJob's launcher keeps its own mpirun line: the
+// spec's args and mpirun flags (only a spec command carries them), and a target whose MPI implementation,
+// slots or launcher-as-worker differ from the plan's (the rank count and the operator's hostfile follow the
+// plan).
 func keptProgram(target *yaml.RNode, q *render.Plan) error {
 	switch {
 	case len(q.Args) > 0:
@@ -118,9 +115,8 @@ func keptProgram(target *yaml.RNode, q *render.Plan) error {
 // orSpecCommand ends what a kept launcher line may be instead.
 const orSpecCommand = "or spec.command (mlops-fn then writes the mpirun line)"
 
-// launcherRanks finds the rank count in the mpirun line of the target's
-// launcher container, which mlops-fn keeps when the spec names no command,
-// and the line: its command and args. others are the launcher's other
+// launcherRanks finds the rank count in the mpirun line of the target's launcher container, which mlops-fn
+// keeps when the spec names no command, and the line: its command and args. others are the launcher's other
 // containers.
 func launcherRanks(target *yaml.RNode, container string, others []string, ranks int32) (ArgumentRef, [2][]string, error) {
 	c, err := target.Pipe(yaml.Lookup(append(launcherPodSpec(), "containers", "[name="+container+"]")...))
@@ -151,10 +147,9 @@ func launcherRanks(target *yaml.RNode, container string, others []string, ranks 
 	return ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher's container %s runs %q, with no -np N among mpirun's own options (before the program), so its ranks would not follow workers × slots (%d); accepted: %s", container, line, ranks, launcherLineWaysOut(container, others))
 }
 
-// launcherLineWaysOut is what is accepted instead of a launcher container
-// that runs no mpirun -np N. The container read is the first, unless
-// spec.containerName names another: where a sidecar comes first, naming the
-// container that runs mpirun is the way out (the patch then moves it first).
+// launcherLineWaysOut is what is accepted instead of a launcher container that runs no mpirun -np N. The
+// container read is the first, unless spec.containerName names another: where a sidecar comes first, naming
+// the container that runs mpirun is the way out (the patch then moves it first).
 func launcherLineWaysOut(container string, others []string) string {
 	naming := ""
 	switch len(others) {
@@ -178,8 +173,7 @@ func toStrings(list []any) []string {
 // launcherPodSpec is where an MPIJob keeps its launcher's pod spec.
 func launcherPodSpec() []string { return facts.PodSpecPath(jobkind.Launcher) }
 
-// setLauncherRanks writes the rank count where kept says, and what it
-// inserts after it.
+// setLauncherRanks writes the rank count where kept says, and what it inserts after it.
 func setLauncherRanks(job *yaml.RNode, q *render.Plan, kept *keptLine) error {
 	ref := kept.ranks
 	path := append(launcherPodSpec(), "containers", "[name="+q.Containers[jobkind.Launcher]+"]", ref.Field)
@@ -195,9 +189,8 @@ func setLauncherRanks(job *yaml.RNode, q *render.Plan, kept *keptLine) error {
 	return nil
 }
 
-// targetNonRoot says where the target asks for a non-root user, in a pod's or
-// a container's securityContext (a runAsUser other than 0, or runAsNonRoot),
-// and the uid if one is given; "" when it does not.
+// targetNonRoot says where the target asks for a non-root user, in a pod's or a container's securityContext
+// (a runAsUser other than 0, or runAsNonRoot), and the uid if one is given; "" when it does not.
 func targetNonRoot(target *yaml.RNode) (where, uid string) {
 	for _, spec := range jobnode.PodSpecs(facts, target) {
 		contexts := []*yaml.RNode{spec}
@@ -226,12 +219,10 @@ var (
 	_ jobnode.Templated  = Kind{}
 )
 
-// JSONPatch sets the rank count in the mpirun line the target's launcher
-// keeps (a spec without a command), for a hydrated overlay: it tests that the
-// launcher container and the flag stand where the patches put them (the
-// container first, render.TrainingContainerIndex), then replaces the count
-// after the flag and adds what the kept line inserts after it, as AfterPatch
-// does; a base edited since fails the test, loudly.
+// JSONPatch sets the rank count in the mpirun line the target's launcher keeps (a spec without a command),
+// for a hydrated overlay: it tests that the launcher container and the flag stand where the patches put them
+// (the container first, render.TrainingContainerIndex), then replaces the count after the flag and adds what
+// the kept line inserts after it, as AfterPatch does; a base edited since fails the test, loudly.
 func (Kind) JSONPatch(q *render.Plan) (string, []any) {
 	kept, ok := q.Kept.(*keptLine)
 	if !ok {

@@ -9,9 +9,8 @@ import (
 
 var _ render.Grouper = Kind{}
 
-// PodSetGroup is the podset group of an MPIJob's launcher and workers:
-// mpirun reaches every worker over ssh, so Kueue places the launcher in the
-// workers' domain too.
+// PodSetGroup is the podset group of an MPIJob's launcher and workers: mpirun reaches every worker over ssh,
+// so Kueue places the launcher in the workers' domain too.
 const PodSetGroup = "launcher-and-workers"
 
 func (Kind) Group(*render.Plan, jobkind.Role) string { return PodSetGroup }

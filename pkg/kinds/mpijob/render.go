@@ -17,8 +17,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
-// Kind is the multi-node job: an MPIJob, a launcher running mpirun over ssh
-// to the workers.
+// Kind is the multi-node job: an MPIJob, a launcher running mpirun over ssh to the workers.
 type Kind struct{}
 
 var (
@@ -30,9 +29,8 @@ var (
 	_ render.Clearer   = Kind{}
 )
 
-// Clear: the command lines are wholly mlops-fn's (mpirun, sshd) unless the
-// target keeps its own; a root MPIJob keeps no fsGroup (it would make
-// /root/.ssh group-readable) and its sshd keeps its capabilities.
+// Clear: the command lines are wholly mlops-fn's (mpirun, sshd) unless the target keeps its own; a root
+// MPIJob keeps no fsGroup (it would make /root/.ssh group-readable) and its sshd keeps its capabilities.
 func (Kind) Clear(p *render.Plan, d *render.Deletions) {
 	if !p.KeepsProgram() && d.Container == nil {
 		d.Container = []string{"args"}
@@ -54,9 +52,8 @@ func (Kind) Object(p *render.Plan, template render.Template) render.Job {
 	}}}
 }
 
-// FillProgram: the launcher runs mlops-fn's mpirun line, or the script that
-// starts mpirun itself, with the launcher's resources unless it takes part;
-// the workers run sshd.
+// FillProgram: the launcher runs mlops-fn's mpirun line, or the script that starts mpirun itself, with the
+// launcher's resources unless it takes part; the workers run sshd.
 func (Kind) FillProgram(p *render.Plan, role jobkind.Role, _ *corev1.PodSpec, c *corev1.Container) {
 	switch role {
 	case jobkind.Launcher:
@@ -82,8 +79,7 @@ func (Kind) Apart(p *render.Plan, role jobkind.Role) bool {
 	return role == jobkind.Launcher && !p.MPI.RunLauncherAsWorker
 }
 
-// OperatorVolumes are the mpi-operator v0.8's (pkg/controller's sshAuthVolume
-// and configVolumeName).
+// OperatorVolumes are the mpi-operator v0.8's (pkg/controller's sshAuthVolume and configVolumeName).
 func (Kind) OperatorVolumes(p *render.Plan) []render.OperatorVolume {
 	return []render.OperatorVolume{
 		{Name: "ssh-auth", Path: sshAuthMountPath(p), Owner: "the mpi-operator mounts the SSH keys"},
@@ -91,8 +87,8 @@ func (Kind) OperatorVolumes(p *render.Plan) []render.OperatorVolume {
 	}
 }
 
-// Gang: the workers and the launcher, but with WaitForWorkersReady the
-// launcher is created only once the workers run, so the group is the workers.
+// Gang: the workers and the launcher, but with WaitForWorkersReady the launcher is created only once the
+// workers run, so the group is the workers.
 func (Kind) Gang(p *render.Plan) (int32, string, int32) {
 	if p.MPI.LauncherCreationPolicy == api.WaitForWorkersReady {
 		return p.Workers, "the workers (WORKERS); the launcher is created once they run (spec.mpi.launcherCreationPolicy WaitForWorkersReady, the default; AtStartup creates it with them), so it cannot be one of the group", p.Workers
@@ -100,9 +96,8 @@ func (Kind) Gang(p *render.Plan) (int32, string, int32) {
 	return p.Workers + 1, "the workers (WORKERS) and the launcher", 0
 }
 
-// FillJob sets the MPIJob's own fields: slots, MPI implementation, launcher
-// creation, runPolicy, the replicas of its launcher and workers, and where
-// the SSH keys go.
+// FillJob sets the MPIJob's own fields: slots, MPI implementation, launcher creation, runPolicy, the replicas
+// of its launcher and workers, and where the SSH keys go.
 func (Kind) FillJob(p *render.Plan, obj render.Job) {
 	s := &obj.(*kubeflow.MPIJob).Spec
 	s.SSHAuthMountPath = sshAuthMountPath(p)
@@ -153,9 +148,9 @@ func mpirun(p *render.Plan) []string {
 		if p.Root() {
 			cmd = append(cmd, "--allow-run-as-root")
 		}
-		// The operator sets only OpenMPI 4's OMPI_MCA_orte_default_hostfile;
-		// OpenMPI 5 (PRRTE, the operator's own images) ignores it and would start
-		// every rank on the launcher. The flag reads the same file under both.
+		// The operator sets only OpenMPI 4's OMPI_MCA_orte_default_hostfile; OpenMPI 5 (PRRTE, the operator's
+		// own images) ignores it and would start every rank on the launcher. The flag reads the same file
+		// under both.
 		cmd = append(cmd, "-np", np, "--hostfile", OperatorHostfile)
 		cmd = append(cmd, p.MPI.Args...)
 	} else {
@@ -168,18 +163,16 @@ func mpirun(p *render.Plan) []string {
 	return append(cmd, p.Args...)
 }
 
-// scriptEnv is the launcher's environment for a script that starts mpirun
-// itself, so that its mpirun, whatever its flags, places the ranks on the
-// operator's hostfile and forwards what the job sets: the rank count;
-// forwardEnv's NAME=VALUE pairs; for OpenMPI 5 the hostfile and the names
-// to forward (PRRTE's default hostfile and OpenMPI's mca_base_env_list,
-// read from the environment), and as root OpenMPI's leave to run as root;
-// Hydra reads the operator's HYDRA_HOST_FILE (I_MPI_HYDRA_HOST_FILE) and
-// forwards the whole environment by default (-genvall).
+// scriptEnv is the launcher's environment for a script that starts mpirun itself, so that its mpirun,
+// whatever its flags, places the ranks on the operator's hostfile and forwards what the job sets: the rank
+// count; forwardEnv's NAME=VALUE pairs; for OpenMPI 5 the hostfile and the names to forward (PRRTE's default
+// hostfile and OpenMPI's mca_base_env_list, read from the environment), and as root OpenMPI's leave to run as
+// root; Hydra reads the operator's HYDRA_HOST_FILE (I_MPI_HYDRA_HOST_FILE) and forwards the whole environment
+// by default (-genvall).
 func scriptEnv(p *render.Plan) []corev1.EnvVar {
 	env := []corev1.EnvVar{{Name: ScriptRanks, Value: strconv.Itoa(int(Ranks(p)))}}
-	// Only names the job sets: mpirun aborts on a listed name that is unset
-	// (OpenMPI 5.0.7), as forwardEnv's bare LD_LIBRARY_PATH may be in an image.
+	// Only names the job sets: mpirun aborts on a listed name that is unset (OpenMPI 5.0.7), as forwardEnv's
+	// bare LD_LIBRARY_PATH may be in an image.
 	names := envNames(p)
 	_, pairs := rankEnv(p)
 	for _, v := range pairs {

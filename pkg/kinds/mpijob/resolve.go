@@ -19,9 +19,9 @@ import (
 
 var _ render.Resolver = Kind{}
 
-// Resolve checks the program and mpirun's flags against the line mlops-fn
-// writes and the environment it forwards to every rank, gives the launcher
-// its resources, and leaves out of a root job what would expose its SSH keys.
+// Resolve checks the program and mpirun's flags against the line mlops-fn writes and the environment it
+// forwards to every rank, gives the launcher its resources, and leaves out of a root job what would expose
+// its SSH keys.
 func (Kind) Resolve(p *render.Plan, in render.Input) ([]render.Warning, field.ErrorList) {
 	s, spec := in.Spec, field.NewPath("spec")
 	var errs field.ErrorList
@@ -81,13 +81,12 @@ func (Kind) Resolve(p *render.Plan, in render.Input) ([]render.Warning, field.Er
 	return warnings, errs
 }
 
-// forwardableName is what OpenMPI's -x and Hydra's -genvlist carry to a
-// rank: a shell variable's name. Tried on OpenMPI 5.0.7 and MPICH 4.2.1
-// (Debian 13): a name with "." or "-" reaches no rank.
+// forwardableName is what OpenMPI's -x and Hydra's -genvlist carry to a rank: a shell variable's name. Tried
+// on OpenMPI 5.0.7 and MPICH 4.2.1 (Debian 13): a name with "." or "-" reaches no rank.
 var forwardableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// unforwardable: every rank reads mlops.env and spec.env through mpirun's
-// forwarding, so a name it cannot forward is an error.
+// unforwardable: every rank reads mlops.env and spec.env through mpirun's forwarding, so a name it cannot
+// forward is an error.
 func unforwardable(p *render.Plan, spec *field.Path, envKey func(string) *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	const why = "reaches every rank only through mpirun's environment forwarding (OpenMPI's -x, Hydra's -genvlist), which carries no name with \".\" or \"-\": the ranks would run without it; accepted: letters, digits and _, not starting with a digit (e.g. %s)"

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package pod is the single-node job, a Pod: its facts, how it is rendered,
-// and its pod for Pod Security.
+// Package pod is the single-node job, a Pod: its facts, how it is rendered, and its pod for Pod Security.
 package pod
 
 import (
@@ -28,8 +27,7 @@ func (Kind) Object(p *render.Plan, template render.Template) render.Job {
 	return &corev1.Pod{ObjectMeta: t.ObjectMeta, Spec: t.Spec}
 }
 
-// FillProgram: the Pod runs the command, and is the job: its restart policy
-// and deadline are the pod's.
+// FillProgram: the Pod runs the command, and is the job: its restart policy and deadline are the pod's.
 func (Kind) FillProgram(p *render.Plan, _ jobkind.Role, spec *corev1.PodSpec, c *corev1.Container) {
 	c.Command, c.Args = p.Command, p.Args
 	spec.RestartPolicy = p.RestartPolicy

@@ -17,8 +17,8 @@ import (
 
 var _ render.Resolver = Kind{}
 
-// Resolve settles the elastic bounds and rendezvous once the job has its
-// workers (a job without is refused for that).
+// Resolve settles the elastic bounds and rendezvous once the job has its workers (a job without is refused
+// for that).
 func (Kind) Resolve(p *render.Plan, in render.Input) ([]render.Warning, field.ErrorList) {
 	if p.Workers == 0 {
 		return nil, nil
@@ -28,9 +28,8 @@ func (Kind) Resolve(p *render.Plan, in render.Input) ([]render.Warning, field.Er
 	return nil, errs
 }
 
-// RendezvousID is spec.elastic.runId, else namespace-name when the namespace
-// is known, so two jobs of one spec in different namespaces sharing an etcd do
-// not meet either.
+// RendezvousID is spec.elastic.runId, else namespace-name when the namespace is known, so two jobs of one
+// spec in different namespaces sharing an etcd do not meet either.
 func RendezvousID(p *render.Plan) string {
 	if p.Elastic.RunID != "" {
 		return p.Elastic.RunID
@@ -41,8 +40,8 @@ func RendezvousID(p *render.Plan) string {
 	return p.Name
 }
 
-// elastic settles the elastic bounds and rendezvous: MIN_WORKERS <= WORKERS
-// <= MAX_WORKERS, and an etcd server exactly when the backend is etcd.
+// elastic settles the elastic bounds and rendezvous: MIN_WORKERS <= WORKERS <= MAX_WORKERS, and an etcd
+// server exactly when the backend is etcd.
 func elastic(e api.Elastic, set env.Settings, workers, gpus int32, envKey func(string) *field.Path) (render.ElasticPlan, field.ErrorList) {
 	var errs field.ErrorList
 	spec := field.NewPath("spec", "elastic")

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package pytorchjob is the elastic job, training-operator v1.9's PyTorchJob:
-// its facts and webhook (pytorchjob.go), how it is rendered (render.go) and
-// patched (patch.go).
+// Package pytorchjob is the elastic job, training-operator v1.9's PyTorchJob: its facts and webhook
+// (pytorchjob.go), how it is rendered (render.go) and patched (patch.go).
 package pytorchjob
 
 import (
@@ -20,8 +19,8 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
-// facts: the elastic job: training-operator v1.9's PyTorchJob, torchrun
-// workers between a minimum and a maximum.
+// facts: the elastic job: training-operator v1.9's PyTorchJob, torchrun workers between a minimum and a
+// maximum.
 var facts = jobkind.Facts{
 	Kind: string(jobkind.PyTorchJob), APIVersion: kubeflowv1.SchemeGroupVersion.String(), PatchFile: "pytorchjob-patch.yaml",
 	PodSpecs:          []jobkind.PodSpec{{Role: jobkind.Single, Path: []string{"spec", "pytorchReplicaSpecs", "Worker", "template", "spec"}}},
@@ -48,10 +47,9 @@ var facts = jobkind.Facts{
 	},
 	// An elastic group survives a lost worker only if its pod comes back.
 	RestartPolicy: corev1.RestartPolicyOnFailure,
-	// training-operator v1.9.4 marks an elastic PyTorchJob Succeeded when any
-	// worker completes; Running would then delete the workers still
-	// finishing, rank 0 writing its checkpoint among them (seen in make
-	// e2e's real runs). None lets each finish.
+	// training-operator v1.9.4 marks an elastic PyTorchJob Succeeded when any worker completes; Running would
+	// then delete the workers still finishing, rank 0 writing its checkpoint among them (seen in make e2e's
+	// real runs). None lets each finish.
 	CleanPodPolicy: string(kubeflowv1.CleanPodPolicyNone),
 	PodsLabel:      kubeflowv1.JobNameLabel,
 	// A master, else worker 0: an elastic job has no master.
@@ -116,11 +114,10 @@ func (Kind) Validate(s *api.MLOpsJobSpec, spec *field.Path) field.ErrorList {
 	return errs
 }
 
-// pyTorchJobWebhook is the admission check of training-operator v1.9.4's
-// webhook (pkg/webhooks/pytorch's validatePyTorchJob, with
-// util.ValidateRunPolicy). Its exported ValidateCreate would link
-// controller-runtime and client-go's typed clients, 496 packages and 11 MB,
-// into the image: TestPyTorchJobWebhookAgrees runs it beside this copy.
+// pyTorchJobWebhook is the admission check of training-operator v1.9.4's webhook (pkg/webhooks/pytorch's
+// validatePyTorchJob, with util.ValidateRunPolicy). Its exported ValidateCreate would link controller-runtime
+// and client-go's typed clients, 496 packages and 11 MB, into the image: TestPyTorchJobWebhookAgrees runs it
+// beside this copy.
 func pyTorchJobWebhook(job *kubeflowv1.PyTorchJob) field.ErrorList {
 	errs := jobkind.NameIsDNS1035Label(job.Name)
 	spec := field.NewPath("spec")

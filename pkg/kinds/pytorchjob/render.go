@@ -31,8 +31,8 @@ func (Kind) Object(p *render.Plan, template render.Template) render.Job {
 	}}}
 }
 
-// FillProgram: each worker runs the command (torchrun); the operator reads the
-// c10d rendezvous port from the port of this name.
+// FillProgram: each worker runs the command (torchrun); the operator reads the c10d rendezvous port from the
+// port of this name.
 func (Kind) FillProgram(p *render.Plan, _ jobkind.Role, _ *corev1.PodSpec, c *corev1.Container) {
 	c.Command, c.Args = p.Command, p.Args
 	c.Ports = []corev1.ContainerPort{{Name: kubeflowv1.PyTorchJobDefaultPortName, ContainerPort: kubeflowv1.PyTorchJobDefaultPort}}
@@ -47,8 +47,8 @@ func (Kind) Gang(p *render.Plan) (int32, string, int32) {
 	return p.Workers, "the workers (WORKERS)", least
 }
 
-// FillJob: the operator turns elasticPolicy into torchrun's PET_*
-// variables (nnodes min:max, rendezvous, restarts, procs per node).
+// FillJob: the operator turns elasticPolicy into torchrun's PET_* variables (nnodes min:max, rendezvous,
+// restarts, procs per node).
 func (Kind) FillJob(p *render.Plan, obj render.Job) {
 	s := &obj.(*kubeflowv1.PyTorchJob).Spec
 	s.RunPolicy = kubeflowv1.RunPolicy{

@@ -28,12 +28,11 @@ var (
 	_ jobnode.Templated   = Kind{}
 )
 
-// Narrow: a TrainJob target's runtime, its own trainer env and the runtime
-// patches of other managers.
+// Narrow: a TrainJob target's runtime, its own trainer env and the runtime patches of other managers.
 func (Kind) Narrow(target *yaml.RNode, q *render.Plan, config string) error {
 	if q.Trainer.Runtime == "" && jobnode.Scalar(target, "spec", "runtimeRef", "name") == "" {
-		// A default here would be written into a hydrated overlay and win over
-		// a runtimeRef the base gains later, unnoticed by the guard.
+		// A default here would be written into a hydrated overlay and win over a runtimeRef the base gains
+		// later, unnoticed by the guard.
 		return fmt.Errorf("names no training runtime (spec.runtimeRef), and neither does the job spec; accepted: spec.trainer.runtime in %s (e.g. %s), or runtimeRef in the TrainJob", config, api.DefaultTrainerRuntime)
 	}
 	if err := trainerEnvKept(target, q); err != nil {
@@ -42,17 +41,15 @@ func (Kind) Narrow(target *yaml.RNode, q *render.Plan, config string) error {
 	return laterRuntimePatches(target, q)
 }
 
-// AfterPatch drops the trainer env an earlier run wrote for keys mlops.env
-// no longer has.
+// AfterPatch drops the trainer env an earlier run wrote for keys mlops.env no longer has.
 func (Kind) AfterPatch(job *yaml.RNode, q *render.Plan) error {
 	dropStaleTrainerEnv(job, q)
 	return nil
 }
 
-// trainerEnvKept refuses a TrainJob whose own trainer env names an mlops.env
-// key: mlops-fn's entry for it (valueFrom the env ConfigMap) would merge with
-// the target's value into a variable the API server refuses; or a PET_*
-// variable, which Trainer's webhook refuses, as in spec.env.
+// trainerEnvKept refuses a TrainJob whose own trainer env names an mlops.env key: mlops-fn's entry for it
+// (valueFrom the env ConfigMap) would merge with the target's value into a variable the API server refuses;
+// or a PET_* variable, which Trainer's webhook refuses, as in spec.env.
 func trainerEnvKept(target *yaml.RNode, q *render.Plan) error {
 	list, err := target.Pipe(yaml.Lookup("spec", "trainer", "env"))
 	if err != nil || list == nil {
@@ -71,11 +68,10 @@ func trainerEnvKept(target *yaml.RNode, q *render.Plan) error {
 	return nil
 }
 
-// laterRuntimePatches refuses another manager's runtime patch that changes
-// a pod field mlops-fn sets for a replicated job: Trainer merges the patches
-// in list order, mlops-fn's first (or where the target has it), so one after
-// it would silently win. A field is changed when merging mlops-fn's patch
-// again over Trainer's result so far would change it back.
+// laterRuntimePatches refuses another manager's runtime patch that changes a pod field mlops-fn sets for a
+// replicated job: Trainer merges the patches in list order, mlops-fn's first (or where the target has it), so
+// one after it would silently win. A field is changed when merging mlops-fn's patch again over Trainer's
+// result so far would change it back.
 func laterRuntimePatches(target *yaml.RNode, q *render.Plan) error {
 	job := &trainer.TrainJob{}
 	if b, err := jobnode.JSON(target); err != nil || json.Unmarshal(b, job) != nil {
@@ -130,9 +126,8 @@ func podSpecOf(spec jobset.JobSetSpec, name string) any {
 	return nil
 }
 
-// changed are the paths below at where got and want differ, sorted: an
-// object's keys, a list's items by name where they have one. want is got
-// with a patch merged over it, so it has every key got has.
+// changed are the paths below at where got and want differ, sorted: an object's keys, a list's items by name
+// where they have one. want is got with a patch merged over it, so it has every key got has.
 func changed(at string, got, want any) []string {
 	var out []string
 	switch w := want.(type) {
@@ -163,9 +158,8 @@ func unnamed(v any) bool {
 	return !ok
 }
 
-// dropStaleTrainerEnv removes the trainer env entries an earlier run wrote
-// for keys mlops.env no longer has: a target patched in place (a kpt
-// package) keeps them, and the pods would not start on a ConfigMap key that
+// dropStaleTrainerEnv removes the trainer env entries an earlier run wrote for keys mlops.env no longer has:
+// a target patched in place (a kpt package) keeps them, and the pods would not start on a ConfigMap key that
 // is gone.
 func dropStaleTrainerEnv(job *yaml.RNode, q *render.Plan) {
 	list, err := job.Pipe(yaml.Lookup("spec", "trainer", "env"))
@@ -180,9 +174,8 @@ func dropStaleTrainerEnv(job *yaml.RNode, q *render.Plan) {
 }
 
 // mergeRuntimePatch merges patch into spec as Kubeflow Trainer v2.3.0 does
-// (TrainingRuntime.mergeRuntimePatches in pkg/runtime/core, unexported
-// there): a strategic merge of its JSON over jobset's JobSetSpec. False for
-// a patch of no JobSet spec, which Trainer skips, or one that does not
+// (TrainingRuntime.mergeRuntimePatches in pkg/runtime/core, unexported there): a strategic merge of its JSON
+// over jobset's JobSetSpec. False for a patch of no JobSet spec, which Trainer skips, or one that does not
 // merge, which Trainer refuses (strict decoding has caught it before).
 func mergeRuntimePatch(spec *jobset.JobSetSpec, patch trainer.RuntimePatch) bool {
 	if patch.TrainingRuntimeSpec == nil || patch.TrainingRuntimeSpec.Template == nil || patch.TrainingRuntimeSpec.Template.Spec == nil {
@@ -208,9 +201,8 @@ func mergeRuntimePatch(spec *jobset.JobSetSpec, patch trainer.RuntimePatch) bool
 	return true
 }
 
-// PodTemplates are a TrainJob's pod specs: its runtime patches merged in
-// order as Trainer merges them, into one pod spec per replicated job with
-// what they set (the runtime decides the rest).
+// PodTemplates are a TrainJob's pod specs: its runtime patches merged in order as Trainer merges them, into
+// one pod spec per replicated job with what they set (the runtime decides the rest).
 func (Kind) PodTemplates(obj any) []jobnode.PodTemplate {
 	o, ok := obj.(*trainer.TrainJob)
 	if !ok {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package trainjob is Kubeflow Trainer v2's TrainJob: its facts (trainjob.go),
-// how it is rendered (render.go) and patched (patch.go).
+// Package trainjob is Kubeflow Trainer v2's TrainJob: its facts (trainjob.go), how it is rendered (render.go)
+// and patched (patch.go).
 package trainjob
 
 import (
@@ -23,8 +23,8 @@ import (
 // RuntimePatchManager owns the runtime patch mlops-fn writes into a TrainJob.
 const RuntimePatchManager = "mlops-fn.dev/mlops-fn"
 
-// facts: Kubeflow Trainer v2's TrainJob on a training runtime, which
-// owns the pod templates; mlops-fn's go in a runtime patch of its own.
+// facts: Kubeflow Trainer v2's TrainJob on a training runtime, which owns the pod templates; mlops-fn's go in
+// a runtime patch of its own.
 var facts = jobkind.Facts{
 	Kind: string(jobkind.TrainJob), APIVersion: trainer.GroupVersion.String(), PatchFile: "trainjob-patch.yaml",
 	PodSpecs: []jobkind.PodSpec{
@@ -44,8 +44,8 @@ var facts = jobkind.Facts{
 		{Kind: "Secret", Path: "spec/initializer/model/env/valueFrom/secretKeyRef/name"},
 	},
 	Operator: "Kubeflow Trainer",
-	// Its docs/operator-guides/installation.md, "Install with Kustomize": the
-	// control plane with JobSet, then the runtimes (torch-distributed).
+	// Its docs/operator-guides/installation.md, "Install with Kustomize": the control plane with JobSet, then
+	// the runtimes (torch-distributed).
 	Install: []string{`kubectl apply --server-side -k "https://github.com/kubeflow/trainer.git/manifests/overlays/manager?ref=v2.3.0"`,
 		`kubectl apply --server-side -k "https://github.com/kubeflow/trainer.git/manifests/overlays/runtimes?ref=v2.3.0"`},
 	Starter:  "the runtime's launcher (torchrun)",
@@ -60,8 +60,8 @@ var facts = jobkind.Facts{
 		{Path: "hostNetwork", Why: lacks + "the training runtime's pod template sets it"},
 		{Path: "restartPolicy", Why: "the pods' restart policy, which a TrainJob's training runtime sets"},
 		{Path: "trainer", Why: "the runtime and replicated jobs of a TrainJob"},
-		// Anything else the spec holds every kind carries (runPolicy.activeDeadlineSeconds
-		// too: a Pod's, a TrainJob's own, the operators' runPolicy).
+		// Anything else the spec holds every kind carries (runPolicy.activeDeadlineSeconds too: a Pod's, a
+		// TrainJob's own, the operators' runPolicy).
 		{Path: "runPolicy.cleanPodPolicy", Why: "the pods an operator deletes when its job ends; a TrainJob's runtime owns them"},
 		{Path: "runPolicy.ttlSecondsAfterFinished", Why: "how long an operator keeps its finished job; a TrainJob's runtime owns it"},
 		{Path: "runPolicy.backoffLimit",
@@ -81,8 +81,8 @@ var facts = jobkind.Facts{
 		jobset.ReplicatedJobNameKey + "=" + string(jobkind.TrainerLauncher),
 		jobset.ReplicatedJobNameKey + "=" + string(jobkind.TrainerNode) + "," + jobset.JobIndexKey + "=0," + batchv1.JobCompletionIndexAnnotation + "=0",
 	},
-	// JobSet's webhook: the pods of replicated job JOB are NAME-JOB-0-INDEX
-	// and a random suffix of 5; the node job has one pod a node.
+	// JobSet's webhook: the pods of replicated job JOB are NAME-JOB-0-INDEX and a random suffix of 5; the
+	// node job has one pod a node.
 	PodNames: func(s jobkind.Shape) []string {
 		var names []string
 		for _, j := range s.ReplicatedJobs {
@@ -133,9 +133,8 @@ var (
 
 const lacks = "Kubeflow Trainer's TrainJob and its runtimePatches have no such field: "
 
-// Default: the runtime owns MPI, the launcher and the restart policy, so
-// nothing of theirs is defaulted; nor is the runtime: a user's own TrainJob
-// keeps its runtimeRef unless the spec names one (processor.Narrow).
+// Default: the runtime owns MPI, the launcher and the restart policy, so nothing of theirs is defaulted; nor
+// is the runtime: a user's own TrainJob keeps its runtimeRef unless the spec names one (processor.Narrow).
 func (Kind) Default(s *api.MLOpsJobSpec) {
 	if s.Trainer.Runtime != "" && s.Trainer.RuntimeKind == "" {
 		s.Trainer.RuntimeKind = api.ClusterTrainingRuntime
@@ -145,9 +144,8 @@ func (Kind) Default(s *api.MLOpsJobSpec) {
 	}
 }
 
-// withoutPatchTimes is a TrainJob's spec without the time of each
-// runtime patch: Trainer's webhook writes it (for observability only), and a
-// dry run of an unchanged patch may come back without it.
+// withoutPatchTimes is a TrainJob's spec without the time of each runtime patch: Trainer's webhook writes it
+// (for observability only), and a dry run of an unchanged patch may come back without it.
 func withoutPatchTimes(spec any) any {
 	m, ok := spec.(map[string]any)
 	if !ok || m["runtimePatches"] == nil {
@@ -168,8 +166,8 @@ func withoutPatchTimes(spec any) any {
 	return out
 }
 
-// reservedEnv: Kubeflow Trainer's torch plugin sets torchrun's PET_*
-// variables, and its webhook refuses a TrainJob whose trainer env names one.
+// reservedEnv: Kubeflow Trainer's torch plugin sets torchrun's PET_* variables, and its webhook refuses a
+// TrainJob whose trainer env names one.
 func reservedEnv(name string) string {
 	if strings.HasPrefix(name, "PET_") {
 		return "Kubeflow Trainer sets torchrun's PET_* variables itself and refuses a TrainJob whose env names one; accepted: another name (numNodes and numProcPerNode follow WORKERS and SLOTS_PER_WORKER)"
@@ -177,8 +175,8 @@ func reservedEnv(name string) string {
 	return ""
 }
 
-// Validate checks spec.trainer and Trainer's own rules; what a TrainJob
-// cannot carry is the table of fields' to refuse.
+// Validate checks spec.trainer and Trainer's own rules; what a TrainJob cannot carry is the table of fields'
+// to refuse.
 func (Kind) Validate(s *api.MLOpsJobSpec, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	t, tp := s.Trainer, p.Child("trainer")
@@ -210,16 +208,15 @@ func (Kind) Validate(s *api.MLOpsJobSpec, p *field.Path) field.ErrorList {
 	return errs
 }
 
-// trainJobPodSpec is where a TrainJob's runtime patch of mlops-fn's keeps the
-// pod spec of a replicated job of the runtime.
+// trainJobPodSpec is where a TrainJob's runtime patch of mlops-fn's keeps the pod spec of a replicated job of
+// the runtime.
 func trainJobPodSpec(replicatedJob jobkind.Role) []string {
 	return []string{"spec", "runtimePatches", "[manager=" + RuntimePatchManager + "]", "trainingRuntimeSpec", "template", "spec",
 		"replicatedJobs", "[name=" + string(replicatedJob) + "]", "template", "spec", "template", "spec"}
 }
 
-// validateTrainJob is what the TrainJob CRD's rules and Trainer's webhook
-// check without the runtime at hand: the name is a DNS-1035 label (the
-// JobSet's and its pods' names derive from it), each runtime patch has a
+// validateTrainJob is what the TrainJob CRD's rules and Trainer's webhook check without the runtime at hand:
+// the name is a DNS-1035 label (the JobSet's and its pods' names derive from it), each runtime patch has a
 // domain-prefixed manager, and numNodes is positive.
 func validateTrainJob(job *trainer.TrainJob) field.ErrorList {
 	errs := jobkind.NameIsDNS1035Label(job.Name)
