@@ -16,8 +16,7 @@ const OperatorHostfile = "/etc/mpi/hostfile"
 
 // forwardFlagsBeyond are the flags that forward what the line (a kept launcher's command and args) does not
 // forward yet: a second run over its own output adds nothing, nor does a line that forwards a name itself.
-func forwardFlagsBeyond(p *render.Plan, command, args []string) []string {
-	line := append(append([]string(nil), command...), args...)
+func forwardFlagsBeyond(p *render.Plan, line []string) []string {
 	flags, _ := mpirunFlags(line)
 	forwarded := map[string]bool{}
 	for _, i := range flags {
@@ -127,42 +126,41 @@ var rankFlags = []string{"-np", "-n", "--np", "--n", "-c"}
 //     NAME=VALUE item (hydraPairs).
 //
 // The two tables agree where they share a name.
-var mpirunOptions = map[string]int{
-	// OpenMPI 5 (PRRTE): basic, MCA and DVM options.
-	"h": 0, "help": 0, "V": 0, "version": 0, "v": 0, "verbose": 0, "p": 0, "parseable": 0, "parsable": 0,
-	"report-pid": 1, "report-uri": 1, "personality": 1, "dvm": 1, "tune": 1,
-	"launch-agent": 1, "max-vm-size": 1, "debug-daemons": 0, "debug-daemons-file": 0, "leave-session-attached": 0,
-	"tmpdir": 1, "prefix": 1, "noprefix": 0, "forward-signals": 1, "allow-run-as-root": 0, "report-child-jobs-separately": 0,
-	// debugging
-	"xterm": 1, "stop-on-exec": 0, "stop-in-init": 0, "stop-in-app": 0, "timeout": 1, "report-state-on-timeout": 0,
-	"get-stack-traces": 0, "spawn-timeout": 1, "no-aggregate-help": 0,
-	// processes, I/O, launch, placement, display, runtime
-	"np": 1, "n": 1, "c": 1, "N": 1, "app": 1, "output": 1, "stdin": 1, "preload-files": 1, "s": 0, "preload-binary": 0,
-	"x": 1, "wdir": 1, "wd": 1, "path": 1, "show-progress": 0, "pset": 1, "hostfile": 1, "machinefile": 1,
-	"default-hostfile": 1, "H": 1, "host": 1, "fwd-environment": 0, "map-by": 1, "rank-by": 1, "bind-to": 1, "display": 1,
-	"do-not-launch": 0, "runtime-options": 1, "enable-recovery": 0, "max-restarts": 1, "disable-recovery": 0,
-	"continuous": 0, "with-ft": 1, "initial-errhandler": 1, "display-comm": 0, "display-comm-finalize": 0,
-	"soft": 0, "arch": 1, "file": 1,
-	// deprecated, still read
-	"xml": 0, "tag-output": 0, "timestamp-output": 0, "output-directory": 1, "output-filename": 1,
-	"merge-stderr-to-stdout": 0, "display-devel-map": 0, "display-topo": 1, "report-bindings": 0, "display-map": 0,
-	"display-allocation": 0, "nolocal": 0, "oversubscribe": 0, "nooversubscribe": 0, "use-hwthread-cpus": 0,
-	"cpu-set": 1, "cpu-list": 1, "bind-to-core": 0, "bynode": 0, "bycore": 0, "byslot": 0, "cpus-per-proc": 1,
-	"cpus-per-rank": 1, "npernode": 1, "pernode": 0, "npersocket": 1, "ppr": 1, "am": 1, "rankfile": 1,
-	"output-proctable": 0, "debug": 0, "stream-buffering": 1,
-
-	// MPICH's Hydra: global and local options.
-	"genv": 2, "genvlist": 1, "genvnone": 0, "genvall": 0, "f": 1, "machine": 1, "machines": 1, "machinelist": 1,
-	"hosts": 1, "hostlist": 1, "ppn": 1, "profile": 0, "prepend-rank": 0, "l": 0, "prepend-pattern": 1,
-	"outfile-pattern": 1, "errfile-pattern": 1, "outfile": 1, "errfile": 1, "configfile": 1,
-	"env": 2, "envlist": 1, "envnone": 0, "envall": 0,
-	// Hydra's own
-	"launcher": 1, "launcher-exec": 1, "bootstrap": 1, "bootstrap-exec": 1, "enable-x": 0, "disable-x": 0, "rmk": 1,
-	"topolib": 1, "binding": 1, "membind": 1, "demux": 1, "info": 0, "print-all-exitcodes": 0, "iface": 1,
-	"nameserver": 1, "disable-auto-cleanup": 0, "dac": 0, "enable-auto-cleanup": 0, "disable-hostname-propagation": 0,
-	"enable-hostname-propagation": 0, "order-nodes": 1, "localhost": 1, "usize": 1, "pmi-port": 0,
-	"skip-launch-node": 0, "gpus-per-proc": 1,
-}
+var mpirunOptions = func() map[string]int {
+	options := map[string]int{}
+	for _, group := range []struct {
+		values int
+		names  string
+	}{
+		// OpenMPI 5 (PRRTE): basic, MCA, DVM, debugging, processes, I/O, launch, placement, display and
+		// runtime options, and the deprecated ones it still reads.
+		{0, `h help V version v verbose p parseable parsable debug-daemons debug-daemons-file leave-session-attached
+			noprefix allow-run-as-root report-child-jobs-separately stop-on-exec stop-in-init stop-in-app
+			report-state-on-timeout get-stack-traces no-aggregate-help s preload-binary show-progress fwd-environment
+			do-not-launch enable-recovery disable-recovery continuous display-comm display-comm-finalize soft xml
+			tag-output timestamp-output merge-stderr-to-stdout display-devel-map report-bindings display-map
+			display-allocation nolocal oversubscribe nooversubscribe use-hwthread-cpus bind-to-core bynode bycore
+			byslot pernode output-proctable debug`},
+		{1, `report-pid report-uri personality dvm tune launch-agent max-vm-size tmpdir prefix forward-signals xterm
+			timeout spawn-timeout np n c N app output stdin preload-files x wdir wd path pset hostfile machinefile
+			default-hostfile H host map-by rank-by bind-to display runtime-options max-restarts with-ft
+			initial-errhandler arch file output-directory output-filename display-topo cpu-set cpu-list cpus-per-proc
+			cpus-per-rank npernode npersocket ppr am rankfile stream-buffering`},
+		// MPICH's Hydra: global and local options, and Hydra's own.
+		{0, `genvnone genvall profile prepend-rank l envnone envall enable-x disable-x info print-all-exitcodes
+			disable-auto-cleanup dac enable-auto-cleanup disable-hostname-propagation enable-hostname-propagation
+			pmi-port skip-launch-node`},
+		{1, `genvlist f machine machines machinelist hosts hostlist ppn prepend-pattern outfile-pattern errfile-pattern
+			outfile errfile configfile envlist launcher launcher-exec bootstrap bootstrap-exec rmk topolib binding
+			membind demux iface nameserver order-nodes localhost usize gpus-per-proc`},
+		{2, "genv env"},
+	} {
+		for _, name := range strings.Fields(group.names) {
+			options[name] = group.values
+		}
+	}
+	return options
+}()
 
 // hydraPairs take NAME VALUE, or NAME=VALUE in one item.
 var hydraPairs = []string{"genv", "env"}
@@ -199,7 +197,7 @@ func isMPILauncher(tok string) bool {
 // the value after -np, -n, --np, --n or -c among mpirun's own options, before the program it starts (whose
 // own -n or -c is not mpirun's).
 func RanksArgument(command, args []string) (ArgumentRef, bool) {
-	line := append(append([]string(nil), command...), args...)
+	line := slices.Concat(command, args)
 	at := func(i int) ArgumentRef {
 		if i < len(command) {
 			return ArgumentRef{Field: "command", Index: i}
@@ -216,21 +214,9 @@ func RanksArgument(command, args []string) (ArgumentRef, bool) {
 	return ref, true
 }
 
-// writtenRankCounts are the rank counts of an mpirun line with their flags, as written ("-np 4"): a line with
-// two runs with whichever mpirun reads last, not the one mlops-fn sets.
-func writtenRankCounts(command, args []string) []string {
-	line := append(append([]string(nil), command...), args...)
-	var out []string
-	for _, i := range rankCounts(line) {
-		out = append(out, line[i-1]+" "+line[i])
-	}
-	return out
-}
-
 // joinedRankCount is a rank count written in one item with its flag among mpirun's own options (--np=4,
 // -np=4, -n4), "" when there is none.
-func joinedRankCount(command, args []string) string {
-	line := append(append([]string(nil), command...), args...)
+func joinedRankCount(line []string) string {
 	flags, _ := mpirunFlags(line)
 	for _, i := range flags {
 		for _, f := range rankFlags {
@@ -273,10 +259,9 @@ func isHostFlag(arg string) bool {
 	return flag == "-H" || (name != flag && slices.Contains(hostFlags, strings.ToLower(name)))
 }
 
-// namesHosts reports whether an mpirun line (command, args) names its hosts among mpirun's own options: a
-// hostfile, a machine file or a host list.
-func namesHosts(command, args []string) bool {
-	line := append(append([]string(nil), command...), args...)
+// namesHosts reports whether an mpirun line names its hosts among mpirun's own options: a hostfile, a
+// machine file or a host list.
+func namesHosts(line []string) bool {
 	flags, _ := mpirunFlags(line)
 	return slices.ContainsFunc(flags, func(i int) bool { return isHostFlag(line[i]) })
 }
@@ -298,12 +283,4 @@ func mpirunFlags(line []string) (flags []int, unknown string) {
 		i += n
 	}
 	return flags, unknown
-}
-
-// unknownMPIRunOption is the first of mpirun's own options in a line (command, args) that neither OpenMPI 5's
-// nor Hydra's option table holds, "" when there is none: where it takes values, mpirun's options end
-// somewhere mlops-fn cannot tell.
-func unknownMPIRunOption(command, args []string) string {
-	_, unknown := mpirunFlags(append(append([]string(nil), command...), args...))
-	return unknown
 }

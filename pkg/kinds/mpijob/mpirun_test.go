@@ -3,6 +3,7 @@
 package mpijob
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -25,7 +26,7 @@ func TestJoinedRankCount(t *testing.T) {
 		{[]string{"mpirun", "-np", "4", "prog", "--np=2"}, ""},
 		{[]string{"python", "--np=2"}, ""},
 	} {
-		if got := joinedRankCount(c.line, nil); got != c.want {
+		if got := joinedRankCount(c.line); got != c.want {
 			t.Errorf("JoinedRankCount(%q) = %q, want %q", c.line, got, c.want)
 		}
 	}
@@ -80,7 +81,7 @@ func TestNamesHosts(t *testing.T) {
 		{"Hydra's -hybrid-hosts, no list", []string{"mpiexec", "-hybrid-hosts", "-n", "2", "prog"}, nil, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := namesHosts(c.command, c.args); got != c.want {
+			if got := namesHosts(slices.Concat(c.command, c.args)); got != c.want {
 				t.Errorf("NamesHosts(%q, %q) = %v, want %v", c.command, c.args, got, c.want)
 			}
 		})
@@ -105,7 +106,7 @@ func TestForwardFlagsBeyond(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := &render.Plan{MPI: api.MPI{Implementation: c.impl, ForwardEnv: api.DefaultForwardEnv}, EnvKeys: []string{"WORKERS"}}
-			if diff := cmp.Diff(c.want, forwardFlagsBeyond(p, c.line, nil)); diff != "" {
+			if diff := cmp.Diff(c.want, forwardFlagsBeyond(p, c.line)); diff != "" {
 				t.Errorf("forwardFlagsBeyond(%q) (-want +got):\n%s", c.line, diff)
 			}
 		})

@@ -49,11 +49,11 @@ func (Kind) Narrow(target *yaml.RNode, q *render.Plan, _ string) error {
 		return err
 	}
 	kept := &keptLine{ranks: ref}
-	if q.MPI.Implementation == api.OpenMPI && !namesHosts(line[0], line[1]) {
+	if q.MPI.Implementation == api.OpenMPI && !namesHosts(line) {
 		// OpenMPI 5 ignores the operator's hostfile variable.
 		kept.insert = []string{"--hostfile", OperatorHostfile}
 	}
-	kept.insert = append(kept.insert, forwardFlagsBeyond(q, line[0], line[1])...)
+	kept.insert = append(kept.insert, forwardFlagsBeyond(q, line)...)
 	q.Kept = kept
 	return nil
 }
@@ -66,10 +66,21 @@ type keptLine struct {
 	insert []string
 }
 
-// AfterPatch sets the rank count of a kept launcher line.
+// AfterPatch sets the rank count of a kept launcher line, and inserts what it adds after it.
 func (Kind) AfterPatch(job *yaml.RNode, q *render.Plan) error {
-	if kept, ok := q.Kept.(*keptLine); ok {
-		return setLauncherRanks(job, q, kept)
+	kept, ok := q.Kept.(*keptLine)
+	if !ok {
+		return nil
+	}
+	ref := kept.ranks
+	list, err := job.Pipe(yaml.Lookup(append(launcherPodSpec(), "containers", "[name="+q.Containers[jobkind.Launcher]+"]", ref.Field)...))
+	if err != nil || list == nil || ref.Index >= len(list.Content()) {
+		return fmt.Errorf("the launcher's %s[%d] is gone: %v", ref.Field, ref.Index, err)
+	}
+	n := list.Content()[ref.Index]
+	n.Value, n.Tag, n.Style = strconv.Itoa(int(Ranks(q))), yaml.NodeTagString, yaml.DoubleQuotedStyle
+	for i, item := range kept.insert {
+		list.YNode().Content = slices.Insert(list.Content(), ref.Index+1+i, yaml.NewStringRNode(item).YNode())
 	}
 	return nil
 }
@@ -118,33 +129,41 @@ const orSpecCommand = "or spec.command (mlops-fn then writes the mpirun line)"
 // launcherRanks finds the rank count in the mpirun line of the target's launcher container, which mlops-fn
 // keeps when the spec names no command, and the line: its command and args. others are the launcher's other
 // containers.
-func launcherRanks(target *yaml.RNode, container string, others []string, ranks int32) (ArgumentRef, [2][]string, error) {
+func launcherRanks(target *yaml.RNode, container string, others []string, ranks int32) (ArgumentRef, []string, error) {
 	c, err := target.Pipe(yaml.Lookup(append(launcherPodSpec(), "containers", "[name="+container+"]")...))
 	if err != nil || c == nil {
-		return ArgumentRef{}, [2][]string{}, fmt.Errorf("has no launcher container %q; accepted: an MPIJob with a launcher, or spec.command", container)
+		return ArgumentRef{}, nil, fmt.Errorf("has no launcher container %q; accepted: an MPIJob with a launcher, or spec.command", container)
 	}
-	command, _ := c.GetSlice("command")
-	args, _ := c.GetSlice("args")
-	line := strings.Join(append(toStrings(command), toStrings(args)...), " ")
-	if line == "" {
-		return ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher's container %s has no command or args, so no mpirun line whose ranks mlops-fn could set to workers × slots (%d); accepted: %s", container, ranks, launcherLineWaysOut(container, others))
+	commandList, _ := c.GetSlice("command")
+	argsList, _ := c.GetSlice("args")
+	command, args := toStrings(commandList), toStrings(argsList)
+	line := slices.Concat(command, args)
+	text := strings.Join(line, " ")
+	// The rank counts as written ("-np 4"): a line with two runs with whichever mpirun reads last.
+	var counts []string
+	for _, i := range rankCounts(line) {
+		counts = append(counts, line[i-1]+" "+line[i])
 	}
-	if joined := joinedRankCount(toStrings(command), toStrings(args)); joined != "" {
-		return ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher runs %q, whose rank count is written in one item with its flag (%s), where mlops-fn cannot set it to workers × slots (%d); accepted: the flag and the count as two items (-np, \"4\"), %s", line, joined, ranks, orSpecCommand)
+	_, unknown := mpirunFlags(line)
+	ref, found := RanksArgument(command, args)
+	switch joined := joinedRankCount(line); {
+	case text == "":
+		err = fmt.Errorf("the launcher's container %s has no command or args, so no mpirun line whose ranks mlops-fn could set to workers × slots (%d); accepted: %s", container, ranks, launcherLineWaysOut(container, others))
+	case joined != "":
+		err = fmt.Errorf("the launcher runs %q, whose rank count is written in one item with its flag (%s), where mlops-fn cannot set it to workers × slots (%d); accepted: the flag and the count as two items (-np, \"4\"), %s", text, joined, ranks, orSpecCommand)
+	case len(counts) > 1:
+		err = fmt.Errorf("the launcher runs %q, whose mpirun has %d rank counts (%s): mlops-fn sets one, and mpirun would read another; accepted: one -np N (or -n N) in the launcher's command or args, %s", text, len(counts), strings.Join(counts, ", "), orSpecCommand)
+	case unknown != "":
+		// Where it takes values, mpirun's options end somewhere mlops-fn cannot tell.
+		err = fmt.Errorf("the launcher runs %q, whose mpirun option %s is none of OpenMPI 5's or MPICH Hydra's (docs/job-spec.md, \"A launcher's own mpirun line\"): mlops-fn cannot tell how many values it takes, so where mpirun's options end and its rank count is; accepted: mpirun's own options, each as one item or with its values as the next items, %s", text, strconv.Quote(unknown), orSpecCommand)
+	case found:
+		return ref, line, nil
+	case slices.ContainsFunc(line, func(tok string) bool { return strings.Contains(tok, " ") && strings.Contains(tok, "mpirun") }):
+		err = fmt.Errorf("the launcher runs mpirun inside a shell string (%s), which mlops-fn does not edit, so its ranks would not follow workers × slots (%d); accepted: mpirun and -np N as items of the launcher's command or args, where mlops-fn sets N, %s", strconv.Quote(text), ranks, orSpecCommand)
+	default:
+		err = fmt.Errorf("the launcher's container %s runs %q, with no -np N among mpirun's own options (before the program), so its ranks would not follow workers × slots (%d); accepted: %s", container, text, ranks, launcherLineWaysOut(container, others))
 	}
-	if counts := writtenRankCounts(toStrings(command), toStrings(args)); len(counts) > 1 {
-		return ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher runs %q, whose mpirun has %d rank counts (%s): mlops-fn sets one, and mpirun would read another; accepted: one -np N (or -n N) in the launcher's command or args, %s", line, len(counts), strings.Join(counts, ", "), orSpecCommand)
-	}
-	if unknown := unknownMPIRunOption(toStrings(command), toStrings(args)); unknown != "" {
-		return ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher runs %q, whose mpirun option %s is none of OpenMPI 5's or MPICH Hydra's (docs/job-spec.md, \"A launcher's own mpirun line\"): mlops-fn cannot tell how many values it takes, so where mpirun's options end and its rank count is; accepted: mpirun's own options, each as one item or with its values as the next items, %s", line, strconv.Quote(unknown), orSpecCommand)
-	}
-	if ref, ok := RanksArgument(toStrings(command), toStrings(args)); ok {
-		return ref, [2][]string{toStrings(command), toStrings(args)}, nil
-	}
-	if slices.ContainsFunc(append(toStrings(command), toStrings(args)...), func(tok string) bool { return strings.Contains(tok, " ") && strings.Contains(tok, "mpirun") }) {
-		return ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher runs mpirun inside a shell string (%s), which mlops-fn does not edit, so its ranks would not follow workers × slots (%d); accepted: mpirun and -np N as items of the launcher's command or args, where mlops-fn sets N, %s", strconv.Quote(line), ranks, orSpecCommand)
-	}
-	return ArgumentRef{}, [2][]string{}, fmt.Errorf("the launcher's container %s runs %q, with no -np N among mpirun's own options (before the program), so its ranks would not follow workers × slots (%d); accepted: %s", container, line, ranks, launcherLineWaysOut(container, others))
+	return ArgumentRef{}, nil, err
 }
 
 // launcherLineWaysOut is what is accepted instead of a launcher container that runs no mpirun -np N. The
@@ -172,22 +191,6 @@ func toStrings(list []any) []string {
 
 // launcherPodSpec is where an MPIJob keeps its launcher's pod spec.
 func launcherPodSpec() []string { return facts.PodSpecPath(jobkind.Launcher) }
-
-// setLauncherRanks writes the rank count where kept says, and what it inserts after it.
-func setLauncherRanks(job *yaml.RNode, q *render.Plan, kept *keptLine) error {
-	ref := kept.ranks
-	path := append(launcherPodSpec(), "containers", "[name="+q.Containers[jobkind.Launcher]+"]", ref.Field)
-	list, err := job.Pipe(yaml.Lookup(path...))
-	if err != nil || list == nil || ref.Index >= len(list.Content()) {
-		return fmt.Errorf("the launcher's %s[%d] is gone: %v", ref.Field, ref.Index, err)
-	}
-	n := list.Content()[ref.Index]
-	n.Value, n.Tag, n.Style = strconv.Itoa(int(Ranks(q))), yaml.NodeTagString, yaml.DoubleQuotedStyle
-	for i, item := range kept.insert {
-		list.YNode().Content = slices.Insert(list.Content(), ref.Index+1+i, yaml.NewStringRNode(item).YNode())
-	}
-	return nil
-}
 
 // targetNonRoot says where the target asks for a non-root user, in a pod's or a container's securityContext
 // (a runAsUser other than 0, or runAsNonRoot), and the uid if one is given; "" when it does not.
