@@ -140,8 +140,6 @@ func validateJobSet(js *jobset.JobSet) field.ErrorList {
 	return errs
 }
 
-var _ api.Validator = Kind{}
-
 // Validate refuses a variable of spec.env that mlops-fn sets for torchrun.
 func (Kind) Validate(s *api.MLOpsJobSpec, p *field.Path) field.ErrorList {
 	var errs field.ErrorList

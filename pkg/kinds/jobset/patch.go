@@ -12,11 +12,6 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
-var (
-	_ render.Narrower   = Kind{}
-	_ jobnode.Templated = Kind{}
-)
-
 // Narrow: node 0's address is its pod's hostname in the JobSet's headless Service, named like the JobSet; a
 // subdomain of the target's own would rename that Service, and the replicated jobs are mlops-fn's one node
 // job.

@@ -10,7 +10,9 @@ import (
 	"k8s.io/utils/ptr"
 	jobset "sigs.k8s.io/jobset/api/jobset/v1alpha2"
 
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
@@ -18,8 +20,11 @@ import (
 type Kind struct{}
 
 var (
-	_ render.Kind      = Kind{}
-	_ render.JobFiller = Kind{}
+	_ render.Kind       = Kind{}
+	_ render.JobFiller  = Kind{}
+	_ render.Narrower   = Kind{}
+	_ jobnode.Templated = Kind{}
+	_ api.Validator     = Kind{}
 )
 
 func (Kind) Facts() jobkind.Facts { return facts }

@@ -75,11 +75,6 @@ var facts = jobkind.Facts{
 	Validate: func(obj any) field.ErrorList { return validateMPIJob(obj.(*kubeflow.MPIJob)) },
 }
 
-var (
-	_ api.Defaulter = Kind{}
-	_ api.Validator = Kind{}
-)
-
 // Default: OpenMPI, its flags and the variables Horovod jobs forward, and a launcher created once the workers
 // run.
 func (Kind) Default(s *api.MLOpsJobSpec) {

@@ -18,11 +18,6 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
-var (
-	_ render.Narrower     = Kind{}
-	_ render.AfterPatcher = Kind{}
-)
-
 // Narrow: a launcher with resources of its own keeps them over the default; a non-root target needs its uid;
 // a launcher that keeps its own mpirun line, what it may keep, and its rank count.
 func (Kind) Narrow(target *yaml.RNode, q *render.Plan, _ string) error {
@@ -216,11 +211,6 @@ func targetNonRoot(target *yaml.RNode) (where, uid string) {
 	}
 	return "", ""
 }
-
-var (
-	_ render.JSONPatcher = Kind{}
-	_ jobnode.Templated  = Kind{}
-)
 
 // JSONPatch sets the rank count in the mpirun line the target's launcher keeps (a spec without a command),
 // for a hydrated overlay: it tests that the launcher container and the flag stand where the patches put them

@@ -14,6 +14,7 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
@@ -21,12 +22,20 @@ import (
 type Kind struct{}
 
 var (
-	_ render.Kind      = Kind{}
-	_ render.JobFiller = Kind{}
-	_ render.Operated  = Kind{}
-	_ render.Gang      = Kind{}
-	_ render.Apart     = Kind{}
-	_ render.Clearer   = Kind{}
+	_ render.Kind         = Kind{}
+	_ render.Resolver     = Kind{}
+	_ render.JobFiller    = Kind{}
+	_ render.Operated     = Kind{}
+	_ render.Gang         = Kind{}
+	_ render.Apart        = Kind{}
+	_ render.Clearer      = Kind{}
+	_ render.Grouper      = Kind{}
+	_ api.Defaulter       = Kind{}
+	_ api.Validator       = Kind{}
+	_ render.Narrower     = Kind{}
+	_ render.AfterPatcher = Kind{}
+	_ render.JSONPatcher  = Kind{}
+	_ jobnode.Templated   = Kind{}
 )
 
 // Clear: the command lines are wholly mlops-fn's (mpirun, sshd) unless the target keeps its own; a root
@@ -73,6 +82,12 @@ func (Kind) FillProgram(p *render.Plan, role jobkind.Role, _ *corev1.PodSpec, c 
 		}
 	}
 }
+
+// PodSetGroup is the podset group of an MPIJob's launcher and workers: mpirun reaches every worker over ssh,
+// so Kueue places the launcher in the workers' domain too.
+const PodSetGroup = "launcher-and-workers"
+
+func (Kind) Group(*render.Plan, jobkind.Role) string { return PodSetGroup }
 
 // Apart: the launcher, unless it takes part, only runs mpirun.
 func (Kind) Apart(p *render.Plan, role jobkind.Role) bool {
@@ -142,25 +157,19 @@ func Ranks(p *render.Plan) int32 {
 
 // mpirun is the launcher's command: -np follows workers × slots.
 func mpirun(p *render.Plan) []string {
-	cmd := []string{"mpirun"}
 	np := strconv.Itoa(int(Ranks(p)))
+	// Intel MPI and MPICH share the Hydra launcher's flags.
+	cmd := []string{"mpirun", "-n", np}
 	if p.MPI.Implementation == api.OpenMPI {
-		if p.Root() {
-			cmd = append(cmd, "--allow-run-as-root")
-		}
 		// The operator sets only OpenMPI 4's OMPI_MCA_orte_default_hostfile; OpenMPI 5 (PRRTE, the operator's
 		// own images) ignores it and would start every rank on the launcher. The flag reads the same file
 		// under both.
-		cmd = append(cmd, "-np", np, "--hostfile", OperatorHostfile)
-		cmd = append(cmd, p.MPI.Args...)
-	} else {
-		// Intel MPI and MPICH share the Hydra launcher's flags.
-		cmd = append(cmd, "-n", np)
-		cmd = append(cmd, p.MPI.Args...)
+		cmd = []string{"mpirun", "-np", np, "--hostfile", OperatorHostfile}
+		if p.Root() {
+			cmd = slices.Insert(cmd, 1, "--allow-run-as-root")
+		}
 	}
-	cmd = append(cmd, forwardFlags(p, nil)...)
-	cmd = append(cmd, p.Command...)
-	return append(cmd, p.Args...)
+	return slices.Concat(cmd, p.MPI.Args, forwardFlags(p, nil), p.Command, p.Args)
 }
 
 // scriptEnv is the launcher's environment for a script that starts mpirun itself, so that its mpirun,

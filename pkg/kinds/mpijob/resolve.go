@@ -17,8 +17,6 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
-var _ render.Resolver = Kind{}
-
 // Resolve checks the program and mpirun's flags against the line mlops-fn writes and the environment it
 // forwards to every rank, gives the launcher its resources, and leaves out of a root job what would expose
 // its SSH keys.

@@ -15,8 +15,6 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
-var _ render.Resolver = Kind{}
-
 // Resolve settles the elastic bounds and rendezvous once the job has its workers (a job without is refused
 // for that).
 func (Kind) Resolve(p *render.Plan, in render.Input) ([]render.Warning, field.ErrorList) {

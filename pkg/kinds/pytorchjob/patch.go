@@ -14,11 +14,6 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
-var (
-	_ render.Narrower   = Kind{}
-	_ jobnode.Templated = Kind{}
-)
-
 // Narrow: mlops-fn renders an elastic PyTorchJob, of workers only; a target with a Master is a static job it
 // would half convert.
 func (Kind) Narrow(target *yaml.RNode, _ *render.Plan, _ string) error {

@@ -85,11 +85,6 @@ var facts = jobkind.Facts{
 	Validate: func(obj any) field.ErrorList { return pyTorchJobWebhook(obj.(*kubeflowv1.PyTorchJob)) },
 }
 
-var (
-	_ api.Defaulter = Kind{}
-	_ api.Validator = Kind{}
-)
-
 // Default: torchrun's own c10d rendezvous, on worker 0.
 func (Kind) Default(s *api.MLOpsJobSpec) {
 	if s.Elastic.RendezvousBackend == "" {

@@ -10,7 +10,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
@@ -18,9 +20,14 @@ import (
 type Kind struct{}
 
 var (
-	_ render.Kind      = Kind{}
-	_ render.JobFiller = Kind{}
-	_ render.Gang      = Kind{}
+	_ render.Kind       = Kind{}
+	_ api.Defaulter     = Kind{}
+	_ api.Validator     = Kind{}
+	_ render.JobFiller  = Kind{}
+	_ render.Gang       = Kind{}
+	_ render.Narrower   = Kind{}
+	_ jobnode.Templated = Kind{}
+	_ render.Resolver   = Kind{}
 )
 
 func (Kind) Facts() jobkind.Facts { return facts }

@@ -22,12 +22,6 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
-var (
-	_ render.Narrower     = Kind{}
-	_ render.AfterPatcher = Kind{}
-	_ jobnode.Templated   = Kind{}
-)
-
 // Narrow: a TrainJob target's runtime, its own trainer env and the runtime patches of other managers.
 func (Kind) Narrow(target *yaml.RNode, q *render.Plan, config string) error {
 	if q.Trainer.Runtime == "" && jobnode.Scalar(target, "spec", "runtimeRef", "name") == "" {

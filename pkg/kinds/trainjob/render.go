@@ -14,6 +14,7 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
@@ -21,10 +22,15 @@ import (
 type Kind struct{}
 
 var (
-	_ render.Kind      = Kind{}
-	_ render.JobFiller = Kind{}
-	_ render.Operated  = Kind{}
-	_ render.NewJob    = Kind{}
+	_ render.Kind         = Kind{}
+	_ render.JobFiller    = Kind{}
+	_ render.Operated     = Kind{}
+	_ render.NewJob       = Kind{}
+	_ api.Defaulter       = Kind{}
+	_ api.Validator       = Kind{}
+	_ render.Narrower     = Kind{}
+	_ render.AfterPatcher = Kind{}
+	_ jobnode.Templated   = Kind{}
 )
 
 // NewJob: a new TrainJob runs on the default runtime (a target keeps its runtimeRef unless the spec names

@@ -126,11 +126,6 @@ var facts = jobkind.Facts{
 	Validate: func(obj any) field.ErrorList { return validateTrainJob(obj.(*trainer.TrainJob)) },
 }
 
-var (
-	_ api.Defaulter = Kind{}
-	_ api.Validator = Kind{}
-)
-
 const lacks = "Kubeflow Trainer's TrainJob and its runtimePatches have no such field: "
 
 // Default: the runtime owns MPI, the launcher and the restart policy, so nothing of theirs is defaulted; nor
