@@ -31,7 +31,6 @@ const Node = "node"
 // constants.ContainerTrainerPort).
 const MasterPort = 29500
 
-// facts: a JobSet of WORKERS Jobs, one pod each, which torchrun joins in a static rendezvous on node 0.
 var facts = jobkind.Facts{
 	Kind: string(JobSet), APIVersion: jobset.GroupVersion.String(), PatchFile: "jobset-patch.yaml",
 	PodSpecs:          []jobkind.PodSpec{{Role: jobkind.Single, Path: podSpecPath}},

@@ -19,7 +19,6 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
-// facts: the multi-node job: mpi-operator v0.8's MPIJob, a launcher running mpirun over ssh to the workers.
 var facts = jobkind.Facts{
 	Kind: string(jobkind.MPIJob), Default: true, APIVersion: kubeflow.SchemeGroupVersion.String(), PatchFile: "mpijob-patch.yaml",
 	PodSpecs: []jobkind.PodSpec{

@@ -34,7 +34,6 @@ func (Kind) FillProgram(p *render.Plan, _ jobkind.Role, spec *corev1.PodSpec, c 
 	spec.ActiveDeadlineSeconds = p.RunPolicy.ActiveDeadlineSeconds
 }
 
-// facts: the single-node job: a Pod, the job itself, with no operator.
 var facts = jobkind.Facts{
 	Kind: string(jobkind.Pod), APIVersion: "v1", PatchFile: "pod-patch.yaml",
 	PodSpecs:      []jobkind.PodSpec{{Role: jobkind.Single, Path: []string{"spec"}}},

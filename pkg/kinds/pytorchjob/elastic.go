@@ -15,17 +15,6 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
-// Resolve settles the elastic bounds and rendezvous once the job has its workers (a job without is refused
-// for that).
-func (Kind) Resolve(p *render.Plan, in render.Input) ([]render.Warning, field.ErrorList) {
-	if p.Workers == 0 {
-		return nil, nil
-	}
-	var errs field.ErrorList
-	p.Elastic, errs = elastic(in.Spec.Elastic, in.Set, p.Workers, p.GPUsPerWorker, in.EnvKey)
-	return nil, errs
-}
-
 // RendezvousID is spec.elastic.runId, else namespace-name when the namespace is known, so two jobs of one
 // spec in different namespaces sharing an etcd do not meet either.
 func RendezvousID(p *render.Plan) string {
@@ -38,9 +27,13 @@ func RendezvousID(p *render.Plan) string {
 	return p.Name
 }
 
-// elastic settles the elastic bounds and rendezvous: MIN_WORKERS <= WORKERS <= MAX_WORKERS, and an etcd
-// server exactly when the backend is etcd.
-func elastic(e api.Elastic, set env.Settings, workers, gpus int32, envKey func(string) *field.Path) (render.ElasticPlan, field.ErrorList) {
+// Resolve settles the elastic bounds and rendezvous once the job has its workers (a job without is refused
+// for that): MIN_WORKERS <= WORKERS <= MAX_WORKERS, and an etcd server exactly when the backend is etcd.
+func (Kind) Resolve(p *render.Plan, in render.Input) ([]render.Warning, field.ErrorList) {
+	if p.Workers == 0 {
+		return nil, nil
+	}
+	e, set, workers, envKey := in.Spec.Elastic, in.Set, p.Workers, in.EnvKey
 	var errs field.ErrorList
 	spec := field.NewPath("spec", "elastic")
 	ep := render.ElasticPlan{
@@ -50,7 +43,7 @@ func elastic(e api.Elastic, set env.Settings, workers, gpus int32, envKey func(s
 		Endpoint:       e.RendezvousEndpoint,
 		RunID:          e.RunID,
 		MaxRestarts:    e.MaxRestarts,
-		ProcsPerWorker: *cmp.Or(e.ProcsPerWorker, ptr.To(max(gpus, 1))),
+		ProcsPerWorker: *cmp.Or(e.ProcsPerWorker, ptr.To(max(p.GPUsPerWorker, 1))),
 	}
 	if set.RendezvousEndpoint != "" {
 		ep.Endpoint = set.RendezvousEndpoint
@@ -83,5 +76,6 @@ func elastic(e api.Elastic, set env.Settings, workers, gpus int32, envKey func(s
 		errs = append(errs, field.Required(envKey("RDZV_ENDPOINT"),
 			"the "+ep.Backend+" rendezvous needs its etcd server: set RDZV_ENDPOINT (or spec.elastic.rendezvousEndpoint) to host:port"))
 	}
-	return ep, errs
+	p.Elastic = ep
+	return nil, errs
 }

@@ -19,8 +19,6 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
-// facts: the elastic job: training-operator v1.9's PyTorchJob, torchrun workers between a minimum and a
-// maximum.
 var facts = jobkind.Facts{
 	Kind: string(jobkind.PyTorchJob), APIVersion: kubeflowv1.SchemeGroupVersion.String(), PatchFile: "pytorchjob-patch.yaml",
 	PodSpecs:          []jobkind.PodSpec{{Role: jobkind.Single, Path: []string{"spec", "pytorchReplicaSpecs", "Worker", "template", "spec"}}},

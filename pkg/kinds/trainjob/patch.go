@@ -175,20 +175,12 @@ func mergeRuntimePatch(spec *jobset.JobSetSpec, patch trainer.RuntimePatch) bool
 	if patch.TrainingRuntimeSpec == nil || patch.TrainingRuntimeSpec.Template == nil || patch.TrainingRuntimeSpec.Template.Spec == nil {
 		return false
 	}
-	source, err := json.Marshal(spec)
-	if err != nil {
-		return false
-	}
-	b, err := json.Marshal(patch.TrainingRuntimeSpec.Template.Spec)
-	if err != nil {
-		return false
-	}
+	// Typed objects of no map keys other than strings: their encoding does not fail.
+	source, _ := json.Marshal(spec)
+	b, _ := json.Marshal(patch.TrainingRuntimeSpec.Template.Spec)
 	merged, err := strategicpatch.StrategicMergePatch(source, b, jobset.JobSetSpec{})
-	if err != nil {
-		return false
-	}
 	var out jobset.JobSetSpec
-	if json.Unmarshal(merged, &out) != nil {
+	if err != nil || json.Unmarshal(merged, &out) != nil {
 		return false
 	}
 	*spec = out

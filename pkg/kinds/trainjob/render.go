@@ -139,18 +139,13 @@ func (Kind) OperatorVolumes(p *render.Plan) []render.OperatorVolume {
 // TrainJob's trainer having no envFrom. A TrainJob has no gang of its own: its runtime sets its
 // podGroupPolicy.
 func (Kind) FillProgram(p *render.Plan, role jobkind.Role, _ *corev1.PodSpec, c *corev1.Container) {
-	if role == jobkind.TrainerNode {
-		c.Command, c.Args = p.Command, p.Args
-		c.EnvFrom, c.Env = nil, append(envRefs(p), p.Env...)
+	if role != jobkind.TrainerNode {
+		return
 	}
-}
-
-// envRefs take each mlops.env key from the env ConfigMap.
-func envRefs(p *render.Plan) []corev1.EnvVar {
-	var out []corev1.EnvVar
+	c.Command, c.Args, c.EnvFrom, c.Env = p.Command, p.Args, nil, nil
 	for _, k := range p.EnvKeys {
-		out = append(out, corev1.EnvVar{Name: k, ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
+		c.Env = append(c.Env, corev1.EnvVar{Name: k, ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
 			LocalObjectReference: corev1.LocalObjectReference{Name: p.ConfigMapName}, Key: k}}})
 	}
-	return out
+	c.Env = append(c.Env, p.Env...)
 }

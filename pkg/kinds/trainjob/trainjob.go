@@ -23,8 +23,6 @@ import (
 // RuntimePatchManager owns the runtime patch mlops-fn writes into a TrainJob.
 const RuntimePatchManager = "mlops-fn.dev/mlops-fn"
 
-// facts: Kubeflow Trainer v2's TrainJob on a training runtime, which owns the pod templates; mlops-fn's go in
-// a runtime patch of its own.
 var facts = jobkind.Facts{
 	Kind: string(jobkind.TrainJob), APIVersion: trainer.GroupVersion.String(), PatchFile: "trainjob-patch.yaml",
 	PodSpecs: []jobkind.PodSpec{
@@ -94,23 +92,14 @@ var facts = jobkind.Facts{
 		}
 		return names
 	},
-	PodCount: func(obj map[string]any) int {
-		if n, ok := jobkind.Nested(obj, "spec", "trainer", "numNodes").(int64); ok {
-			return int(n)
-		}
-		return 1
-	},
+	PodCount: numNodes,
 	// The node pods' resources; the runtime's other pods are the runtime's.
 	Pods: func(obj map[string]any) []jobkind.Pods {
 		node := map[string]any{"name": string(jobkind.TrainerNode)}
 		if r := jobkind.Nested(obj, "spec", "trainer", "resourcesPerNode"); r != nil {
 			node["resources"] = r
 		}
-		n, ok := jobkind.Nested(obj, "spec", "trainer", "numNodes").(int64)
-		if !ok {
-			n = 1
-		}
-		return []jobkind.Pods{{Role: string(jobkind.TrainerNode), Count: int(n), Spec: map[string]any{"containers": []any{node}}}}
+		return []jobkind.Pods{{Role: string(jobkind.TrainerNode), Count: numNodes(obj), Spec: map[string]any{"containers": []any{node}}}}
 	},
 	SuspendPath:    []string{"spec", "suspend"},
 	KueueFramework: "trainer.kubeflow.org/trainjob",
@@ -124,6 +113,14 @@ var facts = jobkind.Facts{
 	},
 	New:      func() any { return &trainer.TrainJob{} },
 	Validate: func(obj any) field.ErrorList { return validateTrainJob(obj.(*trainer.TrainJob)) },
+}
+
+// numNodes is a TrainJob's spec.trainer.numNodes, 1 when unset, as Trainer defaults it.
+func numNodes(obj map[string]any) int {
+	if n, ok := jobkind.Nested(obj, "spec", "trainer", "numNodes").(int64); ok {
+		return int(n)
+	}
+	return 1
 }
 
 const lacks = "Kubeflow Trainer's TrainJob and its runtimePatches have no such field: "
