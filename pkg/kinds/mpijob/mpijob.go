@@ -5,6 +5,7 @@
 package mpijob
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -77,9 +78,7 @@ var facts = jobkind.Facts{
 // Default: OpenMPI, its flags and the variables Horovod jobs forward, and a launcher created once the workers
 // run.
 func (Kind) Default(s *api.MLOpsJobSpec) {
-	if s.MPI.Implementation == "" {
-		s.MPI.Implementation = api.OpenMPI
-	}
+	s.MPI.Implementation = cmp.Or(s.MPI.Implementation, api.OpenMPI)
 	if s.MPI.Args == nil && s.MPI.Implementation == api.OpenMPI {
 		// OpenMPI's flags; Intel MPI's and MPICH's Hydra rejects them.
 		s.MPI.Args = append([]string(nil), api.DefaultMPIArgs...)
@@ -87,11 +86,9 @@ func (Kind) Default(s *api.MLOpsJobSpec) {
 	if s.MPI.ForwardEnv == nil {
 		s.MPI.ForwardEnv = append([]string(nil), api.DefaultForwardEnv...)
 	}
-	if s.MPI.LauncherCreationPolicy == "" {
-		// Not the operator's AtStartup: a launcher started beside its workers runs mpirun before their sshd
-		// listens, fails, and waits out the Job's backoff (seen on every run on a real node).
-		s.MPI.LauncherCreationPolicy = api.WaitForWorkersReady
-	}
+	// Not the operator's AtStartup: a launcher started beside its workers runs mpirun before their sshd
+	// listens, fails, and waits out the Job's backoff (seen on every run on a real node).
+	s.MPI.LauncherCreationPolicy = cmp.Or(s.MPI.LauncherCreationPolicy, api.WaitForWorkersReady)
 }
 
 // Validate checks spec.mpi: mpirun's flags, the workers' command, the names forwarded to the ranks.

@@ -5,6 +5,7 @@
 package pytorchjob
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -85,9 +86,7 @@ var facts = jobkind.Facts{
 
 // Default: torchrun's own c10d rendezvous, on worker 0.
 func (Kind) Default(s *api.MLOpsJobSpec) {
-	if s.Elastic.RendezvousBackend == "" {
-		s.Elastic.RendezvousBackend = "c10d"
-	}
+	s.Elastic.RendezvousBackend = cmp.Or(s.Elastic.RendezvousBackend, "c10d")
 }
 
 // Validate checks spec.elastic: its bounds, backend and run id.

@@ -35,9 +35,18 @@ func (Kind) Narrow(target *yaml.RNode, q *render.Plan, config string) error {
 	return laterRuntimePatches(target, q)
 }
 
-// AfterPatch drops the trainer env an earlier run wrote for keys mlops.env no longer has.
+// AfterPatch drops the trainer env entries an earlier run wrote for keys mlops.env no longer has: a target
+// patched in place (a kpt package) keeps them, and the pods would not start on a ConfigMap key that is gone.
 func (Kind) AfterPatch(job *yaml.RNode, q *render.Plan) error {
-	dropStaleTrainerEnv(job, q)
+	list, err := job.Pipe(yaml.Lookup("spec", "trainer", "env"))
+	if err != nil || list == nil || list.YNode().Kind != yaml.SequenceNode {
+		return nil
+	}
+	list.YNode().Content = slices.DeleteFunc(list.YNode().Content, func(n *yaml.Node) bool {
+		e := yaml.NewRNode(n)
+		name, _ := e.GetString("name")
+		return q.OwnEnvEntry(e, name) && !slices.Contains(q.EnvKeys, name)
+	})
 	return nil
 }
 
@@ -150,21 +159,6 @@ func unnamed(v any) bool {
 	m, _ := v.(map[string]any)
 	_, ok := m["name"].(string)
 	return !ok
-}
-
-// dropStaleTrainerEnv removes the trainer env entries an earlier run wrote for keys mlops.env no longer has:
-// a target patched in place (a kpt package) keeps them, and the pods would not start on a ConfigMap key that
-// is gone.
-func dropStaleTrainerEnv(job *yaml.RNode, q *render.Plan) {
-	list, err := job.Pipe(yaml.Lookup("spec", "trainer", "env"))
-	if err != nil || list == nil || list.YNode().Kind != yaml.SequenceNode {
-		return
-	}
-	list.YNode().Content = slices.DeleteFunc(list.YNode().Content, func(n *yaml.Node) bool {
-		e := yaml.NewRNode(n)
-		name, _ := e.GetString("name")
-		return q.OwnEnvEntry(e, name) && !slices.Contains(q.EnvKeys, name)
-	})
 }
 
 // mergeRuntimePatch merges patch into spec as Kubeflow Trainer v2.3.0 does
