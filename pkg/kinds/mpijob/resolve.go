@@ -84,29 +84,26 @@ func (Kind) Resolve(p *render.Plan, in render.Input) ([]render.Warning, field.Er
 var forwardableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // unforwardable: every rank reads mlops.env and spec.env through mpirun's forwarding, so a name it cannot
-// forward is an error.
+// forward is an error, which suggests the name with each "." and "-" as "_".
 func unforwardable(p *render.Plan, spec *field.Path, envKey func(string) *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	const why = "reaches every rank only through mpirun's environment forwarding (OpenMPI's -x, Hydra's -genvlist), which carries no name with \".\" or \"-\": the ranks would run without it; accepted: letters, digits and _, not starting with a digit (e.g. %s)"
-	for _, k := range p.EnvKeys {
-		if !forwardableName.MatchString(k) {
-			errs = append(errs, field.Invalid(envKey(k), k, fmt.Sprintf(why, forwardableSpelling(k))))
+	refuse := func(at *field.Path, value, name string) {
+		if !forwardableName.MatchString(name) {
+			errs = append(errs, field.Invalid(at, value, fmt.Sprintf("reaches every rank only through mpirun's environment forwarding "+
+				"(OpenMPI's -x, Hydra's -genvlist), which carries no name with \".\" or \"-\": the ranks would run without it; "+
+				"accepted: letters, digits and _, not starting with a digit (e.g. %s)", strings.NewReplacer(".", "_", "-", "_").Replace(name))))
 		}
+	}
+	for _, k := range p.EnvKeys {
+		refuse(envKey(k), k, k)
 	}
 	for i, e := range p.Env {
-		if !forwardableName.MatchString(e.Name) {
-			errs = append(errs, field.Invalid(spec.Child("env").Index(i).Child("name"), e.Name, fmt.Sprintf(why, forwardableSpelling(e.Name))))
-		}
+		refuse(spec.Child("env").Index(i).Child("name"), e.Name, e.Name)
 	}
 	for i, v := range p.MPI.ForwardEnv {
-		if name, _, _ := strings.Cut(v, "="); !forwardableName.MatchString(name) && len(validation.IsEnvVarName(name)) == 0 {
-			errs = append(errs, field.Invalid(spec.Child("mpi", "forwardEnv").Index(i), v, fmt.Sprintf(why, forwardableSpelling(name))))
+		if name, _, _ := strings.Cut(v, "="); len(validation.IsEnvVarName(name)) == 0 {
+			refuse(spec.Child("mpi", "forwardEnv").Index(i), v, name)
 		}
 	}
 	return errs
-}
-
-// forwardableSpelling is name with each "." and "-" as "_".
-func forwardableSpelling(name string) string {
-	return strings.NewReplacer(".", "_", "-", "_").Replace(name)
 }
