@@ -48,11 +48,8 @@ func forwardFlags(p *render.Plan, keep func(string) bool) []string {
 	}
 	var flags []string
 	if p.MPI.Implementation == api.OpenMPI {
-		for _, v := range pairs {
+		for _, v := range slices.Concat(pairs, names) {
 			flags = append(flags, "-x", v)
-		}
-		for _, name := range names {
-			flags = append(flags, "-x", name)
 		}
 		return flags
 	}
