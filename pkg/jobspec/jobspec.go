@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package jobspec reads the job spec (kind MLOpsJob): one YAML document,
-// decoded strictly, its errors pinned to the field and line they are about.
+// Package jobspec reads the job spec (kind MLOpsJob): one YAML document, decoded strictly, its errors pinned
+// to the field and line they are about.
 package jobspec
 
 import (
@@ -19,8 +19,8 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 )
 
-// Decode reads the function config strictly: an unknown or misspelt field
-// is an error, not a silently ignored line.
+// Decode reads the function config strictly: an unknown or misspelt field is an error, not a silently ignored
+// line.
 func Decode(config *yaml.RNode) (*api.MLOpsJob, field.ErrorList) {
 	want := fmt.Sprintf("%s (apiVersion %s)", jobkind.WithArticle(api.Kind), api.APIVersion)
 	if config == nil || config.IsNilOrEmpty() {
@@ -72,9 +72,8 @@ func Decode(config *yaml.RNode) (*api.MLOpsJob, field.ErrorList) {
 
 const quantityDetail = "is not a Kubernetes quantity; accepted: a Kubernetes quantity such as 500m, 2 or 4Gi (suffixes are case-sensitive: Gi, not gi)"
 
-// badQuantity finds the first value of a limits or requests map, or of a
-// sizeLimit, that is not a quantity, its path and value (encoding/json's
-// error names neither).
+// badQuantity finds the first value of a limits or requests map, or of a sizeLimit, that is not a quantity,
+// its path and value (encoding/json's error names neither).
 func badQuantity(n *yaml.RNode, p *field.Path, parent string) (*field.Path, string) {
 	y := n.YNode()
 	switch y.Kind {
@@ -131,8 +130,8 @@ var (
 	wrongType    = regexp.MustCompile(`cannot unmarshal (.+?) into Go struct field [A-Za-z0-9]+\.(\S+) of type (\S+)`)
 )
 
-// renamed are the fields v1alpha1 had before it took Kubernetes' shapes, with
-// what replaced them: an unknown field's error names the new one.
+// renamed are the fields v1alpha1 had before it took Kubernetes' shapes, with what replaced them: an unknown
+// field's error names the new one.
 var renamed = map[string]string{
 	"spec.mode":                     "spec.jobKind, the kind the job becomes (MPIJob, multi-node, by default; mlops-fn --help lists every kind)",
 	"spec.resources.cpu":            "spec.resources.limits.cpu, as in a container",
@@ -144,8 +143,7 @@ var renamed = map[string]string{
 // specFields is what decodeError says a job spec accepts.
 var specFields = fmt.Sprintf("the fields of %s %s, listed in docs/job-spec.md", api.APIVersion, api.Kind)
 
-// DecodeError turns a decoding error into one about the field it names;
-// accepted says which fields exist.
+// DecodeError turns a decoding error into one about the field it names; accepted says which fields exist.
 func DecodeError(err error, accepted string) *field.Error {
 	msg := strings.TrimPrefix(err.Error(), "json: ")
 	if m := unknownField.FindStringSubmatch(msg); m != nil {
@@ -189,9 +187,8 @@ func yamlWords(t string) string {
 	return "a " + t
 }
 
-// pinpoint adds to a type error what encoding/json's message leaves out: the
-// list index or map key of the value, and the value (args: [--lr, 0.1] gives
-// spec.args[1], 0.1, not just spec.args).
+// pinpoint adds to a type error what encoding/json's message leaves out: the list index or map key of the
+// value, and the value (args: [--lr, 0.1] gives spec.args[1], 0.1, not just spec.args).
 func pinpoint(config *yaml.RNode, err error, e *field.Error) *field.Error {
 	m := wrongType.FindStringSubmatch(err.Error())
 	if m == nil {
@@ -229,11 +226,10 @@ func JSONType(n *yaml.Node) string {
 	return "string"
 }
 
-// locate finds, along a Go field path (spec.env.value), through every item of
-// the lists and every value of the maps on the way, the first value of the
-// JSON type the decoder found there, and returns its path and node. At the
-// path's end an item or value of that type (a list's element, a
-// nodeSelector's value) comes before the node itself.
+// locate finds, along a Go field path (spec.env.value), through every item of the lists and every value of
+// the maps on the way, the first value of the JSON type the decoder found there, and returns its path and
+// node. At the path's end an item or value of that type (a list's element, a nodeSelector's value) comes
+// before the node itself.
 func locate(n *yaml.RNode, segs []string, p *field.Path, found string) (*field.Path, *yaml.Node) {
 	y := n.YNode()
 	switch {

@@ -33,12 +33,12 @@ const (
 	FromLocalConfig                  // spec.envFile.localConfigMap: mlops-fn writes the ConfigMap
 )
 
-// LocalConfig is the annotation that keeps an object out of what kpt and
-// kustomize apply: a package's inputs, such as the job spec and mlops.env.
+// LocalConfig is the annotation that keeps an object out of what kpt and kustomize apply: a package's inputs,
+// such as the job spec and mlops.env.
 const LocalConfig = "config.kubernetes.io/local-config"
 
-// envSources refuses a spec that names two sources of mlops.env. It reads
-// the spec as written: Default fills in path.
+// envSources refuses a spec that names two sources of mlops.env. It reads the spec as written: Default fills
+// in path.
 func envSources(job *api.MLOpsJob) field.ErrorList {
 	src := job.Spec.EnvFile
 	var named []string
@@ -69,9 +69,9 @@ func envSources(job *api.MLOpsJob) field.ErrorList {
 	return errs
 }
 
-// localConfigEnv reads mlops.env from the local-config ConfigMap the spec
-// names: a kpt package keeps it beside job.yaml, and neither kpt nor
-// kustomize applies it; mlops-fn writes the env ConfigMap the containers read.
+// localConfigEnv reads mlops.env from the local-config ConfigMap the spec names: a kpt package keeps it
+// beside job.yaml, and neither kpt nor kustomize applies it; mlops-fn writes the env ConfigMap the containers
+// read.
 func (p Processor) localConfigEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, error) {
 	name, envName := job.Spec.EnvFile.LocalConfigMap.Name, job.Spec.EnvFile.ConfigMapName
 	at := p.configName() + ": spec.envFile.localConfigMap.name"
@@ -118,14 +118,12 @@ func (p Processor) localConfigEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.
 // needsHashSuffix marks a configMapGenerator's ConfigMap whose name kustomize will hash.
 const needsHashSuffix = "internal.config.kubernetes.io/needsHashSuffix"
 
-// loadEnv reads mlops.env from its one source (docs/mlops-env.md, "One
-// source"): what the spec names (inline text, a local-config ConfigMap, the
-// file at spec.envFile.path), or the env ConfigMap among the inputs, which
-// runners that cannot read files get from configMapGenerator. The env
-// ConfigMap beside inline text or a local-config ConfigMap is refused; beside
-// the file it is read where it holds the file's every entry (a generator of
-// that very file, which may add keys of its own), else refused, naming both
-// and the keys they disagree on.
+// loadEnv reads mlops.env from its one source (docs/mlops-env.md, "One source"): what the spec names (inline
+// text, a local-config ConfigMap, the file at spec.envFile.path), or the env ConfigMap among the inputs,
+// which runners that cannot read files get from configMapGenerator. The env ConfigMap beside inline text or a
+// local-config ConfigMap is refused; beside the file it is read where it holds the file's every entry (a
+// generator of that very file, which may add keys of its own), else refused, naming both and the keys they
+// disagree on.
 func (p Processor) loadEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, EnvOrigin, error) {
 	src := job.Spec.EnvFile
 	if src.LocalConfigMap != nil && src.LocalConfigMap.Name == src.ConfigMapName {
@@ -185,9 +183,8 @@ func (p Processor) loadEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, E
 	}
 }
 
-// disagreement lists the keys whose values differ from a to b, each as
-// KEY: "a's" → "b's" ("(none)": no such key); keys b alone has count only
-// unless extrasOK (a generator's own literals beside its envs file).
+// disagreement lists the keys whose values differ from a to b, each as KEY: "a's" → "b's" ("(none)": no such
+// key); keys b alone has count only unless extrasOK (a generator's own literals beside its envs file).
 func disagreement(a, b *env.File, extrasOK bool) string {
 	tree := func(f *env.File) map[string]any {
 		m := map[string]any{}
@@ -205,10 +202,9 @@ func disagreement(a, b *env.File, extrasOK bool) string {
 	return strings.Join(keys, ", ")
 }
 
-// envConfigMap finds the env ConfigMap among the inputs that mlops-fn did not
-// write (a configMapGenerator's, or the user's), nil if none: one a namespace,
-// and where there are several, all of one content, since the job is rendered
-// from one and each namespace's pods read their own.
+// envConfigMap finds the env ConfigMap among the inputs that mlops-fn did not write (a configMapGenerator's,
+// or the user's), nil if none: one a namespace, and where there are several, all of one content, since the
+// job is rendered from one and each namespace's pods read their own.
 func envConfigMap(job *api.MLOpsJob, items []*yaml.RNode) (*yaml.RNode, *env.File, error) {
 	name := job.Spec.EnvFile.ConfigMapName
 	var first *yaml.RNode

@@ -39,8 +39,7 @@ type podAt struct {
 	role   jobkind.Role
 }
 
-// Pods are every pod spec of job, as rendered (a TrainJob's runtime patches
-// merged per replicated job).
+// Pods are every pod spec of job, as rendered (a TrainJob's runtime patches merged per replicated job).
 func Pods(job *yaml.RNode) []Pod {
 	var out []Pod
 	for _, p := range podsOf(job.GetKind(), decoded(job)) {
@@ -49,9 +48,8 @@ func Pods(job *yaml.RNode) []Pod {
 	return out
 }
 
-// decoded is a job read into its upstream Go type, unknown fields ignored
-// (a base's job: Check decodes the job as rendered strictly); nil when it does
-// not decode.
+// decoded is a job read into its upstream Go type, unknown fields ignored (a base's job: Check decodes the
+// job as rendered strictly); nil when it does not decode.
 func decoded(job *yaml.RNode) any {
 	k, ok := kinds.All.ForKind(job.GetKind())
 	if !ok {
@@ -68,8 +66,8 @@ func decoded(job *yaml.RNode) any {
 	return obj
 }
 
-// podsOf are every pod spec of job, of kind, in its upstream Go type, as
-// the kind lists them (jobnode.Templated).
+// podsOf are every pod spec of job, of kind, in its upstream Go type, as the kind lists them
+// (jobnode.Templated).
 func podsOf(kind string, obj any) []podAt {
 	t, ok := kinds.Of(jobkind.JobKind(kind)).(jobnode.Templated)
 	if !ok {
@@ -91,15 +89,13 @@ var evaluator = sync.OnceValue(func() policy.Evaluator {
 	return e
 })
 
-// podSecurityVersion is the policy version a namespace's
-// pod-security.kubernetes.io/enforce label means without an enforce-version
-// label: latest, the API server's own. Here that is the newest policy of
-// k8s.io/pod-security-admission, whose version go.mod keeps with k8s.io/api's
-// (v0.36: Kubernetes 1.36), the API mlops-fn renders.
+// podSecurityVersion is the policy version a namespace's pod-security.kubernetes.io/enforce label means
+// without an enforce-version label: latest, the API server's own. Here that is the newest policy of
+// k8s.io/pod-security-admission, whose version go.mod keeps with k8s.io/api's (v0.36: Kubernetes 1.36), the
+// API mlops-fn renders.
 var podSecurityVersion = psa.LatestVersion()
 
-// levels are the Pod Security Standards' levels, strictest first: a pod a
-// level refuses needs the next one.
+// levels are the Pod Security Standards' levels, strictest first: a pod a level refuses needs the next one.
 var levels = []psa.Level{psa.LevelRestricted, psa.LevelBaseline, psa.LevelPrivileged}
 
 // Refusal is Pod Security admission refusing a pod of a job at a level.
@@ -109,14 +105,13 @@ type Refusal struct {
 	Path string
 	// Message is the API server's words: violates PodSecurity "LEVEL:VERSION": reasons (details).
 	Message string
-	// Reasons are the checks' forbidden reasons, as in Message, and Details
-	// their details ("" where a check gives none).
+	// Reasons are the checks' forbidden reasons, as in Message, and Details their details ("" where a check
+	// gives none).
 	Reasons, Details []string
 }
 
-// PodSecurity evaluates the pods of job, as rendered, as the API server's
-// Pod Security admission does: the strictest level that admits them all,
-// and every level each pod is refused at.
+// PodSecurity evaluates the pods of job, as rendered, as the API server's Pod Security admission does: the
+// strictest level that admits them all, and every level each pod is refused at.
 func PodSecurity(job *yaml.RNode) (psa.Level, []Refusal) {
 	return podSecurity(podsOf(job.GetKind(), decoded(job)))
 }
@@ -139,8 +134,8 @@ func podSecurity(pods []podAt) (psa.Level, []Refusal) {
 	return levels[needs], refused
 }
 
-// settingFor names what in mlops.env or the job spec sets what a Pod Security
-// check (by its forbidden reason) looks at in the pods mlops-fn fills.
+// settingFor names what in mlops.env or the job spec sets what a Pod Security check (by its forbidden reason)
+// looks at in the pods mlops-fn fills.
 var settingFor = map[string]string{
 	"runAsNonRoot != true":              "a non-root USER_ID (or spec.security.runAsUser) sets runAsNonRoot",
 	"runAsUser=0":                       "USER_ID=0 runs the pods as root",
@@ -152,9 +147,8 @@ var settingFor = map[string]string{
 	"non-default capabilities":          "spec.rdma adds IPC_LOCK",
 }
 
-// hostNamespaces says what sets each host namespace a pod spec shares:
-// spec.hostNetwork for the node's network; nothing of mlops-fn's for its
-// processes or IPC, which only the base sets.
+// hostNamespaces says what sets each host namespace a pod spec shares: spec.hostNetwork for the node's
+// network; nothing of mlops-fn's for its processes or IPC, which only the base sets.
 func hostNamespaces(spec corev1.PodSpec) []string {
 	var out, base []string
 	if spec.HostNetwork {
@@ -175,11 +169,10 @@ func hostNamespaces(spec corev1.PodSpec) []string {
 	return out
 }
 
-// podSecurityNotice is the warning about a job whose pods restricted
-// refuses, "" when restricted admits them all: one line, the level they need
-// and what in the pods needs it; verbose, for each pod what the API server
-// says of it at the level above that one (pods it says the same of
-// together), with the settings of mlops-fn's that bear on it.
+// podSecurityNotice is the warning about a job whose pods restricted refuses, "" when restricted admits them
+// all: one line, the level they need and what in the pods needs it; verbose, for each pod what the API server
+// says of it at the level above that one (pods it says the same of together), with the settings of mlops-fn's
+// that bear on it.
 func podSecurityNotice(id string, pods []podAt, verbose bool) string {
 	level, refused := podSecurity(pods)
 	if level == psa.LevelRestricted {
@@ -230,9 +223,8 @@ func podSecurityNotice(id string, pods []podAt, verbose bool) string {
 		"the namespace's pod-security.kubernetes.io/enforce label must allow it%s", id, level, strings.Join(why, "; "), note)
 }
 
-// need is what a Pod Security check refused, in a few words: a volume's
-// details name it; others' list every container (too long for one line) or
-// repeat the reason.
+// need is what a Pod Security check refused, in a few words: a volume's details name it; others' list every
+// container (too long for one line) or repeat the reason.
 func need(reason, detail string) string {
 	switch {
 	case detail == "" || strings.Contains(detail, reason):
@@ -247,22 +239,20 @@ func need(reason, detail string) string {
 	return reason
 }
 
-// PodSecurityResults is the warning about a job mlops-fn generates whose
-// pods restricted refuses, named after the job spec.
+// PodSecurityResults is the warning about a job mlops-fn generates whose pods restricted refuses, named after
+// the job spec.
 func (p Processor) PodSecurityResults(job *yaml.RNode) framework.Results {
 	if n := podSecurityNotice(p.configName()+": "+job.GetKind()+"/"+job.GetName(), podsOf(job.GetKind(), decoded(job)), p.Verbose); n != "" {
-		return noticeResults([]string{n})
+		return noticeResults(n)
 	}
 	return nil
 }
 
-// hostNetworkDNS checks the target's pods on the node's network (hostNetwork
-// of the base's, not the spec's, whose patch sets both): without dnsPolicy
-// ClusterFirstWithHostNet, Kubernetes gives them the node's resolver (its
-// ClusterFirst falls back to Default there), so the pods of a job cannot
-// resolve each other's names and the job fails once running: an error for
-// the operators' kinds, a notice for a Pod, which has no peers (an explicit
-// Default or None is the user's choice).
+// hostNetworkDNS checks the target's pods on the node's network (hostNetwork of the base's, not the spec's,
+// whose patch sets both): without dnsPolicy ClusterFirstWithHostNet, Kubernetes gives them the node's
+// resolver (its ClusterFirst falls back to Default there), so the pods of a job cannot resolve each other's
+// names and the job fails once running: an error for the operators' kinds, a notice for a Pod, which has no
+// peers (an explicit Default or None is the user's choice).
 func hostNetworkDNS(target *yaml.RNode, q *render.Plan) (string, error) {
 	for _, pod := range podsOf(target.GetKind(), decoded(target)) {
 		s := pod.Spec
