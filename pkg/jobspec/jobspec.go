@@ -39,7 +39,7 @@ func Decode(config *yaml.RNode) (*api.MLOpsJob, field.ErrorList) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	if p := nullIn(config, nil); p != nil {
+	if p := nullIn(config); p != nil {
 		// encoding/json turns a null into "" in a list or a map of strings.
 		return nil, field.ErrorList{field.Invalid(p, "null", "is null (an empty YAML value); accepted: a value, or leave the entry out")}
 	}
@@ -50,7 +50,7 @@ func Decode(config *yaml.RNode) (*api.MLOpsJob, field.ErrorList) {
 	job := &api.MLOpsJob{}
 	strict, err := sigsjson.UnmarshalStrict(b, job)
 	if err != nil {
-		if p, v := badQuantity(config, nil, ""); p != nil {
+		if p, v := badQuantity(config); p != nil {
 			return nil, field.ErrorList{field.Invalid(p, v, quantityDetail)}
 		}
 		return nil, field.ErrorList{pinpoint(config, err, DecodeError(err, specFields))}
@@ -74,54 +74,48 @@ const quantityDetail = "is not a Kubernetes quantity; accepted: a Kubernetes qua
 
 // badQuantity finds the first value of a limits or requests map, or of a sizeLimit, that is not a quantity,
 // its path and value (encoding/json's error names neither).
-func badQuantity(n *yaml.RNode, p *field.Path, parent string) (*field.Path, string) {
-	y := n.YNode()
-	switch y.Kind {
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(y.Content); i += 2 {
-			k, v := y.Content[i].Value, y.Content[i+1]
-			q := pathChild(p, k)
-			if v.Kind == yaml.ScalarNode && (k == "sizeLimit" || parent == "limits" || parent == "requests") {
-				if _, err := resource.ParseQuantity(v.Value); err != nil {
-					return q, v.Value
-				}
-			}
-			if found, value := badQuantity(yaml.NewRNode(v), q, k); found != nil {
-				return found, value
-			}
+func badQuantity(n *yaml.RNode) (*field.Path, string) {
+	p, y := firstNode(n.YNode(), nil, "", "", func(y *yaml.Node, key, parent string) bool {
+		if y.Kind != yaml.ScalarNode || key != "sizeLimit" && parent != "limits" && parent != "requests" {
+			return false
 		}
-	case yaml.SequenceNode:
-		for i, c := range y.Content {
-			if found, value := badQuantity(yaml.NewRNode(c), p.Index(i), ""); found != nil {
-				return found, value
-			}
-		}
+		_, err := resource.ParseQuantity(y.Value)
+		return err != nil
+	})
+	if y == nil {
+		return nil, ""
 	}
-	return nil, ""
+	return p, y.Value
 }
 
 // nullIn finds the first null in n, the path to it; nil when there is none.
-func nullIn(n *yaml.RNode, p *field.Path) *field.Path {
-	y := n.YNode()
-	switch y.Kind {
-	case yaml.ScalarNode:
-		if y.Tag == yaml.NodeTagNull && p != nil {
-			return p
-		}
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(y.Content); i += 2 {
-			if found := nullIn(yaml.NewRNode(y.Content[i+1]), pathChild(p, y.Content[i].Value)); found != nil {
-				return found
+func nullIn(n *yaml.RNode) *field.Path {
+	p, _ := firstNode(n.YNode(), nil, "", "", func(y *yaml.Node, _, _ string) bool {
+		return y.Kind == yaml.ScalarNode && y.Tag == yaml.NodeTagNull
+	})
+	return p
+}
+
+// firstNode walks y's maps' values and lists' items, parents first, for the first node below y that is, by its key
+// and its parent's key ("" for a list's item), what is wanted: its path and node.
+func firstNode(y *yaml.Node, p *field.Path, key, parent string, wanted func(y *yaml.Node, key, parent string) bool) (*field.Path, *yaml.Node) {
+	if p != nil && wanted(y, key, parent) {
+		return p, y
+	}
+	for i, c := range y.Content {
+		switch {
+		case y.Kind == yaml.MappingNode && i%2 == 1:
+			k := y.Content[i-1].Value
+			if found, n := firstNode(c, pathChild(p, k), k, key, wanted); found != nil {
+				return found, n
 			}
-		}
-	case yaml.SequenceNode:
-		for i, c := range y.Content {
-			if found := nullIn(yaml.NewRNode(c), p.Index(i)); found != nil {
-				return found
+		case y.Kind == yaml.SequenceNode:
+			if found, n := firstNode(c, p.Index(i), "", "", wanted); found != nil {
+				return found, n
 			}
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // unknownField and wrongType read the field path out of encoding/json's errors.

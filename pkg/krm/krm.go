@@ -7,6 +7,7 @@ package krm
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -44,12 +45,8 @@ func Run(in io.Reader, out, stderr io.Writer, inputRead func(int)) error {
 		return ReportError(stderr, refused.err)
 	case err != nil && !p.ran:
 		// kyaml could not read it: say what is wrong, as precisely as we can.
-		if cerr := isResourceList(input); cerr != nil {
-			_, _ = out.Write(input)
-			return ReportError(stderr, cerr)
-		}
 		_, _ = out.Write(input)
-		return ReportError(stderr, explainUnreadable(input, err))
+		return ReportError(stderr, cmp.Or(isResourceList(input), explainUnreadable(input, err)))
 	}
 	if _, werr := out.Write(written.Bytes()); werr != nil && err == nil {
 		err = werr

@@ -3,6 +3,7 @@
 package processor
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -75,7 +76,8 @@ func envSources(job *api.MLOpsJob) field.ErrorList {
 func (p Processor) localConfigEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, error) {
 	name, envName := job.Spec.EnvFile.LocalConfigMap.Name, job.Spec.EnvFile.ConfigMapName
 	at := p.configName() + ": spec.envFile.localConfigMap.name"
-	var found, local []*yaml.RNode
+	var found []*yaml.RNode
+	var local []string
 	for _, it := range items {
 		if it.GetKind() != "ConfigMap" {
 			continue
@@ -84,21 +86,14 @@ func (p Processor) localConfigEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.
 			found = append(found, it)
 		}
 		if it.GetAnnotations()[LocalConfig] == "true" {
-			local = append(local, it)
+			local = append(local, strconv.Quote(it.GetName()))
 		}
 	}
 	switch len(found) {
 	case 0:
-		names := "none"
-		if len(local) > 0 {
-			var ns []string
-			for _, it := range local {
-				ns = append(ns, strconv.Quote(it.GetName()))
-			}
-			names = strings.Join(ns, ", ")
-		}
 		return nil, fmt.Errorf("%s: Invalid value: %q: no ConfigMap of that name among the inputs (local-config ConfigMaps among them: %s); "+
-			"accepted: the name of a ConfigMap in the package, annotated %s: \"true\", whose data is mlops.env's KEY: value pairs", at, name, names, LocalConfig)
+			"accepted: the name of a ConfigMap in the package, annotated %s: \"true\", whose data is mlops.env's KEY: value pairs",
+			at, name, cmp.Or(strings.Join(local, ", "), "none"), LocalConfig)
 	case 1:
 	default:
 		return nil, fmt.Errorf("ConfigMap/%s is among the inputs %d times (%s, and %s), and spec.envFile.localConfigMap names it; "+
@@ -215,13 +210,8 @@ func envConfigMap(job *api.MLOpsJob, items []*yaml.RNode) (*yaml.RNode, *env.Fil
 			continue
 		}
 		if other, twice := seen[it.GetNamespace()]; twice {
-			where := fmt.Sprintf("in namespace %q", it.GetNamespace())
-			if it.GetNamespace() == "" {
-				where = "without a namespace"
-			}
-			return nil, nil,
-				fmt.Errorf("ConfigMap/%s is among the inputs twice %s (%s, and %s); "+
-					"accepted: one ConfigMap of the job's env per namespace", name, where, other, identify(it))
+			return nil, nil, fmt.Errorf("ConfigMap/%s is among the inputs twice %s (%s, and %s); "+
+				"accepted: one ConfigMap of the job's env per namespace", name, inNamespace(it.GetNamespace()), other, identify(it))
 		}
 		seen[it.GetNamespace()] = identify(it)
 		f, err := configMapFile(it)
@@ -247,10 +237,10 @@ func envConfigMap(job *api.MLOpsJob, items []*yaml.RNode) (*yaml.RNode, *env.Fil
 }
 
 func configMapFile(cm *yaml.RNode) (*env.File, error) {
-	if d := cm.Field("data"); d != nil && d.Value.YNode().Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("ConfigMap/%s: data is a YAML %s; accepted: a map of KEY: value", cm.GetName(), jobspec.NodeKind(d.Value))
-	}
 	if d := cm.Field("data"); d != nil {
+		if d.Value.YNode().Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("ConfigMap/%s: data is a YAML %s; accepted: a map of KEY: value", cm.GetName(), jobspec.NodeKind(d.Value))
+		}
 		c := d.Value.YNode().Content
 		for i := 0; i+1 < len(c); i += 2 {
 			if v := c[i+1]; v.Kind != yaml.ScalarNode || v.Tag != yaml.NodeTagString {
@@ -259,9 +249,8 @@ func configMapFile(cm *yaml.RNode) (*env.File, error) {
 			}
 		}
 	}
-	data := cm.GetDataMap()
-	if binary := cm.GetBinaryDataMap(); len(binary) > 0 {
+	if len(cm.GetBinaryDataMap()) > 0 {
 		return nil, fmt.Errorf("ConfigMap/%s: binaryData is not accepted: mlops.env holds text", cm.GetName())
 	}
-	return env.FromMap("ConfigMap/"+cm.GetName(), data), nil
+	return env.FromMap("ConfigMap/"+cm.GetName(), cm.GetDataMap()), nil
 }

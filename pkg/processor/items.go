@@ -135,19 +135,23 @@ func onePerName(items []*yaml.RNode) error {
 		group, _, _ := strings.Cut(it.GetApiVersion(), "/")
 		key := strings.Join([]string{group, it.GetKind(), it.GetNamespace(), it.GetName()}, "/")
 		if first, twice := seen[key]; twice {
-			where := fmt.Sprintf("in namespace %q", it.GetNamespace())
-			if it.GetNamespace() == "" {
-				where = "without a namespace"
-			}
 			why := "mlops-fn would patch both, and the cluster holds one"
 			if isSpec(it) {
 				why = "each would replace or remove the job the other generates"
 			}
-			return fmt.Errorf("input items %d (%s) and %d (%s) are two %ss named %q %s: %s; accepted: one %s of a name per namespace (rename or remove one)", first+1, identify(items[first]), i+1, identify(it), it.GetKind(), it.GetName(), where, why, it.GetKind())
+			return fmt.Errorf("input items %d (%s) and %d (%s) are two %ss named %q %s: %s; accepted: one %s of a name per namespace (rename or remove one)", first+1, identify(items[first]), i+1, identify(it), it.GetKind(), it.GetName(), inNamespace(it.GetNamespace()), why, it.GetKind())
 		}
 		seen[key] = i
 	}
 	return nil
+}
+
+// inNamespace says where an object is, by its namespace ns.
+func inNamespace(ns string) string {
+	if ns == "" {
+		return "without a namespace"
+	}
+	return fmt.Sprintf("in namespace %q", ns)
 }
 
 func generated(n *yaml.RNode) bool {
@@ -157,17 +161,10 @@ func generated(n *yaml.RNode) bool {
 
 // findItem finds the item of that kind called name, now or, failing that, before kustomize renamed it.
 func findItem(items []*yaml.RNode, kind, name string) int {
-	for i, it := range items {
-		if it.GetKind() == kind && it.GetName() == name {
-			return i
-		}
+	if i := slices.IndexFunc(items, func(it *yaml.RNode) bool { return it.GetKind() == kind && it.GetName() == name }); i >= 0 {
+		return i
 	}
-	for i, it := range items {
-		if it.GetKind() == kind && slices.Contains(previousNames(it), name) {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(items, func(it *yaml.RNode) bool { return it.GetKind() == kind && slices.Contains(previousNames(it), name) })
 }
 
 // isNamed: n is named name, or was before a kustomize namePrefix or nameSuffix.

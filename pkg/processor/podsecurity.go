@@ -9,44 +9,22 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
-
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	psa "k8s.io/pod-security-admission/api"
 	"k8s.io/pod-security-admission/policy"
-	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
 // Pod is a pod spec of a job as rendered, as Pod Security admission sees it.
-type Pod struct {
-	// Path is the pod spec's field path in the job.
-	Path string
-	Meta metav1.ObjectMeta
-	Spec corev1.PodSpec
-}
-
-// podAt is a pod of a job, with its role.
-type podAt struct {
-	Pod
-	// filled: mlops-fn fills this pod spec; role is its role then.
-	filled bool
-	role   jobkind.Role
-}
+type Pod = jobnode.PodTemplate
 
 // Pods are every pod spec of job, as rendered (a TrainJob's runtime patches merged per replicated job).
-func Pods(job *yaml.RNode) []Pod {
-	var out []Pod
-	for _, p := range podsOf(job.GetKind(), decoded(job)) {
-		out = append(out, p.Pod)
-	}
-	return out
-}
+func Pods(job *yaml.RNode) []Pod { return podsOf(job.GetKind(), decoded(job)) }
 
 // decoded is a job read into its upstream Go type, unknown fields ignored (a base's job: Check decodes the
 // job as rendered strictly); nil when it does not decode.
@@ -55,29 +33,19 @@ func decoded(job *yaml.RNode) any {
 	if !ok {
 		return nil
 	}
-	b, err := jobnode.JSON(job)
-	if err != nil {
-		return nil
-	}
 	obj := k.New()
-	if json.Unmarshal(b, obj) != nil {
+	if b, err := jobnode.JSON(job); err != nil || json.Unmarshal(b, obj) != nil {
 		return nil
 	}
 	return obj
 }
 
-// podsOf are every pod spec of job, of kind, in its upstream Go type, as the kind lists them
-// (jobnode.Templated).
-func podsOf(kind string, obj any) []podAt {
-	t, ok := kinds.Of(jobkind.JobKind(kind)).(jobnode.Templated)
-	if !ok {
-		return nil
+// podsOf are every pod spec of job, of kind, in its upstream Go type, as the kind lists them.
+func podsOf(kind string, obj any) []Pod {
+	if t, ok := kinds.Of(jobkind.JobKind(kind)).(jobnode.Templated); ok {
+		return t.PodTemplates(obj)
 	}
-	var pods []podAt
-	for _, p := range t.PodTemplates(obj) {
-		pods = append(pods, podAt{Pod{p.Path, p.Meta, p.Spec}, p.Filled, p.Role})
-	}
-	return pods
+	return nil
 }
 
 // evaluator is the API server's own Pod Security evaluator, its default checks.
@@ -116,7 +84,7 @@ func PodSecurity(job *yaml.RNode) (psa.Level, []Refusal) {
 	return podSecurity(podsOf(job.GetKind(), decoded(job)))
 }
 
-func podSecurity(pods []podAt) (psa.Level, []Refusal) {
+func podSecurity(pods []Pod) (psa.Level, []Refusal) {
 	needs := 0
 	var refused []Refusal
 	for _, pod := range pods {
@@ -173,7 +141,7 @@ func hostNamespaces(spec corev1.PodSpec) []string {
 // all: one line, the level they need and what in the pods needs it; verbose, for each pod what the API server
 // says of it at the level above that one (pods it says the same of together), with the settings of mlops-fn's
 // that bear on it.
-func podSecurityNotice(id string, pods []podAt, verbose bool) string {
+func podSecurityNotice(id string, pods []Pod, verbose bool) string {
 	level, refused := podSecurity(pods)
 	if level == psa.LevelRestricted {
 		return ""
@@ -239,15 +207,6 @@ func need(reason, detail string) string {
 	return reason
 }
 
-// PodSecurityResults is the warning about a job mlops-fn generates whose pods restricted refuses, named after
-// the job spec.
-func (p Processor) PodSecurityResults(job *yaml.RNode) framework.Results {
-	if n := podSecurityNotice(p.configName()+": "+job.GetKind()+"/"+job.GetName(), podsOf(job.GetKind(), decoded(job)), p.Verbose); n != "" {
-		return noticeResults(n)
-	}
-	return nil
-}
-
 // hostNetworkDNS checks the target's pods on the node's network (hostNetwork of the base's, not the spec's,
 // whose patch sets both): without dnsPolicy ClusterFirstWithHostNet, Kubernetes gives them the node's
 // resolver (its ClusterFirst falls back to Default there), so the pods of a job cannot resolve each other's
@@ -256,7 +215,7 @@ func (p Processor) PodSecurityResults(job *yaml.RNode) framework.Results {
 func hostNetworkDNS(target *yaml.RNode, q *render.Plan) (string, error) {
 	for _, pod := range podsOf(target.GetKind(), decoded(target)) {
 		s := pod.Spec
-		if !s.HostNetwork || s.DNSPolicy != "" && s.DNSPolicy != corev1.DNSClusterFirst || pod.filled && q.HostNetwork {
+		if !s.HostNetwork || s.DNSPolicy != "" && s.DNSPolicy != corev1.DNSClusterFirst || pod.Filled && q.HostNetwork {
 			continue
 		}
 		policy := "no dnsPolicy"

@@ -264,7 +264,10 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 		if job, err = p.Generate(plan); err != nil {
 			return nil, append(results, errorResult(err))
 		}
-		results = append(results, p.PodSecurityResults(job)...)
+		// Pod Security, named after the job spec.
+		if n := podSecurityNotice(p.configName()+": "+job.GetKind()+"/"+job.GetName(), podsOf(job.GetKind(), decoded(job)), p.Verbose); n != "" {
+			results = append(results, noticeResults(n)...)
+		}
 	}
 	// The ConfigMaps this run writes, by namespace/name.
 	written := map[string]bool{}

@@ -72,17 +72,14 @@ func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error
 		}
 	}
 	if len(found) == 0 && explicit {
-		seen := []string{}
+		var seen []string
 		for _, it := range items {
 			if it.GetKind() == kind {
 				seen = append(seen, describe(it.GetName(), it.GetLabels()))
 			}
 		}
-		if len(seen) == 0 {
-			seen = []string{"none"}
-		}
 		return nil, fmt.Errorf("%s: spec.target: %s matches no %s among the inputs; the inputs' %ss: %s",
-			p.configName(), describe(sel.Name, sel.Labels), kind, kind, strings.Join(seen, ", "))
+			p.configName(), describe(sel.Name, sel.Labels), kind, kind, cmp.Or(strings.Join(seen, ", "), "none"))
 	}
 	if len(found) == 0 {
 		// A job of another kind under the job's name would go out unpatched beside a new job.
@@ -194,8 +191,8 @@ func hasLabels(n *yaml.RNode, want map[string]string) bool {
 // (render.TrainingContainerIndex).
 func movedFirst(target *yaml.RNode, id string, q *render.Plan) []string {
 	var notices []string
-	lists := jobnode.ContainerLists(kindOf(target), target)
 	kind := kindOf(target)
+	lists := jobnode.ContainerLists(kind, target)
 	for _, role := range slices.Sorted(maps.Keys(lists)) {
 		name := q.ContainerOf(role)
 		i := slices.IndexFunc(lists[role], func(c *yaml.RNode) bool { n, _ := c.GetString("name"); return n == name })
@@ -219,7 +216,8 @@ func movedFirst(target *yaml.RNode, id string, q *render.Plan) []string {
 // ConfigMap, by role and container.
 func ownEnvFrom(target *yaml.RNode, q *render.Plan) (map[jobkind.Role]map[string][]corev1.EnvFromSource, error) {
 	out := map[jobkind.Role]map[string][]corev1.EnvFromSource{}
-	for _, byRole := range []map[jobkind.Role][]*yaml.RNode{jobnode.ContainerLists(kindOf(target), target), jobnode.InitContainerLists(kindOf(target), target)} {
+	kind := kindOf(target)
+	for _, byRole := range []map[jobkind.Role][]*yaml.RNode{jobnode.ContainerLists(kind, target), jobnode.InitContainerLists(kind, target)} {
 		for role, list := range byRole {
 			for _, c := range list {
 				from := c.Field("envFrom")
