@@ -19,8 +19,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 )
 
-// Decode reads the function config strictly: an unknown or misspelt field is an error, not a silently ignored
-// line.
+// Decode reads the function config strictly: an unknown or misspelt field is an error, not a line ignored.
 func Decode(config *yaml.RNode) (*api.MLOpsJob, field.ErrorList) {
 	want := fmt.Sprintf("%s (apiVersion %s)", jobkind.WithArticle(api.Kind), api.APIVersion)
 	if config == nil || config.IsNilOrEmpty() {
@@ -96,8 +95,8 @@ func nullIn(n *yaml.RNode) *field.Path {
 	return p
 }
 
-// firstNode walks y's maps' values and lists' items, parents first, for the first node below y that is, by its key
-// and its parent's key ("" for a list's item), what is wanted: its path and node.
+// firstNode walks y's maps' values and lists' items, parents first, for the first node below y that is, by
+// its key and its parent's key ("" for a list's item), what is wanted: its path and node.
 func firstNode(y *yaml.Node, p *field.Path, key, parent string, wanted func(y *yaml.Node, key, parent string) bool) (*field.Path, *yaml.Node) {
 	if p != nil && wanted(y, key, parent) {
 		return p, y

@@ -104,10 +104,9 @@ func CheckMetadata(n *yaml.RNode) error {
 // hundreds, an alias bomb billions.
 const maxExpansion = 100_000
 
-// ExpandAliases returns n with its YAML aliases and merge keys (<<) expanded, as kustomize reads its inputs,
-// or n itself when it holds none. kpt and a standalone run hand them over as written, and kyaml's accessors
-// and merges do not follow them: a Worker template aliasing the Launcher's lost its image and command. n is
-// not changed.
+// ExpandAliases returns a copy of n with its YAML aliases and merge keys (<<) expanded, as kustomize reads its
+// inputs (n itself when it holds none). kpt and a standalone run hand them over as written, and kyaml's accessors and
+// merges do not follow them: a Worker template aliasing the Launcher's lost its image and command.
 func ExpandAliases(n *yaml.RNode) (*yaml.RNode, error) {
 	written, aliased := writtenSize(n.YNode())
 	if !aliased {
@@ -145,8 +144,7 @@ func writtenSize(y *yaml.Node) (int, bool) {
 const recursive = -1
 
 // expandedSize counts the nodes with every alias replaced by what it names, each node's count kept (an alias
-// bomb names the same node many times) and capped at limit; recursive when an alias names a node it is
-// inside.
+// bomb names the same node many times), capped at limit; recursive when an alias names a node it is in.
 func expandedSize(y *yaml.Node, seen map[*yaml.Node]int, limit int) int {
 	if y.Kind == yaml.AliasNode && y.Alias != nil {
 		return expandedSize(y.Alias, seen, limit)

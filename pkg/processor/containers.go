@@ -56,8 +56,7 @@ func podContainers(target *yaml.RNode) [][]placed {
 }
 
 // uniqueContainerNames refuses a pod template in which two containers share a name (init containers included:
-// Kubernetes gives them one name space): the patch merges containers by name, so one would take the other's
-// place.
+// Kubernetes gives them one name space): the patch, which merges containers by name, would make them one.
 func uniqueContainerNames(target *yaml.RNode) error {
 	for _, pod := range podContainers(target) {
 		first := map[string]string{}
@@ -131,8 +130,7 @@ func mountsTaken(target *yaml.RNode, q *render.Plan) error {
 }
 
 // requestsAboveLimits refuses a patched job whose container keeps a request of the base's above the limit
-// mlops-fn set (CPU, MEMORY, the GPUs): the API server would refuse the pods, or an operator their creation,
-// far from here.
+// mlops-fn set (CPU, MEMORY, the GPUs): the API server would refuse the pods, or an operator create none.
 func requestsAboveLimits(job *yaml.RNode) error {
 	for _, c := range slices.Concat(podContainers(job)...) {
 		limits, _ := c.node.Pipe(yaml.Lookup("resources", "limits"))
@@ -200,8 +198,7 @@ func baseGPUs(target *yaml.RNode, q *render.Plan) error {
 	return nil
 }
 
-// isGPU: an extended resource a device plugin serves GPUs or accelerators as (nvidia.com/gpu, amd.com/gpu,
-// gpu.intel.com/i915, habana.ai/gaudi).
+// isGPU: a device plugin's GPUs or accelerators: nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915, habana.ai/.
 func isGPU(name string) bool {
 	return strings.Contains(name, "gpu") || strings.HasPrefix(name, "habana.ai/")
 }

@@ -38,8 +38,7 @@ const (
 // such as the job spec and mlops.env.
 const LocalConfig = "config.kubernetes.io/local-config"
 
-// envSources refuses a spec that names two sources of mlops.env. It reads the spec as written: Default fills
-// in path.
+// envSources refuses a spec that names two sources of mlops.env, as written (Default fills in path).
 func envSources(job *api.MLOpsJob) field.ErrorList {
 	src := job.Spec.EnvFile
 	var named []string
@@ -71,8 +70,7 @@ func envSources(job *api.MLOpsJob) field.ErrorList {
 }
 
 // localConfigEnv reads mlops.env from the local-config ConfigMap the spec names: a kpt package keeps it
-// beside job.yaml, and neither kpt nor kustomize applies it; mlops-fn writes the env ConfigMap the containers
-// read.
+// beside job.yaml, neither kpt nor kustomize applies it; mlops-fn writes the env ConfigMap of the containers.
 func (p Processor) localConfigEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, error) {
 	name, envName := job.Spec.EnvFile.LocalConfigMap.Name, job.Spec.EnvFile.ConfigMapName
 	at := p.configName() + ": spec.envFile.localConfigMap.name"
@@ -117,8 +115,7 @@ const needsHashSuffix = "internal.config.kubernetes.io/needsHashSuffix"
 // text, a local-config ConfigMap, the file at spec.envFile.path), or the env ConfigMap among the inputs,
 // which runners that cannot read files get from configMapGenerator. The env ConfigMap beside inline text or a
 // local-config ConfigMap is refused; beside the file it is read where it holds the file's every entry (a
-// generator of that very file, which may add keys of its own), else refused, naming both and the keys they
-// disagree on.
+// generator of that very file, which may add keys), else refused, naming both and the keys they disagree on.
 func (p Processor) loadEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, EnvOrigin, error) {
 	src := job.Spec.EnvFile
 	if src.LocalConfigMap != nil && src.LocalConfigMap.Name == src.ConfigMapName {

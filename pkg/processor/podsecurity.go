@@ -59,8 +59,7 @@ var evaluator = sync.OnceValue(func() policy.Evaluator {
 
 // podSecurityVersion is the policy version a namespace's pod-security.kubernetes.io/enforce label means
 // without an enforce-version label: latest, the API server's own. Here that is the newest policy of
-// k8s.io/pod-security-admission, whose version go.mod keeps with k8s.io/api's (v0.36: Kubernetes 1.36), the
-// API mlops-fn renders.
+// k8s.io/pod-security-admission, kept by go.mod with k8s.io/api's (v0.36: Kubernetes 1.36), which it renders.
 var podSecurityVersion = psa.LatestVersion()
 
 // levels are the Pod Security Standards' levels, strictest first: a pod a level refuses needs the next one.

@@ -32,14 +32,12 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/schema"
 )
 
-// GeneratedBy marks the objects mlops-fn wrote, so the next run replaces them instead of adding a second
-// copy.
+// GeneratedBy marks the objects mlops-fn wrote, so the next run replaces them instead of adding a copy.
 const GeneratedBy = "mlops-fn.dev/generated-by"
 
 // JobKey is the one key of a ConfigMap function config: the path of the job spec, relative to the working
-// directory. Exec runners then read the same job.yaml and mlops.env as `kubectl apply -k` does, with no copy
-// to keep in step: `kpt fn eval --exec mlops-fn PKG -- job=path/job.yaml`, or a kustomization's transformers:
-// entry.
+// directory. Exec runners then read the same job.yaml and mlops.env as `kubectl apply -k` does, no copy to
+// keep in step: `kpt fn eval --exec mlops-fn PKG -- job=path/job.yaml`, or a kustomization's transformers.
 const JobKey = "job"
 
 // Processor is the KRM function.
@@ -56,8 +54,7 @@ type Processor struct {
 	outputDir string
 }
 
-// Process renders into rl. On any error it changes no item and returns the error results, which are also in
-// rl.Results.
+// Process renders into rl. On any error it changes no item and returns the error results (in rl.Results too).
 func (p Processor) Process(rl *framework.ResourceList) error {
 	// Generated objects go next to the function config, wherever the runner keeps it.
 	p.outputDir = "."
@@ -359,10 +356,9 @@ func (p Processor) Generate(plan *render.Plan) (*yaml.RNode, error) {
 	return out, p.annotate(plan, out)
 }
 
-// annotate marks a generated object as mlops-fn's and gives it a file: next to the job spec, named
-// kind_name.yaml as kpt names new files, or kind_namespace_name.yaml for a namespaced one, so that no two
-// objects share a file (kpt refuses that): same-named jobs of two namespaces, or a ConfigMap beside targets
-// in several.
+// annotate marks a generated object as mlops-fn's and gives it a file next to the job spec: kind_name.yaml as
+// kpt names new files, or kind_namespace_name.yaml for a namespaced one, so that no two objects share a file
+// (kpt refuses that): same-named jobs of two namespaces, or a ConfigMap beside targets in several.
 func (p Processor) annotate(plan *render.Plan, n *yaml.RNode) error {
 	base := strings.ToLower(n.GetKind()) + "_" + n.GetName() + ".yaml"
 	if ns := n.GetNamespace(); ns != "" {

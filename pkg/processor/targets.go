@@ -187,8 +187,7 @@ func hasLabels(n *yaml.RNode, want map[string]string) bool {
 	return true
 }
 
-// movedFirst tells of each pod template whose training container is not first: the patch moves it there
-// (render.TrainingContainerIndex).
+// movedFirst tells of each pod template whose training container the patch moves first.
 func movedFirst(target *yaml.RNode, id string, q *render.Plan) []string {
 	var notices []string
 	kind := kindOf(target)
@@ -248,8 +247,7 @@ func ownEnvFrom(target *yaml.RNode, q *render.Plan) (map[jobkind.Role]map[string
 	return out, nil
 }
 
-// privilegedContainer names a container of the target that runs privileged or adds capabilities, "" when none
-// does.
+// privilegedContainer names a container of the target that runs privileged or adds capabilities, or is "".
 func privilegedContainer(target *yaml.RNode) string {
 	for _, c := range jobnode.Containers(kindOf(target), target) {
 		add, _ := c.Pipe(yaml.Lookup("securityContext", "capabilities", "add"))
