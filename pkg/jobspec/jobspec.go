@@ -6,6 +6,7 @@ package jobspec
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"strings"
 
@@ -58,11 +59,9 @@ func Decode(config *yaml.RNode) (*api.MLOpsJob, field.ErrorList) {
 		errs = append(errs, DecodeError(e, specFields))
 	}
 	// The runners' bookkeeping annotations describe the config file, not the job.
-	for k := range job.Metadata.Annotations {
-		if strings.Contains(k, "config.kubernetes.io/") || strings.Contains(k, "config.k8s.io/") {
-			delete(job.Metadata.Annotations, k)
-		}
-	}
+	maps.DeleteFunc(job.Metadata.Annotations, func(k, _ string) bool {
+		return strings.Contains(k, "config.kubernetes.io/") || strings.Contains(k, "config.k8s.io/")
+	})
 	if len(job.Metadata.Annotations) == 0 {
 		job.Metadata.Annotations = nil
 	}
@@ -105,7 +104,7 @@ func firstNode(y *yaml.Node, p *field.Path, key, parent string, wanted func(y *y
 		switch {
 		case y.Kind == yaml.MappingNode && i%2 == 1:
 			k := y.Content[i-1].Value
-			if found, n := firstNode(c, pathChild(p, k), k, key, wanted); found != nil {
+			if found, n := firstNode(c, p.Child(k), k, key, wanted); found != nil {
 				return found, n
 			}
 		case y.Kind == yaml.SequenceNode:
@@ -246,17 +245,10 @@ func locate(n *yaml.RNode, segs []string, p *field.Path, found string) (*field.P
 		}
 	case y.Kind == yaml.MappingNode:
 		if f := n.Field(segs[0]); f != nil {
-			return locate(f.Value, segs[1:], pathChild(p, segs[0]), found)
+			return locate(f.Value, segs[1:], p.Child(segs[0]), found)
 		}
 	}
 	return nil, nil
-}
-
-func pathChild(p *field.Path, name string) *field.Path {
-	if p == nil {
-		return field.NewPath(name)
-	}
-	return p.Child(name)
 }
 
 // NodeKind names a YAML node's kind for messages: map, list or scalar.

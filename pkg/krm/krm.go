@@ -143,10 +143,8 @@ func isResourceList(input []byte) error {
 		Items []any  `json:"items"`
 	}
 	if err := k8syaml.Unmarshal(input, &doc); err != nil {
-		var shape struct {
-			Kind string `json:"kind"`
-		}
-		if k8syaml.Unmarshal(input, &shape) == nil && shape.Kind == kio.ResourceListKind {
+		// encoding/json decodes the kind beside items of another type.
+		if doc.Kind == kio.ResourceListKind {
 			return itemsShape(input) // a map: kyaml took its keys and values for items
 		}
 		return nil // kyaml's reader says what is wrong
@@ -191,8 +189,7 @@ func describeNode(n *yaml.RNode) string {
 // explainUnreadable names the item kyaml's ResourceList reader failed on, where that is a malformed metadata
 // (its message shows only the node).
 func explainUnreadable(input []byte, err error) error {
-	r := &kio.ByteReader{Reader: bytes.NewReader(input), OmitReaderAnnotations: true}
-	items, rerr := r.Read()
+	items, rerr := (&kio.ByteReader{Reader: bytes.NewReader(input), OmitReaderAnnotations: true}).Read()
 	if rerr != nil {
 		return err
 	}

@@ -26,20 +26,6 @@ func Check(n *yaml.RNode) (any, field.ErrorList) {
 	return obj, k.Validate(obj)
 }
 
-// CheckTarget is Check of a target as the patch left it (patched). The patches reorder lists (mlops-fn's
-// runtime patch goes first in a TrainJob's spec.runtimePatches, the training container first in its pod), so
-// a field that does not decode, which only the target can have brought, is reported at its path in the
-// target: the index the user's file has.
-func CheckTarget(target, patched *yaml.RNode) (any, field.ErrorList) {
-	job, errs := Check(patched)
-	if job == nil && len(errs) > 0 {
-		if _, _, inTarget := decode(target); len(inTarget) > 0 {
-			return nil, inTarget
-		}
-	}
-	return job, errs
-}
-
 // decode reads n into its job kind's upstream Go type, unknown fields disallowed: no object when it does not
 // decode, or is no job.
 func decode(n *yaml.RNode) (jobkind.Facts, any, field.ErrorList) {

@@ -158,7 +158,7 @@ func requestsAboveLimits(job *yaml.RNode) error {
 // Refused: a count of 0 beside the base's GPUs, which a patch cannot remove, and the base's GPUs of another
 // resource beside the plan's default one, which would make each pod ask for both.
 func baseGPUs(target *yaml.RNode, q *render.Plan) error {
-	cloned := false
+	requested := false
 	for _, s := range kindOf(target).PodSpecs {
 		if q.Apart(s.Role) {
 			continue // the launcher gets the launcher's limits
@@ -182,18 +182,16 @@ func baseGPUs(target *yaml.RNode, q *render.Plan) error {
 					return fmt.Errorf("%s: Invalid value: %q: the base's container %s asks for GPUs, and %s is 0, which says none; a patch cannot remove the base's; "+
 						"accepted: %s, %s left out (the base's count stays), or the GPUs removed from the base", at, value, name, q.GPUsFrom, count, q.GPUsFrom)
 				case corev1.ResourceName(r) == q.GPUResource && list == "requests" && q.GPUsPerWorker > 0:
-					if !cloned { // q's maps are the plan's
-						q.Requests, cloned = maps.Clone(q.Requests), true
-						if q.Requests == nil {
-							q.Requests = corev1.ResourceList{}
-						}
-					}
-					q.Requests[q.GPUResource] = q.Limits[q.GPUResource]
+					requested = true
 				case corev1.ResourceName(r) != q.GPUResource && isGPU(r) && q.GPUsPerWorker > 0 && !q.GPUResourceSet:
 					return fmt.Errorf("%s: Invalid value: %q: the base's container %s asks for %s, and %s asks for %d %s (GPU_RESOURCE's default) besides: each pod would ask for both; accepted: GPU_RESOURCE=%s in mlops.env (%s then counts those), or the base's %s removed", at, value, name, r, q.GPUsFrom, q.GPUsPerWorker, q.GPUResource, r, q.GPUsFrom, r)
 				}
 			}
 		}
+	}
+	if requested { // in a copy of the plan's requests
+		q.Requests = maps.Collect(maps.All(q.Requests))
+		q.Requests[q.GPUResource] = q.Limits[q.GPUResource]
 	}
 	return nil
 }

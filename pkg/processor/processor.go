@@ -207,8 +207,7 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 	if o == nil {
 		return nil, results
 	}
-	results = o.Warnings
-	items := append([]*yaml.RNode(nil), input...)
+	results, items := o.Warnings, input
 	// A namePrefix or nameSuffix of kustomize's renamed the objects the job refers to before this function
 	// ran: refer to them by their new names, in a copy (the resolved plan stays as settled).
 	renamed := *o.Plan
@@ -244,8 +243,15 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 		}
 		results = append(results, noticeResults(q.Notices...)...)
 		// A target is the user's: check the result as the API server and the operators will. Generated
-		// objects are typed through and through.
-		job, errs := CheckTarget(items[i], patched)
+		// objects are typed through and through. The patches reorder lists (mlops-fn's runtime patch goes
+		// first in a TrainJob's spec.runtimePatches, the training container first in its pod), so a field that
+		// does not decode, which only the target can have brought, is named at its path in the target.
+		job, errs := Check(patched)
+		if job == nil && len(errs) > 0 {
+			if _, _, inTarget := decode(items[i]); len(inTarget) > 0 {
+				errs = inTarget
+			}
+		}
 		if len(errs) > 0 {
 			return nil, append(results, errorResult(objectError(identify(items[i]), errs)))
 		}
