@@ -182,9 +182,9 @@ func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, f
 	return &Overlay{Plan: plan, Env: file, EnvOrigin: origin, Warnings: results}, nil
 }
 
-func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNode, framework.Results) {
-	input = slices.Clone(input) // a failure changes no item of the caller's
-	for i, it := range input {
+func (p Processor) render(config *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNode, framework.Results) {
+	items = slices.Clone(items) // a failure changes no item of the caller's
+	for i, it := range items {
 		if it.YNode().Kind != yaml.MappingNode {
 			return nil, framework.Results{errorResult(fmt.Errorf("input item %d is a YAML %s; accepted: Kubernetes objects (YAML maps)", i+1, jobspec.NodeKind(it)))}
 		}
@@ -192,7 +192,7 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 		if err != nil {
 			return nil, framework.Results{errorResult(fmt.Errorf("input item %d (%s): %w", i+1, identify(it), err))}
 		}
-		input[i], it = expanded, expanded
+		items[i], it = expanded, expanded
 		if err := CheckMetadata(it); err != nil {
 			return nil, framework.Results{errorResult(fmt.Errorf("input item %d: %w", i+1, err))}
 		}
@@ -200,14 +200,14 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 			return nil, framework.Results{errorResult(fmt.Errorf("input item %d (%s): has no apiVersion or kind; accepted: Kubernetes objects", i+1, identify(it)))}
 		}
 	}
-	if err := onePerName(input); err != nil {
+	if err := onePerName(items); err != nil {
 		return nil, framework.Results{errorResult(err)}
 	}
-	o, results := p.Resolve(config, input)
+	o, results := p.Resolve(config, items)
 	if o == nil {
 		return nil, results
 	}
-	results, items := o.Warnings, input
+	results = o.Warnings
 	// A namePrefix or nameSuffix of kustomize's renamed the objects the job refers to before this function
 	// ran: refer to them by their new names, in a copy (the resolved plan stays as settled).
 	renamed := *o.Plan
