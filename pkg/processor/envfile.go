@@ -166,10 +166,9 @@ func (p Processor) loadEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, E
 		if p.ConfigDir == "" && !filepath.IsAbs(path) {
 			where += " in the working directory"
 		}
-		return nil, 0,
-			fmt.Errorf("%s: spec.envFile: mlops.env not found: no inline text, no ConfigMap %q among the inputs, and no file %s; "+
-				"accepted: one of the three, or spec.envFile.localConfigMap: {name: NAME} naming a ConfigMap among the inputs annotated %s: \"true\" (a kpt package's form)",
-				p.configName(), src.ConfigMapName, where, LocalConfig)
+		return nil, 0, fmt.Errorf("%s: spec.envFile: mlops.env not found: no inline text, no ConfigMap %q among the inputs, and no file %s; "+
+			"accepted: one of the three, or spec.envFile.localConfigMap: {name: NAME} naming a ConfigMap among the inputs annotated %s: \"true\" (a kpt package's form)",
+			p.configName(), src.ConfigMapName, where, LocalConfig)
 	default:
 		return nil, 0, fmt.Errorf("%s: spec.envFile.path: %w", p.configName(), err)
 	}
@@ -220,10 +219,9 @@ func envConfigMap(job *api.MLOpsJob, items []*yaml.RNode) (*yaml.RNode, *env.Fil
 			continue
 		}
 		if d := disagreement(firstFile, f, false); d != "" {
-			return nil, nil,
-				fmt.Errorf("%s is among the inputs in namespaces %q and %q, and they disagree (%[2]s → %[3]s): %s; "+
-					"the job is rendered from one, and each namespace's pods read their own; "+
-					"accepted: the same data in every namespace", identify(it), first.GetNamespace(), it.GetNamespace(), d)
+			return nil, nil, fmt.Errorf("%s is among the inputs in namespaces %q and %q, and they disagree (%[2]s → %[3]s): %s; "+
+				"the job is rendered from one, and each namespace's pods read their own; "+
+				"accepted: the same data in every namespace", identify(it), first.GetNamespace(), it.GetNamespace(), d)
 		}
 	}
 	// A Pod's envFrom kustomize rewrites; a custom resource's it does not know.

@@ -139,7 +139,8 @@ func onePerName(items []*yaml.RNode) error {
 			if isSpec(it) {
 				why = "each would replace or remove the job the other generates"
 			}
-			return fmt.Errorf("input items %d (%s) and %d (%s) are two %ss named %q %s: %s; accepted: one %s of a name per namespace (rename or remove one)", first+1, identify(items[first]), i+1, identify(it), it.GetKind(), it.GetName(), inNamespace(it.GetNamespace()), why, it.GetKind())
+			return fmt.Errorf("input items %d (%s) and %d (%s) are two %ss named %q %s: %s; accepted: one %s of a name per namespace (rename or remove one)",
+				first+1, identify(items[first]), i+1, identify(it), it.GetKind(), it.GetName(), inNamespace(it.GetNamespace()), why, it.GetKind())
 		}
 		seen[key] = i
 	}
