@@ -117,21 +117,17 @@ var settingFor = map[string]string{
 // hostNamespaces says what sets each host namespace a pod spec shares: spec.hostNetwork for the node's
 // network; nothing of mlops-fn's for its processes or IPC, which only the base sets.
 func hostNamespaces(spec corev1.PodSpec) []string {
-	var out, base []string
+	var out []string
 	if spec.HostNetwork {
 		out = append(out, "spec.hostNetwork sets hostNetwork")
 	}
-	if spec.HostPID {
-		base = append(base, "hostPID")
-	}
-	if spec.HostIPC {
-		base = append(base, "hostIPC")
-	}
-	switch len(base) {
-	case 1:
-		out = append(out, base[0]+" is the base's: no setting of mlops-fn's sets it")
-	case 2:
+	switch {
+	case spec.HostPID && spec.HostIPC:
 		out = append(out, "hostPID and hostIPC are the base's: no setting of mlops-fn's sets them")
+	case spec.HostPID:
+		out = append(out, "hostPID is the base's: no setting of mlops-fn's sets it")
+	case spec.HostIPC:
+		out = append(out, "hostIPC is the base's: no setting of mlops-fn's sets it")
 	}
 	return out
 }
