@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package jobspec reads the job spec (kind MLOpsJob): one YAML document, decoded strictly, its errors pinned
-// to the field and line they are about.
+// to their field and line.
 package jobspec
 
 import (
@@ -122,8 +122,7 @@ var (
 	wrongType    = regexp.MustCompile(`cannot unmarshal (.+?) into Go struct field [A-Za-z0-9]+\.(\S+) of type (\S+)`)
 )
 
-// renamed are the fields v1alpha1 had before it took Kubernetes' shapes, with what replaced them: an unknown
-// field's error names the new one.
+// renamed are v1alpha1's fields before it took Kubernetes' shapes, and what replaced them, which errors name.
 var renamed = map[string]string{
 	"spec.mode":                     "spec.jobKind, the kind the job becomes (MPIJob, multi-node, by default; mlops-fn --help lists every kind)",
 	"spec.resources.cpu":            "spec.resources.limits.cpu, as in a container",

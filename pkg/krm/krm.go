@@ -135,8 +135,7 @@ func notAnObject(i int, what string) error {
 	return fmt.Errorf("the ResourceList's item %d is %s, not an object; accepted: Kubernetes objects (YAML maps)", i+1, what)
 }
 
-// isResourceList refuses stdin that is no ResourceList or holds items that are no objects, naming them, where
-// kyaml's reader failed on it.
+// isResourceList refuses stdin kyaml failed on that is no ResourceList or has items that are no objects.
 func isResourceList(input []byte) error {
 	var doc struct {
 		Kind  string `json:"kind"`
@@ -186,8 +185,7 @@ func describeNode(n *yaml.RNode) string {
 	return y.Value
 }
 
-// explainUnreadable names the item kyaml's ResourceList reader failed on, where that is a malformed metadata
-// (its message shows only the node).
+// explainUnreadable names the item whose malformed metadata kyaml's reader failed on (it shows the node).
 func explainUnreadable(input []byte, err error) error {
 	items, rerr := (&kio.ByteReader{Reader: bytes.NewReader(input), OmitReaderAnnotations: true}).Read()
 	if rerr != nil {

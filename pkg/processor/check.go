@@ -26,8 +26,7 @@ func Check(n *yaml.RNode) (any, field.ErrorList) {
 	return obj, k.Validate(obj)
 }
 
-// decode reads n into its job kind's upstream Go type, unknown fields disallowed: no object when it does not
-// decode, or is no job.
+// decode reads n strictly into its kind's upstream Go type: no object if that fails or n is no job.
 func decode(n *yaml.RNode) (jobkind.Facts, any, field.ErrorList) {
 	k, ok := kinds.All.ForKind(n.GetKind())
 	if !ok {
@@ -86,13 +85,12 @@ func CheckMetadata(n *yaml.RNode) error {
 	return nil
 }
 
-// maxExpansion bounds the nodes that expanding one item's aliases may add: an aliased pod template adds
-// hundreds, an alias bomb billions.
+// maxExpansion bounds the nodes expanding an item's aliases may add: a pod template's hundreds, not a bomb's.
 const maxExpansion = 100_000
 
-// ExpandAliases returns a copy of n with its YAML aliases and merge keys (<<) expanded, as kustomize reads its
-// inputs (n itself when it holds none). kpt and a standalone run hand them over as written, and kyaml's accessors and
-// merges do not follow them: a Worker template aliasing the Launcher's lost its image and command.
+// ExpandAliases returns n with its YAML aliases and merge keys (<<) expanded, in a copy (n itself if it holds
+// none), as kustomize reads its inputs. kpt and a standalone run hand them over as written, and kyaml's
+// accessors and merges do not follow them: a Worker template aliasing the Launcher's lost image and command.
 func ExpandAliases(n *yaml.RNode) (*yaml.RNode, error) {
 	written, aliased := writtenSize(n.YNode())
 	if !aliased {

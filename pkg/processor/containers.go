@@ -33,8 +33,7 @@ type placed struct {
 
 func (c placed) path() string { return c.pod + "." + c.at }
 
-// podContainers are the containers and init containers of each pod template of the target, in role order,
-// with where each stands.
+// podContainers are the containers and init containers of each pod template of the target, in role order.
 func podContainers(target *yaml.RNode) [][]placed {
 	var pods [][]placed
 	for _, s := range kindOf(target).PodSpecs {

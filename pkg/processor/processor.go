@@ -77,8 +77,7 @@ func (p Processor) Process(rl *framework.ResourceList) error {
 	return nil
 }
 
-// dereference replaces a ConfigMap config by the job spec it names; the spec's folder then anchors mlops.env,
-// as in standalone runs.
+// dereference replaces a ConfigMap config by the job spec it names, whose folder then anchors mlops.env.
 func (p Processor) dereference(config *yaml.RNode) (*yaml.RNode, Processor, error) {
 	if config == nil || config.YNode().Kind != yaml.MappingNode || config.GetKind() != "ConfigMap" || config.GetApiVersion() != "v1" {
 		return config, p, nil
@@ -244,8 +243,8 @@ func (p Processor) render(config *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNod
 		results = append(results, noticeResults(q.Notices...)...)
 		// A target is the user's: check the result as the API server and the operators will. Generated
 		// objects are typed through and through. The patches reorder lists (mlops-fn's runtime patch goes
-		// first in a TrainJob's spec.runtimePatches, the training container first in its pod), so a field that
-		// does not decode, which only the target can have brought, is named at its path in the target.
+		// first in a TrainJob's spec.runtimePatches, the training container first in its pod), so a field
+		// that does not decode, which only the target can have brought, is named at its path in the target.
 		job, errs := Check(patched)
 		if job == nil && len(errs) > 0 {
 			if _, _, inTarget := decode(items[i]); len(inTarget) > 0 {

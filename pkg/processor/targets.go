@@ -43,8 +43,7 @@ func (p Processor) Targets(plan *render.Plan, items []*yaml.RNode) ([]*yaml.RNod
 	return targets, plans, nil
 }
 
-// targets finds the items to patch: the objects named like the job (or selected by spec.target) that mlops-fn
-// did not generate itself.
+// targets finds the items to patch: the objects named like the job (or spec.target's) mlops-fn did not write.
 func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error) {
 	kind, apiVersion := plan.Facts().Kind, plan.Facts().APIVersion
 	sel := plan.Target
