@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package jobspec reads the job spec (kind MLOpsJob): one YAML document,
-// decoded strictly, its errors pinned to the field and line they are about.
+// Package jobspec reads the job spec (kind MLOpsJob): one YAML document, decoded strictly, its errors pinned
+// to their field and line.
 package jobspec
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"strings"
 
@@ -19,8 +20,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 )
 
-// Decode reads the function config strictly: an unknown or misspelt field
-// is an error, not a silently ignored line.
+// Decode reads the function config strictly: an unknown or misspelt field is an error, not a line ignored.
 func Decode(config *yaml.RNode) (*api.MLOpsJob, field.ErrorList) {
 	want := fmt.Sprintf("%s (apiVersion %s)", jobkind.WithArticle(api.Kind), api.APIVersion)
 	if config == nil || config.IsNilOrEmpty() {
@@ -39,7 +39,7 @@ func Decode(config *yaml.RNode) (*api.MLOpsJob, field.ErrorList) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	if p := nullIn(config, nil); p != nil {
+	if p := nullIn(config); p != nil {
 		// encoding/json turns a null into "" in a list or a map of strings.
 		return nil, field.ErrorList{field.Invalid(p, "null", "is null (an empty YAML value); accepted: a value, or leave the entry out")}
 	}
@@ -50,7 +50,7 @@ func Decode(config *yaml.RNode) (*api.MLOpsJob, field.ErrorList) {
 	job := &api.MLOpsJob{}
 	strict, err := sigsjson.UnmarshalStrict(b, job)
 	if err != nil {
-		if p, v := badQuantity(config, nil, ""); p != nil {
+		if p, v := badQuantity(config); p != nil {
 			return nil, field.ErrorList{field.Invalid(p, v, quantityDetail)}
 		}
 		return nil, field.ErrorList{pinpoint(config, err, DecodeError(err, specFields))}
@@ -59,11 +59,9 @@ func Decode(config *yaml.RNode) (*api.MLOpsJob, field.ErrorList) {
 		errs = append(errs, DecodeError(e, specFields))
 	}
 	// The runners' bookkeeping annotations describe the config file, not the job.
-	for k := range job.Metadata.Annotations {
-		if strings.Contains(k, "config.kubernetes.io/") || strings.Contains(k, "config.k8s.io/") {
-			delete(job.Metadata.Annotations, k)
-		}
-	}
+	maps.DeleteFunc(job.Metadata.Annotations, func(k, _ string) bool {
+		return strings.Contains(k, "config.kubernetes.io/") || strings.Contains(k, "config.k8s.io/")
+	})
 	if len(job.Metadata.Annotations) == 0 {
 		job.Metadata.Annotations = nil
 	}
@@ -72,57 +70,50 @@ func Decode(config *yaml.RNode) (*api.MLOpsJob, field.ErrorList) {
 
 const quantityDetail = "is not a Kubernetes quantity; accepted: a Kubernetes quantity such as 500m, 2 or 4Gi (suffixes are case-sensitive: Gi, not gi)"
 
-// badQuantity finds the first value of a limits or requests map, or of a
-// sizeLimit, that is not a quantity, its path and value (encoding/json's
-// error names neither).
-func badQuantity(n *yaml.RNode, p *field.Path, parent string) (*field.Path, string) {
-	y := n.YNode()
-	switch y.Kind {
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(y.Content); i += 2 {
-			k, v := y.Content[i].Value, y.Content[i+1]
-			q := pathChild(p, k)
-			if v.Kind == yaml.ScalarNode && (k == "sizeLimit" || parent == "limits" || parent == "requests") {
-				if _, err := resource.ParseQuantity(v.Value); err != nil {
-					return q, v.Value
-				}
-			}
-			if found, value := badQuantity(yaml.NewRNode(v), q, k); found != nil {
-				return found, value
-			}
+// badQuantity finds the first value of a limits or requests map, or of a sizeLimit, that is not a quantity,
+// its path and value (encoding/json's error names neither).
+func badQuantity(n *yaml.RNode) (*field.Path, string) {
+	p, y := firstNode(n.YNode(), nil, "", "", func(y *yaml.Node, key, parent string) bool {
+		if y.Kind != yaml.ScalarNode || key != "sizeLimit" && parent != "limits" && parent != "requests" {
+			return false
 		}
-	case yaml.SequenceNode:
-		for i, c := range y.Content {
-			if found, value := badQuantity(yaml.NewRNode(c), p.Index(i), ""); found != nil {
-				return found, value
-			}
-		}
+		_, err := resource.ParseQuantity(y.Value)
+		return err != nil
+	})
+	if y == nil {
+		return nil, ""
 	}
-	return nil, ""
+	return p, y.Value
 }
 
 // nullIn finds the first null in n, the path to it; nil when there is none.
-func nullIn(n *yaml.RNode, p *field.Path) *field.Path {
-	y := n.YNode()
-	switch y.Kind {
-	case yaml.ScalarNode:
-		if y.Tag == yaml.NodeTagNull && p != nil {
-			return p
-		}
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(y.Content); i += 2 {
-			if found := nullIn(yaml.NewRNode(y.Content[i+1]), pathChild(p, y.Content[i].Value)); found != nil {
-				return found
+func nullIn(n *yaml.RNode) *field.Path {
+	p, _ := firstNode(n.YNode(), nil, "", "", func(y *yaml.Node, _, _ string) bool {
+		return y.Kind == yaml.ScalarNode && y.Tag == yaml.NodeTagNull
+	})
+	return p
+}
+
+// firstNode walks y's maps' values and lists' items, parents first, for the first node below y that is, by
+// its key and its parent's key ("" for a list's item), what is wanted: its path and node.
+func firstNode(y *yaml.Node, p *field.Path, key, parent string, wanted func(y *yaml.Node, key, parent string) bool) (*field.Path, *yaml.Node) {
+	if p != nil && wanted(y, key, parent) {
+		return p, y
+	}
+	for i, c := range y.Content {
+		switch {
+		case y.Kind == yaml.MappingNode && i%2 == 1:
+			k := y.Content[i-1].Value
+			if found, n := firstNode(c, p.Child(k), k, key, wanted); found != nil {
+				return found, n
 			}
-		}
-	case yaml.SequenceNode:
-		for i, c := range y.Content {
-			if found := nullIn(yaml.NewRNode(c), p.Index(i)); found != nil {
-				return found
+		case y.Kind == yaml.SequenceNode:
+			if found, n := firstNode(c, p.Index(i), "", "", wanted); found != nil {
+				return found, n
 			}
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // unknownField and wrongType read the field path out of encoding/json's errors.
@@ -131,8 +122,7 @@ var (
 	wrongType    = regexp.MustCompile(`cannot unmarshal (.+?) into Go struct field [A-Za-z0-9]+\.(\S+) of type (\S+)`)
 )
 
-// renamed are the fields v1alpha1 had before it took Kubernetes' shapes, with
-// what replaced them: an unknown field's error names the new one.
+// renamed are v1alpha1's fields before it took Kubernetes' shapes, and what replaced them, which errors name.
 var renamed = map[string]string{
 	"spec.mode":                     "spec.jobKind, the kind the job becomes (MPIJob, multi-node, by default; mlops-fn --help lists every kind)",
 	"spec.resources.cpu":            "spec.resources.limits.cpu, as in a container",
@@ -144,8 +134,7 @@ var renamed = map[string]string{
 // specFields is what decodeError says a job spec accepts.
 var specFields = fmt.Sprintf("the fields of %s %s, listed in docs/job-spec.md", api.APIVersion, api.Kind)
 
-// DecodeError turns a decoding error into one about the field it names;
-// accepted says which fields exist.
+// DecodeError turns a decoding error into one about the field it names; accepted says which fields exist.
 func DecodeError(err error, accepted string) *field.Error {
 	msg := strings.TrimPrefix(err.Error(), "json: ")
 	if m := unknownField.FindStringSubmatch(msg); m != nil {
@@ -189,9 +178,8 @@ func yamlWords(t string) string {
 	return "a " + t
 }
 
-// pinpoint adds to a type error what encoding/json's message leaves out: the
-// list index or map key of the value, and the value (args: [--lr, 0.1] gives
-// spec.args[1], 0.1, not just spec.args).
+// pinpoint adds to a type error what encoding/json's message leaves out: the list index or map key of the
+// value, and the value (args: [--lr, 0.1] gives spec.args[1], 0.1, not just spec.args).
 func pinpoint(config *yaml.RNode, err error, e *field.Error) *field.Error {
 	m := wrongType.FindStringSubmatch(err.Error())
 	if m == nil {
@@ -229,11 +217,10 @@ func JSONType(n *yaml.Node) string {
 	return "string"
 }
 
-// locate finds, along a Go field path (spec.env.value), through every item of
-// the lists and every value of the maps on the way, the first value of the
-// JSON type the decoder found there, and returns its path and node. At the
-// path's end an item or value of that type (a list's element, a
-// nodeSelector's value) comes before the node itself.
+// locate finds, along a Go field path (spec.env.value), through every item of the lists and every value of
+// the maps on the way, the first value of the JSON type the decoder found there, and returns its path and
+// node. At the path's end an item or value of that type (a list's element, a nodeSelector's value) comes
+// before the node itself.
 func locate(n *yaml.RNode, segs []string, p *field.Path, found string) (*field.Path, *yaml.Node) {
 	y := n.YNode()
 	switch {
@@ -257,17 +244,10 @@ func locate(n *yaml.RNode, segs []string, p *field.Path, found string) (*field.P
 		}
 	case y.Kind == yaml.MappingNode:
 		if f := n.Field(segs[0]); f != nil {
-			return locate(f.Value, segs[1:], pathChild(p, segs[0]), found)
+			return locate(f.Value, segs[1:], p.Child(segs[0]), found)
 		}
 	}
 	return nil, nil
-}
-
-func pathChild(p *field.Path, name string) *field.Path {
-	if p == nil {
-		return field.NewPath(name)
-	}
-	return p.Child(name)
 }
 
 // NodeKind names a YAML node's kind for messages: map, list or scalar.

@@ -70,8 +70,7 @@ func emptyDocument(n *yaml.Node) bool {
 
 var yamlErrorLine = regexp.MustCompile(`^yaml: line (\d+): did not find expected ',' or ']'`)
 
-// unquotedReference tells whether a YAML error points at a flow list holding
-// ${KEY}, which YAML reads as the start of a map.
+// unquotedReference: a YAML error points at a flow list holding ${KEY}, which YAML reads as a map.
 func unquotedReference(data []byte, msg string) bool {
 	m := yamlErrorLine.FindStringSubmatch(msg)
 	if m == nil {

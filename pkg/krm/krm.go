@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package krm runs mlops-fn as a KRM function: a ResourceList on stdin, one
-// on stdout, errors and warnings on stderr. It is all the container image
-// runs (../../krm), and the full command's run without arguments (pkg/cli):
-// it links no kustomize build, no cobra.
+// Package krm runs mlops-fn as a KRM function: a ResourceList on stdin, one on stdout, errors and warnings on
+// stderr. It is all the container image runs (../../krm), and the full command's run without arguments
+// (pkg/cli): it links no kustomize build, no cobra.
 package krm
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -24,10 +24,9 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
-// Run is the KRM function protocol: a ResourceList in, one out. On failure
-// the items go back unchanged with the results, as kpt expects, and the
-// errors also go to stderr, because kustomize drops results. Everything it
-// returns is on stderr already. inputRead learns the input's size once read.
+// Run is the KRM function protocol: a ResourceList in, one out. On failure the items go back unchanged with
+// the results, as kpt expects, and the errors also go to stderr, because kustomize drops results. Everything
+// it returns is on stderr already. inputRead learns the input's size once read.
 func Run(in io.Reader, out, stderr io.Writer, inputRead func(int)) error {
 	input, err := io.ReadAll(in)
 	if err != nil {
@@ -46,12 +45,8 @@ func Run(in io.Reader, out, stderr io.Writer, inputRead func(int)) error {
 		return ReportError(stderr, refused.err)
 	case err != nil && !p.ran:
 		// kyaml could not read it: say what is wrong, as precisely as we can.
-		if cerr := isResourceList(input); cerr != nil {
-			_, _ = out.Write(input)
-			return ReportError(stderr, cerr)
-		}
 		_, _ = out.Write(input)
-		return ReportError(stderr, explainUnreadable(input, err))
+		return ReportError(stderr, cmp.Or(isResourceList(input), explainUnreadable(input, err)))
 	}
 	if _, werr := out.Write(written.Bytes()); werr != nil && err == nil {
 		err = werr
@@ -64,9 +59,8 @@ func Run(in io.Reader, out, stderr io.Writer, inputRead func(int)) error {
 	return err
 }
 
-// checked processes what kyaml read, once it is known to be a ResourceList
-// of objects: kyaml would pass any other YAML through, exit 0. The check
-// needs no second parse of the input.
+// checked processes what kyaml read, once it is known to be a ResourceList of objects: kyaml would pass any
+// other YAML through, exit 0. The check needs no second parse of the input.
 type checked struct {
 	rw      *kio.ByteReadWriter
 	results *framework.Results
@@ -97,8 +91,7 @@ func (c *checked) Process(rl *framework.ResourceList) error {
 		return &notResourceList{notAResourceList(kind)}
 	}
 	if len(rl.Items) == 0 {
-		// kyaml reads no items from items that are a scalar: the objects
-		// meant would be dropped silently.
+		// kyaml reads no items from items that are a scalar: the objects meant would be dropped silently.
 		if err := itemsShape(c.input); err != nil {
 			return &notResourceList{err}
 		}
@@ -121,8 +114,7 @@ func notAResourceList(kind string) error {
 	return fmt.Errorf("standard input holds %s, not a ResourceList: with no arguments mlops-fn is a KRM function and reads the ResourceList kustomize and kpt send; accepted: a ResourceList on stdin, or mlops-fn JOB.yaml [INPUT.yaml ...] for a job spec file", what)
 }
 
-// itemsShape refuses a ResourceList whose items is not a list (a map, a
-// scalar), naming what it is.
+// itemsShape refuses a ResourceList whose items is not a list (a map, a scalar), naming what it is.
 func itemsShape(input []byte) error {
 	var doc yaml.Node
 	if err := yaml.NewDecoder(bytes.NewReader(input)).Decode(&doc); err != nil || len(doc.Content) == 0 {
@@ -143,18 +135,15 @@ func notAnObject(i int, what string) error {
 	return fmt.Errorf("the ResourceList's item %d is %s, not an object; accepted: Kubernetes objects (YAML maps)", i+1, what)
 }
 
-// isResourceList refuses stdin that is no ResourceList or holds items that
-// are no objects, naming them, where kyaml's reader failed on it.
+// isResourceList refuses stdin kyaml failed on that is no ResourceList or has items that are no objects.
 func isResourceList(input []byte) error {
 	var doc struct {
 		Kind  string `json:"kind"`
 		Items []any  `json:"items"`
 	}
 	if err := k8syaml.Unmarshal(input, &doc); err != nil {
-		var shape struct {
-			Kind string `json:"kind"`
-		}
-		if k8syaml.Unmarshal(input, &shape) == nil && shape.Kind == kio.ResourceListKind {
+		// encoding/json decodes the kind beside items of another type.
+		if doc.Kind == kio.ResourceListKind {
 			return itemsShape(input) // a map: kyaml took its keys and values for items
 		}
 		return nil // kyaml's reader says what is wrong
@@ -196,11 +185,9 @@ func describeNode(n *yaml.RNode) string {
 	return y.Value
 }
 
-// explainUnreadable names the item kyaml's ResourceList reader failed on,
-// where that is a malformed metadata (its message shows only the node).
+// explainUnreadable names the item whose malformed metadata kyaml's reader failed on (it shows the node).
 func explainUnreadable(input []byte, err error) error {
-	r := &kio.ByteReader{Reader: bytes.NewReader(input), OmitReaderAnnotations: true}
-	items, rerr := r.Read()
+	items, rerr := (&kio.ByteReader{Reader: bytes.NewReader(input), OmitReaderAnnotations: true}).Read()
 	if rerr != nil {
 		return err
 	}
@@ -212,8 +199,7 @@ func explainUnreadable(input []byte, err error) error {
 	return err
 }
 
-// ReportError writes an error that is not a result, a line of stderr per
-// line, and returns it.
+// ReportError writes an error that is not a result, a line of stderr per line, and returns it.
 func ReportError(w io.Writer, err error) error {
 	Report(w, framework.Results{{Severity: framework.Error, Message: err.Error()}})
 	return err
@@ -230,14 +216,13 @@ func Report(w io.Writer, results framework.Results) {
 	}
 }
 
-// smallInput is the size below which a run keeps all its garbage: the heap
-// stays a few tens of MB, and collecting it cost half a quickstart run's time.
+// smallInput is the size below which a run keeps all its garbage: the heap stays a few tens of MB, and
+// collecting it cost half a quickstart run's time.
 const smallInput = 1 << 20
 
-// CollectGarbageOnlyIfLarge turns the collector off for small inputs, with a
-// memory limit as the safety net that turns it back on under pressure. It is
-// the process's to decide: only a program's main passes it to Run (or to
-// cli.New); the tests, which run in process, do not.
+// CollectGarbageOnlyIfLarge turns the collector off for small inputs, with a memory limit as the safety net
+// that turns it back on under pressure. It is the process's to decide: only a program's main passes it to Run
+// (or to cli.New); the tests, which run in process, do not.
 func CollectGarbageOnlyIfLarge(inputBytes int) {
 	if inputBytes < smallInput {
 		debug.SetGCPercent(-1)

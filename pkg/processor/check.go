@@ -15,10 +15,9 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
-// Check decodes a patched object into its upstream Go type, unknown fields
-// disallowed, and runs its operator's checks (jobkind's Validate): what the
-// API server and the operators would refuse is refused here, with its field.
-// It returns the typed object (nil for a kind that is no job's).
+// Check decodes a patched object into its upstream Go type, unknown fields disallowed, and runs its
+// operator's checks (jobkind's Validate): what the API server and the operators would refuse is refused here,
+// with its field. It returns the typed object (nil for a kind that is no job's).
 func Check(n *yaml.RNode) (any, field.ErrorList) {
 	k, obj, errs := decode(n)
 	if obj == nil {
@@ -27,23 +26,7 @@ func Check(n *yaml.RNode) (any, field.ErrorList) {
 	return obj, k.Validate(obj)
 }
 
-// CheckTarget is Check of a target as the patch left it (patched). The
-// patches reorder lists (mlops-fn's runtime patch goes first in a TrainJob's
-// spec.runtimePatches, the training container first in its pod), so a field
-// that does not decode, which only the target can have brought, is reported
-// at its path in the target: the index the user's file has.
-func CheckTarget(target, patched *yaml.RNode) (any, field.ErrorList) {
-	job, errs := Check(patched)
-	if job == nil && len(errs) > 0 {
-		if _, _, inTarget := decode(target); len(inTarget) > 0 {
-			return nil, inTarget
-		}
-	}
-	return job, errs
-}
-
-// decode reads n into its job kind's upstream Go type, unknown fields
-// disallowed: no object when it does not decode, or is no job.
+// decode reads n strictly into its kind's upstream Go type: no object if that fails or n is no job.
 func decode(n *yaml.RNode) (jobkind.Facts, any, field.ErrorList) {
 	k, ok := kinds.All.ForKind(n.GetKind())
 	if !ok {
@@ -54,27 +37,23 @@ func decode(n *yaml.RNode) (jobkind.Facts, any, field.ErrorList) {
 		return k, nil, field.ErrorList{field.InternalError(nil, err)}
 	}
 	obj := k.New()
-	if errs := strictDecode(b, obj, k.APIVersion+" "+k.Kind); len(errs) > 0 {
-		return k, nil, errs
-	}
-	return k, obj, nil
-}
-
-func strictDecode(b []byte, into any, kind string) field.ErrorList {
-	accepted := "the fields of " + kind
-	strict, err := sigsjson.UnmarshalStrict(b, into)
+	accepted := "the fields of " + k.APIVersion + " " + k.Kind
+	strict, err := sigsjson.UnmarshalStrict(b, obj)
 	if err != nil {
-		return field.ErrorList{jobspec.DecodeError(err, accepted)}
+		return k, nil, field.ErrorList{jobspec.DecodeError(err, accepted)}
 	}
 	var errs field.ErrorList
 	for _, e := range strict {
 		errs = append(errs, jobspec.DecodeError(e, accepted))
 	}
-	return errs
+	if len(errs) > 0 {
+		return k, nil, errs
+	}
+	return k, obj, nil
 }
 
-// CheckMetadata refuses a metadata that is not shaped as Kubernetes' (kyaml's
-// accessors index it as a map of strings and maps of strings).
+// CheckMetadata refuses a metadata that is not shaped as Kubernetes' (kyaml's accessors index it as a map of
+// strings and maps of strings).
 func CheckMetadata(n *yaml.RNode) error {
 	meta := n.Field("metadata")
 	if meta == nil || meta.Value.IsNil() {
@@ -96,11 +75,94 @@ func CheckMetadata(n *yaml.RNode) error {
 		if v.Value.YNode().Kind != yaml.MappingNode {
 			return fmt.Errorf("metadata.%s is a YAML %s; accepted: a map of strings", f, jobspec.NodeKind(v.Value))
 		}
-		for i := 1; i < len(v.Value.YNode().Content); i += 2 {
-			if c := v.Value.YNode().Content[i]; c.Kind != yaml.ScalarNode {
-				return fmt.Errorf("metadata.%s.%s is a YAML %s; accepted: a string", f, v.Value.YNode().Content[i-1].Value, jobspec.NodeKind(yaml.NewRNode(c)))
+		content := v.Value.YNode().Content
+		for i := 1; i < len(content); i += 2 {
+			if content[i].Kind != yaml.ScalarNode {
+				return fmt.Errorf("metadata.%s.%s is a YAML %s; accepted: a string", f, content[i-1].Value, jobspec.NodeKind(yaml.NewRNode(content[i])))
 			}
 		}
 	}
 	return nil
+}
+
+// maxExpansion bounds the nodes expanding an item's aliases may add: a pod template's hundreds, not a bomb's.
+const maxExpansion = 100_000
+
+// ExpandAliases returns n with its YAML aliases and merge keys (<<) expanded, in a copy (n itself if it holds
+// none), as kustomize reads its inputs. kpt and a standalone run hand them over as written, and kyaml's
+// accessors and merges do not follow them: a Worker template aliasing the Launcher's lost image and command.
+func ExpandAliases(n *yaml.RNode) (*yaml.RNode, error) {
+	written, aliased := writtenSize(n.YNode())
+	if !aliased {
+		return n, nil
+	}
+	limit := written + maxExpansion
+	size := expandedSize(n.YNode(), map[*yaml.Node]int{}, limit+1)
+	if size == recursive {
+		return nil, fmt.Errorf("a YAML alias in it names a node that holds the alias, so expanding it never ends (kustomize drops such a merge key silently); " +
+			"accepted: aliases of nodes outside them")
+	}
+	if size > limit {
+		return nil, fmt.Errorf("its YAML aliases expand to more than %d nodes beyond the %d written (mlops-fn reads aliases expanded, "+
+			"as kustomize does, up to that bound); accepted: aliases that add at most %d nodes", maxExpansion, written, maxExpansion)
+	}
+	out := yaml.NewRNode(copyTree(n.YNode(), map[*yaml.Node]*yaml.Node{}))
+	if err := out.DeAnchor(); err != nil {
+		return nil, fmt.Errorf("expanding its YAML aliases and merge keys: %v; "+
+			"accepted: merge keys (<<) whose values are maps, aliases of maps, or lists of them", err)
+	}
+	return out, nil
+}
+
+// writtenSize counts the nodes as written, an alias as one, and tells whether any is an alias or a merge key.
+func writtenSize(y *yaml.Node) (int, bool) {
+	size, aliased := 1, y.Kind == yaml.AliasNode || y.Tag == yaml.MergeTag
+	for _, c := range y.Content {
+		s, a := writtenSize(c)
+		size, aliased = size+s, aliased || a
+	}
+	return size, aliased
+}
+
+// recursive is expandedSize's count of a node that an alias inside it names.
+const recursive = -1
+
+// expandedSize counts the nodes with every alias replaced by what it names, each node's count kept (an alias
+// bomb names the same node many times), capped at limit; recursive when an alias names a node it is in.
+func expandedSize(y *yaml.Node, seen map[*yaml.Node]int, limit int) int {
+	if y.Kind == yaml.AliasNode && y.Alias != nil {
+		return expandedSize(y.Alias, seen, limit)
+	}
+	if s, ok := seen[y]; ok {
+		return s // recursive while y is still being counted
+	}
+	seen[y] = recursive
+	size := 1
+	for _, c := range y.Content {
+		s := expandedSize(c, seen, limit)
+		if s == recursive {
+			return recursive
+		}
+		size = min(size+s, limit)
+	}
+	seen[y] = size
+	return size
+}
+
+// copyTree copies y with its aliases pointing into the copy: kyaml's Copy keeps them pointing at the
+// original, which DeAnchor would then change.
+func copyTree(y *yaml.Node, copies map[*yaml.Node]*yaml.Node) *yaml.Node {
+	if c, ok := copies[y]; ok {
+		return c
+	}
+	c := *y
+	copies[y] = &c
+	c.Content = make([]*yaml.Node, len(y.Content))
+	for i, child := range y.Content {
+		c.Content[i] = copyTree(child, copies)
+	}
+	if y.Alias != nil {
+		c.Alias = copyTree(y.Alias, copies)
+	}
+	return &c
 }

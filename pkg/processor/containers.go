@@ -15,10 +15,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
+
+// The checks of a target's pods that Narrow runs, and the names it takes from them.
 
 // placed is a container or init container of a target and its field path.
 type placed struct {
@@ -30,12 +33,10 @@ type placed struct {
 
 func (c placed) path() string { return c.pod + "." + c.at }
 
-// podContainers are the containers and init containers of each pod template
-// of the target, in role order, with where each stands.
+// podContainers are the containers and init containers of each pod template of the target, in role order.
 func podContainers(target *yaml.RNode) [][]placed {
-	kind := kindOf(target)
 	var pods [][]placed
-	for _, s := range kind.PodSpecs {
+	for _, s := range kindOf(target).PodSpecs {
 		var pod []placed
 		for _, field := range []string{"containers", "initContainers"} {
 			list, err := target.Pipe(yaml.Lookup(append(slices.Clone(s.Path), field)...))
@@ -53,9 +54,8 @@ func podContainers(target *yaml.RNode) [][]placed {
 	return pods
 }
 
-// uniqueContainerNames refuses a pod template in which two containers share
-// a name (init containers included: Kubernetes gives them one name space):
-// the patch merges containers by name, so one would take the other's place.
+// uniqueContainerNames refuses a pod template in which two containers share a name (init containers included:
+// Kubernetes gives them one name space): the patch, which merges containers by name, would make them one.
 func uniqueContainerNames(target *yaml.RNode) error {
 	for _, pod := range podContainers(target) {
 		first := map[string]string{}
@@ -69,112 +69,96 @@ func uniqueContainerNames(target *yaml.RNode) error {
 	return nil
 }
 
-// envShadowsKeys refuses a target container (or init container) whose own
-// env entry names an mlops.env key: the patch gives every container the env
-// ConfigMap through envFrom, and Kubernetes lets an env entry win over
-// envFrom, so the container would see its own value while the job is sized
-// from mlops.env (WORKERS=8 in the container of a job of 2 workers). An entry
-// taking the key from the env ConfigMap itself says the same and stays. A
-// TrainJob carries mlops.env in its trainer's env (trainerEnvKept).
+// envShadowsKeys refuses a target container (or init container) whose own env entry names an mlops.env key:
+// the patch gives every container the env ConfigMap through envFrom, and Kubernetes lets an env entry win
+// over envFrom, so the container would see its own value while the job is sized from mlops.env (WORKERS=8 in
+// the container of a job of 2 workers). An entry taking the key from the env ConfigMap itself says the same
+// and stays. A TrainJob carries mlops.env in its trainer's env (trainerEnvKept).
 func envShadowsKeys(target *yaml.RNode, q *render.Plan) error {
 	if len(q.Facts().ProgramPath) > 0 {
 		return nil // the program's env is outside the pod specs' containers
 	}
-	for _, pod := range podContainers(target) {
-		for _, c := range pod {
-			list, _ := c.node.Pipe(yaml.Lookup("env"))
-			if list == nil || list.YNode().Kind != yaml.SequenceNode {
+	for _, c := range slices.Concat(podContainers(target)...) {
+		list, _ := c.node.Pipe(yaml.Lookup("env"))
+		if list == nil || list.YNode().Kind != yaml.SequenceNode {
+			continue
+		}
+		elems, _ := list.Elements()
+		for i, e := range elems {
+			name, _ := e.GetString("name")
+			if !slices.Contains(q.EnvKeys, name) || q.OwnEnvEntry(e, name) {
 				continue
 			}
-			elems, _ := list.Elements()
-			for i, e := range elems {
-				name, _ := e.GetString("name")
-				if !slices.Contains(q.EnvKeys, name) || q.OwnEnvEntry(e, name) {
-					continue
-				}
-				value := jobnode.Scalar(e, "value")
-				if value == "" && e.Field("valueFrom") != nil {
-					value = "a value from elsewhere (valueFrom)"
-				} else {
-					value = strconv.Quote(value)
-				}
-				return fmt.Errorf("%s.env[%d].name: Invalid value: %q: container %s sets %s to %s, and %s is a key of mlops.env, which reaches the container through the env ConfigMap (envFrom); Kubernetes gives the container's own entry precedence, so it would see that value while the job is rendered from mlops.env; accepted: the value in mlops.env only (remove the entry from the container), or another name", c.path(), i, name, c.name, name, value, name)
+			value := strconv.Quote(jobnode.Scalar(e, "value"))
+			if value == `""` && e.Field("valueFrom") != nil {
+				value = "a value from elsewhere (valueFrom)"
 			}
+			return fmt.Errorf("%s.env[%d].name: Invalid value: %q: container %s sets %s to %s, and %s is a key of mlops.env, which reaches the container through the env ConfigMap (envFrom); Kubernetes gives the container's own entry precedence, so it would see that value while the job is rendered from mlops.env; accepted: the value in mlops.env only (remove the entry from the container), or another name", c.path(), i, name, c.name, name, value, name)
 		}
 	}
 	return nil
 }
 
-// mountsTaken refuses a target container, the training container or another,
-// that mounts a volume of its own where mlops-fn mounts one (mounts merge by
-// path, so the patch would silently swap the container's volume for mlops-fn's),
-// or at or around the operator's paths (the SSH keys, the hostfile).
+// mountsTaken refuses a target container, the training container or another, that mounts a volume of its own
+// where mlops-fn mounts one (mounts merge by path, so the patch would silently swap the container's volume
+// for mlops-fn's), or at or around the operator's paths (the SSH keys, the hostfile).
 func mountsTaken(target *yaml.RNode, q *render.Plan) error {
 	ours := map[string]string{}
 	for _, m := range q.Mounts {
 		ours[m.MountPath] = m.Name
 	}
-	for _, pod := range podContainers(target) {
-		for _, c := range pod {
-			mounts, _ := c.node.Pipe(yaml.Lookup("volumeMounts"))
-			if mounts == nil {
-				continue
+	for _, c := range slices.Concat(podContainers(target)...) {
+		mounts, _ := c.node.Pipe(yaml.Lookup("volumeMounts"))
+		if mounts == nil {
+			continue
+		}
+		elems, _ := mounts.Elements()
+		for i, m := range elems {
+			at, _ := m.GetString("mountPath")
+			volume, _ := m.GetString("name")
+			if want, taken := ours[path.Clean(at)]; taken && at != "" && volume != want {
+				return fmt.Errorf("%s.volumeMounts[%d]: container %s mounts its volume %q at %s, where mlops-fn mounts %q (mlops.env or spec.volumes); "+
+					"accepted: one of the two at another path, or the container's mount removed", c.path(), i, c.name, volume, at, want)
 			}
-			elems, _ := mounts.Elements()
-			for i, m := range elems {
-				at, _ := m.GetString("mountPath")
-				volume, _ := m.GetString("name")
-				if want, taken := ours[path.Clean(at)]; taken && at != "" && volume != want {
-					return fmt.Errorf("%s.volumeMounts[%d]: container %s mounts its volume %q at %s, where mlops-fn mounts %q (mlops.env or spec.volumes); "+
-						"accepted: one of the two at another path, or the container's mount removed", c.path(), i, c.name, volume, at, want)
-				}
-				if clashes := q.OperatorMountPath(path.Clean(at)); at != "" && len(clashes) > 0 {
-					return fmt.Errorf("%s.volumeMounts[%d].mountPath: Invalid value: %q: container %s's mount %s", c.path(), i, at, c.name, clashes[0])
-				}
+			if clashes := q.OperatorMountPath(path.Clean(at)); at != "" && len(clashes) > 0 {
+				return fmt.Errorf("%s.volumeMounts[%d].mountPath: Invalid value: %q: container %s's mount %s", c.path(), i, at, c.name, clashes[0])
 			}
 		}
 	}
 	return nil
 }
 
-// requestsAboveLimits refuses a patched job whose container keeps a request
-// of the base's above the limit mlops-fn set (CPU, MEMORY, the GPUs): the API
-// server would refuse the pods, or an operator their creation, far from here.
+// requestsAboveLimits refuses a patched job whose container keeps a request of the base's above the limit
+// mlops-fn set (CPU, MEMORY, the GPUs): the API server would refuse the pods, or an operator create none.
 func requestsAboveLimits(job *yaml.RNode) error {
-	for _, pod := range podContainers(job) {
-		for _, c := range pod {
-			limits, _ := c.node.Pipe(yaml.Lookup("resources", "limits"))
-			requests, _ := c.node.Pipe(yaml.Lookup("resources", "requests"))
-			if limits == nil || requests == nil {
+	for _, c := range slices.Concat(podContainers(job)...) {
+		limits, _ := c.node.Pipe(yaml.Lookup("resources", "limits"))
+		requests, _ := c.node.Pipe(yaml.Lookup("resources", "requests"))
+		if limits == nil || requests == nil {
+			continue
+		}
+		names, _ := limits.Fields()
+		for _, name := range names {
+			limit, err := resource.ParseQuantity(yaml.GetValue(limits.Field(name).Value))
+			f := requests.Field(name)
+			if f == nil || err != nil {
 				continue
 			}
-			names, _ := limits.Fields()
-			for _, name := range names {
-				limit, err1 := resource.ParseQuantity(yaml.GetValue(limits.Field(name).Value))
-				f := requests.Field(name)
-				if f == nil || err1 != nil {
-					continue
-				}
-				request, err2 := resource.ParseQuantity(yaml.GetValue(f.Value))
-				if err2 == nil && request.Cmp(limit) > 0 {
-					return fmt.Errorf("%s.resources.requests.%s: container %s requests %s, above its limit %s, which mlops-fn sets (CPU, MEMORY, GPUS_PER_WORKER in mlops.env, or spec.resources, spec.launcherResources); Kubernetes refuses a request above its limit; accepted: the base's request at most that limit, or the request removed (it then defaults to the limit)", c.path(), name, c.name, request.String(), limit.String())
-				}
+			if request, err := resource.ParseQuantity(yaml.GetValue(f.Value)); err == nil && request.Cmp(limit) > 0 {
+				return fmt.Errorf("%s.resources.requests.%s: container %s requests %s, above its limit %s, which mlops-fn sets (CPU, MEMORY, GPUS_PER_WORKER in mlops.env, or spec.resources, spec.launcherResources); Kubernetes refuses a request above its limit; accepted: the base's request at most that limit, or the request removed (it then defaults to the limit)", c.path(), name, c.name, request.String(), limit.String())
 			}
 		}
 	}
 	return nil
 }
 
-// baseGPUs settles the GPUs a target's training containers ask for with
-// the plan's. A request of the plan's GPU resource follows its limit
-// (Kubernetes requires an extended resource's request to equal its limit).
-// Refused: a count of 0 beside the base's GPUs, which a patch cannot remove,
-// and the base's GPUs of another resource beside the plan's default one,
-// which would make each pod ask for both.
+// baseGPUs settles the GPUs a target's training containers ask for with the plan's. A request of the plan's
+// GPU resource follows its limit (Kubernetes requires an extended resource's request to equal its limit).
+// Refused: a count of 0 beside the base's GPUs, which a patch cannot remove, and the base's GPUs of another
+// resource beside the plan's default one, which would make each pod ask for both.
 func baseGPUs(target *yaml.RNode, q *render.Plan) error {
-	kind := kindOf(target)
-	cloned := false
-	for _, s := range kind.PodSpecs {
+	requested := false
+	for _, s := range kindOf(target).PodSpecs {
 		if q.Apart(s.Role) {
 			continue // the launcher gets the launcher's limits
 		}
@@ -197,39 +181,34 @@ func baseGPUs(target *yaml.RNode, q *render.Plan) error {
 					return fmt.Errorf("%s: Invalid value: %q: the base's container %s asks for GPUs, and %s is 0, which says none; a patch cannot remove the base's; "+
 						"accepted: %s, %s left out (the base's count stays), or the GPUs removed from the base", at, value, name, q.GPUsFrom, count, q.GPUsFrom)
 				case corev1.ResourceName(r) == q.GPUResource && list == "requests" && q.GPUsPerWorker > 0:
-					if !cloned {
-						q.Requests, cloned = maps.Clone(q.Requests), true
-						if q.Requests == nil {
-							q.Requests = corev1.ResourceList{}
-						}
-					}
-					q.Requests[q.GPUResource] = q.Limits[q.GPUResource]
+					requested = true
 				case corev1.ResourceName(r) != q.GPUResource && isGPU(r) && q.GPUsPerWorker > 0 && !q.GPUResourceSet:
 					return fmt.Errorf("%s: Invalid value: %q: the base's container %s asks for %s, and %s asks for %d %s (GPU_RESOURCE's default) besides: each pod would ask for both; accepted: GPU_RESOURCE=%s in mlops.env (%s then counts those), or the base's %s removed", at, value, name, r, q.GPUsFrom, q.GPUsPerWorker, q.GPUResource, r, q.GPUsFrom, r)
 				}
 			}
 		}
 	}
+	if requested { // in a copy of the plan's requests
+		q.Requests = maps.Collect(maps.All(q.Requests))
+		q.Requests[q.GPUResource] = q.Limits[q.GPUResource]
+	}
 	return nil
 }
 
-// isGPU: an extended resource a device plugin serves GPUs or accelerators as
-// (nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915, habana.ai/gaudi).
+// isGPU: a device plugin's GPUs or accelerators: nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915, habana.ai/.
 func isGPU(name string) bool {
 	return strings.Contains(name, "gpu") || strings.HasPrefix(name, "habana.ai/")
 }
 
-// baseVolumesClash refuses a volume of the target's pods that would merge
-// with one mlops-fn or the operator adds: named like one of mlops-fn's with
-// another source (merged by name, it would have two, which the API server
-// refuses), or named like the operator's.
+// baseVolumesClash refuses a volume of the target's pods that would merge with one mlops-fn or the operator
+// adds: named like one of mlops-fn's with another source (merged by name, it would have two, which the API
+// server refuses), or named like the operator's.
 func baseVolumesClash(target *yaml.RNode, q *render.Plan) error {
 	ours := map[string]string{}
 	for _, v := range q.Volumes {
 		ours[v.Name] = volumeSource(v.VolumeSource)
 	}
-	kind := kindOf(target)
-	for _, s := range kind.PodSpecs {
+	for _, s := range kindOf(target).PodSpecs {
 		list, _ := target.Pipe(yaml.Lookup(append(slices.Clone(s.Path), "volumes")...))
 		if list == nil {
 			continue
@@ -261,12 +240,42 @@ func volumeSource(v corev1.VolumeSource) string {
 	return ""
 }
 
-// names are the containers' names by role.
-func names(byRole map[jobkind.Role][]*yaml.RNode) map[jobkind.Role][]string {
+// placementClash refuses a target whose pod template asks Kueue for another placement than mlops.env's: the
+// patch would leave both, or override the user's, and either way one of them silently loses.
+func placementClash(target *yaml.RNode, q *render.Plan) error {
+	if q.Placement == nil {
+		return nil
+	}
+	for _, s := range kindOf(target).PodSpecs {
+		at := append(slices.Clone(s.Path[:len(s.Path)-1]), "metadata", "annotations")
+		m, _ := target.Pipe(yaml.Lookup(at...))
+		if m == nil {
+			continue
+		}
+		want := q.PodPlacement(s.Role)
+		for _, key := range []string{api.RequiredTopologyAnnotation, api.PreferredTopologyAnnotation, api.PodSetGroupAnnotation} {
+			have := m.Field(key)
+			if have == nil || yaml.GetValue(have.Value) == want[key] {
+				continue
+			}
+			var pairs []string
+			for _, k := range slices.Sorted(maps.Keys(want)) {
+				pairs = append(pairs, k+": "+want[k])
+			}
+			return fmt.Errorf("%s.%s: Invalid value: %q: the target asks Kueue for its own placement, and mlops.env's placement sets %s; "+
+				"accepted: the annotation removed from the target (mlops.env's TOPOLOGY_ key places the job), or no TOPOLOGY_ key in mlops.env",
+				strings.Join(at, "."), key, yaml.GetValue(have.Value), strings.Join(pairs, ", "))
+		}
+	}
+	return nil
+}
+
+// namesBy are the containers' names by role, each role's but(role) left out.
+func namesBy(byRole map[jobkind.Role][]*yaml.RNode, but func(jobkind.Role) string) map[jobkind.Role][]string {
 	out := map[jobkind.Role][]string{}
 	for role, list := range byRole {
 		for _, c := range list {
-			if name, _ := c.GetString("name"); name != "" {
+			if name, _ := c.GetString("name"); name != "" && name != but(role) {
 				out[role] = append(out[role], name)
 			}
 		}
@@ -274,33 +283,13 @@ func names(byRole map[jobkind.Role][]*yaml.RNode) map[jobkind.Role][]string {
 	return out
 }
 
-// sidecars are the containers of each pod template other than the training
-// container the patch addresses.
-func sidecars(target *yaml.RNode, training render.ContainerNames, plan *render.Plan) map[jobkind.Role][]string {
-	out := map[jobkind.Role][]string{}
-	for role, list := range jobnode.ContainerLists(kindOf(target), target) {
-		main := training[role]
-		if main == "" {
-			main = plan.ContainerName
-		}
-		for _, c := range list {
-			if name, _ := c.GetString("name"); name != main && name != "" {
-				out[role] = append(out[role], name)
-			}
-		}
-	}
-	return out
-}
-
-// containerNames takes the training container of each pod template of the
-// target: the one named like the spec's container, else the first, which is
-// the one the mpi-operator treats as main. A container spec.containerName
-// names must be in every pod: the first would take its limits and program.
+// containerNames takes the training container of each pod template of the target: the one named like the
+// spec's container, else the first, which is the one the mpi-operator treats as main. A container
+// spec.containerName names must be in every pod: the first would take its limits and program.
 func containerNames(target *yaml.RNode, plan *render.Plan) (render.ContainerNames, error) {
 	names := render.ContainerNames{}
-	kind := kindOf(target)
 	lists := jobnode.ContainerLists(kindOf(target), target)
-	for _, s := range kind.PodSpecs {
+	for _, s := range kindOf(target).PodSpecs {
 		var all []string
 		for _, c := range lists[s.Role] {
 			name, _ := c.GetString("name")

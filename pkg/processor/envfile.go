@@ -3,6 +3,7 @@
 package processor
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -33,12 +34,11 @@ const (
 	FromLocalConfig                  // spec.envFile.localConfigMap: mlops-fn writes the ConfigMap
 )
 
-// LocalConfig is the annotation that keeps an object out of what kpt and
-// kustomize apply: a package's inputs, such as the job spec and mlops.env.
+// LocalConfig is the annotation that keeps an object out of what kpt and kustomize apply: a package's inputs,
+// such as the job spec and mlops.env.
 const LocalConfig = "config.kubernetes.io/local-config"
 
-// envSources refuses a spec that names two sources of mlops.env. It reads
-// the spec as written: Default fills in path.
+// envSources refuses a spec that names two sources of mlops.env, as written (Default fills in path).
 func envSources(job *api.MLOpsJob) field.ErrorList {
 	src := job.Spec.EnvFile
 	var named []string
@@ -69,13 +69,13 @@ func envSources(job *api.MLOpsJob) field.ErrorList {
 	return errs
 }
 
-// localConfigEnv reads mlops.env from the local-config ConfigMap the spec
-// names: a kpt package keeps it beside job.yaml, and neither kpt nor
-// kustomize applies it; mlops-fn writes the env ConfigMap the containers read.
+// localConfigEnv reads mlops.env from the local-config ConfigMap the spec names: a kpt package keeps it
+// beside job.yaml, neither kpt nor kustomize applies it; mlops-fn writes the env ConfigMap of the containers.
 func (p Processor) localConfigEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, error) {
 	name, envName := job.Spec.EnvFile.LocalConfigMap.Name, job.Spec.EnvFile.ConfigMapName
 	at := p.configName() + ": spec.envFile.localConfigMap.name"
-	var found, local []*yaml.RNode
+	var found []*yaml.RNode
+	var local []string
 	for _, it := range items {
 		if it.GetKind() != "ConfigMap" {
 			continue
@@ -84,21 +84,14 @@ func (p Processor) localConfigEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.
 			found = append(found, it)
 		}
 		if it.GetAnnotations()[LocalConfig] == "true" {
-			local = append(local, it)
+			local = append(local, strconv.Quote(it.GetName()))
 		}
 	}
 	switch len(found) {
 	case 0:
-		names := "none"
-		if len(local) > 0 {
-			var ns []string
-			for _, it := range local {
-				ns = append(ns, strconv.Quote(it.GetName()))
-			}
-			names = strings.Join(ns, ", ")
-		}
 		return nil, fmt.Errorf("%s: Invalid value: %q: no ConfigMap of that name among the inputs (local-config ConfigMaps among them: %s); "+
-			"accepted: the name of a ConfigMap in the package, annotated %s: \"true\", whose data is mlops.env's KEY: value pairs", at, name, names, LocalConfig)
+			"accepted: the name of a ConfigMap in the package, annotated %s: \"true\", whose data is mlops.env's KEY: value pairs",
+			at, name, cmp.Or(strings.Join(local, ", "), "none"), LocalConfig)
 	case 1:
 	default:
 		return nil, fmt.Errorf("ConfigMap/%s is among the inputs %d times (%s, and %s), and spec.envFile.localConfigMap names it; "+
@@ -118,14 +111,11 @@ func (p Processor) localConfigEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.
 // needsHashSuffix marks a configMapGenerator's ConfigMap whose name kustomize will hash.
 const needsHashSuffix = "internal.config.kubernetes.io/needsHashSuffix"
 
-// loadEnv reads mlops.env from its one source (docs/mlops-env.md, "One
-// source"): what the spec names (inline text, a local-config ConfigMap, the
-// file at spec.envFile.path), or the env ConfigMap among the inputs, which
-// runners that cannot read files get from configMapGenerator. The env
-// ConfigMap beside inline text or a local-config ConfigMap is refused; beside
-// the file it is read where it holds the file's every entry (a generator of
-// that very file, which may add keys of its own), else refused, naming both
-// and the keys they disagree on.
+// loadEnv reads mlops.env from its one source (docs/mlops-env.md, "One source"): what the spec names (inline
+// text, a local-config ConfigMap, the file at spec.envFile.path), or the env ConfigMap among the inputs,
+// which runners that cannot read files get from configMapGenerator. The env ConfigMap beside inline text or a
+// local-config ConfigMap is refused; beside the file it is read where it holds the file's every entry (a
+// generator of that very file, which may add keys), else refused, naming both and the keys they disagree on.
 func (p Processor) loadEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, EnvOrigin, error) {
 	src := job.Spec.EnvFile
 	if src.LocalConfigMap != nil && src.LocalConfigMap.Name == src.ConfigMapName {
@@ -176,18 +166,16 @@ func (p Processor) loadEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, E
 		if p.ConfigDir == "" && !filepath.IsAbs(path) {
 			where += " in the working directory"
 		}
-		return nil, 0,
-			fmt.Errorf("%s: spec.envFile: mlops.env not found: no inline text, no ConfigMap %q among the inputs, and no file %s; "+
-				"accepted: one of the three, or spec.envFile.localConfigMap: {name: NAME} naming a ConfigMap among the inputs annotated %s: \"true\" (a kpt package's form)",
-				p.configName(), src.ConfigMapName, where, LocalConfig)
+		return nil, 0, fmt.Errorf("%s: spec.envFile: mlops.env not found: no inline text, no ConfigMap %q among the inputs, and no file %s; "+
+			"accepted: one of the three, or spec.envFile.localConfigMap: {name: NAME} naming a ConfigMap among the inputs annotated %s: \"true\" (a kpt package's form)",
+			p.configName(), src.ConfigMapName, where, LocalConfig)
 	default:
 		return nil, 0, fmt.Errorf("%s: spec.envFile.path: %w", p.configName(), err)
 	}
 }
 
-// disagreement lists the keys whose values differ from a to b, each as
-// KEY: "a's" → "b's" ("(none)": no such key); keys b alone has count only
-// unless extrasOK (a generator's own literals beside its envs file).
+// disagreement lists the keys whose values differ from a to b, each as KEY: "a's" → "b's" ("(none)": no such
+// key); keys b alone has count only unless extrasOK (a generator's own literals beside its envs file).
 func disagreement(a, b *env.File, extrasOK bool) string {
 	tree := func(f *env.File) map[string]any {
 		m := map[string]any{}
@@ -205,10 +193,9 @@ func disagreement(a, b *env.File, extrasOK bool) string {
 	return strings.Join(keys, ", ")
 }
 
-// envConfigMap finds the env ConfigMap among the inputs that mlops-fn did not
-// write (a configMapGenerator's, or the user's), nil if none: one a namespace,
-// and where there are several, all of one content, since the job is rendered
-// from one and each namespace's pods read their own.
+// envConfigMap finds the env ConfigMap among the inputs that mlops-fn did not write (a configMapGenerator's,
+// or the user's), nil if none: one a namespace, and where there are several, all of one content, since the
+// job is rendered from one and each namespace's pods read their own.
 func envConfigMap(job *api.MLOpsJob, items []*yaml.RNode) (*yaml.RNode, *env.File, error) {
 	name := job.Spec.EnvFile.ConfigMapName
 	var first *yaml.RNode
@@ -219,13 +206,8 @@ func envConfigMap(job *api.MLOpsJob, items []*yaml.RNode) (*yaml.RNode, *env.Fil
 			continue
 		}
 		if other, twice := seen[it.GetNamespace()]; twice {
-			where := fmt.Sprintf("in namespace %q", it.GetNamespace())
-			if it.GetNamespace() == "" {
-				where = "without a namespace"
-			}
-			return nil, nil,
-				fmt.Errorf("ConfigMap/%s is among the inputs twice %s (%s, and %s); "+
-					"accepted: one ConfigMap of the job's env per namespace", name, where, other, identify(it))
+			return nil, nil, fmt.Errorf("ConfigMap/%s is among the inputs twice %s (%s, and %s); "+
+				"accepted: one ConfigMap of the job's env per namespace", name, inNamespace(it.GetNamespace()), other, identify(it))
 		}
 		seen[it.GetNamespace()] = identify(it)
 		f, err := configMapFile(it)
@@ -237,10 +219,9 @@ func envConfigMap(job *api.MLOpsJob, items []*yaml.RNode) (*yaml.RNode, *env.Fil
 			continue
 		}
 		if d := disagreement(firstFile, f, false); d != "" {
-			return nil, nil,
-				fmt.Errorf("%s is among the inputs in namespaces %q and %q, and they disagree (%[2]s → %[3]s): %s; "+
-					"the job is rendered from one, and each namespace's pods read their own; "+
-					"accepted: the same data in every namespace", identify(it), first.GetNamespace(), it.GetNamespace(), d)
+			return nil, nil, fmt.Errorf("%s is among the inputs in namespaces %q and %q, and they disagree (%[2]s → %[3]s): %s; "+
+				"the job is rendered from one, and each namespace's pods read their own; "+
+				"accepted: the same data in every namespace", identify(it), first.GetNamespace(), it.GetNamespace(), d)
 		}
 	}
 	// A Pod's envFrom kustomize rewrites; a custom resource's it does not know.
@@ -251,10 +232,10 @@ func envConfigMap(job *api.MLOpsJob, items []*yaml.RNode) (*yaml.RNode, *env.Fil
 }
 
 func configMapFile(cm *yaml.RNode) (*env.File, error) {
-	if d := cm.Field("data"); d != nil && d.Value.YNode().Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("ConfigMap/%s: data is a YAML %s; accepted: a map of KEY: value", cm.GetName(), jobspec.NodeKind(d.Value))
-	}
 	if d := cm.Field("data"); d != nil {
+		if d.Value.YNode().Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("ConfigMap/%s: data is a YAML %s; accepted: a map of KEY: value", cm.GetName(), jobspec.NodeKind(d.Value))
+		}
 		c := d.Value.YNode().Content
 		for i := 0; i+1 < len(c); i += 2 {
 			if v := c[i+1]; v.Kind != yaml.ScalarNode || v.Tag != yaml.NodeTagString {
@@ -263,9 +244,8 @@ func configMapFile(cm *yaml.RNode) (*env.File, error) {
 			}
 		}
 	}
-	data := cm.GetDataMap()
-	if binary := cm.GetBinaryDataMap(); len(binary) > 0 {
+	if len(cm.GetBinaryDataMap()) > 0 {
 		return nil, fmt.Errorf("ConfigMap/%s: binaryData is not accepted: mlops.env holds text", cm.GetName())
 	}
-	return env.FromMap("ConfigMap/"+cm.GetName(), data), nil
+	return env.FromMap("ConfigMap/"+cm.GetName(), cm.GetDataMap()), nil
 }

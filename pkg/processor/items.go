@@ -18,8 +18,8 @@ import (
 
 // The items the function writes back: its own objects found, updated in place, pruned.
 
-// configMapNamespaces: the ConfigMap goes where its readers are, the targets'
-// namespaces (a kustomization's namespace: reached them first), else the job's.
+// configMapNamespaces: the ConfigMap goes where its readers are, the targets' namespaces (a kustomization's
+// namespace: reached them first), else the job's.
 func configMapNamespaces(plan *render.Plan, items []*yaml.RNode, targets []int) []string {
 	if len(targets) == 0 {
 		return []string{plan.Namespace}
@@ -38,12 +38,10 @@ type doom struct {
 	say bool
 }
 
-// stale is what an earlier run of this spec generated that this run does
-// not: the job generated as another kind, or before a target came, which
-// would run beside this one (job, generated again, stays to be replaced where
-// it stands), and the ConfigMaps it no longer writes. Only in the
-// namespace the spec generates into: a same-named spec of another namespace
-// owns its own objects.
+// stale is what an earlier run of this spec generated that this run does not: the job generated as another
+// kind, or before a target came, which would run beside this one (job, generated again, stays to be replaced
+// where it stands), and the ConfigMaps it no longer writes. Only in the namespace the spec generates into: a
+// same-named spec of another namespace owns its own objects.
 func stale(items []*yaml.RNode, plan *render.Plan, job *yaml.RNode, written map[string]bool, doomed map[*yaml.RNode]doom) {
 	owner := api.Kind + "/" + plan.JobName
 	for _, it := range items {
@@ -56,13 +54,11 @@ func stale(items []*yaml.RNode, plan *render.Plan, job *yaml.RNode, written map[
 	}
 }
 
-// orphans is what a job spec that is no longer among the items generated
-// where this spec files its objects: the old job and ConfigMap of a job
-// renamed in its spec, which would run beside the new one. Specs count by
-// name alone: a spec's ConfigMap goes where its targets are, in any namespace.
-// Only kpt hands a package's specs to the function as items; where this spec
-// is not among them (kustomize, the standalone renderer) the generating spec
-// cannot be known gone, and nothing is dropped.
+// orphans is what a job spec that is no longer among the items generated where this spec files its objects:
+// the old job and ConfigMap of a job renamed in its spec, which would run beside the new one. Specs count by
+// name alone: a spec's ConfigMap goes where its targets are, in any namespace. Only kpt hands a package's
+// specs to the function as items; where this spec is not among them (kustomize, the standalone renderer) the
+// generating spec cannot be known gone, and nothing is dropped.
 func (p Processor) orphans(items []*yaml.RNode, plan *render.Plan, doomed map[*yaml.RNode]doom) {
 	specs := map[string]bool{}
 	for _, it := range items {
@@ -82,9 +78,8 @@ func (p Processor) orphans(items []*yaml.RNode, plan *render.Plan, doomed map[*y
 	}
 }
 
-// prune drops the doomed items but a ConfigMap that an item staying still
-// reads, unless one of its name stays beside it to be read instead: removed,
-// it would leave that reader's pods waiting for it; kept, it says why.
+// prune drops the doomed items but a ConfigMap that an item staying still reads, unless one of its name stays
+// beside it to be read instead: removed, it would leave that reader's pods waiting for it; kept, it says why.
 func prune(items []*yaml.RNode, doomed map[*yaml.RNode]doom) ([]*yaml.RNode, []string) {
 	stay := slices.DeleteFunc(slices.Clone(items), func(it *yaml.RNode) bool { _, ok := doomed[it]; return ok })
 	var notices []string
@@ -109,9 +104,8 @@ func prune(items []*yaml.RNode, doomed map[*yaml.RNode]doom) ([]*yaml.RNode, []s
 	return items, notices
 }
 
-// readsConfigMap: n names the ConfigMap name, at any depth, where pod specs
-// and Trainer's TrainJob do (envFrom's configMapRef, an env's
-// configMapKeyRef, a configMap volume or projection), whatever the kind.
+// readsConfigMap: n names the ConfigMap name, at any depth, where pod specs and Trainer's TrainJob do
+// (envFrom's configMapRef, an env's configMapKeyRef, a configMap volume or projection), whatever the kind.
 func readsConfigMap(n *yaml.Node, name string) bool {
 	if n.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -129,11 +123,9 @@ func isSpec(n *yaml.RNode) bool {
 	return n.GetApiVersion() == api.APIVersion && n.GetKind() == api.Kind
 }
 
-// onePerName refuses two job specs, or two jobs of the user's (targets),
-// of one kind, name and namespace among the inputs (a kpt package's
-// mutators, a job file copied): the cluster holds one, and each would
-// silently replace or remove the other. A job an earlier run generated is
-// replaced instead.
+// onePerName refuses two job specs, or two jobs of the user's (targets), of one kind, name and namespace
+// among the inputs (a kpt package's mutators, a job file copied): the cluster holds one, and each would
+// silently replace or remove the other. A job an earlier run generated is replaced instead.
 func onePerName(items []*yaml.RNode) error {
 	seen := map[string]int{}
 	for i, it := range items {
@@ -143,19 +135,24 @@ func onePerName(items []*yaml.RNode) error {
 		group, _, _ := strings.Cut(it.GetApiVersion(), "/")
 		key := strings.Join([]string{group, it.GetKind(), it.GetNamespace(), it.GetName()}, "/")
 		if first, twice := seen[key]; twice {
-			where := fmt.Sprintf("in namespace %q", it.GetNamespace())
-			if it.GetNamespace() == "" {
-				where = "without a namespace"
-			}
 			why := "mlops-fn would patch both, and the cluster holds one"
 			if isSpec(it) {
 				why = "each would replace or remove the job the other generates"
 			}
-			return fmt.Errorf("input items %d (%s) and %d (%s) are two %ss named %q %s: %s; accepted: one %s of a name per namespace (rename or remove one)", first+1, identify(items[first]), i+1, identify(it), it.GetKind(), it.GetName(), where, why, it.GetKind())
+			return fmt.Errorf("input items %d (%s) and %d (%s) are two %ss named %q %s: %s; accepted: one %s of a name per namespace (rename or remove one)",
+				first+1, identify(items[first]), i+1, identify(it), it.GetKind(), it.GetName(), inNamespace(it.GetNamespace()), why, it.GetKind())
 		}
 		seen[key] = i
 	}
 	return nil
+}
+
+// inNamespace says where an object is, by its namespace ns.
+func inNamespace(ns string) string {
+	if ns == "" {
+		return "without a namespace"
+	}
+	return fmt.Sprintf("in namespace %q", ns)
 }
 
 func generated(n *yaml.RNode) bool {
@@ -163,20 +160,12 @@ func generated(n *yaml.RNode) bool {
 	return ok
 }
 
-// findItem finds the item of that kind called name, now or, failing that,
-// before kustomize renamed it.
+// findItem finds the item of that kind called name, now or, failing that, before kustomize renamed it.
 func findItem(items []*yaml.RNode, kind, name string) int {
-	for i, it := range items {
-		if it.GetKind() == kind && it.GetName() == name {
-			return i
-		}
+	if i := slices.IndexFunc(items, func(it *yaml.RNode) bool { return it.GetKind() == kind && it.GetName() == name }); i >= 0 {
+		return i
 	}
-	for i, it := range items {
-		if it.GetKind() == kind && slices.Contains(previousNames(it), name) {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(items, func(it *yaml.RNode) bool { return it.GetKind() == kind && slices.Contains(previousNames(it), name) })
 }
 
 // isNamed: n is named name, or was before a kustomize namePrefix or nameSuffix.
@@ -184,8 +173,8 @@ func isNamed(n *yaml.RNode, name string) bool {
 	return n.GetName() == name || slices.Contains(previousNames(n), name)
 }
 
-// PreviousNamesAnnotation is where kustomize keeps the names its namePrefix,
-// nameSuffix and patches replaced; it hands the annotation to functions.
+// PreviousNamesAnnotation is where kustomize keeps the names its namePrefix, nameSuffix and patches replaced;
+// it hands the annotation to functions.
 const PreviousNamesAnnotation = "internal.config.kubernetes.io/previousNames"
 
 func previousNames(n *yaml.RNode) []string {

@@ -9,77 +9,43 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
-
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	psa "k8s.io/pod-security-admission/api"
 	"k8s.io/pod-security-admission/policy"
-	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
 // Pod is a pod spec of a job as rendered, as Pod Security admission sees it.
-type Pod struct {
-	// Path is the pod spec's field path in the job.
-	Path string
-	Meta metav1.ObjectMeta
-	Spec corev1.PodSpec
-}
+type Pod = jobnode.PodTemplate
 
-// podAt is a pod of a job, with its role.
-type podAt struct {
-	Pod
-	// filled: mlops-fn fills this pod spec; role is its role then.
-	filled bool
-	role   jobkind.Role
-}
+// Pods are every pod spec of job, as rendered (a TrainJob's runtime patches merged per replicated job).
+func Pods(job *yaml.RNode) []Pod { return podsOf(job.GetKind(), decoded(job)) }
 
-// Pods are every pod spec of job, as rendered (a TrainJob's runtime patches
-// merged per replicated job).
-func Pods(job *yaml.RNode) []Pod {
-	var out []Pod
-	for _, p := range podsOf(job.GetKind(), decoded(job)) {
-		out = append(out, p.Pod)
-	}
-	return out
-}
-
-// decoded is a job read into its upstream Go type, unknown fields ignored
-// (a base's job: Check decodes the job as rendered strictly); nil when it does
-// not decode.
+// decoded is a job read into its upstream Go type, unknown fields ignored (a base's job: Check decodes the
+// job as rendered strictly); nil when it does not decode.
 func decoded(job *yaml.RNode) any {
 	k, ok := kinds.All.ForKind(job.GetKind())
 	if !ok {
 		return nil
 	}
-	b, err := jobnode.JSON(job)
-	if err != nil {
-		return nil
-	}
 	obj := k.New()
-	if json.Unmarshal(b, obj) != nil {
+	if b, err := jobnode.JSON(job); err != nil || json.Unmarshal(b, obj) != nil {
 		return nil
 	}
 	return obj
 }
 
-// podsOf are every pod spec of job, of kind, in its upstream Go type, as
-// the kind lists them (jobnode.Templated).
-func podsOf(kind string, obj any) []podAt {
-	t, ok := kinds.Of(jobkind.JobKind(kind)).(jobnode.Templated)
-	if !ok {
-		return nil
+// podsOf are every pod spec of job, of kind, in its upstream Go type, as the kind lists them.
+func podsOf(kind string, obj any) []Pod {
+	if t, ok := kinds.Of(jobkind.JobKind(kind)).(jobnode.Templated); ok {
+		return t.PodTemplates(obj)
 	}
-	var pods []podAt
-	for _, p := range t.PodTemplates(obj) {
-		pods = append(pods, podAt{Pod{p.Path, p.Meta, p.Spec}, p.Filled, p.Role})
-	}
-	return pods
+	return nil
 }
 
 // evaluator is the API server's own Pod Security evaluator, its default checks.
@@ -91,15 +57,12 @@ var evaluator = sync.OnceValue(func() policy.Evaluator {
 	return e
 })
 
-// podSecurityVersion is the policy version a namespace's
-// pod-security.kubernetes.io/enforce label means without an enforce-version
-// label: latest, the API server's own. Here that is the newest policy of
-// k8s.io/pod-security-admission, whose version go.mod keeps with k8s.io/api's
-// (v0.36: Kubernetes 1.36), the API mlops-fn renders.
+// podSecurityVersion is the policy version a namespace's pod-security.kubernetes.io/enforce label means
+// without an enforce-version label: latest, the API server's own. Here that is the newest policy of
+// k8s.io/pod-security-admission, kept by go.mod with k8s.io/api's (v0.36: Kubernetes 1.36), which it renders.
 var podSecurityVersion = psa.LatestVersion()
 
-// levels are the Pod Security Standards' levels, strictest first: a pod a
-// level refuses needs the next one.
+// levels are the Pod Security Standards' levels, strictest first: a pod a level refuses needs the next one.
 var levels = []psa.Level{psa.LevelRestricted, psa.LevelBaseline, psa.LevelPrivileged}
 
 // Refusal is Pod Security admission refusing a pod of a job at a level.
@@ -109,19 +72,18 @@ type Refusal struct {
 	Path string
 	// Message is the API server's words: violates PodSecurity "LEVEL:VERSION": reasons (details).
 	Message string
-	// Reasons are the checks' forbidden reasons, as in Message, and Details
-	// their details ("" where a check gives none).
+	// Reasons are the checks' forbidden reasons, as in Message, and Details their details ("" where a check
+	// gives none).
 	Reasons, Details []string
 }
 
-// PodSecurity evaluates the pods of job, as rendered, as the API server's
-// Pod Security admission does: the strictest level that admits them all,
-// and every level each pod is refused at.
+// PodSecurity evaluates the pods of job, as rendered, as the API server's Pod Security admission does: the
+// strictest level that admits them all, and every level each pod is refused at.
 func PodSecurity(job *yaml.RNode) (psa.Level, []Refusal) {
 	return podSecurity(podsOf(job.GetKind(), decoded(job)))
 }
 
-func podSecurity(pods []podAt) (psa.Level, []Refusal) {
+func podSecurity(pods []Pod) (psa.Level, []Refusal) {
 	needs := 0
 	var refused []Refusal
 	for _, pod := range pods {
@@ -139,8 +101,8 @@ func podSecurity(pods []podAt) (psa.Level, []Refusal) {
 	return levels[needs], refused
 }
 
-// settingFor names what in mlops.env or the job spec sets what a Pod Security
-// check (by its forbidden reason) looks at in the pods mlops-fn fills.
+// settingFor names what in mlops.env or the job spec sets what a Pod Security check (by its forbidden reason)
+// looks at in the pods mlops-fn fills.
 var settingFor = map[string]string{
 	"runAsNonRoot != true":              "a non-root USER_ID (or spec.security.runAsUser) sets runAsNonRoot",
 	"runAsUser=0":                       "USER_ID=0 runs the pods as root",
@@ -152,35 +114,29 @@ var settingFor = map[string]string{
 	"non-default capabilities":          "spec.rdma adds IPC_LOCK",
 }
 
-// hostNamespaces says what sets each host namespace a pod spec shares:
-// spec.hostNetwork for the node's network; nothing of mlops-fn's for its
-// processes or IPC, which only the base sets.
+// hostNamespaces says what sets each host namespace a pod spec shares: spec.hostNetwork for the node's
+// network; nothing of mlops-fn's for its processes or IPC, which only the base sets.
 func hostNamespaces(spec corev1.PodSpec) []string {
-	var out, base []string
+	var out []string
 	if spec.HostNetwork {
 		out = append(out, "spec.hostNetwork sets hostNetwork")
 	}
-	if spec.HostPID {
-		base = append(base, "hostPID")
-	}
-	if spec.HostIPC {
-		base = append(base, "hostIPC")
-	}
-	switch len(base) {
-	case 1:
-		out = append(out, base[0]+" is the base's: no setting of mlops-fn's sets it")
-	case 2:
+	switch {
+	case spec.HostPID && spec.HostIPC:
 		out = append(out, "hostPID and hostIPC are the base's: no setting of mlops-fn's sets them")
+	case spec.HostPID:
+		out = append(out, "hostPID is the base's: no setting of mlops-fn's sets it")
+	case spec.HostIPC:
+		out = append(out, "hostIPC is the base's: no setting of mlops-fn's sets it")
 	}
 	return out
 }
 
-// podSecurityNotice is the warning about a job whose pods restricted
-// refuses, "" when restricted admits them all: one line, the level they need
-// and what in the pods needs it; verbose, for each pod what the API server
-// says of it at the level above that one (pods it says the same of
-// together), with the settings of mlops-fn's that bear on it.
-func podSecurityNotice(id string, pods []podAt, verbose bool) string {
+// podSecurityNotice is the warning about a job whose pods restricted refuses, "" when restricted admits them
+// all: one line, the level they need and what in the pods needs it; verbose, for each pod what the API server
+// says of it at the level above that one (pods it says the same of together), with the settings of mlops-fn's
+// that bear on it.
+func podSecurityNotice(id string, pods []Pod, verbose bool) string {
 	level, refused := podSecurity(pods)
 	if level == psa.LevelRestricted {
 		return ""
@@ -230,9 +186,8 @@ func podSecurityNotice(id string, pods []podAt, verbose bool) string {
 		"the namespace's pod-security.kubernetes.io/enforce label must allow it%s", id, level, strings.Join(why, "; "), note)
 }
 
-// need is what a Pod Security check refused, in a few words: a volume's
-// details name it; others' list every container (too long for one line) or
-// repeat the reason.
+// need is what a Pod Security check refused, in a few words: a volume's details name it; others' list every
+// container (too long for one line) or repeat the reason.
 func need(reason, detail string) string {
 	switch {
 	case detail == "" || strings.Contains(detail, reason):
@@ -247,26 +202,15 @@ func need(reason, detail string) string {
 	return reason
 }
 
-// PodSecurityResults is the warning about a job mlops-fn generates whose
-// pods restricted refuses, named after the job spec.
-func (p Processor) PodSecurityResults(job *yaml.RNode) framework.Results {
-	if n := podSecurityNotice(p.configName()+": "+job.GetKind()+"/"+job.GetName(), podsOf(job.GetKind(), decoded(job)), p.Verbose); n != "" {
-		return noticeResults([]string{n})
-	}
-	return nil
-}
-
-// hostNetworkDNS checks the target's pods on the node's network (hostNetwork
-// of the base's, not the spec's, whose patch sets both): without dnsPolicy
-// ClusterFirstWithHostNet, Kubernetes gives them the node's resolver (its
-// ClusterFirst falls back to Default there), so the pods of a job cannot
-// resolve each other's names and the job fails once running: an error for
-// the operators' kinds, a notice for a Pod, which has no peers (an explicit
-// Default or None is the user's choice).
+// hostNetworkDNS checks the target's pods on the node's network (hostNetwork of the base's, not the spec's,
+// whose patch sets both): without dnsPolicy ClusterFirstWithHostNet, Kubernetes gives them the node's
+// resolver (its ClusterFirst falls back to Default there), so the pods of a job cannot resolve each other's
+// names and the job fails once running: an error for the operators' kinds, a notice for a Pod, which has no
+// peers (an explicit Default or None is the user's choice).
 func hostNetworkDNS(target *yaml.RNode, q *render.Plan) (string, error) {
 	for _, pod := range podsOf(target.GetKind(), decoded(target)) {
 		s := pod.Spec
-		if !s.HostNetwork || s.DNSPolicy != "" && s.DNSPolicy != corev1.DNSClusterFirst || pod.filled && q.HostNetwork {
+		if !s.HostNetwork || s.DNSPolicy != "" && s.DNSPolicy != corev1.DNSClusterFirst || pod.Filled && q.HostNetwork {
 			continue
 		}
 		policy := "no dnsPolicy"

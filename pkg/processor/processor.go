@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package processor is mlops-fn's ResourceList processor: it reads the job spec
-// and mlops.env, renders the overlay patches, and applies them to the matching
-// jobs (MPIJob, Pod, PyTorchJob or TrainJob, by jobKind), or generates the
-// objects when there is none.
+// Package processor is mlops-fn's ResourceList processor: it reads the job spec and mlops.env, renders the
+// overlay patches, and applies them to the matching jobs (MPIJob, Pod, PyTorchJob or TrainJob, by jobKind),
+// or generates the objects when there is none.
 package processor
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
+	"maps"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -28,34 +32,35 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/schema"
 )
 
-// GeneratedBy marks the objects mlops-fn wrote, so the next run replaces them
-// instead of adding a second copy.
+// GeneratedBy marks the objects mlops-fn wrote, so the next run replaces them instead of adding a copy.
 const GeneratedBy = "mlops-fn.dev/generated-by"
+
+// JobKey is the one key of a ConfigMap function config: the path of the job spec, relative to the working
+// directory. Exec runners then read the same job.yaml and mlops.env as `kubectl apply -k` does, no copy to
+// keep in step: `kpt fn eval --exec mlops-fn PKG -- job=path/job.yaml`, or a kustomization's transformers.
+const JobKey = "job"
 
 // Processor is the KRM function.
 type Processor struct {
-	// ConfigDir is where a relative spec.envFile.path is resolved: the job
-	// spec's folder when run standalone, else the working directory.
+	// ConfigDir is where a relative spec.envFile.path is resolved: the job spec's folder when run standalone,
+	// else the working directory.
 	ConfigDir string
 	// ConfigFile names the job spec in messages; by default the runner's path annotation.
 	ConfigFile string
-	// Verbose gives warnings their long form: Pod Security's says, of each
-	// pod, what the API server says.
+	// Verbose gives warnings their long form: Pod Security's says, of each pod, what the API server says.
 	Verbose bool
 
 	// outputDir is where generated objects are filed: the config's folder in the runner's package.
 	outputDir string
 }
 
-// Process renders into rl. On any error it changes no item and returns the
-// error results, which are also in rl.Results.
+// Process renders into rl. On any error it changes no item and returns the error results (in rl.Results too).
 func (p Processor) Process(rl *framework.ResourceList) error {
 	// Generated objects go next to the function config, wherever the runner keeps it.
 	p.outputDir = "."
-	if at := configPath(rl.FunctionConfig); at != "" {
-		p.outputDir = path.Dir(at)
-		if p.ConfigFile == "" {
-			p.ConfigFile = at
+	if rl.FunctionConfig != nil {
+		if at, _, _ := kioutil.GetFileAnnotations(rl.FunctionConfig); at != "" {
+			p.outputDir, p.ConfigFile = path.Dir(at), cmp.Or(p.ConfigFile, at)
 		}
 	}
 	config, p, err := p.dereference(rl.FunctionConfig)
@@ -66,22 +71,45 @@ func (p Processor) Process(rl *framework.ResourceList) error {
 	items, results := p.render(config, rl.Items)
 	rl.Results = append(rl.Results, results...)
 	if results.ExitCode() != 0 {
-		return errorsOnly(results)
+		return slices.DeleteFunc(results, func(r *framework.Result) bool { return r.Severity != framework.Error })
 	}
 	rl.Items = items
 	return nil
 }
 
+// dereference replaces a ConfigMap config by the job spec it names, whose folder then anchors mlops.env.
+func (p Processor) dereference(config *yaml.RNode) (*yaml.RNode, Processor, error) {
+	if config == nil || config.YNode().Kind != yaml.MappingNode || config.GetKind() != "ConfigMap" || config.GetApiVersion() != "v1" {
+		return config, p, nil
+	}
+	name := "ConfigMap/" + config.GetName()
+	data := config.GetDataMap()
+	for _, k := range slices.Sorted(maps.Keys(data)) {
+		if k != JobKey {
+			return nil, p, fmt.Errorf("%s: data.%s: unknown key; accepted: %s, the path of the MLOpsJob file", name, k, JobKey)
+		}
+	}
+	job := data[JobKey]
+	if job == "" {
+		return nil, p, fmt.Errorf("%s: data.%s: Required value: the path of the MLOpsJob file, relative to the working directory", name, JobKey)
+	}
+	if info, err := os.Stat(job); err != nil {
+		wd, _ := os.Getwd()
+		return nil, p, fmt.Errorf("%s: data.%s: %w (the working directory is %s)", name, JobKey, err, wd)
+	} else if info.IsDir() {
+		return nil, p,
+			fmt.Errorf("%s: data.%s: %q is a folder; accepted: the path of the MLOpsJob file, such as %s", name, JobKey, job, filepath.Join(job, "job.yaml"))
+	}
+	spec, err := jobspec.Read(job)
+	if err != nil {
+		return nil, p, err
+	}
+	p.ConfigDir, p.ConfigFile = filepath.Dir(job), job
+	return spec, p, nil
+}
+
 // maxConfigMap is the API server's limit on a ConfigMap's data.
 const maxConfigMap = 1 << 20
-
-func envSize(f *env.File) int {
-	n := 0
-	for _, e := range f.Entries {
-		n += len(e.Key) + len(e.Value)
-	}
-	return n
-}
 
 // Overlay is what one run computes: the settled plan and the mlops.env it read.
 type Overlay struct {
@@ -91,10 +119,9 @@ type Overlay struct {
 	Warnings  framework.Results
 }
 
-// Resolve reads and checks the job spec and its mlops.env. It is the first half
-// of Process, shared with hydration, which writes the patch instead of applying it.
+// Resolve reads and checks the job spec and its mlops.env. It is the first half of Process, shared with
+// hydration, which writes the patch instead of applying it.
 func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, framework.Results) {
-	var results framework.Results
 	job, errs := jobspec.Decode(config)
 	if job == nil || len(errs) > 0 {
 		return nil, p.fieldResults(errs, "")
@@ -106,19 +133,31 @@ func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, f
 	}
 	file, origin, err := p.loadEnv(job, items)
 	if err != nil {
-		return nil, framework.Results{{Severity: framework.Error, Message: err.Error(), File: &framework.File{Path: p.envPath(err)}}}
+		var pe *env.ParseError
+		at := p.configName()
+		if errors.As(err, &pe) {
+			at = pe.Source
+		}
+		return nil, framework.Results{{Severity: framework.Error, Message: err.Error(), File: &framework.File{Path: at}}}
 	}
-	if size := envSize(file); size > maxConfigMap {
+	size := 0
+	for _, e := range file.Entries {
+		size += len(e.Key) + len(e.Value)
+	}
+	if size > maxConfigMap {
 		return nil, framework.Results{{Severity: framework.Error, File: &framework.File{Path: file.Source},
 			Message: fmt.Sprintf("%s: holds %d bytes of keys and values; "+
 				"the ConfigMap that carries them into the containers takes at most %d (1 MiB)", file.Source, size, maxConfigMap)}}
 	}
 	settings, problems := env.Decode(file, job.Spec.EnvFile.ExtraKeys...)
+	var results framework.Results
 	for _, pr := range problems {
-		results = append(results, &framework.Result{
-			Severity: severity(pr.Warning), Message: pr.String(),
-			Field: &framework.Field{Path: pr.Key, CurrentValue: pr.Value}, File: &framework.File{Path: pr.Source},
-		})
+		r := &framework.Result{Severity: framework.Error, Message: pr.String(),
+			Field: &framework.Field{Path: pr.Key, CurrentValue: pr.Value}, File: &framework.File{Path: pr.Source}}
+		if pr.Warning {
+			r.Severity = framework.Warning
+		}
+		results = append(results, r)
 	}
 	if results.ExitCode() != 0 {
 		return nil, results
@@ -131,16 +170,20 @@ func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, f
 		}
 	}
 	results = append(results, p.fieldResults(errs, file.Source)...)
-	results = append(results, p.warningResults(warnings, file.Source)...)
+	for _, w := range warnings {
+		at, fieldPath := p.locate(w.Field.String(), file.Source)
+		results = append(results, &framework.Result{Severity: framework.Warning, Message: at + ": " + fieldPath + ": " + w.Message,
+			File: &framework.File{Path: at}, Field: &framework.Field{Path: fieldPath}})
+	}
 	if results.ExitCode() != 0 {
 		return nil, results
 	}
 	return &Overlay{Plan: plan, Env: file, EnvOrigin: origin, Warnings: results}, nil
 }
 
-func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNode, framework.Results) {
-	input = slices.Clone(input) // a failure changes no item of the caller's
-	for i, it := range input {
+func (p Processor) render(config *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNode, framework.Results) {
+	items = slices.Clone(items) // a failure changes no item of the caller's
+	for i, it := range items {
 		if it.YNode().Kind != yaml.MappingNode {
 			return nil, framework.Results{errorResult(fmt.Errorf("input item %d is a YAML %s; accepted: Kubernetes objects (YAML maps)", i+1, jobspec.NodeKind(it)))}
 		}
@@ -148,7 +191,7 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 		if err != nil {
 			return nil, framework.Results{errorResult(fmt.Errorf("input item %d (%s): %w", i+1, identify(it), err))}
 		}
-		input[i], it = expanded, expanded
+		items[i], it = expanded, expanded
 		if err := CheckMetadata(it); err != nil {
 			return nil, framework.Results{errorResult(fmt.Errorf("input item %d: %w", i+1, err))}
 		}
@@ -156,18 +199,16 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 			return nil, framework.Results{errorResult(fmt.Errorf("input item %d (%s): has no apiVersion or kind; accepted: Kubernetes objects", i+1, identify(it)))}
 		}
 	}
-	if err := onePerName(input); err != nil {
+	if err := onePerName(items); err != nil {
 		return nil, framework.Results{errorResult(err)}
 	}
-	o, results := p.Resolve(config, input)
+	o, results := p.Resolve(config, items)
 	if o == nil {
 		return nil, results
 	}
 	results = o.Warnings
-	items := append([]*yaml.RNode(nil), input...)
-	// A namePrefix or nameSuffix of kustomize's renamed the objects the job
-	// refers to before this function ran: refer to them by their new names,
-	// in a copy (the resolved plan stays as settled).
+	// A namePrefix or nameSuffix of kustomize's renamed the objects the job refers to before this function
+	// ran: refer to them by their new names, in a copy (the resolved plan stays as settled).
 	renamed := *o.Plan
 	plan := &renamed
 	if i := findItem(items, "ServiceAccount", plan.ServiceAccountName); i >= 0 {
@@ -177,9 +218,8 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 		plan.ConfigMapName = items[i].GetName()
 	}
 	if o.EnvOrigin != FromConfigMap {
-		// The ConfigMap this run writes is named as a hydrated overlay's
-		// configMapGenerator names it: kustomize's hash of its data after the
-		// name, so that every runner gives the same objects.
+		// The ConfigMap this run writes is named as a hydrated overlay's configMapGenerator names it:
+		// kustomize's hash of its data after the name, so that every runner gives the same objects.
 		cm, err := jobnode.Encode(plan.ConfigMap(o.Env.Map()))
 		var hash string
 		if err == nil {
@@ -200,26 +240,36 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 		if err != nil {
 			return nil, append(results, errorResult(err))
 		}
-		results = append(results, noticeResults(q.Notices)...)
-		// A target is the user's: check the result as the API server and the
-		// operators will. Generated objects are typed through and through.
-		job, errs := CheckTarget(items[i], patched)
+		results = append(results, noticeResults(q.Notices...)...)
+		// A target is the user's: check the result as the API server and the operators will. Generated
+		// objects are typed through and through. The patches reorder lists (mlops-fn's runtime patch goes
+		// first in a TrainJob's spec.runtimePatches, the training container first in its pod), so a field
+		// that does not decode, which only the target can have brought, is named at its path in the target.
+		job, errs := Check(patched)
+		if job == nil && len(errs) > 0 {
+			if _, _, inTarget := decode(items[i]); len(inTarget) > 0 {
+				errs = inTarget
+			}
+		}
 		if len(errs) > 0 {
 			return nil, append(results, errorResult(objectError(identify(items[i]), errs)))
 		}
 		// Pod Security, as the API server will admit the job's pods.
 		if n := podSecurityNotice(identify(items[i]), podsOf(patched.GetKind(), job), p.Verbose); n != "" {
-			results = append(results, noticeResults([]string{n})...)
+			results = append(results, noticeResults(n)...)
 		}
 		items[i] = patched
 	}
 	namespaces := configMapNamespaces(plan, items, targets) // before pruning moves the targets
 	var job *yaml.RNode
 	if len(targets) == 0 {
-		if job, err = p.generate(plan, plan.Skeleton()); err != nil {
+		if job, err = p.Generate(plan); err != nil {
 			return nil, append(results, errorResult(err))
 		}
-		results = append(results, p.PodSecurityResults(job)...)
+		// Pod Security, named after the job spec.
+		if n := podSecurityNotice(p.configName()+": "+job.GetKind()+"/"+job.GetName(), podsOf(job.GetKind(), decoded(job)), p.Verbose); n != "" {
+			results = append(results, noticeResults(n)...)
+		}
 	}
 	// The ConfigMaps this run writes, by namespace/name.
 	written := map[string]bool{}
@@ -233,7 +283,7 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 		items = upsert(items, job) // before pruning: its old self reads what it no longer does
 	}
 	items, pruned := prune(items, doomed)
-	results = append(results, noticeResults(pruned)...)
+	results = append(results, noticeResults(pruned...)...)
 	if o.EnvOrigin != FromConfigMap {
 		for _, ns := range namespaces {
 			q := *plan
@@ -251,68 +301,51 @@ func (p Processor) render(config *yaml.RNode, input []*yaml.RNode) ([]*yaml.RNod
 	return items, results
 }
 
-// patch applies the overlay's patches to a copy of target, as kustomize's
-// patches: field would, and tells what it changed beyond what the user wrote.
+// patch applies the overlay's patch to a copy of target, as kustomize's patches: field would, and returns the
+// plan narrowed to target, whose notices tell what it changed beyond what the user wrote.
 func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, *render.Plan, error) {
 	id := identify(target)
 	q, err := p.Narrow(plan, target)
 	if err != nil {
 		return nil, nil, err
 	}
-	out, err := p.applyPatch(q, target, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	return out, q, nil
-}
-
-// applyPatch applies the patch of q, a plan narrowed to target, to a copy
-// of target.
-func (p Processor) applyPatch(q *render.Plan, target *yaml.RNode, id string) (*yaml.RNode, error) {
 	patch := q.Patch()
 	node, err := patch.Encode()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out, err := schema.Merge(node, target.Copy(), yaml.MergeOptions{ListIncreaseDirection: yaml.MergeOptionsListPrepend})
 	if err != nil {
 		// kyaml's message goes on to print the whole patch: its first line says what clashed.
 		first, _, _ := strings.Cut(err.Error(), "\n")
 		first = strings.TrimSuffix(first, ": node contents:")
-		return nil, fmt.Errorf("%s: applying %s: %s; accepted: a target whose fields have the types of %s", id, patch.File, first, jobkind.WithArticle(target.GetKind()))
+		return nil, nil, fmt.Errorf("%s: applying %s: %s; accepted: a target whose fields have the types of %s",
+			id, patch.File, first, jobkind.WithArticle(target.GetKind()))
 	}
 	if a, ok := q.Kind().(render.AfterPatcher); ok {
 		if err := a.AfterPatch(out, q); err != nil {
-			return nil, fmt.Errorf("%s: %w", id, err)
+			return nil, nil, fmt.Errorf("%s: %w", id, err)
 		}
 	}
 	if err := requestsAboveLimits(out); err != nil {
-		return nil, fmt.Errorf("%s: %w", id, err)
+		return nil, nil, fmt.Errorf("%s: %w", id, err)
 	}
-	return out, nil
+	return out, q, nil
 }
 
-// Generate builds the job the function generates when the inputs hold no
-// target: the skeleton with the patch applied, marked as mlops-fn's.
-func (p Processor) Generate(plan *render.Plan) (*yaml.RNode, error) {
-	return p.generate(plan, plan.Skeleton())
-}
-
-// generate builds the full object from the skeleton, by the same patches.
-// With no target to take them from, the spec must name the image, and for an
+// Generate builds the job the function generates when the inputs hold no target: the skeleton with the patch
+// applied, marked as mlops-fn's. With no target to take them from, the spec must name the image, and for an
 // MPIJob or a PyTorchJob the command.
-func (p Processor) generate(plan *render.Plan, skeleton any) (*yaml.RNode, error) {
-	missing := ""
-	switch {
-	case plan.Image == "":
-		missing = "image"
-	case plan.KeepsProgram() && plan.Facts().Starter != "":
-		missing = "command (or script)"
+func (p Processor) Generate(plan *render.Plan) (*yaml.RNode, error) {
+	if plan.Image == "" || plan.KeepsProgram() && plan.Facts().Starter != "" {
+		missing := "command"
+		if plan.Image == "" {
+			missing = "image"
+		}
+		return nil, fmt.Errorf("%s: spec.%s: Required value: the inputs hold no %s named %s whose %[2]s mlops-fn could keep, so it generates the job; "+
+			"accepted: spec.%[2]s, or the job among the inputs (spec.target selects it)", p.configName(), missing, plan.Facts().Kind, plan.Target.Name)
 	}
-	if missing != "" {
-		return nil, fmt.Errorf("%s: spec.%s: Required value: the inputs hold no %s named %s whose %s mlops-fn could keep, so it generates the job; accepted: spec.%s, or the job among the inputs (spec.target selects it)", p.configName(), strings.Fields(missing)[0], plan.Facts().Kind, plan.Target.Name, strings.Fields(missing)[0], strings.Fields(missing)[0])
-	}
-	node, err := jobnode.Encode(skeleton)
+	node, err := jobnode.Encode(plan.Skeleton())
 	if err != nil {
 		return nil, err
 	}
@@ -328,11 +361,9 @@ func (p Processor) generate(plan *render.Plan, skeleton any) (*yaml.RNode, error
 	return out, p.annotate(plan, out)
 }
 
-// annotate marks a generated object as mlops-fn's and gives it a file: next to
-// the job spec, named kind_name.yaml as kpt names new files, or
-// kind_namespace_name.yaml for a namespaced one, so that no two objects share
-// a file (kpt refuses that): same-named jobs of two namespaces, or a ConfigMap
-// beside targets in several.
+// annotate marks a generated object as mlops-fn's and gives it a file next to the job spec: kind_name.yaml as
+// kpt names new files, or kind_namespace_name.yaml for a namespaced one, so that no two objects share a file
+// (kpt refuses that): same-named jobs of two namespaces, or a ConfigMap beside targets in several.
 func (p Processor) annotate(plan *render.Plan, n *yaml.RNode) error {
 	base := strings.ToLower(n.GetKind()) + "_" + n.GetName() + ".yaml"
 	if ns := n.GetNamespace(); ns != "" {
@@ -352,11 +383,55 @@ func (p Processor) annotate(plan *render.Plan, n *yaml.RNode) error {
 	return schema.Format(n)
 }
 
-// configPath is where the runner says the function config lives, if it says.
-func configPath(config *yaml.RNode) string {
-	if config == nil {
-		return ""
+// configName names the job spec in messages.
+func (p Processor) configName() string { return cmp.Or(p.ConfigFile, "functionConfig") }
+
+// fieldResults turns field errors into results that name their file: the job spec, or mlops.env for the paths
+// render roots at the env file (FILE[KEY]).
+func (p Processor) fieldResults(errs field.ErrorList, envSource string) framework.Results {
+	var out framework.Results
+	for _, e := range errs {
+		file, fieldPath := p.locate(e.Field, envSource)
+		where := file + ": "
+		if fieldPath != "" {
+			where += fieldPath + ": "
+		}
+		r := &framework.Result{Severity: framework.Error, Message: where + e.ErrorBody(),
+			File: &framework.File{Path: file}, Field: &framework.Field{Path: fieldPath}}
+		if e.Type == field.ErrorTypeInvalid || e.Type == field.ErrorTypeNotSupported {
+			r.Field.CurrentValue = e.BadValue
+		}
+		out = append(out, r)
 	}
-	path, _, _ := kioutil.GetFileAnnotations(config)
-	return path
+	return out
+}
+
+// locate splits a field path into its file and the field or key in it.
+func (p Processor) locate(path, envSource string) (file, fieldPath string) {
+	if key, ok := strings.CutPrefix(path, envSource+"["); ok && envSource != "" {
+		return envSource, strings.TrimSuffix(key, "]")
+	}
+	return p.configName(), path
+}
+
+// noticeResults are notices (a target's render.Plan.Notices, Pod Security's, pruning's) as warnings.
+func noticeResults(notices ...string) framework.Results {
+	var out framework.Results
+	for _, n := range notices {
+		out = append(out, &framework.Result{Severity: framework.Warning, Message: n})
+	}
+	return out
+}
+
+func errorResult(err error) *framework.Result {
+	return &framework.Result{Severity: framework.Error, Message: err.Error()}
+}
+
+// objectError names the object whose rendered form is invalid.
+func objectError(id string, errs field.ErrorList) error {
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = id + ": " + e.Error()
+	}
+	return errors.New(strings.Join(msgs, "\n"))
 }

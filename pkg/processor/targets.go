@@ -23,9 +23,8 @@ import (
 
 // The targets: the base's jobs the function patches, and the plan narrowed to each.
 
-// Targets are the items the function patches, each with the plan narrowed
-// to it; none when it generates the job instead. The patch is not
-// applied here: hydrate runs the function itself, whose results carry the
+// Targets are the items the function patches, each with the plan narrowed to it; none when it generates the
+// job instead. The patch is not applied here: hydrate runs the function itself, whose results carry the
 // notices on the patched job (Pod Security).
 func (p Processor) Targets(plan *render.Plan, items []*yaml.RNode) ([]*yaml.RNode, []*render.Plan, error) {
 	found, err := p.targets(plan, items)
@@ -44,8 +43,7 @@ func (p Processor) Targets(plan *render.Plan, items []*yaml.RNode) ([]*yaml.RNod
 	return targets, plans, nil
 }
 
-// targets finds the items to patch: the objects named like the job (or
-// selected by spec.target) that mlops-fn did not generate itself.
+// targets finds the items to patch: the objects named like the job (or spec.target's) mlops-fn did not write.
 func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error) {
 	kind, apiVersion := plan.Facts().Kind, plan.Facts().APIVersion
 	sel := plan.Target
@@ -73,17 +71,14 @@ func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error
 		}
 	}
 	if len(found) == 0 && explicit {
-		seen := []string{}
+		var seen []string
 		for _, it := range items {
 			if it.GetKind() == kind {
 				seen = append(seen, describe(it.GetName(), it.GetLabels()))
 			}
 		}
-		if len(seen) == 0 {
-			seen = []string{"none"}
-		}
 		return nil, fmt.Errorf("%s: spec.target: %s matches no %s among the inputs; the inputs' %ss: %s",
-			p.configName(), describe(sel.Name, sel.Labels), kind, kind, strings.Join(seen, ", "))
+			p.configName(), describe(sel.Name, sel.Labels), kind, kind, cmp.Or(strings.Join(seen, ", "), "none"))
 	}
 	if len(found) == 0 {
 		// A job of another kind under the job's name would go out unpatched beside a new job.
@@ -98,10 +93,9 @@ func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error
 	return found, nil
 }
 
-// Narrow is plan as it applies to target: the target's name, namespace and
-// containers. It refuses a target the plan cannot serve: a non-root target
-// without USER_ID, or one in another namespace than the spec names (a patch
-// cannot move an object, in kustomize or here).
+// Narrow is plan as it applies to target: the target's name, namespace and containers. It refuses a target
+// the plan cannot serve: a non-root target without USER_ID, or one in another namespace than the spec names
+// (a patch cannot move an object, in kustomize or here).
 func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, error) {
 	id := identify(target)
 	if err := uniqueContainerNames(target); err != nil {
@@ -119,8 +113,9 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 	if q.Containers, err = containerNames(target, plan); err != nil {
 		return nil, fmt.Errorf("%s: %w", id, err)
 	}
-	q.Sidecars = sidecars(target, q.Containers, plan)
-	q.InitContainers = names(jobnode.InitContainerLists(kindOf(target), target))
+	kind := kindOf(target)
+	q.Sidecars = namesBy(jobnode.ContainerLists(kind, target), func(r jobkind.Role) string { return cmp.Or(q.Containers[r], plan.ContainerName) })
+	q.InitContainers = namesBy(jobnode.InitContainerLists(kind, target), func(jobkind.Role) string { return "" })
 	q.Notices = movedFirst(target, id, &q)
 	if dnsNotice != "" {
 		q.Notices = append(q.Notices, id+": "+dnsNotice)
@@ -128,17 +123,10 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 	if q.OwnEnvFrom, err = ownEnvFrom(target, &q); err != nil {
 		return nil, fmt.Errorf("%s: %w", id, err)
 	}
-	if err := mountsTaken(target, &q); err != nil {
-		return nil, fmt.Errorf("%s: %w", id, err)
-	}
-	if err := baseVolumesClash(target, &q); err != nil {
-		return nil, fmt.Errorf("%s: %w", id, err)
-	}
-	if err := baseGPUs(target, &q); err != nil {
-		return nil, fmt.Errorf("%s: %w", id, err)
-	}
-	if err := placementClash(target, &q); err != nil {
-		return nil, fmt.Errorf("%s: %w", id, err)
+	for _, check := range []func(*yaml.RNode, *render.Plan) error{mountsTaken, baseVolumesClash, baseGPUs, placementClash} {
+		if err := check(target, &q); err != nil {
+			return nil, fmt.Errorf("%s: %w", id, err)
+		}
 	}
 	if plan.Namespace != "" && q.Namespace != plan.Namespace {
 		in := fmt.Sprintf("namespace %q", q.Namespace)
@@ -161,8 +149,7 @@ func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, 
 	return &q, nil
 }
 
-// identify names an input object in messages: its file, when the runner
-// says, and kind/name.
+// identify names an input object in messages: its file, when the runner says, and kind/name.
 func identify(n *yaml.RNode) string {
 	id := n.GetKind() + "/" + n.GetName()
 	if n.GetKind() == "" {
@@ -199,12 +186,11 @@ func hasLabels(n *yaml.RNode, want map[string]string) bool {
 	return true
 }
 
-// movedFirst tells of each pod template whose training container is not
-// first: the patch moves it there (render.TrainingContainerIndex).
+// movedFirst tells of each pod template whose training container the patch moves first.
 func movedFirst(target *yaml.RNode, id string, q *render.Plan) []string {
 	var notices []string
-	lists := jobnode.ContainerLists(kindOf(target), target)
 	kind := kindOf(target)
+	lists := jobnode.ContainerLists(kind, target)
 	for _, role := range slices.Sorted(maps.Keys(lists)) {
 		name := q.ContainerOf(role)
 		i := slices.IndexFunc(lists[role], func(c *yaml.RNode) bool { n, _ := c.GetString("name"); return n == name })
@@ -224,11 +210,12 @@ func movedFirst(target *yaml.RNode, id string, q *render.Plan) []string {
 	return notices
 }
 
-// ownEnvFrom are the envFrom sources of the target's containers and init
-// containers other than the env ConfigMap, by role and container.
+// ownEnvFrom are the envFrom sources of the target's containers and init containers other than the env
+// ConfigMap, by role and container.
 func ownEnvFrom(target *yaml.RNode, q *render.Plan) (map[jobkind.Role]map[string][]corev1.EnvFromSource, error) {
 	out := map[jobkind.Role]map[string][]corev1.EnvFromSource{}
-	for _, byRole := range []map[jobkind.Role][]*yaml.RNode{jobnode.ContainerLists(kindOf(target), target), jobnode.InitContainerLists(kindOf(target), target)} {
+	kind := kindOf(target)
+	for _, byRole := range []map[jobkind.Role][]*yaml.RNode{jobnode.ContainerLists(kind, target), jobnode.InitContainerLists(kind, target)} {
 		for role, list := range byRole {
 			for _, c := range list {
 				from := c.Field("envFrom")
@@ -259,24 +246,13 @@ func ownEnvFrom(target *yaml.RNode, q *render.Plan) (map[jobkind.Role]map[string
 	return out, nil
 }
 
-// lookupList is the length of the list at path in n, 0 when there is none.
-func lookupList(n *yaml.RNode, path ...string) int {
-	v, err := n.Pipe(yaml.Lookup(path...))
-	if err != nil || v == nil || v.YNode().Kind != yaml.SequenceNode {
-		return 0
-	}
-	return len(v.YNode().Content)
-}
-
-// privilegedContainer names a container of the target that runs privileged
-// or adds capabilities, "" when none does.
+// privilegedContainer names a container of the target that runs privileged or adds capabilities, or is "".
 func privilegedContainer(target *yaml.RNode) string {
 	for _, c := range jobnode.Containers(kindOf(target), target) {
-		{
-			if jobnode.Scalar(c, "securityContext", "privileged") == "true" || lookupList(c, "securityContext", "capabilities", "add") > 0 {
-				name, _ := c.GetString("name")
-				return name
-			}
+		add, _ := c.Pipe(yaml.Lookup("securityContext", "capabilities", "add"))
+		if jobnode.Scalar(c, "securityContext", "privileged") == "true" || add != nil && add.YNode().Kind == yaml.SequenceNode && len(add.YNode().Content) > 0 {
+			name, _ := c.GetString("name")
+			return name
 		}
 	}
 	return ""
