@@ -21,38 +21,33 @@ import (
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 )
 
-// Settings are the known keys, typed. A nil pointer / empty string means the
-// key is absent from the file (or its value is invalid), so the job spec's own
-// value applies (the renderer refuses a setting given in both). Decode fills
-// in nothing the file does not set; defaults are the renderer's, applied after
-// the spec so that a value written in the job spec beats one derived from
-// mlops.env.
+// Settings are the known keys, typed. A nil pointer / empty string means the key is absent from the file (or
+// its value is invalid), so the job spec's own value applies (the renderer refuses a setting given in both).
+// Decode fills in nothing the file does not set; defaults are the renderer's, applied after the spec so that
+// a value written in the job spec beats one derived from mlops.env.
 type Settings struct {
-	// REGISTRY, DATASET_DIR, MODEL_DIR, OUTPUT_DIR, MODEL_NAME, MODEL_SCRIPT
-	// and GROUP_NAME are checked but set nothing: the job spec reads them
-	// as ${KEY}, and the containers from the env ConfigMap.
+	// REGISTRY, DATASET_DIR, MODEL_DIR, OUTPUT_DIR, MODEL_NAME, MODEL_SCRIPT and GROUP_NAME are checked but
+	// set nothing: the job spec reads them as ${KEY}, and the containers from the env ConfigMap.
 	NFSServer, NFSPath, NFSMountPath string
 	UserName                         string
-	// FSGroup is nil unless the file sets FS_GROUP. When neither it nor
-	// spec.security.fsGroup is set, the renderer uses the group the containers
-	// run as (GROUP_ID, else spec.security.runAsGroup): a non-root job needs
-	// that to write its volumes.
+	// FSGroup is nil unless the file sets FS_GROUP. When neither it nor spec.security.fsGroup is set, the
+	// renderer uses the group the containers run as (GROUP_ID, else spec.security.runAsGroup): a non-root job
+	// needs that to write its volumes.
 	UserID, GroupID, FSGroup *int64
-	// SlotsPerWorker is nil unless the file sets SLOTS_PER_WORKER. When neither
-	// it nor spec.slotsPerWorker is set, the renderer uses one MPI rank per GPU
-	// (GPUS_PER_WORKER when above 0, else 1).
+	// SlotsPerWorker is nil unless the file sets SLOTS_PER_WORKER. When neither it nor spec.slotsPerWorker is
+	// set, the renderer uses one MPI rank per GPU (GPUS_PER_WORKER when above 0, else 1).
 	Workers, GPUsPerWorker, SlotsPerWorker *int32
 	CPU, Memory                            *resource.Quantity
 	// An elastic PyTorchJob's bounds and etcd rendezvous.
 	MinWorkers, MaxWorkers *int32
 	RendezvousEndpoint     string
-	// GPUResource names the accelerator GPUS_PER_WORKER counts; ShmSize sizes
-	// a memory-backed /dev/shm; Queue is the Kueue LocalQueue.
+	// GPUResource names the accelerator GPUS_PER_WORKER counts; ShmSize sizes a memory-backed /dev/shm; Queue
+	// is the Kueue LocalQueue.
 	GPUResource string
 	ShmSize     *resource.Quantity
 	Queue       string
-	// Topology is the node label of the topology level (rack, block) Kueue
-	// places all the job's pods in: required unless TopologyPreferred.
+	// Topology is the node label of the topology level (rack, block) Kueue places all the job's pods in:
+	// required unless TopologyPreferred.
 	Topology          string
 	TopologyPreferred bool
 }
@@ -67,8 +62,8 @@ type Problem struct {
 	Warning bool   // true: a warning (e.g. a likely misspelt key); false: an error
 }
 
-// String reads like `mlops.env:7: WORKERS="four": must be a whole number from
-// 1 to 10000`; the line is left out when it is 0 (a ConfigMap).
+// String reads like `mlops.env:7: WORKERS="four": must be a whole number from 1 to 10000`; the line is left
+// out when it is 0 (a ConfigMap).
 func (p Problem) String() string {
 	loc := p.Source
 	if p.Line > 0 {
@@ -77,12 +72,11 @@ func (p Problem) String() string {
 	return fmt.Sprintf("%s: %s=%q: %s", loc, p.Key, p.Value, p.Message)
 }
 
-// envReference is a ${KEY} in a value, which kustomize does not expand, or
-// the same behind a second $, the job spec's escape.
+// envReference is a ${KEY} in a value, which kustomize does not expand, or the same behind a second $, the
+// job spec's escape.
 var envReference = regexp.MustCompile(`\$?\$\{([-._a-zA-Z][-._a-zA-Z0-9]*)(?::-[^}]*)?\}`)
 
-// commentAt finds a shell-style comment after a value (whitespace, then
-// #), -1 when there is none.
+// commentAt finds a shell-style comment after a value (whitespace, then #), -1 when there is none.
 func commentAt(v string) int {
 	for i := 1; i < len(v); i++ {
 		if v[i] == '#' && (v[i-1] == ' ' || v[i-1] == '\t') {
@@ -92,16 +86,15 @@ func commentAt(v string) int {
 	return -1
 }
 
-// KeyDoc documents one known key: docs/mlops-env.md's table and --help are
-// generated from it. Description is one line of Markdown (code in backticks).
+// KeyDoc documents one known key: docs/mlops-env.md's table and --help are generated from it. Description is
+// one line of Markdown (code in backticks).
 type KeyDoc struct{ Key, Type, Description string }
 
 // keySpec is how Decode reads one known key.
 type keySpec struct {
 	KeyDoc
 	accepted string // the accepted values, for messages
-	// decode stores v in s, or says what is wrong with v ("" when "must be
-	// <accepted>" says it all).
+	// decode stores v in s, or says what is wrong with v ("" when "must be <accepted>" says it all).
 	decode func(s *Settings, v string) (wrong string, ok bool)
 	// warn, if set, says what is unlikely about a value decode took ("" when nothing).
 	warn func(v string) string
@@ -221,8 +214,8 @@ func IsKnownKey(key string) bool {
 	return ok
 }
 
-// KnownKeys lists the keys Decode understands, sorted, each with a one-line
-// description (for docs/mlops-env.md and --help).
+// KnownKeys lists the keys Decode understands, sorted, each with a one-line description (for
+// docs/mlops-env.md and --help).
 func KnownKeys() []KeyDoc {
 	docs := make([]KeyDoc, len(knownKeys))
 	for i, k := range knownKeys {
@@ -231,9 +224,9 @@ func KnownKeys() []KeyDoc {
 	return docs
 }
 
-// Decode types the known keys of f. It returns every problem found, errors and
-// warnings, sorted by line then key. A key one edit away from a known key is
-// an error (its value would be lost) unless extraKeys names it: the user's own.
+// Decode types the known keys of f. It returns every problem found, errors and warnings, sorted by line then
+// key. A key one edit away from a known key is an error (its value would be lost) unless extraKeys names it:
+// the user's own.
 func Decode(f *File, extraKeys ...string) (Settings, []Problem) {
 	var s Settings
 	var problems []Problem
@@ -320,8 +313,8 @@ func Decode(f *File, extraKeys ...string) (Settings, []Problem) {
 
 func ptr[T any](v T) *T { return &v }
 
-// topologySpec is TOPOLOGY_REQUIRED, or TOPOLOGY_PREFERRED: Kueue's
-// Topology Aware Scheduling, from a level's node label.
+// topologySpec is TOPOLOGY_REQUIRED, or TOPOLOGY_PREFERRED: Kueue's Topology Aware Scheduling, from a level's
+// node label.
 func topologySpec(preferred bool) keySpec {
 	key, how, annotation := "TOPOLOGY_REQUIRED", "all the job's pods run in one domain of this level", "required"
 	if preferred {
@@ -340,11 +333,10 @@ func topologySpec(preferred bool) keySpec {
 	}
 }
 
-// referenceProblem says why e's value may not reference a key of f, "" when
-// it references none: kustomize does not expand them. Every reference counts,
-// not the first alone; the value written out replaces each defined one. An
-// escaped one ($${KEY}, as the job spec escapes) is written as it is, both
-// dollars: a warning, since nothing in mlops.env needs escaping.
+// referenceProblem says why e's value may not reference a key of f, "" when it references none: kustomize
+// does not expand them. Every reference counts, not the first alone; the value written out replaces each
+// defined one. An escaped one ($${KEY}, as the job spec escapes) is written as it is, both dollars: a
+// warning, since nothing in mlops.env needs escaping.
 func referenceProblem(f *File, e Entry) (msg string, warning bool) {
 	var refs [][]string
 	for _, m := range envReference.FindAllStringSubmatch(e.Value, -1) {
@@ -374,11 +366,10 @@ func referenceProblem(f *File, e Entry) (msg string, warning bool) {
 	return "", false
 }
 
-// Closest returns the candidate that key most likely misspells: one that
-// differs from key by at most one insertion, deletion, substitution or swap of
-// adjacent characters, ignoring case. It prefers key itself, then a candidate
-// that differs only in case, then one edit away; among equals, the
-// alphabetically first. It returns "" when no candidate is that close.
+// Closest returns the candidate that key most likely misspells: one that differs from key by at most one
+// insertion, deletion, substitution or swap of adjacent characters, ignoring case. It prefers key itself,
+// then a candidate that differs only in case, then one edit away; among equals, the alphabetically first. It
+// returns "" when no candidate is that close.
 func Closest(key string, candidates []string) string {
 	folded := foldRunes(key)
 	best, bestRank := "", 3
@@ -399,15 +390,14 @@ func Closest(key string, candidates []string) string {
 	return best
 }
 
-// shortSubstitution: key and known are short and differ in one letter (GPU,
-// NPU beside CPU), which is another word rather than a misspelling.
+// shortSubstitution: key and known are short and differ in one letter (GPU, NPU beside CPU), which is another
+// word rather than a misspelling.
 func shortSubstitution(key, known string) bool {
 	return len(key) == len(known) && len(key) <= 4 && !strings.EqualFold(key, known)
 }
 
-// foldRunes returns s's runes, each replaced by the smallest rune of its
-// case-folding orbit, so that two strings are equal under strings.EqualFold
-// exactly when their foldRunes are equal.
+// foldRunes returns s's runes, each replaced by the smallest rune of its case-folding orbit, so that two
+// strings are equal under strings.EqualFold exactly when their foldRunes are equal.
 func foldRunes(s string) []rune {
 	rs := []rune(s)
 	for i, r := range rs {
@@ -418,8 +408,8 @@ func foldRunes(s string) []rune {
 	return rs
 }
 
-// withinOneEdit reports whether a turns into b by at most one insertion,
-// deletion, substitution or swap of adjacent runes.
+// withinOneEdit reports whether a turns into b by at most one insertion, deletion, substitution or swap of
+// adjacent runes.
 func withinOneEdit(a, b []rune) bool {
 	if len(a) > len(b) {
 		a, b = b, a
@@ -471,8 +461,8 @@ func intSpec[T int32 | int64](key, desc string, lo, hi T, set func(*Settings, *T
 	}
 }
 
-// quantitySpec reads a positive quantity; unlikely, if set, warns of one that
-// parses but that no training job means (a unit left out or mistaken).
+// quantitySpec reads a positive quantity; unlikely, if set, warns of one that parses but that no training job
+// means (a unit left out or mistaken).
 func quantitySpec(key, desc string, unlikely func(key string, q resource.Quantity, v string) string, set func(*Settings, *resource.Quantity)) keySpec {
 	spec := keySpec{
 		KeyDoc:   KeyDoc{key, "quantity", desc},
@@ -498,17 +488,16 @@ func quantitySpec(key, desc string, unlikely func(key string, q resource.Quantit
 	return spec
 }
 
-// minMemory: no container runs in less; below it a unit was left out (16:
-// bytes) or m, thousandths, written for Mi.
+// minMemory: no container runs in less; below it a unit was left out (16: bytes) or m, thousandths, written
+// for Mi.
 var minMemory = resource.MustParse("1Mi")
 
 func memoryUnlikely(key string, q resource.Quantity, v string) string {
 	return UnlikelyMemory(q, v, func(meant string) string { return key + "=" + meant })
 }
 
-// UnlikelyMemory says why a memory quantity, written v, is one no training
-// job means, and what was probably meant (as setting(value) writes it); ""
-// when it is likely.
+// UnlikelyMemory says why a memory quantity, written v, is one no training job means, and what was probably
+// meant (as setting(value) writes it); "" when it is likely.
 func UnlikelyMemory(q resource.Quantity, v string, setting func(string) string) string {
 	if q.Cmp(minMemory) >= 0 {
 		return ""
@@ -521,15 +510,14 @@ func UnlikelyMemory(q resource.Quantity, v string, setting func(string) string) 
 	return fmt.Sprintf("is %s bytes, which no training job means; probably meant %s (a bare number counts bytes, m thousandths of a byte; Mi and Gi are MiB and GiB)", plain(q), setting(number+unit))
 }
 
-// cpuUnlikely: CPUs count in cores or m (thousandths of one); another unit
-// (Gi, k) is memory's or counts thousands.
+// cpuUnlikely: CPUs count in cores or m (thousandths of one); another unit (Gi, k) is memory's or counts
+// thousands.
 func cpuUnlikely(key string, q resource.Quantity, v string) string {
 	return UnlikelyCPU(q, v, func(meant string) string { return key + "=" + meant })
 }
 
-// UnlikelyCPU is UnlikelyMemory for a CPU quantity: one in a unit of bytes
-// or of thousands, or a thousand cores or more, which no node has (1000 for
-// 1000m).
+// UnlikelyCPU is UnlikelyMemory for a CPU quantity: one in a unit of bytes or of thousands, or a thousand
+// cores or more, which no node has (1000 for 1000m).
 func UnlikelyCPU(q resource.Quantity, v string, setting func(string) string) string {
 	number, suffix := splitQuantity(v)
 	if (suffix == "" || suffix == "k") && q.Cmp(manyCores) >= 0 {
@@ -551,8 +539,8 @@ func UnlikelyCPU(q resource.Quantity, v string, setting func(string) string) str
 // manyCores is where a bare CPU count stops being a node's.
 var manyCores = resource.MustParse("1000")
 
-// splitQuantity cuts a quantity's text before its suffix: "500m" is "500"
-// and "m"; an exponent (1e3) is part of the number, which it writes out.
+// splitQuantity cuts a quantity's text before its suffix: "500m" is "500" and "m"; an exponent (1e3) is part
+// of the number, which it writes out.
 func splitQuantity(v string) (number, suffix string) {
 	i := strings.IndexFunc(v, func(r rune) bool { return !strings.ContainsRune("+-.0123456789", r) })
 	if i < 0 {
@@ -569,9 +557,8 @@ func plain(q resource.Quantity) string {
 	return strconv.FormatFloat(q.AsApproximateFloat64(), 'f', -1, 64)
 }
 
-// pathSpec reads an absolute path; an empty value counts as absent unless
-// required (NFS_PATH: an empty export is a mistake, not a default). A nil set
-// checks the value only.
+// pathSpec reads an absolute path; an empty value counts as absent unless required (NFS_PATH: an empty export
+// is a mistake, not a default). A nil set checks the value only.
 func pathSpec(key, desc string, required bool, set func(*Settings, string)) keySpec {
 	return keySpec{
 		KeyDoc:   KeyDoc{key, "absolute path", desc},
@@ -593,8 +580,8 @@ func pathSpec(key, desc string, required bool, set func(*Settings, string)) keyS
 	}
 }
 
-// textSpec reads free text; Decode has already refused surrounding whitespace.
-// userName is the portable user name of useradd(8) (NAME_REGEX's default).
+// textSpec reads free text; Decode has already refused surrounding whitespace. userName is the portable user
+// name of useradd(8) (NAME_REGEX's default).
 var userName = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}$`)
 
 func textSpec(key, desc, accepted string) keySpec {
@@ -612,8 +599,8 @@ func decodeRegistry(_ *Settings, v string) (string, bool) {
 	return "", true
 }
 
-// decodeHost reads NFS_SERVER: a Pod's nfs volume takes a bare host, a
-// hostname (in any case: DNS names are case-insensitive) or an IP address.
+// decodeHost reads NFS_SERVER: a Pod's nfs volume takes a bare host, a hostname (in any case: DNS names are
+// case-insensitive) or an IP address.
 func decodeHost(s *Settings, v string) (string, bool) {
 	wrong, ok := CheckNFSServer(v)
 	if ok {
@@ -646,9 +633,8 @@ func CheckRendezvous(v string) (wrong string, ok bool) {
 // NFSServerAccepted says what CheckNFSServer accepts.
 const NFSServerAccepted = "a hostname such as nfs.example.com or an IP address such as 10.0.0.5 or fd00::5, without scheme, port, path or spaces"
 
-// CheckNFSServer tells whether v can be an nfs volume's server, and if not,
-// what is wrong with it ("" when NFSServerAccepted says it all). The job
-// spec's own NFS volumes are held to the same rule as NFS_SERVER.
+// CheckNFSServer tells whether v can be an nfs volume's server, and if not, what is wrong with it ("" when
+// NFSServerAccepted says it all). The job spec's own NFS volumes are held to the same rule as NFS_SERVER.
 func CheckNFSServer(v string) (wrong string, ok bool) {
 	if wrong := hostProblem(v); wrong != "" {
 		return wrong, false
@@ -680,8 +666,8 @@ func isControl(r rune) bool {
 	return r != '\t' && unicode.IsControl(r)
 }
 
-// asciiLower lowercases A-Z only: strings.ToLower would also turn the Kelvin
-// sign (U+212A) into a plain "k" and let it pass as a hostname.
+// asciiLower lowercases A-Z only: strings.ToLower would also turn the Kelvin sign (U+212A) into a plain "k"
+// and let it pass as a hostname.
 func asciiLower(v string) string {
 	return strings.Map(func(r rune) rune {
 		if 'A' <= r && r <= 'Z' {
