@@ -78,8 +78,7 @@ func (es ParseErrors) Unwrap() []error {
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// envVarNameRule is Kubernetes' wording of what IsEnvVarName accepts, without the regular expression it
-// appends.
+// envVarNameRule is Kubernetes' wording of what IsEnvVarName accepts, without its regular expression.
 const envVarNameRule = "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit"
 
 // longLineText is how much of an over-long line a ParseError quotes.
@@ -104,35 +103,29 @@ func Parse(source string, data []byte) (*File, error) {
 		consumed += advance
 		return advance, token, err
 	})
-	line := 0
-	for sc.Scan() {
-		line++
+	line := 1 // after the loop, the line the scanner stopped at
+	for ; sc.Scan(); line++ {
 		raw := sc.Bytes()
 		if line == 1 {
 			raw = bytes.TrimPrefix(raw, utf8BOM)
 		}
-		fail := func(reason string) {
-			errs = append(errs, &ParseError{Source: source, Line: line, Text: string(raw), Reason: reason})
-		}
-		if !utf8.Valid(raw) {
-			fail("invalid UTF-8: an env file must be UTF-8 text")
-			continue
-		}
 		text := string(bytes.TrimLeftFunc(raw, unicode.IsSpace))
-		if text == "" || text[0] == '#' {
-			continue
-		}
 		key, value, hasEq := strings.Cut(text, "=")
-		if reason := keyError(key); reason != "" {
-			fail(reason)
+		first, repeated := seen[key]
+		reason := keyError(key)
+		switch {
+		case !utf8.Valid(raw):
+			reason = "invalid UTF-8: an env file must be UTF-8 text"
+		case text == "" || text[0] == '#':
+			continue
+		case reason == "" && repeated:
+			reason = fmt.Sprintf("key %s repeats line %d: kustomize's configMapGenerator rejects a repeated key; keep one", key, first)
+		case reason == "":
+			seen[key] = line
+			f.Entries = append(f.Entries, Entry{Key: key, Value: value, Line: line, Bare: !hasEq})
 			continue
 		}
-		if first, ok := seen[key]; ok {
-			fail(fmt.Sprintf("key %s repeats line %d: kustomize's configMapGenerator rejects a repeated key; keep one", key, first))
-			continue
-		}
-		seen[key] = line
-		f.Entries = append(f.Entries, Entry{Key: key, Value: value, Line: line, Bare: !hasEq})
+		errs = append(errs, &ParseError{Source: source, Line: line, Text: string(raw), Reason: reason})
 	}
 	if err := sc.Err(); err != nil {
 		rest := data[consumed:]
@@ -144,7 +137,7 @@ func Parse(source string, data []byte) (*File, error) {
 			reason = fmt.Sprintf("line is longer than %d bytes: kustomize silently drops it and every line after it; accepted: shorter lines", bufio.MaxScanTokenSize)
 		}
 		// The scanner stops here: the lines after it go unchecked.
-		errs = append(errs, &ParseError{Source: source, Line: line + 1, Text: string(rest), Reason: reason})
+		errs = append(errs, &ParseError{Source: source, Line: line, Text: string(rest), Reason: reason})
 	}
 	if len(errs) > 0 {
 		return nil, errs
@@ -179,10 +172,8 @@ func FromMap(source string, data map[string]string) *File {
 
 // Lookup returns the entry for key.
 func (f *File) Lookup(key string) (Entry, bool) {
-	for _, e := range f.Entries {
-		if e.Key == key {
-			return e, true
-		}
+	if i := slices.IndexFunc(f.Entries, func(e Entry) bool { return e.Key == key }); i >= 0 {
+		return f.Entries[i], true
 	}
 	return Entry{}, false
 }

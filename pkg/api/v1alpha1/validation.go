@@ -73,13 +73,9 @@ func (s *MLOpsJobSpec) validate(p *field.Path, kinds jobkind.Table) field.ErrorL
 		errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName, fmt.Sprintf(
 			"%s; accepted: %s (the default in jobKind %s)", kind.ContainerNameWhy, kind.ContainerName, kind.Kind)))
 	}
-	if s.ImagePullPolicy != "" {
-		errs = append(errs, OneOf(p.Child("imagePullPolicy"), string(s.ImagePullPolicy),
-			string(corev1.PullAlways), string(corev1.PullIfNotPresent), string(corev1.PullNever))...)
-	}
-	if s.RestartPolicy != "" {
-		errs = append(errs, OneOf(p.Child("restartPolicy"), string(s.RestartPolicy), "Never", "OnFailure")...)
-	}
+	errs = append(errs, oneOfIfSet(p.Child("imagePullPolicy"), string(s.ImagePullPolicy),
+		string(corev1.PullAlways), string(corev1.PullIfNotPresent), string(corev1.PullNever))...)
+	errs = append(errs, oneOfIfSet(p.Child("restartPolicy"), string(s.RestartPolicy), "Never", "OnFailure")...)
 	for i, secret := range s.ImagePullSecrets {
 		errs = append(errs, each(p.Child("imagePullSecrets").Index(i).Child("name"), secret.Name, validation.IsDNS1123Subdomain)...)
 	}
@@ -281,11 +277,8 @@ const (
 )
 
 func (r RunPolicy) validate(p *field.Path) field.ErrorList {
-	var errs field.ErrorList
 	// Unset where the jobKind cannot carry them (Default leaves them out there).
-	if r.CleanPodPolicy != "" {
-		errs = append(errs, OneOf(p.Child("cleanPodPolicy"), r.CleanPodPolicy, "None", "Running", "All")...)
-	}
+	errs := oneOfIfSet(p.Child("cleanPodPolicy"), r.CleanPodPolicy, "None", "Running", "All")
 	errs = append(errs, atLeast(p.Child("ttlSecondsAfterFinished"), r.TTLSecondsAfterFinished, 0, "accepted: 0 or more")...)
 	errs = append(errs, atLeast(p.Child("activeDeadlineSeconds"), r.ActiveDeadlineSeconds, 1, "accepted: 1 or more")...)
 	errs = append(errs, atLeast(p.Child("backoffLimit"), r.BackoffLimit, 0, "accepted: 0 or more")...)
@@ -300,17 +293,10 @@ func (r RunPolicy) validate(p *field.Path) field.ErrorList {
 }
 
 func (s Security) validate(p *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	for _, id := range []struct {
-		name string
-		v    *int64
-	}{{"runAsUser", s.RunAsUser}, {"runAsGroup", s.RunAsGroup}, {"fsGroup", s.FSGroup}} {
-		if id.v != nil && (*id.v < 0 || *id.v > MaxID) {
-			errs = append(errs, field.Invalid(p.Child(id.name), *id.v, fmt.Sprintf("accepted: 0 to %d", MaxID)))
-		}
-	}
-	errs = append(errs, literalPath(p.Child("home"), s.Home)...)
-	return errs
+	errs := IntRange(p.Child("runAsUser"), s.RunAsUser, 0, MaxID)
+	errs = append(errs, IntRange(p.Child("runAsGroup"), s.RunAsGroup, 0, MaxID)...)
+	errs = append(errs, IntRange(p.Child("fsGroup"), s.FSGroup, 0, MaxID)...)
+	return append(errs, literalPath(p.Child("home"), s.Home)...)
 }
 
 func validateLabels(p *field.Path, labels map[string]string) field.ErrorList {
@@ -323,13 +309,8 @@ func validateLabels(p *field.Path, labels map[string]string) field.ErrorList {
 }
 
 func validateToleration(p *field.Path, t corev1.Toleration) field.ErrorList {
-	var errs field.ErrorList
-	if t.Operator != "" {
-		errs = append(errs, OneOf(p.Child("operator"), string(t.Operator), "Exists", "Equal")...)
-	}
-	if t.Effect != "" {
-		errs = append(errs, OneOf(p.Child("effect"), string(t.Effect), "NoSchedule", "PreferNoSchedule", "NoExecute")...)
-	}
+	errs := oneOfIfSet(p.Child("operator"), string(t.Operator), "Exists", "Equal")
+	errs = append(errs, oneOfIfSet(p.Child("effect"), string(t.Effect), "NoSchedule", "PreferNoSchedule", "NoExecute")...)
 	if t.Operator == corev1.TolerationOpExists && t.Value != "" {
 		errs = append(errs, field.Invalid(p.Child("value"), t.Value, "must be empty when operator is Exists"))
 	}
@@ -351,8 +332,16 @@ func OneOf(p *field.Path, value string, accepted ...string) field.ErrorList {
 	return field.ErrorList{field.NotSupported(p, value, accepted)}
 }
 
+// oneOfIfSet is OneOf for a value that may be left out.
+func oneOfIfSet(p *field.Path, value string, accepted ...string) field.ErrorList {
+	if value == "" {
+		return nil
+	}
+	return OneOf(p, value, accepted...)
+}
+
 // IntRange refuses v, if set, outside lo to hi.
-func IntRange(p *field.Path, v *int32, lo, hi int32) field.ErrorList {
+func IntRange[T int32 | int64](p *field.Path, v *T, lo, hi T) field.ErrorList {
 	if v == nil || (*v >= lo && *v <= hi) {
 		return nil
 	}
