@@ -317,17 +317,15 @@ func referenceProblem(f *File, e Entry) (msg string, warning bool) {
 		}
 	}
 	for _, m := range refs {
-		v, defined := f.Lookup(m[1])
-		if !defined {
-			continue
+		if v, defined := f.Lookup(m[1]); defined {
+			written := envReference.ReplaceAllStringFunc(e.Value, func(ref string) string {
+				if v, ok := f.Lookup(envReference.FindStringSubmatch(ref)[1]); ok {
+					return v.Value
+				}
+				return ref
+			})
+			return fmt.Sprintf("references %s, but kustomize writes mlops.env values as they are: the containers would see the text %s, not %q; accepted: the value written out (%s=%s)", m[0], m[0], v.Value, e.Key, written), false
 		}
-		written := envReference.ReplaceAllStringFunc(e.Value, func(ref string) string {
-			if v, ok := f.Lookup(envReference.FindStringSubmatch(ref)[1]); ok {
-				return v.Value
-			}
-			return ref
-		})
-		return fmt.Sprintf("references %s, but kustomize writes mlops.env values as they are: the containers would see the text %s, not %q; accepted: the value written out (%s=%s)", m[0], m[0], v.Value, e.Key, written), false
 	}
 	return "", false
 }
@@ -561,11 +559,9 @@ func CheckNFSServer(v string) (wrong string, ok bool) {
 	if host, port, err := net.SplitHostPort(v); err == nil && host != "" && wholeNumberText(port) {
 		return "has a port; an nfs volume takes the host only", false
 	}
-	if inner, ok := strings.CutPrefix(v, "["); ok {
-		if inner, ok := strings.CutSuffix(inner, "]"); ok {
-			if _, err := netip.ParseAddr(inner); err == nil {
-				return "has brackets; write the IPv6 address without them, e.g. fd00::5", false
-			}
+	if len(v) >= 2 && v[0] == '[' && v[len(v)-1] == ']' {
+		if _, err := netip.ParseAddr(v[1 : len(v)-1]); err == nil {
+			return "has brackets; write the IPv6 address without them, e.g. fd00::5", false
 		}
 	}
 	return "", len(validation.IsDNS1123Subdomain(asciiLower(v))) == 0

@@ -50,29 +50,14 @@ const GuardInputsSuffix = "-mlops-fn-inputs"
 // (workers, slots, ids) stay unset here; the renderer settles them.
 func (j *MLOpsJob) Default(kinds jobkind.Table) {
 	s := &j.Spec
-	if s.JobKind == "" {
-		s.JobKind = kinds.Default()
-	}
+	s.JobKind = cmp.Or(s.JobKind, kinds.Default())
 	kind := kinds.Of(s.JobKind)
-	if s.EnvFile.Path == "" {
-		s.EnvFile.Path = DefaultEnvPath
-	}
-	if s.EnvFile.ConfigMapName == "" {
-		s.EnvFile.ConfigMapName = DefaultConfigMapName(j.Metadata.Name, kind)
-	}
-	if s.Security.Hardening == nil {
-		on := true
-		s.Security.Hardening = &on
-	}
-	if s.ContainerName == "" {
-		s.ContainerName = cmp.Or(kind.ContainerName, j.Metadata.Name)
-	}
-	if s.RunPolicy.CleanPodPolicy == "" {
-		s.RunPolicy.CleanPodPolicy = kind.CleanPodPolicy
-	}
-	if s.RestartPolicy == "" {
-		s.RestartPolicy = kind.RestartPolicy
-	}
+	s.EnvFile.Path = cmp.Or(s.EnvFile.Path, DefaultEnvPath)
+	s.EnvFile.ConfigMapName = cmp.Or(s.EnvFile.ConfigMapName, DefaultConfigMapName(j.Metadata.Name, kind))
+	s.Security.Hardening = cmp.Or(s.Security.Hardening, new(true))
+	s.ContainerName = cmp.Or(s.ContainerName, kind.ContainerName, j.Metadata.Name)
+	s.RunPolicy.CleanPodPolicy = cmp.Or(s.RunPolicy.CleanPodPolicy, kind.CleanPodPolicy)
+	s.RestartPolicy = cmp.Or(s.RestartPolicy, kind.RestartPolicy)
 }
 
 // Defaulter is a job kind with fields of its own to default, filled after the shared ones; only a kind that
