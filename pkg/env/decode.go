@@ -54,12 +54,11 @@ type Settings struct {
 
 // Problem is a finding about one key of the file.
 type Problem struct {
-	Source  string
-	Line    int
-	Key     string
-	Value   string
-	Message string // says what is wrong and what is accepted
-	Warning bool   // true: a warning (e.g. a likely misspelt key); false: an error
+	Source     string
+	Line       int
+	Key, Value string
+	Message    string // says what is wrong and what is accepted
+	Warning    bool   // true: a warning (e.g. a likely misspelt key); false: an error
 }
 
 // String reads like `mlops.env:7: WORKERS="four": must be a whole number from 1 to 10000`; the line is left
@@ -404,7 +403,8 @@ func intSpec[T int32 | int64](key, desc string, lo, hi T, set func(*Settings, *T
 		},
 		set: func(s *Settings, v string) {
 			n, _ := wholeNumber(v, int64(lo), int64(hi))
-			set(s, new(T(n)))
+			t := T(n)
+			set(s, &t)
 		},
 	}
 }

@@ -28,9 +28,8 @@ import (
 // Entry is one KEY=VALUE pair of an env file, with the 1-based line it came from (0 when it came from a
 // map/ConfigMap).
 type Entry struct {
-	Key   string
-	Value string
-	Line  int
+	Key, Value string
+	Line       int
 	// Bare is set for a line with no "=": kustomize gives it the empty value.
 	Bare bool
 }
