@@ -75,8 +75,8 @@ func (p Problem) String() string {
 // job spec's escape.
 var envReference = regexp.MustCompile(`\$?\$\{([-._a-zA-Z][-._a-zA-Z0-9]*)(?::-[^}]*)?\}`)
 
-// comment is a shell-style comment after a value: whitespace, then #.
-var comment = regexp.MustCompile("[ \t]+#")
+// trailingComment is a shell-style comment after a value: whitespace, then #.
+var trailingComment = regexp.MustCompile("[ \t]+#")
 
 // KeyDoc documents one known key: docs/mlops-env.md's table and --help are generated from it. Description is
 // one line of Markdown (code in backticks).
@@ -219,7 +219,7 @@ func Decode(f *File, extraKeys ...string) (Settings, []Problem) {
 			report(e, true, fmt.Sprintf(`%s has no "=": kustomize sets it to the empty string (it does not read your shell environment); write %s=value`, e.Key, e.Key))
 		}
 		spec, known := specs[e.Key]
-		switch comment := comment.FindStringIndex(v); {
+		switch comment := trailingComment.FindStringIndex(v); {
 		case !known:
 			k := Closest(e.Key, knownKeys)
 			// A short key one letter from a known one (GPU, NPU beside CPU) is another word, not a misspelling.
@@ -239,17 +239,18 @@ func Decode(f *File, extraKeys ...string) (Settings, []Problem) {
 		case strings.TrimSpace(v) != v:
 			report(e, false, "has leading or trailing whitespace, which kustomize keeps in the value; accepted: "+spec.accepted)
 		default:
-			msg, ok := spec.check(v)
-			if ok && spec.set != nil {
-				spec.set(&s, v)
-			}
-			switch {
-			case ok && msg != "":
-				report(e, true, msg)
+			switch msg, ok := spec.check(v); {
 			case !ok && msg == "":
 				report(e, false, "must be "+spec.accepted)
 			case !ok:
 				report(e, false, msg+"; accepted: "+spec.accepted)
+			default:
+				if spec.set != nil {
+					spec.set(&s, v)
+				}
+				if msg != "" {
+					report(e, true, msg)
+				}
 			}
 		}
 	}
