@@ -21,54 +21,48 @@ import (
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 )
 
-// Settings are the known keys, typed. A nil pointer / empty string means the
-// key is absent from the file (or its value is invalid), so the job spec's own
-// value applies (the renderer refuses a setting given in both). Decode fills
-// in nothing the file does not set; defaults are the renderer's, applied after
-// the spec so that a value written in the job spec beats one derived from
-// mlops.env.
+// Settings are the known keys, typed. A nil pointer / empty string means the key is absent from the file (or
+// its value is invalid), so the job spec's own value applies (the renderer refuses a setting given in both).
+// Decode fills in nothing the file does not set; defaults are the renderer's, applied after the spec so that
+// a value written in the job spec beats one derived from mlops.env.
 type Settings struct {
-	// REGISTRY, DATASET_DIR, MODEL_DIR, OUTPUT_DIR, MODEL_NAME, MODEL_SCRIPT
-	// and GROUP_NAME are checked but set nothing: the job spec reads them
-	// as ${KEY}, and the containers from the env ConfigMap.
+	// REGISTRY, DATASET_DIR, MODEL_DIR, OUTPUT_DIR, MODEL_NAME, MODEL_SCRIPT and GROUP_NAME are checked but
+	// set nothing: the job spec reads them as ${KEY}, and the containers from the env ConfigMap.
 	NFSServer, NFSPath, NFSMountPath string
 	UserName                         string
-	// FSGroup is nil unless the file sets FS_GROUP. When neither it nor
-	// spec.security.fsGroup is set, the renderer uses the group the containers
-	// run as (GROUP_ID, else spec.security.runAsGroup): a non-root job needs
-	// that to write its volumes.
+	// FSGroup is nil unless the file sets FS_GROUP. When neither it nor spec.security.fsGroup is set, the
+	// renderer uses the group the containers run as (GROUP_ID, else spec.security.runAsGroup): a non-root job
+	// needs that to write its volumes.
 	UserID, GroupID, FSGroup *int64
-	// SlotsPerWorker is nil unless the file sets SLOTS_PER_WORKER. When neither
-	// it nor spec.slotsPerWorker is set, the renderer uses one MPI rank per GPU
-	// (GPUS_PER_WORKER when above 0, else 1).
+	// SlotsPerWorker is nil unless the file sets SLOTS_PER_WORKER. When neither it nor spec.slotsPerWorker is
+	// set, the renderer uses one MPI rank per GPU (GPUS_PER_WORKER when above 0, else 1).
 	Workers, GPUsPerWorker, SlotsPerWorker *int32
 	CPU, Memory                            *resource.Quantity
 	// An elastic PyTorchJob's bounds and etcd rendezvous.
 	MinWorkers, MaxWorkers *int32
 	RendezvousEndpoint     string
-	// GPUResource names the accelerator GPUS_PER_WORKER counts; ShmSize sizes
-	// a memory-backed /dev/shm; Queue is the Kueue LocalQueue.
+	// GPUResource names the accelerator GPUS_PER_WORKER counts; ShmSize sizes a memory-backed /dev/shm; Queue
+	// is the Kueue LocalQueue.
 	GPUResource string
 	ShmSize     *resource.Quantity
 	Queue       string
-	// Topology is the node label of the topology level (rack, block) Kueue
-	// places all the job's pods in: required unless TopologyPreferred.
+	// Topology is the node label of the topology level (rack, block) Kueue places all the job's pods in:
+	// required unless TopologyPreferred.
 	Topology          string
 	TopologyPreferred bool
 }
 
 // Problem is a finding about one key of the file.
 type Problem struct {
-	Source  string
-	Line    int
-	Key     string
-	Value   string
-	Message string // says what is wrong and what is accepted
-	Warning bool   // true: a warning (e.g. a likely misspelt key); false: an error
+	Source     string
+	Line       int
+	Key, Value string
+	Message    string // says what is wrong and what is accepted
+	Warning    bool   // true: a warning (e.g. a likely misspelt key); false: an error
 }
 
-// String reads like `mlops.env:7: WORKERS="four": must be a whole number from
-// 1 to 10000`; the line is left out when it is 0 (a ConfigMap).
+// String reads like `mlops.env:7: WORKERS="four": must be a whole number from 1 to 10000`; the line is left
+// out when it is 0 (a ConfigMap).
 func (p Problem) String() string {
 	loc := p.Source
 	if p.Line > 0 {
@@ -77,59 +71,44 @@ func (p Problem) String() string {
 	return fmt.Sprintf("%s: %s=%q: %s", loc, p.Key, p.Value, p.Message)
 }
 
-// envReference is a ${KEY} in a value, which kustomize does not expand, or
-// the same behind a second $, the job spec's escape.
+// envReference is a ${KEY} in a value, which kustomize does not expand, or the same behind a second $, the
+// job spec's escape.
 var envReference = regexp.MustCompile(`\$?\$\{([-._a-zA-Z][-._a-zA-Z0-9]*)(?::-[^}]*)?\}`)
 
-// commentAt finds a shell-style comment after a value (whitespace, then
-// #), -1 when there is none.
-func commentAt(v string) int {
-	for i := 1; i < len(v); i++ {
-		if v[i] == '#' && (v[i-1] == ' ' || v[i-1] == '\t') {
-			return strings.LastIndexFunc(v[:i], func(r rune) bool { return r != ' ' && r != '\t' }) + 1
-		}
-	}
-	return -1
-}
+// trailingComment is a shell-style comment after a value: whitespace, then #.
+var trailingComment = regexp.MustCompile("[ \t]+#")
 
-// KeyDoc documents one known key: docs/mlops-env.md's table and --help are
-// generated from it. Description is one line of Markdown (code in backticks).
+// KeyDoc documents one known key: docs/mlops-env.md's table and --help are generated from it. Description is
+// one line of Markdown (code in backticks).
 type KeyDoc struct{ Key, Type, Description string }
 
 // keySpec is how Decode reads one known key.
 type keySpec struct {
 	KeyDoc
 	accepted string // the accepted values, for messages
-	// decode stores v in s, or says what is wrong with v ("" when "must be
-	// <accepted>" says it all).
-	decode func(s *Settings, v string) (wrong string, ok bool)
-	// warn, if set, says what is unlikely about a value decode took ("" when nothing).
-	warn func(v string) string
+	// check says what is wrong with v ("" when "must be <accepted>" says it all), or, when it takes v, what is
+	// unlikely about it (a warning; "" when nothing).
+	check func(v string) (msg string, ok bool)
+	// set, if set, stores a value check took in s.
+	set func(s *Settings, v string)
 }
-
-const (
-	quantityAccepted = "a Kubernetes quantity such as 500m, 2 (cpu) or 4Gi (memory)"
-	pathAccepted     = `an absolute path without ".." elements, such as /mnt/data`
-)
 
 var specs = map[string]keySpec{
 	"REGISTRY": {
 		KeyDoc:   KeyDoc{"REGISTRY", "registry", "Container image registry, for `${REGISTRY}` in the image, e.g. `ghcr.io/team`."},
 		accepted: "an image registry such as docker.io, ghcr.io/team or registry.example.com:5000, without a scheme or whitespace",
-		decode:   decodeRegistry,
+		check:    hostProblem,
 	},
-	"DATASET_DIR": pathSpec("DATASET_DIR", "Where the training program reads the dataset, in the containers.", false,
-		nil),
-	"MODEL_DIR": pathSpec("MODEL_DIR", "Where the training program reads and saves the model, in the containers.", false,
-		nil),
-	"OUTPUT_DIR": pathSpec("OUTPUT_DIR", "Where the training program writes results and checkpoints, in the containers.", false,
-		nil),
+	"DATASET_DIR":  pathSpec("DATASET_DIR", "Where the training program reads the dataset, in the containers.", false, nil),
+	"MODEL_DIR":    pathSpec("MODEL_DIR", "Where the training program reads and saves the model, in the containers.", false, nil),
+	"OUTPUT_DIR":   pathSpec("OUTPUT_DIR", "Where the training program writes results and checkpoints, in the containers.", false, nil),
 	"MODEL_NAME":   textSpec("MODEL_NAME", "Name of the model, for the training program.", "a model name such as resnet50"),
 	"MODEL_SCRIPT": textSpec("MODEL_SCRIPT", "Training script name, for `${MODEL_SCRIPT}` in `spec.script`.", "a script path such as /opt/train/train.py"),
 	"NFS_SERVER": {
 		KeyDoc:   KeyDoc{"NFS_SERVER", "host", "NFS server of the shared `nfs` volume; needs `NFS_PATH`. Also the default server of `nfs` data volumes."},
 		accepted: NFSServerAccepted,
-		decode:   decodeHost,
+		check:    CheckNFSServer,
+		set:      func(s *Settings, v string) { s.NFSServer = v },
 	},
 	"NFS_PATH": pathSpec("NFS_PATH", "Export mounted as the shared `nfs` volume; needs `NFS_SERVER`.", true,
 		func(s *Settings, v string) { s.NFSPath = v }),
@@ -140,76 +119,54 @@ var specs = map[string]keySpec{
 	"USER_NAME": {
 		KeyDoc:   KeyDoc{"USER_NAME", "string", "The user's name in the image; the non-root home of a multi-node job is `/home/$USER_NAME` (where the SSH keys go)."},
 		accepted: "a user name such as mpiuser: a lowercase letter or _, then up to 31 lowercase letters, digits, _ or -",
-		decode: func(s *Settings, v string) (string, bool) {
-			// It becomes a path (/home/$USER_NAME/.ssh): no "/", "..", or spaces.
-			if v != "" && !userName.MatchString(v) {
-				return "", false
-			}
-			s.UserName = v
-			return "", true
-		},
+		// It becomes a path (/home/$USER_NAME/.ssh): no "/", "..", or spaces.
+		check: func(v string) (string, bool) { return "", v == "" || userName.MatchString(v) },
+		set:   func(s *Settings, v string) { s.UserName = v },
 	},
 	"GROUP_ID": intSpec("GROUP_ID", "`runAsGroup`. Or `spec.security.runAsGroup` in the job spec, not both.", 0, api.MaxID,
 		func(s *Settings, n *int64) { s.GroupID = n }),
 	"GROUP_NAME": textSpec("GROUP_NAME", "The group's name in the image.", "a group name such as mpiuser"),
-	"FS_GROUP": intSpec("FS_GROUP", "Pod `fsGroup` (never on a container). Or `spec.security.fsGroup` in the job spec, not both. Default: `GROUP_ID`.", 0, api.MaxID,
-		func(s *Settings, n *int64) { s.FSGroup = n }),
+	"FS_GROUP":   intSpec("FS_GROUP", "Pod `fsGroup` (never on a container). Or `spec.security.fsGroup` in the job spec, not both. Default: `GROUP_ID`.", 0, api.MaxID, func(s *Settings, n *int64) { s.FSGroup = n }),
 	"WORKERS": intSpec("WORKERS", "Worker pods. Or `spec.workers` in the job spec, not both.", 1, api.MaxWorkers,
 		func(s *Settings, n *int32) { s.Workers = n }),
-	"GPUS_PER_WORKER": intSpec("GPUS_PER_WORKER", "`GPU_RESOURCE` (default `nvidia.com/gpu`) limit per worker (and of the single-node Pod), 0 for none. Or `spec.gpusPerWorker` in the job spec, not both.", 0, api.MaxGPUs,
-		func(s *Settings, n *int32) { s.GPUsPerWorker = n }),
-	"SLOTS_PER_WORKER": intSpec("SLOTS_PER_WORKER", "MPI slots (ranks) per worker. Or `spec.slotsPerWorker` in the job spec, not both. Default: `GPUS_PER_WORKER` when above 0, else 1.", 1, api.MaxSlots,
-		func(s *Settings, n *int32) { s.SlotsPerWorker = n }),
-	"MIN_WORKERS": intSpec("MIN_WORKERS", "Elastic: the fewest workers (≤ `WORKERS`). Or `spec.elastic.minWorkers` in the job spec, not both. Default: `WORKERS`.", 1, api.MaxWorkers,
-		func(s *Settings, n *int32) { s.MinWorkers = n }),
-	"MAX_WORKERS": intSpec("MAX_WORKERS", "Elastic: the most workers (≥ `WORKERS`). Or `spec.elastic.maxWorkers` in the job spec, not both. Default: `WORKERS`.", 1, api.MaxWorkers,
-		func(s *Settings, n *int32) { s.MaxWorkers = n }),
+	"GPUS_PER_WORKER":  intSpec("GPUS_PER_WORKER", "`GPU_RESOURCE` (default `nvidia.com/gpu`) limit per worker (and of the single-node Pod), 0 for none. Or `spec.gpusPerWorker` in the job spec, not both.", 0, api.MaxGPUs, func(s *Settings, n *int32) { s.GPUsPerWorker = n }),
+	"SLOTS_PER_WORKER": intSpec("SLOTS_PER_WORKER", "MPI slots (ranks) per worker. Or `spec.slotsPerWorker` in the job spec, not both. Default: `GPUS_PER_WORKER` when above 0, else 1.", 1, api.MaxSlots, func(s *Settings, n *int32) { s.SlotsPerWorker = n }),
+	"MIN_WORKERS":      intSpec("MIN_WORKERS", "Elastic: the fewest workers (≤ `WORKERS`). Or `spec.elastic.minWorkers` in the job spec, not both. Default: `WORKERS`.", 1, api.MaxWorkers, func(s *Settings, n *int32) { s.MinWorkers = n }),
+	"MAX_WORKERS":      intSpec("MAX_WORKERS", "Elastic: the most workers (≥ `WORKERS`). Or `spec.elastic.maxWorkers` in the job spec, not both. Default: `WORKERS`.", 1, api.MaxWorkers, func(s *Settings, n *int32) { s.MaxWorkers = n }),
 	"GPU_RESOURCE": {
 		KeyDoc:   KeyDoc{"GPU_RESOURCE", "resource name", "The extended resource `GPUS_PER_WORKER` counts (`amd.com/gpu`, `gpu.intel.com/i915`, `habana.ai/gaudi`), as a container's limits name it: a ResourceQuota's key (`requests.nvidia.com/gpu`) is an error. Default: `nvidia.com/gpu`."},
 		accepted: "an extended resource name such as nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915 or habana.ai/gaudi",
-		decode: func(s *Settings, v string) (string, bool) {
-			domain, _, found := strings.Cut(v, "/")
+		check: func(v string) (string, bool) {
 			for _, prefix := range []string{"requests.", "limits."} {
 				if name, quota := strings.CutPrefix(v, prefix); quota {
 					// A ResourceQuota's key: the resource is the rest.
 					return fmt.Sprintf("has the prefix %q, which a ResourceQuota puts before a resource it counts; a container's limits name the resource itself, %s", prefix, name), false
 				}
 			}
-			if !found || len(validation.IsQualifiedName(v)) > 0 || strings.HasSuffix(domain, "kubernetes.io") || strings.HasSuffix(domain, "k8s.io") {
-				return "", false
-			}
-			s.GPUResource = v
-			return "", true
+			domain, _, found := strings.Cut(v, "/")
+			return "", found && len(validation.IsQualifiedName(v)) == 0 && !strings.HasSuffix(domain, "kubernetes.io") && !strings.HasSuffix(domain, "k8s.io")
 		},
+		set: func(s *Settings, v string) { s.GPUResource = v },
 	},
-	"SHM_SIZE": quantitySpec("SHM_SIZE", "A memory-backed `emptyDir` (`medium: Memory`, this `sizeLimit`) mounted at `/dev/shm` in every training container, for PyTorch DataLoader workers and NCCL; a spec volume there is an error; under 1 MiB is warned about. What is written there counts against the container's memory limit, and the kubelet sizes the volume at most the pod's memory limit: size `MEMORY` as the program's own memory plus `SHM_SIZE` (`MEMORY=16Gi`, `SHM_SIZE=4Gi`); `SHM_SIZE` above `MEMORY` is an error. Default: none (the runtime's 64 MiB).", memoryUnlikely,
-		func(s *Settings, q *resource.Quantity) { s.ShmSize = q }),
+	"SHM_SIZE": quantitySpec("SHM_SIZE", "A memory-backed `emptyDir` (`medium: Memory`, this `sizeLimit`) mounted at `/dev/shm` in every training container, for PyTorch DataLoader workers and NCCL; a spec volume there is an error; under 1 MiB is warned about. What is written there counts against the container's memory limit, and the kubelet sizes the volume at most the pod's memory limit: size `MEMORY` as the program's own memory plus `SHM_SIZE` (`MEMORY=16Gi`, `SHM_SIZE=4Gi`); `SHM_SIZE` above `MEMORY` is an error. Default: none (the runtime's 64 MiB).", UnlikelyMemory, func(s *Settings, q *resource.Quantity) { s.ShmSize = q }),
 	"QUEUE": {
 		KeyDoc:   KeyDoc{"QUEUE", "queue name", "The Kueue LocalQueue: the job's `kueue.x-k8s.io/queue-name` label, for every kind and runner (a queue-name label of the job spec's with another value is an error)."},
 		accepted: "a LocalQueue name such as team-a: lowercase letters, digits, '-' and '.', at most 63 characters",
-		decode: func(s *Settings, v string) (string, bool) {
-			if len(validation.IsDNS1123Subdomain(v)) > 0 || len(validation.IsValidLabelValue(v)) > 0 {
-				return "", false
-			}
-			s.Queue = v
-			return "", true
+		check: func(v string) (string, bool) {
+			return "", len(validation.IsDNS1123Subdomain(v)) == 0 && len(validation.IsValidLabelValue(v)) == 0
 		},
+		set: func(s *Settings, v string) { s.Queue = v },
 	},
 	"TOPOLOGY_REQUIRED":  topologySpec(false),
 	"TOPOLOGY_PREFERRED": topologySpec(true),
 	"RDZV_ENDPOINT": {
 		KeyDoc:   KeyDoc{"RDZV_ENDPOINT", "host:port", "Elastic: the etcd server of an `etcd`/`etcd-v2` rendezvous (refused with `c10d`). Or `spec.elastic.rendezvousEndpoint` in the job spec, not both."},
 		accepted: RendezvousAccepted,
-		decode: func(s *Settings, v string) (string, bool) {
-			wrong, ok := CheckRendezvous(v)
-			if ok {
-				s.RendezvousEndpoint = v
-			}
-			return wrong, ok
-		},
+		check:    CheckRendezvous,
+		set:      func(s *Settings, v string) { s.RendezvousEndpoint = v },
 	},
-	"CPU":    quantitySpec("CPU", "CPU limit of each worker (or of the Pod), in cores or `m` (thousandths): `4`, `500m`; also its request, unless `spec.resources.requests.cpu` asks less (the scheduler and Kueue's quota count the request; request equal to limit makes the pod Guaranteed). `mlops-fn init` writes `250m`. Or `spec.resources.limits.cpu` in the job spec, not both. A unit of memory or of thousands (`16Gi`, `2k`) is warned about, as are a thousand cores or more (`1000` for `1000m`).", cpuUnlikely, func(s *Settings, q *resource.Quantity) { s.CPU = q }),
-	"MEMORY": quantitySpec("MEMORY", "Memory limit of each worker (or of the Pod): `16Gi`; also its request, as for `CPU`. `mlops-fn init` writes `512Mi`. Or `spec.resources.limits.memory` in the job spec, not both. Under 1 MiB (`16`: bytes; `500m`: half a byte) is warned about.", memoryUnlikely, func(s *Settings, q *resource.Quantity) { s.Memory = q }),
+	"CPU":    quantitySpec("CPU", "CPU limit of each worker (or of the Pod), in cores or `m` (thousandths): `4`, `500m`; also its request, unless `spec.resources.requests.cpu` asks less (the scheduler and Kueue's quota count the request; request equal to limit makes the pod Guaranteed). `mlops-fn init` writes `250m`. Or `spec.resources.limits.cpu` in the job spec, not both. A unit of memory or of thousands (`16Gi`, `2k`) is warned about, as are a thousand cores or more (`1000` for `1000m`).", UnlikelyCPU, func(s *Settings, q *resource.Quantity) { s.CPU = q }),
+	"MEMORY": quantitySpec("MEMORY", "Memory limit of each worker (or of the Pod): `16Gi`; also its request, as for `CPU`. `mlops-fn init` writes `512Mi`. Or `spec.resources.limits.memory` in the job spec, not both. Under 1 MiB (`16`: bytes; `500m`: half a byte) is warned about.", UnlikelyMemory, func(s *Settings, q *resource.Quantity) { s.Memory = q }),
 }
 
 // knownKeys are the keys of specs, sorted, so suggestions and KnownKeys are deterministic.
@@ -221,8 +178,8 @@ func IsKnownKey(key string) bool {
 	return ok
 }
 
-// KnownKeys lists the keys Decode understands, sorted, each with a one-line
-// description (for docs/mlops-env.md and --help).
+// KnownKeys lists the keys Decode understands, sorted, each with a one-line description (for
+// docs/mlops-env.md and --help).
 func KnownKeys() []KeyDoc {
 	docs := make([]KeyDoc, len(knownKeys))
 	for i, k := range knownKeys {
@@ -231,9 +188,9 @@ func KnownKeys() []KeyDoc {
 	return docs
 }
 
-// Decode types the known keys of f. It returns every problem found, errors and
-// warnings, sorted by line then key. A key one edit away from a known key is
-// an error (its value would be lost) unless extraKeys names it: the user's own.
+// Decode types the known keys of f. It returns every problem found, errors and warnings, sorted by line then
+// key. A key one edit away from a known key is an error (its value would be lost) unless extraKeys names it:
+// the user's own.
 func Decode(f *File, extraKeys ...string) (Settings, []Problem) {
 	var s Settings
 	var problems []Problem
@@ -241,13 +198,15 @@ func Decode(f *File, extraKeys ...string) (Settings, []Problem) {
 		problems = append(problems, Problem{Source: f.Source, Line: e.Line, Key: e.Key, Value: e.Value, Message: msg, Warning: warning})
 	}
 	for _, e := range f.Entries {
+		v := e.Value
 		// A ConfigMap's keys are checked here, a file's by Parse already.
-		if msgs := validation.IsEnvVarName(e.Key); len(msgs) > 0 {
+		if len(validation.IsEnvVarName(e.Key)) > 0 {
 			report(e, false, "is not a valid key: "+envVarNameRule)
 			continue
 		}
-		if i := strings.IndexFunc(e.Value, isControl); i >= 0 {
-			report(e, false, fmt.Sprintf("contains the control character %U: a container's environment cannot carry it; accepted: printable text", []rune(e.Value[i:])[0]))
+		// The characters an environment variable cannot carry (tab it can).
+		if i := strings.IndexFunc(v, func(r rune) bool { return r != '\t' && unicode.IsControl(r) }); i >= 0 {
+			report(e, false, fmt.Sprintf("contains the control character %U: a container's environment cannot carry it; accepted: printable text", []rune(v[i:])[0]))
 			continue
 		}
 		if msg, warning := referenceProblem(f, e); msg != "" {
@@ -260,68 +219,63 @@ func Decode(f *File, extraKeys ...string) (Settings, []Problem) {
 			report(e, true, fmt.Sprintf(`%s has no "=": kustomize sets it to the empty string (it does not read your shell environment); write %s=value`, e.Key, e.Key))
 		}
 		spec, known := specs[e.Key]
-		if !known {
-			if k := Closest(e.Key, knownKeys); k != "" && !slices.Contains(extraKeys, e.Key) && !shortSubstitution(e.Key, k) {
-				msg := fmt.Sprintf("unknown key %s: did you mean %s?", e.Key, k)
-				if strings.EqualFold(e.Key, k) {
-					msg += " (keys are case-sensitive)"
-				}
-				report(e, false, fmt.Sprintf("%s; accepted: %s, or %s listed in the job spec's spec.envFile.extraKeys if it is a key of your own", msg, k, e.Key))
+		switch comment := trailingComment.FindStringIndex(v); {
+		case !known:
+			k := Closest(e.Key, knownKeys)
+			// A short key one letter from a known one (GPU, NPU beside CPU) is another word, not a misspelling.
+			otherWord := len(e.Key) == len(k) && len(k) <= 4 && !strings.EqualFold(e.Key, k)
+			if k == "" || otherWord || slices.Contains(extraKeys, e.Key) {
+				continue
 			}
-			continue
-		}
-		if v := e.Value; len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+			msg := fmt.Sprintf("unknown key %s: did you mean %s?", e.Key, k)
+			if strings.EqualFold(e.Key, k) {
+				msg += " (keys are case-sensitive)"
+			}
+			report(e, false, fmt.Sprintf("%s; accepted: %s, or %s listed in the job spec's spec.envFile.extraKeys if it is a key of your own", msg, k, e.Key))
+		case len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0]:
 			report(e, false, fmt.Sprintf("is in quotes, which kustomize keeps in the value (it does not remove them); accepted: %s, written without quotes: %s=%s", spec.accepted, e.Key, v[1:len(v)-1]))
-			continue
-		}
-		if i := commentAt(e.Value); i >= 0 {
-			report(e, false, fmt.Sprintf("has a comment after the value (%q): kustomize keeps it in the value, only a line that starts with # is a comment; accepted: %s, with the comment on a line of its own", e.Value[i:], spec.accepted))
-			continue
-		}
-		if strings.TrimSpace(e.Value) != e.Value {
+		case comment != nil:
+			report(e, false, fmt.Sprintf("has a comment after the value (%q): kustomize keeps it in the value, only a line that starts with # is a comment; accepted: %s, with the comment on a line of its own", v[comment[0]:], spec.accepted))
+		case strings.TrimSpace(v) != v:
 			report(e, false, "has leading or trailing whitespace, which kustomize keeps in the value; accepted: "+spec.accepted)
-			continue
-		}
-		if wrong, ok := spec.decode(&s, e.Value); !ok {
-			msg := "must be " + spec.accepted
-			if wrong != "" {
-				msg = wrong + "; accepted: " + spec.accepted
-			}
-			report(e, false, msg)
-		} else if spec.warn != nil {
-			if msg := spec.warn(e.Value); msg != "" {
-				report(e, true, msg)
+		default:
+			switch msg, ok := spec.check(v); {
+			case !ok && msg == "":
+				report(e, false, "must be "+spec.accepted)
+			case !ok:
+				report(e, false, msg+"; accepted: "+spec.accepted)
+			default:
+				if spec.set != nil {
+					spec.set(&s, v)
+				}
+				if msg != "" {
+					report(e, true, msg)
+				}
 			}
 		}
 	}
-
 	// An NFS volume needs both halves; the spec's volumes name their own server.
-	server, hasServer := f.Lookup("NFS_SERVER")
-	path, hasPath := f.Lookup("NFS_PATH")
-	if hasPath && !hasServer {
-		report(path, false, "NFS_SERVER is missing: set both NFS_SERVER and NFS_PATH, or neither")
+	for _, pair := range [][2]string{{"NFS_PATH", "NFS_SERVER"}, {"NFS_SERVER", "NFS_PATH"}} {
+		if e, ok := f.Lookup(pair[0]); ok {
+			if _, both := f.Lookup(pair[1]); !both {
+				report(e, false, pair[1]+" is missing: set both NFS_SERVER and NFS_PATH, or neither")
+			}
+		}
 	}
-	if hasServer && !hasPath {
-		report(server, false, "NFS_PATH is missing: set both NFS_SERVER and NFS_PATH, or neither")
-	}
-
 	// One placement: Kueue reads one of the two annotations.
 	if required, ok := f.Lookup("TOPOLOGY_REQUIRED"); ok {
 		if _, both := f.Lookup("TOPOLOGY_PREFERRED"); both {
 			report(required, false, "TOPOLOGY_PREFERRED is set too, and a job has one placement; accepted: one of TOPOLOGY_REQUIRED and TOPOLOGY_PREFERRED")
 		}
 	}
-
 	slices.SortStableFunc(problems, func(a, b Problem) int {
 		return cmp.Or(cmp.Compare(a.Line, b.Line), strings.Compare(a.Key, b.Key))
 	})
 	return s, problems
 }
 
-func ptr[T any](v T) *T { return &v }
-
-// topologySpec is TOPOLOGY_REQUIRED, or TOPOLOGY_PREFERRED: Kueue's
-// Topology Aware Scheduling, from a level's node label.
+// topologySpec is TOPOLOGY_REQUIRED, or TOPOLOGY_PREFERRED: Kueue's Topology Aware Scheduling, from a level's
+// node label.
 func topologySpec(preferred bool) keySpec {
 	key, how, annotation := "TOPOLOGY_REQUIRED", "all the job's pods run in one domain of this level", "required"
 	if preferred {
@@ -330,28 +284,26 @@ func topologySpec(preferred bool) keySpec {
 	return keySpec{
 		KeyDoc:   KeyDoc{key, "label key", fmt.Sprintf("Kueue's topology-aware placement: %s, the level named by its node label (`cloud.provider.com/topology-block`): `kueue.x-k8s.io/podset-%s-topology` on every pod template (docs/sharing-a-cluster.md). Needs `QUEUE`; not with the other `TOPOLOGY_` key.", how, annotation)},
 		accepted: "a node label key such as cloud.provider.com/topology-rack or kubernetes.io/hostname: an optional DNS prefix and /, then up to 63 letters, digits, '-', '_' or '.'",
-		decode: func(s *Settings, v string) (string, bool) {
+		check: func(v string) (string, bool) {
 			if len(validation.IsQualifiedName(v)) > 0 {
 				return "is not a label key", false
 			}
-			s.Topology, s.TopologyPreferred = v, preferred
 			return "", true
 		},
+		set: func(s *Settings, v string) { s.Topology, s.TopologyPreferred = v, preferred },
 	}
 }
 
-// referenceProblem says why e's value may not reference a key of f, "" when
-// it references none: kustomize does not expand them. Every reference counts,
-// not the first alone; the value written out replaces each defined one. An
-// escaped one ($${KEY}, as the job spec escapes) is written as it is, both
-// dollars: a warning, since nothing in mlops.env needs escaping.
+// referenceProblem says why e's value may not reference a key of f, "" when it references none: kustomize
+// does not expand them. Every reference counts, not the first alone; the value written out replaces each
+// defined one. An escaped one ($${KEY}, as the job spec escapes) is written as it is, both dollars: a
+// warning, since nothing in mlops.env needs escaping.
 func referenceProblem(f *File, e Entry) (msg string, warning bool) {
-	var refs [][]string
-	for _, m := range envReference.FindAllStringSubmatch(e.Value, -1) {
+	refs := envReference.FindAllStringSubmatch(e.Value, -1)
+	for _, m := range refs {
 		if strings.HasPrefix(m[0], "$$") {
 			return fmt.Sprintf("has %s, the job spec's escape, but kustomize writes mlops.env values as they are: the containers see the text %s, both dollars (nothing in mlops.env needs escaping)", m[0], m[0]), true
 		}
-		refs = append(refs, m)
 	}
 	for _, m := range refs {
 		if m[1] == e.Key {
@@ -359,26 +311,23 @@ func referenceProblem(f *File, e Entry) (msg string, warning bool) {
 		}
 	}
 	for _, m := range refs {
-		v, defined := f.Lookup(m[1])
-		if !defined {
-			continue
+		if v, defined := f.Lookup(m[1]); defined {
+			written := envReference.ReplaceAllStringFunc(e.Value, func(ref string) string {
+				if v, ok := f.Lookup(envReference.FindStringSubmatch(ref)[1]); ok {
+					return v.Value
+				}
+				return ref
+			})
+			return fmt.Sprintf("references %s, but kustomize writes mlops.env values as they are: the containers would see the text %s, not %q; accepted: the value written out (%s=%s)", m[0], m[0], v.Value, e.Key, written), false
 		}
-		written := envReference.ReplaceAllStringFunc(e.Value, func(ref string) string {
-			if v, ok := f.Lookup(envReference.FindStringSubmatch(ref)[1]); ok {
-				return v.Value
-			}
-			return ref
-		})
-		return fmt.Sprintf("references %s, but kustomize writes mlops.env values as they are: the containers would see the text %s, not %q; accepted: the value written out (%s=%s)", m[0], m[0], v.Value, e.Key, written), false
 	}
 	return "", false
 }
 
-// Closest returns the candidate that key most likely misspells: one that
-// differs from key by at most one insertion, deletion, substitution or swap of
-// adjacent characters, ignoring case. It prefers key itself, then a candidate
-// that differs only in case, then one edit away; among equals, the
-// alphabetically first. It returns "" when no candidate is that close.
+// Closest returns the candidate that key most likely misspells: one that differs from key by at most one
+// insertion, deletion, substitution or swap of adjacent characters, ignoring case. It prefers key itself,
+// then a candidate that differs only in case, then one edit away; among equals, the alphabetically first. It
+// returns "" when no candidate is that close.
 func Closest(key string, candidates []string) string {
 	folded := foldRunes(key)
 	best, bestRank := "", 3
@@ -399,15 +348,8 @@ func Closest(key string, candidates []string) string {
 	return best
 }
 
-// shortSubstitution: key and known are short and differ in one letter (GPU,
-// NPU beside CPU), which is another word rather than a misspelling.
-func shortSubstitution(key, known string) bool {
-	return len(key) == len(known) && len(key) <= 4 && !strings.EqualFold(key, known)
-}
-
-// foldRunes returns s's runes, each replaced by the smallest rune of its
-// case-folding orbit, so that two strings are equal under strings.EqualFold
-// exactly when their foldRunes are equal.
+// foldRunes returns s's runes, each replaced by the smallest rune of its case-folding orbit, so that two
+// strings are equal under strings.EqualFold exactly when their foldRunes are equal.
 func foldRunes(s string) []rune {
 	rs := []rune(s)
 	for i, r := range rs {
@@ -418,29 +360,18 @@ func foldRunes(s string) []rune {
 	return rs
 }
 
-// withinOneEdit reports whether a turns into b by at most one insertion,
-// deletion, substitution or swap of adjacent runes.
+// withinOneEdit reports whether a turns into b by at most one insertion, deletion, substitution or swap of
+// adjacent runes: what is left of each between their common prefix and suffix.
 func withinOneEdit(a, b []rune) bool {
-	if len(a) > len(b) {
-		a, b = b, a
-	}
-	if len(b)-len(a) > 1 {
-		return false
-	}
 	i := 0
-	for i < len(a) && a[i] == b[i] {
+	for i < len(a) && i < len(b) && a[i] == b[i] {
 		i++
 	}
-	switch {
-	case i == len(a):
-		return true
-	case len(a) < len(b):
-		return slices.Equal(a[i:], b[i+1:])
-	case slices.Equal(a[i+1:], b[i+1:]):
-		return true
-	default:
-		return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && slices.Equal(a[i+2:], b[i+2:])
+	j, k := len(a), len(b)
+	for j > i && k > i && a[j-1] == b[k-1] {
+		j, k = j-1, k-1
 	}
+	return j-i <= 1 && k-i <= 1 || j-i == 2 && k-i == 2 && a[i] == b[i+1] && a[i+1] == b[i]
 }
 
 // wholeNumberText reports whether v is one or more ASCII digits.
@@ -461,54 +392,46 @@ func intSpec[T int32 | int64](key, desc string, lo, hi T, set func(*Settings, *T
 	return keySpec{
 		KeyDoc:   KeyDoc{key, fmt.Sprintf("integer %d..%d", lo, hi), desc},
 		accepted: fmt.Sprintf("a whole number from %d to %d", lo, hi),
-		decode: func(s *Settings, v string) (string, bool) {
-			n, ok := wholeNumber(v, int64(lo), int64(hi))
-			if ok {
-				set(s, ptr(T(n)))
-			}
+		check: func(v string) (string, bool) {
+			_, ok := wholeNumber(v, int64(lo), int64(hi))
 			return "", ok
 		},
-	}
-}
-
-// quantitySpec reads a positive quantity; unlikely, if set, warns of one that
-// parses but that no training job means (a unit left out or mistaken).
-func quantitySpec(key, desc string, unlikely func(key string, q resource.Quantity, v string) string, set func(*Settings, *resource.Quantity)) keySpec {
-	spec := keySpec{
-		KeyDoc:   KeyDoc{key, "quantity", desc},
-		accepted: quantityAccepted,
-		decode: func(s *Settings, v string) (string, bool) {
-			q, err := resource.ParseQuantity(v)
-			if err != nil {
-				return "is not a Kubernetes quantity", false
-			}
-			if q.Sign() <= 0 {
-				return "must be greater than 0", false
-			}
-			if key == "CPU" && api.FinerThanMilli(q) {
-				return api.FinerThanMilliWrong, false
-			}
-			set(s, &q)
-			return "", true
+		set: func(s *Settings, v string) {
+			n, _ := wholeNumber(v, int64(lo), int64(hi))
+			t := T(n)
+			set(s, &t)
 		},
 	}
-	if unlikely != nil {
-		spec.warn = func(v string) string { return unlikely(key, resource.MustParse(v), v) }
-	}
-	return spec
 }
 
-// minMemory: no container runs in less; below it a unit was left out (16:
-// bytes) or m, thousandths, written for Mi.
+// quantitySpec reads a positive quantity, and warns of one that parses but that no training job means (a unit
+// left out or mistaken) as unlikely says.
+func quantitySpec(key, desc string, unlikely func(resource.Quantity, string, func(string) string) string, set func(*Settings, *resource.Quantity)) keySpec {
+	return keySpec{
+		KeyDoc:   KeyDoc{key, "quantity", desc},
+		accepted: "a Kubernetes quantity such as 500m, 2 (cpu) or 4Gi (memory)",
+		check: func(v string) (string, bool) {
+			q, err := resource.ParseQuantity(v)
+			switch {
+			case err != nil:
+				return "is not a Kubernetes quantity", false
+			case q.Sign() <= 0:
+				return "must be greater than 0", false
+			case key == "CPU" && api.FinerThanMilli(q):
+				return api.FinerThanMilliWrong, false
+			}
+			return unlikely(q, v, func(meant string) string { return key + "=" + meant }), true
+		},
+		set: func(s *Settings, v string) { set(s, new(resource.MustParse(v))) },
+	}
+}
+
+// minMemory: no container runs in less; below it a unit was left out (16: bytes) or m, thousandths, written
+// for Mi.
 var minMemory = resource.MustParse("1Mi")
 
-func memoryUnlikely(key string, q resource.Quantity, v string) string {
-	return UnlikelyMemory(q, v, func(meant string) string { return key + "=" + meant })
-}
-
-// UnlikelyMemory says why a memory quantity, written v, is one no training
-// job means, and what was probably meant (as setting(value) writes it); ""
-// when it is likely.
+// UnlikelyMemory says why a memory quantity, written v, is one no training job means, and what was probably
+// meant (as setting(value) writes it); "" when it is likely.
 func UnlikelyMemory(q resource.Quantity, v string, setting func(string) string) string {
 	if q.Cmp(minMemory) >= 0 {
 		return ""
@@ -521,15 +444,8 @@ func UnlikelyMemory(q resource.Quantity, v string, setting func(string) string) 
 	return fmt.Sprintf("is %s bytes, which no training job means; probably meant %s (a bare number counts bytes, m thousandths of a byte; Mi and Gi are MiB and GiB)", plain(q), setting(number+unit))
 }
 
-// cpuUnlikely: CPUs count in cores or m (thousandths of one); another unit
-// (Gi, k) is memory's or counts thousands.
-func cpuUnlikely(key string, q resource.Quantity, v string) string {
-	return UnlikelyCPU(q, v, func(meant string) string { return key + "=" + meant })
-}
-
-// UnlikelyCPU is UnlikelyMemory for a CPU quantity: one in a unit of bytes
-// or of thousands, or a thousand cores or more, which no node has (1000 for
-// 1000m).
+// UnlikelyCPU is UnlikelyMemory for a CPU quantity: CPUs count in cores or m (thousandths of one), so one in
+// a unit of bytes or of thousands (Gi, k), or a thousand cores or more, which no node has (1000 for 1000m).
 func UnlikelyCPU(q resource.Quantity, v string, setting func(string) string) string {
 	number, suffix := splitQuantity(v)
 	if (suffix == "" || suffix == "k") && q.Cmp(manyCores) >= 0 {
@@ -551,8 +467,8 @@ func UnlikelyCPU(q resource.Quantity, v string, setting func(string) string) str
 // manyCores is where a bare CPU count stops being a node's.
 var manyCores = resource.MustParse("1000")
 
-// splitQuantity cuts a quantity's text before its suffix: "500m" is "500"
-// and "m"; an exponent (1e3) is part of the number, which it writes out.
+// splitQuantity cuts a quantity's text before its suffix: "500m" is "500" and "m"; an exponent (1e3) is part
+// of the number, which it writes out.
 func splitQuantity(v string) (number, suffix string) {
 	i := strings.IndexFunc(v, func(r rune) bool { return !strings.ContainsRune("+-.0123456789", r) })
 	if i < 0 {
@@ -569,14 +485,13 @@ func plain(q resource.Quantity) string {
 	return strconv.FormatFloat(q.AsApproximateFloat64(), 'f', -1, 64)
 }
 
-// pathSpec reads an absolute path; an empty value counts as absent unless
-// required (NFS_PATH: an empty export is a mistake, not a default). A nil set
-// checks the value only.
+// pathSpec reads an absolute path; an empty value counts as absent unless required (NFS_PATH: an empty export
+// is a mistake, not a default). A nil set checks the value only.
 func pathSpec(key, desc string, required bool, set func(*Settings, string)) keySpec {
 	return keySpec{
 		KeyDoc:   KeyDoc{key, "absolute path", desc},
-		accepted: pathAccepted,
-		decode: func(s *Settings, v string) (string, bool) {
+		accepted: `an absolute path without ".." elements, such as /mnt/data`,
+		check: func(v string) (string, bool) {
 			switch {
 			case v == "" && required:
 				return "is empty", false
@@ -585,41 +500,18 @@ func pathSpec(key, desc string, required bool, set func(*Settings, string)) keyS
 			case slices.Contains(strings.Split(v, "/"), ".."):
 				return `has a ".." element`, false
 			}
-			if set != nil {
-				set(s, v)
-			}
 			return "", true
 		},
+		set: set,
 	}
 }
 
-// textSpec reads free text; Decode has already refused surrounding whitespace.
 // userName is the portable user name of useradd(8) (NAME_REGEX's default).
 var userName = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}$`)
 
+// textSpec reads free text; Decode has already refused surrounding whitespace.
 func textSpec(key, desc, accepted string) keySpec {
-	return keySpec{
-		KeyDoc:   KeyDoc{key, "string", desc},
-		accepted: accepted,
-		decode:   func(*Settings, string) (string, bool) { return "", true },
-	}
-}
-
-func decodeRegistry(_ *Settings, v string) (string, bool) {
-	if wrong := hostProblem(v); wrong != "" {
-		return wrong, false
-	}
-	return "", true
-}
-
-// decodeHost reads NFS_SERVER: a Pod's nfs volume takes a bare host, a
-// hostname (in any case: DNS names are case-insensitive) or an IP address.
-func decodeHost(s *Settings, v string) (string, bool) {
-	wrong, ok := CheckNFSServer(v)
-	if ok {
-		s.NFSServer = v
-	}
-	return wrong, ok
+	return keySpec{KeyDoc: KeyDoc{key, "string", desc}, accepted: accepted, check: func(string) (string, bool) { return "", true }}
 }
 
 // RendezvousAccepted says what CheckRendezvous accepts.
@@ -627,7 +519,7 @@ const RendezvousAccepted = "host:port of the etcd server, such as etcd.example.c
 
 // CheckRendezvous tells whether v is a host:port an etcd rendezvous can use.
 func CheckRendezvous(v string) (wrong string, ok bool) {
-	if wrong := hostProblem(v); wrong != "" {
+	if wrong, ok := hostProblem(v); !ok {
 		return wrong, false
 	}
 	host, port, err := net.SplitHostPort(v)
@@ -637,20 +529,17 @@ func CheckRendezvous(v string) (wrong string, ok bool) {
 	if n, _ := strconv.Atoi(port); n < 1 || n > 65535 {
 		return "has a port outside 1 to 65535", false
 	}
-	if _, err := netip.ParseAddr(host); err == nil {
-		return "", true
-	}
-	return "", len(validation.IsDNS1123Subdomain(asciiLower(host))) == 0
+	_, err = netip.ParseAddr(host)
+	return "", err == nil || len(validation.IsDNS1123Subdomain(asciiLower(host))) == 0
 }
 
 // NFSServerAccepted says what CheckNFSServer accepts.
 const NFSServerAccepted = "a hostname such as nfs.example.com or an IP address such as 10.0.0.5 or fd00::5, without scheme, port, path or spaces"
 
-// CheckNFSServer tells whether v can be an nfs volume's server, and if not,
-// what is wrong with it ("" when NFSServerAccepted says it all). The job
-// spec's own NFS volumes are held to the same rule as NFS_SERVER.
+// CheckNFSServer tells whether v can be an nfs volume's server, and if not, what is wrong with it ("" when
+// NFSServerAccepted says it all). The job spec's own NFS volumes are held to the same rule as NFS_SERVER.
 func CheckNFSServer(v string) (wrong string, ok bool) {
-	if wrong := hostProblem(v); wrong != "" {
+	if wrong, ok := hostProblem(v); !ok {
 		return wrong, false
 	}
 	if strings.Contains(v, "/") {
@@ -665,23 +554,16 @@ func CheckNFSServer(v string) (wrong string, ok bool) {
 	if host, port, err := net.SplitHostPort(v); err == nil && host != "" && wholeNumberText(port) {
 		return "has a port; an nfs volume takes the host only", false
 	}
-	if inner, ok := strings.CutPrefix(v, "["); ok {
-		if inner, ok := strings.CutSuffix(inner, "]"); ok {
-			if _, err := netip.ParseAddr(inner); err == nil {
-				return "has brackets; write the IPv6 address without them, e.g. fd00::5", false
-			}
+	if len(v) >= 2 && v[0] == '[' && v[len(v)-1] == ']' {
+		if _, err := netip.ParseAddr(v[1 : len(v)-1]); err == nil {
+			return "has brackets; write the IPv6 address without them, e.g. fd00::5", false
 		}
 	}
 	return "", len(validation.IsDNS1123Subdomain(asciiLower(v))) == 0
 }
 
-// isControl: the characters an environment variable cannot carry (tab can).
-func isControl(r rune) bool {
-	return r != '\t' && unicode.IsControl(r)
-}
-
-// asciiLower lowercases A-Z only: strings.ToLower would also turn the Kelvin
-// sign (U+212A) into a plain "k" and let it pass as a hostname.
+// asciiLower lowercases A-Z only: strings.ToLower would also turn the Kelvin sign (U+212A) into a plain "k"
+// and let it pass as a hostname.
 func asciiLower(v string) string {
 	return strings.Map(func(r rune) rune {
 		if 'A' <= r && r <= 'Z' {
@@ -692,14 +574,14 @@ func asciiLower(v string) string {
 }
 
 // hostProblem catches the mistakes REGISTRY and NFS_SERVER share.
-func hostProblem(v string) string {
+func hostProblem(v string) (wrong string, ok bool) {
 	switch {
 	case v == "":
-		return "is empty"
+		return "is empty", false
 	case strings.Contains(v, "://"):
-		return "has a scheme"
+		return "has a scheme", false
 	case strings.IndexFunc(v, unicode.IsSpace) >= 0:
-		return "contains whitespace"
+		return "contains whitespace", false
 	}
-	return ""
+	return "", true
 }

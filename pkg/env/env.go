@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package env reads mlops.env the way kustomize's configMapGenerator reads an
-// `envs:` file, and decodes its known keys into typed settings.
+// Package env reads mlops.env the way kustomize's configMapGenerator reads an `envs:` file, and decodes its
+// known keys into typed settings.
 //
-// Parse takes the same lines, keys and values as kustomize v5.8
-// (sigs.k8s.io/kustomize/api v0.21 kv.keyValuesFromLines), so the values the
-// function acts on are the values the mlops-env ConfigMap carries into the
-// containers. It is stricter in three places, where kustomize silently
-// produces something unusable: keys must be valid environment variable names
-// (kustomize v5.8's validator is a no-op), a line with an empty key ("=x") is
-// an error (kustomize drops it), and a line longer than bufio.MaxScanTokenSize
-// is an error (kustomize drops it and every line after it).
+// Parse takes the same lines, keys and values as kustomize v5.8 (sigs.k8s.io/kustomize/api v0.21
+// kv.keyValuesFromLines), so the values the function acts on are the values the mlops-env ConfigMap carries
+// into the containers. It is stricter in three places, where kustomize silently produces something unusable:
+// keys must be valid environment variable names (kustomize v5.8's validator is a no-op), a line with an empty
+// key ("=x") is an error (kustomize drops it), and a line longer than bufio.MaxScanTokenSize is an error
+// (kustomize drops it and every line after it).
 package env
 
 import (
@@ -27,19 +25,17 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// Entry is one KEY=VALUE pair of an env file, with the 1-based line it came
-// from (0 when it came from a map/ConfigMap).
+// Entry is one KEY=VALUE pair of an env file, with the 1-based line it came from (0 when it came from a
+// map/ConfigMap).
 type Entry struct {
-	Key   string
-	Value string
-	Line  int
+	Key, Value string
+	Line       int
 	// Bare is set for a line with no "=": kustomize gives it the empty value.
 	Bare bool
 }
 
 // File is an env file's entries in file order. Source names the file (e.g.
-// "quickstart/k8s/mlops/multi-node/mlops.env" or "ConfigMap/mlops-env") for
-// messages.
+// "quickstart/k8s/mlops/multi-node/mlops.env" or "ConfigMap/mlops-env") for messages.
 type File struct {
 	Source  string
 	Entries []Entry
@@ -57,8 +53,8 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s:%d: %q: %s", e.Source, e.Line, e.Text, e.Reason)
 }
 
-// ParseErrors are the bad lines of one file, in line order; Parse returns
-// them all at once. errors.As with a *ParseError target finds the first.
+// ParseErrors are the bad lines of one file, in line order; Parse returns them all at once. errors.As with a
+// *ParseError target finds the first.
 type ParseErrors []*ParseError
 
 // Error puts each bad line on a line of its own.
@@ -81,22 +77,19 @@ func (es ParseErrors) Unwrap() []error {
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// envVarNameRule is Kubernetes' wording of what IsEnvVarName accepts, without
-// the regular expression it appends.
+// envVarNameRule is Kubernetes' wording of what IsEnvVarName accepts, without its regular expression.
 const envVarNameRule = "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit"
 
 // longLineText is how much of an over-long line a ParseError quotes.
 const longLineText = 40
 
-// Parse reads data with kustomize v5.8 configMapGenerator envs: semantics:
-// lines as bufio.ScanLines splits them (a trailing "\r" is dropped), invalid
-// UTF-8 rejected, a UTF-8 BOM dropped from the first line only, leading
-// whitespace dropped (trailing whitespace is part of the value), blank lines
-// and lines starting with '#' skipped, split at the first '=', no quote
-// removal, a line without '=' giving its key the empty value, and a repeated
-// key rejected. It reads on past a bad line, so the error, if any, is a
-// ParseErrors naming every bad line (a line of invalid UTF-8, an invalid key,
-// a repeated key, an over-long line) and the File is nil.
+// Parse reads data with kustomize v5.8 configMapGenerator envs: semantics: lines as bufio.ScanLines splits
+// them (a trailing "\r" is dropped), invalid UTF-8 rejected, a UTF-8 BOM dropped from the first line only,
+// leading whitespace dropped (trailing whitespace is part of the value), blank lines and lines starting with
+// '#' skipped, split at the first '=', no quote removal, a line without '=' giving its key the empty value,
+// and a repeated key rejected. It reads on past a bad line, so the error, if any, is a ParseErrors naming
+// every bad line (a line of invalid UTF-8, an invalid key, a repeated key, an over-long line) and the File is
+// nil.
 func Parse(source string, data []byte) (*File, error) {
 	f := &File{Source: source}
 	var errs ParseErrors
@@ -109,35 +102,29 @@ func Parse(source string, data []byte) (*File, error) {
 		consumed += advance
 		return advance, token, err
 	})
-	line := 0
-	for sc.Scan() {
-		line++
+	line := 1 // after the loop, the line the scanner stopped at
+	for ; sc.Scan(); line++ {
 		raw := sc.Bytes()
 		if line == 1 {
 			raw = bytes.TrimPrefix(raw, utf8BOM)
 		}
-		fail := func(reason string) {
-			errs = append(errs, &ParseError{Source: source, Line: line, Text: string(raw), Reason: reason})
-		}
-		if !utf8.Valid(raw) {
-			fail("invalid UTF-8: an env file must be UTF-8 text")
-			continue
-		}
 		text := string(bytes.TrimLeftFunc(raw, unicode.IsSpace))
-		if text == "" || text[0] == '#' {
-			continue
-		}
 		key, value, hasEq := strings.Cut(text, "=")
-		if reason := keyError(key); reason != "" {
-			fail(reason)
+		first, repeated := seen[key]
+		reason := keyError(key)
+		switch {
+		case !utf8.Valid(raw):
+			reason = "invalid UTF-8: an env file must be UTF-8 text"
+		case text == "" || text[0] == '#':
+			continue
+		case reason == "" && repeated:
+			reason = fmt.Sprintf("key %s repeats line %d: kustomize's configMapGenerator rejects a repeated key; keep one", key, first)
+		case reason == "":
+			seen[key] = line
+			f.Entries = append(f.Entries, Entry{Key: key, Value: value, Line: line, Bare: !hasEq})
 			continue
 		}
-		if first, ok := seen[key]; ok {
-			fail(fmt.Sprintf("key %s repeats line %d: kustomize's configMapGenerator rejects a repeated key; keep one", key, first))
-			continue
-		}
-		seen[key] = line
-		f.Entries = append(f.Entries, Entry{Key: key, Value: value, Line: line, Bare: !hasEq})
+		errs = append(errs, &ParseError{Source: source, Line: line, Text: string(raw), Reason: reason})
 	}
 	if err := sc.Err(); err != nil {
 		rest := data[consumed:]
@@ -149,7 +136,7 @@ func Parse(source string, data []byte) (*File, error) {
 			reason = fmt.Sprintf("line is longer than %d bytes: kustomize silently drops it and every line after it; accepted: shorter lines", bufio.MaxScanTokenSize)
 		}
 		// The scanner stops here: the lines after it go unchecked.
-		errs = append(errs, &ParseError{Source: source, Line: line + 1, Text: string(rest), Reason: reason})
+		errs = append(errs, &ParseError{Source: source, Line: line, Text: string(rest), Reason: reason})
 	}
 	if len(errs) > 0 {
 		return nil, errs
@@ -184,10 +171,8 @@ func FromMap(source string, data map[string]string) *File {
 
 // Lookup returns the entry for key.
 func (f *File) Lookup(key string) (Entry, bool) {
-	for _, e := range f.Entries {
-		if e.Key == key {
-			return e, true
-		}
+	if i := slices.IndexFunc(f.Entries, func(e Entry) bool { return e.Key == key }); i >= 0 {
+		return f.Entries[i], true
 	}
 	return Entry{}, false
 }

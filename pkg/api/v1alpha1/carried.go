@@ -5,6 +5,7 @@ package v1alpha1
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -12,8 +13,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
-// notCarried refuses each field set that the spec's jobKind cannot carry
-// (jobkind.Table.Fields).
+// notCarried refuses each field set that the spec's jobKind cannot carry (jobkind.Table.Fields).
 func (s *MLOpsJobSpec) notCarried(p *field.Path, kinds jobkind.Table) field.ErrorList {
 	k := kinds.Of(s.JobKind)
 	if k.Kind == "" {
@@ -26,15 +26,15 @@ func (s *MLOpsJobSpec) notCarried(p *field.Path, kinds jobkind.Table) field.Erro
 		}
 		names := strings.Split(f.Path, ".")
 		fp := p.Child(names[0], names[1:]...)
+		carriers := slices.DeleteFunc(slices.Clone(kinds), func(k jobkind.Facts) bool { return !k.CarriesField(f.Path) })
 		errs = append(errs, field.Forbidden(fp, fmt.Sprintf("jobKind %s cannot carry it (%s); accepted: no %s, or jobKind %s",
-			s.JobKind, f.Why, fp, orList(carriers(kinds, f.Path)))))
+			s.JobKind, f.Why, fp, carriers.Sentence("or", func(k jobkind.Facts) string { return k.Kind }))))
 	}
 	return errs
 }
 
-// sets says whether the spec sets the field at path (dotted, by JSON names):
-// a value other than its type's zero. A path naming no field is a kind's
-// mistake, caught by any test that validates the kinds.
+// sets says whether the spec sets the field at path (dotted, by JSON names): a value other than its type's
+// zero. A path naming no field is a kind's mistake, caught by any test that validates the kinds.
 func (s *MLOpsJobSpec) sets(path string) bool {
 	v := reflect.ValueOf(*s)
 	for _, name := range strings.Split(path, ".") {
@@ -55,23 +55,4 @@ func (s *MLOpsJobSpec) sets(path string) bool {
 		v = v.FieldByIndex(f.Index)
 	}
 	return !v.IsZero()
-}
-
-// carriers are the kinds that carry the spec field at path.
-func carriers(kinds jobkind.Table, path string) []string {
-	var out []string
-	for _, k := range kinds {
-		if k.CarriesField(path) {
-			out = append(out, k.Kind)
-		}
-	}
-	return out
-}
-
-// orList: "a", "a or b", "a, b or c".
-func orList(s []string) string {
-	if len(s) < 2 {
-		return strings.Join(s, "")
-	}
-	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }

@@ -23,11 +23,10 @@ var DefaultMPIArgs = []string{"-bind-to", "none", "-map-by", "slot", "-mca", "pm
 // DefaultForwardEnv is what Horovod jobs forward to every rank.
 var DefaultForwardEnv = []string{"NCCL_DEBUG=INFO", "LD_LIBRARY_PATH", "PATH"}
 
-// DefaultLauncherResources are the launcher's resources when neither
-// spec.launcherResources nor the target's launcher sets any. It only runs
-// mpirun, which waits for the ranks on the workers: it requests a tenth of a
-// core (what a scheduler and Kueue's quota count), not a worker's share of a
-// small node, and may use up to a core and 1Gi.
+// DefaultLauncherResources are the launcher's resources when neither spec.launcherResources nor the target's
+// launcher sets any. It only runs mpirun, which waits for the ranks on the workers: it requests a tenth of a
+// core (what a scheduler and Kueue's quota count), not a worker's share of a small node, and may use up to a
+// core and 1Gi.
 func DefaultLauncherResources() corev1.ResourceRequirements {
 	return corev1.ResourceRequirements{
 		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("128Mi")},
@@ -35,52 +34,34 @@ func DefaultLauncherResources() corev1.ResourceRequirements {
 	}
 }
 
-// DefaultConfigMapName is the env ConfigMap of one job: two jobs in a
-// namespace (the multi-node and single-node quickstarts share a name) never
-// write one ConfigMap, and deleting one job's objects keeps the other's.
+// DefaultConfigMapName is the env ConfigMap of one job: two jobs in a namespace (the multi-node and
+// single-node quickstarts share a name) never write one ConfigMap, and deleting one job's objects keeps the
+// other's.
 func DefaultConfigMapName(name string, k jobkind.Facts) string {
 	return name + "-" + strings.ToLower(k.Kind) + "-env"
 }
 
-// GuardInputsSuffix ends the name of the ConfigMap mlops-fn hydrate
-// generates from mlops.env for its guard (NAME-mlops-fn-inputs,
-// local-config: never applied). No env ConfigMap may take such a name.
+// GuardInputsSuffix ends the name of the ConfigMap mlops-fn hydrate generates from mlops.env for its guard
+// (NAME-mlops-fn-inputs, local-config: never applied). No env ConfigMap may take such a name.
 const GuardInputsSuffix = "-mlops-fn-inputs"
 
-// Default fills what the user left out that every kind shares, by the facts
-// of the spec's kind among kinds; a kind's own fields are its Defaulter's
-// (pkg/kinds.Default runs both). Values that mlops.env may still set
+// Default fills what the user left out that every kind shares, by the facts of the spec's kind among kinds; a
+// kind's own fields are its Defaulter's (pkg/kinds.Default runs both). Values that mlops.env may still set
 // (workers, slots, ids) stay unset here; the renderer settles them.
 func (j *MLOpsJob) Default(kinds jobkind.Table) {
 	s := &j.Spec
-	if s.JobKind == "" {
-		s.JobKind = kinds.Default()
-	}
+	s.JobKind = cmp.Or(s.JobKind, kinds.Default())
 	kind := kinds.Of(s.JobKind)
-	if s.EnvFile.Path == "" {
-		s.EnvFile.Path = DefaultEnvPath
-	}
-	if s.EnvFile.ConfigMapName == "" {
-		s.EnvFile.ConfigMapName = DefaultConfigMapName(j.Metadata.Name, kind)
-	}
-	if s.Security.Hardening == nil {
-		on := true
-		s.Security.Hardening = &on
-	}
-	if s.ContainerName == "" {
-		s.ContainerName = cmp.Or(kind.ContainerName, j.Metadata.Name)
-	}
-	if s.RunPolicy.CleanPodPolicy == "" {
-		s.RunPolicy.CleanPodPolicy = kind.CleanPodPolicy
-	}
-	if s.RestartPolicy == "" {
-		s.RestartPolicy = kind.RestartPolicy
-	}
+	s.EnvFile.Path = cmp.Or(s.EnvFile.Path, DefaultEnvPath)
+	s.EnvFile.ConfigMapName = cmp.Or(s.EnvFile.ConfigMapName, DefaultConfigMapName(j.Metadata.Name, kind))
+	s.Security.Hardening = cmp.Or(s.Security.Hardening, new(true))
+	s.ContainerName = cmp.Or(s.ContainerName, kind.ContainerName, j.Metadata.Name)
+	s.RunPolicy.CleanPodPolicy = cmp.Or(s.RunPolicy.CleanPodPolicy, kind.CleanPodPolicy)
+	s.RestartPolicy = cmp.Or(s.RestartPolicy, kind.RestartPolicy)
 }
 
-// Defaulter is a job kind with fields of its own to default, filled after
-// the shared ones; only a kind that carries them has them (elsewhere a value
-// set is refused).
+// Defaulter is a job kind with fields of its own to default, filled after the shared ones; only a kind that
+// carries them has them (elsewhere a value set is refused).
 type Defaulter interface {
 	Default(s *MLOpsJobSpec)
 }

@@ -26,8 +26,8 @@ const (
 	MPICH   MPIImplementation = "MPICH"
 )
 
-// MLOpsJob is the job spec: the shape of the workload. Site- and user-specific
-// values live in mlops.env; a setting both can hold is set in one of them (render refuses both).
+// MLOpsJob is the job spec: the shape of the workload. Site- and user-specific values live in mlops.env; a
+// setting both can hold is set in one of them (render refuses both).
 type MLOpsJob struct {
 	// APIVersion is mlops-fn.dev/v1alpha1.
 	APIVersion string `json:"apiVersion"`
@@ -77,33 +77,31 @@ type MLOpsJobSpec struct {
 	Env []corev1.EnvVar `json:"env,omitempty"`
 	// ServiceAccountName the job's pods run as.
 	ServiceAccountName string `json:"serviceAccountName,omitempty"`
-	// RestartPolicy of the pods, as in a pod spec: Never (default; OnFailure
-	// in an elastic PyTorchJob) or OnFailure.
+	// RestartPolicy of the pods, as in a pod spec: Never (default; OnFailure in an elastic PyTorchJob) or
+	// OnFailure.
 	RestartPolicy corev1.RestartPolicy `json:"restartPolicy,omitempty"`
 
 	// Workers, GPUsPerWorker and SlotsPerWorker, or WORKERS, GPUS_PER_WORKER, SLOTS_PER_WORKER (not both).
 	Workers        *int32 `json:"workers,omitempty"`
 	GPUsPerWorker  *int32 `json:"gpusPerWorker,omitempty"`
 	SlotsPerWorker *int32 `json:"slotsPerWorker,omitempty"`
-	// Resources are each worker's (and the single-node Pod's) training
-	// container's, as in a container: limits and requests of cpu and memory.
-	// CPU and MEMORY in mlops.env set the limits instead (not both). GPUs are
+	// Resources are each worker's (and the single-node Pod's) training container's, as in a container: limits
+	// and requests of cpu and memory. CPU and MEMORY in mlops.env set the limits instead (not both). GPUs are
 	// gpusPerWorker's, RDMA devices rdma's.
 	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
-	// LauncherResources are the launcher's (it only runs mpirun), shaped alike.
-	// Default: DefaultLauncherResources, unless a target's launcher has resources of its own.
+	// LauncherResources are the launcher's (it only runs mpirun), shaped alike. Default:
+	// DefaultLauncherResources, unless a target's launcher has resources of its own.
 	LauncherResources *corev1.ResourceRequirements `json:"launcherResources,omitempty"`
 
-	// WorkloadPriorityClass is the Kueue WorkloadPriorityClass of the job
-	// (its kueue.x-k8s.io/priority-class label): the order Kueue admits in.
+	// WorkloadPriorityClass is the Kueue WorkloadPriorityClass of the job (its kueue.x-k8s.io/priority-class
+	// label): the order Kueue admits in.
 	WorkloadPriorityClass string `json:"workloadPriorityClass,omitempty"`
 
-	// HostNetwork runs the pods in the node's network namespace (with
-	// dnsPolicy ClusterFirstWithHostNet), as some RDMA and RoCE fabrics need:
-	// Pod Security level privileged.
+	// HostNetwork runs the pods in the node's network namespace (with dnsPolicy ClusterFirstWithHostNet), as
+	// some RDMA and RoCE fabrics need: Pod Security level privileged.
 	HostNetwork bool `json:"hostNetwork,omitempty"`
-	// RDMA gives each training container RDMA devices of a device plugin
-	// and the IPC_LOCK capability they need to pin memory: Pod Security level privileged.
+	// RDMA gives each training container RDMA devices of a device plugin and the IPC_LOCK capability they
+	// need to pin memory: Pod Security level privileged.
 	RDMA *RDMA `json:"rdma,omitempty"`
 
 	// NodeSelector, Tolerations and PriorityClassName are the pods', as in a pod spec.
@@ -119,9 +117,8 @@ type MLOpsJobSpec struct {
 	Security  Security  `json:"security,omitempty"`
 }
 
-// EnvFile locates mlops.env: one of Path, Inline and LocalConfigMap, or a
-// ConfigMap item named ConfigMapName, which beside Path's file must hold its
-// values (docs/mlops-env.md, "One source").
+// EnvFile locates mlops.env: one of Path, Inline and LocalConfigMap, or a ConfigMap item named ConfigMapName,
+// which beside Path's file must hold its values (docs/mlops-env.md, "One source").
 type EnvFile struct {
 	// Path is relative to the job spec's file (standalone) or the working directory (exec). Default mlops.env.
 	Path string `json:"path,omitempty"`
@@ -129,13 +126,12 @@ type EnvFile struct {
 	ConfigMapName string `json:"configMapName,omitempty"`
 	// Inline holds the file's text, for runners that cannot read files.
 	Inline string `json:"inline,omitempty"`
-	// LocalConfigMap names a ConfigMap among the inputs, annotated
-	// config.kubernetes.io/local-config: "true" (never applied), whose data
-	// is mlops.env: a kpt package's form. Excludes Path and Inline.
+	// LocalConfigMap names a ConfigMap among the inputs, annotated config.kubernetes.io/local-config: "true"
+	// (never applied), whose data is mlops.env: a kpt package's form. Excludes Path and Inline.
 	LocalConfigMap *corev1.LocalObjectReference `json:"localConfigMap,omitempty"`
-	// ExtraKeys are keys of the user's own in mlops.env that are one edit
-	// away from a key mlops-fn knows (GPU_PER_WORKER): without them listed here
-	// such a key is an error, as it most likely misspells the known one.
+	// ExtraKeys are keys of the user's own in mlops.env that are one edit away from a key mlops-fn knows
+	// (GPU_PER_WORKER): without them listed here such a key is an error, as it most likely misspells the
+	// known one.
 	ExtraKeys []string `json:"extraKeys,omitempty"`
 }
 
@@ -166,13 +162,13 @@ type MPI struct {
 // The launcher creation policies of mpi-operator v0.8.
 const (
 	AtStartup = "AtStartup"
-	// WaitForWorkersReady: the launcher is created once every worker is
-	// ready, which a gang's minimum must leave out.
+	// WaitForWorkersReady: the launcher is created once every worker is ready, which a gang's minimum must
+	// leave out.
 	WaitForWorkersReady = "WaitForWorkersReady"
 )
 
-// Elastic shapes an elastic PyTorchJob (jobKind PyTorchJob); MIN_WORKERS,
-// MAX_WORKERS and RDZV_ENDPOINT in mlops.env set it instead (not both).
+// Elastic shapes an elastic PyTorchJob (jobKind PyTorchJob); MIN_WORKERS, MAX_WORKERS and RDZV_ENDPOINT in
+// mlops.env set it instead (not both).
 type Elastic struct {
 	// MinWorkers and MaxWorkers bound the workers; WORKERS is where the job starts. Default: WORKERS.
 	MinWorkers *int32 `json:"minWorkers,omitempty"`
@@ -181,9 +177,8 @@ type Elastic struct {
 	RendezvousBackend string `json:"rendezvousBackend,omitempty"`
 	// RendezvousEndpoint is the etcd server, host:port; required with etcd.
 	RendezvousEndpoint string `json:"rendezvousEndpoint,omitempty"`
-	// RunID names the run in an etcd rendezvous. Default: NAMESPACE-NAME (NAME without a
-	// namespace): two live jobs cannot share it; set it for parallel runs of one spec
-	// in namespaces the spec does not name.
+	// RunID names the run in an etcd rendezvous. Default: NAMESPACE-NAME (NAME without a namespace): two live
+	// jobs cannot share it; set it for parallel runs of one spec in namespaces the spec does not name.
 	RunID string `json:"runId,omitempty"`
 	// MaxRestarts is how often torchrun restarts the workers' group.
 	MaxRestarts *int32 `json:"maxRestarts,omitempty"`
@@ -199,16 +194,15 @@ type RDMA struct {
 	PerWorker *int32 `json:"perWorker,omitempty"`
 }
 
-// Trainer shapes a Kubeflow Trainer v2 TrainJob (jobKind TrainJob): the runtime
-// it runs on and which of the runtime's replicated jobs get the site settings.
+// Trainer shapes a Kubeflow Trainer v2 TrainJob (jobKind TrainJob): the runtime it runs on and which of the
+// runtime's replicated jobs get the site settings.
 type Trainer struct {
 	// Runtime names the training runtime. Default: a target's own, else torch-distributed.
 	Runtime string `json:"runtime,omitempty"`
 	// RuntimeKind is ClusterTrainingRuntime (default) or TrainingRuntime (in the job's namespace).
 	RuntimeKind string `json:"runtimeKind,omitempty"`
-	// ReplicatedJobs of the runtime whose pods get the ids, volumes, nodeSelector,
-	// tolerations and pull secrets: node (default), and launcher for an MPI
-	// runtime such as deepspeed-distributed.
+	// ReplicatedJobs of the runtime whose pods get the ids, volumes, nodeSelector, tolerations and pull
+	// secrets: node (default), and launcher for an MPI runtime such as deepspeed-distributed.
 	ReplicatedJobs []string `json:"replicatedJobs,omitempty"`
 }
 
@@ -219,8 +213,8 @@ const (
 	DefaultTrainerRuntime  = "torch-distributed"
 )
 
-// Volume is a data volume mounted on every training container. NFS_SERVER/NFS_PATH add
-// the shared "nfs" volume at NFS_MOUNT_PATH on their own.
+// Volume is a data volume mounted on every training container. NFS_SERVER/NFS_PATH add the shared "nfs"
+// volume at NFS_MOUNT_PATH on their own.
 type Volume struct {
 	// Name of the volume, a DNS label other than nfs.
 	Name string `json:"name"`
@@ -267,8 +261,8 @@ type EmptyDir struct {
 	SizeLimit *resource.Quantity `json:"sizeLimit,omitempty"`
 }
 
-// RunPolicy mirrors the operators' runPolicy; docs/job-spec.md's table says
-// which of its fields each jobKind carries.
+// RunPolicy mirrors the operators' runPolicy; docs/job-spec.md's table says which of its fields each jobKind
+// carries.
 type RunPolicy struct {
 	// CleanPodPolicy is None, Running (default) or All.
 	CleanPodPolicy string `json:"cleanPodPolicy,omitempty"`
@@ -278,13 +272,13 @@ type RunPolicy struct {
 	ActiveDeadlineSeconds *int64 `json:"activeDeadlineSeconds,omitempty"`
 	// BackoffLimit is how often a failed job is retried.
 	BackoffLimit *int32 `json:"backoffLimit,omitempty"`
-	// SchedulingPolicy is the operators' gang scheduling (Volcano,
-	// scheduler-plugins): MPIJob and PyTorchJob only.
+	// SchedulingPolicy is the operators' gang scheduling (Volcano, scheduler-plugins): MPIJob and PyTorchJob
+	// only.
 	SchedulingPolicy *SchedulingPolicy `json:"schedulingPolicy,omitempty"`
 }
 
-// SchedulingPolicy mirrors the operators' runPolicy.schedulingPolicy: the
-// pods start together or not at all, so a half-started job holds no GPUs.
+// SchedulingPolicy mirrors the operators' runPolicy.schedulingPolicy: the pods start together or not at all,
+// so a half-started job holds no GPUs.
 type SchedulingPolicy struct {
 	// MinAvailable pods to start together; default (the operators'): all of them.
 	MinAvailable *int32 `json:"minAvailable,omitempty"`

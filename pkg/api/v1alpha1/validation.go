@@ -26,10 +26,9 @@ const (
 	MaxID      = math.MaxInt32
 )
 
-// Validate checks the spec on its own, its jobKind one of kinds, by the
-// rules every kind shares (a kind's own are its Validator's). Values that may
-// hold ${KEY} references (image, paths) are checked by the renderer once
-// expanded.
+// Validate checks the spec on its own, its jobKind one of kinds, by the rules every kind shares (a kind's own
+// are its Validator's). Values that may hold ${KEY} references (image, paths) are checked by the renderer
+// once expanded.
 func (j *MLOpsJob) Validate(kinds jobkind.Table) field.ErrorList {
 	var errs field.ErrorList
 	if j.APIVersion != APIVersion {
@@ -41,26 +40,17 @@ func (j *MLOpsJob) Validate(kinds jobkind.Table) field.ErrorList {
 	meta := field.NewPath("metadata")
 	if j.Metadata.Name == "" {
 		errs = append(errs, field.Required(meta.Child("name"), "the job's name: a DNS label such as resnet50"))
-	} else {
-		for _, msg := range validation.IsDNS1035Label(j.Metadata.Name) {
-			errs = append(errs, field.Invalid(meta.Child("name"), j.Metadata.Name, msg))
-		}
 	}
+	errs = append(errs, ifSet(meta.Child("name"), j.Metadata.Name, validation.IsDNS1035Label)...)
 	errs = append(errs, validateLabels(meta.Child("labels"), j.Metadata.Labels)...)
 	if l, wpc := j.Metadata.Labels[PriorityClassLabel], j.Spec.WorkloadPriorityClass; l != "" && wpc != "" && l != wpc {
 		errs = append(errs, field.Invalid(field.NewPath("spec", "workloadPriorityClass"), wpc,
 			fmt.Sprintf("contradicts the label %s: %s of metadata.labels; accepted: one of them", PriorityClassLabel, l)))
 	}
 	for _, k := range slices.Sorted(maps.Keys(j.Metadata.Annotations)) {
-		for _, msg := range validation.IsQualifiedName(k) {
-			errs = append(errs, field.Invalid(meta.Child("annotations").Key(k), k, msg))
-		}
+		errs = append(errs, each(meta.Child("annotations").Key(k), k, validation.IsQualifiedName)...)
 	}
-	if ns := j.Metadata.Namespace; ns != "" {
-		for _, msg := range validation.IsDNS1123Label(ns) {
-			errs = append(errs, field.Invalid(meta.Child("namespace"), ns, msg))
-		}
-	}
+	errs = append(errs, ifSet(meta.Child("namespace"), j.Metadata.Namespace, validation.IsDNS1123Label)...)
 	if name := j.Spec.EnvFile.ConfigMapName; strings.HasSuffix(name, GuardInputsSuffix) {
 		// hydrate would generate two ConfigMaps of that name.
 		errs = append(errs, field.Invalid(field.NewPath("spec", "envFile", "configMapName"), name, fmt.Sprintf("ends in %s, like the ConfigMap mlops-fn hydrate generates from mlops.env for its guard (%s%s, local-config: never applied); accepted: another name, such as %s (the default)", GuardInputsSuffix, j.Metadata.Name, GuardInputsSuffix, DefaultConfigMapName(j.Metadata.Name, kinds.Of(j.Spec.JobKind)))))
@@ -69,63 +59,44 @@ func (j *MLOpsJob) Validate(kinds jobkind.Table) field.ErrorList {
 	return errs
 }
 
-// Validator is a job kind with checks of its own on the spec at p, run after
-// the shared ones (pkg/kinds.Validate runs both): of the fields only it
-// carries, and the operator's rules on them.
+// Validator is a job kind with checks of its own on the spec at p, run after the shared ones
+// (pkg/kinds.Validate runs both): of the fields only it carries, and the operator's rules on them.
 type Validator interface {
 	Validate(s *MLOpsJobSpec, p *field.Path) field.ErrorList
 }
 
 func (s *MLOpsJobSpec) validate(p *field.Path, kinds jobkind.Table) field.ErrorList {
-	var errs field.ErrorList
 	kind := kinds.Of(s.JobKind)
-	errs = append(errs, OneOf(p.Child("jobKind"), string(s.JobKind), kinds.Names()...)...)
-	if s.ContainerName != "" {
-		for _, msg := range validation.IsDNS1123Label(s.ContainerName) {
-			errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName, msg))
-		}
-		if k := kind; k.ContainerNameWhy != "" && s.ContainerName != k.ContainerName {
-			errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName, fmt.Sprintf(
-				"%s; accepted: %s (the default in jobKind %s)", k.ContainerNameWhy, k.ContainerName, k.Kind)))
-		}
+	errs := OneOf(p.Child("jobKind"), string(s.JobKind), kinds.Names()...)
+	errs = append(errs, ifSet(p.Child("containerName"), s.ContainerName, validation.IsDNS1123Label)...)
+	if s.ContainerName != "" && kind.ContainerNameWhy != "" && s.ContainerName != kind.ContainerName {
+		errs = append(errs, field.Invalid(p.Child("containerName"), s.ContainerName, fmt.Sprintf(
+			"%s; accepted: %s (the default in jobKind %s)", kind.ContainerNameWhy, kind.ContainerName, kind.Kind)))
 	}
-	if s.ImagePullPolicy != "" {
-		errs = append(errs, OneOf(p.Child("imagePullPolicy"), string(s.ImagePullPolicy),
-			string(corev1.PullAlways), string(corev1.PullIfNotPresent), string(corev1.PullNever))...)
-	}
-	if s.RestartPolicy != "" {
-		errs = append(errs, OneOf(p.Child("restartPolicy"), string(s.RestartPolicy), "Never", "OnFailure")...)
-	}
+	errs = append(errs, oneOfIfSet(p.Child("imagePullPolicy"), string(s.ImagePullPolicy),
+		string(corev1.PullAlways), string(corev1.PullIfNotPresent), string(corev1.PullNever))...)
+	errs = append(errs, oneOfIfSet(p.Child("restartPolicy"), string(s.RestartPolicy), "Never", "OnFailure")...)
 	for i, secret := range s.ImagePullSecrets {
-		for _, msg := range validation.IsDNS1123Subdomain(secret.Name) {
-			errs = append(errs, field.Invalid(p.Child("imagePullSecrets").Index(i).Child("name"), secret.Name, msg))
-		}
+		errs = append(errs, each(p.Child("imagePullSecrets").Index(i).Child("name"), secret.Name, validation.IsDNS1123Subdomain)...)
 	}
 	if s.Script != "" && len(s.Command) > 0 {
 		errs = append(errs, field.Forbidden(p.Child("script"), "set either script or command, not both"))
 	}
 	for i, e := range s.Env {
-		for _, msg := range validation.IsEnvVarName(e.Name) {
-			errs = append(errs, field.Invalid(p.Child("env").Index(i).Child("name"), e.Name, msg))
-		}
+		ep := p.Child("env").Index(i)
+		errs = append(errs, each(ep.Child("name"), e.Name, validation.IsEnvVarName)...)
 		if e.Value != "" && e.ValueFrom != nil {
-			errs = append(errs, field.Invalid(p.Child("env").Index(i).Child("valueFrom"), e.Name, "accepted: value or valueFrom, not both"))
+			errs = append(errs, field.Invalid(ep.Child("valueFrom"), e.Name, "accepted: value or valueFrom, not both"))
 		}
 		if v := e.ValueFrom; v != nil && v.FieldRef == nil && v.ResourceFieldRef == nil && v.ConfigMapKeyRef == nil && v.SecretKeyRef == nil && v.FileKeyRef == nil {
 			// An empty valueFrom would be dropped, leaving the variable empty.
-			errs = append(errs, field.Invalid(p.Child("env").Index(i).Child("valueFrom"), e.Name,
+			errs = append(errs, field.Invalid(ep.Child("valueFrom"), e.Name,
 				"names no source; accepted: one of fieldRef, resourceFieldRef, configMapKeyRef, secretKeyRef, fileKeyRef"))
 		}
 	}
 	errs = append(errs, literalPath(p.Child("workingDir"), s.WorkingDir)...)
-	for _, msg := range validation.IsDNS1123Subdomain(s.EnvFile.ConfigMapName) {
-		errs = append(errs, field.Invalid(p.Child("envFile", "configMapName"), s.EnvFile.ConfigMapName, msg))
-	}
-	if sa := s.ServiceAccountName; sa != "" {
-		for _, msg := range validation.IsDNS1123Subdomain(sa) {
-			errs = append(errs, field.Invalid(p.Child("serviceAccountName"), sa, msg))
-		}
-	}
+	errs = append(errs, each(p.Child("envFile", "configMapName"), s.EnvFile.ConfigMapName, validation.IsDNS1123Subdomain)...)
+	errs = append(errs, ifSet(p.Child("serviceAccountName"), s.ServiceAccountName, validation.IsDNS1123Subdomain)...)
 	errs = append(errs, IntRange(p.Child("workers"), s.Workers, 1, MaxWorkers)...)
 	errs = append(errs, IntRange(p.Child("gpusPerWorker"), s.GPUsPerWorker, 0, MaxGPUs)...)
 	errs = append(errs, IntRange(p.Child("slotsPerWorker"), s.SlotsPerWorker, 1, MaxSlots)...)
@@ -147,16 +118,8 @@ func (s *MLOpsJobSpec) validate(p *field.Path, kinds jobkind.Table) field.ErrorL
 		}
 		errs = append(errs, IntRange(rp.Child("perWorker"), r.PerWorker, 1, MaxGPUs)...)
 	}
-	if wpc := s.WorkloadPriorityClass; wpc != "" {
-		for _, msg := range validation.IsDNS1123Subdomain(wpc) {
-			errs = append(errs, field.Invalid(p.Child("workloadPriorityClass"), wpc, msg))
-		}
-	}
-	if pc := s.PriorityClassName; pc != "" {
-		for _, msg := range validation.IsDNS1123Subdomain(pc) {
-			errs = append(errs, field.Invalid(p.Child("priorityClassName"), pc, msg))
-		}
-	}
+	errs = append(errs, ifSet(p.Child("workloadPriorityClass"), s.WorkloadPriorityClass, validation.IsDNS1123Subdomain)...)
+	errs = append(errs, ifSet(p.Child("priorityClassName"), s.PriorityClassName, validation.IsDNS1123Subdomain)...)
 	errs = append(errs, validateVolumes(p.Child("volumes"), s.Volumes)...)
 	errs = append(errs, s.RunPolicy.validate(p.Child("runPolicy"))...)
 	errs = append(errs, s.Security.validate(p.Child("security"))...)
@@ -170,8 +133,8 @@ func (s *MLOpsJobSpec) validate(p *field.Path, kinds jobkind.Table) field.ErrorL
 	return errs
 }
 
-// validateResources: a container's resources of cpu and memory, each
-// greater than zero and no request above its limit.
+// validateResources: a container's resources of cpu and memory, each greater than zero and no request above
+// its limit.
 func validateResources(r corev1.ResourceRequirements, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(r.Claims) > 0 {
@@ -205,8 +168,7 @@ func validateResources(r corev1.ResourceRequirements, p *field.Path) field.Error
 // FinerThanMilliWrong says why a CPU quantity FinerThanMilli is refused.
 const FinerThanMilliWrong = "is finer than 1m (a thousandth of a core), which Kubernetes does not allow"
 
-// FinerThanMilli: Kubernetes takes no CPU quantity finer than 1m; the
-// kubelet would round it up.
+// FinerThanMilli: Kubernetes takes no CPU quantity finer than 1m; the kubelet would round it up.
 func FinerThanMilli(q resource.Quantity) bool {
 	return q.Cmp(*resource.NewMilliQuantity(q.MilliValue(), q.Format)) != 0
 }
@@ -216,9 +178,7 @@ func validateVolumes(p *field.Path, vols []Volume) field.ErrorList {
 	seen := map[string]bool{}
 	for i, v := range vols {
 		vp := p.Index(i)
-		for _, msg := range validation.IsDNS1123Label(v.Name) {
-			errs = append(errs, field.Invalid(vp.Child("name"), v.Name, msg))
-		}
+		errs = append(errs, each(vp.Child("name"), v.Name, validation.IsDNS1123Label)...)
 		if v.Name == NFSVolumeName {
 			errs = append(errs, field.Invalid(vp.Child("name"), v.Name, "reserved for the NFS share from NFS_SERVER and NFS_PATH"))
 		}
@@ -226,40 +186,22 @@ func validateVolumes(p *field.Path, vols []Volume) field.ErrorList {
 			errs = append(errs, field.Duplicate(vp.Child("name"), v.Name))
 		}
 		seen[v.Name] = true
-		if v.MountPath == "" {
-			errs = append(errs, field.Required(vp.Child("mountPath"), "an absolute path in the container, e.g. ${DATASET_DIR}"))
+		errs = append(errs, requiredPath(vp.Child("mountPath"), v.MountPath, "an absolute path in the container, e.g. ${DATASET_DIR}")...)
+		if v.SubPath != "" && !strings.Contains(v.SubPath, "${") && (path.IsAbs(v.SubPath) || hasDotDot(v.SubPath)) {
+			errs = append(errs, field.Invalid(vp.Child("subPath"), v.SubPath, `accepted: a relative path inside the volume, without ".."`))
 		}
-		errs = append(errs, literalPath(vp.Child("mountPath"), v.MountPath)...)
-		if v.SubPath != "" && !strings.Contains(v.SubPath, "${") {
-			if path.IsAbs(v.SubPath) || hasDotDot(v.SubPath) {
-				errs = append(errs, field.Invalid(vp.Child("subPath"), v.SubPath, `accepted: a relative path inside the volume, without ".."`))
-			}
-		}
-		sources := 0
-		for _, set := range []bool{v.NFS != nil, v.PVC != nil, v.HostPath != nil, v.EmptyDir != nil} {
-			if set {
-				sources++
-			}
-		}
-		if sources != 1 {
-			errs = append(errs, field.Invalid(vp, v.Name, fmt.Sprintf("has %d sources; accepted: exactly one of nfs, pvc, hostPath, emptyDir", sources)))
+		sources := []bool{v.NFS != nil, v.PVC != nil, v.HostPath != nil, v.EmptyDir != nil}
+		if n := len(slices.DeleteFunc(sources, func(set bool) bool { return !set })); n != 1 {
+			errs = append(errs, field.Invalid(vp, v.Name, fmt.Sprintf("has %d sources; accepted: exactly one of nfs, pvc, hostPath, emptyDir", n)))
 		}
 		if v.PVC != nil {
-			for _, msg := range validation.IsDNS1123Subdomain(v.PVC.ClaimName) {
-				errs = append(errs, field.Invalid(vp.Child("pvc", "claimName"), v.PVC.ClaimName, msg))
-			}
+			errs = append(errs, each(vp.Child("pvc", "claimName"), v.PVC.ClaimName, validation.IsDNS1123Subdomain)...)
 		}
 		if v.NFS != nil {
-			if v.NFS.Path == "" {
-				errs = append(errs, field.Required(vp.Child("nfs", "path"), "the absolute path exported by the NFS server"))
-			}
-			errs = append(errs, literalPath(vp.Child("nfs", "path"), v.NFS.Path)...)
+			errs = append(errs, requiredPath(vp.Child("nfs", "path"), v.NFS.Path, "the absolute path exported by the NFS server")...)
 		}
 		if v.HostPath != nil {
-			if v.HostPath.Path == "" {
-				errs = append(errs, field.Required(vp.Child("hostPath", "path"), "an absolute path on the node"))
-			}
-			errs = append(errs, literalPath(vp.Child("hostPath", "path"), v.HostPath.Path)...)
+			errs = append(errs, requiredPath(vp.Child("hostPath", "path"), v.HostPath.Path, "an absolute path on the node")...)
 			if t := v.HostPath.Type; t != nil {
 				errs = append(errs, OneOf(vp.Child("hostPath", "type"), string(*t), "",
 					"DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket", "CharDevice", "BlockDevice")...)
@@ -275,8 +217,8 @@ func validateVolumes(p *field.Path, vols []Volume) field.ErrorList {
 	return errs
 }
 
-// CheckAbsPath says what is wrong with p as an absolute path, "" when nothing:
-// the renderer applies it to expanded values, Validate to literal ones.
+// CheckAbsPath says what is wrong with p as an absolute path, "" when nothing: the renderer applies it to
+// expanded values, Validate to literal ones.
 func CheckAbsPath(p string) string {
 	switch {
 	case !path.IsAbs(p):
@@ -298,6 +240,14 @@ func literalPath(p *field.Path, value string) field.ErrorList {
 	return nil
 }
 
+// requiredPath is literalPath of a path that may not be left out.
+func requiredPath(p *field.Path, value, required string) field.ErrorList {
+	if value == "" {
+		return field.ErrorList{field.Required(p, required)}
+	}
+	return literalPath(p, value)
+}
+
 func hasDotDot(p string) bool {
 	return slices.Contains(strings.Split(p, "/"), "..")
 }
@@ -311,16 +261,15 @@ const (
 	ShmPath       = "/dev/shm"
 )
 
-// Kueue's labels on a job: its LocalQueue (QUEUE of mlops.env) and its
-// WorkloadPriorityClass (spec.workloadPriorityClass).
+// Kueue's labels on a job: its LocalQueue (QUEUE of mlops.env) and its WorkloadPriorityClass
+// (spec.workloadPriorityClass).
 const (
 	QueueLabel         = "kueue.x-k8s.io/queue-name"
 	PriorityClassLabel = "kueue.x-k8s.io/priority-class"
 )
 
-// Kueue's annotations on a pod template: Topology Aware Scheduling's level
-// (TOPOLOGY_REQUIRED or TOPOLOGY_PREFERRED of mlops.env), and the group of
-// pod templates placed together in it.
+// Kueue's annotations on a pod template: Topology Aware Scheduling's level (TOPOLOGY_REQUIRED or
+// TOPOLOGY_PREFERRED of mlops.env), and the group of pod templates placed together in it.
 const (
 	RequiredTopologyAnnotation  = "kueue.x-k8s.io/podset-required-topology"
 	PreferredTopologyAnnotation = "kueue.x-k8s.io/podset-preferred-topology"
@@ -328,76 +277,40 @@ const (
 )
 
 func (r RunPolicy) validate(p *field.Path) field.ErrorList {
-	var errs field.ErrorList
 	// Unset where the jobKind cannot carry them (Default leaves them out there).
-	if r.CleanPodPolicy != "" {
-		errs = append(errs, OneOf(p.Child("cleanPodPolicy"), r.CleanPodPolicy, "None", "Running", "All")...)
-	}
-	if r.TTLSecondsAfterFinished != nil && *r.TTLSecondsAfterFinished < 0 {
-		errs = append(errs, field.Invalid(p.Child("ttlSecondsAfterFinished"), *r.TTLSecondsAfterFinished, "accepted: 0 or more"))
-	}
-	if r.ActiveDeadlineSeconds != nil && *r.ActiveDeadlineSeconds <= 0 {
-		errs = append(errs, field.Invalid(p.Child("activeDeadlineSeconds"), *r.ActiveDeadlineSeconds, "accepted: 1 or more"))
-	}
-	if r.BackoffLimit != nil && *r.BackoffLimit < 0 {
-		errs = append(errs, field.Invalid(p.Child("backoffLimit"), *r.BackoffLimit, "accepted: 0 or more"))
-	}
+	errs := oneOfIfSet(p.Child("cleanPodPolicy"), r.CleanPodPolicy, "None", "Running", "All")
+	errs = append(errs, atLeast(p.Child("ttlSecondsAfterFinished"), r.TTLSecondsAfterFinished, 0, "accepted: 0 or more")...)
+	errs = append(errs, atLeast(p.Child("activeDeadlineSeconds"), r.ActiveDeadlineSeconds, 1, "accepted: 1 or more")...)
+	errs = append(errs, atLeast(p.Child("backoffLimit"), r.BackoffLimit, 0, "accepted: 0 or more")...)
 	if sp := r.SchedulingPolicy; sp != nil {
-		sp := *sp
 		q := p.Child("schedulingPolicy")
-		if sp.MinAvailable != nil && *sp.MinAvailable < 1 {
-			errs = append(errs, field.Invalid(q.Child("minAvailable"), *sp.MinAvailable, "accepted: 1 or more (at most the job's pods)"))
-		}
-		if sp.ScheduleTimeoutSeconds != nil && *sp.ScheduleTimeoutSeconds < 1 {
-			errs = append(errs, field.Invalid(q.Child("scheduleTimeoutSeconds"), *sp.ScheduleTimeoutSeconds, "accepted: 1 or more"))
-		}
-		for _, name := range []struct{ field, v string }{{"queue", sp.Queue}, {"priorityClass", sp.PriorityClass}} {
-			if name.v == "" {
-				continue
-			}
-			for _, msg := range validation.IsDNS1123Subdomain(name.v) {
-				errs = append(errs, field.Invalid(q.Child(name.field), name.v, msg))
-			}
-		}
+		errs = append(errs, atLeast(q.Child("minAvailable"), sp.MinAvailable, 1, "accepted: 1 or more (at most the job's pods)")...)
+		errs = append(errs, atLeast(q.Child("scheduleTimeoutSeconds"), sp.ScheduleTimeoutSeconds, 1, "accepted: 1 or more")...)
+		errs = append(errs, ifSet(q.Child("queue"), sp.Queue, validation.IsDNS1123Subdomain)...)
+		errs = append(errs, ifSet(q.Child("priorityClass"), sp.PriorityClass, validation.IsDNS1123Subdomain)...)
 	}
 	return errs
 }
 
 func (s Security) validate(p *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	for _, id := range []struct {
-		name string
-		v    *int64
-	}{{"runAsUser", s.RunAsUser}, {"runAsGroup", s.RunAsGroup}, {"fsGroup", s.FSGroup}} {
-		if id.v != nil && (*id.v < 0 || *id.v > MaxID) {
-			errs = append(errs, field.Invalid(p.Child(id.name), *id.v, fmt.Sprintf("accepted: 0 to %d", MaxID)))
-		}
-	}
-	errs = append(errs, literalPath(p.Child("home"), s.Home)...)
-	return errs
+	errs := IntRange(p.Child("runAsUser"), s.RunAsUser, 0, MaxID)
+	errs = append(errs, IntRange(p.Child("runAsGroup"), s.RunAsGroup, 0, MaxID)...)
+	errs = append(errs, IntRange(p.Child("fsGroup"), s.FSGroup, 0, MaxID)...)
+	return append(errs, literalPath(p.Child("home"), s.Home)...)
 }
 
 func validateLabels(p *field.Path, labels map[string]string) field.ErrorList {
 	var errs field.ErrorList
 	for _, k := range slices.Sorted(maps.Keys(labels)) {
-		for _, msg := range validation.IsQualifiedName(k) {
-			errs = append(errs, field.Invalid(p.Key(k), k, msg))
-		}
-		for _, msg := range validation.IsValidLabelValue(labels[k]) {
-			errs = append(errs, field.Invalid(p.Key(k), labels[k], msg))
-		}
+		errs = append(errs, each(p.Key(k), k, validation.IsQualifiedName)...)
+		errs = append(errs, each(p.Key(k), labels[k], validation.IsValidLabelValue)...)
 	}
 	return errs
 }
 
 func validateToleration(p *field.Path, t corev1.Toleration) field.ErrorList {
-	var errs field.ErrorList
-	if t.Operator != "" {
-		errs = append(errs, OneOf(p.Child("operator"), string(t.Operator), "Exists", "Equal")...)
-	}
-	if t.Effect != "" {
-		errs = append(errs, OneOf(p.Child("effect"), string(t.Effect), "NoSchedule", "PreferNoSchedule", "NoExecute")...)
-	}
+	errs := oneOfIfSet(p.Child("operator"), string(t.Operator), "Exists", "Equal")
+	errs = append(errs, oneOfIfSet(p.Child("effect"), string(t.Effect), "NoSchedule", "PreferNoSchedule", "NoExecute")...)
 	if t.Operator == corev1.TolerationOpExists && t.Value != "" {
 		errs = append(errs, field.Invalid(p.Child("value"), t.Value, "must be empty when operator is Exists"))
 	}
@@ -408,12 +321,7 @@ func validateToleration(p *field.Path, t corev1.Toleration) field.ErrorList {
 	if t.TolerationSeconds != nil && t.Effect != corev1.TaintEffectNoExecute {
 		errs = append(errs, field.Invalid(p.Child("tolerationSeconds"), *t.TolerationSeconds, "only applies to effect NoExecute"))
 	}
-	if t.Key != "" {
-		for _, msg := range validation.IsQualifiedName(t.Key) {
-			errs = append(errs, field.Invalid(p.Child("key"), t.Key, msg))
-		}
-	}
-	return errs
+	return append(errs, ifSet(p.Child("key"), t.Key, validation.IsQualifiedName)...)
 }
 
 // OneOf refuses value unless it is one of accepted.
@@ -424,10 +332,43 @@ func OneOf(p *field.Path, value string, accepted ...string) field.ErrorList {
 	return field.ErrorList{field.NotSupported(p, value, accepted)}
 }
 
+// oneOfIfSet is OneOf for a value that may be left out.
+func oneOfIfSet(p *field.Path, value string, accepted ...string) field.ErrorList {
+	if value == "" {
+		return nil
+	}
+	return OneOf(p, value, accepted...)
+}
+
 // IntRange refuses v, if set, outside lo to hi.
-func IntRange(p *field.Path, v *int32, lo, hi int32) field.ErrorList {
+func IntRange[T int32 | int64](p *field.Path, v *T, lo, hi T) field.ErrorList {
 	if v == nil || (*v >= lo && *v <= hi) {
 		return nil
 	}
 	return field.ErrorList{field.Invalid(p, *v, fmt.Sprintf("accepted: %d to %d", lo, hi))}
+}
+
+// atLeast refuses v, if set, below lo.
+func atLeast[T int32 | int64](p *field.Path, v *T, lo T, accepted string) field.ErrorList {
+	if v == nil || *v >= lo {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(p, *v, accepted)}
+}
+
+// each is an Invalid at p for each message of an apimachinery check of value.
+func each(p *field.Path, value string, check func(string) []string) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range check(value) {
+		errs = append(errs, field.Invalid(p, value, msg))
+	}
+	return errs
+}
+
+// ifSet is each for a value that may be left out.
+func ifSet(p *field.Path, value string, check func(string) []string) field.ErrorList {
+	if value == "" {
+		return nil
+	}
+	return each(p, value, check)
 }
