@@ -14,8 +14,8 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
-// Patch is a strategic-merge patch: a partial job in its Go type (an MPIJob, a
-// Pod, a PyTorchJob or a TrainJob).
+// Patch is a strategic-merge patch: a partial job in its Go type (an MPIJob, a Pod, a PyTorchJob or a
+// TrainJob).
 type Patch struct {
 	File   string
 	Object any
@@ -25,23 +25,22 @@ type Patch struct {
 	Clear Deletions
 }
 
-// Deletions are fields a patch deletes in every pod spec and container it
-// holds: values a target brings that would trail or contradict what the patch
-// sets (old args after a new command, runAsNonRoot beside uid 0, a container
-// uid overriding the pod's).
+// Deletions are fields a patch deletes in every pod spec and container it holds: values a target brings that
+// would trail or contradict what the patch sets (old args after a new command, runAsNonRoot beside uid 0, a
+// container uid overriding the pod's).
 type Deletions struct {
 	Container         []string // keys of each container
 	PodSecurity       []string // keys of each pod's securityContext
 	ContainerSecurity []string // keys of each container's securityContext
-	// ContainerIDs are keys of each container's securityContext deleted only
-	// where the patch sets that securityContext: with hardening off the
-	// containers' own ids stay, and no empty securityContext is left behind.
+	// ContainerIDs are keys of each container's securityContext deleted only where the patch sets that
+	// securityContext: with hardening off the containers' own ids stay, and no empty securityContext is left
+	// behind.
 	ContainerIDs []string
 }
 
-// Patch is the overlay's patch of the job: applied to Skeleton it gives the
-// full object. One patch, so that every runner merges once: kyaml's merge walks
-// the whole target for each patch, and a long env list quadratically.
+// Patch is the overlay's patch of the job: applied to Skeleton it gives the full object. One patch, so that
+// every runner merges once: kyaml's merge walks the whole target for each patch, and a long env list
+// quadratically.
 func (p *Plan) Patch() Patch {
 	deletions := p.clearedSecurity()
 	if len(p.Command) > 0 && len(p.Args) == 0 {
@@ -94,18 +93,15 @@ func (p *Plan) ConfigMap(data map[string]string) *corev1.ConfigMap {
 // ContainerNames maps a role to the container the patch addresses; unset roles use ContainerName.
 type ContainerNames map[jobkind.Role]string
 
-// TrainingContainerIndex is where the training container stands in each pod
-// after the patch, in every runner: a strategic merge puts the patch's
-// containers, the training container first, before the target's others. The
-// mpi-operator sets up SSH and the hostfile's environment in containers[0].
+// TrainingContainerIndex is where the training container stands in each pod after the patch, in every runner:
+// a strategic merge puts the patch's containers, the training container first, before the target's others.
+// The mpi-operator sets up SSH and the hostfile's environment in containers[0].
 const TrainingContainerIndex = 0
 
-// build builds the job's object (an MPIJob, a Pod, a PyTorchJob or a
-// TrainJob) whose pod specs are filled per role: the training container by
-// fill, first, then the target's other containers and init containers (in
-// their order) by fillOther, unless nil; fillJob, when given, sets the
-// object's own fields, and annotate, when given, each template's annotations.
-// The training container comes first (TrainingContainerIndex).
+// build builds the job's object (an MPIJob, a Pod, a PyTorchJob or a TrainJob) whose pod specs are filled per
+// role: the training container by fill, first, then the target's other containers and init containers (in
+// their order) by fillOther, unless nil; fillJob, when given, sets the object's own fields, and annotate,
+// when given, each template's annotations. The training container comes first (TrainingContainerIndex).
 func (p *Plan) build(fill, fillOther func(jobkind.Role, *corev1.PodSpec, *corev1.Container), fillJob func(Job), annotate func(jobkind.Role) map[string]string) any {
 	template := func(r jobkind.Role, name string) corev1.PodTemplateSpec {
 		spec := corev1.PodSpec{}
@@ -151,8 +147,8 @@ func (p *Plan) ContainerOf(t jobkind.Role) string {
 	return p.ContainerName
 }
 
-// fillLabels puts the spec's labels and annotations on the job, patched or
-// generated alike (a Kueue queue-name label must reach the job either way).
+// fillLabels puts the spec's labels and annotations on the job, patched or generated alike (a Kueue
+// queue-name label must reach the job either way).
 func (p *Plan) fillLabels(obj Job) {
 	obj.SetLabels(p.Labels)
 	// A Pod is its own template: its placement is on it already.
@@ -173,17 +169,15 @@ func merged(a, b map[string]string) map[string]string {
 	return m
 }
 
-// fillEnvFrom gives a container every mlops.env key through the env
-// ConfigMap, after the sources it has of its own (a later source wins a
-// shared key: mlops.env's values reach the container).
+// fillEnvFrom gives a container every mlops.env key through the env ConfigMap, after the sources it has of
+// its own (a later source wins a shared key: mlops.env's values reach the container).
 func (p *Plan) fillEnvFrom(r jobkind.Role, c *corev1.Container) {
 	c.EnvFrom = append(slices.Clone(p.OwnEnvFrom[r][c.Name]), corev1.EnvFromSource{ConfigMapRef: &corev1.ConfigMapEnvSource{
 		LocalObjectReference: corev1.LocalObjectReference{Name: p.ConfigMapName}}})
 }
 
-// fillWorkload sets the training container: what the job spec describes and
-// mlops.env sizes, and what the kind runs in it. Its other containers get
-// only the env (fillEnvFrom).
+// fillWorkload sets the training container: what the job spec describes and mlops.env sizes, and what the
+// kind runs in it. Its other containers get only the env (fillEnvFrom).
 func (p *Plan) fillWorkload(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Container) {
 	c.Image = p.Image
 	c.ImagePullPolicy = p.ImagePullPolicy
@@ -211,13 +205,12 @@ func (p *Plan) fillWorkload(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Cont
 	}
 }
 
-// KeepsProgram: the spec names no command or script, so the target keeps its
-// own (which a kind's Narrow may still edit, as Kept says).
+// KeepsProgram: the spec names no command or script, so the target keeps its own (which a kind's Narrow may
+// still edit, as Kept says).
 func (p *Plan) KeepsProgram() bool { return len(p.Command) == 0 }
 
-// clearedSecurity: the ids are set once, at the pod level, so a container's
-// own runAsUser, runAsGroup or runAsNonRoot would override them; uid 0 cannot
-// stand beside runAsNonRoot.
+// clearedSecurity: the ids are set once, at the pod level, so a container's own runAsUser, runAsGroup or
+// runAsNonRoot would override them; uid 0 cannot stand beside runAsNonRoot.
 func (p *Plan) clearedSecurity() Deletions {
 	var d Deletions
 	root := p.RunAsUser != nil && *p.RunAsUser == 0
@@ -269,8 +262,8 @@ func (p *Plan) fillSecurity(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Cont
 	c.SecurityContext = csc
 }
 
-// fillVolumes mounts the data volumes (NFS, SHM_SIZE's /dev/shm, spec.volumes)
-// in a container, at the same paths in every container of the pod.
+// fillVolumes mounts the data volumes (NFS, SHM_SIZE's /dev/shm, spec.volumes) in a container, at the same
+// paths in every container of the pod.
 func (p *Plan) fillVolumes(spec *corev1.PodSpec, c *corev1.Container) {
 	spec.Volumes = p.Volumes
 	c.VolumeMounts = p.Mounts

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package render turns a job spec and its mlops.env into typed Kubernetes
-// objects: the overlay patches and the skeletons they apply to. It does no I/O.
+// Package render turns a job spec and its mlops.env into typed Kubernetes objects: the overlay patches and
+// the skeletons they apply to. It does no I/O.
 package render
 
 import (
@@ -29,8 +29,8 @@ import (
 // GPUResource is the extended resource the NVIDIA device plugin serves.
 const GPUResource corev1.ResourceName = "nvidia.com/gpu"
 
-// Plan is a job with every value settled: spec defaults, mlops.env overrides
-// and ${KEY} references applied. The builders read nothing else.
+// Plan is a job with every value settled: spec defaults, mlops.env overrides and ${KEY} references applied.
+// The builders read nothing else.
 type Plan struct {
 	// JobName is the spec's name; Name is the object's, which a target may change.
 	JobName     string
@@ -43,48 +43,45 @@ type Plan struct {
 	// kind is the job's kind, which Resolve is handed.
 	kind          Kind
 	ConfigMapName string
-	// HashedFrom is ConfigMapName without the hash of the ConfigMap's data
-	// that the function puts after the name it writes ("": none).
+	// HashedFrom is ConfigMapName without the hash of the ConfigMap's data that the function puts after the
+	// name it writes ("": none).
 	HashedFrom string
 
 	ContainerName string
-	// ContainerNamed: spec.containerName names the training container, not
-	// its default (the job's name): a target's pod without it is an error.
+	// ContainerNamed: spec.containerName names the training container, not its default (the job's name): a
+	// target's pod without it is an error.
 	ContainerNamed bool
 	Containers     ContainerNames
-	// Sidecars are a target's other containers, by role: hardened, and given
-	// the env ConfigMap and the data volumes, like the training container.
+	// Sidecars are a target's other containers, by role: hardened, and given the env ConfigMap and the data
+	// volumes, like the training container.
 	Sidecars map[jobkind.Role][]string
 	// InitContainers are a target's init containers, by role: treated alike.
 	InitContainers map[jobkind.Role][]string
-	// OwnEnvFrom are the envFrom sources a target's containers bring, by role
-	// and container: envFrom has no merge key, so the patch carries them
-	// before the env ConfigMap, or they would be replaced.
+	// OwnEnvFrom are the envFrom sources a target's containers bring, by role and container: envFrom has no
+	// merge key, so the patch carries them before the env ConfigMap, or they would be replaced.
 	OwnEnvFrom       map[jobkind.Role]map[string][]corev1.EnvFromSource
 	Image            string
 	ImagePullPolicy  corev1.PullPolicy
 	ImagePullSecrets []corev1.LocalObjectReference
 	Command          []string
 	Args             []string
-	// Script: Command is spec.script, which an MPIJob's launcher runs itself
-	// (it starts mpirun, as the seed's model scripts do) instead of under
-	// mlops-fn's mpirun line.
+	// Script: Command is spec.script, which an MPIJob's launcher runs itself (it starts mpirun, as the seed's
+	// model scripts do) instead of under mlops-fn's mpirun line.
 	Script             bool
 	WorkingDir         string
 	Env                []corev1.EnvVar
 	ServiceAccountName string
 
 	Workers, GPUsPerWorker, SlotsPerWorker int32
-	// GPUsFrom is the setting that counts the GPUs (GPUS_PER_WORKER or
-	// spec.gpusPerWorker), "" when neither does; GPUResource is what they
-	// count, GPUResourceSet whether GPU_RESOURCE names it.
+	// GPUsFrom is the setting that counts the GPUs (GPUS_PER_WORKER or spec.gpusPerWorker), "" when neither
+	// does; GPUResource is what they count, GPUResourceSet whether GPU_RESOURCE names it.
 	GPUsFrom                   string
 	GPUResource                corev1.ResourceName
 	GPUResourceSet             bool
 	Limits, LauncherLimits     corev1.ResourceList
 	Requests, LauncherRequests corev1.ResourceList
-	// LauncherLimitsDefault: LauncherLimits and LauncherRequests are the
-	// default, which a target's launcher with resources of its own keeps instead.
+	// LauncherLimitsDefault: LauncherLimits and LauncherRequests are the default, which a target's launcher
+	// with resources of its own keeps instead.
 	LauncherLimitsDefault bool
 
 	NodeSelector      map[string]string
@@ -94,9 +91,8 @@ type Plan struct {
 	MPI     api.MPI
 	Elastic ElasticPlan
 	Trainer api.Trainer
-	// EnvKeys are mlops.env's keys, sorted as the env ConfigMap's data is
-	// (whichever the run read): a TrainJob's trainer takes each from that
-	// ConfigMap (it has no envFrom).
+	// EnvKeys are mlops.env's keys, sorted as the env ConfigMap's data is (whichever the run read): a
+	// TrainJob's trainer takes each from that ConfigMap (it has no envFrom).
 	EnvKeys   []string
 	RunPolicy api.RunPolicy
 	// RestartPolicy is the pods'.
@@ -104,33 +100,32 @@ type Plan struct {
 	Volumes       []corev1.Volume
 	Mounts        []corev1.VolumeMount
 
-	// Notices say what patching the target changes beyond what the user
-	// wrote (a training container moved first): told, not refused.
+	// Notices say what patching the target changes beyond what the user wrote (a training container moved
+	// first): told, not refused.
 	Notices []string
 
-	// Placement is Kueue's topology annotation of every pod template
-	// (TOPOLOGY_REQUIRED or TOPOLOGY_PREFERRED), nil for none.
+	// Placement is Kueue's topology annotation of every pod template (TOPOLOGY_REQUIRED or
+	// TOPOLOGY_PREFERRED), nil for none.
 	Placement map[string]string
 
-	// Kept is what a kind's Narrow found in the target that its later edits
-	// (AfterPatcher, JSONPatcher) read, nil for nothing.
+	// Kept is what a kind's Narrow found in the target that its later edits (AfterPatcher, JSONPatcher) read,
+	// nil for nothing.
 	Kept any
 
 	RunAsUser, RunAsGroup, FSGroup *int64
 	Home                           string
 	Hardening                      bool
 	HostNetwork                    bool
-	// RDMAResource is the RDMA devices' resource, "" without RDMA; the
-	// training containers get IPC_LOCK with them.
+	// RDMAResource is the RDMA devices' resource, "" without RDMA; the training containers get IPC_LOCK with
+	// them.
 	RDMAResource corev1.ResourceName
 }
 
-// gangMinimum settles runPolicy.schedulingPolicy.minAvailable, the pods a
-// gang scheduler starts together (the operators' PodGroup minMember). The
-// operators' default, every pod of the job, never forms where a pod is
-// created only after others run (the launcher of WaitForWorkersReady), and
-// waits for more than needed where fewer may start (elastic MIN_WORKERS):
-// there the plan sets it. Without a gang scheduler the operators ignore it.
+// gangMinimum settles runPolicy.schedulingPolicy.minAvailable, the pods a gang scheduler starts together (the
+// operators' PodGroup minMember). The operators' default, every pod of the job, never forms where a pod is
+// created only after others run (the launcher of WaitForWorkersReady), and waits for more than needed where
+// fewer may start (elastic MIN_WORKERS): there the plan sets it. Without a gang scheduler the operators
+// ignore it.
 func (p *Plan) gangMinimum(path *field.Path, errs field.ErrorList) field.ErrorList {
 	g, ok := p.kind.(Gang)
 	if !ok {
@@ -177,8 +172,9 @@ type Warning struct {
 	Message string
 }
 
-// Resolve settles job (defaulted and validated), of kind, against the mlops.env file and its decoded settings: by the
-// rules every kind shares and the kind's own (Resolver). Errors name the spec field or the mlops.env key.
+// Resolve settles job (defaulted and validated), of kind, against the mlops.env file and its decoded
+// settings: by the rules every kind shares and the kind's own (Resolver). Errors name the spec field or the
+// mlops.env key.
 func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*Plan, []Warning, field.ErrorList) {
 	s := &job.Spec
 	spec := field.NewPath("spec")
@@ -240,8 +236,8 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 	}
 	for i, e := range s.Env {
 		if _, ok := x.values[e.Name]; ok {
-			// envFrom the env ConfigMap carries the key already; an env entry would
-			// win in the container while the job follows mlops.env.
+			// envFrom the env ConfigMap carries the key already; an env entry would win in the container
+			// while the job follows mlops.env.
 			errs = append(errs, field.Invalid(spec.Child("env").Index(i).Child("name"), e.Name, fmt.Sprintf("is a key of %s, whose value reaches the containers through the env ConfigMap; an env entry of the same name would override it there while the job is rendered from %s; accepted: the value in %s only, or another name", x.source, x.source, x.source)))
 		}
 		e.Value = x.str(spec.Child("env").Index(i).Child("value"), e.Value)
@@ -337,9 +333,9 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 	}
 	p.Volumes, p.Mounts, errs = volumes(x, s.Volumes, set, file, errs)
 	errs = append(errs, p.memoryVolumesAboveLimit(s.Volumes, set, envKey)...)
-	// Kueue reads both from the job's labels. Like spec.workloadPriorityClass
-	// beside a priority-class label, QUEUE beside another queue-name label is
-	// refused (validation refuses the other): one rule, no silent winner.
+	// Kueue reads both from the job's labels. Like spec.workloadPriorityClass beside a priority-class label,
+	// QUEUE beside another queue-name label is refused (validation refuses the other): one rule, no silent
+	// winner.
 	if l := p.Labels[api.QueueLabel]; l != "" && set.Queue != "" && l != set.Queue {
 		errs = append(errs, field.Invalid(envKey("QUEUE"), set.Queue, fmt.Sprintf("contradicts the label %s: %s of the job spec's metadata.labels; accepted: one of them", api.QueueLabel, l)))
 	}
@@ -368,14 +364,13 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 	return p, warnings, errs
 }
 
-// OperatorVolume is a volume an operator adds to the job's pods by Name and
-// mounts at Path ("" where the runtime decides): a volume of the job's of
-// that name, or mounted at, above or below that path, clashes with it. Owner
-// says what the operator mounts there.
+// OperatorVolume is a volume an operator adds to the job's pods by Name and mounts at Path ("" where the
+// runtime decides): a volume of the job's of that name, or mounted at, above or below that path, clashes with
+// it. Owner says what the operator mounts there.
 type OperatorVolume struct{ Name, Path, Owner string }
 
-// OperatorVolumeName says why name is the operator's own volume name, ""
-// when it is free for the job's volumes.
+// OperatorVolumeName says why name is the operator's own volume name, "" when it is free for the job's
+// volumes.
 func (p *Plan) OperatorVolumeName(name string) string {
 	for _, r := range p.operatorVolumes() {
 		if name == r.Name {
@@ -385,8 +380,7 @@ func (p *Plan) OperatorVolumeName(name string) string {
 	return ""
 }
 
-// OperatorMountPath says how a mount at mountPath clashes with each of the
-// operator's own mounts it meets.
+// OperatorMountPath says how a mount at mountPath clashes with each of the operator's own mounts it meets.
 func (p *Plan) OperatorMountPath(mountPath string) []string {
 	var clashes []string
 	for _, r := range p.operatorVolumes() {
@@ -408,15 +402,14 @@ func (p *Plan) OperatorMountPath(mountPath string) []string {
 	return clashes
 }
 
-// Root reports whether the containers run as root: uid 0, or no uid given
-// (then the image's user applies, root for most training images).
+// Root reports whether the containers run as root: uid 0, or no uid given (then the image's user applies,
+// root for most training images).
 func (p *Plan) Root() bool { return p.RunAsUser == nil || *p.RunAsUser == 0 }
 
-// memoryVolumesAboveLimit refuses a memory-backed emptyDir (SHM_SIZE's
-// /dev/shm, a spec volume of medium Memory) larger than the training
-// container's memory limit: what a program writes there counts against that
-// limit, and the kubelet sizes the volume at most the pod's memory limit, so
-// the size written is never reached and a program filling it is OOM-killed.
+// memoryVolumesAboveLimit refuses a memory-backed emptyDir (SHM_SIZE's /dev/shm, a spec volume of medium
+// Memory) larger than the training container's memory limit: what a program writes there counts against that
+// limit, and the kubelet sizes the volume at most the pod's memory limit, so the size written is never
+// reached and a program filling it is OOM-killed.
 func (p *Plan) memoryVolumesAboveLimit(specVols []api.Volume, set env.Settings, envKey func(string) *field.Path) field.ErrorList {
 	limit, ok := p.Limits[corev1.ResourceMemory]
 	if !ok {
@@ -512,8 +505,8 @@ func volumes(x *expander, specVols []api.Volume, set env.Settings, file *env.Fil
 	return vols, mounts, errs
 }
 
-// mountField names where a mount came from: spec.volumes[i].mountPath, or
-// NFS_MOUNT_PATH for the share mlops.env describes.
+// mountField names where a mount came from: spec.volumes[i].mountPath, or NFS_MOUNT_PATH for the share
+// mlops.env describes.
 func mountField(m corev1.VolumeMount, specVols []api.Volume, envKey func(string) *field.Path) *field.Path {
 	for i, v := range specVols {
 		if v.Name == m.Name {
@@ -528,10 +521,9 @@ func within(child, parent string) bool {
 	return child == parent || parent == "/" || strings.HasPrefix(child, parent+"/")
 }
 
-// twoHomes refuses each setting given both in the job spec and in mlops.env:
-// which of the two wins would be one more rule to know, and the other value
-// would be silently unused. Either home serves alone: mlops.env for what a
-// site or a user shares across jobs, the spec for what one job needs.
+// twoHomes refuses each setting given both in the job spec and in mlops.env: which of the two wins would be
+// one more rule to know, and the other value would be silently unused. Either home serves alone: mlops.env
+// for what a site or a user shares across jobs, the spec for what one job needs.
 func twoHomes(s *api.MLOpsJobSpec, set env.Settings, source string, values map[string]string) field.ErrorList {
 	spec := field.NewPath("spec")
 	var errs field.ErrorList
@@ -570,18 +562,17 @@ func quantityText(q *resource.Quantity) string {
 	return q.String()
 }
 
-// unlikelyQuantities warns of the spec's quantities that parse but that no
-// training job means, as mlops.env's CPU, MEMORY and SHM_SIZE are: a unit
-// left out (memory: "16" is 16 bytes, 500m half a byte) or mistaken (cpu:
-// 16Gi).
+// unlikelyQuantities warns of the spec's quantities that parse but that no training job means, as mlops.env's
+// CPU, MEMORY and SHM_SIZE are: a unit left out (memory: "16" is 16 bytes, 500m half a byte) or mistaken
+// (cpu: 16Gi).
 func unlikelyQuantities(s *api.MLOpsJobSpec, spec *field.Path) []Warning {
 	var warnings []Warning
 	check := func(at *field.Path, name string, q *resource.Quantity, unlikely func(resource.Quantity, string, func(string) string) string) {
 		if q == nil {
 			return
 		}
-		// The message names the field and the value it means, not a text: the
-		// YAML's was reprinted in canonical form (1000 as 1k).
+		// The message names the field and the value it means, not a text: the YAML's was reprinted in
+		// canonical form (1000 as 1k).
 		if why := unlikely(*q, written(*q), func(meant string) string { return name + ": " + meant }); why != "" {
 			warnings = append(warnings, Warning{Field: at, Message: why})
 		}
@@ -609,9 +600,8 @@ func unlikelyQuantities(s *api.MLOpsJobSpec, spec *field.Path) []Warning {
 	return warnings
 }
 
-// written is q as a job spec may have written it: a decimal multiple the
-// parser reprinted with a suffix (1000 as 1k) in full, so that a unit left
-// out is not read as a unit of thousands.
+// written is q as a job spec may have written it: a decimal multiple the parser reprinted with a suffix (1000
+// as 1k) in full, so that a unit left out is not read as a unit of thousands.
 func written(q resource.Quantity) string {
 	s := q.String()
 	if q.Format == resource.DecimalSI && strings.ContainsAny(s[len(s)-1:], "kMGTPE") {
@@ -645,17 +635,16 @@ func repoAndTag(ref string) string {
 	return r
 }
 
-// imageReference is the distribution reference grammar, [host[:port]/]path[:tag][@digest].
-// The tag's and the digest's lengths are checked in isImageReference: counted
-// repetitions ({0,127}, {128}) would compile into a program of thousands of
-// instructions at every start of the function.
+// imageReference is the distribution reference grammar, [host[:port]/]path[:tag][@digest]. The tag's and the
+// digest's lengths are checked in isImageReference: counted repetitions ({0,127}, {128}) would compile into a
+// program of thousands of instructions at every start of the function.
 var imageReference = regexp.MustCompile(`^(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*(?::[0-9]+)?/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::([A-Za-z0-9_][A-Za-z0-9_.-]*))?(?:@(sha256|sha512):([a-f0-9]+))?$`)
 
 // digestLength is the hex length of each digest container runtimes accept.
 var digestLength = map[string]int{"sha256": 64, "sha512": 128}
 
-// isImageReference: ref matches the grammar, its tag has at most 128
-// characters and its digest, if any, is sha256 or sha512 in full.
+// isImageReference: ref matches the grammar, its tag has at most 128 characters and its digest, if any, is
+// sha256 or sha512 in full.
 func isImageReference(ref string) bool {
 	m := imageReference.FindStringSubmatch(ref)
 	if m == nil {
@@ -703,8 +692,8 @@ func (p *Plan) CheckName() field.ErrorList {
 	return errs
 }
 
-// NamesEnv: name is the env ConfigMap's, or an earlier render's of it (its
-// name without a hash, or with another): a reference to it is mlops-fn's.
+// NamesEnv: name is the env ConfigMap's, or an earlier render's of it (its name without a hash, or with
+// another): a reference to it is mlops-fn's.
 func (p *Plan) NamesEnv(name string) bool {
 	if name == p.ConfigMapName {
 		return true

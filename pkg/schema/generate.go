@@ -2,8 +2,8 @@
 
 //go:build ignore
 
-// Command generate writes definitions.go and the job spec's JSON Schema
-// (schema.JobSchemaFile); run by `go generate ./pkg/schema`.
+// Command generate writes definitions.go and the job spec's JSON Schema (schema.JobSchemaFile); run by `go
+// generate ./pkg/schema`.
 package main
 
 import (

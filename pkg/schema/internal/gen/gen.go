@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package gen builds mlops-fn's OpenAPI definitions (pkg/schema's
-// definitions.go, `go generate ./pkg/schema`): the job kinds' from the CRD
-// manifests in the operators' modules go.mod pins, and the Kubernetes
-// definitions they and the core kinds reach from kyaml's built-in schema;
-// and the job spec's JSON Schema, from pkg/api/v1alpha1 (JobSchema).
+// Package gen builds mlops-fn's OpenAPI definitions (pkg/schema's definitions.go, `go generate
+// ./pkg/schema`): the job kinds' from the CRD manifests in the operators' modules go.mod pins, and the
+// Kubernetes definitions they and the core kinds reach from kyaml's built-in schema; and the job spec's JSON
+// Schema, from pkg/api/v1alpha1 (JobSchema).
 package gen
 
 import (
@@ -29,9 +28,9 @@ var crds = []struct{ module, file string }{
 	{"sigs.k8s.io/jobset", "config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml"},
 }
 
-// coreKinds are the built-in kinds a training overlay holds: the definitions
-// replace kyaml's built-in schema, so these keep their merge keys. An overlay
-// that also patches a Deployment or a Job needs its definition added here.
+// coreKinds are the built-in kinds a training overlay holds: the definitions replace kyaml's built-in schema,
+// so these keep their merge keys. An overlay that also patches a Deployment or a Job needs its definition
+// added here.
 var coreKinds = []string{
 	"io.k8s.api.core.v1.Pod",
 	"io.k8s.api.core.v1.ConfigMap",
@@ -41,10 +40,9 @@ var coreKinds = []string{
 	"io.k8s.api.core.v1.PersistentVolumeClaim",
 }
 
-// Definitions are the job kinds' definitions, from their CRDs, and every
-// definition of builtin (kyaml's built-in schema) they and coreKinds reach,
-// as kube-openapi decodes them from JSON: what kyaml would read from a
-// document holding them.
+// Definitions are the job kinds' definitions, from their CRDs, and every definition of builtin (kyaml's
+// built-in schema) they and coreKinds reach, as kube-openapi decodes them from JSON: what kyaml would read
+// from a document holding them.
 func Definitions(builtin spec.Definitions) (spec.Definitions, error) {
 	defs := spec.Definitions{}
 	for _, c := range crds {
@@ -104,8 +102,8 @@ type crd struct {
 	}
 }
 
-// addCRD adds the definition of each served version of the CRD in file of
-// module, named as the API server names it (org.kubeflow.v2beta1.MPIJob).
+// addCRD adds the definition of each served version of the CRD in file of module, named as the API server
+// names it (org.kubeflow.v2beta1.MPIJob).
 func addCRD(defs spec.Definitions, module, file string) error {
 	c, err := readCRD(module, file)
 	if err != nil {
@@ -154,12 +152,10 @@ func readCRD(module, file string) (crd, error) {
 	return c, yaml.Unmarshal(raw, &c)
 }
 
-// merging is what kyaml's merges read of s, a part of a CRD's schema: types,
-// fields and merge keys. A CRD names a list's keys for server-side apply
-// (x-kubernetes-list-type map); kyaml merges a list by key when it has a
-// patch strategy, as Kubernetes' own types give: the keys become one. A pod
-// template becomes the built-in PodTemplateSpec, whose lists merge as
-// kustomize merges a Pod's.
+// merging is what kyaml's merges read of s, a part of a CRD's schema: types, fields and merge keys. A CRD
+// names a list's keys for server-side apply (x-kubernetes-list-type map); kyaml merges a list by key when it
+// has a patch strategy, as Kubernetes' own types give: the keys become one. A pod template becomes the
+// built-in PodTemplateSpec, whose lists merge as kustomize merges a Pod's.
 func merging(s spec.Schema) spec.Schema {
 	if isPodTemplate(s) {
 		return ref("io.k8s.api.core.v1.PodTemplateSpec")
@@ -184,8 +180,7 @@ func merging(s spec.Schema) spec.Schema {
 	return out
 }
 
-// isPodTemplate tells a CRD's inlined PodTemplateSpec: a template whose spec
-// holds containers.
+// isPodTemplate tells a CRD's inlined PodTemplateSpec: a template whose spec holds containers.
 func isPodTemplate(s spec.Schema) bool {
 	_, containers := s.Properties["spec"].Properties["containers"]
 	_, metadata := s.Properties["metadata"]
@@ -196,15 +191,15 @@ func ref(name string) spec.Schema {
 	return spec.Schema{SchemaProps: spec.SchemaProps{Ref: spec.MustCreateRef("#/definitions/" + name)}}
 }
 
-// withoutDescriptions drops the prose, most of the bytes: merges read only
-// types, references and the x-kubernetes-patch extensions.
+// withoutDescriptions drops the prose, most of the bytes: merges read only types, references and the
+// x-kubernetes-patch extensions.
 func withoutDescriptions(s spec.Schema) spec.Schema {
 	s.Description = ""
 	return withChildren(s, withoutDescriptions)
 }
 
-// withChildren is s with f applied to its properties, its additional
-// properties' schema and its items' schema.
+// withChildren is s with f applied to its properties, its additional properties' schema and its items'
+// schema.
 func withChildren(s spec.Schema, f func(spec.Schema) spec.Schema) spec.Schema {
 	if s.Properties != nil {
 		props := map[string]spec.Schema{}

@@ -28,14 +28,11 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
-// JobSchema is the JSON Schema (draft-07, what yaml-language-server reads)
-// of the job spec, from pkg/api/v1alpha1's Go types as mlops-fn decodes them
-// (strictly: every object refuses unknown fields): each field's JSON name
-// and type, its description from the Go doc comments (Kubernetes' types:
-// their SwaggerDoc, generated from theirs); and, read from the validation
-// itself, which fields are required (see required), an enum where it
-// accepts a closed set of strings (see enum) and a number's range (see
-// bounds).
+// JobSchema is the JSON Schema (draft-07, what yaml-language-server reads) of the job spec, from
+// pkg/api/v1alpha1's Go types as mlops-fn decodes them (strictly: every object refuses unknown fields): each
+// field's JSON name and type, its description from the Go doc comments (Kubernetes' types: their SwaggerDoc,
+// generated from theirs); and, read from the validation itself, which fields are required (see required), an
+// enum where it accepts a closed set of strings (see enum) and a number's range (see bounds).
 func JobSchema() ([]byte, error) {
 	w := schemaWriter{docs: map[string]map[string]string{}}
 	var err error
@@ -72,15 +69,14 @@ func JobSchema() ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// schemaWriter builds the schema of a Go type, reading the doc comments of
-// mlops-fn's packages on the way.
+// schemaWriter builds the schema of a Go type, reading the doc comments of mlops-fn's packages on the way.
 type schemaWriter struct {
 	docs            map[string]map[string]string // package path → "Type" and "Type.Field" → doc
 	quantityPattern string
 }
 
-// step is one move from an MLOpsJob to a field inside it: a struct field's
-// index, or into a list's first item (-1).
+// step is one move from an MLOpsJob to a field inside it: a struct field's index, or into a list's first item
+// (-1).
 type step int
 
 const intoList step = -1
@@ -93,8 +89,8 @@ func then(steps []step, s step) []step {
 	return append(slices.Clone(steps), s)
 }
 
-// schema is t's schema; steps lead from an MLOpsJob to a value of t, whose
-// path the validation's errors name (nil: no steps do).
+// schema is t's schema; steps lead from an MLOpsJob to a value of t, whose path the validation's errors name
+// (nil: no steps do).
 func (w *schemaWriter) schema(t reflect.Type, steps []step, path string) (spec.Schema, error) {
 	if t.Kind() == reflect.Pointer {
 		return w.schema(t.Elem(), steps, path)
@@ -168,8 +164,8 @@ func (w *schemaWriter) schema(t reflect.Type, steps []step, path string) (spec.S
 	return s, nil
 }
 
-// object is a struct's schema: its JSON fields, no others (mlops-fn decodes
-// strictly), an inline struct's fields among them.
+// object is a struct's schema: its JSON fields, no others (mlops-fn decodes strictly), an inline struct's
+// fields among them.
 func (w *schemaWriter) object(t reflect.Type, steps []step, path string) (spec.Schema, error) {
 	s := spec.Schema{SchemaProps: spec.SchemaProps{
 		Type:                 spec.StringOrArray{"object"},
@@ -204,9 +200,8 @@ func (w *schemaWriter) object(t reflect.Type, steps []step, path string) (spec.S
 		if err != nil {
 			return s, err
 		}
-		// What the probe's context requires another may not (a toleration's
-		// operator, without a key): only a field without omitempty, as
-		// Kubernetes' types write a required one, is required.
+		// What the probe's context requires another may not (a toleration's operator, without a key): only a
+		// field without omitempty, as Kubernetes' types write a required one, is required.
 		req := fsteps != nil && !slices.Contains(strings.Split(opts, ","), "omitempty") && required(fsteps, joinPath(path, name))
 		if p.Enum != nil && f.Type.Kind() == reflect.String && !req && !slices.Contains(p.Enum, any("")) {
 			// Decoded, "" is the field left out, which a spec may do.
@@ -241,8 +236,8 @@ func joinPath(path, name string) string {
 	return path + "." + name
 }
 
-// fieldDocs are the docs of struct t and its fields, by JSON name ("": the
-// type's own): Kubernetes' from SwaggerDoc, mlops-fn's from the source.
+// fieldDocs are the docs of struct t and its fields, by JSON name ("": the type's own): Kubernetes' from
+// SwaggerDoc, mlops-fn's from the source.
 func (w *schemaWriter) fieldDocs(t reflect.Type) (map[string]string, error) {
 	if t.Kind() != reflect.Struct {
 		return map[string]string{}, nil
@@ -279,8 +274,8 @@ func (w *schemaWriter) fieldDocs(t reflect.Type) (map[string]string, error) {
 	return out, nil
 }
 
-// packageDocs reads the doc comments of the package at path: "Type" and
-// "Type.Field" → the comment's text (docText).
+// packageDocs reads the doc comments of the package at path: "Type" and "Type.Field" → the comment's text
+// (docText).
 func packageDocs(path string) (map[string]string, error) {
 	out, err := exec.Command("go", "list", "-f", "{{.Dir}}", path).Output()
 	if err != nil {
@@ -324,8 +319,8 @@ func packageDocs(path string) (map[string]string, error) {
 	return docs, nil
 }
 
-// docText is a comment's text, each paragraph on one line, without marker
-// lines (+enum), as Kubernetes' generators write descriptions.
+// docText is a comment's text, each paragraph on one line, without marker lines (+enum), as Kubernetes'
+// generators write descriptions.
 func docText(c *ast.CommentGroup) string {
 	if c == nil {
 		return ""
@@ -348,10 +343,9 @@ func docText(c *ast.CommentGroup) string {
 // probe is a value no validation accepts.
 const probe = "\x00probe"
 
-// enum is the closed set of values the validation accepts for the string
-// field at path (steps lead to it), nil when it has none. mlops-fn's own
-// validation says: the field set to a probe, in a job of each jobKind, is
-// refused as not supported, the error listing the supported values.
+// enum is the closed set of values the validation accepts for the string field at path (steps lead to it),
+// nil when it has none. mlops-fn's own validation says: the field set to a probe, in a job of each jobKind,
+// is refused as not supported, the error listing the supported values.
 func enum(steps []step, path string) ([]any, error) {
 	var supported []string
 	var kind string
@@ -378,9 +372,8 @@ func enum(steps []step, path string) ([]any, error) {
 	return out, nil
 }
 
-// notSupported are the values the validation names as supported, refusing
-// the probe at path in a job of jobKind k; nil when it refuses it otherwise,
-// or not at all.
+// notSupported are the values the validation names as supported, refusing the probe at path in a job of
+// jobKind k; nil when it refuses it otherwise, or not at all.
 func notSupported(k string, steps []step, path string) ([]string, error) {
 	for _, e := range refusals(k, steps, probe, at(path)) {
 		if e.Type != field.ErrorTypeNotSupported {
@@ -405,9 +398,8 @@ func notSupported(k string, steps []step, path string) ([]string, error) {
 	return nil, nil
 }
 
-// refusals are the validation's errors about a field that about takes, in
-// a job of jobKind k with value at the field steps lead to (nil: the field
-// left out), defaulted first as mlops-fn does.
+// refusals are the validation's errors about a field that about takes, in a job of jobKind k with value at
+// the field steps lead to (nil: the field left out), defaulted first as mlops-fn does.
 func refusals(k string, steps []step, value any, about func(string) bool) field.ErrorList {
 	job := api.MLOpsJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "probe"}}
 	job.Spec.JobKind = jobkind.JobKind(k)
@@ -447,9 +439,8 @@ func refusals(k string, steps []step, value any, about func(string) bool) field.
 	return out
 }
 
-// at, holding and inside say which errors are about path: those of the
-// field itself, of it or a field that holds it (spec.elastic, of a kind
-// that carries none), of it or a field inside it.
+// at, holding and inside say which errors are about path: those of the field itself, of it or a field that
+// holds it (spec.elastic, of a kind that carries none), of it or a field inside it.
 func at(path string) func(string) bool { return func(f string) bool { return f == path } }
 
 func holding(path string) func(string) bool {
@@ -464,9 +455,8 @@ func within(f, of string) bool {
 	return strings.HasPrefix(f, of+".") || strings.HasPrefix(f, of+"[")
 }
 
-// required says whether the validation refuses the field at path (steps
-// lead to it) left out, in a job of every jobKind (with apiVersion, kind
-// and name unless the field is one of them).
+// required says whether the validation refuses the field at path (steps lead to it) left out, in a job of
+// every jobKind (with apiVersion, kind and name unless the field is one of them).
 func required(steps []step, path string) bool {
 	for _, k := range kinds.All.Names() {
 		if len(refusals(k, steps, nil, inside(path))) == 0 {
@@ -476,10 +466,9 @@ func required(steps []step, path string) bool {
 	return true
 }
 
-// bounds are the least and the greatest whole number the validation accepts
-// at path (steps lead to it), within lo and hi, the Go type's: found by
-// bisection from 1 or 0, in a job of each jobKind that takes either (the
-// validation's ranges are intervals). ok is false when no kind takes 1 or 0.
+// bounds are the least and the greatest whole number the validation accepts at path (steps lead to it),
+// within lo and hi, the Go type's: found by bisection from 1 or 0, in a job of each jobKind that takes either
+// (the validation's ranges are intervals). ok is false when no kind takes 1 or 0.
 func bounds(steps []step, path string, lo, hi int64) (least, greatest int64, ok bool, err error) {
 	var kind string
 	for _, k := range kinds.All.Names() {
@@ -490,8 +479,8 @@ func bounds(steps []step, path string, lo, hi int64) (least, greatest int64, ok 
 				continue
 			}
 		}
-		// The least n of [a, b] that takes (b does), then the greatest of
-		// [c, d] (c does); differences in uint64, which holds them all.
+		// The least n of [a, b] that takes (b does), then the greatest of [c, d] (c does); differences in
+		// uint64, which holds them all.
 		a, b := lo, seed
 		for a < b {
 			if mid := a + int64((uint64(b)-uint64(a))/2); takes(mid) {
@@ -517,8 +506,8 @@ func bounds(steps []step, path string, lo, hi int64) (least, greatest int64, ok 
 	return least, greatest, ok, nil
 }
 
-// quantityPattern is the pattern of a Kubernetes quantity's string form, as
-// the CRDs go.mod pins write it (controller-gen's): one for every quantity.
+// quantityPattern is the pattern of a Kubernetes quantity's string form, as the CRDs go.mod pins write it
+// (controller-gen's): one for every quantity.
 func quantityPattern() (string, error) {
 	found := map[string]bool{}
 	for _, c := range crds {
@@ -540,8 +529,7 @@ func quantityPattern() (string, error) {
 	return slices.Collect(maps.Keys(found))[0], nil
 }
 
-// walkSchemas calls f on s and every schema inside it, properties in the
-// order of their names.
+// walkSchemas calls f on s and every schema inside it, properties in the order of their names.
 func walkSchemas(s spec.Schema, f func(spec.Schema)) {
 	f(s)
 	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {

@@ -16,9 +16,8 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
 
-// Source is definitions.go: defs as Go composite literals, so a run builds
-// them without decoding JSON. Each distinct reference is parsed once, into a
-// variable.
+// Source is definitions.go: defs as Go composite literals, so a run builds them without decoding JSON. Each
+// distinct reference is parsed once, into a variable.
 func Source(defs spec.Definitions) ([]byte, error) {
 	g := goWriter{refs: map[string]string{}, types: map[string]string{}}
 	for _, name := range slices.Sorted(maps.Keys(defs)) {
@@ -45,16 +44,15 @@ func Source(defs spec.Definitions) ([]byte, error) {
 	return format.Source(out.Bytes())
 }
 
-// goWriter writes the definitions' literals and collects the references and
-// types they share.
+// goWriter writes the definitions' literals and collects the references and types they share.
 type goWriter struct {
 	body  bytes.Buffer
 	refs  map[string]string // reference → its variable
 	types map[string]string // a type's quoted names → its variable
 }
 
-// schema writes s as a spec.Schema literal's braces; a field it does not
-// write is an error, so no keyword of the document is dropped unseen.
+// schema writes s as a spec.Schema literal's braces; a field it does not write is an error, so no keyword of
+// the document is dropped unseen.
 func (g *goWriter) schema(s spec.Schema) error {
 	rest := s
 	w := &g.body
@@ -132,8 +130,8 @@ func (g *goWriter) schema(s spec.Schema) error {
 	return nil
 }
 
-// ref is the variable holding reference r, named after the definition it
-// points to: its version and kind, e.g. v1ObjectMeta.
+// ref is the variable holding reference r, named after the definition it points to: its version and kind,
+// e.g. v1ObjectMeta.
 func (g *goWriter) ref(r string) (string, error) {
 	if v, ok := g.refs[r]; ok {
 		return v, nil
@@ -150,8 +148,8 @@ func (g *goWriter) ref(r string) (string, error) {
 	return v, nil
 }
 
-// typ is the variable holding type t, e.g. typeString: nodes of one type
-// share its slice, as kube-openapi's readers never change a type in place.
+// typ is the variable holding type t, e.g. typeString: nodes of one type share its slice, as kube-openapi's
+// readers never change a type in place.
 func (g *goWriter) typ(t spec.StringOrArray) (string, error) {
 	q := goStrings(t)
 	if v, ok := g.types[q]; ok {
