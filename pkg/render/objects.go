@@ -51,35 +51,11 @@ func (p *Plan) Patch() Patch {
 		c.Clear(p, &deletions)
 	}
 	facts := p.Facts()
-	return Patch{
-		File: facts.PatchFile,
-		Kind: facts,
-		Object: p.build(
-			func(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Container) {
-				p.fillWorkload(r, spec, c)
-				p.fillSecurity(r, spec, c)
-				p.fillVolumes(spec, c)
-			},
-			func(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Container) {
-				p.fillEnvFrom(r, c)
-				p.fillSecurity(r, spec, c)
-				p.fillVolumes(spec, c)
-			},
-			func(obj Job) {
-				if f, ok := p.kind.(JobFiller); ok {
-					f.FillJob(p, obj)
-				}
-				p.fillLabels(obj)
-			},
-			p.PodPlacement),
-		Clear: deletions,
-	}
+	return Patch{File: facts.PatchFile, Kind: facts, Object: p.build(true), Clear: deletions}
 }
 
 // Skeleton is what a base holds: the object's identity and its container names.
-func (p *Plan) Skeleton() any {
-	return p.build(func(jobkind.Role, *corev1.PodSpec, *corev1.Container) {}, nil, p.fillLabels, nil)
-}
+func (p *Plan) Skeleton() any { return p.build(false) }
 
 // ConfigMap carries every mlops.env key into the containers through envFrom.
 func (p *Plan) ConfigMap(data map[string]string) *corev1.ConfigMap {
@@ -98,34 +74,33 @@ type ContainerNames map[jobkind.Role]string
 // The mpi-operator sets up SSH and the hostfile's environment in containers[0].
 const TrainingContainerIndex = 0
 
-// build builds the job's object (an MPIJob, a Pod, a PyTorchJob or a TrainJob) whose pod specs are filled per
-// role: the training container by fill, first, then the target's other containers and init containers (in
-// their order) by fillOther, unless nil; fillJob, when given, sets the object's own fields, and annotate,
-// when given, each template's annotations. The training container comes first (TrainingContainerIndex).
-func (p *Plan) build(fill, fillOther func(jobkind.Role, *corev1.PodSpec, *corev1.Container), fillJob func(Job), annotate func(jobkind.Role) map[string]string) any {
+// build builds the job's object (an MPIJob, a Pod, a PyTorchJob or a TrainJob). A patch's pod specs are
+// filled per role: the training container first (TrainingContainerIndex), then the target's other containers
+// and init containers, in their order, which get the env, the security context and the volumes alone; each
+// template gets its placement, and the kind its own fields (JobFiller).
+func (p *Plan) build(patch bool) any {
 	template := func(r jobkind.Role, name string) corev1.PodTemplateSpec {
 		spec := corev1.PodSpec{}
 		c := corev1.Container{Name: name}
-		fill(r, &spec, &c)
+		if !patch {
+			return corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{c}}}
+		}
+		p.fillWorkload(r, &spec, &c)
+		p.fillSecurity(r, &spec, &c)
 		spec.Containers = []corev1.Container{c}
-		if fillOther != nil {
-			filled := func(name string) corev1.Container {
-				other := corev1.Container{Name: name}
-				fillOther(r, &spec, &other)
-				return other
-			}
-			for _, s := range p.Sidecars[r] {
-				spec.Containers = append(spec.Containers, filled(s))
-			}
-			for _, s := range p.InitContainers[r] {
-				spec.InitContainers = append(spec.InitContainers, filled(s))
-			}
+		filled := func(name string) corev1.Container {
+			other := corev1.Container{Name: name}
+			p.fillEnvFrom(r, &other)
+			p.fillSecurity(r, &spec, &other)
+			return other
 		}
-		t := corev1.PodTemplateSpec{Spec: spec}
-		if annotate != nil {
-			t.Annotations = annotate(r)
+		for _, s := range p.Sidecars[r] {
+			spec.Containers = append(spec.Containers, filled(s))
 		}
-		return t
+		for _, s := range p.InitContainers[r] {
+			spec.InitContainers = append(spec.InitContainers, filled(s))
+		}
+		return corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Annotations: p.PodPlacement(r)}, Spec: spec}
 	}
 	obj := p.kind.Object(p, template)
 	facts := p.Facts()
@@ -133,9 +108,10 @@ func (p *Plan) build(fill, fillOther func(jobkind.Role, *corev1.PodSpec, *corev1
 	// kustomize matches a patch to its target by namespace and name.
 	obj.SetName(p.Name)
 	obj.SetNamespace(p.Namespace)
-	if fillJob != nil {
-		fillJob(obj)
+	if f, ok := p.kind.(JobFiller); ok && patch {
+		f.FillJob(p, obj)
 	}
+	p.fillLabels(obj)
 	return obj
 }
 
@@ -161,10 +137,8 @@ func (p *Plan) fillLabels(obj Job) {
 
 // merged is a and b in one map, b's value winning a shared key.
 func merged(a, b map[string]string) map[string]string {
-	m := maps.Clone(a)
-	if m == nil {
-		m = map[string]string{}
-	}
+	m := map[string]string{}
+	maps.Copy(m, a)
 	maps.Copy(m, b)
 	return m
 }
@@ -230,6 +204,7 @@ func (p *Plan) clearedSecurity() Deletions {
 	return d
 }
 
+// fillSecurity sets the ids and the hardening of a container and its pod, and mounts the data volumes in it.
 func (p *Plan) fillSecurity(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Container) {
 	psc := &corev1.PodSecurityContext{RunAsUser: p.RunAsUser, RunAsGroup: p.RunAsGroup, FSGroup: p.FSGroup}
 	if !p.Root() {
@@ -258,13 +233,7 @@ func (p *Plan) fillSecurity(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Cont
 		}
 		csc.Capabilities.Add = []corev1.Capability{"IPC_LOCK"}
 	}
-	spec.SecurityContext = psc
-	c.SecurityContext = csc
-}
-
-// fillVolumes mounts the data volumes (NFS, SHM_SIZE's /dev/shm, spec.volumes) in a container, at the same
-// paths in every container of the pod.
-func (p *Plan) fillVolumes(spec *corev1.PodSpec, c *corev1.Container) {
-	spec.Volumes = p.Volumes
-	c.VolumeMounts = p.Mounts
+	spec.SecurityContext, c.SecurityContext = psc, csc
+	// The data volumes (NFS, SHM_SIZE's /dev/shm, spec.volumes), at the same paths in every container of the pod.
+	spec.Volumes, c.VolumeMounts = p.Volumes, p.Mounts
 }

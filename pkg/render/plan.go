@@ -141,10 +141,7 @@ func (p *Plan) gangMinimum(path *field.Path, errs field.ErrorList) field.ErrorLi
 		return errs
 	}
 	if least > 0 {
-		policy := api.SchedulingPolicy{}
-		if sp != nil {
-			policy = *sp
-		}
+		policy := ptr.Deref(sp, api.SchedulingPolicy{})
 		policy.MinAvailable = ptr.To(least)
 		p.RunPolicy.SchedulingPolicy = &policy
 	}
@@ -208,11 +205,11 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 		RestartPolicy:      s.RestartPolicy,
 		Hardening:          *s.Security.Hardening,
 		HostNetwork:        s.HostNetwork,
+		EnvKeys:            slices.Sorted(maps.Keys(file.Map())),
 	}
 	if s.Target != nil {
 		p.Target = *s.Target
 	}
-	p.EnvKeys = slices.Sorted(maps.Keys(file.Map()))
 	errs := twoHomes(s, set, file.Source, file.Map())
 	var warnings []Warning
 	if reserved := kind.Facts().ReservedEnv; reserved != nil {
@@ -281,13 +278,15 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 		warnings, errs = append(warnings, w...), append(errs, e...)
 	}
 	errs = p.gangMinimum(spec.Child("runPolicy", "schedulingPolicy", "minAvailable"), errs)
-	p.Limits = limits(cmp.Or(set.CPU, quantity(s.Resources.Limits, corev1.ResourceCPU)), cmp.Or(set.Memory, quantity(s.Resources.Limits, corev1.ResourceMemory)))
-	p.Requests = maps.Clone(s.Resources.Requests)
+	p.Limits, p.Requests = corev1.ResourceList{}, maps.Clone(s.Resources.Requests)
 	for _, l := range []struct {
 		key     string
 		name    corev1.ResourceName
 		fromEnv *resource.Quantity
 	}{{"CPU", corev1.ResourceCPU, set.CPU}, {"MEMORY", corev1.ResourceMemory, set.Memory}} {
+		if q := cmp.Or(l.fromEnv, quantity(s.Resources.Limits, l.name)); q != nil {
+			p.Limits[l.name] = *q
+		}
 		// The spec's own limits are checked against its requests already.
 		if r, ok := p.Requests[l.name]; ok && l.fromEnv != nil && r.Cmp(*l.fromEnv) > 0 {
 			errs = append(errs, field.Invalid(spec.Child("resources", "requests").Key(string(l.name)), r.String(), fmt.Sprintf(
@@ -295,10 +294,7 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 		}
 	}
 	limitOwners := map[corev1.ResourceName]string{corev1.ResourceCPU: "CPU", corev1.ResourceMemory: "MEMORY"}
-	gpu := GPUResource
-	if set.GPUResource != "" {
-		gpu = corev1.ResourceName(set.GPUResource)
-	}
+	gpu := cmp.Or(corev1.ResourceName(set.GPUResource), GPUResource)
 	p.GPUResource, p.GPUResourceSet = gpu, set.GPUResource != ""
 	switch {
 	case set.GPUsPerWorker != nil:
@@ -341,11 +337,7 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 	}
 	for label, value := range map[string]string{api.QueueLabel: set.Queue, api.PriorityClassLabel: s.WorkloadPriorityClass} {
 		if value != "" {
-			p.Labels = maps.Clone(p.Labels)
-			if p.Labels == nil {
-				p.Labels = map[string]string{}
-			}
-			p.Labels[label] = value
+			p.Labels = merged(p.Labels, map[string]string{label: value})
 		}
 	}
 	warnings = append(warnings, p.place(set, envKey)...)
@@ -473,10 +465,7 @@ func volumes(x *expander, specVols []api.Volume, set env.Settings, file *env.Fil
 		vol := corev1.Volume{Name: v.Name}
 		switch {
 		case v.NFS != nil:
-			server := x.str(p.Child("nfs", "server"), v.NFS.Server)
-			if server == "" {
-				server = set.NFSServer
-			}
+			server := cmp.Or(x.str(p.Child("nfs", "server"), v.NFS.Server), set.NFSServer)
 			if server == "" {
 				errs = append(errs, field.Required(p.Child("nfs", "server"), "an NFS server: set it here or NFS_SERVER in "+file.Source))
 			} else if wrong, ok := env.CheckNFSServer(server); !ok {
@@ -537,8 +526,8 @@ func twoHomes(s *api.MLOpsJobSpec, set env.Settings, source string, values map[s
 		{"WORKERS", spec.Child("workers"), ptr.Deref(s.Workers, 0), s.Workers != nil, set.Workers != nil},
 		{"GPUS_PER_WORKER", spec.Child("gpusPerWorker"), ptr.Deref(s.GPUsPerWorker, 0), s.GPUsPerWorker != nil, set.GPUsPerWorker != nil},
 		{"SLOTS_PER_WORKER", spec.Child("slotsPerWorker"), ptr.Deref(s.SlotsPerWorker, 0), s.SlotsPerWorker != nil, set.SlotsPerWorker != nil},
-		{"CPU", spec.Child("resources", "limits").Key("cpu"), quantityText(quantity(s.Resources.Limits, corev1.ResourceCPU)), quantity(s.Resources.Limits, corev1.ResourceCPU) != nil, set.CPU != nil},
-		{"MEMORY", spec.Child("resources", "limits").Key("memory"), quantityText(quantity(s.Resources.Limits, corev1.ResourceMemory)), quantity(s.Resources.Limits, corev1.ResourceMemory) != nil, set.Memory != nil},
+		{"CPU", spec.Child("resources", "limits").Key("cpu"), s.Resources.Limits.Cpu().String(), quantity(s.Resources.Limits, corev1.ResourceCPU) != nil, set.CPU != nil},
+		{"MEMORY", spec.Child("resources", "limits").Key("memory"), s.Resources.Limits.Memory().String(), quantity(s.Resources.Limits, corev1.ResourceMemory) != nil, set.Memory != nil},
 		{"USER_ID", spec.Child("security", "runAsUser"), ptr.Deref(s.Security.RunAsUser, 0), s.Security.RunAsUser != nil, set.UserID != nil},
 		{"GROUP_ID", spec.Child("security", "runAsGroup"), ptr.Deref(s.Security.RunAsGroup, 0), s.Security.RunAsGroup != nil, set.GroupID != nil},
 		{"FS_GROUP", spec.Child("security", "fsGroup"), ptr.Deref(s.Security.FSGroup, 0), s.Security.FSGroup != nil, set.FSGroup != nil},
@@ -553,13 +542,6 @@ func twoHomes(s *api.MLOpsJobSpec, set env.Settings, source string, values map[s
 		}
 	}
 	return errs
-}
-
-func quantityText(q *resource.Quantity) string {
-	if q == nil {
-		return ""
-	}
-	return q.String()
 }
 
 // unlikelyQuantities warns of the spec's quantities that parse but that no training job means, as mlops.env's
@@ -616,17 +598,6 @@ func quantity(l corev1.ResourceList, name corev1.ResourceName) *resource.Quantit
 		return &q
 	}
 	return nil
-}
-
-func limits(cpu, memory *resource.Quantity) corev1.ResourceList {
-	l := corev1.ResourceList{}
-	if cpu != nil {
-		l[corev1.ResourceCPU] = *cpu
-	}
-	if memory != nil {
-		l[corev1.ResourceMemory] = *memory
-	}
-	return l
 }
 
 // repoAndTag is an image reference without its digest.
