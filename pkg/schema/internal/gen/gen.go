@@ -41,50 +41,61 @@ var coreKinds = []string{
 }
 
 // Definitions are the job kinds' definitions, from their CRDs, and every definition of builtin (kyaml's
-// built-in schema) they and coreKinds reach, as kube-openapi decodes them from JSON: what kyaml would read
-// from a document holding them.
-func Definitions(builtin spec.Definitions) (spec.Definitions, error) {
+// built-in schema) they and coreKinds reach, as kube-openapi decodes them from JSON: what kyaml would read from
+// a document holding them.
+func Definitions(builtin spec.Definitions) (decoded spec.Definitions, err error) {
+	defer catch(&err)
 	defs := spec.Definitions{}
 	for _, c := range crds {
-		if err := addCRD(defs, c.module, c.file); err != nil {
-			return nil, fmt.Errorf("%s %s: %w", c.module, c.file, err)
-		}
+		addCRD(defs, c.module, c.file)
 	}
-	var visit func(name string) error
-	visit = func(name string) error {
+	var visit func(name string)
+	visit = func(name string) {
 		if _, done := defs[name]; done {
-			return nil
+			return
 		}
 		def, ok := builtin[name]
 		if !ok {
-			return fmt.Errorf("kyaml's built-in schema has no definition %s", name)
+			fail("kyaml's built-in schema has no definition %s", name)
 		}
 		defs[name] = withoutDescriptions(def)
 		for _, ref := range refs(def) {
-			if err := visit(ref); err != nil {
-				return err
-			}
+			visit(ref)
 		}
-		return nil
 	}
 	for _, name := range slices.Sorted(maps.Keys(defs)) {
 		for _, ref := range refs(defs[name]) {
-			if err := visit(ref); err != nil {
-				return nil, err
-			}
+			visit(ref)
 		}
 	}
 	for _, name := range coreKinds {
-		if err := visit(name); err != nil {
-			return nil, err
-		}
+		visit(name)
 	}
 	b, err := json.Marshal(defs)
-	if err != nil {
-		return nil, err
-	}
-	var decoded spec.Definitions
+	check(err)
 	return decoded, json.Unmarshal(b, &decoded)
+}
+
+// failure is an error of the generators, panicked through their recursions and returned by catch.
+type failure struct{ error }
+
+func fail(format string, args ...any) { panic(failure{fmt.Errorf(format, args...)}) }
+
+func check(err error) {
+	if err != nil {
+		panic(failure{err})
+	}
+}
+
+// catch, deferred, returns a failure as the function's error.
+func catch(err *error) {
+	if r := recover(); r != nil {
+		f, ok := r.(failure)
+		if !ok {
+			panic(r)
+		}
+		*err = f.error
+	}
 }
 
 // crd is the part of a CustomResourceDefinition read here.
@@ -104,11 +115,8 @@ type crd struct {
 
 // addCRD adds the definition of each served version of the CRD in file of module, named as the API server
 // names it (org.kubeflow.v2beta1.MPIJob).
-func addCRD(defs spec.Definitions, module, file string) error {
-	c, err := readCRD(module, file)
-	if err != nil {
-		return err
-	}
+func addCRD(defs spec.Definitions, module, file string) {
+	c := readCRD(module, file)
 	group := strings.Split(c.Spec.Group, ".")
 	slices.Reverse(group)
 	for _, v := range c.Spec.Versions {
@@ -116,40 +124,39 @@ func addCRD(defs spec.Definitions, module, file string) error {
 			continue
 		}
 		s := v.Schema.OpenAPIV3Schema
-		def := spec.Schema{SchemaProps: spec.SchemaProps{
-			Type:       spec.StringOrArray{"object"},
-			Properties: map[string]spec.Schema{"metadata": ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")},
-		}}
+		def := spec.Schema{
+			VendorExtensible: spec.VendorExtensible{Extensions: spec.Extensions{"x-kubernetes-group-version-kind": []any{
+				map[string]any{"group": c.Spec.Group, "version": v.Name, "kind": c.Spec.Names.Kind},
+			}}},
+			SchemaProps: spec.SchemaProps{
+				Type:       spec.StringOrArray{"object"},
+				Properties: map[string]spec.Schema{"metadata": ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")},
+			},
+		}
 		// The spec only: a patch leaves the status to the operator.
 		for _, field := range []string{"apiVersion", "kind", "spec"} {
 			if p, ok := s.Properties[field]; ok {
 				def.Properties[field] = merging(p)
 			}
 		}
-		def.Extensions = spec.Extensions{"x-kubernetes-group-version-kind": []any{
-			map[string]any{"group": c.Spec.Group, "version": v.Name, "kind": c.Spec.Names.Kind},
-		}}
 		defs[strings.Join(group, ".")+"."+v.Name+"."+c.Spec.Names.Kind] = def
 	}
-	return nil
 }
 
 // readCRD reads the CRD in file of module, from the module cache.
-func readCRD(module, file string) (crd, error) {
-	var c crd
+func readCRD(module, file string) (c crd) {
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", module).Output()
 	if err != nil {
-		return c, fmt.Errorf("go list -m %s: %w", module, err)
+		fail("go list -m %s: %w", module, err)
 	}
 	dir := strings.TrimSpace(string(out))
 	if dir == "" {
-		return c, fmt.Errorf("not in the module cache; run `go mod download %s`", module)
+		fail("%s %s: not in the module cache; run `go mod download %s`", module, file, module)
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, file))
-	if err != nil {
-		return c, err
-	}
-	return c, yaml.Unmarshal(raw, &c)
+	check(err)
+	check(yaml.Unmarshal(raw, &c))
+	return c
 }
 
 // merging is what kyaml's merges read of s, a part of a CRD's schema: types, fields and merge keys. A CRD
