@@ -35,14 +35,9 @@ func walk(path string, a, b any, out *[]Change) {
 	am, aIsMap := a.(map[string]any)
 	bm, bIsMap := b.(map[string]any)
 	if aIsMap && bIsMap {
-		keys := slices.Collect(maps.Keys(am))
-		for k := range bm {
-			if _, ok := am[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
+		keys := slices.AppendSeq(slices.Collect(maps.Keys(am)), maps.Keys(bm))
 		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range slices.Compact(keys) {
 			walk(Join(path, k), am[k], bm[k], out)
 		}
 		return

@@ -40,18 +40,14 @@ func JSON(n *yaml.RNode) ([]byte, error) {
 	if y == nil {
 		return []byte("null"), nil
 	}
+	var v any = &map[string]any{}
 	if y.Kind == yaml.SequenceNode {
-		var a []any
-		if err := y.Decode(&a); err != nil {
-			return nil, err
-		}
-		return json.Marshal(a)
+		v = &[]any{}
 	}
-	m := map[string]any{}
-	if err := y.Decode(&m); err != nil {
+	if err := y.Decode(v); err != nil {
 		return nil, err
 	}
-	return json.Marshal(m)
+	return json.Marshal(v)
 }
 
 // prune drops nulls and empty maps and lists, bottom-up, and turns JSON's flow style into block style. An

@@ -33,14 +33,13 @@ const GPUResource corev1.ResourceName = "nvidia.com/gpu"
 // The builders read nothing else.
 type Plan struct {
 	// JobName is the spec's name; Name is the object's, which a target may change.
-	JobName     string
-	Name        string
-	Target      api.Target
-	Namespace   string
-	Labels      map[string]string
-	Annotations map[string]string
-	JobKind     jobkind.JobKind
-	// kind is the job's kind, which Resolve is handed.
+	JobName       string
+	Name          string
+	Target        api.Target
+	Namespace     string
+	Labels        map[string]string
+	Annotations   map[string]string
+	JobKind       jobkind.JobKind
 	kind          Kind
 	ConfigMapName string
 	// HashedFrom is ConfigMapName without the hash of the ConfigMap's data that the function puts after the
@@ -93,10 +92,9 @@ type Plan struct {
 	Trainer api.Trainer
 	// EnvKeys are mlops.env's keys, sorted as the env ConfigMap's data is (whichever the run read): a
 	// TrainJob's trainer takes each from that ConfigMap (it has no envFrom).
-	EnvKeys   []string
-	RunPolicy api.RunPolicy
-	// RestartPolicy is the pods'.
-	RestartPolicy corev1.RestartPolicy
+	EnvKeys       []string
+	RunPolicy     api.RunPolicy
+	RestartPolicy corev1.RestartPolicy // the pods'
 	Volumes       []corev1.Volume
 	Mounts        []corev1.VolumeMount
 
@@ -180,7 +178,7 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 
 	p := &Plan{
 		JobName:            job.Metadata.Name,
-		Target:             api.Target{Name: job.Metadata.Name},
+		Target:             ptr.Deref(s.Target, api.Target{Name: job.Metadata.Name}),
 		Name:               job.Metadata.Name,
 		Namespace:          job.Metadata.Namespace,
 		Labels:             job.Metadata.Labels,
@@ -206,9 +204,6 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 		Hardening:          *s.Security.Hardening,
 		HostNetwork:        s.HostNetwork,
 		EnvKeys:            slices.Sorted(maps.Keys(file.Map())),
-	}
-	if s.Target != nil {
-		p.Target = *s.Target
 	}
 	errs := twoHomes(s, set, file.Source, file.Map())
 	var warnings []Warning
@@ -351,9 +346,7 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 			errs = append(errs, field.Invalid(mountField(m, s.Volumes, envKey), m.MountPath, why))
 		}
 	}
-	errs = append(errs, x.errs...)
-	errs = append(errs, p.CheckName()...)
-	return p, warnings, errs
+	return p, warnings, append(append(errs, x.errs...), p.CheckName()...)
 }
 
 // OperatorVolume is a volume an operator adds to the job's pods by Name and mounts at Path ("" where the

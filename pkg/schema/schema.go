@@ -140,7 +140,11 @@ func Format(n *yaml.RNode) error {
 		return err
 	}
 	if s := For(typeOf(n)); s != nil && n.GetAnnotations()[filters.FmtAnnotation] != filters.FmtStrategyNone {
-		quote(n.YNode(), s)
+		walkSchema(nil, n.YNode(), s, func(_, n *yaml.Node, s *openapi.ResourceSchema) {
+			if n.Kind == yaml.ScalarNode {
+				yaml.FormatNonStringStyle(n, *s.Schema)
+			}
+		})
 	}
 	return nil
 }
@@ -149,21 +153,21 @@ func typeOf(n *yaml.RNode) yaml.TypeMeta {
 	return yaml.TypeMeta{APIVersion: n.GetApiVersion(), Kind: n.GetKind()}
 }
 
-// quote walks n with its schema s as kyaml's formatter does.
-func quote(n *yaml.Node, s *openapi.ResourceSchema) {
+// walkSchema calls f on n, of schema s, and on each node below it that s knows, with its schema and the key
+// of the field it is the value of (nil for a list's item and for n), as kyaml's formatter walks.
+func walkSchema(key, n *yaml.Node, s *openapi.ResourceSchema, f func(key, n *yaml.Node, s *openapi.ResourceSchema)) {
+	f(key, n, s)
 	switch n.Kind {
-	case yaml.ScalarNode:
-		yaml.FormatNonStringStyle(n, *s.Schema)
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			if f := s.Field(n.Content[i].Value); f != nil {
-				quote(n.Content[i+1], f)
+			if field := s.Field(n.Content[i].Value); field != nil {
+				walkSchema(n.Content[i], n.Content[i+1], field, f)
 			}
 		}
 	case yaml.SequenceNode:
 		if e := s.Elements(); e != nil {
 			for _, c := range n.Content {
-				quote(c, e)
+				walkSchema(nil, c, e, f)
 			}
 		}
 	}
