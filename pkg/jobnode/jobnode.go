@@ -132,9 +132,7 @@ func Containers(k jobkind.Facts, n *yaml.RNode) []*yaml.RNode {
 
 // Templated is a kind that lists every pod spec of its jobs, decoded into its upstream Go type (an operator's
 // replica types mlops-fn does not fill among them): what Pod Security admission evaluates.
-type Templated interface {
-	PodTemplates(obj any) []PodTemplate
-}
+type Templated interface{ PodTemplates(obj any) []PodTemplate }
 
 // PodTemplate is one pod spec of a decoded job: its field path, metadata and spec, whether mlops-fn fills it,
 // and its role then.

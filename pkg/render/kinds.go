@@ -30,9 +30,7 @@ type Kind interface {
 type Template func(role jobkind.Role, name string) corev1.PodTemplateSpec
 
 // JobFiller is a kind with fields of its own beyond its pod templates.
-type JobFiller interface {
-	FillJob(p *Plan, obj Job)
-}
+type JobFiller interface{ FillJob(p *Plan, obj Job) }
 
 // Operated is a kind whose operator adds volumes to the pods by name.
 type Operated interface {
@@ -70,15 +68,11 @@ type Input struct {
 func (in Input) EnvKey(key string) *field.Path { return field.NewPath(in.Env.Source).Key(key) }
 
 // Clearer is a kind whose patch deletes more of a target than the shared fills do (Patch.Clear).
-type Clearer interface {
-	Clear(p *Plan, d *Deletions)
-}
+type Clearer interface{ Clear(p *Plan, d *Deletions) }
 
 // NewJob is a kind whose jobs, generated with no target, settle more of the plan than a patch of a target
 // does.
-type NewJob interface {
-	NewJob(p *Plan)
-}
+type NewJob interface{ NewJob(p *Plan) }
 
 // Narrower is a kind that checks a target for what it needs, after the checks every kind shares, and
 // completes the plan narrowed to it; config names the job spec in messages.

@@ -593,12 +593,6 @@ func quantity(l corev1.ResourceList, name corev1.ResourceName) *resource.Quantit
 	return nil
 }
 
-// repoAndTag is an image reference without its digest.
-func repoAndTag(ref string) string {
-	r, _, _ := strings.Cut(ref, "@")
-	return r
-}
-
 // imageReference is the distribution reference grammar, [host[:port]/]path[:tag][@digest]. The tag's and the
 // digest's lengths are checked in isImageReference: counted repetitions ({0,127}, {128}) would compile into a
 // program of thousands of instructions at every start of the function.
@@ -623,18 +617,18 @@ func checkImage(ref string) string {
 		return ""
 	}
 	const accepted = "accepted: an image reference [registry[:port]/]repository[:tag][@digest] with a lowercase repository, e.g. docker.io/library/python:3.12"
-	repo, _, _ := strings.Cut(ref, "@")
+	repoAndTag, digest, hasDigest := strings.Cut(ref, "@")
+	repo := repoAndTag
 	if i := strings.LastIndex(repo, ":"); i > strings.LastIndex(repo, "/") {
 		repo = repo[:i]
 	}
 	if _, path, found := strings.Cut(repo, "/"); found {
 		repo = path
 	}
-	_, digest, hasDigest := strings.Cut(ref, "@")
 	switch {
 	case strings.IndexFunc(ref, unicode.IsSpace) >= 0:
 		return "contains whitespace; " + accepted
-	case hasDigest && isImageReference(repoAndTag(ref)):
+	case hasDigest && isImageReference(repoAndTag):
 		return fmt.Sprintf("has the digest %q, which container runtimes refuse; accepted: @sha256: and 64 lowercase hex digits, or @sha512: and 128", digest)
 	case strings.ToLower(repo) != repo:
 		return "the repository has uppercase letters; " + accepted
