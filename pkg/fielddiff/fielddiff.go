@@ -76,8 +76,7 @@ func item(list []any, i int) any {
 	return nil
 }
 
-// Brief writes a value for a message: as JSON (a string quoted, so "2" and 2 differ), cut at 200 bytes;
-// nothing is "(none)".
+// Brief writes a value for a message: as JSON (so "2" and 2 differ), cut at 200 bytes; nothing is "(none)".
 func Brief(v any) string {
 	if v == nil {
 		return "(none)"

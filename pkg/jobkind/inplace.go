@@ -13,9 +13,8 @@ import (
 // first that holds): nothing runs then, so nothing is changed in place.
 var FinalConditions = []string{"Succeeded", "Complete", "Completed", "Failed"}
 
-// EnvNames are the fields of a pod spec that name a ConfigMap a container reads, "*" standing for each item
-// of a list: the env ConfigMap is named by a hash of mlops.env's data, so a scale (WORKERS) gives it a new
-// name.
+// EnvNames are the fields of a pod spec that name a ConfigMap a container reads ("*": each item of a list):
+// the env ConfigMap is named by a hash of mlops.env's data, so a scale (WORKERS) gives it a new name.
 var EnvNames = [][]string{
 	{"containers", "*", "envFrom", "*", "configMapRef", "name"},
 	{"containers", "*", "env", "*", "valueFrom", "configMapKeyRef", "name"},

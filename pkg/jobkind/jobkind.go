@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package jobkind holds the types of a job kind's facts, shared by the kinds (pkg/kinds/KIND, each its row)
-// and the layers they are handed to: the API, the renderer, the YAML codec, the schema. It names no kind's
-// facts.
+// and the layers they are handed to: the API, the renderer, the codec, the schema. It names no kind's facts.
 package jobkind
 
 import (
@@ -56,8 +55,7 @@ type Reference struct{ Kind, Path string }
 // Shape is what a job's pod names follow.
 type Shape struct {
 	Name string
-	// Workers is the number of workers (a TrainJob's nodes); MaxWorkers an elastic job's upper bound, 0
-	// elsewhere.
+	// Workers is the number of workers (a TrainJob's nodes); MaxWorkers an elastic job's bound, else 0.
 	Workers, MaxWorkers int32
 	ReplicatedJobs      []string // a TrainJob's
 }
@@ -74,9 +72,8 @@ type Demo struct {
 	UserName bool
 }
 
-// DemoResources are each demo pod's CPU and MEMORY (limits, and so requests): a demo of three workers and an
-// MPIJob's launcher (100m) fits a node of two cores beside a control plane's own pods (minikube's default,
-// 750m).
+// DemoResources are each demo pod's CPU and MEMORY (limits, and so requests): three workers and an MPIJob's
+// launcher (100m) fit a node of two cores beside a control plane's own pods (750m in minikube's default).
 const DemoResources = "CPU=250m\nMEMORY=512Mi\n# GPUS_PER_WORKER=1\n"
 
 // Pods are the pods of one role of a job: Count of them, each of pod spec Spec (decoded JSON).
@@ -84,8 +81,7 @@ type Pods struct {
 	Role  string
 	Count int
 	Spec  map[string]any
-	// ResourcesFrom is the setting of their resources, when it is not the workers' (spec.resources, CPU,
-	// MEMORY).
+	// ResourcesFrom sets their resources, when not the workers' setting (spec.resources, CPU, MEMORY).
 	ResourcesFrom string
 }
 
@@ -102,8 +98,7 @@ type Facts struct {
 	PatchFile string
 	// PodSpecs are the pod specs mlops-fn fills, in role order.
 	PodSpecs []PodSpec
-	// ReferencePodSpecs are every pod spec the kind may hold, where kustomize must rename the objects a job
-	// names.
+	// ReferencePodSpecs are every pod spec the kind may hold: kustomize renames the objects a job names in them.
 	ReferencePodSpecs []string
 	// ProgramPath is where the training program (command, args) is when the kind keeps it outside its pod
 	// specs' containers: a TrainJob's trainer.
@@ -122,8 +117,7 @@ type Facts struct {
 	// container runs it, or its image's own).
 	Starter string
 	// IDsOnContainers: the user and group ids go on each container as well as on the pod: a TrainJob's
-	// runtime container may set its own uid (deepspeed-distributed: 1000), which a runtime patch cannot
-	// delete.
+	// runtime container may set its own uid (deepspeed-distributed: 1000), which no runtime patch deletes.
 	IDsOnContainers bool
 	// FirstContainer says why the training container goes first in its pods ("": kubectl logs and exec
 	// default to the first container).
@@ -135,8 +129,7 @@ type Facts struct {
 	// Compared is a job's spec as a live job is compared with the one built: without what the operator's
 	// webhook writes there (nil: the spec).
 	Compared func(spec any) any
-	// ReservedEnv says why the job's environment cannot have a variable of this name, "" when it can (nil: it
-	// can have any).
+	// ReservedEnv says why the job's environment cannot have a variable of this name, "" (or nil) if it can.
 	ReservedEnv func(name string) string
 	// Scale is what an in-place scale of a running job changes (nil: nothing changes in place):
 	// Facts.InPlace, deploy/admission's policy.
@@ -148,8 +141,7 @@ type Facts struct {
 	// the job); ProgramPods select, beside it, the pods that run the training program, best first.
 	PodsLabel   string
 	ProgramPods []string
-	// PodNames are the names the operator gives the pods of a job of shape, xxxxx standing for a random
-	// suffix.
+	// PodNames are the names the operator gives the pods of a job of shape, xxxxx for a random suffix.
 	PodNames func(Shape) []string
 	// PodCount is how many pods a job, as the cluster holds it, runs.
 	PodCount func(obj map[string]any) int
@@ -176,8 +168,7 @@ type Facts struct {
 }
 
 // Field is a spec field that only some kinds carry (Facts.Carries lists a kind's), with the mlops.env keys
-// that set it. Set in another kind it is refused, never dropped; its keys there are warned about (a site's
-// mlops.env is shared).
+// that set it. Set in another kind it is refused, never dropped; its keys there are warned about (shared).
 type Field struct {
 	Path    string // dotted, without "spec.", by the fields' JSON names
 	EnvKeys []string
@@ -283,8 +274,7 @@ func (t Table) Is(kind string) bool {
 	return ok
 }
 
-// BuiltIn says whether the kind is Kubernetes' own, which kustomize and every cluster know, not an
-// operator's.
+// BuiltIn says whether the kind is Kubernetes' own, which kustomize and every cluster know.
 func (k Facts) BuiltIn() bool { return k.Operator == "" }
 
 // PodSpecPath is where the kind keeps the pod spec of role, nil if it has none.

@@ -33,8 +33,7 @@ func Encode(obj any) (*yaml.RNode, error) {
 	return node, nil
 }
 
-// JSON is n as JSON, decoded from the node itself: kyaml's MarshalJSON writes the node out as YAML and parses
-// that again first.
+// JSON is n as JSON, decoded from the node itself (kyaml's MarshalJSON writes YAML and parses it again).
 func JSON(n *yaml.RNode) ([]byte, error) {
 	y := n.YNode()
 	if y == nil {

@@ -27,8 +27,7 @@ func (patch Patch) Encode() (*yaml.RNode, error) {
 			return nil, err
 		}
 	}
-	// The container deletions follow what the patch sets in the training container alone; the others keep
-	// their own program.
+	// The container deletions follow what the patch sets in the training container alone, not the others.
 	for _, list := range jobnode.ContainerLists(k, n) {
 		if len(list) > TrainingContainerIndex {
 			if err := setNulls(list[TrainingContainerIndex], d.Container, true); err != nil {
@@ -48,9 +47,8 @@ func (patch Patch) Encode() (*yaml.RNode, error) {
 	return n, nil
 }
 
-// setNulls appends key: null for each key to the map at path below n; that map is made if need be when force
-// is set, else only filled where the patch sets something already (a map of nulls alone leaves `{}` in a
-// target without it).
+// setNulls appends key: null for each key to the map at path below n, made if need be when force is set,
+// else only filled where the patch sets something already (a map of nulls alone leaves `{}` in a target).
 func setNulls(n *yaml.RNode, keys []string, force bool, path ...string) error {
 	if len(keys) == 0 {
 		return nil

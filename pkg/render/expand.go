@@ -23,16 +23,14 @@ var reference = regexp.MustCompile(`\$?\$\{([^}]*)\}`)
 // keyName is what a reference may name: an mlops.env key.
 var keyName = regexp.MustCompile(`^[-._a-zA-Z][-._a-zA-Z0-9]*$`)
 
-// expander substitutes ${KEY} with mlops.env values and collects the references to keys the file does not
-// define.
+// expander substitutes ${KEY} with mlops.env values and collects the references to keys the file lacks.
 type expander struct {
 	values map[string]string
 	source string
 	errs   field.ErrorList
 }
 
-// unclosed is a ${ that no } closes, or the same behind a second $, which escapes it as it escapes a closed
-// one.
+// unclosed is a ${ that no } closes, or the same behind a second $, which escapes it as it does a closed one.
 var unclosed = regexp.MustCompile(`\$?\$\{[^}]*$`)
 
 func (x *expander) str(p *field.Path, s string) string {

@@ -21,8 +21,7 @@ type Kind interface {
 	Facts() jobkind.Facts
 	// Object is a job of the kind whose pod templates template gives.
 	Object(p *Plan, template Template) Job
-	// FillProgram sets what the training container of the pods of role runs, and the pod's fields that go
-	// with it.
+	// FillProgram sets what the training container of the pods of role runs, and the pod's fields for it.
 	FillProgram(p *Plan, role jobkind.Role, spec *corev1.PodSpec, c *corev1.Container)
 }
 
@@ -56,8 +55,7 @@ type Resolver interface {
 	Resolve(p *Plan, in Input) ([]Warning, field.ErrorList)
 }
 
-// Input is what Resolve settles a plan from: the job's spec (defaulted and validated), mlops.env and its
-// decoded settings.
+// Input is what Resolve settles a plan from: the job's spec (defaulted, validated), mlops.env, its settings.
 type Input struct {
 	Spec *api.MLOpsJobSpec
 	Env  *env.File
@@ -70,8 +68,7 @@ func (in Input) EnvKey(key string) *field.Path { return field.NewPath(in.Env.Sou
 // Clearer is a kind whose patch deletes more of a target than the shared fills do (Patch.Clear).
 type Clearer interface{ Clear(p *Plan, d *Deletions) }
 
-// NewJob is a kind whose jobs, generated with no target, settle more of the plan than a patch of a target
-// does.
+// NewJob is a kind whose jobs, generated with no target, settle more of the plan than a target's patch does.
 type NewJob interface{ NewJob(p *Plan) }
 
 // Narrower is a kind that checks a target for what it needs, after the checks every kind shares, and

@@ -14,8 +14,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
-// Patch is a strategic-merge patch: a partial job in its Go type (an MPIJob, a Pod, a PyTorchJob or a
-// TrainJob).
+// Patch is a strategic-merge patch: a partial job in its Go type (an MPIJob, a Pod, a PyTorchJob…).
 type Patch struct {
 	File   string
 	Object any
@@ -32,15 +31,13 @@ type Deletions struct {
 	Container         []string // keys of each container
 	PodSecurity       []string // keys of each pod's securityContext
 	ContainerSecurity []string // keys of each container's securityContext
-	// ContainerIDs are keys of each container's securityContext deleted only where the patch sets that
-	// securityContext: with hardening off the containers' own ids stay, and no empty securityContext is left
-	// behind.
+	// ContainerIDs are keys of each container's securityContext deleted only where the patch sets one: with
+	// hardening off the containers' own ids stay, and no empty securityContext is left behind.
 	ContainerIDs []string
 }
 
 // Patch is the overlay's patch of the job: applied to Skeleton it gives the full object. One patch, so that
-// every runner merges once: kyaml's merge walks the whole target for each patch, and a long env list
-// quadratically.
+// every runner merges once: kyaml's merge walks the whole target per patch, a long env list quadratically.
 func (p *Plan) Patch() Patch {
 	deletions := p.clearedSecurity()
 	if len(p.Command) > 0 && len(p.Args) == 0 {
@@ -234,6 +231,6 @@ func (p *Plan) fillSecurity(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Cont
 		csc.Capabilities.Add = []corev1.Capability{"IPC_LOCK"}
 	}
 	spec.SecurityContext, c.SecurityContext = psc, csc
-	// The data volumes (NFS, SHM_SIZE's /dev/shm, spec.volumes), at the same paths in every container of the pod.
+	// The data volumes (NFS, SHM_SIZE's /dev/shm, spec.volumes), at the same paths in every container.
 	spec.Volumes, c.VolumeMounts = p.Volumes, p.Mounts
 }

@@ -106,24 +106,21 @@ type Plan struct {
 	// TOPOLOGY_PREFERRED), nil for none.
 	Placement map[string]string
 
-	// Kept is what a kind's Narrow found in the target that its later edits (AfterPatcher, JSONPatcher) read,
-	// nil for nothing.
+	// Kept is what a kind's Narrow found in the target for its later edits (AfterPatcher, JSONPatcher).
 	Kept any
 
 	RunAsUser, RunAsGroup, FSGroup *int64
 	Home                           string
 	Hardening                      bool
 	HostNetwork                    bool
-	// RDMAResource is the RDMA devices' resource, "" without RDMA; the training containers get IPC_LOCK with
-	// them.
+	// RDMAResource is the RDMA devices' resource, "" without RDMA; the training containers get IPC_LOCK too.
 	RDMAResource corev1.ResourceName
 }
 
 // gangMinimum settles runPolicy.schedulingPolicy.minAvailable, the pods a gang scheduler starts together (the
 // operators' PodGroup minMember). The operators' default, every pod of the job, never forms where a pod is
 // created only after others run (the launcher of WaitForWorkersReady), and waits for more than needed where
-// fewer may start (elastic MIN_WORKERS): there the plan sets it. Without a gang scheduler the operators
-// ignore it.
+// fewer may start (elastic MIN_WORKERS): there the plan sets it. Without a gang scheduler it is ignored.
 func (p *Plan) gangMinimum(path *field.Path, errs field.ErrorList) field.ErrorList {
 	g, ok := p.kind.(Gang)
 	if !ok {
@@ -167,9 +164,8 @@ type Warning struct {
 	Message string
 }
 
-// Resolve settles job (defaulted and validated), of kind, against the mlops.env file and its decoded
-// settings: by the rules every kind shares and the kind's own (Resolver). Errors name the spec field or the
-// mlops.env key.
+// Resolve settles job (defaulted and validated), of kind, against the mlops.env file and its settings, by
+// the rules every kind shares and the kind's own (Resolver). Errors name the spec field or mlops.env key.
 func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*Plan, []Warning, field.ErrorList) {
 	s := &job.Spec
 	spec := field.NewPath("spec")
@@ -324,9 +320,8 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 	}
 	p.Volumes, p.Mounts, errs = volumes(x, s.Volumes, set, file, errs)
 	errs = append(errs, p.memoryVolumesAboveLimit(s.Volumes, set, envKey)...)
-	// Kueue reads both from the job's labels. Like spec.workloadPriorityClass beside a priority-class label,
-	// QUEUE beside another queue-name label is refused (validation refuses the other): one rule, no silent
-	// winner.
+	// Kueue reads both from the job's labels. Like spec.workloadPriorityClass beside a priority-class label
+	// (which validation refuses), QUEUE beside another queue-name label is refused: no silent winner.
 	if l := p.Labels[api.QueueLabel]; l != "" && set.Queue != "" && l != set.Queue {
 		errs = append(errs, field.Invalid(envKey("QUEUE"), set.Queue, fmt.Sprintf("contradicts the label %s: %s of the job spec's metadata.labels; accepted: one of them", api.QueueLabel, l)))
 	}
@@ -354,8 +349,7 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 // it. Owner says what the operator mounts there.
 type OperatorVolume struct{ Name, Path, Owner string }
 
-// OperatorVolumeName says why name is the operator's own volume name, "" when it is free for the job's
-// volumes.
+// OperatorVolumeName says why name is the operator's own volume name, "" when the job's volumes may take it.
 func (p *Plan) OperatorVolumeName(name string) string {
 	for _, r := range p.operatorVolumes() {
 		if name == r.Name {
@@ -487,8 +481,7 @@ func volumes(x *expander, specVols []api.Volume, set env.Settings, file *env.Fil
 	return vols, mounts, errs
 }
 
-// mountField names where a mount came from: spec.volumes[i].mountPath, or NFS_MOUNT_PATH for the share
-// mlops.env describes.
+// mountField names where a mount came from: spec.volumes[i].mountPath, or mlops.env's NFS_MOUNT_PATH.
 func mountField(m corev1.VolumeMount, specVols []api.Volume, envKey func(string) *field.Path) *field.Path {
 	for i, v := range specVols {
 		if v.Name == m.Name {
@@ -537,9 +530,8 @@ func twoHomes(s *api.MLOpsJobSpec, set env.Settings, source string, values map[s
 	return errs
 }
 
-// unlikelyQuantities warns of the spec's quantities that parse but that no training job means, as mlops.env's
-// CPU, MEMORY and SHM_SIZE are: a unit left out (memory: "16" is 16 bytes, 500m half a byte) or mistaken
-// (cpu: 16Gi).
+// unlikelyQuantities warns of the spec's quantities that parse but that no training job means, as for
+// mlops.env's CPU, MEMORY and SHM_SIZE: a unit left out (memory: "16" is 16 bytes) or mistaken (cpu: 16Gi).
 func unlikelyQuantities(s *api.MLOpsJobSpec, spec *field.Path) []Warning {
 	var warnings []Warning
 	check := func(at *field.Path, name string, q *resource.Quantity, unlikely func(resource.Quantity, string, func(string) string) string) {

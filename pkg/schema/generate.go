@@ -2,8 +2,7 @@
 
 //go:build ignore
 
-// Command generate writes definitions.go and the job spec's JSON Schema (schema.JobSchemaFile); run by `go
-// generate ./pkg/schema`.
+// Command generate writes definitions.go and the job spec's JSON Schema (schema.JobSchemaFile): go generate.
 package main
 
 import (

@@ -10,8 +10,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// mergeExtensions are the schema fields kyaml's strategic merge reads to merge a list by key instead of
-// replacing it.
+// mergeExtensions are the schema fields kyaml's strategic merge reads to merge a list by key, not replace it.
 var mergeExtensions = []string{"x-kubernetes-patch-strategy", "x-kubernetes-patch-merge-key", "x-kubernetes-list-map-keys"}
 
 // MarkMergeKeys writes, on each list of the patch n that merges by key, the list's merge key as a comment
@@ -20,8 +19,7 @@ var mergeExtensions = []string{"x-kubernetes-patch-strategy", "x-kubernetes-patc
 //	containers: # {"x-kubernetes-patch-merge-key":"name","x-kubernetes-patch-strategy":"merge"}
 //
 // kustomize then merges the patch into a CRD's pod templates by name with no openapi: entry: the one OpenAPI
-// document of a build stays kustomize's own (or the user's), and a user's document cannot change these
-// patches.
+// document of a build stays kustomize's own (or the user's), which cannot change these patches.
 func MarkMergeKeys(n *yaml.RNode) error {
 	meta, err := n.GetMeta()
 	if err != nil {

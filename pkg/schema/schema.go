@@ -116,8 +116,7 @@ func For(t yaml.TypeMeta) *openapi.ResourceSchema {
 	return schemas().of(t)
 }
 
-// none is the schema of a type the definitions lack: no field known, so no list merged by key, and no lookup
-// in kyaml's global.
+// none is the schema of a type the definitions lack: no field known, no list merged by key, no global lookup.
 var none = &openapi.ResourceSchema{Schema: &spec.Schema{}}
 
 // Merge merges patch into dest as merge2.Merge does, from mlops-fn's definitions of dest's type (else

@@ -29,8 +29,7 @@ var crds = []struct{ module, file string }{
 }
 
 // coreKinds are the built-in kinds a training overlay holds: the definitions replace kyaml's built-in schema,
-// so these keep their merge keys. An overlay that also patches a Deployment or a Job needs its definition
-// added here.
+// so these keep their merge keys. An overlay that patches a Deployment or a Job would need it added here.
 var coreKinds = []string{
 	"io.k8s.api.core.v1.Pod",
 	"io.k8s.api.core.v1.ConfigMap",
@@ -41,8 +40,7 @@ var coreKinds = []string{
 }
 
 // Definitions are the job kinds' definitions, from their CRDs, and every definition of builtin (kyaml's
-// built-in schema) they and coreKinds reach, as kube-openapi decodes them from JSON: what kyaml would read from
-// a document holding them.
+// built-in schema) they and coreKinds reach, as kube-openapi decodes them from JSON: what kyaml would read.
 func Definitions(builtin spec.Definitions) (decoded spec.Definitions, err error) {
 	defer catch(&err)
 	defs := spec.Definitions{}
@@ -205,8 +203,7 @@ func withoutDescriptions(s spec.Schema) spec.Schema {
 	return withChildren(s, withoutDescriptions)
 }
 
-// withChildren is s with f applied to its properties, its additional properties' schema and its items'
-// schema.
+// withChildren is s with f applied to its properties' schemas, its additional properties' and its items'.
 func withChildren(s spec.Schema, f func(spec.Schema) spec.Schema) spec.Schema {
 	if s.Properties != nil {
 		props := map[string]spec.Schema{}

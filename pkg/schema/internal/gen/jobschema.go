@@ -64,8 +64,7 @@ type schemaWriter struct {
 	quantityPattern string
 }
 
-// step is one move from an MLOpsJob to a field inside it: a struct field's index, or into a list's first item
-// (intoList).
+// step is one move from an MLOpsJob to a field inside it: a struct field's index, or intoList (item 0).
 type step int
 
 const intoList step = -1
@@ -134,8 +133,7 @@ func (w *schemaWriter) schema(t reflect.Type, steps []step, path string) spec.Sc
 	return s
 }
 
-// object is a struct's schema: its JSON fields, no others (mlops-fn decodes strictly), an inline struct's
-// fields among them.
+// object is a struct's schema: its JSON fields, an inline struct's among them, no others (decoded strictly).
 func (w *schemaWriter) object(t reflect.Type, steps []step, path string) spec.Schema {
 	docs := w.fieldDocs(t)
 	s := spec.Schema{SchemaProps: spec.SchemaProps{
@@ -228,8 +226,7 @@ func (w *schemaWriter) fieldDocs(t reflect.Type) map[string]string {
 	return out
 }
 
-// packageDocs reads the doc comments of the package at path: "Type" and "Type.Field" → the comment's text
-// (docText).
+// packageDocs reads the doc comments of the package at path: "Type" and "Type.Field" → docText.
 func packageDocs(path string) map[string]string {
 	out, err := exec.Command("go", "list", "-f", "{{.Dir}}", path).Output()
 	if err != nil {

@@ -124,8 +124,7 @@ func variable(vars map[string]string, key string, name func(string) string) stri
 	return v
 }
 
-// refName names a reference's variable after the definition it points to: its version and kind, e.g.
-// v1ObjectMeta.
+// refName names a reference's variable after the definition's version and kind, e.g. v1ObjectMeta.
 func refName(r string) string {
 	parts := strings.Split(strings.TrimPrefix(r, "#/definitions/"), ".")
 	if len(parts) < 2 {
