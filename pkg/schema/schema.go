@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"sigs.k8s.io/kustomize/kyaml/kio/filters"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
@@ -55,11 +56,7 @@ func newInliner(defs spec.Definitions) *inliner {
 			group, _ := m["group"].(string)
 			version, _ := m["version"].(string)
 			kind, _ := m["kind"].(string)
-			apiVersion := version
-			if group != "" {
-				apiVersion = group + "/" + version
-			}
-			in.types[yaml.TypeMeta{APIVersion: apiVersion, Kind: kind}] = name
+			in.types[yaml.TypeMeta{APIVersion: runtimeschema.GroupVersion{Group: group, Version: version}.String(), Kind: kind}] = name
 		}
 	}
 	return in

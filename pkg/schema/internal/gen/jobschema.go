@@ -404,9 +404,7 @@ func inside(path string) func(string) bool {
 	return func(f string) bool { return f == path || within(f, path) }
 }
 
-func within(f, of string) bool {
-	return strings.HasPrefix(f, of+".") || strings.HasPrefix(f, of+"[")
-}
+func within(f, of string) bool { return strings.HasPrefix(f, of+".") || strings.HasPrefix(f, of+"[") }
 
 // required says whether the validation refuses the field at path (steps lead to it) left out, in a job of
 // every jobKind (with apiVersion, kind and name unless the field is one of them).
