@@ -90,26 +90,21 @@ type Scale struct{ Replicas, Min, Max []string }
 
 // Facts is one row of the table.
 type Facts struct {
-	Kind string
-	// Default: the kind is spec.jobKind's default.
-	Default    bool
+	Kind       string
+	Default    bool // the kind is spec.jobKind's default
 	APIVersion string
-	// PatchFile is the overlay patch that sets the job's own fields.
-	PatchFile string
-	// PodSpecs are the pod specs mlops-fn fills, in role order.
-	PodSpecs []PodSpec
-	// ReferencePodSpecs are every pod spec the kind may hold: kustomize renames the objects a job names in them.
+	PatchFile  string    // the overlay patch that sets the job's own fields
+	PodSpecs   []PodSpec // the pod specs mlops-fn fills, in role order
+	// ReferencePodSpecs are every pod spec the kind may hold: kustomize renames what a job names in them.
 	ReferencePodSpecs []string
 	// ProgramPath is where the training program (command, args) is when the kind keeps it outside its pod
 	// specs' containers: a TrainJob's trainer.
 	ProgramPath []string
-	// References are the kind's other fields that name an object, by that object's kind.
-	References []Reference
+	References  []Reference // the kind's other fields that name an object, by that object's kind
 	// ContainerName is the name the operator requires of the training container ("": the job's name, by
 	// default), ContainerNameWhy why ("": it need not).
 	ContainerName, ContainerNameWhy string
-	// Operator is what runs the kind and checks it ("": the API server alone).
-	Operator string
+	Operator                        string // what runs the kind and checks it ("": the API server alone)
 	// Install are the upstream project's own commands that install Operator and the kind's CRD, at the
 	// release the e2e tests run (hack/e2e/versions.env): what a cluster without them is told.
 	Install []string
@@ -143,8 +138,7 @@ type Facts struct {
 	ProgramPods []string
 	// PodNames are the names the operator gives the pods of a job of shape, xxxxx for a random suffix.
 	PodNames func(Shape) []string
-	// PodCount is how many pods a job, as the cluster holds it, runs.
-	PodCount func(obj map[string]any) int
+	PodCount func(obj map[string]any) int // how many pods a job, as the cluster holds it, runs
 	// Pods are the pods a job must run at once, by role: an MPIJob's launcher waits for all its workers,
 	// torchrun for its minimum.
 	Pods        func(obj map[string]any) []Pods
@@ -156,15 +150,11 @@ type Facts struct {
 	// Help is the kind's paragraph in --help, its lines after the first indented as the first's text.
 	Help string
 	// Brief says what the kind is for in a word or two (multi-node), for the lists of kinds in messages.
-	Brief string
-	// LogsFrom is the pod whose log mlops-fn logs prints, in its help.
-	LogsFrom string
-	// Demo is the job init writes of this kind.
-	Demo Demo
-	// New is an empty object of the upstream Go type.
-	New func() any
-	// Validate is what the operator (its validation or its webhook) refuses.
-	Validate func(obj any) field.ErrorList
+	Brief    string
+	LogsFrom string                        // the pod whose log mlops-fn logs prints, in its help
+	Demo     Demo                          // the job init writes of this kind
+	New      func() any                    // an empty object of the upstream Go type
+	Validate func(obj any) field.ErrorList // what the operator (its validation or its webhook) refuses
 }
 
 // Field is a spec field that only some kinds carry (Facts.Carries lists a kind's), with the mlops.env keys

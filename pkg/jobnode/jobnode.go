@@ -73,14 +73,9 @@ func prune(n *yaml.Node) {
 	}
 }
 
+// empty: a null, or a map or list with nothing in it.
 func empty(n *yaml.Node) bool {
-	switch n.Kind {
-	case yaml.MappingNode, yaml.SequenceNode:
-		return len(n.Content) == 0
-	case yaml.ScalarNode:
-		return n.Tag == yaml.NodeTagNull
-	}
-	return false
+	return n.Kind == yaml.ScalarNode && n.Tag == yaml.NodeTagNull || (n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode) && len(n.Content) == 0
 }
 
 // PodSpecs returns the pod specs of n, a job of kind k, in role order.

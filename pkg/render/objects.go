@@ -18,10 +18,8 @@ import (
 type Patch struct {
 	File   string
 	Object any
-	// Kind is the facts of Object's kind.
-	Kind jobkind.Facts
-	// Clear is what the patch deletes (null in the patch) from a target.
-	Clear Deletions
+	Kind   jobkind.Facts // the facts of Object's kind
+	Clear  Deletions     // what the patch deletes (null in the patch) from a target
 }
 
 // Deletions are fields a patch deletes in every pod spec and container it holds: values a target brings that
@@ -150,9 +148,7 @@ func (p *Plan) fillEnvFrom(r jobkind.Role, c *corev1.Container) {
 // fillWorkload sets the training container: what the job spec describes and mlops.env sizes, and what the
 // kind runs in it. Its other containers get only the env (fillEnvFrom).
 func (p *Plan) fillWorkload(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Container) {
-	c.Image = p.Image
-	c.ImagePullPolicy = p.ImagePullPolicy
-	c.WorkingDir = p.WorkingDir
+	c.Image, c.ImagePullPolicy, c.WorkingDir = p.Image, p.ImagePullPolicy, p.WorkingDir
 	p.fillEnvFrom(r, c)
 	c.Env = p.Env
 	c.Resources.Limits, c.Resources.Requests = p.Limits, p.Requests
@@ -163,16 +159,13 @@ func (p *Plan) fillWorkload(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Cont
 	if len(c.Resources.Requests) == 0 {
 		c.Resources.Requests = nil
 	}
-	spec.ServiceAccountName = p.ServiceAccountName
-	spec.PriorityClassName = p.PriorityClassName
+	spec.ServiceAccountName, spec.PriorityClassName, spec.ImagePullSecrets = p.ServiceAccountName, p.PriorityClassName, p.ImagePullSecrets
 	if p.HostNetwork {
 		// Service names still resolve from the node's network namespace.
 		spec.HostNetwork, spec.DNSPolicy = true, corev1.DNSClusterFirstWithHostNet
 	}
-	spec.ImagePullSecrets = p.ImagePullSecrets
 	if !p.Apart(r) {
-		spec.NodeSelector = p.NodeSelector
-		spec.Tolerations = p.Tolerations
+		spec.NodeSelector, spec.Tolerations = p.NodeSelector, p.Tolerations
 	}
 }
 
@@ -184,16 +177,12 @@ func (p *Plan) KeepsProgram() bool { return len(p.Command) == 0 }
 // runAsNonRoot would override them; uid 0 cannot stand beside runAsNonRoot.
 func (p *Plan) clearedSecurity() Deletions {
 	var d Deletions
-	root := p.RunAsUser != nil && *p.RunAsUser == 0
-	if root {
-		d.PodSecurity = append(d.PodSecurity, "runAsNonRoot")
-		d.ContainerSecurity = append(d.ContainerSecurity, "runAsNonRoot")
-	}
-	if p.RunAsUser != nil {
-		d.ContainerIDs = append(d.ContainerIDs, "runAsUser")
-		if !root {
-			d.ContainerIDs = append(d.ContainerIDs, "runAsNonRoot")
-		}
+	switch {
+	case p.RunAsUser == nil:
+	case *p.RunAsUser == 0:
+		d.PodSecurity, d.ContainerSecurity, d.ContainerIDs = []string{"runAsNonRoot"}, []string{"runAsNonRoot"}, []string{"runAsUser"}
+	default:
+		d.ContainerIDs = []string{"runAsUser", "runAsNonRoot"}
 	}
 	if p.RunAsGroup != nil {
 		d.ContainerIDs = append(d.ContainerIDs, "runAsGroup")

@@ -42,20 +42,16 @@ type Plan struct {
 	JobKind       jobkind.JobKind
 	kind          Kind
 	ConfigMapName string
-	// HashedFrom is ConfigMapName without the hash of the ConfigMap's data that the function puts after the
-	// name it writes ("": none).
+	// HashedFrom is ConfigMapName without the hash of its data that the function appends ("": none).
 	HashedFrom string
 
 	ContainerName string
-	// ContainerNamed: spec.containerName names the training container, not its default (the job's name): a
-	// target's pod without it is an error.
+	// ContainerNamed: spec.containerName is not its default (the job's name): a target's pod must have it.
 	ContainerNamed bool
 	Containers     ContainerNames
-	// Sidecars are a target's other containers, by role: hardened, and given the env ConfigMap and the data
-	// volumes, like the training container.
-	Sidecars map[jobkind.Role][]string
-	// InitContainers are a target's init containers, by role: treated alike.
-	InitContainers map[jobkind.Role][]string
+	// Sidecars are a target's other containers, by role: hardened, given the env and the data volumes too.
+	Sidecars       map[jobkind.Role][]string
+	InitContainers map[jobkind.Role][]string // a target's init containers, by role: treated alike
 	// OwnEnvFrom are the envFrom sources a target's containers bring, by role and container: envFrom has no
 	// merge key, so the patch carries them before the env ConfigMap, or they would be replaced.
 	OwnEnvFrom       map[jobkind.Role]map[string][]corev1.EnvFromSource
@@ -64,8 +60,7 @@ type Plan struct {
 	ImagePullSecrets []corev1.LocalObjectReference
 	Command          []string
 	Args             []string
-	// Script: Command is spec.script, which an MPIJob's launcher runs itself (it starts mpirun, as the seed's
-	// model scripts do) instead of under mlops-fn's mpirun line.
+	// Script: Command is spec.script, which an MPIJob's launcher runs itself, not under mlops-fn's mpirun.
 	Script             bool
 	WorkingDir         string
 	Env                []corev1.EnvVar
@@ -79,8 +74,7 @@ type Plan struct {
 	GPUResourceSet             bool
 	Limits, LauncherLimits     corev1.ResourceList
 	Requests, LauncherRequests corev1.ResourceList
-	// LauncherLimitsDefault: LauncherLimits and LauncherRequests are the default, which a target's launcher
-	// with resources of its own keeps instead.
+	// LauncherLimitsDefault: the launcher's are the default, which a target's launcher keeps its own over.
 	LauncherLimitsDefault bool
 
 	NodeSelector      map[string]string
@@ -90,24 +84,20 @@ type Plan struct {
 	MPI     api.MPI
 	Elastic ElasticPlan
 	Trainer api.Trainer
-	// EnvKeys are mlops.env's keys, sorted as the env ConfigMap's data is (whichever the run read): a
-	// TrainJob's trainer takes each from that ConfigMap (it has no envFrom).
+	// EnvKeys are mlops.env's keys, sorted: a TrainJob's trainer takes each from the env ConfigMap.
 	EnvKeys       []string
 	RunPolicy     api.RunPolicy
 	RestartPolicy corev1.RestartPolicy // the pods'
 	Volumes       []corev1.Volume
 	Mounts        []corev1.VolumeMount
 
-	// Notices say what patching the target changes beyond what the user wrote (a training container moved
-	// first): told, not refused.
+	// Notices say what patching the target changes beyond what the user wrote: told, not refused.
 	Notices []string
 
-	// Placement is Kueue's topology annotation of every pod template (TOPOLOGY_REQUIRED or
-	// TOPOLOGY_PREFERRED), nil for none.
+	// Placement is Kueue's topology annotation of every pod template (TOPOLOGY_REQUIRED/_PREFERRED), or nil.
 	Placement map[string]string
 
-	// Kept is what a kind's Narrow found in the target for its later edits (AfterPatcher, JSONPatcher).
-	Kept any
+	Kept any // what a kind's Narrow found in the target for its later edits (AfterPatcher, JSONPatcher)
 
 	RunAsUser, RunAsGroup, FSGroup *int64
 	Home                           string
@@ -500,7 +490,7 @@ func within(child, parent string) bool {
 // one more rule to know, and the other value would be silently unused. Either home serves alone: mlops.env
 // for what a site or a user shares across jobs, the spec for what one job needs.
 func twoHomes(s *api.MLOpsJobSpec, set env.Settings, source string, values map[string]string) field.ErrorList {
-	spec := field.NewPath("spec")
+	spec, limits := field.NewPath("spec"), s.Resources.Limits
 	var errs field.ErrorList
 	for _, h := range []struct {
 		key      string
@@ -512,8 +502,8 @@ func twoHomes(s *api.MLOpsJobSpec, set env.Settings, source string, values map[s
 		{"WORKERS", spec.Child("workers"), ptr.Deref(s.Workers, 0), s.Workers != nil, set.Workers != nil},
 		{"GPUS_PER_WORKER", spec.Child("gpusPerWorker"), ptr.Deref(s.GPUsPerWorker, 0), s.GPUsPerWorker != nil, set.GPUsPerWorker != nil},
 		{"SLOTS_PER_WORKER", spec.Child("slotsPerWorker"), ptr.Deref(s.SlotsPerWorker, 0), s.SlotsPerWorker != nil, set.SlotsPerWorker != nil},
-		{"CPU", spec.Child("resources", "limits").Key("cpu"), s.Resources.Limits.Cpu().String(), quantity(s.Resources.Limits, corev1.ResourceCPU) != nil, set.CPU != nil},
-		{"MEMORY", spec.Child("resources", "limits").Key("memory"), s.Resources.Limits.Memory().String(), quantity(s.Resources.Limits, corev1.ResourceMemory) != nil, set.Memory != nil},
+		{"CPU", spec.Child("resources", "limits").Key("cpu"), limits.Cpu().String(), quantity(limits, corev1.ResourceCPU) != nil, set.CPU != nil},
+		{"MEMORY", spec.Child("resources", "limits").Key("memory"), limits.Memory().String(), quantity(limits, corev1.ResourceMemory) != nil, set.Memory != nil},
 		{"USER_ID", spec.Child("security", "runAsUser"), ptr.Deref(s.Security.RunAsUser, 0), s.Security.RunAsUser != nil, set.UserID != nil},
 		{"GROUP_ID", spec.Child("security", "runAsGroup"), ptr.Deref(s.Security.RunAsGroup, 0), s.Security.RunAsGroup != nil, set.GroupID != nil},
 		{"FS_GROUP", spec.Child("security", "fsGroup"), ptr.Deref(s.Security.FSGroup, 0), s.Security.FSGroup != nil, set.FSGroup != nil},

@@ -7,6 +7,7 @@
 package schema
 
 import (
+	"cmp"
 	"strings"
 	"sync"
 
@@ -119,13 +120,7 @@ var none = &openapi.ResourceSchema{Schema: &spec.Schema{}}
 // Merge merges patch into dest as merge2.Merge does, from mlops-fn's definitions of dest's type (else
 // patch's) rather than kyaml's global.
 func Merge(patch, dest *yaml.RNode, opts yaml.MergeOptions) (*yaml.RNode, error) {
-	s := none
-	for _, n := range []*yaml.RNode{dest, patch} {
-		if f := For(typeOf(n)); f != nil {
-			s = f
-			break
-		}
-	}
+	s := cmp.Or(For(typeOf(dest)), For(typeOf(patch)), none)
 	return walk.Walker{Sources: []*yaml.RNode{dest, patch}, Visitor: merge2.Merger{}, MergeOptions: opts, Schema: s}.Walk()
 }
 
