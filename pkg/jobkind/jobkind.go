@@ -216,10 +216,8 @@ func (t Table) Of(jobKind JobKind) Facts {
 
 // ForKind is the row of a kind, and whether it is one the table renders.
 func (t Table) ForKind(kind string) (Facts, bool) {
-	for _, k := range t {
-		if k.Kind == kind {
-			return k, true
-		}
+	if i := slices.IndexFunc(t, func(k Facts) bool { return k.Kind == kind }); i >= 0 {
+		return t[i], true
 	}
 	return Facts{}, false
 }
@@ -250,18 +248,15 @@ func (t Table) EnvKeysNotCarried(k Facts) []string {
 
 // Default is spec.jobKind's default.
 func (t Table) Default() JobKind {
-	for _, k := range t {
-		if k.Default {
-			return k.JobKind()
-		}
+	if i := slices.IndexFunc(t, func(k Facts) bool { return k.Default }); i >= 0 {
+		return t[i].JobKind()
 	}
 	return ""
 }
 
 // Is says whether kind is one a job renders to.
 func (t Table) Is(kind string) bool {
-	_, ok := t.ForKind(kind)
-	return ok
+	return slices.ContainsFunc(t, func(k Facts) bool { return k.Kind == kind })
 }
 
 // BuiltIn says whether the kind is Kubernetes' own, which kustomize and every cluster know.
