@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package fielddiff lists where two decoded YAML or JSON trees differ, leaf
-// by leaf, each by its path with both values: what a message about two
-// versions of an object names, where a text diff would show bytes.
+// Package fielddiff lists where two decoded YAML or JSON trees differ, leaf by leaf, each by its path with
+// both values: what a message about two versions of an object names, where a text diff would show bytes.
 package fielddiff
 
 import (
@@ -17,17 +16,15 @@ import (
 	"unicode/utf8"
 )
 
-// Change is one path where the trees differ. Old or New is nil where that
-// tree has nothing.
+// Change is one path where the trees differ. Old or New is nil where that tree has nothing.
 type Change struct {
 	Path     string
 	Old, New any
 }
 
-// Trees lists the changes from a to b, maps by key in sorted order and lists
-// item by item, each path under root ("spec.replicas", "data.WORKERS",
-// "containers[0].image", `labels["app.kubernetes.io/name"]`); none when
-// they are equal.
+// Trees lists the changes from a to b, maps by key in sorted order and lists item by item, each path under
+// root ("spec.replicas", "data.WORKERS", "containers[0].image", `labels["app.kubernetes.io/name"]`); none
+// when they are equal.
 func Trees(root string, a, b any) []Change {
 	var out []Change
 	walk(root, a, b, &out)
@@ -38,14 +35,9 @@ func walk(path string, a, b any, out *[]Change) {
 	am, aIsMap := a.(map[string]any)
 	bm, bIsMap := b.(map[string]any)
 	if aIsMap && bIsMap {
-		keys := slices.Collect(maps.Keys(am))
-		for k := range bm {
-			if _, ok := am[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
+		keys := slices.AppendSeq(slices.Collect(maps.Keys(am)), maps.Keys(bm))
 		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range slices.Compact(keys) {
 			walk(Join(path, k), am[k], bm[k], out)
 		}
 		return
@@ -63,9 +55,8 @@ func walk(path string, a, b any, out *[]Change) {
 	}
 }
 
-// Join is the path of key in the map at path: after a dot, or, for a key
-// a dot would make ambiguous (a label's kueue.x-k8s.io/queue-name), quoted
-// in brackets.
+// Join is the path of key in the map at path: after a dot, or, for a key a dot would make ambiguous (a
+// label's kueue.x-k8s.io/queue-name), quoted in brackets.
 func Join(path, key string) string {
 	if key == "" || strings.IndexFunc(key, func(r rune) bool {
 		return r != '-' && r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r)
@@ -85,8 +76,7 @@ func item(list []any, i int) any {
 	return nil
 }
 
-// Brief writes a value for a message: as JSON (a string quoted, so "2" and 2
-// differ), cut at 200 bytes; nothing is "(none)".
+// Brief writes a value for a message: as JSON (so "2" and 2 differ), cut at 200 bytes; nothing is "(none)".
 func Brief(v any) string {
 	if v == nil {
 		return "(none)"

@@ -8,15 +8,13 @@ import (
 	"slices"
 )
 
-// FinalConditions are the status conditions that end a job of an operator's
-// kind (a TrainJob's Complete, a JobSet's Completed, the others'
-// Succeeded), when True, a success first (status names a job's phase by the
+// FinalConditions are the status conditions that end a job of an operator's kind (a TrainJob's Complete, a
+// JobSet's Completed, the others' Succeeded), when True, a success first (status names a job's phase by the
 // first that holds): nothing runs then, so nothing is changed in place.
 var FinalConditions = []string{"Succeeded", "Complete", "Completed", "Failed"}
 
-// EnvNames are the fields of a pod spec that name a ConfigMap a container
-// reads, "*" standing for each item of a list: the env ConfigMap is named by
-// a hash of mlops.env's data, so a scale (WORKERS) gives it a new name.
+// EnvNames are the fields of a pod spec that name a ConfigMap a container reads ("*": each item of a list):
+// the env ConfigMap is named by a hash of mlops.env's data, so a scale (WORKERS) gives it a new name.
 var EnvNames = [][]string{
 	{"containers", "*", "envFrom", "*", "configMapRef", "name"},
 	{"containers", "*", "env", "*", "valueFrom", "configMapKeyRef", "name"},
@@ -24,9 +22,8 @@ var EnvNames = [][]string{
 	{"initContainers", "*", "env", "*", "valueFrom", "configMapKeyRef", "name"},
 }
 
-// Free are the fields a scale of the kind may change ("*": each item of a
-// list): the worker count, and the names of the ConfigMaps its pod specs'
-// containers read. Nil for a kind that does not scale in place.
+// Free are the fields a scale of the kind may change ("*": each item of a list): the worker count, and the
+// names of the ConfigMaps its pod specs' containers read. Nil for a kind that does not scale in place.
 func (k Facts) Free() [][]string {
 	if k.Scale == nil {
 		return nil
@@ -40,14 +37,12 @@ func (k Facts) Free() [][]string {
 	return out
 }
 
-// InPlace is the kind's rule for a running job, live, updated to job (both
-// decoded JSON, as the API server holds them): its spec unchanged, or a
-// scale, where the worker count (Scale.Replicas) changes to one within the
-// bounds (Scale.Min and Max, both set) and nothing else in the spec changes
-// but the fields of Free. A new env ConfigMap name without a scale (an edit
-// of OUTPUT_DIR alone) is no scale, and a kind without Scale (an MPIJob,
-// whose launcher's mpirun keeps its rank count) changes nothing in place.
-// deploy/admission's policy is this rule in CEL.
+// InPlace is the kind's rule for a running job, live, updated to job (both decoded JSON, as the API server
+// holds them): its spec unchanged, or a scale, where the worker count (Scale.Replicas) changes to one within
+// the bounds (Scale.Min and Max, both set) and nothing else in the spec changes but the fields of Free. A new
+// env ConfigMap name without a scale (an edit of OUTPUT_DIR alone) is no scale, and a kind without Scale (an
+// MPIJob, whose launcher's mpirun keeps its rank count) changes nothing in place. deploy/admission's policy
+// is this rule in CEL.
 func (k Facts) InPlace(live, job map[string]any) bool {
 	if reflect.DeepEqual(live["spec"], job["spec"]) {
 		return true
@@ -103,8 +98,8 @@ func drop(v any, path []string) any {
 	return v
 }
 
-// number is a JSON number as the API server's objects hold it (int64, as
-// client-go decodes them) or as encoding/json decodes it (float64).
+// number is a JSON number as the API server's objects hold it (int64, as client-go decodes them) or as
+// encoding/json decodes it (float64).
 func number(v any) (float64, bool) {
 	switch n := v.(type) {
 	case int64:

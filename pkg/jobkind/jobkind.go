@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package jobkind holds the types of a job kind's facts, shared by the kinds
-// (pkg/kinds/KIND, each its row) and the layers they are handed to: the API,
-// the renderer, the YAML codec, the schema. It names no kind's facts.
+// Package jobkind holds the types of a job kind's facts, shared by the kinds (pkg/kinds/KIND, each its row)
+// and the layers they are handed to: the API, the renderer, the codec, the schema. It names no kind's facts.
 package jobkind
 
 import (
@@ -30,19 +29,16 @@ const (
 	TrainJob JobKind = "TrainJob"
 )
 
-// Role names one pod template of a job: an MPIJob's replica type, a
-// TrainJob's replicated job, Single for the one template of a Pod or an
-// elastic PyTorchJob.
+// Role names one pod template of a job: an MPIJob's replica type, a TrainJob's replicated job, Single for the
+// one template of a Pod or an elastic PyTorchJob.
 type Role string
 
 const (
 	Single Role = ""
-	// Launcher and Worker are an MPIJob's replica types (mpi-operator's
-	// MPIReplicaTypeLauncher and MPIReplicaTypeWorker).
+	// Launcher and Worker are an MPIJob's replica types (mpi-operator's MPIReplicaTypeLauncher and Worker).
 	Launcher Role = "Launcher"
 	Worker   Role = "Worker"
-	// TrainerNode and TrainerLauncher are the replicated jobs of Trainer's
-	// built-in runtimes.
+	// TrainerNode and TrainerLauncher are the replicated jobs of Trainer's built-in runtimes.
 	TrainerNode     Role = "node"
 	TrainerLauncher Role = "launcher"
 )
@@ -59,188 +55,143 @@ type Reference struct{ Kind, Path string }
 // Shape is what a job's pod names follow.
 type Shape struct {
 	Name string
-	// Workers is the number of workers (a TrainJob's nodes); MaxWorkers an
-	// elastic job's upper bound, 0 elsewhere.
+	// Workers is the number of workers (a TrainJob's nodes); MaxWorkers an elastic job's bound, else 0.
 	Workers, MaxWorkers int32
-	// ReplicatedJobs are a TrainJob's.
-	ReplicatedJobs []string
+	ReplicatedJobs      []string // a TrainJob's
 }
 
 // Demo is the job init writes: one that runs on any cluster with the operator.
 type Demo struct {
-	Image string
-	// About says whose example it is, in job.yaml's comment on the image.
-	About   string
-	Command []string
-	// CommandNote says what runs the command, in job.yaml's comment.
-	CommandNote string
-	// Shape is mlops.env's lines on the job's shape.
-	Shape string
-	// Spec are job.yaml's lines the kind needs beyond the image and command.
-	Spec string
-	// UserName: mlops.env names the user in the image (an MPIJob's SSH keys
-	// go to their home).
+	Image       string
+	About       string // whose example it is, in job.yaml's comment on the image
+	Command     []string
+	CommandNote string // what runs the command, in job.yaml's comment
+	Shape       string // mlops.env's lines on the job's shape
+	Spec        string // job.yaml's lines the kind needs beyond the image and command
+	// UserName: mlops.env names the user in the image (an MPIJob's SSH keys go to their home).
 	UserName bool
 }
 
-// DemoResources are each demo pod's CPU and MEMORY (limits, and so requests):
-// a demo of three workers and an MPIJob's launcher (100m) fits a node of two
-// cores beside a control plane's own pods (minikube's default, 750m of them).
+// DemoResources are each demo pod's CPU and MEMORY (limits, and so requests): three workers and an MPIJob's
+// launcher (100m) fit a node of two cores beside a control plane's own pods (750m in minikube's default).
 const DemoResources = "CPU=250m\nMEMORY=512Mi\n# GPUS_PER_WORKER=1\n"
 
-// Pods are the pods of one role of a job: Count of them, each of pod spec
-// Spec (decoded JSON).
+// Pods are the pods of one role of a job: Count of them, each of pod spec Spec (decoded JSON).
 type Pods struct {
 	Role  string
 	Count int
 	Spec  map[string]any
-	// ResourcesFrom is the setting of their resources, when it is not the
-	// workers' (spec.resources, CPU, MEMORY).
+	// ResourcesFrom sets their resources, when not the workers' setting (spec.resources, CPU, MEMORY).
 	ResourcesFrom string
 }
 
-// Scale is an elastic job's worker count, and the bounds it may move within
-// on a running job (Facts.InPlace).
+// Scale is an elastic job's worker count, and the bounds it may move within on a running job (Facts.InPlace).
 type Scale struct{ Replicas, Min, Max []string }
 
 // Facts is one row of the table.
 type Facts struct {
-	Kind string
-	// Default: the kind is spec.jobKind's default.
-	Default    bool
+	Kind       string
+	Default    bool // the kind is spec.jobKind's default
 	APIVersion string
-	// PatchFile is the overlay patch that sets the job's own fields.
-	PatchFile string
-	// PodSpecs are the pod specs mlops-fn fills, in role order.
-	PodSpecs []PodSpec
-	// ReferencePodSpecs are every pod spec the kind may hold, slash-separated,
-	// where kustomize must rename the objects a job names.
+	PatchFile  string    // the overlay patch that sets the job's own fields
+	PodSpecs   []PodSpec // the pod specs mlops-fn fills, in role order
+	// ReferencePodSpecs are every pod spec the kind may hold: kustomize renames what a job names in them.
 	ReferencePodSpecs []string
-	// ProgramPath is where the training program (command, args) is when the
-	// kind keeps it outside its pod specs' containers: a TrainJob's trainer.
+	// ProgramPath is where the training program (command, args) is when the kind keeps it outside its pod
+	// specs' containers: a TrainJob's trainer.
 	ProgramPath []string
-	// References are the kind's other fields that name an object, by that
-	// object's kind.
-	References []Reference
-	// ContainerName is the name the operator requires of the training
-	// container ("": the job's name, by default).
-	ContainerName string
-	// ContainerNameWhy says why the training container must have that name
-	// ("": it need not).
-	ContainerNameWhy string
-	// Operator is what runs the kind and checks it ("": the API server alone).
-	Operator string
-	// Install are the upstream project's own commands that install Operator
-	// and the kind's CRD, at the release the e2e tests run
-	// (hack/e2e/versions.env): what a cluster without them is told.
+	References  []Reference // the kind's other fields that name an object, by that object's kind
+	// ContainerName is the name the operator requires of the training container ("": the job's name, by
+	// default), ContainerNameWhy why ("": it need not).
+	ContainerName, ContainerNameWhy string
+	Operator                        string // what runs the kind and checks it ("": the API server alone)
+	// Install are the upstream project's own commands that install Operator and the kind's CRD, at the
+	// release the e2e tests run (hack/e2e/versions.env): what a cluster without them is told.
 	Install []string
-	// Starter is the program that starts the user's command, which a job of
-	// the kind therefore needs ("": the container runs it, or its image's own).
+	// Starter is the program that starts the user's command, which a job of the kind therefore needs ("": the
+	// container runs it, or its image's own).
 	Starter string
-	// IDsOnContainers: the user and group ids go on each container as well
-	// as on the pod: a TrainJob's runtime container may set its own uid
-	// (deepspeed-distributed: 1000), which a runtime patch cannot delete.
+	// IDsOnContainers: the user and group ids go on each container as well as on the pod: a TrainJob's
+	// runtime container may set its own uid (deepspeed-distributed: 1000), which no runtime patch deletes.
 	IDsOnContainers bool
-	// FirstContainer says why the training container goes first in its pods
-	// ("": kubectl logs and exec default to the first container).
+	// FirstContainer says why the training container goes first in its pods ("": kubectl logs and exec
+	// default to the first container).
 	FirstContainer string
-	// Carries are the spec fields, dotted, of those only some kinds carry
-	// (Table.Fields) that this kind does.
-	Carries []string
+	// Carries are the spec fields, dotted, of those only some kinds carry (Table.Fields) that this kind does;
 	// Fields are the rows of Table.Fields whose text is this kind's.
-	Fields []Field
-	// Compared is a job's spec as a live job is compared with the one
-	// built: without what the operator's webhook writes there (nil: the spec).
+	Carries []string
+	Fields  []Field
+	// Compared is a job's spec as a live job is compared with the one built: without what the operator's
+	// webhook writes there (nil: the spec).
 	Compared func(spec any) any
-	// ReservedEnv says why the job's environment cannot have a variable of
-	// this name, "" when it can (nil: it can have any).
+	// ReservedEnv says why the job's environment cannot have a variable of this name, "" (or nil) if it can.
 	ReservedEnv func(name string) string
-	// Scale is what an in-place scale of a running job changes (nil: none,
-	// nothing changes in place): Facts.InPlace, deploy/admission's policy.
+	// Scale is what an in-place scale of a running job changes (nil: nothing changes in place):
+	// Facts.InPlace, deploy/admission's policy.
 	Scale *Scale
-	// RestartPolicy is the pods' default restart policy.
-	RestartPolicy corev1.RestartPolicy
-	// CleanPodPolicy is the operator's runPolicy default ("": none).
+	// RestartPolicy is the pods' default; CleanPodPolicy the operator's runPolicy default ("": none).
+	RestartPolicy  corev1.RestartPolicy
 	CleanPodPolicy string
-	// PodsLabel is the label the operator puts on each pod of a job, valued
-	// with the job's name ("": a Pod is the job).
-	PodsLabel string
-	// ProgramPods select, beside PodsLabel, the pods that run the training
-	// program, best first.
+	// PodsLabel is the label the operator puts on each pod of a job, valued with the job's name ("": a Pod is
+	// the job); ProgramPods select, beside it, the pods that run the training program, best first.
+	PodsLabel   string
 	ProgramPods []string
-	// PodNames are the names the operator gives the pods of a job of shape,
-	// xxxxx standing for a random suffix.
+	// PodNames are the names the operator gives the pods of a job of shape, xxxxx for a random suffix.
 	PodNames func(Shape) []string
-	// PodCount is how many pods a job, as the cluster holds it, runs.
-	PodCount func(obj map[string]any) int
-	// Pods are the pods a job must run at once, by role: an MPIJob's launcher
-	// waits for all its workers, torchrun for its minimum.
-	Pods func(obj map[string]any) []Pods
-	// SuspendPath is the field that suspends a job.
+	PodCount func(obj map[string]any) int // how many pods a job, as the cluster holds it, runs
+	// Pods are the pods a job must run at once, by role: an MPIJob's launcher waits for all its workers,
+	// torchrun for its minimum.
+	Pods        func(obj map[string]any) []Pods
 	SuspendPath []string
-	// KueueFramework is Kueue's integration of the kind, as its
-	// Configuration's integrations.frameworks names it.
+	// KueueFramework is Kueue's integration of the kind, as its Configuration's integrations.frameworks names
+	// it; KueueOff: Kueue v0.19's default Configuration leaves it out.
 	KueueFramework string
-	// KueueOff: Kueue v0.19's default Configuration leaves KueueFramework out.
-	KueueOff bool
-	// Help is the kind's paragraph in --help, its lines after the first
-	// indented as the first's text.
+	KueueOff       bool
+	// Help is the kind's paragraph in --help, its lines after the first indented as the first's text.
 	Help string
-	// Brief says what the kind is for in a word or two (multi-node), for
-	// the lists of kinds in messages.
-	Brief string
-	// LogsFrom is the pod whose log mlops-fn logs prints, in its help.
-	LogsFrom string
-	// Demo is the job init writes of this kind.
-	Demo Demo
-	// New is an empty object of the upstream Go type.
-	New func() any
-	// Validate is what the operator (its validation or its webhook) refuses.
-	Validate func(obj any) field.ErrorList
+	// Brief says what the kind is for in a word or two (multi-node), for the lists of kinds in messages.
+	Brief    string
+	LogsFrom string                        // the pod whose log mlops-fn logs prints, in its help
+	Demo     Demo                          // the job init writes of this kind
+	New      func() any                    // an empty object of the upstream Go type
+	Validate func(obj any) field.ErrorList // what the operator (its validation or its webhook) refuses
 }
 
-// Field is a spec field that only some kinds carry (Facts.Carries lists a
-// kind's), with the mlops.env keys that set it. Set in another kind it is
-// refused, never dropped; its keys there are warned about (a site's mlops.env
-// is shared).
+// Field is a spec field that only some kinds carry (Facts.Carries lists a kind's), with the mlops.env keys
+// that set it. Set in another kind it is refused, never dropped; its keys there are warned about (shared).
 type Field struct {
-	// Path is dotted, without "spec.", by the fields' JSON names.
-	Path    string
+	Path    string // dotted, without "spec.", by the fields' JSON names
 	EnvKeys []string
-	// Why says what the field is for, and where the kinds that lack it keep it.
-	Why string
+	Why     string // what the field is for, and where the kinds that lack it keep it
 }
 
-// Table is the job kinds a program renders, in the order of the kinds in
-// messages (pkg/kinds.All).
+// Table is the job kinds a program renders, in the order of the kinds in messages (pkg/kinds.All).
 type Table []Facts
 
 // JobKind is the kind's value of spec.jobKind: its name.
 func (k Facts) JobKind() JobKind { return JobKind(k.Kind) }
 
 // Names are the values of spec.jobKind, as accepted values in messages.
-func (t Table) Names() []string {
+func (t Table) Names() []string { return t.each(func(k Facts) string { return k.Kind }) }
+
+func (t Table) each(text func(Facts) string) []string {
 	var out []string
 	for _, k := range t {
-		out = append(out, k.Kind)
+		out = append(out, text(k))
 	}
 	return out
 }
 
 // Sentence lists each kind's text in a sentence: "a, b and c" (conj "and").
 func (t Table) Sentence(conj string, text func(Facts) string) string {
-	var items []string
-	for _, k := range t {
-		items = append(items, text(k))
-	}
+	items := t.each(text)
 	if len(items) < 2 {
 		return strings.Join(items, "")
 	}
 	return strings.Join(items[:len(items)-1], ", ") + " " + conj + " " + items[len(items)-1]
 }
 
-// Described is the kind's name and what it is for: "MPIJob (multi-node,
-// default)".
+// Described is the kind's name and what it is for: "MPIJob (multi-node, default)".
 func (k Facts) Described() string {
 	if k.Default {
 		return k.Kind + " (" + k.Brief + ", default)"
@@ -257,8 +208,7 @@ func (t Table) Column(text func(Facts) string) string {
 	return b.String()
 }
 
-// Of is the row of a job kind; one the table lacks has none (the spec's
-// validation refuses it first).
+// Of is the row of a job kind; one the table lacks has none (the spec's validation refuses it first).
 func (t Table) Of(jobKind JobKind) Facts {
 	k, _ := t.ForKind(string(jobKind))
 	return k
@@ -266,17 +216,14 @@ func (t Table) Of(jobKind JobKind) Facts {
 
 // ForKind is the row of a kind, and whether it is one the table renders.
 func (t Table) ForKind(kind string) (Facts, bool) {
-	for _, k := range t {
-		if k.Kind == kind {
-			return k, true
-		}
+	if i := slices.IndexFunc(t, func(k Facts) bool { return k.Kind == kind }); i >= 0 {
+		return t[i], true
 	}
 	return Facts{}, false
 }
 
-// Fields are the spec fields only some kinds carry, every kind's rows in the
-// table's order (docs/job-spec.md's table): anything else the spec holds
-// every kind carries.
+// Fields are the spec fields only some kinds carry, every kind's rows in the table's order
+// (docs/job-spec.md's table): anything else the spec holds every kind carries.
 func (t Table) Fields() []Field {
 	var out []Field
 	for _, k := range t {
@@ -285,12 +232,10 @@ func (t Table) Fields() []Field {
 	return out
 }
 
-// CarriesField says whether the kind carries the field at path, one of
-// Table.Fields.
+// CarriesField says whether the kind carries the field at path, one of Table.Fields.
 func (k Facts) CarriesField(path string) bool { return slices.Contains(k.Carries, path) }
 
-// EnvKeysNotCarried are the mlops.env keys kind k renders nothing from: they
-// set fields it cannot carry.
+// EnvKeysNotCarried are the mlops.env keys kind k renders nothing from: they set fields it cannot carry.
 func (t Table) EnvKeysNotCarried(k Facts) []string {
 	var keys []string
 	for _, f := range t.Fields() {
@@ -303,22 +248,18 @@ func (t Table) EnvKeysNotCarried(k Facts) []string {
 
 // Default is spec.jobKind's default.
 func (t Table) Default() JobKind {
-	for _, k := range t {
-		if k.Default {
-			return k.JobKind()
-		}
+	if i := slices.IndexFunc(t, func(k Facts) bool { return k.Default }); i >= 0 {
+		return t[i].JobKind()
 	}
 	return ""
 }
 
 // Is says whether kind is one a job renders to.
 func (t Table) Is(kind string) bool {
-	_, ok := t.ForKind(kind)
-	return ok
+	return slices.ContainsFunc(t, func(k Facts) bool { return k.Kind == kind })
 }
 
-// BuiltIn says whether the kind is Kubernetes' own, which kustomize and every
-// cluster know, rather than an operator's.
+// BuiltIn says whether the kind is Kubernetes' own, which kustomize and every cluster know.
 func (k Facts) BuiltIn() bool { return k.Operator == "" }
 
 // PodSpecPath is where the kind keeps the pod spec of role, nil if it has none.
@@ -348,23 +289,17 @@ func NameIsDNS1035Label(name string) field.ErrorList {
 	return errs
 }
 
-// Replicas sums the replicas of the replica specs at path (a spec without
-// replicas runs one pod).
+// Replicas sums the replicas of the replica specs at path (a spec without replicas runs one pod).
 func Replicas(obj map[string]any, path ...string) int {
-	specs, _ := Nested(obj, path...).(map[string]any)
 	n := 0
-	for _, s := range specs {
-		r, ok := Nested(s, "replicas").(int64)
-		if !ok {
-			r = 1
-		}
-		n += int(r)
+	for _, p := range ReplicaPods(obj, path...) {
+		n += p.Count
 	}
 	return n
 }
 
-// ReplicaPods are the pods of the replica specs at path, by replica type
-// (a spec without replicas runs one pod), in the types' order.
+// ReplicaPods are the pods of the replica specs at path, by replica type (a spec without replicas runs one
+// pod), in the types' order.
 func ReplicaPods(obj map[string]any, path ...string) []Pods {
 	specs, _ := Nested(obj, path...).(map[string]any)
 	var out []Pods

@@ -13,13 +13,10 @@ import (
 // Job is a job a hydrated overlay applies.
 type Job struct {
 	Kind, Name string
-	// Namespace is the overlay's ("": the one the flags or context give).
-	Namespace string
-	// EnvConfigMaps are the ConfigMaps its containers read their environment
-	// from: mlops.env's.
+	Namespace  string // the overlay's ("": the one the flags or context give)
+	// EnvConfigMaps are the ConfigMaps its containers read their environment from: mlops.env's.
 	EnvConfigMaps []string
-	// Node is the job as the overlay builds it.
-	Node *yaml.RNode
+	Node          *yaml.RNode // the job as the overlay builds it
 }
 
 // Jobs are the jobs among items, an overlay's objects: those of kinds.
@@ -33,8 +30,8 @@ func Jobs(kinds jobkind.Table, items []*yaml.RNode) []Job {
 	return jobs
 }
 
-// EnvConfigMaps are the ConfigMaps a job's containers read their environment
-// from (envFrom, or configMapKeyRef: a TrainJob's trainer).
+// EnvConfigMaps are the ConfigMaps a job's containers read their environment from (envFrom, or
+// configMapKeyRef: a TrainJob's trainer).
 func EnvConfigMaps(job *yaml.RNode) []string {
 	var names []string
 	var walk func(n *yaml.Node)

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package jobnode is a job as YAML: typed objects and patches encoded the
-// way kustomize and kubectl write them, nodes decoded back as JSON, and a job
-// node's pod specs and containers found by the job kinds table.
+// Package jobnode is a job as YAML: typed objects and patches encoded the way kustomize and kubectl write
+// them, nodes decoded back as JSON, and a job node's pod specs and containers found by the job kinds table.
 package jobnode
 
 import (
@@ -17,10 +16,9 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
-// Encode turns a typed object into YAML in the field order of its Go struct,
-// without the empty noise the upstream types marshal (creationTimestamp: null,
-// status: {}, resources: {}, template: {metadata: {}}) and without a status:
-// a rendered object has none, where a JobSet's marshals restarts: 0.
+// Encode turns a typed object into YAML in the field order of its Go struct, without the empty noise the
+// upstream types marshal (creationTimestamp: null, status: {}, resources: {}, template: {metadata: {}}) and
+// without a status: a rendered object has none, where a JobSet's marshals restarts: 0.
 func Encode(obj any) (*yaml.RNode, error) {
 	b, err := json.Marshal(obj)
 	if err != nil {
@@ -35,29 +33,24 @@ func Encode(obj any) (*yaml.RNode, error) {
 	return node, nil
 }
 
-// JSON is n as JSON, decoded from the node itself: kyaml's MarshalJSON
-// writes the node out as YAML and parses that again first.
+// JSON is n as JSON, decoded from the node itself (kyaml's MarshalJSON writes YAML and parses it again).
 func JSON(n *yaml.RNode) ([]byte, error) {
 	y := n.YNode()
 	if y == nil {
 		return []byte("null"), nil
 	}
+	var v any = &map[string]any{}
 	if y.Kind == yaml.SequenceNode {
-		var a []any
-		if err := y.Decode(&a); err != nil {
-			return nil, err
-		}
-		return json.Marshal(a)
+		v = &[]any{}
 	}
-	m := map[string]any{}
-	if err := y.Decode(&m); err != nil {
+	if err := y.Decode(v); err != nil {
 		return nil, err
 	}
-	return json.Marshal(m)
+	return json.Marshal(v)
 }
 
-// prune drops nulls and empty maps and lists, bottom-up, and turns JSON's flow
-// style into block style. An empty emptyDir stays: it means "use the defaults".
+// prune drops nulls and empty maps and lists, bottom-up, and turns JSON's flow style into block style. An
+// empty emptyDir stays: it means "use the defaults".
 func prune(n *yaml.Node) {
 	n.Style = 0
 	switch n.Kind {
@@ -80,14 +73,9 @@ func prune(n *yaml.Node) {
 	}
 }
 
+// empty: a null, or a map or list with nothing in it.
 func empty(n *yaml.Node) bool {
-	switch n.Kind {
-	case yaml.MappingNode, yaml.SequenceNode:
-		return len(n.Content) == 0
-	case yaml.ScalarNode:
-		return n.Tag == yaml.NodeTagNull
-	}
-	return false
+	return n.Kind == yaml.ScalarNode && n.Tag == yaml.NodeTagNull || (n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode) && len(n.Content) == 0
 }
 
 // PodSpecs returns the pod specs of n, a job of kind k, in role order.
@@ -125,8 +113,7 @@ func lists(k jobkind.Facts, n *yaml.RNode, field string) map[jobkind.Role][]*yam
 	return out
 }
 
-// Containers are every container and init container of n, a job of kind k,
-// in role order.
+// Containers are every container and init container of n, a job of kind k, in role order.
 func Containers(k jobkind.Facts, n *yaml.RNode) []*yaml.RNode {
 	var all []*yaml.RNode
 	for _, byRole := range []map[jobkind.Role][]*yaml.RNode{ContainerLists(k, n), InitContainerLists(k, n)} {
@@ -137,15 +124,12 @@ func Containers(k jobkind.Facts, n *yaml.RNode) []*yaml.RNode {
 	return all
 }
 
-// Templated is a kind that lists every pod spec of its jobs, decoded into its
-// upstream Go type (an operator's replica types mlops-fn does not fill
-// among them): what Pod Security admission evaluates.
-type Templated interface {
-	PodTemplates(obj any) []PodTemplate
-}
+// Templated is a kind that lists every pod spec of its jobs, decoded into its upstream Go type (an operator's
+// replica types mlops-fn does not fill among them): what Pod Security admission evaluates.
+type Templated interface{ PodTemplates(obj any) []PodTemplate }
 
-// PodTemplate is one pod spec of a decoded job: its field path, metadata and
-// spec, whether mlops-fn fills it, and its role then.
+// PodTemplate is one pod spec of a decoded job: its field path, metadata and spec, whether mlops-fn fills it,
+// and its role then.
 type PodTemplate struct {
 	Path   string
 	Meta   metav1.ObjectMeta

@@ -8,8 +8,8 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 )
 
-// Encode encodes the patch and writes its deletions (patch.Clear) as
-// nulls, which a strategic merge (kyaml's and kustomize's) reads as "remove".
+// Encode encodes the patch and writes its deletions (patch.Clear) as nulls, which a strategic merge (kyaml's
+// and kustomize's) reads as "remove".
 func (patch Patch) Encode() (*yaml.RNode, error) {
 	n, err := jobnode.Encode(patch.Object)
 	if err != nil {
@@ -27,8 +27,7 @@ func (patch Patch) Encode() (*yaml.RNode, error) {
 			return nil, err
 		}
 	}
-	// The container deletions follow what the patch sets in the training
-	// container alone; the others keep their own program.
+	// The container deletions follow what the patch sets in the training container alone, not the others.
 	for _, list := range jobnode.ContainerLists(k, n) {
 		if len(list) > TrainingContainerIndex {
 			if err := setNulls(list[TrainingContainerIndex], d.Container, true); err != nil {
@@ -37,8 +36,7 @@ func (patch Patch) Encode() (*yaml.RNode, error) {
 		}
 	}
 	for _, c := range jobnode.Containers(k, n) {
-		// Where the patch sets the container's securityContext, before the
-		// forced deletions make one.
+		// Where the patch sets the container's securityContext, before the forced deletions make one.
 		if err := setNulls(c, d.ContainerIDs, false, "securityContext"); err != nil {
 			return nil, err
 		}
@@ -49,9 +47,8 @@ func (patch Patch) Encode() (*yaml.RNode, error) {
 	return n, nil
 }
 
-// setNulls appends key: null for each key to the map at path below n; that map
-// is made if need be when force is set, else only filled where the patch sets
-// something already (a map of nulls alone leaves `{}` in a target without it).
+// setNulls appends key: null for each key to the map at path below n, made if need be when force is set,
+// else only filled where the patch sets something already (a map of nulls alone leaves `{}` in a target).
 func setNulls(n *yaml.RNode, keys []string, force bool, path ...string) error {
 	if len(keys) == 0 {
 		return nil

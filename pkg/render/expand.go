@@ -16,24 +16,21 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/env"
 )
 
-// reference is ${KEY} or ${KEY:-default}, or the same behind a second $,
-// which escapes it: $${HOSTNAME} is the text ${HOSTNAME}, for a shell to
-// expand at run time.
+// reference is ${KEY} or ${KEY:-default}, or the same behind a second $, which escapes it: $${HOSTNAME} is
+// the text ${HOSTNAME}, for a shell to expand at run time.
 var reference = regexp.MustCompile(`\$?\$\{([^}]*)\}`)
 
 // keyName is what a reference may name: an mlops.env key.
 var keyName = regexp.MustCompile(`^[-._a-zA-Z][-._a-zA-Z0-9]*$`)
 
-// expander substitutes ${KEY} with mlops.env values and collects the
-// references to keys the file does not define.
+// expander substitutes ${KEY} with mlops.env values and collects the references to keys the file lacks.
 type expander struct {
 	values map[string]string
 	source string
 	errs   field.ErrorList
 }
 
-// unclosed is a ${ that no } closes, or the same behind a second $, which
-// escapes it as it escapes a closed one.
+// unclosed is a ${ that no } closes, or the same behind a second $, which escapes it as it does a closed one.
 var unclosed = regexp.MustCompile(`\$?\$\{[^}]*$`)
 
 func (x *expander) str(p *field.Path, s string) string {
@@ -62,8 +59,8 @@ func (x *expander) str(p *field.Path, s string) string {
 		v, ok := x.values[key]
 		switch {
 		case hasDefault && !ok && !env.IsKnownKey(key):
-			// Most likely a variable of the container's shell (${LOCAL_RANK:-0}):
-			// a default put in now would be every rank's value.
+			// Most likely a variable of the container's shell (${LOCAL_RANK:-0}): a default put in now would
+			// be every rank's value.
 			x.errs = append(x.errs, field.Invalid(p, s, fmt.Sprintf("references %s, but %s is neither in %s nor a key mlops-fn knows, so mlops-fn would write %q in now, for every pod; accepted: $%s for the shell to expand at run time, or %s in %s", ref, key, x.source, fallback, ref, key, x.source)))
 			return ref
 		case hasDefault && (!ok || v == ""):
@@ -92,8 +89,8 @@ func (x *expander) strs(p *field.Path, in []string) []string {
 	return out
 }
 
-// path expands s and checks it is a clean absolute path, which it returns
-// cleaned; ok is false when anything is wrong, each reported once.
+// path expands s and checks it is a clean absolute path, which it returns cleaned; ok is false when anything
+// is wrong, each reported once.
 func (x *expander) path(p *field.Path, s string) (string, bool) {
 	before := len(x.errs)
 	v := x.str(p, s)

@@ -15,15 +15,13 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 )
 
-// Kind is a job kind as the renderer sees it, each kind's package
-// (pkg/kinds/KIND) answering: the shared fills give the pod templates, the
-// kind the object around them and what its pods run. Resolve is handed one.
+// Kind is a job kind as the renderer sees it, each kind's package (pkg/kinds/KIND) answering: the shared
+// fills give the pod templates, the kind the object around them and what its pods run. Resolve is handed one.
 type Kind interface {
 	Facts() jobkind.Facts
 	// Object is a job of the kind whose pod templates template gives.
 	Object(p *Plan, template Template) Job
-	// FillProgram sets what the training container of the pods of role runs,
-	// and the pod's fields that go with it.
+	// FillProgram sets what the training container of the pods of role runs, and the pod's fields for it.
 	FillProgram(p *Plan, role jobkind.Role, spec *corev1.PodSpec, c *corev1.Container)
 }
 
@@ -31,38 +29,33 @@ type Kind interface {
 type Template func(role jobkind.Role, name string) corev1.PodTemplateSpec
 
 // JobFiller is a kind with fields of its own beyond its pod templates.
-type JobFiller interface {
-	FillJob(p *Plan, obj Job)
-}
+type JobFiller interface{ FillJob(p *Plan, obj Job) }
 
 // Operated is a kind whose operator adds volumes to the pods by name.
 type Operated interface {
 	OperatorVolumes(p *Plan) []OperatorVolume
 }
 
-// Gang is a kind whose pods a gang scheduler starts together: how many,
-// what they are, and the minimum the plan sets (0: the operator's, every pod).
+// Gang is a kind whose pods a gang scheduler starts together: how many, what they are, and the minimum the
+// plan sets (0: the operator's, every pod).
 type Gang interface {
 	Gang(p *Plan) (pods int32, which string, least int32)
 }
 
-// Apart is a kind some of whose pods run beside the training, not on its
-// nodes (an MPIJob's launcher): they get neither its node selector and
-// tolerations nor its RDMA devices.
+// Apart is a kind some of whose pods run beside the training, not on its nodes (an MPIJob's launcher): they
+// get neither its node selector and tolerations nor its RDMA devices.
 type Apart interface {
 	Apart(p *Plan, role jobkind.Role) bool
 }
 
-// Resolver is a kind with plan rules of its own, which Resolve runs once the
-// shared shape (workers, GPUs, slots), the ids and the home are settled and
-// before the gang's minimum (Gang reads what it settles): it settles the
-// kind's part of the plan and checks it against the spec and mlops.env.
+// Resolver is a kind with plan rules of its own, which Resolve runs once the shared shape (workers, GPUs,
+// slots), the ids and the home are settled and before the gang's minimum (Gang reads what it settles): it
+// settles the kind's part of the plan and checks it against the spec and mlops.env.
 type Resolver interface {
 	Resolve(p *Plan, in Input) ([]Warning, field.ErrorList)
 }
 
-// Input is what Resolve settles a plan from: the job's spec (defaulted and
-// validated), mlops.env and its decoded settings.
+// Input is what Resolve settles a plan from: the job's spec (defaulted, validated), mlops.env, its settings.
 type Input struct {
 	Spec *api.MLOpsJobSpec
 	Env  *env.File
@@ -72,21 +65,14 @@ type Input struct {
 // EnvKey is where mlops.env's key is, in messages.
 func (in Input) EnvKey(key string) *field.Path { return field.NewPath(in.Env.Source).Key(key) }
 
-// Clearer is a kind whose patch deletes more of a target than the shared
-// fills do (Patch.Clear).
-type Clearer interface {
-	Clear(p *Plan, d *Deletions)
-}
+// Clearer is a kind whose patch deletes more of a target than the shared fills do (Patch.Clear).
+type Clearer interface{ Clear(p *Plan, d *Deletions) }
 
-// NewJob is a kind whose jobs, generated with no target, settle more of
-// the plan than a patch of a target does.
-type NewJob interface {
-	NewJob(p *Plan)
-}
+// NewJob is a kind whose jobs, generated with no target, settle more of the plan than a target's patch does.
+type NewJob interface{ NewJob(p *Plan) }
 
-// Narrower is a kind that checks a target for what it needs, after the
-// checks every kind shares, and completes the plan narrowed to it; config
-// names the job spec in messages.
+// Narrower is a kind that checks a target for what it needs, after the checks every kind shares, and
+// completes the plan narrowed to it; config names the job spec in messages.
 type Narrower interface {
 	Narrow(target *yaml.RNode, q *Plan, config string) error
 }
@@ -96,8 +82,8 @@ type AfterPatcher interface {
 	AfterPatch(job *yaml.RNode, q *Plan) error
 }
 
-// JSONPatcher is a kind whose AfterPatch edit hydrate writes as a JSON patch
-// applied after the strategic merge: its file and operations (nil: none).
+// JSONPatcher is a kind whose AfterPatch edit hydrate writes as a JSON patch applied after the strategic
+// merge: its file and operations (nil: none).
 type JSONPatcher interface {
 	JSONPatch(q *Plan) (file string, ops []any)
 }
@@ -122,8 +108,7 @@ func (p *Plan) operatorVolumes() []OperatorVolume {
 	return nil
 }
 
-// OwnEnvEntry: e is what mlops-fn writes for key name, its value taken from
-// the env ConfigMap.
+// OwnEnvEntry: e is what mlops-fn writes for key name, its value taken from the env ConfigMap.
 func (p *Plan) OwnEnvEntry(e *yaml.RNode, name string) bool {
 	return p.NamesEnv(jobnode.Scalar(e, "valueFrom", "configMapKeyRef", "name")) &&
 		jobnode.Scalar(e, "valueFrom", "configMapKeyRef", "key") == name && jobnode.Scalar(e, "value") == ""

@@ -14,34 +14,28 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
-// Patch is a strategic-merge patch: a partial job in its Go type (an MPIJob, a
-// Pod, a PyTorchJob or a TrainJob).
+// Patch is a strategic-merge patch: a partial job in its Go type (an MPIJob, a Pod, a PyTorchJob…).
 type Patch struct {
 	File   string
 	Object any
-	// Kind is the facts of Object's kind.
-	Kind jobkind.Facts
-	// Clear is what the patch deletes (null in the patch) from a target.
-	Clear Deletions
+	Kind   jobkind.Facts // the facts of Object's kind
+	Clear  Deletions     // what the patch deletes (null in the patch) from a target
 }
 
-// Deletions are fields a patch deletes in every pod spec and container it
-// holds: values a target brings that would trail or contradict what the patch
-// sets (old args after a new command, runAsNonRoot beside uid 0, a container
-// uid overriding the pod's).
+// Deletions are fields a patch deletes in every pod spec and container it holds: values a target brings that
+// would trail or contradict what the patch sets (old args after a new command, runAsNonRoot beside uid 0, a
+// container uid overriding the pod's).
 type Deletions struct {
 	Container         []string // keys of each container
 	PodSecurity       []string // keys of each pod's securityContext
 	ContainerSecurity []string // keys of each container's securityContext
-	// ContainerIDs are keys of each container's securityContext deleted only
-	// where the patch sets that securityContext: with hardening off the
-	// containers' own ids stay, and no empty securityContext is left behind.
+	// ContainerIDs are keys of each container's securityContext deleted only where the patch sets one: with
+	// hardening off the containers' own ids stay, and no empty securityContext is left behind.
 	ContainerIDs []string
 }
 
-// Patch is the overlay's patch of the job: applied to Skeleton it gives the
-// full object. One patch, so that every runner merges once: kyaml's merge walks
-// the whole target for each patch, and a long env list quadratically.
+// Patch is the overlay's patch of the job: applied to Skeleton it gives the full object. One patch, so that
+// every runner merges once: kyaml's merge walks the whole target per patch, a long env list quadratically.
 func (p *Plan) Patch() Patch {
 	deletions := p.clearedSecurity()
 	if len(p.Command) > 0 && len(p.Args) == 0 {
@@ -52,35 +46,11 @@ func (p *Plan) Patch() Patch {
 		c.Clear(p, &deletions)
 	}
 	facts := p.Facts()
-	return Patch{
-		File: facts.PatchFile,
-		Kind: facts,
-		Object: p.build(
-			func(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Container) {
-				p.fillWorkload(r, spec, c)
-				p.fillSecurity(r, spec, c)
-				p.fillVolumes(spec, c)
-			},
-			func(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Container) {
-				p.fillEnvFrom(r, c)
-				p.fillSecurity(r, spec, c)
-				p.fillVolumes(spec, c)
-			},
-			func(obj Job) {
-				if f, ok := p.kind.(JobFiller); ok {
-					f.FillJob(p, obj)
-				}
-				p.fillLabels(obj)
-			},
-			p.PodPlacement),
-		Clear: deletions,
-	}
+	return Patch{File: facts.PatchFile, Kind: facts, Object: p.build(true), Clear: deletions}
 }
 
 // Skeleton is what a base holds: the object's identity and its container names.
-func (p *Plan) Skeleton() any {
-	return p.build(func(jobkind.Role, *corev1.PodSpec, *corev1.Container) {}, nil, p.fillLabels, nil)
-}
+func (p *Plan) Skeleton() any { return p.build(false) }
 
 // ConfigMap carries every mlops.env key into the containers through envFrom.
 func (p *Plan) ConfigMap(data map[string]string) *corev1.ConfigMap {
@@ -94,42 +64,38 @@ func (p *Plan) ConfigMap(data map[string]string) *corev1.ConfigMap {
 // ContainerNames maps a role to the container the patch addresses; unset roles use ContainerName.
 type ContainerNames map[jobkind.Role]string
 
-// TrainingContainerIndex is where the training container stands in each pod
-// after the patch, in every runner: a strategic merge puts the patch's
-// containers, the training container first, before the target's others. The
-// mpi-operator sets up SSH and the hostfile's environment in containers[0].
+// TrainingContainerIndex is where the training container stands in each pod after the patch, in every runner:
+// a strategic merge puts the patch's containers, the training container first, before the target's others.
+// The mpi-operator sets up SSH and the hostfile's environment in containers[0].
 const TrainingContainerIndex = 0
 
-// build builds the job's object (an MPIJob, a Pod, a PyTorchJob or a
-// TrainJob) whose pod specs are filled per role: the training container by
-// fill, first, then the target's other containers and init containers (in
-// their order) by fillOther, unless nil; fillJob, when given, sets the
-// object's own fields, and annotate, when given, each template's annotations.
-// The training container comes first (TrainingContainerIndex).
-func (p *Plan) build(fill, fillOther func(jobkind.Role, *corev1.PodSpec, *corev1.Container), fillJob func(Job), annotate func(jobkind.Role) map[string]string) any {
+// build builds the job's object (an MPIJob, a Pod, a PyTorchJob or a TrainJob). A patch's pod specs are
+// filled per role: the training container first (TrainingContainerIndex), then the target's other containers
+// and init containers, in their order, which get the env, the security context and the volumes alone; each
+// template gets its placement, and the kind its own fields (JobFiller).
+func (p *Plan) build(patch bool) any {
 	template := func(r jobkind.Role, name string) corev1.PodTemplateSpec {
 		spec := corev1.PodSpec{}
 		c := corev1.Container{Name: name}
-		fill(r, &spec, &c)
+		if !patch {
+			return corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{c}}}
+		}
+		p.fillWorkload(r, &spec, &c)
+		p.fillSecurity(r, &spec, &c)
 		spec.Containers = []corev1.Container{c}
-		if fillOther != nil {
-			filled := func(name string) corev1.Container {
-				other := corev1.Container{Name: name}
-				fillOther(r, &spec, &other)
-				return other
-			}
-			for _, s := range p.Sidecars[r] {
-				spec.Containers = append(spec.Containers, filled(s))
-			}
-			for _, s := range p.InitContainers[r] {
-				spec.InitContainers = append(spec.InitContainers, filled(s))
-			}
+		filled := func(name string) corev1.Container {
+			other := corev1.Container{Name: name}
+			p.fillEnvFrom(r, &other)
+			p.fillSecurity(r, &spec, &other)
+			return other
 		}
-		t := corev1.PodTemplateSpec{Spec: spec}
-		if annotate != nil {
-			t.Annotations = annotate(r)
+		for _, s := range p.Sidecars[r] {
+			spec.Containers = append(spec.Containers, filled(s))
 		}
-		return t
+		for _, s := range p.InitContainers[r] {
+			spec.InitContainers = append(spec.InitContainers, filled(s))
+		}
+		return corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Annotations: p.PodPlacement(r)}, Spec: spec}
 	}
 	obj := p.kind.Object(p, template)
 	facts := p.Facts()
@@ -137,9 +103,10 @@ func (p *Plan) build(fill, fillOther func(jobkind.Role, *corev1.PodSpec, *corev1
 	// kustomize matches a patch to its target by namespace and name.
 	obj.SetName(p.Name)
 	obj.SetNamespace(p.Namespace)
-	if fillJob != nil {
-		fillJob(obj)
+	if f, ok := p.kind.(JobFiller); ok && patch {
+		f.FillJob(p, obj)
 	}
+	p.fillLabels(obj)
 	return obj
 }
 
@@ -151,8 +118,8 @@ func (p *Plan) ContainerOf(t jobkind.Role) string {
 	return p.ContainerName
 }
 
-// fillLabels puts the spec's labels and annotations on the job, patched or
-// generated alike (a Kueue queue-name label must reach the job either way).
+// fillLabels puts the spec's labels and annotations on the job, patched or generated alike (a Kueue
+// queue-name label must reach the job either way).
 func (p *Plan) fillLabels(obj Job) {
 	obj.SetLabels(p.Labels)
 	// A Pod is its own template: its placement is on it already.
@@ -165,29 +132,23 @@ func (p *Plan) fillLabels(obj Job) {
 
 // merged is a and b in one map, b's value winning a shared key.
 func merged(a, b map[string]string) map[string]string {
-	m := maps.Clone(a)
-	if m == nil {
-		m = map[string]string{}
-	}
+	m := map[string]string{}
+	maps.Copy(m, a)
 	maps.Copy(m, b)
 	return m
 }
 
-// fillEnvFrom gives a container every mlops.env key through the env
-// ConfigMap, after the sources it has of its own (a later source wins a
-// shared key: mlops.env's values reach the container).
+// fillEnvFrom gives a container every mlops.env key through the env ConfigMap, after the sources it has of
+// its own (a later source wins a shared key: mlops.env's values reach the container).
 func (p *Plan) fillEnvFrom(r jobkind.Role, c *corev1.Container) {
 	c.EnvFrom = append(slices.Clone(p.OwnEnvFrom[r][c.Name]), corev1.EnvFromSource{ConfigMapRef: &corev1.ConfigMapEnvSource{
 		LocalObjectReference: corev1.LocalObjectReference{Name: p.ConfigMapName}}})
 }
 
-// fillWorkload sets the training container: what the job spec describes and
-// mlops.env sizes, and what the kind runs in it. Its other containers get
-// only the env (fillEnvFrom).
+// fillWorkload sets the training container: what the job spec describes and mlops.env sizes, and what the
+// kind runs in it. Its other containers get only the env (fillEnvFrom).
 func (p *Plan) fillWorkload(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Container) {
-	c.Image = p.Image
-	c.ImagePullPolicy = p.ImagePullPolicy
-	c.WorkingDir = p.WorkingDir
+	c.Image, c.ImagePullPolicy, c.WorkingDir = p.Image, p.ImagePullPolicy, p.WorkingDir
 	p.fillEnvFrom(r, c)
 	c.Env = p.Env
 	c.Resources.Limits, c.Resources.Requests = p.Limits, p.Requests
@@ -198,38 +159,30 @@ func (p *Plan) fillWorkload(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Cont
 	if len(c.Resources.Requests) == 0 {
 		c.Resources.Requests = nil
 	}
-	spec.ServiceAccountName = p.ServiceAccountName
-	spec.PriorityClassName = p.PriorityClassName
+	spec.ServiceAccountName, spec.PriorityClassName, spec.ImagePullSecrets = p.ServiceAccountName, p.PriorityClassName, p.ImagePullSecrets
 	if p.HostNetwork {
 		// Service names still resolve from the node's network namespace.
 		spec.HostNetwork, spec.DNSPolicy = true, corev1.DNSClusterFirstWithHostNet
 	}
-	spec.ImagePullSecrets = p.ImagePullSecrets
 	if !p.Apart(r) {
-		spec.NodeSelector = p.NodeSelector
-		spec.Tolerations = p.Tolerations
+		spec.NodeSelector, spec.Tolerations = p.NodeSelector, p.Tolerations
 	}
 }
 
-// KeepsProgram: the spec names no command or script, so the target keeps its
-// own (which a kind's Narrow may still edit, as Kept says).
+// KeepsProgram: the spec names no command or script, so the target keeps its own (which a kind's Narrow may
+// still edit, as Kept says).
 func (p *Plan) KeepsProgram() bool { return len(p.Command) == 0 }
 
-// clearedSecurity: the ids are set once, at the pod level, so a container's
-// own runAsUser, runAsGroup or runAsNonRoot would override them; uid 0 cannot
-// stand beside runAsNonRoot.
+// clearedSecurity: the ids are set once, at the pod level, so a container's own runAsUser, runAsGroup or
+// runAsNonRoot would override them; uid 0 cannot stand beside runAsNonRoot.
 func (p *Plan) clearedSecurity() Deletions {
 	var d Deletions
-	root := p.RunAsUser != nil && *p.RunAsUser == 0
-	if root {
-		d.PodSecurity = append(d.PodSecurity, "runAsNonRoot")
-		d.ContainerSecurity = append(d.ContainerSecurity, "runAsNonRoot")
-	}
-	if p.RunAsUser != nil {
-		d.ContainerIDs = append(d.ContainerIDs, "runAsUser")
-		if !root {
-			d.ContainerIDs = append(d.ContainerIDs, "runAsNonRoot")
-		}
+	switch {
+	case p.RunAsUser == nil:
+	case *p.RunAsUser == 0:
+		d.PodSecurity, d.ContainerSecurity, d.ContainerIDs = []string{"runAsNonRoot"}, []string{"runAsNonRoot"}, []string{"runAsUser"}
+	default:
+		d.ContainerIDs = []string{"runAsUser", "runAsNonRoot"}
 	}
 	if p.RunAsGroup != nil {
 		d.ContainerIDs = append(d.ContainerIDs, "runAsGroup")
@@ -237,6 +190,7 @@ func (p *Plan) clearedSecurity() Deletions {
 	return d
 }
 
+// fillSecurity sets the ids and the hardening of a container and its pod, and mounts the data volumes in it.
 func (p *Plan) fillSecurity(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Container) {
 	psc := &corev1.PodSecurityContext{RunAsUser: p.RunAsUser, RunAsGroup: p.RunAsGroup, FSGroup: p.FSGroup}
 	if !p.Root() {
@@ -265,13 +219,7 @@ func (p *Plan) fillSecurity(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Cont
 		}
 		csc.Capabilities.Add = []corev1.Capability{"IPC_LOCK"}
 	}
-	spec.SecurityContext = psc
-	c.SecurityContext = csc
-}
-
-// fillVolumes mounts the data volumes (NFS, SHM_SIZE's /dev/shm, spec.volumes)
-// in a container, at the same paths in every container of the pod.
-func (p *Plan) fillVolumes(spec *corev1.PodSpec, c *corev1.Container) {
-	spec.Volumes = p.Volumes
-	c.VolumeMounts = p.Mounts
+	spec.SecurityContext, c.SecurityContext = psc, csc
+	// The data volumes (NFS, SHM_SIZE's /dev/shm, spec.volumes), at the same paths in every container.
+	spec.Volumes, c.VolumeMounts = p.Volumes, p.Mounts
 }

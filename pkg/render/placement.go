@@ -13,15 +13,13 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
-// Grouper is a kind some of whose pod templates Kueue must place together
-// in one topology domain (an MPIJob's launcher beside its workers): their
-// podset group, "" for a role in none.
+// Grouper is a kind some of whose pod templates Kueue must place together in one topology domain (an MPIJob's
+// launcher beside its workers): their podset group, "" for a role in none.
 type Grouper interface {
 	Group(p *Plan, role jobkind.Role) string
 }
 
-// place settles Placement from mlops.env's topology key; only Kueue reads it,
-// so a job with no queue is warned about.
+// place settles Placement from mlops.env's topology key; only Kueue reads it: a job with no queue is warned.
 func (p *Plan) place(set env.Settings, envKey func(string) *field.Path) []Warning {
 	if set.Topology == "" {
 		return nil
@@ -38,8 +36,7 @@ func (p *Plan) place(set env.Settings, envKey func(string) *field.Path) []Warnin
 	return nil
 }
 
-// PodPlacement is the annotations of the pod templates of role: the topology
-// level, and the kind's group of role beside it.
+// PodPlacement is the annotations of the pod templates of role: the topology level, and the kind's group.
 func (p *Plan) PodPlacement(role jobkind.Role) map[string]string {
 	if p.Placement == nil {
 		return nil

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package render turns a job spec and its mlops.env into typed Kubernetes
-// objects: the overlay patches and the skeletons they apply to. It does no I/O.
+// Package render turns a job spec and its mlops.env into typed Kubernetes objects: the overlay patches and
+// the skeletons they apply to. It does no I/O.
 package render
 
 import (
@@ -29,62 +29,52 @@ import (
 // GPUResource is the extended resource the NVIDIA device plugin serves.
 const GPUResource corev1.ResourceName = "nvidia.com/gpu"
 
-// Plan is a job with every value settled: spec defaults, mlops.env overrides
-// and ${KEY} references applied. The builders read nothing else.
+// Plan is a job with every value settled: spec defaults, mlops.env overrides and ${KEY} references applied.
+// The builders read nothing else.
 type Plan struct {
 	// JobName is the spec's name; Name is the object's, which a target may change.
-	JobName     string
-	Name        string
-	Target      api.Target
-	Namespace   string
-	Labels      map[string]string
-	Annotations map[string]string
-	JobKind     jobkind.JobKind
-	// kind is the job's kind, which Resolve is handed.
+	JobName       string
+	Name          string
+	Target        api.Target
+	Namespace     string
+	Labels        map[string]string
+	Annotations   map[string]string
+	JobKind       jobkind.JobKind
 	kind          Kind
 	ConfigMapName string
-	// HashedFrom is ConfigMapName without the hash of the ConfigMap's data
-	// that the function puts after the name it writes ("": none).
+	// HashedFrom is ConfigMapName without the hash of its data that the function appends ("": none).
 	HashedFrom string
 
 	ContainerName string
-	// ContainerNamed: spec.containerName names the training container, not
-	// its default (the job's name): a target's pod without it is an error.
+	// ContainerNamed: spec.containerName is not its default (the job's name): a target's pod must have it.
 	ContainerNamed bool
 	Containers     ContainerNames
-	// Sidecars are a target's other containers, by role: hardened, and given
-	// the env ConfigMap and the data volumes, like the training container.
-	Sidecars map[jobkind.Role][]string
-	// InitContainers are a target's init containers, by role: treated alike.
-	InitContainers map[jobkind.Role][]string
-	// OwnEnvFrom are the envFrom sources a target's containers bring, by role
-	// and container: envFrom has no merge key, so the patch carries them
-	// before the env ConfigMap, or they would be replaced.
+	// Sidecars are a target's other containers, by role: hardened, given the env and the data volumes too.
+	Sidecars       map[jobkind.Role][]string
+	InitContainers map[jobkind.Role][]string // a target's init containers, by role: treated alike
+	// OwnEnvFrom are the envFrom sources a target's containers bring, by role and container: envFrom has no
+	// merge key, so the patch carries them before the env ConfigMap, or they would be replaced.
 	OwnEnvFrom       map[jobkind.Role]map[string][]corev1.EnvFromSource
 	Image            string
 	ImagePullPolicy  corev1.PullPolicy
 	ImagePullSecrets []corev1.LocalObjectReference
 	Command          []string
 	Args             []string
-	// Script: Command is spec.script, which an MPIJob's launcher runs itself
-	// (it starts mpirun, as the seed's model scripts do) instead of under
-	// mlops-fn's mpirun line.
+	// Script: Command is spec.script, which an MPIJob's launcher runs itself, not under mlops-fn's mpirun.
 	Script             bool
 	WorkingDir         string
 	Env                []corev1.EnvVar
 	ServiceAccountName string
 
 	Workers, GPUsPerWorker, SlotsPerWorker int32
-	// GPUsFrom is the setting that counts the GPUs (GPUS_PER_WORKER or
-	// spec.gpusPerWorker), "" when neither does; GPUResource is what they
-	// count, GPUResourceSet whether GPU_RESOURCE names it.
+	// GPUsFrom is the setting that counts the GPUs (GPUS_PER_WORKER or spec.gpusPerWorker), "" when neither
+	// does; GPUResource is what they count, GPUResourceSet whether GPU_RESOURCE names it.
 	GPUsFrom                   string
 	GPUResource                corev1.ResourceName
 	GPUResourceSet             bool
 	Limits, LauncherLimits     corev1.ResourceList
 	Requests, LauncherRequests corev1.ResourceList
-	// LauncherLimitsDefault: LauncherLimits and LauncherRequests are the
-	// default, which a target's launcher with resources of its own keeps instead.
+	// LauncherLimitsDefault: the launcher's are the default, which a target's launcher keeps its own over.
 	LauncherLimitsDefault bool
 
 	NodeSelector      map[string]string
@@ -94,43 +84,33 @@ type Plan struct {
 	MPI     api.MPI
 	Elastic ElasticPlan
 	Trainer api.Trainer
-	// EnvKeys are mlops.env's keys, sorted as the env ConfigMap's data is
-	// (whichever the run read): a TrainJob's trainer takes each from that
-	// ConfigMap (it has no envFrom).
-	EnvKeys   []string
-	RunPolicy api.RunPolicy
-	// RestartPolicy is the pods'.
-	RestartPolicy corev1.RestartPolicy
+	// EnvKeys are mlops.env's keys, sorted: a TrainJob's trainer takes each from the env ConfigMap.
+	EnvKeys       []string
+	RunPolicy     api.RunPolicy
+	RestartPolicy corev1.RestartPolicy // the pods'
 	Volumes       []corev1.Volume
 	Mounts        []corev1.VolumeMount
 
-	// Notices say what patching the target changes beyond what the user
-	// wrote (a training container moved first): told, not refused.
+	// Notices say what patching the target changes beyond what the user wrote: told, not refused.
 	Notices []string
 
-	// Placement is Kueue's topology annotation of every pod template
-	// (TOPOLOGY_REQUIRED or TOPOLOGY_PREFERRED), nil for none.
+	// Placement is Kueue's topology annotation of every pod template (TOPOLOGY_REQUIRED/_PREFERRED), or nil.
 	Placement map[string]string
 
-	// Kept is what a kind's Narrow found in the target that its later edits
-	// (AfterPatcher, JSONPatcher) read, nil for nothing.
-	Kept any
+	Kept any // what a kind's Narrow found in the target for its later edits (AfterPatcher, JSONPatcher)
 
 	RunAsUser, RunAsGroup, FSGroup *int64
 	Home                           string
 	Hardening                      bool
 	HostNetwork                    bool
-	// RDMAResource is the RDMA devices' resource, "" without RDMA; the
-	// training containers get IPC_LOCK with them.
+	// RDMAResource is the RDMA devices' resource, "" without RDMA; the training containers get IPC_LOCK too.
 	RDMAResource corev1.ResourceName
 }
 
-// gangMinimum settles runPolicy.schedulingPolicy.minAvailable, the pods a
-// gang scheduler starts together (the operators' PodGroup minMember). The
-// operators' default, every pod of the job, never forms where a pod is
-// created only after others run (the launcher of WaitForWorkersReady), and
-// waits for more than needed where fewer may start (elastic MIN_WORKERS):
-// there the plan sets it. Without a gang scheduler the operators ignore it.
+// gangMinimum settles runPolicy.schedulingPolicy.minAvailable, the pods a gang scheduler starts together (the
+// operators' PodGroup minMember). The operators' default, every pod of the job, never forms where a pod is
+// created only after others run (the launcher of WaitForWorkersReady), and waits for more than needed where
+// fewer may start (elastic MIN_WORKERS): there the plan sets it. Without a gang scheduler it is ignored.
 func (p *Plan) gangMinimum(path *field.Path, errs field.ErrorList) field.ErrorList {
 	g, ok := p.kind.(Gang)
 	if !ok {
@@ -146,10 +126,7 @@ func (p *Plan) gangMinimum(path *field.Path, errs field.ErrorList) field.ErrorLi
 		return errs
 	}
 	if least > 0 {
-		policy := api.SchedulingPolicy{}
-		if sp != nil {
-			policy = *sp
-		}
+		policy := ptr.Deref(sp, api.SchedulingPolicy{})
 		policy.MinAvailable = ptr.To(least)
 		p.RunPolicy.SchedulingPolicy = &policy
 	}
@@ -177,8 +154,8 @@ type Warning struct {
 	Message string
 }
 
-// Resolve settles job (defaulted and validated), of kind, against the mlops.env file and its decoded settings: by the
-// rules every kind shares and the kind's own (Resolver). Errors name the spec field or the mlops.env key.
+// Resolve settles job (defaulted and validated), of kind, against the mlops.env file and its settings, by
+// the rules every kind shares and the kind's own (Resolver). Errors name the spec field or mlops.env key.
 func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*Plan, []Warning, field.ErrorList) {
 	s := &job.Spec
 	spec := field.NewPath("spec")
@@ -187,7 +164,7 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 
 	p := &Plan{
 		JobName:            job.Metadata.Name,
-		Target:             api.Target{Name: job.Metadata.Name},
+		Target:             ptr.Deref(s.Target, api.Target{Name: job.Metadata.Name}),
 		Name:               job.Metadata.Name,
 		Namespace:          job.Metadata.Namespace,
 		Labels:             job.Metadata.Labels,
@@ -212,11 +189,8 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 		RestartPolicy:      s.RestartPolicy,
 		Hardening:          *s.Security.Hardening,
 		HostNetwork:        s.HostNetwork,
+		EnvKeys:            slices.Sorted(maps.Keys(file.Map())),
 	}
-	if s.Target != nil {
-		p.Target = *s.Target
-	}
-	p.EnvKeys = slices.Sorted(maps.Keys(file.Map()))
 	errs := twoHomes(s, set, file.Source, file.Map())
 	var warnings []Warning
 	if reserved := kind.Facts().ReservedEnv; reserved != nil {
@@ -240,8 +214,8 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 	}
 	for i, e := range s.Env {
 		if _, ok := x.values[e.Name]; ok {
-			// envFrom the env ConfigMap carries the key already; an env entry would
-			// win in the container while the job follows mlops.env.
+			// envFrom the env ConfigMap carries the key already; an env entry would win in the container
+			// while the job follows mlops.env.
 			errs = append(errs, field.Invalid(spec.Child("env").Index(i).Child("name"), e.Name, fmt.Sprintf("is a key of %s, whose value reaches the containers through the env ConfigMap; an env entry of the same name would override it there while the job is rendered from %s; accepted: the value in %s only, or another name", x.source, x.source, x.source)))
 		}
 		e.Value = x.str(spec.Child("env").Index(i).Child("value"), e.Value)
@@ -285,13 +259,15 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 		warnings, errs = append(warnings, w...), append(errs, e...)
 	}
 	errs = p.gangMinimum(spec.Child("runPolicy", "schedulingPolicy", "minAvailable"), errs)
-	p.Limits = limits(cmp.Or(set.CPU, quantity(s.Resources.Limits, corev1.ResourceCPU)), cmp.Or(set.Memory, quantity(s.Resources.Limits, corev1.ResourceMemory)))
-	p.Requests = maps.Clone(s.Resources.Requests)
+	p.Limits, p.Requests = corev1.ResourceList{}, maps.Clone(s.Resources.Requests)
 	for _, l := range []struct {
 		key     string
 		name    corev1.ResourceName
 		fromEnv *resource.Quantity
 	}{{"CPU", corev1.ResourceCPU, set.CPU}, {"MEMORY", corev1.ResourceMemory, set.Memory}} {
+		if q := cmp.Or(l.fromEnv, quantity(s.Resources.Limits, l.name)); q != nil {
+			p.Limits[l.name] = *q
+		}
 		// The spec's own limits are checked against its requests already.
 		if r, ok := p.Requests[l.name]; ok && l.fromEnv != nil && r.Cmp(*l.fromEnv) > 0 {
 			errs = append(errs, field.Invalid(spec.Child("resources", "requests").Key(string(l.name)), r.String(), fmt.Sprintf(
@@ -299,10 +275,7 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 		}
 	}
 	limitOwners := map[corev1.ResourceName]string{corev1.ResourceCPU: "CPU", corev1.ResourceMemory: "MEMORY"}
-	gpu := GPUResource
-	if set.GPUResource != "" {
-		gpu = corev1.ResourceName(set.GPUResource)
-	}
+	gpu := cmp.Or(corev1.ResourceName(set.GPUResource), GPUResource)
 	p.GPUResource, p.GPUResourceSet = gpu, set.GPUResource != ""
 	switch {
 	case set.GPUsPerWorker != nil:
@@ -337,19 +310,14 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 	}
 	p.Volumes, p.Mounts, errs = volumes(x, s.Volumes, set, file, errs)
 	errs = append(errs, p.memoryVolumesAboveLimit(s.Volumes, set, envKey)...)
-	// Kueue reads both from the job's labels. Like spec.workloadPriorityClass
-	// beside a priority-class label, QUEUE beside another queue-name label is
-	// refused (validation refuses the other): one rule, no silent winner.
+	// Kueue reads both from the job's labels. Like spec.workloadPriorityClass beside a priority-class label
+	// (which validation refuses), QUEUE beside another queue-name label is refused: no silent winner.
 	if l := p.Labels[api.QueueLabel]; l != "" && set.Queue != "" && l != set.Queue {
 		errs = append(errs, field.Invalid(envKey("QUEUE"), set.Queue, fmt.Sprintf("contradicts the label %s: %s of the job spec's metadata.labels; accepted: one of them", api.QueueLabel, l)))
 	}
 	for label, value := range map[string]string{api.QueueLabel: set.Queue, api.PriorityClassLabel: s.WorkloadPriorityClass} {
 		if value != "" {
-			p.Labels = maps.Clone(p.Labels)
-			if p.Labels == nil {
-				p.Labels = map[string]string{}
-			}
-			p.Labels[label] = value
+			p.Labels = merged(p.Labels, map[string]string{label: value})
 		}
 	}
 	warnings = append(warnings, p.place(set, envKey)...)
@@ -363,19 +331,15 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 			errs = append(errs, field.Invalid(mountField(m, s.Volumes, envKey), m.MountPath, why))
 		}
 	}
-	errs = append(errs, x.errs...)
-	errs = append(errs, p.CheckName()...)
-	return p, warnings, errs
+	return p, warnings, append(append(errs, x.errs...), p.CheckName()...)
 }
 
-// OperatorVolume is a volume an operator adds to the job's pods by Name and
-// mounts at Path ("" where the runtime decides): a volume of the job's of
-// that name, or mounted at, above or below that path, clashes with it. Owner
-// says what the operator mounts there.
+// OperatorVolume is a volume an operator adds to the job's pods by Name and mounts at Path ("" where the
+// runtime decides): a volume of the job's of that name, or mounted at, above or below that path, clashes with
+// it. Owner says what the operator mounts there.
 type OperatorVolume struct{ Name, Path, Owner string }
 
-// OperatorVolumeName says why name is the operator's own volume name, ""
-// when it is free for the job's volumes.
+// OperatorVolumeName says why name is the operator's own volume name, "" when the job's volumes may take it.
 func (p *Plan) OperatorVolumeName(name string) string {
 	for _, r := range p.operatorVolumes() {
 		if name == r.Name {
@@ -385,8 +349,7 @@ func (p *Plan) OperatorVolumeName(name string) string {
 	return ""
 }
 
-// OperatorMountPath says how a mount at mountPath clashes with each of the
-// operator's own mounts it meets.
+// OperatorMountPath says how a mount at mountPath clashes with each of the operator's own mounts it meets.
 func (p *Plan) OperatorMountPath(mountPath string) []string {
 	var clashes []string
 	for _, r := range p.operatorVolumes() {
@@ -408,15 +371,14 @@ func (p *Plan) OperatorMountPath(mountPath string) []string {
 	return clashes
 }
 
-// Root reports whether the containers run as root: uid 0, or no uid given
-// (then the image's user applies, root for most training images).
+// Root reports whether the containers run as root: uid 0, or no uid given (then the image's user applies,
+// root for most training images).
 func (p *Plan) Root() bool { return p.RunAsUser == nil || *p.RunAsUser == 0 }
 
-// memoryVolumesAboveLimit refuses a memory-backed emptyDir (SHM_SIZE's
-// /dev/shm, a spec volume of medium Memory) larger than the training
-// container's memory limit: what a program writes there counts against that
-// limit, and the kubelet sizes the volume at most the pod's memory limit, so
-// the size written is never reached and a program filling it is OOM-killed.
+// memoryVolumesAboveLimit refuses a memory-backed emptyDir (SHM_SIZE's /dev/shm, a spec volume of medium
+// Memory) larger than the training container's memory limit: what a program writes there counts against that
+// limit, and the kubelet sizes the volume at most the pod's memory limit, so the size written is never
+// reached and a program filling it is OOM-killed.
 func (p *Plan) memoryVolumesAboveLimit(specVols []api.Volume, set env.Settings, envKey func(string) *field.Path) field.ErrorList {
 	limit, ok := p.Limits[corev1.ResourceMemory]
 	if !ok {
@@ -480,10 +442,7 @@ func volumes(x *expander, specVols []api.Volume, set env.Settings, file *env.Fil
 		vol := corev1.Volume{Name: v.Name}
 		switch {
 		case v.NFS != nil:
-			server := x.str(p.Child("nfs", "server"), v.NFS.Server)
-			if server == "" {
-				server = set.NFSServer
-			}
+			server := cmp.Or(x.str(p.Child("nfs", "server"), v.NFS.Server), set.NFSServer)
 			if server == "" {
 				errs = append(errs, field.Required(p.Child("nfs", "server"), "an NFS server: set it here or NFS_SERVER in "+file.Source))
 			} else if wrong, ok := env.CheckNFSServer(server); !ok {
@@ -512,8 +471,7 @@ func volumes(x *expander, specVols []api.Volume, set env.Settings, file *env.Fil
 	return vols, mounts, errs
 }
 
-// mountField names where a mount came from: spec.volumes[i].mountPath, or
-// NFS_MOUNT_PATH for the share mlops.env describes.
+// mountField names where a mount came from: spec.volumes[i].mountPath, or mlops.env's NFS_MOUNT_PATH.
 func mountField(m corev1.VolumeMount, specVols []api.Volume, envKey func(string) *field.Path) *field.Path {
 	for i, v := range specVols {
 		if v.Name == m.Name {
@@ -528,12 +486,11 @@ func within(child, parent string) bool {
 	return child == parent || parent == "/" || strings.HasPrefix(child, parent+"/")
 }
 
-// twoHomes refuses each setting given both in the job spec and in mlops.env:
-// which of the two wins would be one more rule to know, and the other value
-// would be silently unused. Either home serves alone: mlops.env for what a
-// site or a user shares across jobs, the spec for what one job needs.
+// twoHomes refuses each setting given both in the job spec and in mlops.env: which of the two wins would be
+// one more rule to know, and the other value would be silently unused. Either home serves alone: mlops.env
+// for what a site or a user shares across jobs, the spec for what one job needs.
 func twoHomes(s *api.MLOpsJobSpec, set env.Settings, source string, values map[string]string) field.ErrorList {
-	spec := field.NewPath("spec")
+	spec, limits := field.NewPath("spec"), s.Resources.Limits
 	var errs field.ErrorList
 	for _, h := range []struct {
 		key      string
@@ -545,8 +502,8 @@ func twoHomes(s *api.MLOpsJobSpec, set env.Settings, source string, values map[s
 		{"WORKERS", spec.Child("workers"), ptr.Deref(s.Workers, 0), s.Workers != nil, set.Workers != nil},
 		{"GPUS_PER_WORKER", spec.Child("gpusPerWorker"), ptr.Deref(s.GPUsPerWorker, 0), s.GPUsPerWorker != nil, set.GPUsPerWorker != nil},
 		{"SLOTS_PER_WORKER", spec.Child("slotsPerWorker"), ptr.Deref(s.SlotsPerWorker, 0), s.SlotsPerWorker != nil, set.SlotsPerWorker != nil},
-		{"CPU", spec.Child("resources", "limits").Key("cpu"), quantityText(quantity(s.Resources.Limits, corev1.ResourceCPU)), quantity(s.Resources.Limits, corev1.ResourceCPU) != nil, set.CPU != nil},
-		{"MEMORY", spec.Child("resources", "limits").Key("memory"), quantityText(quantity(s.Resources.Limits, corev1.ResourceMemory)), quantity(s.Resources.Limits, corev1.ResourceMemory) != nil, set.Memory != nil},
+		{"CPU", spec.Child("resources", "limits").Key("cpu"), limits.Cpu().String(), quantity(limits, corev1.ResourceCPU) != nil, set.CPU != nil},
+		{"MEMORY", spec.Child("resources", "limits").Key("memory"), limits.Memory().String(), quantity(limits, corev1.ResourceMemory) != nil, set.Memory != nil},
 		{"USER_ID", spec.Child("security", "runAsUser"), ptr.Deref(s.Security.RunAsUser, 0), s.Security.RunAsUser != nil, set.UserID != nil},
 		{"GROUP_ID", spec.Child("security", "runAsGroup"), ptr.Deref(s.Security.RunAsGroup, 0), s.Security.RunAsGroup != nil, set.GroupID != nil},
 		{"FS_GROUP", spec.Child("security", "fsGroup"), ptr.Deref(s.Security.FSGroup, 0), s.Security.FSGroup != nil, set.FSGroup != nil},
@@ -563,25 +520,16 @@ func twoHomes(s *api.MLOpsJobSpec, set env.Settings, source string, values map[s
 	return errs
 }
 
-func quantityText(q *resource.Quantity) string {
-	if q == nil {
-		return ""
-	}
-	return q.String()
-}
-
-// unlikelyQuantities warns of the spec's quantities that parse but that no
-// training job means, as mlops.env's CPU, MEMORY and SHM_SIZE are: a unit
-// left out (memory: "16" is 16 bytes, 500m half a byte) or mistaken (cpu:
-// 16Gi).
+// unlikelyQuantities warns of the spec's quantities that parse but that no training job means, as for
+// mlops.env's CPU, MEMORY and SHM_SIZE: a unit left out (memory: "16" is 16 bytes) or mistaken (cpu: 16Gi).
 func unlikelyQuantities(s *api.MLOpsJobSpec, spec *field.Path) []Warning {
 	var warnings []Warning
 	check := func(at *field.Path, name string, q *resource.Quantity, unlikely func(resource.Quantity, string, func(string) string) string) {
 		if q == nil {
 			return
 		}
-		// The message names the field and the value it means, not a text: the
-		// YAML's was reprinted in canonical form (1000 as 1k).
+		// The message names the field and the value it means, not a text: the YAML's was reprinted in
+		// canonical form (1000 as 1k).
 		if why := unlikely(*q, written(*q), func(meant string) string { return name + ": " + meant }); why != "" {
 			warnings = append(warnings, Warning{Field: at, Message: why})
 		}
@@ -609,9 +557,8 @@ func unlikelyQuantities(s *api.MLOpsJobSpec, spec *field.Path) []Warning {
 	return warnings
 }
 
-// written is q as a job spec may have written it: a decimal multiple the
-// parser reprinted with a suffix (1000 as 1k) in full, so that a unit left
-// out is not read as a unit of thousands.
+// written is q as a job spec may have written it: a decimal multiple the parser reprinted with a suffix (1000
+// as 1k) in full, so that a unit left out is not read as a unit of thousands.
 func written(q resource.Quantity) string {
 	s := q.String()
 	if q.Format == resource.DecimalSI && strings.ContainsAny(s[len(s)-1:], "kMGTPE") {
@@ -628,34 +575,16 @@ func quantity(l corev1.ResourceList, name corev1.ResourceName) *resource.Quantit
 	return nil
 }
 
-func limits(cpu, memory *resource.Quantity) corev1.ResourceList {
-	l := corev1.ResourceList{}
-	if cpu != nil {
-		l[corev1.ResourceCPU] = *cpu
-	}
-	if memory != nil {
-		l[corev1.ResourceMemory] = *memory
-	}
-	return l
-}
-
-// repoAndTag is an image reference without its digest.
-func repoAndTag(ref string) string {
-	r, _, _ := strings.Cut(ref, "@")
-	return r
-}
-
-// imageReference is the distribution reference grammar, [host[:port]/]path[:tag][@digest].
-// The tag's and the digest's lengths are checked in isImageReference: counted
-// repetitions ({0,127}, {128}) would compile into a program of thousands of
-// instructions at every start of the function.
+// imageReference is the distribution reference grammar, [host[:port]/]path[:tag][@digest]. The tag's and the
+// digest's lengths are checked in isImageReference: counted repetitions ({0,127}, {128}) would compile into a
+// program of thousands of instructions at every start of the function.
 var imageReference = regexp.MustCompile(`^(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*(?::[0-9]+)?/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::([A-Za-z0-9_][A-Za-z0-9_.-]*))?(?:@(sha256|sha512):([a-f0-9]+))?$`)
 
 // digestLength is the hex length of each digest container runtimes accept.
 var digestLength = map[string]int{"sha256": 64, "sha512": 128}
 
-// isImageReference: ref matches the grammar, its tag has at most 128
-// characters and its digest, if any, is sha256 or sha512 in full.
+// isImageReference: ref matches the grammar, its tag has at most 128 characters and its digest, if any, is
+// sha256 or sha512 in full.
 func isImageReference(ref string) bool {
 	m := imageReference.FindStringSubmatch(ref)
 	if m == nil {
@@ -670,18 +599,18 @@ func checkImage(ref string) string {
 		return ""
 	}
 	const accepted = "accepted: an image reference [registry[:port]/]repository[:tag][@digest] with a lowercase repository, e.g. docker.io/library/python:3.12"
-	repo, _, _ := strings.Cut(ref, "@")
+	repoAndTag, digest, hasDigest := strings.Cut(ref, "@")
+	repo := repoAndTag
 	if i := strings.LastIndex(repo, ":"); i > strings.LastIndex(repo, "/") {
 		repo = repo[:i]
 	}
 	if _, path, found := strings.Cut(repo, "/"); found {
 		repo = path
 	}
-	_, digest, hasDigest := strings.Cut(ref, "@")
 	switch {
 	case strings.IndexFunc(ref, unicode.IsSpace) >= 0:
 		return "contains whitespace; " + accepted
-	case hasDigest && isImageReference(repoAndTag(ref)):
+	case hasDigest && isImageReference(repoAndTag):
 		return fmt.Sprintf("has the digest %q, which container runtimes refuse; accepted: @sha256: and 64 lowercase hex digits, or @sha512: and 128", digest)
 	case strings.ToLower(repo) != repo:
 		return "the repository has uppercase letters; " + accepted
@@ -703,8 +632,8 @@ func (p *Plan) CheckName() field.ErrorList {
 	return errs
 }
 
-// NamesEnv: name is the env ConfigMap's, or an earlier render's of it (its
-// name without a hash, or with another): a reference to it is mlops-fn's.
+// NamesEnv: name is the env ConfigMap's, or an earlier render's of it (its name without a hash, or with
+// another): a reference to it is mlops-fn's.
 func (p *Plan) NamesEnv(name string) bool {
 	if name == p.ConfigMapName {
 		return true

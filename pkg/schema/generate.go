@@ -2,8 +2,7 @@
 
 //go:build ignore
 
-// Command generate writes definitions.go and the job spec's JSON Schema
-// (schema.JobSchemaFile); run by `go generate ./pkg/schema`.
+// Command generate writes definitions.go and the job spec's JSON Schema (schema.JobSchemaFile): go generate.
 package main
 
 import (
@@ -19,21 +18,17 @@ import (
 
 func main() {
 	defs, err := gen.Definitions(openapi.Schema().Definitions)
-	if err != nil {
-		log.Fatal(err)
-	}
+	must(err)
 	src, err := gen.Source(defs)
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := os.WriteFile("definitions.go", src, 0o644); err != nil {
-		log.Fatal(err)
-	}
+	must(err)
+	must(os.WriteFile("definitions.go", src, 0o644))
 	js, err := gen.JobSchema()
+	must(err)
+	must(os.WriteFile(filepath.Join("..", "..", schema.JobSchemaFile), js, 0o644))
+}
+
+func must(err error) {
 	if err != nil {
-		log.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join("..", "..", schema.JobSchemaFile), js, 0o644); err != nil {
 		log.Fatal(err)
 	}
 }

@@ -3,24 +3,23 @@
 package schema
 
 import (
+	"cmp"
 	"encoding/json"
 
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// mergeExtensions are the schema fields kyaml's strategic merge reads to
-// merge a list by key instead of replacing it.
+// mergeExtensions are the schema fields kyaml's strategic merge reads to merge a list by key, not replace it.
 var mergeExtensions = []string{"x-kubernetes-patch-strategy", "x-kubernetes-patch-merge-key", "x-kubernetes-list-map-keys"}
 
-// MarkMergeKeys writes, on each list of the patch n that merges by key, the
-// list's merge key as a comment kyaml reads for that field, e.g.
+// MarkMergeKeys writes, on each list of the patch n that merges by key, the list's merge key as a comment
+// kyaml reads for that field, e.g.
 //
 //	containers: # {"x-kubernetes-patch-merge-key":"name","x-kubernetes-patch-strategy":"merge"}
 //
-// kustomize then merges the patch into a CRD's pod templates by name with
-// no openapi: entry: the one OpenAPI document of a build stays kustomize's
-// own (or the user's), and a user's document cannot change these patches.
+// kustomize then merges the patch into a CRD's pod templates by name with no openapi: entry: the one OpenAPI
+// document of a build stays kustomize's own (or the user's), which cannot change these patches.
 func MarkMergeKeys(n *yaml.RNode) error {
 	meta, err := n.GetMeta()
 	if err != nil {
@@ -30,47 +29,22 @@ func MarkMergeKeys(n *yaml.RNode) error {
 	if s == nil {
 		return nil
 	}
-	return markLists(n.YNode(), s)
-}
-
-func markLists(n *yaml.Node, s *openapi.ResourceSchema) error {
-	switch n.Kind {
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			key, value := n.Content[i], n.Content[i+1]
-			field := s.Field(key.Value)
-			if field == nil {
-				continue
-			}
-			if value.Kind == yaml.SequenceNode {
-				ext := map[string]any{}
-				for _, e := range mergeExtensions {
-					if v, ok := field.Schema.Extensions[e]; ok {
-						ext[e] = v
-					}
-				}
-				if _, merges := ext[mergeExtensions[0]]; merges {
-					b, err := json.Marshal(ext)
-					if err != nil {
-						return err
-					}
-					key.LineComment = "# " + string(b)
-				}
-			}
-			if err := markLists(value, field); err != nil {
-				return err
+	walkSchema(nil, n.YNode(), s, func(key, value *yaml.Node, field *openapi.ResourceSchema) {
+		if key == nil || value.Kind != yaml.SequenceNode {
+			return
+		}
+		ext := map[string]any{}
+		for _, e := range mergeExtensions {
+			if v, ok := field.Schema.Extensions[e]; ok {
+				ext[e] = v
 			}
 		}
-	case yaml.SequenceNode:
-		elems := s.Elements()
-		if elems == nil {
-			return nil
-		}
-		for _, e := range n.Content {
-			if err := markLists(e, elems); err != nil {
-				return err
+		if _, merges := ext[mergeExtensions[0]]; merges {
+			b, e := json.Marshal(ext)
+			if err = cmp.Or(err, e); e == nil {
+				key.LineComment = "# " + string(b)
 			}
 		}
-	}
-	return nil
+	})
+	return err
 }

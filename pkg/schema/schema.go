@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package schema tells kustomize what it knows of built-in kinds only, for
-// the MPIJob, PyTorchJob and TrainJob CRDs: their schema (without it a strategic-merge
-// patch replaces the containers, volumes and env lists of such a job instead
-// of merging them by name), the merge keys a hydrated patch carries from it,
-// and their name references. It also generates the job spec's JSON Schema,
-// for editors (JobSchemaFile).
+// Package schema tells kustomize what it knows of built-in kinds only, for the MPIJob, PyTorchJob and
+// TrainJob CRDs: their schema (without it a strategic-merge patch replaces the containers, volumes and env
+// lists of such a job instead of merging them by name), the merge keys a hydrated patch carries from it, and
+// their name references. It also generates the job spec's JSON Schema, for editors (JobSchemaFile).
 package schema
 
 import (
+	"cmp"
 	"strings"
 	"sync"
 
+	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"sigs.k8s.io/kustomize/kyaml/kio/filters"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
@@ -20,22 +20,19 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml/walk"
 )
 
-// definitions.go holds the job kinds' definitions, read from the CRD
-// manifests in the operators' modules go.mod pins, and the Kubernetes
-// definitions they and the core kinds reach from kyaml's built-in schema, as
-// Go values: a run builds them instead of decoding JSON, and never parses
-// kyaml's whole Kubernetes schema. TestDefinitionsAreCurrent keeps it current.
+// definitions.go holds the job kinds' definitions, read from the CRD manifests in the operators' modules
+// go.mod pins, and the Kubernetes definitions they and the core kinds reach from kyaml's built-in schema, as
+// Go values: a run builds them instead of decoding JSON, and never parses kyaml's whole Kubernetes schema.
+// TestDefinitionsAreCurrent keeps it current.
 //
 //go:generate go run generate.go
 
-// mlops-fn's merges read its definitions from its own values, handed to
-// kyaml's walker (walk.Walker.Schema), never from kyaml's OpenAPI global,
-// which only kustomize's builds set (WithBuiltIn): the function's merge and
-// a build run side by side.
+// mlops-fn's merges read its definitions from its own values, handed to kyaml's walker (walk.Walker.Schema),
+// never from kyaml's OpenAPI global, which only kustomize's builds set (WithBuiltIn): the function's merge
+// and a build run side by side.
 
-// schemas are the definitions' schemas by type, each reference in them
-// replaced by what it names, as For first asks for a type: kyaml's
-// ResourceSchema.Field and Elements resolve a reference against its global
+// schemas are the definitions' schemas by type, each reference in them replaced by what it names, as For
+// first asks for a type: kyaml's ResourceSchema.Field and Elements resolve a reference against its global
 // schema (TestSchemasHoldNoReference).
 var schemas = sync.OnceValue(func() *inliner {
 	return newInliner(definitions())
@@ -60,11 +57,7 @@ func newInliner(defs spec.Definitions) *inliner {
 			group, _ := m["group"].(string)
 			version, _ := m["version"].(string)
 			kind, _ := m["kind"].(string)
-			apiVersion := version
-			if group != "" {
-				apiVersion = group + "/" + version
-			}
-			in.types[yaml.TypeMeta{APIVersion: apiVersion, Kind: kind}] = name
+			in.types[yaml.TypeMeta{APIVersion: runtimeschema.GroupVersion{Group: group, Version: version}.String(), Kind: kind}] = name
 		}
 	}
 	return in
@@ -86,8 +79,7 @@ func (in *inliner) of(t yaml.TypeMeta) *openapi.ResourceSchema {
 	return in.byType[t]
 }
 
-// inline is s with its references replaced; the definitions hold no
-// cycle (a Pod's are a tree).
+// inline is s with its references replaced; the definitions hold no cycle (a Pod's are a tree).
 func (in *inliner) inline(s spec.Schema) spec.Schema {
 	if ref := s.Ref.String(); ref != "" {
 		name := strings.TrimPrefix(ref, "#/definitions/")
@@ -116,39 +108,34 @@ func (in *inliner) inline(s spec.Schema) spec.Schema {
 	return s
 }
 
-// For is the schema of the objects of type t, nil for a type the
-// definitions lack.
+// For is the schema of the objects of type t, nil for a type the definitions lack.
 func For(t yaml.TypeMeta) *openapi.ResourceSchema {
 	skipBuiltIn()
 	return schemas().of(t)
 }
 
-// none is the schema of a type the definitions lack: no field known, so no
-// list merged by key, and no lookup in kyaml's global.
+// none is the schema of a type the definitions lack: no field known, no list merged by key, no global lookup.
 var none = &openapi.ResourceSchema{Schema: &spec.Schema{}}
 
-// Merge merges patch into dest as merge2.Merge does, from mlops-fn's
-// definitions of dest's type (else patch's) rather than kyaml's global.
+// Merge merges patch into dest as merge2.Merge does, from mlops-fn's definitions of dest's type (else
+// patch's) rather than kyaml's global.
 func Merge(patch, dest *yaml.RNode, opts yaml.MergeOptions) (*yaml.RNode, error) {
-	s := none
-	for _, n := range []*yaml.RNode{dest, patch} {
-		if f := For(typeOf(n)); f != nil {
-			s = f
-			break
-		}
-	}
+	s := cmp.Or(For(typeOf(dest)), For(typeOf(patch)), none)
 	return walk.Walker{Sources: []*yaml.RNode{dest, patch}, Visitor: merge2.Merger{}, MergeOptions: opts, Schema: s}.Walk()
 }
 
-// Format is kyaml's FormatFilter{UseSchema: true} on n from mlops-fn's
-// definitions: conventional field order, and the values of string fields
-// that would read as another type quoted.
+// Format is kyaml's FormatFilter{UseSchema: true} on n from mlops-fn's definitions: conventional field order,
+// and the values of string fields that would read as another type quoted.
 func Format(n *yaml.RNode) error {
 	if _, err := (filters.FormatFilter{}).Filter([]*yaml.RNode{n}); err != nil {
 		return err
 	}
 	if s := For(typeOf(n)); s != nil && n.GetAnnotations()[filters.FmtAnnotation] != filters.FmtStrategyNone {
-		quote(n.YNode(), s)
+		walkSchema(nil, n.YNode(), s, func(_, n *yaml.Node, s *openapi.ResourceSchema) {
+			if n.Kind == yaml.ScalarNode {
+				yaml.FormatNonStringStyle(n, *s.Schema)
+			}
+		})
 	}
 	return nil
 }
@@ -157,21 +144,21 @@ func typeOf(n *yaml.RNode) yaml.TypeMeta {
 	return yaml.TypeMeta{APIVersion: n.GetApiVersion(), Kind: n.GetKind()}
 }
 
-// quote walks n with its schema s as kyaml's formatter does.
-func quote(n *yaml.Node, s *openapi.ResourceSchema) {
+// walkSchema calls f on n, of schema s, and on each node below it that s knows, with its schema and the key
+// of the field it is the value of (nil for a list's item and for n), as kyaml's formatter walks.
+func walkSchema(key, n *yaml.Node, s *openapi.ResourceSchema, f func(key, n *yaml.Node, s *openapi.ResourceSchema)) {
+	f(key, n, s)
 	switch n.Kind {
-	case yaml.ScalarNode:
-		yaml.FormatNonStringStyle(n, *s.Schema)
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			if f := s.Field(n.Content[i].Value); f != nil {
-				quote(n.Content[i+1], f)
+			if field := s.Field(n.Content[i].Value); field != nil {
+				walkSchema(n.Content[i], n.Content[i+1], field, f)
 			}
 		}
 	case yaml.SequenceNode:
 		if e := s.Elements(); e != nil {
 			for _, c := range n.Content {
-				quote(c, e)
+				walkSchema(nil, c, e, f)
 			}
 		}
 	}
@@ -185,17 +172,15 @@ const (
 )
 
 var (
-	// mu serializes kustomize's builds, which set kyaml's OpenAPI schema,
-	// a global of its openapi package, from a kustomization's openapi:
-	// field (and keep a document an earlier build set, openapi.SetSchema).
+	// mu serializes kustomize's builds, which set kyaml's OpenAPI schema, a global of its openapi package,
+	// from a kustomization's openapi: field (and keep a document an earlier build set, openapi.SetSchema).
 	mu      sync.Mutex
 	current = unknown
 )
 
-// skipBuiltIn keeps kyaml from parsing its built-in Kubernetes schema (140
-// ms) in a process that has run no build: its walker, given a schema, still
-// initializes the global at the first field it looks up, though mlops-fn's
-// merges read nothing of it. A later build starts afresh (WithBuiltIn).
+// skipBuiltIn keeps kyaml from parsing its built-in Kubernetes schema (140 ms) in a process that has run no
+// build: its walker, given a schema, still initializes the global at the first field it looks up, though
+// mlops-fn's merges read nothing of it. A later build starts afresh (WithBuiltIn).
 var skipBuiltIn = sync.OnceFunc(func() {
 	mu.Lock()
 	defer mu.Unlock()
@@ -206,11 +191,10 @@ var skipBuiltIn = sync.OnceFunc(func() {
 	}
 })
 
-// WithBuiltIn runs f from kyaml's built-in schema, as a new kubectl process
-// starts: a kustomize build, which may set its own from an openapi: field.
-// The built-in schema, parsed, is kept for the next build: parsing it was
-// 46% of pkg/hydrate's test CPU. kyaml adds an openapi: document to what it
-// has parsed, so f, having set one over a kept schema, runs again afresh.
+// WithBuiltIn runs f from kyaml's built-in schema, as a new kubectl process starts: a kustomize build, which
+// may set its own from an openapi: field. The built-in schema, parsed, is kept for the next build: parsing it
+// was 46% of pkg/hydrate's test CPU. kyaml adds an openapi: document to what it has parsed, so f, having set
+// one over a kept schema, runs again afresh.
 func WithBuiltIn(f func() error) error {
 	mu.Lock()
 	defer mu.Unlock()

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package gen builds mlops-fn's OpenAPI definitions (pkg/schema's
-// definitions.go, `go generate ./pkg/schema`): the job kinds' from the CRD
-// manifests in the operators' modules go.mod pins, and the Kubernetes
-// definitions they and the core kinds reach from kyaml's built-in schema;
-// and the job spec's JSON Schema, from pkg/api/v1alpha1 (JobSchema).
+// Package gen builds mlops-fn's OpenAPI definitions (pkg/schema's definitions.go, `go generate
+// ./pkg/schema`): the job kinds' from the CRD manifests in the operators' modules go.mod pins, and the
+// Kubernetes definitions they and the core kinds reach from kyaml's built-in schema; and the job spec's JSON
+// Schema, from pkg/api/v1alpha1 (JobSchema).
 package gen
 
 import (
@@ -29,9 +28,8 @@ var crds = []struct{ module, file string }{
 	{"sigs.k8s.io/jobset", "config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml"},
 }
 
-// coreKinds are the built-in kinds a training overlay holds: the definitions
-// replace kyaml's built-in schema, so these keep their merge keys. An overlay
-// that also patches a Deployment or a Job needs its definition added here.
+// coreKinds are the built-in kinds a training overlay holds: the definitions replace kyaml's built-in schema,
+// so these keep their merge keys. An overlay that patches a Deployment or a Job would need it added here.
 var coreKinds = []string{
 	"io.k8s.api.core.v1.Pod",
 	"io.k8s.api.core.v1.ConfigMap",
@@ -41,52 +39,61 @@ var coreKinds = []string{
 	"io.k8s.api.core.v1.PersistentVolumeClaim",
 }
 
-// Definitions are the job kinds' definitions, from their CRDs, and every
-// definition of builtin (kyaml's built-in schema) they and coreKinds reach,
-// as kube-openapi decodes them from JSON: what kyaml would read from a
-// document holding them.
-func Definitions(builtin spec.Definitions) (spec.Definitions, error) {
+// Definitions are the job kinds' definitions, from their CRDs, and every definition of builtin (kyaml's
+// built-in schema) they and coreKinds reach, as kube-openapi decodes them from JSON: what kyaml would read.
+func Definitions(builtin spec.Definitions) (decoded spec.Definitions, err error) {
+	defer catch(&err)
 	defs := spec.Definitions{}
 	for _, c := range crds {
-		if err := addCRD(defs, c.module, c.file); err != nil {
-			return nil, fmt.Errorf("%s %s: %w", c.module, c.file, err)
-		}
+		addCRD(defs, c.module, c.file)
 	}
-	var visit func(name string) error
-	visit = func(name string) error {
+	var visit func(name string)
+	visit = func(name string) {
 		if _, done := defs[name]; done {
-			return nil
+			return
 		}
 		def, ok := builtin[name]
 		if !ok {
-			return fmt.Errorf("kyaml's built-in schema has no definition %s", name)
+			fail("kyaml's built-in schema has no definition %s", name)
 		}
 		defs[name] = withoutDescriptions(def)
 		for _, ref := range refs(def) {
-			if err := visit(ref); err != nil {
-				return err
-			}
+			visit(ref)
 		}
-		return nil
 	}
 	for _, name := range slices.Sorted(maps.Keys(defs)) {
 		for _, ref := range refs(defs[name]) {
-			if err := visit(ref); err != nil {
-				return nil, err
-			}
+			visit(ref)
 		}
 	}
 	for _, name := range coreKinds {
-		if err := visit(name); err != nil {
-			return nil, err
-		}
+		visit(name)
 	}
 	b, err := json.Marshal(defs)
-	if err != nil {
-		return nil, err
-	}
-	var decoded spec.Definitions
+	check(err)
 	return decoded, json.Unmarshal(b, &decoded)
+}
+
+// failure is an error of the generators, panicked through their recursions and returned by catch.
+type failure struct{ error }
+
+func fail(format string, args ...any) { panic(failure{fmt.Errorf(format, args...)}) }
+
+func check(err error) {
+	if err != nil {
+		panic(failure{err})
+	}
+}
+
+// catch, deferred, returns a failure as the function's error.
+func catch(err *error) {
+	if r := recover(); r != nil {
+		f, ok := r.(failure)
+		if !ok {
+			panic(r)
+		}
+		*err = f.error
+	}
 }
 
 // crd is the part of a CustomResourceDefinition read here.
@@ -104,13 +111,10 @@ type crd struct {
 	}
 }
 
-// addCRD adds the definition of each served version of the CRD in file of
-// module, named as the API server names it (org.kubeflow.v2beta1.MPIJob).
-func addCRD(defs spec.Definitions, module, file string) error {
-	c, err := readCRD(module, file)
-	if err != nil {
-		return err
-	}
+// addCRD adds the definition of each served version of the CRD in file of module, named as the API server
+// names it (org.kubeflow.v2beta1.MPIJob).
+func addCRD(defs spec.Definitions, module, file string) {
+	c := readCRD(module, file)
 	group := strings.Split(c.Spec.Group, ".")
 	slices.Reverse(group)
 	for _, v := range c.Spec.Versions {
@@ -118,48 +122,45 @@ func addCRD(defs spec.Definitions, module, file string) error {
 			continue
 		}
 		s := v.Schema.OpenAPIV3Schema
-		def := spec.Schema{SchemaProps: spec.SchemaProps{
-			Type:       spec.StringOrArray{"object"},
-			Properties: map[string]spec.Schema{"metadata": ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")},
-		}}
+		def := spec.Schema{
+			VendorExtensible: spec.VendorExtensible{Extensions: spec.Extensions{"x-kubernetes-group-version-kind": []any{
+				map[string]any{"group": c.Spec.Group, "version": v.Name, "kind": c.Spec.Names.Kind},
+			}}},
+			SchemaProps: spec.SchemaProps{
+				Type:       spec.StringOrArray{"object"},
+				Properties: map[string]spec.Schema{"metadata": ref("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")},
+			},
+		}
 		// The spec only: a patch leaves the status to the operator.
 		for _, field := range []string{"apiVersion", "kind", "spec"} {
 			if p, ok := s.Properties[field]; ok {
 				def.Properties[field] = merging(p)
 			}
 		}
-		def.Extensions = spec.Extensions{"x-kubernetes-group-version-kind": []any{
-			map[string]any{"group": c.Spec.Group, "version": v.Name, "kind": c.Spec.Names.Kind},
-		}}
 		defs[strings.Join(group, ".")+"."+v.Name+"."+c.Spec.Names.Kind] = def
 	}
-	return nil
 }
 
 // readCRD reads the CRD in file of module, from the module cache.
-func readCRD(module, file string) (crd, error) {
-	var c crd
+func readCRD(module, file string) (c crd) {
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", module).Output()
 	if err != nil {
-		return c, fmt.Errorf("go list -m %s: %w", module, err)
+		fail("go list -m %s: %w", module, err)
 	}
 	dir := strings.TrimSpace(string(out))
 	if dir == "" {
-		return c, fmt.Errorf("not in the module cache; run `go mod download %s`", module)
+		fail("%s %s: not in the module cache; run `go mod download %s`", module, file, module)
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, file))
-	if err != nil {
-		return c, err
-	}
-	return c, yaml.Unmarshal(raw, &c)
+	check(err)
+	check(yaml.Unmarshal(raw, &c))
+	return c
 }
 
-// merging is what kyaml's merges read of s, a part of a CRD's schema: types,
-// fields and merge keys. A CRD names a list's keys for server-side apply
-// (x-kubernetes-list-type map); kyaml merges a list by key when it has a
-// patch strategy, as Kubernetes' own types give: the keys become one. A pod
-// template becomes the built-in PodTemplateSpec, whose lists merge as
-// kustomize merges a Pod's.
+// merging is what kyaml's merges read of s, a part of a CRD's schema: types, fields and merge keys. A CRD
+// names a list's keys for server-side apply (x-kubernetes-list-type map); kyaml merges a list by key when it
+// has a patch strategy, as Kubernetes' own types give: the keys become one. A pod template becomes the
+// built-in PodTemplateSpec, whose lists merge as kustomize merges a Pod's.
 func merging(s spec.Schema) spec.Schema {
 	if isPodTemplate(s) {
 		return ref("io.k8s.api.core.v1.PodTemplateSpec")
@@ -184,8 +185,7 @@ func merging(s spec.Schema) spec.Schema {
 	return out
 }
 
-// isPodTemplate tells a CRD's inlined PodTemplateSpec: a template whose spec
-// holds containers.
+// isPodTemplate tells a CRD's inlined PodTemplateSpec: a template whose spec holds containers.
 func isPodTemplate(s spec.Schema) bool {
 	_, containers := s.Properties["spec"].Properties["containers"]
 	_, metadata := s.Properties["metadata"]
@@ -196,15 +196,14 @@ func ref(name string) spec.Schema {
 	return spec.Schema{SchemaProps: spec.SchemaProps{Ref: spec.MustCreateRef("#/definitions/" + name)}}
 }
 
-// withoutDescriptions drops the prose, most of the bytes: merges read only
-// types, references and the x-kubernetes-patch extensions.
+// withoutDescriptions drops the prose, most of the bytes: merges read only types, references and the
+// x-kubernetes-patch extensions.
 func withoutDescriptions(s spec.Schema) spec.Schema {
 	s.Description = ""
 	return withChildren(s, withoutDescriptions)
 }
 
-// withChildren is s with f applied to its properties, its additional
-// properties' schema and its items' schema.
+// withChildren is s with f applied to its properties' schemas, its additional properties' and its items'.
 func withChildren(s spec.Schema, f func(spec.Schema) spec.Schema) spec.Schema {
 	if s.Properties != nil {
 		props := map[string]spec.Schema{}

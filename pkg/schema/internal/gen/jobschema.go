@@ -22,30 +22,22 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+	"k8s.io/utils/ptr"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
-// JobSchema is the JSON Schema (draft-07, what yaml-language-server reads)
-// of the job spec, from pkg/api/v1alpha1's Go types as mlops-fn decodes them
-// (strictly: every object refuses unknown fields): each field's JSON name
-// and type, its description from the Go doc comments (Kubernetes' types:
-// their SwaggerDoc, generated from theirs); and, read from the validation
-// itself, which fields are required (see required), an enum where it
-// accepts a closed set of strings (see enum) and a number's range (see
-// bounds).
-func JobSchema() ([]byte, error) {
-	w := schemaWriter{docs: map[string]map[string]string{}}
-	var err error
-	if w.quantityPattern, err = quantityPattern(); err != nil {
-		return nil, err
-	}
-	root, err := w.schema(reflect.TypeFor[api.MLOpsJob](), []step{}, "")
-	if err != nil {
-		return nil, err
-	}
+// JobSchema is the JSON Schema (draft-07, what yaml-language-server reads) of the job spec, from
+// pkg/api/v1alpha1's Go types as mlops-fn decodes them (strictly: every object refuses unknown fields): each
+// field's JSON name and type, its description from the Go doc comments (Kubernetes' types: their SwaggerDoc,
+// generated from theirs); and, read from the validation itself, which fields are required (see required), an
+// enum where it accepts a closed set of strings (see enum) and a number's range (see bounds).
+func JobSchema() (_ []byte, err error) {
+	defer catch(&err)
+	w := schemaWriter{docs: map[string]map[string]string{}, quantityPattern: quantityPattern()}
+	root := w.schema(reflect.TypeFor[api.MLOpsJob](), []step{}, "")
 	root.Schema = "http://json-schema.org/draft-07/schema#"
 	root.Title = fmt.Sprintf("%s %s, mlops-fn's job spec (job.yaml)", api.APIVersion, api.Kind)
 	for field, value := range map[string]string{"apiVersion": api.APIVersion, "kind": api.Kind} {
@@ -55,32 +47,24 @@ func JobSchema() ([]byte, error) {
 	}
 	// Sorted keys, whichever of kube-openapi's marshalers runs.
 	b, err := json.Marshal(root)
-	if err != nil {
-		return nil, err
-	}
+	check(err)
 	var doc any
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, err
-	}
+	check(json.Unmarshal(b, &doc))
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return nil, err
-	}
+	check(enc.Encode(doc))
 	return out.Bytes(), nil
 }
 
-// schemaWriter builds the schema of a Go type, reading the doc comments of
-// mlops-fn's packages on the way.
+// schemaWriter builds the schema of a Go type, reading the doc comments of mlops-fn's packages on the way.
 type schemaWriter struct {
 	docs            map[string]map[string]string // package path → "Type" and "Type.Field" → doc
 	quantityPattern string
 }
 
-// step is one move from an MLOpsJob to a field inside it: a struct field's
-// index, or into a list's first item (-1).
+// step is one move from an MLOpsJob to a field inside it: a struct field's index, or intoList (item 0).
 type step int
 
 const intoList step = -1
@@ -93,31 +77,26 @@ func then(steps []step, s step) []step {
 	return append(slices.Clone(steps), s)
 }
 
-// schema is t's schema; steps lead from an MLOpsJob to a value of t, whose
-// path the validation's errors name (nil: no steps do).
-func (w *schemaWriter) schema(t reflect.Type, steps []step, path string) (spec.Schema, error) {
+// schema is t's schema; steps lead from an MLOpsJob to a value of t, whose path the validation's errors name
+// (nil: no steps do).
+func (w *schemaWriter) schema(t reflect.Type, steps []step, path string) spec.Schema {
 	if t.Kind() == reflect.Pointer {
 		return w.schema(t.Elem(), steps, path)
 	}
 	if t == reflect.TypeFor[resource.Quantity]() {
 		// A string or a number, as its OpenAPI says.
-		return spec.Schema{SchemaProps: spec.SchemaProps{Type: resource.Quantity{}.OpenAPIV3OneOfTypes(), Pattern: w.quantityPattern}}, nil
+		return spec.Schema{SchemaProps: spec.SchemaProps{Type: resource.Quantity{}.OpenAPIV3OneOfTypes(), Pattern: w.quantityPattern}}
 	}
 	if reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]()) {
-		return spec.Schema{}, fmt.Errorf("%s: %s decodes itself; teach JobSchema its JSON", path, t)
+		fail("%s: %s decodes itself; teach JobSchema its JSON", path, t)
 	}
 	var s spec.Schema
 	switch t.Kind() {
 	case reflect.String:
 		s.Type = spec.StringOrArray{"string"}
-		if steps == nil {
-			break
+		if steps != nil {
+			s.Enum = enum(steps, path)
 		}
-		values, err := enum(steps, path)
-		if err != nil {
-			return s, fmt.Errorf("%s: %w", path, err)
-		}
-		s.Enum = values
 	case reflect.Bool:
 		s.Type = spec.StringOrArray{"boolean"}
 	case reflect.Int32, reflect.Int64:
@@ -127,60 +106,42 @@ func (w *schemaWriter) schema(t reflect.Type, steps []step, path string) (spec.S
 		}
 		s.Type, s.Format = spec.StringOrArray{"integer"}, t.Kind().String()
 		if steps != nil {
-			least, greatest, ok, err := bounds(steps, path, lo, hi)
-			if err != nil {
-				return s, fmt.Errorf("%s: %w", path, err)
-			}
-			if ok {
-				lo, hi = least, greatest
-			}
+			lo, hi = bounds(steps, path, lo, hi)
 		}
 		// int64's own bounds are left out: a float64 cannot hold them exactly.
 		if lo > math.MinInt64 {
-			f := float64(lo)
-			s.Minimum = &f
+			s.Minimum = ptr.To(float64(lo))
 		}
 		if hi < math.MaxInt64 {
-			f := float64(hi)
-			s.Maximum = &f
+			s.Maximum = ptr.To(float64(hi))
 		}
 	case reflect.Slice:
-		item, err := w.schema(t.Elem(), then(steps, intoList), path+"[0]")
-		if err != nil {
-			return s, err
-		}
+		item := w.schema(t.Elem(), then(steps, intoList), path+"[0]")
 		s.Type, s.Items = spec.StringOrArray{"array"}, &spec.SchemaOrArray{Schema: &item}
 	case reflect.Map:
 		if t.Key().Kind() != reflect.String {
-			return s, fmt.Errorf("%s: a map keyed by %s; teach JobSchema", path, t.Key())
+			fail("%s: a map keyed by %s; teach JobSchema", path, t.Key())
 		}
 		// A map's values are not probed (nil steps): no validation has a set of them.
-		value, err := w.schema(t.Elem(), nil, path+"[*]")
-		if err != nil {
-			return s, err
-		}
+		value := w.schema(t.Elem(), nil, path+"[*]")
 		s.Type, s.AdditionalProperties = spec.StringOrArray{"object"}, &spec.SchemaOrBool{Allows: true, Schema: &value}
 	case reflect.Struct:
 		return w.object(t, steps, path)
 	default:
-		return s, fmt.Errorf("%s: a %s; teach JobSchema its JSON", path, t)
+		fail("%s: a %s; teach JobSchema its JSON", path, t)
 	}
-	return s, nil
+	return s
 }
 
-// object is a struct's schema: its JSON fields, no others (mlops-fn decodes
-// strictly), an inline struct's fields among them.
-func (w *schemaWriter) object(t reflect.Type, steps []step, path string) (spec.Schema, error) {
+// object is a struct's schema: its JSON fields, an inline struct's among them, no others (decoded strictly).
+func (w *schemaWriter) object(t reflect.Type, steps []step, path string) spec.Schema {
+	docs := w.fieldDocs(t)
 	s := spec.Schema{SchemaProps: spec.SchemaProps{
+		Description:          docs[""],
 		Type:                 spec.StringOrArray{"object"},
 		Properties:           map[string]spec.Schema{},
 		AdditionalProperties: &spec.SchemaOrBool{Allows: false},
 	}}
-	docs, err := w.fieldDocs(t)
-	if err != nil {
-		return s, err
-	}
-	s.Description = docs[""]
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
@@ -189,42 +150,31 @@ func (w *schemaWriter) object(t reflect.Type, steps []step, path string) (spec.S
 		}
 		fsteps := then(steps, step(i))
 		if f.Anonymous && name == "" {
-			inner, err := w.object(f.Type, fsteps, path)
-			if err != nil {
-				return s, err
-			}
+			inner := w.object(f.Type, fsteps, path)
 			maps.Copy(s.Properties, inner.Properties)
 			s.Required = append(s.Required, inner.Required...)
 			continue
 		}
 		if name == "" {
-			return s, fmt.Errorf("%s.%s has no JSON name; teach JobSchema", t, f.Name)
+			fail("%s.%s has no JSON name; teach JobSchema", t, f.Name)
 		}
-		p, err := w.schema(f.Type, fsteps, joinPath(path, name))
-		if err != nil {
-			return s, err
-		}
-		// What the probe's context requires another may not (a toleration's
-		// operator, without a key): only a field without omitempty, as
-		// Kubernetes' types write a required one, is required.
+		p := w.schema(f.Type, fsteps, joinPath(path, name))
+		// What the probe's context requires another may not (a toleration's operator, without a key): only a
+		// field without omitempty, as Kubernetes' types write a required one, is required.
 		req := fsteps != nil && !slices.Contains(strings.Split(opts, ","), "omitempty") && required(fsteps, joinPath(path, name))
 		if p.Enum != nil && f.Type.Kind() == reflect.String && !req && !slices.Contains(p.Enum, any("")) {
 			// Decoded, "" is the field left out, which a spec may do.
 			p.Enum = append(p.Enum, "")
 		}
 		if p.Description = docs[name]; p.Description == "" {
-			inner, err := w.fieldDocs(indirect(f.Type))
-			if err != nil {
-				return s, err
-			}
-			p.Description = inner[""]
+			p.Description = w.fieldDocs(indirect(f.Type))[""]
 		}
 		s.Properties[name] = p
 		if req {
 			s.Required = append(s.Required, name)
 		}
 	}
-	return s, nil
+	return s
 }
 
 func indirect(t reflect.Type) reflect.Type {
@@ -241,24 +191,21 @@ func joinPath(path, name string) string {
 	return path + "." + name
 }
 
-// fieldDocs are the docs of struct t and its fields, by JSON name ("": the
-// type's own): Kubernetes' from SwaggerDoc, mlops-fn's from the source.
-func (w *schemaWriter) fieldDocs(t reflect.Type) (map[string]string, error) {
+// fieldDocs are the docs of struct t and its fields, by JSON name ("": the type's own): Kubernetes' from
+// SwaggerDoc, mlops-fn's from the source.
+func (w *schemaWriter) fieldDocs(t reflect.Type) map[string]string {
 	if t.Kind() != reflect.Struct {
-		return map[string]string{}, nil
+		return map[string]string{}
 	}
 	if d, ok := reflect.Zero(t).Interface().(interface{ SwaggerDoc() map[string]string }); ok {
-		return d.SwaggerDoc(), nil
+		return d.SwaggerDoc()
 	}
 	if !strings.HasPrefix(t.PkgPath(), "github.com/mlops-fn/mlops-fn/") {
-		return map[string]string{}, nil
+		return map[string]string{}
 	}
 	docs, ok := w.docs[t.PkgPath()]
 	if !ok {
-		var err error
-		if docs, err = packageDocs(t.PkgPath()); err != nil {
-			return nil, err
-		}
+		docs = packageDocs(t.PkgPath())
 		w.docs[t.PkgPath()] = docs
 	}
 	out := map[string]string{"": docs[t.Name()]}
@@ -276,21 +223,18 @@ func (w *schemaWriter) fieldDocs(t reflect.Type) (map[string]string, error) {
 			out[name] = doc
 		}
 	}
-	return out, nil
+	return out
 }
 
-// packageDocs reads the doc comments of the package at path: "Type" and
-// "Type.Field" → the comment's text (docText).
-func packageDocs(path string) (map[string]string, error) {
+// packageDocs reads the doc comments of the package at path: "Type" and "Type.Field" → docText.
+func packageDocs(path string) map[string]string {
 	out, err := exec.Command("go", "list", "-f", "{{.Dir}}", path).Output()
 	if err != nil {
-		return nil, fmt.Errorf("go list %s: %w", path, err)
+		fail("go list %s: %w", path, err)
 	}
 	source := func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }
 	pkgs, err := parser.ParseDir(token.NewFileSet(), strings.TrimSpace(string(out)), source, parser.ParseComments)
-	if err != nil {
-		return nil, err
-	}
+	check(err)
 	docs := map[string]string{}
 	for _, pkg := range pkgs {
 		for _, file := range pkg.Files {
@@ -306,14 +250,12 @@ func packageDocs(path string) (map[string]string, error) {
 						doc = g.Doc
 					}
 					docs[ts.Name.Name] = docText(doc)
-					st, ok := ts.Type.(*ast.StructType)
-					if !ok {
-						continue
-					}
-					for _, f := range st.Fields.List {
-						for _, n := range f.Names {
-							if f.Doc != nil {
-								docs[ts.Name.Name+"."+n.Name] = docText(f.Doc)
+					if st, ok := ts.Type.(*ast.StructType); ok {
+						for _, f := range st.Fields.List {
+							for _, n := range f.Names {
+								if f.Doc != nil {
+									docs[ts.Name.Name+"."+n.Name] = docText(f.Doc)
+								}
 							}
 						}
 					}
@@ -321,11 +263,11 @@ func packageDocs(path string) (map[string]string, error) {
 			}
 		}
 	}
-	return docs, nil
+	return docs
 }
 
-// docText is a comment's text, each paragraph on one line, without marker
-// lines (+enum), as Kubernetes' generators write descriptions.
+// docText is a comment's text, each paragraph on one line, without marker lines (+enum), as Kubernetes'
+// generators write descriptions.
 func docText(c *ast.CommentGroup) string {
 	if c == nil {
 		return ""
@@ -348,66 +290,69 @@ func docText(c *ast.CommentGroup) string {
 // probe is a value no validation accepts.
 const probe = "\x00probe"
 
-// enum is the closed set of values the validation accepts for the string
-// field at path (steps lead to it), nil when it has none. mlops-fn's own
-// validation says: the field set to a probe, in a job of each jobKind, is
-// refused as not supported, the error listing the supported values.
-func enum(steps []step, path string) ([]any, error) {
-	var supported []string
-	var kind string
+// agreed is what probe finds in a job of each jobKind (ok false: nothing), which every kind that finds
+// something must agree on; found is false when none does.
+func agreed[T any](path string, probe func(kind string) (T, bool)) (v T, found bool) {
+	var first string
 	for _, k := range kinds.All.Names() {
-		values, err := notSupported(k, steps, path)
-		if err != nil {
-			return nil, err
+		got, ok := probe(k)
+		switch {
+		case !ok:
+		case !found:
+			v, found, first = got, true, k
+		case !reflect.DeepEqual(got, v):
+			fail("%s: jobKind %s takes %v, jobKind %s %v; teach JobSchema", path, first, v, k, got)
 		}
-		if values == nil {
-			continue
-		}
-		if supported != nil && !slices.Equal(values, supported) {
-			return nil, fmt.Errorf("jobKind %s supports %q, jobKind %s %q; teach JobSchema", kind, supported, k, values)
-		}
-		supported, kind = values, k
 	}
+	return v, found
+}
+
+// enum is the closed set of values the validation accepts for the string field at path (steps lead to it),
+// nil when it has none. mlops-fn's own validation says: the field set to a probe, in a job of each jobKind,
+// is refused as not supported, the error listing the supported values.
+func enum(steps []step, path string) []any {
+	supported, _ := agreed(path, func(k string) ([]string, bool) {
+		values := notSupported(k, steps, path)
+		return values, values != nil
+	})
 	if supported == nil {
-		return nil, nil
+		return nil
 	}
 	out := make([]any, len(supported))
 	for i, v := range supported {
 		out[i] = v
 	}
-	return out, nil
+	return out
 }
 
-// notSupported are the values the validation names as supported, refusing
-// the probe at path in a job of jobKind k; nil when it refuses it otherwise,
-// or not at all.
-func notSupported(k string, steps []step, path string) ([]string, error) {
+// notSupported are the values the validation names as supported, refusing the probe at path in a job of
+// jobKind k; nil when it refuses it otherwise, or not at all.
+func notSupported(k string, steps []step, path string) []string {
 	for _, e := range refusals(k, steps, probe, at(path)) {
 		if e.Type != field.ErrorTypeNotSupported {
 			continue
 		}
 		rest, ok := strings.CutPrefix(e.Detail, "supported values: ")
+		if !ok {
+			fail("%s: %q lists no supported values; teach JobSchema", path, e.Detail)
+		}
 		var values []string
-		for ok && rest != "" {
+		for rest != "" {
 			q, err := strconv.QuotedPrefix(rest)
 			if err != nil {
-				return nil, fmt.Errorf("%s: reading the supported values of %q: %w", path, e.Detail, err)
+				fail("%s: reading the supported values of %q: %w", path, e.Detail, err)
 			}
 			v, _ := strconv.Unquote(q)
 			values = append(values, v)
 			rest = strings.TrimPrefix(rest[len(q):], ", ")
 		}
-		if !ok {
-			return nil, fmt.Errorf("%s: %q lists no supported values; teach JobSchema", path, e.Detail)
-		}
-		return values, nil
+		return values
 	}
-	return nil, nil
+	return nil
 }
 
-// refusals are the validation's errors about a field that about takes, in
-// a job of jobKind k with value at the field steps lead to (nil: the field
-// left out), defaulted first as mlops-fn does.
+// refusals are the validation's errors about a field that about takes, in a job of jobKind k with value at
+// the field steps lead to (nil: the field left out), defaulted first as mlops-fn does.
 func refusals(k string, steps []step, value any, about func(string) bool) field.ErrorList {
 	job := api.MLOpsJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "probe"}}
 	job.Spec.JobKind = jobkind.JobKind(k)
@@ -447,9 +392,8 @@ func refusals(k string, steps []step, value any, about func(string) bool) field.
 	return out
 }
 
-// at, holding and inside say which errors are about path: those of the
-// field itself, of it or a field that holds it (spec.elastic, of a kind
-// that carries none), of it or a field inside it.
+// at, holding and inside say which errors are about path: those of the field itself, of it or a field that
+// holds it (spec.elastic, of a kind that carries none), of it or a field inside it.
 func at(path string) func(string) bool { return func(f string) bool { return f == path } }
 
 func holding(path string) func(string) bool {
@@ -460,13 +404,10 @@ func inside(path string) func(string) bool {
 	return func(f string) bool { return f == path || within(f, path) }
 }
 
-func within(f, of string) bool {
-	return strings.HasPrefix(f, of+".") || strings.HasPrefix(f, of+"[")
-}
+func within(f, of string) bool { return strings.HasPrefix(f, of+".") || strings.HasPrefix(f, of+"[") }
 
-// required says whether the validation refuses the field at path (steps
-// lead to it) left out, in a job of every jobKind (with apiVersion, kind
-// and name unless the field is one of them).
+// required says whether the validation refuses the field at path (steps lead to it) left out, in a job of
+// every jobKind (with apiVersion, kind and name unless the field is one of them).
 func required(steps []step, path string) bool {
 	for _, k := range kinds.All.Names() {
 		if len(refusals(k, steps, nil, inside(path))) == 0 {
@@ -476,22 +417,20 @@ func required(steps []step, path string) bool {
 	return true
 }
 
-// bounds are the least and the greatest whole number the validation accepts
-// at path (steps lead to it), within lo and hi, the Go type's: found by
-// bisection from 1 or 0, in a job of each jobKind that takes either (the
-// validation's ranges are intervals). ok is false when no kind takes 1 or 0.
-func bounds(steps []step, path string, lo, hi int64) (least, greatest int64, ok bool, err error) {
-	var kind string
-	for _, k := range kinds.All.Names() {
+// bounds are the least and the greatest whole number the validation accepts at path (steps lead to it),
+// within lo and hi, the Go type's (returned when no kind takes 1 or 0): found by bisection from 1 or 0, in a
+// job of each jobKind that takes either (the validation's ranges are intervals).
+func bounds(steps []step, path string, lo, hi int64) (least, greatest int64) {
+	found, ok := agreed(path, func(k string) ([2]int64, bool) {
 		takes := func(n int64) bool { return len(refusals(k, steps, n, holding(path))) == 0 }
 		seed := int64(1)
 		if !takes(seed) {
 			if seed = 0; !takes(seed) {
-				continue
+				return [2]int64{}, false
 			}
 		}
-		// The least n of [a, b] that takes (b does), then the greatest of
-		// [c, d] (c does); differences in uint64, which holds them all.
+		// The least n of [a, b] that takes (b does), then the greatest of [c, d] (c does); differences in
+		// uint64, which holds them all.
 		a, b := lo, seed
 		for a < b {
 			if mid := a + int64((uint64(b)-uint64(a))/2); takes(mid) {
@@ -509,24 +448,20 @@ func bounds(steps []step, path string, lo, hi int64) (least, greatest int64, ok 
 				d = mid - 1
 			}
 		}
-		if ok && (a != least || c != greatest) {
-			return 0, 0, false, fmt.Errorf("jobKind %s takes %d to %d, jobKind %s %d to %d; teach JobSchema", kind, least, greatest, k, a, c)
-		}
-		least, greatest, ok, kind = a, c, true, k
+		return [2]int64{a, c}, true
+	})
+	if !ok {
+		return lo, hi
 	}
-	return least, greatest, ok, nil
+	return found[0], found[1]
 }
 
-// quantityPattern is the pattern of a Kubernetes quantity's string form, as
-// the CRDs go.mod pins write it (controller-gen's): one for every quantity.
-func quantityPattern() (string, error) {
+// quantityPattern is the pattern of a Kubernetes quantity's string form, as the CRDs go.mod pins write it
+// (controller-gen's): one for every quantity.
+func quantityPattern() string {
 	found := map[string]bool{}
 	for _, c := range crds {
-		doc, err := readCRD(c.module, c.file)
-		if err != nil {
-			return "", fmt.Errorf("%s %s: %w", c.module, c.file, err)
-		}
-		for _, v := range doc.Spec.Versions {
+		for _, v := range readCRD(c.module, c.file).Spec.Versions {
 			walkSchemas(v.Schema.OpenAPIV3Schema, func(s spec.Schema) {
 				if s.Extensions["x-kubernetes-int-or-string"] == true && s.Pattern != "" {
 					found[s.Pattern] = true
@@ -535,13 +470,12 @@ func quantityPattern() (string, error) {
 		}
 	}
 	if len(found) != 1 {
-		return "", fmt.Errorf("the CRDs' quantities have %d patterns, want one: %q", len(found), slices.Sorted(maps.Keys(found)))
+		fail("the CRDs' quantities have %d patterns, want one: %q", len(found), slices.Sorted(maps.Keys(found)))
 	}
-	return slices.Collect(maps.Keys(found))[0], nil
+	return slices.Collect(maps.Keys(found))[0]
 }
 
-// walkSchemas calls f on s and every schema inside it, properties in the
-// order of their names.
+// walkSchemas calls f on s and every schema inside it, properties in the order of their names.
 func walkSchemas(s spec.Schema, f func(spec.Schema)) {
 	f(s)
 	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {

@@ -16,16 +16,14 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
 
-// Source is definitions.go: defs as Go composite literals, so a run builds
-// them without decoding JSON. Each distinct reference is parsed once, into a
-// variable.
-func Source(defs spec.Definitions) ([]byte, error) {
+// Source is definitions.go: defs as Go composite literals, so a run builds them without decoding JSON. Each
+// distinct reference is parsed once, into a variable.
+func Source(defs spec.Definitions) (_ []byte, err error) {
+	defer catch(&err)
 	g := goWriter{refs: map[string]string{}, types: map[string]string{}}
 	for _, name := range slices.Sorted(maps.Keys(defs)) {
 		fmt.Fprintf(&g.body, "%q: ", name)
-		if err := g.schema(defs[name]); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
+		g.schema(name, defs[name])
 		g.body.WriteString(",\n")
 	}
 	var out bytes.Buffer
@@ -45,47 +43,34 @@ func Source(defs spec.Definitions) ([]byte, error) {
 	return format.Source(out.Bytes())
 }
 
-// goWriter writes the definitions' literals and collects the references and
-// types they share.
+// goWriter writes the definitions' literals and collects the references and types they share.
 type goWriter struct {
 	body  bytes.Buffer
 	refs  map[string]string // reference → its variable
 	types map[string]string // a type's quoted names → its variable
 }
 
-// schema writes s as a spec.Schema literal's braces; a field it does not
-// write is an error, so no keyword of the document is dropped unseen.
-func (g *goWriter) schema(s spec.Schema) error {
+// schema writes s, at path, as a spec.Schema literal's braces; a field it does not write is an error, so no
+// keyword of the document is dropped unseen.
+func (g *goWriter) schema(path string, s spec.Schema) {
 	rest := s
 	w := &g.body
 	w.WriteString("{")
 	if len(s.Extensions) > 0 {
 		w.WriteString("VendorExtensible: spec.VendorExtensible{Extensions: spec.Extensions{")
 		for _, k := range slices.Sorted(maps.Keys(s.Extensions)) {
-			v, err := goValue(s.Extensions[k])
-			if err != nil {
-				return fmt.Errorf("%s: %w", k, err)
-			}
-			fmt.Fprintf(w, "%q: %s, ", k, v)
+			fmt.Fprintf(w, "%q: %s, ", k, goValue(path+": "+k, s.Extensions[k]))
 		}
 		w.WriteString("}}, ")
 		rest.Extensions = nil
 	}
 	w.WriteString("SchemaProps: spec.SchemaProps{")
 	if r := s.Ref.String(); r != "" {
-		v, err := g.ref(r)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "Ref: %s, ", v)
+		fmt.Fprintf(w, "Ref: %s, ", variable(g.refs, r, refName))
 		rest.Ref = spec.Ref{}
 	}
 	if s.Type != nil {
-		v, err := g.typ(s.Type)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "Type: %s, ", v)
+		fmt.Fprintf(w, "Type: %s, ", variable(g.types, goStrings(s.Type), typeName(s.Type)))
 		rest.Type = nil
 	}
 	if s.Format != "" {
@@ -100,9 +85,7 @@ func (g *goWriter) schema(s spec.Schema) error {
 		w.WriteString("Properties: map[string]spec.Schema{\n")
 		for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
 			fmt.Fprintf(w, "%q: ", k)
-			if err := g.schema(s.Properties[k]); err != nil {
-				return fmt.Errorf("%s: %w", k, err)
-			}
+			g.schema(path+": "+k, s.Properties[k])
 			w.WriteString(",\n")
 		}
 		w.WriteString("}, ")
@@ -110,65 +93,59 @@ func (g *goWriter) schema(s spec.Schema) error {
 	}
 	if a := s.AdditionalProperties; a != nil && a.Allows && a.Schema != nil {
 		w.WriteString("AdditionalProperties: &spec.SchemaOrBool{Allows: true, Schema: &spec.Schema")
-		if err := g.schema(*a.Schema); err != nil {
-			return err
-		}
+		g.schema(path, *a.Schema)
 		w.WriteString("}, ")
 		rest.AdditionalProperties = nil
 	}
 	if it := s.Items; it != nil && it.Schema != nil && it.Schemas == nil {
 		w.WriteString("Items: &spec.SchemaOrArray{Schema: &spec.Schema")
-		if err := g.schema(*it.Schema); err != nil {
-			return err
-		}
+		g.schema(path, *it.Schema)
 		w.WriteString("}, ")
 		rest.Items = nil
 	}
 	w.WriteString("}}")
 	if !reflect.ValueOf(rest).IsZero() {
 		unwritten, _ := json.Marshal(rest)
-		return fmt.Errorf("keywords goWriter does not write: %s; teach it", unwritten)
+		fail("%s: keywords goWriter does not write: %s; teach it", path, unwritten)
 	}
-	return nil
 }
 
-// ref is the variable holding reference r, named after the definition it
-// points to: its version and kind, e.g. v1ObjectMeta.
-func (g *goWriter) ref(r string) (string, error) {
-	if v, ok := g.refs[r]; ok {
-		return v, nil
+// variable is the variable of key in vars (a reference, or a type's quoted names), named by name(key) the
+// first time: definitions.go declares each once.
+func variable(vars map[string]string, key string, name func(string) string) string {
+	if v, ok := vars[key]; ok {
+		return v
 	}
+	v := name(key)
+	if !token.IsIdentifier(v) || slices.Contains(slices.Collect(maps.Values(vars)), v) {
+		fail("%s: its variable %s is taken or invalid", key, v)
+	}
+	vars[key] = v
+	return v
+}
+
+// refName names a reference's variable after the definition's version and kind, e.g. v1ObjectMeta.
+func refName(r string) string {
 	parts := strings.Split(strings.TrimPrefix(r, "#/definitions/"), ".")
 	if len(parts) < 2 {
-		return "", fmt.Errorf("reference %q: want #/definitions/group.version.Kind", r)
+		fail("reference %q: want #/definitions/group.version.Kind", r)
 	}
-	v := strings.Join(parts[len(parts)-2:], "")
-	if !token.IsIdentifier(v) || slices.Contains(slices.Collect(maps.Values(g.refs)), v) {
-		return "", fmt.Errorf("reference %q: its variable %s is taken or invalid", r, v)
-	}
-	g.refs[r] = v
-	return v, nil
+	return strings.Join(parts[len(parts)-2:], "")
 }
 
-// typ is the variable holding type t, e.g. typeString: nodes of one type
-// share its slice, as kube-openapi's readers never change a type in place.
-func (g *goWriter) typ(t spec.StringOrArray) (string, error) {
-	q := goStrings(t)
-	if v, ok := g.types[q]; ok {
-		return v, nil
-	}
-	v := "type"
-	for _, name := range t {
-		if name == "" {
-			return "", fmt.Errorf("type %s: an empty name", q)
+// typeName names the variable of type t, e.g. typeString: nodes of one type share its slice, as
+// kube-openapi's readers never change a type in place.
+func typeName(t spec.StringOrArray) func(string) string {
+	return func(q string) string {
+		v := "type"
+		for _, name := range t {
+			if name == "" {
+				fail("type %s: an empty name", q)
+			}
+			v += strings.ToUpper(name[:1]) + name[1:]
 		}
-		v += strings.ToUpper(name[:1]) + name[1:]
+		return v
 	}
-	if !token.IsIdentifier(v) || slices.Contains(slices.Collect(maps.Values(g.types)), v) {
-		return "", fmt.Errorf("type %s: its variable %s is taken or invalid", q, v)
-	}
-	g.types[q] = v
-	return v, nil
 }
 
 func goStrings(ss []string) string {
@@ -180,30 +157,22 @@ func goStrings(ss []string) string {
 }
 
 // goValue writes an extension's value, as kube-openapi decodes JSON into any.
-func goValue(v any) (string, error) {
+func goValue(path string, v any) string {
+	var elems []string
 	switch v := v.(type) {
 	case string:
-		return fmt.Sprintf("%q", v), nil
+		return fmt.Sprintf("%q", v)
 	case []any:
-		elems := make([]string, len(v))
-		for i, e := range v {
-			s, err := goValue(e)
-			if err != nil {
-				return "", err
-			}
-			elems[i] = s
+		for _, e := range v {
+			elems = append(elems, goValue(path, e))
 		}
-		return "[]any{" + strings.Join(elems, ", ") + "}", nil
+		return "[]any{" + strings.Join(elems, ", ") + "}"
 	case map[string]any:
-		var elems []string
 		for _, k := range slices.Sorted(maps.Keys(v)) {
-			s, err := goValue(v[k])
-			if err != nil {
-				return "", err
-			}
-			elems = append(elems, fmt.Sprintf("%q: %s", k, s))
+			elems = append(elems, fmt.Sprintf("%q: %s", k, goValue(path, v[k])))
 		}
-		return "map[string]any{" + strings.Join(elems, ", ") + "}", nil
+		return "map[string]any{" + strings.Join(elems, ", ") + "}"
 	}
-	return "", fmt.Errorf("a value of type %T; teach goValue", v)
+	fail("%s: a value of type %T; teach goValue", path, v)
+	return ""
 }
