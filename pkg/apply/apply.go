@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package apply takes a hydrated overlay to a cluster with client-go, so
-// that an edit reaches a running job whole or not at all: kubectl apply -k
-// alone patches a live job in place (the mpi-operator adds a worker beside
-// the old ones and keeps the launcher's old rank count) or stops half way
-// (a TrainJob's trainer is immutable, after its ConfigMap changed).
+// Package apply takes a hydrated overlay to a cluster with client-go, so that an edit reaches a running job
+// whole or not at all: kubectl apply -k alone patches a live job in place (the mpi-operator adds a worker
+// beside the old ones and keeps the launcher's old rank count) or stops half way (a TrainJob's trainer is
+// immutable, after its ConfigMap changed).
 package apply
 
 import (
@@ -44,8 +43,7 @@ type Options struct {
 	Objects []*yaml.RNode
 	// Flags are the cluster flags as given, for the command a refusal names.
 	Flags []string
-	// Replace deletes a live job the overlay changes (waiting for its pods to
-	// go) before applying.
+	// Replace deletes a live job the overlay changes (waiting for its pods to go) before applying.
 	Replace bool
 }
 
@@ -53,15 +51,13 @@ type Options struct {
 type Result struct {
 	// Job is the overlay's job, KIND/NAME.
 	Job string
-	// Action: "created", "unchanged", "scaled" (an elastic job within its
-	// bounds), "replaced".
+	// Action: "created", "unchanged", "scaled" (an elastic job within its bounds), "replaced".
 	Action string
 	// Changes are the fields the edit changes in the live job.
 	Changes []string
 }
 
-// Refused is the error of an edit that would change a live job in place:
-// nothing was applied.
+// Refused is the error of an edit that would change a live job in place: nothing was applied.
 type Refused struct {
 	Job, Dir string
 	Finished string // the live job's final condition, "" while it runs
@@ -84,14 +80,12 @@ func (r *Refused) Error() string {
 // object is a Kubernetes object as JSON.
 type object = map[string]any
 
-// Apply applies the hydrated overlay o.Dir when its live jobs, if any, are
-// unchanged by it (or an elastic job only scales within its bounds), and
-// otherwise refuses, changing nothing, unless o.Replace. With a live job,
-// every object first goes through a dry run on the server: what the API
-// server or a webhook refuses is refused before anything is written, and
-// only a refusal in place (inPlace) counts as a change that --replace
-// takes; a replace first checks that the new job would be created
-// (recreatable) and saves the live job's manifest (save).
+// Apply applies the hydrated overlay o.Dir when its live jobs, if any, are unchanged by it (or an elastic job
+// only scales within its bounds), and otherwise refuses, changing nothing, unless o.Replace. With a live job,
+// every object first goes through a dry run on the server: what the API server or a webhook refuses is
+// refused before anything is written, and only a refusal in place (inPlace) counts as a change that --replace
+// takes; a replace first checks that the new job would be created (recreatable) and saves the live job's
+// manifest (save).
 func Apply(ctx context.Context, c *cluster.Cluster, o Options) (*Result, error) {
 	built, err := targets(ctx, c, o.Objects)
 	if err != nil {
@@ -113,9 +107,8 @@ func Apply(ctx context.Context, c *cluster.Cluster, o Options) (*Result, error) 
 	}
 	res := &Result{Job: id(jobs[0].object)}
 	if len(lives) == 0 {
-		// No job runs that an edit could reach half: applied in the build's
-		// order, the objects a job needs (its ServiceAccount) before it, which
-		// a dry run cannot see.
+		// No job runs that an edit could reach half: applied in the build's order, the objects a job needs
+		// (its ServiceAccount) before it, which a dry run cannot see.
 		res.Action = "created"
 		_, err := applyAll(ctx, built, false)
 		return res, err
@@ -185,9 +178,8 @@ func Apply(ctx context.Context, c *cluster.Cluster, o Options) (*Result, error) 
 	}
 	_ = os.Remove(saved)
 	res.Action = "replaced"
-	// The old run's env ConfigMap, named by the hash of its old data, is no
-	// one's now: one the old job read, of the name of one the overlay builds
-	// but for the hash.
+	// The old run's env ConfigMap, named by the hash of its old data, is no one's now: one the old job read,
+	// of the name of one the overlay builds but for the hash.
 	for _, live := range lives {
 		for _, cm := range envConfigMapsOf(live.object) {
 			for _, t := range built {
@@ -204,20 +196,16 @@ func Apply(ctx context.Context, c *cluster.Cluster, o Options) (*Result, error) 
 	return res, nil
 }
 
-// inPlace reads refused, the dry run's refusal: when the API server refuses
-// the overlay's objects only because they change a live job in place, it
-// returns the changes; otherwise refused itself, the API server's reason.
-// The refusal is in place when it is Invalid on the job's spec alone, for a
-// field that cannot change (a Pod's spec, a TrainJob's trainer), or
-// when the same objects pass with every running job suspended: what the
-// policy of deploy/admission refuses, Trainer's webhook (runtime patches),
-// Kueue's. A refusal of anything else (RBAC, a webhook that fails, a quota,
-// an invalid object) is the same for a suspended job. The suspended dry run
-// may be refused as immutable itself: a running job of a kind with no
-// in-place rule whose own webhook lets a suspension change only the pods'
-// scheduling fields (JobSet's), the policy having refused the update first;
-// that too is a change in place, which --replace takes (a delete, then a
-// create, whose dry run recreatable runs: no update of the running job).
+// inPlace reads refused, the dry run's refusal: when the API server refuses the overlay's objects only
+// because they change a live job in place, it returns the changes; otherwise refused itself, the API server's
+// reason. The refusal is in place when it is Invalid on the job's spec alone, for a field that cannot change
+// (a Pod's spec, a TrainJob's trainer), or when the same objects pass with every running job suspended: what
+// the policy of deploy/admission refuses, Trainer's webhook (runtime patches), Kueue's. A refusal of anything
+// else (RBAC, a webhook that fails, a quota, an invalid object) is the same for a suspended job. The
+// suspended dry run may be refused as immutable itself: a running job of a kind with no in-place rule whose
+// own webhook lets a suspension change only the pods' scheduling fields (JobSet's), the policy having refused
+// the update first; that too is a change in place, which --replace takes (a delete, then a create, whose dry
+// run recreatable runs: no update of the running job).
 func inPlace(ctx context.Context, lives, built []target, refused error) ([]string, error) {
 	if immutable(refused) {
 		return []string{"the API server refuses it in place: " + firstLine(refused)}, nil
@@ -253,12 +241,11 @@ func inPlace(ctx context.Context, lives, built []target, refused error) ([]strin
 	return changes, nil
 }
 
-// immutable: err is the API server's Invalid answer on a job's spec alone,
-// for a field of it that cannot change in place: the whole spec Forbidden
-// (a Pod's), or apimachinery's and the CRDs' "field is immutable". Other
-// causes beside it may come of the merge onto the live object (a Pod's
-// requests, defaulted from its old limits, above its new limits), which a
-// create would not meet: --replace checks that create first (recreatable).
+// immutable: err is the API server's Invalid answer on a job's spec alone, for a field of it that cannot
+// change in place: the whole spec Forbidden (a Pod's), or apimachinery's and the CRDs' "field is immutable".
+// Other causes beside it may come of the merge onto the live object (a Pod's requests, defaulted from its old
+// limits, above its new limits), which a create would not meet: --replace checks that create first
+// (recreatable).
 func immutable(err error) bool {
 	var status apierrors.APIStatus
 	if !apierrors.IsInvalid(err) || !errors.As(err, &status) {
@@ -278,8 +265,8 @@ func immutable(err error) bool {
 	return fixed
 }
 
-// suspend is built with each running live job of a kind that suspends set
-// to be suspended; false when there is none.
+// suspend is built with each running live job of a kind that suspends set to be suspended; false when there
+// is none.
 func suspend(built, lives []target) ([]target, bool) {
 	out := slices.Clone(built)
 	some := false
@@ -306,14 +293,12 @@ func objectsOf(targets []target) []object {
 	return out
 }
 
-// recreatable checks, before the live jobs are deleted, that what follows
-// the delete would pass: each other object's apply and each job's create,
-// as dry runs; the job's under a name of its own length (generateName: the
-// live job holds its name, and a create under the same name is not possible
-// until it is gone), so that the API server, its webhooks and RBAC see the
-// new job as they will. Not seen: a quota of the count of jobs, which the
-// live one fills until it goes (refused here, on the safe side). Also the
-// pods of the jobs, which the wait for them to go lists.
+// recreatable checks, before the live jobs are deleted, that what follows the delete would pass: each other
+// object's apply and each job's create, as dry runs; the job's under a name of its own length (generateName:
+// the live job holds its name, and a create under the same name is not possible until it is gone), so that
+// the API server, its webhooks and RBAC see the new job as they will. Not seen: a quota of the count of jobs,
+// which the live one fills until it goes (refused here, on the safe side). Also the pods of the jobs, which
+// the wait for them to go lists.
 func recreatable(ctx context.Context, c *cluster.Cluster, built, lives []target) error {
 	for _, t := range built {
 		if find(objectsOf(lives), t.object) == nil {
@@ -338,9 +323,8 @@ func recreatable(ctx context.Context, c *cluster.Cluster, built, lives []target)
 	return nil
 }
 
-// save writes the live jobs' manifests, as kubectl create takes them back,
-// to a file of their own in the temporary directory (never in the overlay,
-// whose build would take it), and returns its path.
+// save writes the live jobs' manifests, as kubectl create takes them back, to a file of their own in the
+// temporary directory (never in the overlay, whose build would take it), and returns its path.
 func save(lives []target) (string, error) {
 	var b strings.Builder
 	for _, live := range lives {
@@ -368,8 +352,8 @@ func save(lives []target) (string, error) {
 	return f.Name(), nil
 }
 
-// lost is err after the live jobs were deleted: it says how to get them
-// back (their env ConfigMap stays until the replace is done).
+// lost is err after the live jobs were deleted: it says how to get them back (their env ConfigMap stays until
+// the replace is done).
 func lost(lives []target, saved string, err error) error {
 	return fmt.Errorf("deleted %s, but then: %w; its manifest as it ran is saved in %s: kubectl create -f %s creates it again", id(lives[0].object), err, saved, saved)
 }
@@ -382,9 +366,9 @@ func unhashed(name string) string {
 	return name
 }
 
-// changes are what the apply would change in the live jobs (their spec and
-// labels, as the dry run has them) and in the overlay's ConfigMaps (their
-// data, as built: the apply makes it exactly that): each "path: old → new".
+// changes are what the apply would change in the live jobs (their spec and labels, as the dry run has them)
+// and in the overlay's ConfigMaps (their data, as built: the apply makes it exactly that): each "path: old →
+// new".
 func changes(ctx context.Context, lives []target, dry []object, built []target) ([]string, error) {
 	var out []string
 	for _, t := range lives {
@@ -411,8 +395,8 @@ func changes(ctx context.Context, lives []target, dry []object, built []target) 
 		}
 		what := "ConfigMap/" + name(cm)
 		if old == nil {
-			// A new env ConfigMap (kustomize's hash of the edited data in its
-			// name) beside the one the live job reads: compared with that.
+			// A new env ConfigMap (kustomize's hash of the edited data in its name) beside the one the live
+			// job reads: compared with that.
 			if old, err = replaced(ctx, lives, dry, t); err != nil {
 				return nil, err
 			}
@@ -427,8 +411,8 @@ func changes(ctx context.Context, lives []target, dry []object, built []target) 
 	return out, nil
 }
 
-// replaced is the live env ConfigMap that the new env ConfigMap cm takes the
-// place of: the one a live job reads where its dry run reads cm; nil if none.
+// replaced is the live env ConfigMap that the new env ConfigMap cm takes the place of: the one a live job
+// reads where its dry run reads cm; nil if none.
 func replaced(ctx context.Context, lives []target, dry []object, cm target) (object, error) {
 	for _, t := range lives {
 		job := find(dry, t.object)
@@ -452,8 +436,7 @@ func replaced(ctx context.Context, lives []target, dry []object, cm target) (obj
 	return nil, nil
 }
 
-// envConfigMapsOf are the ConfigMaps the job o's containers read their
-// environment from.
+// envConfigMapsOf are the ConfigMaps the job o's containers read their environment from.
 func envConfigMapsOf(o object) []string {
 	n, err := yaml.FromMap(o)
 	if err != nil {
@@ -472,8 +455,7 @@ func find(items []object, o object) object {
 	return nil
 }
 
-// compared is o's spec as its kind compares a live job with the one built
-// (jobkind.Facts.Compared).
+// compared is o's spec as its kind compares a live job with the one built (jobkind.Facts.Compared).
 func compared(o object) any {
 	if k, _ := kinds.All.ForKind(kindOf(o)); k.Compared != nil {
 		return k.Compared(o["spec"])
@@ -488,9 +470,8 @@ func diff(path string, a, b any, out *[]string) {
 	}
 }
 
-// scalesWithin: the running job live may take job's spec in place (its
-// kind's rule, jobkind's InPlace: a scale within its bounds), and the only
-// other change is WORKERS in its env ConfigMap, whose new hash the
+// scalesWithin: the running job live may take job's spec in place (its kind's rule, jobkind's InPlace: a
+// scale within its bounds), and the only other change is WORKERS in its env ConfigMap, whose new hash the
 // containers' references follow.
 func scalesWithin(live, job object, changes []string) bool {
 	for _, c := range changes {
@@ -502,8 +483,8 @@ func scalesWithin(live, job object, changes []string) bool {
 	return k.Scale != nil && k.InPlace(live, job)
 }
 
-// finished is the live job's final condition (Succeeded, Failed, Complete),
-// or a Pod's final phase; "" while it runs or waits.
+// finished is the live job's final condition (Succeeded, Failed, Complete), or a Pod's final phase; "" while
+// it runs or waits.
 func finished(live object) string {
 	status, _ := live["status"].(map[string]any)
 	if phase, _ := status["phase"].(string); phase == "Succeeded" || phase == "Failed" {
@@ -535,9 +516,8 @@ func firstLine(err error) string {
 	return s
 }
 
-// fieldManager owns what mlops-fn applies. Server-side apply merges lists
-// by their keys, so another manager's entries stay (Kueue's runtime patch
-// of a TrainJob), where a client-side apply would replace the list.
+// fieldManager owns what mlops-fn applies. Server-side apply merges lists by their keys, so another manager's
+// entries stay (Kueue's runtime patch of a TrainJob), where a client-side apply would replace the list.
 const fieldManager = "mlops-fn"
 
 // target is an object of the overlay and its resource on the cluster.
@@ -546,8 +526,8 @@ type target struct {
 	r dynamic.ResourceInterface
 }
 
-// targets are the objects items in the namespace each goes to (its own,
-// else the flags'), each with its resource as the API server names it.
+// targets are the objects items in the namespace each goes to (its own, else the flags'), each with its
+// resource as the API server names it.
 func targets(ctx context.Context, c *cluster.Cluster, items []*yaml.RNode) ([]target, error) {
 	var out []target
 	for _, it := range items {
@@ -577,9 +557,8 @@ func targets(ctx context.Context, c *cluster.Cluster, items []*yaml.RNode) ([]ta
 	return out, nil
 }
 
-// applyAll applies every target server-side, the fields mlops-fn renders
-// its own whoever applied them before; dry: on the server only. It returns
-// the objects as applied.
+// applyAll applies every target server-side, the fields mlops-fn renders its own whoever applied them before;
+// dry: on the server only. It returns the objects as applied.
 func applyAll(ctx context.Context, targets []target, dry bool) ([]object, error) {
 	opts := metav1.ApplyOptions{FieldManager: fieldManager, Force: true}
 	if dry {
@@ -608,11 +587,10 @@ func (t target) get(ctx context.Context) (object, error) {
 	return u.Object, nil
 }
 
-// remove deletes t in the background, as kubectl delete does: whether it
-// was there. In the foreground, Trainer v2.3 keeps reconciling a TrainJob
-// whose delete has begun, failing on its JobSet, and the garbage collector
-// took 90 s to win; in the background the TrainJob goes at once, and its
-// JobSet, Jobs and pods after it.
+// remove deletes t in the background, as kubectl delete does: whether it was there. In the foreground,
+// Trainer v2.3 keeps reconciling a TrainJob whose delete has begun, failing on its JobSet, and the garbage
+// collector took 90 s to win; in the background the TrainJob goes at once, and its JobSet, Jobs and pods
+// after it.
 func remove(ctx context.Context, t target) (bool, error) {
 	background := metav1.DeletePropagationBackground
 	err := t.r.Delete(ctx, name(t.object), metav1.DeleteOptions{PropagationPolicy: &background})
@@ -647,8 +625,7 @@ func left(ctx context.Context, c *cluster.Cluster, t target) ([]string, error) {
 	return pods(ctx, c, t.object)
 }
 
-// pods are the names of the pods of the job o ("": not a job, or a Pod,
-// which the wait for o itself covers).
+// pods are the names of the pods of the job o ("": not a job, or a Pod, which the wait for o itself covers).
 func pods(ctx context.Context, c *cluster.Cluster, o object) ([]string, error) {
 	jk, ok := kinds.All.ForKind(kindOf(o))
 	if !ok || jk.PodsLabel == "" {
@@ -665,12 +642,11 @@ func pods(ctx context.Context, c *cluster.Cluster, o object) ([]string, error) {
 	return names, nil
 }
 
-// goneTimeout bounds the wait for a deleted job and its pods: their grace
-// period (30 s by default) and the garbage collector's turn.
+// goneTimeout bounds the wait for a deleted job and its pods: their grace period (30 s by default) and the
+// garbage collector's turn.
 const goneTimeout = 5 * time.Minute
 
-// jobsAndEnv are the jobs among items and the ConfigMaps they read their
-// environment from.
+// jobsAndEnv are the jobs among items and the ConfigMaps they read their environment from.
 func jobsAndEnv(items []*yaml.RNode) []*yaml.RNode {
 	var out []*yaml.RNode
 	read := map[string]bool{}
@@ -688,18 +664,16 @@ func jobsAndEnv(items []*yaml.RNode) []*yaml.RNode {
 	return out
 }
 
-// Delete deletes the jobs among items (what an overlay applies,
-// hydrate.Applied) and the ConfigMaps they read their environment from,
-// waiting for them and their pods to go; the overlay's other objects (a
-// ServiceAccount other jobs share) stay. It returns those it deleted,
-// KIND/NAME; none: none was there.
+// Delete deletes the jobs among items (what an overlay applies, hydrate.Applied) and the ConfigMaps they read
+// their environment from, waiting for them and their pods to go; the overlay's other objects (a
+// ServiceAccount other jobs share) stay. It returns those it deleted, KIND/NAME; none: none was there.
 func Delete(ctx context.Context, c *cluster.Cluster, items []*yaml.RNode) ([]string, error) {
 	all, err := targets(ctx, c, jobsAndEnv(items))
 	if err != nil {
 		return nil, err
 	}
-	// The env ConfigMap the live job reads: after an edit of mlops.env the
-	// build names another (its hash follows the data).
+	// The env ConfigMap the live job reads: after an edit of mlops.env the build names another (its hash
+	// follows the data).
 	var more []target
 	for _, t := range all {
 		if !kinds.All.Is(kindOf(t.object)) {

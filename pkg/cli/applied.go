@@ -15,11 +15,10 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/status"
 )
 
-// warnApplied warns, once dir is applied, of what would otherwise go
-// unseen: pods that can never all run on the cluster's nodes (they would
-// wait forever, some holding a node), and a job of a LocalQueue that Kueue
-// does not queue (it runs outside the queue's quota). The job is applied:
-// what cannot be read for these checks is a warning too.
+// warnApplied warns, once dir is applied, of what would otherwise go unseen: pods that can never all run on
+// the cluster's nodes (they would wait forever, some holding a node), and a job of a LocalQueue that Kueue
+// does not queue (it runs outside the queue's quota). The job is applied: what cannot be read for these
+// checks is a warning too.
 func warnApplied(ctx context.Context, cmd *cobra.Command, c *cluster.Cluster, jobs []jobnode.Job) {
 	var warnings framework.Results
 	warn := func(m string) {

@@ -65,8 +65,7 @@ func given(cmd *cobra.Command) []string {
 	return out
 }
 
-// connect connects to the cluster f names; run's errors name the server
-// and the request that did not answer.
+// connect connects to the cluster f names; run's errors name the server and the request that did not answer.
 func connect(cmd *cobra.Command, f clusterFlags, run func(context.Context, *cluster.Cluster) error) error {
 	ctx := cmd.Context()
 	c, err := cluster.Connect(ctx, f.Flags)
@@ -191,8 +190,8 @@ jobs share) stay.`,
 	return cmd
 }
 
-// hydrated: dir is an overlay, which apply hydrates again; a folder that
-// only holds a job spec is made one by hydrate with its base, or by init.
+// hydrated: dir is an overlay, which apply hydrates again; a folder that only holds a job spec is made one by
+// hydrate with its base, or by init.
 func hydrated(dir string) error {
 	if slices.ContainsFunc(konfig.RecognizedKustomizationFileNames(), func(name string) bool {
 		_, err := os.Stat(filepath.Join(dir, name))
@@ -203,10 +202,9 @@ func hydrated(dir string) error {
 	return fmt.Errorf("%s has no kustomization.yaml: it was never hydrated; mlops-fn apply hydrates an overlay again, it does not make one: run mlops-fn hydrate --resources BASE %s (BASE: the folder that holds the job's skeleton), or mlops-fn init %s for a new job", dir, dir, dir)
 }
 
-// overlay is what the hydrated overlay dir applies, as the last hydrate
-// wrote its patches (so also after an edit of job.yaml or mlops.env not yet
-// hydrated, whose build the guard fails), and its jobs: what apply applies,
-// delete deletes, and status and logs look for.
+// overlay is what the hydrated overlay dir applies, as the last hydrate wrote its patches (so also after an
+// edit of job.yaml or mlops.env not yet hydrated, whose build the guard fails), and its jobs: what apply
+// applies, delete deletes, and status and logs look for.
 func overlay(dir string) ([]*yaml.RNode, []jobnode.Job, error) {
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, fmt.Errorf("%s does not exist: name a folder mlops-fn hydrate wrote (mlops-fn hydrate --resources BASE DIR, or mlops-fn init DIR, makes one)", dir)

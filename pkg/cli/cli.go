@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package cli is mlops-fn's command line: the KRM function on stdin/stdout,
-// the standalone renderer, and the hydrate command that writes overlays.
+// Package cli is mlops-fn's command line: the KRM function on stdin/stdout, the standalone renderer, and the
+// hydrate command that writes overlays.
 package cli
 
 import (
@@ -30,9 +30,8 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
-// New builds the mlops-fn command. inputRead, when not nil, learns the size
-// of a run's input once it is read: the program's main decides what that
-// means for the process (its garbage collection); a library sets nothing
+// New builds the mlops-fn command. inputRead, when not nil, learns the size of a run's input once it is read:
+// the program's main decides what that means for the process (its garbage collection); a library sets nothing
 // process-wide.
 func New(inputRead func(bytes int)) *cobra.Command {
 	if inputRead == nil {
@@ -79,8 +78,8 @@ func isTerminal(r io.Reader) bool {
 // commandLike is a first argument that reads as a command, not a file.
 var commandLike = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
-// unknownCommand refuses a first argument that is no file and reads as a
-// command (a misspelt one), which would otherwise be opened as a job spec.
+// unknownCommand refuses a first argument that is no file and reads as a command (a misspelt one), which
+// would otherwise be opened as a job spec.
 func unknownCommand(cmd *cobra.Command, first string) error {
 	if !commandLike.MatchString(first) {
 		return nil
@@ -101,8 +100,8 @@ func unknownCommand(cmd *cobra.Command, first string) error {
 	return fmt.Errorf("unknown command %s%s; accepted: a command (%s), or a job spec's file: mlops-fn JOB.yaml", first, hint, strings.Join(names, ", "))
 }
 
-// runStandalone renders `mlops-fn job.yaml [inputs]` to plain YAML. Nothing
-// reaches stdout unless the whole run succeeds.
+// runStandalone renders `mlops-fn job.yaml [inputs]` to plain YAML. Nothing reaches stdout unless the whole
+// run succeeds.
 func runStandalone(args []string, verbose bool, in io.Reader, out, stderr io.Writer, inputRead func(int)) error {
 	configFile := args[0]
 	config, err := jobspec.Read(configFile)
@@ -187,8 +186,8 @@ func parseInput(name string, data []byte) ([]*yaml.RNode, error) {
 	return nodes, nil
 }
 
-// reportError writes an error that is not a result, a line of stderr per
-// line, and returns it marked as reported.
+// reportError writes an error that is not a result, a line of stderr per line, and returns it marked as
+// reported.
 func reportError(w io.Writer, err error) error {
 	return markReported(krm.ReportError(w, err))
 }

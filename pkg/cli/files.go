@@ -18,12 +18,11 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
 )
 
-// overlaysOf maps files, as pre-commit passes the changed ones, to the
-// overlays they lie in: the nearest folder above each (at it, for a folder)
-// that holds a kustomization and an MLOpsJob spec named config (a base's own
-// job.yaml, say an MPIJob, is not one). Each overlay comes once, in the
-// order first met; a file in none is left out: a commit touches more than
-// overlays. A folder in none, which a person named, is in outside.
+// overlaysOf maps files, as pre-commit passes the changed ones, to the overlays they lie in: the nearest
+// folder above each (at it, for a folder) that holds a kustomization and an MLOpsJob spec named config (a
+// base's own job.yaml, say an MPIJob, is not one). Each overlay comes once, in the order first met; a file in
+// none is left out: a commit touches more than overlays. A folder in none, which a person named, is in
+// outside.
 func overlaysOf(files []string, config string) (dirs, outside []string) {
 	seen := map[string]bool{}
 	for _, f := range files {
@@ -50,10 +49,9 @@ func overlaysOf(files []string, config string) (dirs, outside []string) {
 	return dirs, outside
 }
 
-// stagedPaths are the paths git's index changes against HEAD, relative to
-// the working folder: those pre-commit passes, and those it does not, a
-// deleted file and the old name of a renamed one, after which an overlay
-// may no longer build.
+// stagedPaths are the paths git's index changes against HEAD, relative to the working folder: those
+// pre-commit passes, and those it does not, a deleted file and the old name of a renamed one, after which an
+// overlay may no longer build.
 func stagedPaths() ([]string, error) {
 	top, err := git("rev-parse", "--show-toplevel")
 	if err != nil {
@@ -91,10 +89,9 @@ func git(args ...string) (string, error) {
 	return stdout.String(), nil
 }
 
-// isOverlay: dir holds a kustomization and a job spec named config that is
-// an MLOpsJob, or that does not parse (hydrate then names its error), or no
-// job spec but the component hydrate wrote (the spec deleted: hydrate names
-// the missing file).
+// isOverlay: dir holds a kustomization and a job spec named config that is an MLOpsJob, or that does not
+// parse (hydrate then names its error), or no job spec but the component hydrate wrote (the spec deleted:
+// hydrate names the missing file).
 func isOverlay(dir, config string) bool {
 	if !slices.ContainsFunc(konfig.RecognizedKustomizationFileNames(), func(name string) bool {
 		_, err := os.Stat(filepath.Join(dir, name))

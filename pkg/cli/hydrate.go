@@ -71,9 +71,8 @@ passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.Component
 		},
 		RunE: func(cmd *cobra.Command, dirs []string) error {
 			if os.Getenv("GOGC") == "" {
-				// kyaml's merge of a long list allocates short-lived garbage in
-				// quadratic amounts: collecting less often saves a fifth of a
-				// long spec's hydrate, for twice its small peak memory.
+				// kyaml's merge of a long list allocates short-lived garbage in quadratic amounts: collecting
+				// less often saves a fifth of a long spec's hydrate, for twice its small peak memory.
 				debug.SetGCPercent(400)
 			}
 			if staged && !files {
@@ -169,10 +168,9 @@ passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.Component
 	return cmd
 }
 
-// following is o with the base init wrote in o.Dir made to follow the job
-// spec when it must (scaffold.Follow), which hydrate writes with the overlay
-// or not at all; note says so, for once it is written ("" when the base
-// stays).
+// following is o with the base init wrote in o.Dir made to follow the job spec when it must
+// (scaffold.Follow), which hydrate writes with the overlay or not at all; note says so, for once it is
+// written ("" when the base stays).
 func following(o hydrate.Options) (opts hydrate.Options, note string) {
 	base := scaffold.Follow(o.Dir, o.Config)
 	if base == nil {
@@ -213,8 +211,7 @@ func patchFiles() string {
 	return b.String()
 }
 
-// crdKinds are the kinds an operator's CRD defines, which kustomize knows
-// nothing of.
+// crdKinds are the kinds an operator's CRD defines, which kustomize knows nothing of.
 func crdKinds() string {
 	var crds jobkind.Table
 	for _, k := range kinds.All {

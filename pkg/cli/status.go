@@ -17,8 +17,8 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/status"
 )
 
-// jobsAndCluster runs run on the jobs DIR applies (as mlops-fn apply finds
-// them) in the cluster the flags name.
+// jobsAndCluster runs run on the jobs DIR applies (as mlops-fn apply finds them) in the cluster the flags
+// name.
 func jobsAndCluster(cmd *cobra.Command, dir string, f clusterFlags, run func(context.Context, []jobnode.Job, *status.Cluster) error) error {
 	_, jobs, err := overlay(dir)
 	if err != nil {

@@ -11,11 +11,9 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Execute runs the command line and makes sure every error reaches stderr
-// exactly once. A run reports its own errors (reportError, fail) and marks
-// them as reported; any other error is cobra rejecting the command line (a
-// flag, an argument, a subcommand), which gets one line naming the command and
-// pointing to its --help.
+// Execute runs the command line and makes sure every error reaches stderr exactly once. A run reports its own
+// errors (reportError, fail) and marks them as reported; any other error is cobra rejecting the command line
+// (a flag, an argument, a subcommand), which gets one line naming the command and pointing to its --help.
 func Execute(cmd *cobra.Command) error {
 	failed, err := cmd.ExecuteC()
 	if err == nil {
@@ -45,8 +43,7 @@ func markReported(err error) error {
 	return &reported{err}
 }
 
-// flagError rewrites pflag's parse errors to say what was wrong and which
-// flags the command accepts.
+// flagError rewrites pflag's parse errors to say what was wrong and which flags the command accepts.
 func flagError(cmd *cobra.Command, err error) error {
 	var (
 		notExist      *pflag.NotExistError

@@ -10,8 +10,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/internal/version"
 )
 
-// newVersion is `mlops-fn version`; the root's --version (cobra's) prints
-// the same text.
+// newVersion is `mlops-fn version`; the root's --version (cobra's) prints the same text.
 func newVersion() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package cluster is the API server that apply, delete, status and logs talk
-// to, with client-go: the kubeconfig read as kubectl reads it, the resources
-// by the server's discovery, and the reads the commands share.
+// Package cluster is the API server that apply, delete, status and logs talk to, with client-go: the
+// kubeconfig read as kubectl reads it, the resources by the server's discovery, and the reads the commands
+// share.
 package cluster
 
 import (
@@ -41,8 +41,8 @@ type Cluster struct {
 	Config  *rest.Config
 	Dynamic dynamic.Interface
 	Namespaces
-	// rest reads what is not an object: discovery. logs streams a log for
-	// as long as it runs: only its answer is bounded (Log).
+	// rest reads what is not an object: discovery. logs streams a log for as long as it runs: only its answer
+	// is bounded (Log).
 	rest, logs *rest.RESTClient
 	mapper     *apimeta.DefaultRESTMapper
 	served     map[schema.GroupVersion]bool
@@ -50,17 +50,15 @@ type Cluster struct {
 
 // Namespaces say where an object goes.
 type Namespaces struct {
-	// Namespace is the one of an object that names none: --namespace, else
-	// the context's, else default. Explicit: it is --namespace's, which an
-	// object's own namespace must then equal, as kubectl requires.
+	// Namespace is the one of an object that names none: --namespace, else the context's, else default.
+	// Explicit: it is --namespace's, which an object's own namespace must then equal, as kubectl requires.
 	Namespace string
 	Explicit  bool
 }
 
-// Connect reads the kubeconfig as kubectl does (--kubeconfig, else
-// $KUBECONFIG, else ~/.kube/config; --context; --namespace, else the
-// context's, else default) and checks that its server serves the
-// Kubernetes API.
+// Connect reads the kubeconfig as kubectl does (--kubeconfig, else $KUBECONFIG, else ~/.kube/config;
+// --context; --namespace, else the context's, else default) and checks that its server serves the Kubernetes
+// API.
 func Connect(ctx context.Context, f Flags) (*Cluster, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = f.Kubeconfig
@@ -111,8 +109,8 @@ func Connect(ctx context.Context, f Flags) (*Cluster, error) {
 	return c, nil
 }
 
-// noKubeconfig says where kubectl's rules looked for a kubeconfig that
-// none of them found (client-go's own message names KUBERNETES_MASTER).
+// noKubeconfig says where kubectl's rules looked for a kubeconfig that none of them found (client-go's own
+// message names KUBERNETES_MASTER).
 func noKubeconfig(rules *clientcmd.ClientConfigLoadingRules) error {
 	env := clientcmd.RecommendedConfigPathEnvVar + " is not set"
 	if v := os.Getenv(clientcmd.RecommendedConfigPathEnvVar); v != "" {
@@ -140,9 +138,8 @@ func coreClient(config *rest.Config) (*rest.RESTClient, error) {
 	return rest.RESTClientFor(core)
 }
 
-// Explain names the server and the request of an error that reached no
-// answer: the request timed out (--request-timeout) or found no server. The
-// rest of err's message, what was being done, stays.
+// Explain names the server and the request of an error that reached no answer: the request timed out
+// (--request-timeout) or found no server. The rest of err's message, what was being done, stays.
 func (c *Cluster) Explain(err error) error {
 	var u *url.Error
 	if !errors.As(err, &u) {
@@ -163,12 +160,11 @@ func (c *Cluster) Explain(err error) error {
 	return errors.New(strings.Replace(err.Error(), u.Error(), why, 1))
 }
 
-// tlsHandshakeTimeout is net/http's error when a TLS handshake outlasts the
-// transport's TLSHandshakeTimeout, which client-go sets to 10 s.
+// tlsHandshakeTimeout is net/http's error when a TLS handshake outlasts the transport's TLSHandshakeTimeout,
+// which client-go sets to 10 s.
 const tlsHandshakeTimeout = "net/http: TLS handshake timeout"
 
-// Mapping is the resource of kind gvk, from the API server's discovery of
-// its group version.
+// Mapping is the resource of kind gvk, from the API server's discovery of its group version.
 func (c *Cluster) Mapping(ctx context.Context, gvk schema.GroupVersionKind) (*apimeta.RESTMapping, error) {
 	gv := gvk.GroupVersion()
 	if !c.served[gv] {
@@ -202,8 +198,7 @@ func (c *Cluster) Mapping(ctx context.Context, gvk schema.GroupVersionKind) (*ap
 	return m, err
 }
 
-// discoveryPath is where the API server lists the resources of
-// groupVersion ("v1": the core group's).
+// discoveryPath is where the API server lists the resources of groupVersion ("v1": the core group's).
 func discoveryPath(groupVersion string) string {
 	if groupVersion == "v1" {
 		return "/api/v1"
@@ -225,8 +220,8 @@ type NotServedError struct{ Message string }
 
 func (e *NotServedError) Error() string { return e.Message }
 
-// Of is where an object whose own namespace is ns goes: ns, else
-// the flags'; ns contradicting --namespace is an error, as kubectl's.
+// Of is where an object whose own namespace is ns goes: ns, else the flags'; ns contradicting --namespace is
+// an error, as kubectl's.
 func (c Namespaces) Of(ns string) (string, error) {
 	switch {
 	case ns == "":

@@ -20,11 +20,9 @@ import (
 	"k8s.io/client-go/dynamic"
 )
 
-// The reads the commands share, of the core group with the dynamic client
-// and plain REST calls: client-go's typed clients and its discovery (and so
-// its restmapper) import client-go's scheme, whose start registers every API
-// group, in every run of mlops-fn, the KRM function's too
-// (docs/performance.md).
+// The reads the commands share, of the core group with the dynamic client and plain REST calls: client-go's
+// typed clients and its discovery (and so its restmapper) import client-go's scheme, whose start registers
+// every API group, in every run of mlops-fn, the KRM function's too (docs/performance.md).
 
 var (
 	podsResource   = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
@@ -63,8 +61,8 @@ func (c *Cluster) Nodes(ctx context.Context) ([]corev1.Node, error) {
 	return list[corev1.Node](ctx, c.Dynamic.Resource(nodesResource), "")
 }
 
-// Log streams a container's log; the API server must answer within the
-// request timeout, the log itself runs as long as the container's does.
+// Log streams a container's log; the API server must answer within the request timeout, the log itself runs
+// as long as the container's does.
 func (c *Cluster) Log(ctx context.Context, ns, pod, container string, follow bool) (io.ReadCloser, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	timeout := c.Config.Timeout
@@ -90,8 +88,8 @@ type closer func() error
 
 func (f closer) Close() error { return f() }
 
-// Resource is the API resource of a kind, by the API server's discovery; a
-// *NotServedError where it serves no such kind.
+// Resource is the API resource of a kind, by the API server's discovery; a *NotServedError where it serves no
+// such kind.
 func (c *Cluster) Resource(ctx context.Context, gvk schema.GroupVersionKind) (schema.GroupVersionResource, error) {
 	m, err := c.Mapping(ctx, gvk)
 	if err != nil {

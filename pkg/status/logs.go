@@ -19,8 +19,8 @@ import (
 
 // LogOptions say what Logs prints.
 type LogOptions struct {
-	// Follow streams the log until the program ends, waiting for its pod to
-	// start, and follows a launcher the operator starts again.
+	// Follow streams the log until the program ends, waiting for its pod to start, and follows a launcher the
+	// operator starts again.
 	Follow bool
 	// Out gets the log; Err what Logs waits for.
 	Out, Err io.Writer
@@ -28,8 +28,7 @@ type LogOptions struct {
 	Poll time.Duration
 }
 
-// selectors are the pods that run a kind's training program, best first (a
-// Pod is itself: none).
+// selectors are the pods that run a kind's training program, best first (a Pod is itself: none).
 func selectors(jk jobkind.Facts, name string) []string {
 	var out []string
 	for _, pods := range jk.ProgramPods {
@@ -64,9 +63,8 @@ func (c *Cluster) programPod(ctx context.Context, job jobnode.Job, ns string) (*
 	return nil, nil
 }
 
-// trainingContainer is the container of pod that runs the program: the
-// one that reads mlops.env's ConfigMap, else kubectl's default container,
-// else the first.
+// trainingContainer is the container of pod that runs the program: the one that reads mlops.env's ConfigMap,
+// else kubectl's default container, else the first.
 func trainingContainer(pod *corev1.Pod, envConfigMaps []string) string {
 	for _, k := range pod.Spec.Containers {
 		for _, e := range k.EnvFrom {
@@ -105,12 +103,10 @@ func started(pod *corev1.Pod, container string) (bool, string) {
 	return false, string(pod.Status.Phase)
 }
 
-// Logs prints the log of job's training program: the container that runs
-// it in the pod that runs it (see selectors). Without Follow, a program
-// that has not started is an error naming what it waits for. With Follow, it
-// waits for it to start, and after the log ends, follows a new run of the
-// program (a launcher the Job controller starts again, a container
-// restarted) until the job has finished.
+// Logs prints the log of job's training program: the container that runs it in the pod that runs it (see
+// selectors). Without Follow, a program that has not started is an error naming what it waits for. With
+// Follow, it waits for it to start, and after the log ends, follows a new run of the program (a launcher the
+// Job controller starts again, a container restarted) until the job has finished.
 func Logs(ctx context.Context, c *Cluster, job jobnode.Job, o LogOptions) error {
 	ns, err := c.Of(job.Namespace)
 	if err != nil {

@@ -30,16 +30,16 @@ type Report struct {
 	Job, Namespace string
 	// Found: the job exists.
 	Found bool
-	// Phase: Pending, Created, Running, Restarting, Suspended, Succeeded,
-	// Complete (a TrainJob's), Failed; a Pod's phase.
+	// Phase: Pending, Created, Running, Restarting, Suspended, Succeeded, Complete (a TrainJob's), Failed; a
+	// Pod's phase.
 	Phase string
 	// Ready pods of Expected (the job's replicas, a TrainJob's numNodes).
 	Ready, Expected int
 	Pods            []Pod
 	// Why the job waits, or failed: Kueue, the pods' images, Pod Security, ...
 	Why []string
-	// Notes are what goes wrong without keeping the job waiting: a job of
-	// a LocalQueue that Kueue never queued.
+	// Notes are what goes wrong without keeping the job waiting: a job of a LocalQueue that Kueue never
+	// queued.
 	Notes []string
 }
 
@@ -61,12 +61,11 @@ const (
 // kueueVersions are the versions of Kueue's API read, newest first.
 var kueueVersions = []string{"v1beta2", "v1beta1"}
 
-// finishedPhases are the phases after which nothing waits: the kinds' final
-// conditions, a success first.
+// finishedPhases are the phases after which nothing waits: the kinds' final conditions, a success first.
 var finishedPhases = jobkind.FinalConditions
 
-// Status reads where job is: the job, its pods, and when it waits, why.
-// Only an error reaching the cluster is an error.
+// Status reads where job is: the job, its pods, and when it waits, why. Only an error reaching the cluster is
+// an error.
 func Status(ctx context.Context, c *Cluster, job jobnode.Job) (*Report, error) {
 	ns, err := c.Of(job.Namespace)
 	if err != nil {
@@ -119,8 +118,8 @@ func Status(ctx context.Context, c *Cluster, job jobnode.Job) (*Report, error) {
 		r.Why = append(r.Why, podWaits(p)...)
 	}
 	if r.Expected > 0 && len(pods) >= r.Expected {
-		// Every pod is there: a refusal the controller retried past (a
-		// webhook's cache behind the API server's, seen in make e2e) is history.
+		// Every pod is there: a refusal the controller retried past (a webhook's cache behind the API
+		// server's, seen in make e2e) is history.
 		return r, nil
 	}
 	refused, err := c.refused(ctx, ns, job.Name, u.GetCreationTimestamp())
@@ -131,8 +130,7 @@ func Status(ctx context.Context, c *Cluster, job jobnode.Job) (*Report, error) {
 	return r, nil
 }
 
-// pods are the job's pods, by name: a Pod's itself, else the operator's, by
-// the label it puts on them.
+// pods are the job's pods, by name: a Pod's itself, else the operator's, by the label it puts on them.
 func (c *Cluster) pods(ctx context.Context, jk jobkind.Facts, ns, name string) ([]corev1.Pod, error) {
 	if jk.PodsLabel == "" {
 		p, err := c.Core.Pod(ctx, ns, name)
@@ -167,9 +165,8 @@ func condition(u *unstructured.Unstructured, t string) (status, reason, message 
 	return status, reason, message
 }
 
-// phase: a Pod's phase; a job's final condition, else Suspended, else its
-// operator's latest condition (Restarting, Running, Created), else Running
-// when a pod runs, else Pending.
+// phase: a Pod's phase; a job's final condition, else Suspended, else its operator's latest condition
+// (Restarting, Running, Created), else Running when a pod runs, else Pending.
 func phase(jk jobkind.Facts, u *unstructured.Unstructured, pods []corev1.Pod) string {
 	if jk.PodsLabel == "" {
 		if p, _, _ := unstructured.NestedString(u.Object, "status", "phase"); p != "" {
@@ -198,14 +195,13 @@ func phase(jk jobkind.Facts, u *unstructured.Unstructured, pods []corev1.Pod) st
 	return "Pending"
 }
 
-// expected is how many pods the job runs: its replicas (an MPIJob's
-// launcher and workers), a TrainJob's numNodes, a Pod itself.
+// expected is how many pods the job runs: its replicas (an MPIJob's launcher and workers), a TrainJob's
+// numNodes, a Pod itself.
 func expected(jk jobkind.Facts, u *unstructured.Unstructured) int {
 	return jk.PodCount(u.Object)
 }
 
-// podState: a pod's phase, whether it is ready, and why a container waits
-// or how it ended.
+// podState: a pod's phase, whether it is ready, and why a container waits or how it ended.
 func podState(p corev1.Pod) Pod {
 	s := Pod{Name: p.Name, Phase: string(p.Status.Phase)}
 	for _, c := range p.Status.Conditions {
@@ -239,8 +235,8 @@ func podState(p corev1.Pod) Pod {
 // imagePull are the waiting reasons of a container whose image does not pull.
 var imagePull = []string{"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull"}
 
-// podWaits says why a pod waits: an image that does not pull, a container
-// that cannot start or keeps crashing, the scheduler finding no node.
+// podWaits says why a pod waits: an image that does not pull, a container that cannot start or keeps
+// crashing, the scheduler finding no node.
 func podWaits(p corev1.Pod) []string {
 	var out []string
 	for _, c := range p.Status.Conditions {
@@ -272,9 +268,8 @@ func gated(pods []corev1.Pod) bool {
 	})
 }
 
-// kueue says why Kueue holds the job (held: it is suspended or gated): no
-// Kueue, no such LocalQueue, or its Workload not admitted, with Kueue's
-// message. A job of a LocalQueue neither held nor owning a Workload runs
+// kueue says why Kueue holds the job (held: it is suspended or gated): no Kueue, no such LocalQueue, or its
+// Workload not admitted, with Kueue's message. A job of a LocalQueue neither held nor owning a Workload runs
 // outside the queue, its quota uncounted: note says so.
 func (c *Cluster) kueue(ctx context.Context, jk jobkind.Facts, u *unstructured.Unstructured, ns string, held bool) (why []string, note string, err error) {
 	queue := u.GetLabels()[api.QueueLabel]
@@ -307,8 +302,8 @@ func (c *Cluster) kueue(ctx context.Context, jk jobkind.Facts, u *unstructured.U
 		}
 	}
 	if w == nil && !held {
-		// Kueue's webhook holds a job it manages as it is created, and makes
-		// its Workload before it lets it go: this one it does not manage.
+		// Kueue's webhook holds a job it manages as it is created, and makes its Workload before it lets it
+		// go: this one it does not manage.
 		return nil, fmt.Sprintf("not queued: its label %s names Kueue's LocalQueue %s (QUEUE in mlops.env), but Kueue never held it and made no Workload for it: it runs outside the queue, its quota uncounted. "+
 			"Kueue manages %s only with %s in its Configuration's integrations.frameworks (Kueue v0.19's default leaves %s out) and in the namespaces its managedJobsNamespaceSelector selects: ask the cluster's admin to enable it (docs/sharing-a-cluster.md), or remove QUEUE",
 			api.QueueLabel, queue, jobkind.WithArticle(jk.Kind), jk.KueueFramework, kueueOff()), nil
@@ -337,9 +332,8 @@ func (c *Cluster) kueue(ctx context.Context, jk jobkind.Facts, u *unstructured.U
 	return []string{fmt.Sprintf("Kueue has not admitted it (Workload %s in LocalQueue %s): %s", w.GetName(), queue, reason)}, "", nil
 }
 
-// refused says why the job's pods cannot be created: the operators' (and
-// the Job controller's) FailedCreate events on the job or the objects named
-// after it, since the job was created; Pod Security named as such.
+// refused says why the job's pods cannot be created: the operators' (and the Job controller's) FailedCreate
+// events on the job or the objects named after it, since the job was created; Pod Security named as such.
 func (c *Cluster) refused(ctx context.Context, ns, name string, since metav1.Time) ([]string, error) {
 	events, err := c.Core.Events(ctx, ns)
 	if err != nil {
@@ -348,8 +342,8 @@ func (c *Cluster) refused(ctx context.Context, ns, name string, since metav1.Tim
 	var last *corev1.Event
 	for i, e := range events {
 		mine := e.InvolvedObject.Name == name || strings.HasPrefix(e.InvolvedObject.Name, name+"-")
-		// The Job controller's and the training-operator's reason is FailedCreate; mpi-operator
-		// v0.8 reports its workers' as MPIJobFailed, "worker pod created failed: …".
+		// The Job controller's and the training-operator's reason is FailedCreate; mpi-operator v0.8 reports
+		// its workers' as MPIJobFailed, "worker pod created failed: …".
 		createFailed := strings.Contains(e.Reason, "FailedCreate") || strings.Contains(e.Message, "pod created failed")
 		if !mine || e.Type != corev1.EventTypeWarning || !createFailed || eventTime(e).Before(since.Time) {
 			continue
@@ -428,8 +422,7 @@ func (r *Report) String() string {
 	return b.String()
 }
 
-// kueueOff are the kinds' frameworks that Kueue's default Configuration
-// leaves out.
+// kueueOff are the kinds' frameworks that Kueue's default Configuration leaves out.
 func kueueOff() string {
 	var off []string
 	for _, k := range kinds.All {
