@@ -7,6 +7,7 @@
 package apply
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -91,7 +92,8 @@ func Apply(ctx context.Context, c *cluster.Cluster, o Options) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	var jobs, lives []target
+	res := &Result{}
+	var lives []target
 	for _, t := range built {
 		if !kinds.All.Is(kindOf(t.object)) {
 			continue
@@ -100,24 +102,22 @@ func Apply(ctx context.Context, c *cluster.Cluster, o Options) (*Result, error) 
 		if err != nil {
 			return nil, err
 		}
-		jobs = append(jobs, t)
+		res.Job = cmp.Or(res.Job, id(t.object))
 		if live != nil {
 			lives = append(lives, target{live, t.r})
 		}
 	}
-	res := &Result{Job: id(jobs[0].object)}
-	if len(lives) == 0 {
-		// No job runs that an edit could reach half: applied in the build's order, the objects a job needs
-		// (its ServiceAccount) before it, which a dry run cannot see.
-		res.Action = "created"
+	applied := func(action string) (*Result, error) {
+		res.Action = action
 		_, err := applyAll(ctx, built, false)
 		return res, err
 	}
-	dry, err := applyAll(ctx, built, true)
-	refused := func() *Refused {
-		return &Refused{Job: id(lives[0].object), Dir: o.Dir, Finished: finished(lives[0].object), Changes: res.Changes,
-			Command: "mlops-fn apply --replace " + strings.Join(append(slices.Clone(o.Flags), o.Dir), " ")}
+	if len(lives) == 0 {
+		// No job runs that an edit could reach half: applied in the build's order, the objects a job needs
+		// (its ServiceAccount) before it, which a dry run cannot see.
+		return applied("created")
 	}
+	dry, err := applyAll(ctx, built, true)
 	if err != nil {
 		if res.Changes, err = inPlace(ctx, lives, built, err); err != nil {
 			what := "nothing was applied"
@@ -126,29 +126,18 @@ func Apply(ctx context.Context, c *cluster.Cluster, o Options) (*Result, error) 
 			}
 			return nil, fmt.Errorf("%s: the API server refuses the overlay %s (a dry run): %w", what, o.Dir, err)
 		}
-		if !o.Replace {
-			return nil, refused()
-		}
-	} else {
-		if res.Changes, err = changes(ctx, lives, dry, built); err != nil {
-			return nil, err
-		}
-		scales := true
-		for _, live := range lives {
-			scales = scales && finished(live.object) == "" && scalesWithin(live.object, find(dry, live.object), res.Changes)
-		}
-		switch {
-		case len(res.Changes) == 0:
-			res.Action = "unchanged"
-			_, err := applyAll(ctx, built, false)
-			return res, err
-		case scales:
-			res.Action = "scaled"
-			_, err := applyAll(ctx, built, false)
-			return res, err
-		case !o.Replace:
-			return nil, refused()
-		}
+	} else if res.Changes, err = changes(ctx, lives, dry, built); err != nil {
+		return nil, err
+	} else if len(res.Changes) == 0 {
+		return applied("unchanged")
+	} else if !slices.ContainsFunc(lives, func(live target) bool {
+		return finished(live.object) != "" || !scalesWithin(live.object, find(dry, live.object), res.Changes)
+	}) {
+		return applied("scaled")
+	}
+	if !o.Replace {
+		return nil, &Refused{Job: id(lives[0].object), Dir: o.Dir, Finished: finished(lives[0].object), Changes: res.Changes,
+			Command: "mlops-fn apply --replace " + strings.Join(append(slices.Clone(o.Flags), o.Dir), " ")}
 	}
 	if err := recreatable(ctx, c, built, lives); err != nil {
 		return nil, fmt.Errorf("nothing was deleted: --replace deletes %s and creates the new one, and the API server refuses that: %w", id(lives[0].object), err)
@@ -178,22 +167,30 @@ func Apply(ctx context.Context, c *cluster.Cluster, o Options) (*Result, error) 
 	}
 	_ = os.Remove(saved)
 	res.Action = "replaced"
-	// The old run's env ConfigMap, named by the hash of its old data, is no one's now: one the old job read,
-	// of the name of one the overlay builds but for the hash.
 	for _, live := range lives {
-		for _, cm := range envConfigMapsOf(live.object) {
-			for _, t := range built {
-				if kindOf(t.object) != "ConfigMap" || namespace(t.object) != namespace(live.object) || name(t.object) == cm || unhashed(name(t.object)) != unhashed(cm) {
-					continue
-				}
-				if err := t.r.Delete(ctx, cm, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-					return res, fmt.Errorf("replaced %s, but deleting the old run's ConfigMap/%s: %w", id(live.object), cm, err)
-				}
-				break
+		for _, old := range oldEnv(live.object, built) {
+			if err := old.r.Delete(ctx, name(old.object), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return res, fmt.Errorf("replaced %s, but deleting the old run's ConfigMap/%s: %w", id(live.object), name(old.object), err)
 			}
 		}
 	}
 	return res, nil
+}
+
+// oldEnv are the env ConfigMaps the live job reads that are no one's once it goes: named by the hash of their
+// old data, each of the name of one that built holds but for the hash.
+func oldEnv(live object, built []target) []target {
+	var out []target
+	for _, cm := range envConfigMapsOf(live) {
+		for _, b := range built {
+			if kindOf(b.object) == "ConfigMap" && namespace(b.object) == namespace(live) && name(b.object) != cm && unhashed(name(b.object)) == unhashed(cm) {
+				o := object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": cm, "namespace": namespace(live)}}
+				out = append(out, target{o, b.r})
+				break
+			}
+		}
+	}
+	return out
 }
 
 // inPlace reads refused, the dry run's refusal: when the API server refuses the overlay's objects only
@@ -207,16 +204,18 @@ func Apply(ctx context.Context, c *cluster.Cluster, o Options) (*Result, error) 
 // the update first; that too is a change in place, which --replace takes (a delete, then a create, whose dry
 // run recreatable runs: no update of the running job).
 func inPlace(ctx context.Context, lives, built []target, refused error) ([]string, error) {
-	if immutable(refused) {
-		return []string{"the API server refuses it in place: " + firstLine(refused)}, nil
+	err := refused
+	var dry []target
+	if !immutable(err) {
+		suspended, ok := suspend(built, lives)
+		if !ok {
+			return nil, refused
+		}
+		dry, err = applyAll(ctx, suspended, true)
 	}
-	suspended, ok := suspend(built, lives)
-	if !ok {
-		return nil, refused
-	}
-	dry, err := applyAll(ctx, suspended, true)
 	if immutable(err) {
-		return []string{"the API server refuses it in place: " + firstLine(err)}, nil
+		s, _, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n")
+		return []string{"the API server refuses it in place: " + s}, nil
 	}
 	if err != nil {
 		return nil, refused
@@ -271,7 +270,7 @@ func suspend(built, lives []target) ([]target, bool) {
 	out := slices.Clone(built)
 	some := false
 	for i, t := range out {
-		live := find(objectsOf(lives), t.object)
+		live := find(lives, t.object)
 		k, _ := kinds.All.ForKind(kindOf(t.object))
 		if live == nil || finished(live) != "" || k.SuspendPath == nil {
 			continue
@@ -285,14 +284,6 @@ func suspend(built, lives []target) ([]target, bool) {
 	return out, some
 }
 
-func objectsOf(targets []target) []object {
-	var out []object
-	for _, t := range targets {
-		out = append(out, t.object)
-	}
-	return out
-}
-
 // recreatable checks, before the live jobs are deleted, that what follows the delete would pass: each other
 // object's apply and each job's create, as dry runs; the job's under a name of its own length (generateName:
 // the live job holds its name, and a create under the same name is not possible until it is gone), so that
@@ -301,7 +292,7 @@ func objectsOf(targets []target) []object {
 // the wait for them to go lists.
 func recreatable(ctx context.Context, c *cluster.Cluster, built, lives []target) error {
 	for _, t := range built {
-		if find(objectsOf(lives), t.object) == nil {
+		if find(lives, t.object) == nil {
 			if _, err := applyAll(ctx, []target{t}, true); err != nil {
 				return err
 			}
@@ -369,7 +360,7 @@ func unhashed(name string) string {
 // changes are what the apply would change in the live jobs (their spec and labels, as the dry run has them)
 // and in the overlay's ConfigMaps (their data, as built: the apply makes it exactly that): each "path: old →
 // new".
-func changes(ctx context.Context, lives []target, dry []object, built []target) ([]string, error) {
+func changes(ctx context.Context, lives, dry, built []target) ([]string, error) {
 	var out []string
 	for _, t := range lives {
 		live := t.object
@@ -413,7 +404,7 @@ func changes(ctx context.Context, lives []target, dry []object, built []target) 
 
 // replaced is the live env ConfigMap that the new env ConfigMap cm takes the place of: the one a live job
 // reads where its dry run reads cm; nil if none.
-func replaced(ctx context.Context, lives []target, dry []object, cm target) (object, error) {
+func replaced(ctx context.Context, lives, dry []target, cm target) (object, error) {
 	for _, t := range lives {
 		job := find(dry, t.object)
 		if job == nil || !slices.Contains(envConfigMapsOf(job), name(cm.object)) {
@@ -423,14 +414,13 @@ func replaced(ctx context.Context, lives []target, dry []object, cm target) (obj
 			if old == name(cm.object) {
 				continue
 			}
-			u, err := cm.r.Get(ctx, old, metav1.GetOptions{})
-			switch {
-			case apierrors.IsNotFound(err):
-				continue
-			case err != nil:
+			u, err := cluster.Get(ctx, cm.r, old)
+			if err != nil {
 				return nil, fmt.Errorf("reading ConfigMap/%s: %w", old, err)
 			}
-			return u.Object, nil
+			if u != nil {
+				return u.Object, nil
+			}
 		}
 	}
 	return nil, nil
@@ -446,10 +436,10 @@ func envConfigMapsOf(o object) []string {
 }
 
 // find is the object of items of the same kind and name as o, nil if none.
-func find(items []object, o object) object {
+func find(items []target, o object) object {
 	for _, it := range items {
-		if kindOf(it) == kindOf(o) && name(it) == name(o) {
-			return it
+		if kindOf(it.object) == kindOf(o) && name(it.object) == name(o) {
+			return it.object
 		}
 	}
 	return nil
@@ -511,11 +501,6 @@ func name(o object) string      { s, _ := meta(o)["name"].(string); return s }
 func namespace(o object) string { s, _ := meta(o)["namespace"].(string); return s }
 func id(o object) string        { return kindOf(o) + "/" + name(o) }
 
-func firstLine(err error) string {
-	s, _, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n")
-	return s
-}
-
 // fieldManager owns what mlops-fn applies. Server-side apply merges lists by their keys, so another manager's
 // entries stay (Kueue's runtime patch of a TrainJob), where a client-side apply would replace the list.
 const fieldManager = "mlops-fn"
@@ -559,18 +544,18 @@ func targets(ctx context.Context, c *cluster.Cluster, items []*yaml.RNode) ([]ta
 
 // applyAll applies every target server-side, the fields mlops-fn renders its own whoever applied them before;
 // dry: on the server only. It returns the objects as applied.
-func applyAll(ctx context.Context, targets []target, dry bool) ([]object, error) {
+func applyAll(ctx context.Context, targets []target, dry bool) ([]target, error) {
 	opts := metav1.ApplyOptions{FieldManager: fieldManager, Force: true}
 	if dry {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	var out []object
+	var out []target
 	for _, t := range targets {
 		u, err := t.r.Apply(ctx, name(t.object), &unstructured.Unstructured{Object: t.object}, opts)
 		if err != nil {
 			return nil, fmt.Errorf("applying %s: %w", id(t.object), err)
 		}
-		out = append(out, u.Object)
+		out = append(out, target{u.Object, t.r})
 	}
 	return out, nil
 }
@@ -607,22 +592,18 @@ func remove(ctx context.Context, t target) (bool, error) {
 func gone(ctx context.Context, c *cluster.Cluster, t target) error {
 	var still []string
 	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, goneTimeout, true, func(ctx context.Context) (bool, error) {
-		var err error
-		still, err = left(ctx, c, t)
+		// t while it exists, then its pods
+		live, err := t.get(ctx)
+		still = []string{id(t.object)}
+		if err == nil && live == nil {
+			still, err = pods(ctx, c, t.object)
+		}
 		return len(still) == 0, err
 	})
 	if wait.Interrupted(err) && len(still) > 0 {
 		return fmt.Errorf("after %s these are still there: %s", goneTimeout, strings.Join(still, ", "))
 	}
 	return err
-}
-
-// left is t while it exists, then its pods.
-func left(ctx context.Context, c *cluster.Cluster, t target) ([]string, error) {
-	if live, err := t.get(ctx); err != nil || live != nil {
-		return []string{id(t.object)}, err
-	}
-	return pods(ctx, c, t.object)
 }
 
 // pods are the names of the pods of the job o ("": not a job, or a Pod, which the wait for o itself covers).
@@ -646,51 +627,35 @@ func pods(ctx context.Context, c *cluster.Cluster, o object) ([]string, error) {
 // garbage collector's turn.
 const goneTimeout = 5 * time.Minute
 
-// jobsAndEnv are the jobs among items and the ConfigMaps they read their environment from.
-func jobsAndEnv(items []*yaml.RNode) []*yaml.RNode {
-	var out []*yaml.RNode
+// Delete deletes the jobs among items (what an overlay applies, hydrate.Applied) and the ConfigMaps they read
+// their environment from, waiting for them and their pods to go; the overlay's other objects (a
+// ServiceAccount other jobs share) stay. It returns those it deleted, KIND/NAME; none: none was there.
+func Delete(ctx context.Context, c *cluster.Cluster, items []*yaml.RNode) ([]string, error) {
+	var jobsAndEnv []*yaml.RNode
 	read := map[string]bool{}
 	for _, j := range jobnode.Jobs(kinds.All, items) {
-		out = append(out, j.Node)
+		jobsAndEnv = append(jobsAndEnv, j.Node)
 		for _, cm := range j.EnvConfigMaps {
 			read[j.Namespace+"/"+cm] = true
 		}
 	}
 	for _, it := range items {
 		if it.GetKind() == "ConfigMap" && read[it.GetNamespace()+"/"+it.GetName()] {
-			out = append(out, it)
+			jobsAndEnv = append(jobsAndEnv, it)
 		}
 	}
-	return out
-}
-
-// Delete deletes the jobs among items (what an overlay applies, hydrate.Applied) and the ConfigMaps they read
-// their environment from, waiting for them and their pods to go; the overlay's other objects (a
-// ServiceAccount other jobs share) stay. It returns those it deleted, KIND/NAME; none: none was there.
-func Delete(ctx context.Context, c *cluster.Cluster, items []*yaml.RNode) ([]string, error) {
-	all, err := targets(ctx, c, jobsAndEnv(items))
+	all, err := targets(ctx, c, jobsAndEnv)
 	if err != nil {
 		return nil, err
 	}
-	// The env ConfigMap the live job reads: after an edit of mlops.env the build names another (its hash
-	// follows the data).
+	// The env ConfigMap the live job reads: after an edit of mlops.env the build names another.
 	var more []target
 	for _, t := range all {
 		if !kinds.All.Is(kindOf(t.object)) {
 			continue
 		}
-		live, err := t.get(ctx)
-		if err != nil || live == nil {
-			continue
-		}
-		for _, cm := range envConfigMapsOf(live) {
-			for _, b := range all {
-				if kindOf(b.object) == "ConfigMap" && namespace(b.object) == namespace(live) && name(b.object) != cm && unhashed(name(b.object)) == unhashed(cm) {
-					o := object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": cm, "namespace": namespace(live)}}
-					more = append(more, target{o, b.r})
-					break
-				}
-			}
+		if live, err := t.get(ctx); err == nil && live != nil {
+			more = append(more, oldEnv(live, all)...)
 		}
 	}
 	var deleted []string
