@@ -30,16 +30,15 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/status"
 )
 
-// clusterFlags are kubectl's flags for the cluster, with kubectl's meanings.
-type clusterFlags struct{ cluster.Flags }
-
-func (f *clusterFlags) add(cmd *cobra.Command) {
+// clusterFlags adds kubectl's flags for the cluster to cmd, with kubectl's meanings.
+func clusterFlags(cmd *cobra.Command) *cluster.Flags {
+	f := &cluster.Flags{RequestTimeout: 10 * time.Second}
 	cmd.Flags().StringVarP(&f.Namespace, "namespace", "n", "", "kubectl's --namespace")
 	cmd.Flags().StringVar(&f.Context, "context", "", "kubectl's --context")
 	cmd.Flags().StringVar(&f.Kubeconfig, "kubeconfig", "", "kubectl's --kubeconfig")
-	f.RequestTimeout = 10 * time.Second
 	cmd.Flags().Var(timeout{&f.RequestTimeout}, "request-timeout",
 		"how long each request waits for the API server's answer, such as 30s or 2m (0: no limit; the TLS handshake has client-go's own 10s)")
+	return f
 }
 
 // timeout is a duration flag that refuses a negative one.
@@ -70,9 +69,9 @@ func given(cmd *cobra.Command) []string {
 }
 
 // connect connects to the cluster f names; run's errors name the server and the request that did not answer.
-func connect(cmd *cobra.Command, f clusterFlags, run func(context.Context, *cluster.Cluster) error) error {
+func connect(cmd *cobra.Command, f *cluster.Flags, run func(context.Context, *cluster.Cluster) error) error {
 	ctx := cmd.Context()
-	c, err := cluster.Connect(ctx, f.Flags)
+	c, err := cluster.Connect(ctx, *f)
 	if err == nil {
 		err = c.Explain(run(ctx, c))
 	}
@@ -118,8 +117,7 @@ Kueue never held it nor made a Workload for it (Kueue does not manage its kind
 or namespace: it runs outside the queue).`,
 		Args: cobra.ExactArgs(1),
 	}
-	var f clusterFlags
-	f.add(cmd)
+	f := clusterFlags(cmd)
 	cmd.Flags().BoolVar(&o.Replace, "replace", false, "delete a job the edit changes (running or finished), then apply: a new run")
 	var verbose bool
 	cmd.Flags().BoolVar(&verbose, "verbose", false, "warnings in their long form: Pod Security's says what the API server says of each pod")
@@ -168,8 +166,7 @@ deletes the job that runs. The base's other objects (a ServiceAccount other
 jobs share) stay.`,
 		Args: cobra.ExactArgs(1),
 	}
-	var f clusterFlags
-	f.add(cmd)
+	f := clusterFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		objects, jobs, err := overlay(args[0])
 		if err != nil {
@@ -257,7 +254,7 @@ func warnApplied(ctx context.Context, cmd *cobra.Command, c *cluster.Cluster, jo
 
 // jobsAndCluster runs run on the jobs DIR applies (as mlops-fn apply finds them) in the cluster the flags
 // name.
-func jobsAndCluster(cmd *cobra.Command, dir string, f clusterFlags, run func(context.Context, []jobnode.Job, *status.Cluster) error) error {
+func jobsAndCluster(cmd *cobra.Command, dir string, f *cluster.Flags, run func(context.Context, []jobnode.Job, *status.Cluster) error) error {
 	_, jobs, err := overlay(dir)
 	if err != nil {
 		return fail(cmd, err)
@@ -268,7 +265,6 @@ func jobsAndCluster(cmd *cobra.Command, dir string, f clusterFlags, run func(con
 }
 
 func newStatus() *cobra.Command {
-	var f clusterFlags
 	cmd := &cobra.Command{
 		Use:   "status DIR",
 		Short: "Say where DIR's job is: its phase, its pods ready, and when it waits, why",
@@ -291,7 +287,7 @@ A job waiting is no error: status exits 1 only when the cluster cannot be read.
 Each request waits --request-timeout for the API server's answer.`,
 		Args: cobra.ExactArgs(1),
 	}
-	f.add(cmd)
+	f := clusterFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		return jobsAndCluster(cmd, args[0], f, func(ctx context.Context, jobs []jobnode.Job, c *status.Cluster) error {
 			for _, job := range jobs {
@@ -308,7 +304,6 @@ Each request waits --request-timeout for the API server's answer.`,
 }
 
 func newLogs() *cobra.Command {
-	var f clusterFlags
 	var follow bool
 	cmd := &cobra.Command{
 		Use:   "logs DIR",
@@ -324,7 +319,7 @@ the job has finished. Each request waits --request-timeout for the API
 server's answer (the log itself streams for as long as the program runs).`,
 		Args: cobra.ExactArgs(1),
 	}
-	f.add(cmd)
+	f := clusterFlags(cmd)
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "stream the log, waiting for the program to start")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)

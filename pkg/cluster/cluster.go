@@ -242,11 +242,10 @@ func (c Namespaces) Of(ns string) (string, error) {
 // typed clients and its discovery (and so its restmapper) import client-go's scheme, whose start registers
 // every API group, in every run of mlops-fn, the KRM function's too (docs/performance.md).
 
-var (
-	podsResource   = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
-	eventsResource = schema.GroupVersionResource{Version: "v1", Resource: "events"}
-	nodesResource  = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
-)
+// core is a resource of the core group in namespace ns ("": of the cluster).
+func (c *Cluster) core(resource, ns string) dynamic.ResourceInterface {
+	return c.Dynamic.Resource(schema.GroupVersionResource{Version: "v1", Resource: resource}).Namespace(ns)
+}
 
 // Get reads the object name of r, nil when it does not exist.
 func Get(ctx context.Context, r dynamic.ResourceInterface, name string) (*unstructured.Unstructured, error) {
@@ -259,7 +258,7 @@ func Get(ctx context.Context, r dynamic.ResourceInterface, name string) (*unstru
 
 // Pod is the pod, or an error IsNotFound recognises.
 func (c *Cluster) Pod(ctx context.Context, ns, name string) (*corev1.Pod, error) {
-	u, err := c.Dynamic.Resource(podsResource).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	u, err := c.core("pods", ns).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -268,15 +267,15 @@ func (c *Cluster) Pod(ctx context.Context, ns, name string) (*corev1.Pod, error)
 }
 
 func (c *Cluster) Pods(ctx context.Context, ns, selector string) ([]corev1.Pod, error) {
-	return list[corev1.Pod](ctx, c.Dynamic.Resource(podsResource).Namespace(ns), selector)
+	return list[corev1.Pod](ctx, c.core("pods", ns), selector)
 }
 
 func (c *Cluster) Events(ctx context.Context, ns string) ([]corev1.Event, error) {
-	return list[corev1.Event](ctx, c.Dynamic.Resource(eventsResource).Namespace(ns), "")
+	return list[corev1.Event](ctx, c.core("events", ns), "")
 }
 
 func (c *Cluster) Nodes(ctx context.Context) ([]corev1.Node, error) {
-	return list[corev1.Node](ctx, c.Dynamic.Resource(nodesResource), "")
+	return list[corev1.Node](ctx, c.core("nodes", ""), "")
 }
 
 // Log streams a container's log; the API server must answer within the request timeout, the log itself runs

@@ -187,12 +187,9 @@ func Follow(dir, config string) *NewBase {
 	if file != strings.ToLower(oldKind)+".yaml" {
 		return nil
 	}
-	spec, err := os.ReadFile(filepath.Join(dir, config))
-	if err != nil {
-		return nil
-	}
-	envText, err := os.ReadFile(filepath.Join(dir, "mlops.env"))
-	if err != nil {
+	spec, specErr := os.ReadFile(filepath.Join(dir, config))
+	envText, envErr := os.ReadFile(filepath.Join(dir, "mlops.env"))
+	if specErr != nil || envErr != nil {
 		return nil
 	}
 	skeleton, kind, err := skeletonOf(map[string][]byte{"job.yaml": spec, "mlops.env": envText}, dir)
@@ -324,9 +321,12 @@ func skeletonOf(files map[string][]byte, folder string) ([]byte, string, error) 
 // inFolder is err about the files of the temporary folder tmp, about the same files in folder: a temporary
 // path would mean nothing to the user.
 func inFolder(err error, tmp, folder string) error {
+	in := filepath.Clean(folder) + string(filepath.Separator) // what goes before a file's name in folder
+	if filepath.Clean(folder) == "." {
+		in = ""
+	}
 	rename := func(s string) string {
-		s = strings.ReplaceAll(s, tmp+string(filepath.Separator), prefix(folder))
-		return strings.ReplaceAll(s, tmp, filepath.Clean(folder))
+		return strings.ReplaceAll(strings.ReplaceAll(s, tmp+string(filepath.Separator), in), tmp, filepath.Clean(folder))
 	}
 	if results, ok := err.(framework.Results); ok {
 		return Renamed(results, rename)
@@ -348,14 +348,6 @@ func Renamed(results framework.Results, rename func(string) string) framework.Re
 		out = append(out, &m)
 	}
 	return out
-}
-
-// prefix is what goes before a file's name in folder: "" for no folder or ".".
-func prefix(folder string) string {
-	if folder == "" || filepath.Clean(folder) == "." {
-		return ""
-	}
-	return filepath.Clean(folder) + string(filepath.Separator)
 }
 
 // skeletonHeaderFormat heads the skeleton init writes: its kind, name, and the fingerprint of what follows,

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -28,15 +27,6 @@ type LogOptions struct {
 	Poll time.Duration
 }
 
-// selectors are the pods that run a kind's training program, best first (a Pod is itself: none).
-func selectors(jk jobkind.Facts, name string) []string {
-	var out []string
-	for _, pods := range jk.ProgramPods {
-		out = append(out, jk.PodsLabel+"="+name+","+pods)
-	}
-	return out
-}
-
 // programPod is the newest pod running job's training program, nil if there is none yet.
 func (c *Cluster) programPod(ctx context.Context, job jobnode.Job, ns string) (*corev1.Pod, error) {
 	jk, _ := kinds.All.ForKind(job.Kind)
@@ -47,17 +37,15 @@ func (c *Cluster) programPod(ctx context.Context, job jobnode.Job, ns string) (*
 		}
 		return &pods[0], nil
 	}
-	for _, sel := range selectors(jk, job.Name) {
-		pods, err := c.Core.Pods(ctx, ns, sel)
+	for _, program := range jk.ProgramPods { // best first
+		pods, err := c.Core.Pods(ctx, ns, jk.PodsLabel+"="+job.Name+","+program)
 		if err != nil {
 			return nil, fmt.Errorf("listing the pods of %s/%s in namespace %s: %w", job.Kind, job.Name, ns, err)
 		}
 		if len(pods) == 0 {
 			continue
 		}
-		sort.SliceStable(pods, func(i, j int) bool {
-			return pods[j].CreationTimestamp.Before(&pods[i].CreationTimestamp)
-		})
+		slices.SortStableFunc(pods, func(a, b corev1.Pod) int { return b.CreationTimestamp.Compare(a.CreationTimestamp.Time) })
 		return &pods[0], nil
 	}
 	return nil, nil
@@ -103,8 +91,8 @@ func started(pod *corev1.Pod, container string) (bool, string) {
 	return false, string(pod.Status.Phase)
 }
 
-// Logs prints the log of job's training program: the container that runs it in the pod that runs it (see
-// selectors). Without Follow, a program that has not started is an error naming what it waits for. With
+// Logs prints the log of job's training program: the container that runs it in the pod that runs it (its
+// kind's ProgramPods). Without Follow, a program that has not started is an error naming what it waits for. With
 // Follow, it waits for it to start, and after the log ends, follows a new run of the program (a launcher the
 // Job controller starts again, a container restarted) until the job has finished.
 func Logs(ctx context.Context, c *Cluster, job jobnode.Job, o LogOptions) error {
@@ -186,7 +174,7 @@ func (c *Cluster) finished(ctx context.Context, job jobnode.Job, ns string) (boo
 	if err != nil {
 		return true, err
 	}
-	return slices.Contains(finishedPhases, phase(jk, u, pods)), nil
+	return slices.Contains(jobkind.FinalConditions, phase(jk, u, pods)), nil
 }
 
 // stream copies a container's log to o.Out.

@@ -29,6 +29,45 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
+// Cluster is the API server the commands read, and the namespace of a job whose overlay names none.
+type Cluster struct {
+	Core    Core
+	Dynamic dynamic.Interface
+	cluster.Namespaces
+}
+
+// Core is what status and logs read of the API server besides the jobs: cluster.Cluster's reads, as it
+// documents them (the tests' fake is client-go's).
+type Core interface {
+	Pod(ctx context.Context, ns, name string) (*corev1.Pod, error)
+	Pods(ctx context.Context, ns, selector string) ([]corev1.Pod, error)
+	Events(ctx context.Context, ns string) ([]corev1.Event, error)
+	Log(ctx context.Context, ns, pod, container string, follow bool) (io.ReadCloser, error)
+	Serves(ctx context.Context, groupVersion string) error
+	Resource(ctx context.Context, gvk schema.GroupVersionKind) (schema.GroupVersionResource, error)
+}
+
+var _ Core = (*cluster.Cluster)(nil)
+
+// From reads the cluster c connects to.
+func From(c *cluster.Cluster) *Cluster {
+	return &Cluster{Core: c, Dynamic: c.Dynamic, Namespaces: c.Namespaces}
+}
+
+// job reads a job of kind jk, nil when it does not exist; notServed says why where the cluster serves no such
+// kind (its operator is not installed).
+func (c *Cluster) job(ctx context.Context, jk jobkind.Facts, ns, name string) (u *unstructured.Unstructured, notServed string, err error) {
+	gvr, err := c.Core.Resource(ctx, schema.FromAPIVersionAndKind(jk.APIVersion, jk.Kind))
+	if no := (*cluster.NotServedError)(nil); errors.As(err, &no) {
+		return nil, no.Error(), nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	u, err = cluster.Get(ctx, c.Dynamic.Resource(gvr).Namespace(ns), name)
+	return u, "", err
+}
+
 // Report is where a job is.
 type Report struct {
 	// Job is KIND/NAME, Namespace where it was looked for.
@@ -56,18 +95,8 @@ type Pod struct {
 	Detail string
 }
 
-// Kueue's API, the label that names a job's LocalQueue, and its conditions.
-const (
-	kueueGroup = "kueue.x-k8s.io"
-	// kueueGate is the scheduling gate Kueue holds a queued Pod with.
-	kueueGate = "kueue.x-k8s.io/admission"
-)
-
-// kueueVersions are the versions of Kueue's API read, newest first.
-var kueueVersions = []string{"v1beta2", "v1beta1"}
-
-// finishedPhases are the phases after which nothing waits: the kinds' final conditions, a success first.
-var finishedPhases = jobkind.FinalConditions
+// Kueue's API group, and the scheduling gate it holds a queued Pod with.
+const kueueGroup, kueueGate = "kueue.x-k8s.io", "kueue.x-k8s.io/admission"
 
 // Status reads where job is: the job, its pods, and when it waits, why. Only an error reaching the cluster is
 // an error.
@@ -94,7 +123,7 @@ func Status(ctx context.Context, c *Cluster, job jobnode.Job) (*Report, error) {
 		return nil, err
 	}
 	r.Phase = phase(jk, u, pods)
-	r.Expected = expected(jk, u)
+	r.Expected = jk.PodCount(u.Object)
 	for _, p := range pods {
 		s := podState(p)
 		if s.Ready {
@@ -102,7 +131,7 @@ func Status(ctx context.Context, c *Cluster, job jobnode.Job) (*Report, error) {
 		}
 		r.Pods = append(r.Pods, s)
 	}
-	if slices.Contains(finishedPhases, r.Phase) {
+	if slices.Contains(jobkind.FinalConditions, r.Phase) {
 		if r.Phase == "Failed" {
 			r.Why = append(r.Why, failure(u, pods))
 		}
@@ -179,7 +208,7 @@ func phase(jk jobkind.Facts, u *unstructured.Unstructured, pods []corev1.Pod) st
 		}
 		return "Pending"
 	}
-	for _, t := range append(slices.Clone(finishedPhases), "Suspended") {
+	for _, t := range append(slices.Clone(jobkind.FinalConditions), "Suspended") {
 		if s, _, _ := condition(u, t); s == "True" {
 			return t
 		}
@@ -198,12 +227,6 @@ func phase(jk jobkind.Facts, u *unstructured.Unstructured, pods []corev1.Pod) st
 		}
 	}
 	return "Pending"
-}
-
-// expected is how many pods the job runs: its replicas (an MPIJob's launcher and workers), a TrainJob's
-// numNodes, a Pod itself.
-func expected(jk jobkind.Facts, u *unstructured.Unstructured) int {
-	return jk.PodCount(u.Object)
 }
 
 // podState: a pod's phase, whether it is ready, and why a container waits or how it ended.
@@ -282,7 +305,7 @@ func (c *Cluster) kueue(ctx context.Context, jk jobkind.Facts, u *unstructured.U
 		return nil, "", nil
 	}
 	version := ""
-	for _, v := range kueueVersions {
+	for _, v := range []string{"v1beta2", "v1beta1"} { // newest first
 		if err := c.Core.Serves(ctx, kueueGroup+"/"+v); err == nil {
 			version = v
 			break
@@ -436,47 +459,4 @@ func kueueOff() string {
 		}
 	}
 	return strings.Join(off, " and ")
-}
-
-// Cluster is the API server the commands read, and the namespace of a job whose overlay names none.
-type Cluster struct {
-	Core    Core
-	Dynamic dynamic.Interface
-	cluster.Namespaces
-}
-
-// Core is what status and logs read of the API server besides the jobs (cluster.Cluster's reads; the tests'
-// fake is client-go's).
-type Core interface {
-	// Pod is the pod, or an error IsNotFound recognises.
-	Pod(ctx context.Context, ns, name string) (*corev1.Pod, error)
-	Pods(ctx context.Context, ns, selector string) ([]corev1.Pod, error)
-	Events(ctx context.Context, ns string) ([]corev1.Event, error)
-	Log(ctx context.Context, ns, pod, container string, follow bool) (io.ReadCloser, error)
-	// Serves is nil when the API server serves groupVersion ("v1" for the core group).
-	Serves(ctx context.Context, groupVersion string) error
-	// Resource is the API resource of a kind, by the API server's discovery; a *cluster.NotServedError where
-	// it serves no such kind.
-	Resource(ctx context.Context, gvk schema.GroupVersionKind) (schema.GroupVersionResource, error)
-}
-
-var _ Core = (*cluster.Cluster)(nil)
-
-// From reads the cluster c connects to.
-func From(c *cluster.Cluster) *Cluster {
-	return &Cluster{Core: c, Dynamic: c.Dynamic, Namespaces: c.Namespaces}
-}
-
-// job reads a job of kind jk, nil when it does not exist; notServed says why where the cluster serves no such
-// kind (its operator is not installed).
-func (c *Cluster) job(ctx context.Context, jk jobkind.Facts, ns, name string) (u *unstructured.Unstructured, notServed string, err error) {
-	gvr, err := c.Core.Resource(ctx, schema.FromAPIVersionAndKind(jk.APIVersion, jk.Kind))
-	if no := (*cluster.NotServedError)(nil); errors.As(err, &no) {
-		return nil, no.Error(), nil
-	}
-	if err != nil {
-		return nil, "", err
-	}
-	u, err = cluster.Get(ctx, c.Dynamic.Resource(gvr).Namespace(ns), name)
-	return u, "", err
 }
