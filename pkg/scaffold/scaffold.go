@@ -65,8 +65,14 @@ func Files(o Options) (map[string][]byte, error) {
 		return nil, fmt.Errorf("--image %s without --command: %s needs the program %s starts; accepted: --command python,train.py (comma-separated)",
 			o.Image, o.JobKind, jk.Starter)
 	}
-	if err := utf8Text(o); err != nil {
-		return nil, err
+	// YAML and a Kubernetes object (JSON) carry only text.
+	if !utf8.ValidString(o.Image) {
+		return nil, fmt.Errorf("--image %s is not UTF-8 text, which a Kubernetes object cannot carry; accepted: UTF-8 text", strconv.Quote(o.Image))
+	}
+	for i, arg := range o.Command {
+		if !utf8.ValidString(arg) {
+			return nil, fmt.Errorf("argument %d of the command, %s, is not UTF-8 text, which a Kubernetes object cannot carry; accepted: UTF-8 text", i+1, strconv.Quote(arg))
+		}
 	}
 	image, command := o.Image, o.Command
 	comment := "your training image"
@@ -231,20 +237,6 @@ func scalar(s string) string {
 		}
 	}
 	return strconv.Quote(s)
-}
-
-// utf8Text refuses an image or a command argument that is no UTF-8 text: YAML and a Kubernetes object (JSON)
-// carry only text.
-func utf8Text(o Options) error {
-	if !utf8.ValidString(o.Image) {
-		return fmt.Errorf("--image %s is not UTF-8 text, which a Kubernetes object cannot carry; accepted: UTF-8 text", strconv.Quote(o.Image))
-	}
-	for i, arg := range o.Command {
-		if !utf8.ValidString(arg) {
-			return fmt.Errorf("argument %d of the command, %s, is not UTF-8 text, which a Kubernetes object cannot carry; accepted: UTF-8 text", i+1, strconv.Quote(arg))
-		}
-	}
-	return nil
 }
 
 // readsBack checks that the job spec init writes reads back with the image and the command it was given,
