@@ -38,24 +38,17 @@ import (
 
 // Options say which overlay goes to which cluster.
 type Options struct {
-	// Dir is the hydrated overlay.
-	Dir string
-	// Objects are what it applies (hydrate.Applied): one job at least.
-	Objects []*yaml.RNode
-	// Flags are the cluster flags as given, for the command a refusal names.
-	Flags []string
-	// Replace deletes a live job the overlay changes (waiting for its pods to go) before applying.
-	Replace bool
+	Dir     string        // the hydrated overlay
+	Objects []*yaml.RNode // what it applies (hydrate.Applied): one job at least
+	Flags   []string      // the cluster flags as given, for the command a refusal names
+	Replace bool          // delete a live job the overlay changes (waiting for its pods to go) before applying
 }
 
 // Result says what Apply did.
 type Result struct {
-	// Job is the overlay's job, KIND/NAME.
-	Job string
-	// Action: "created", "unchanged", "scaled" (an elastic job within its bounds), "replaced".
-	Action string
-	// Changes are the fields the edit changes in the live job.
-	Changes []string
+	Job     string   // the overlay's job, KIND/NAME
+	Action  string   // "created", "unchanged", "scaled" (an elastic job within its bounds), "replaced"
+	Changes []string // the fields the edit changes in the live job
 }
 
 // Refused is the error of an edit that would change a live job in place: nothing was applied.
@@ -193,16 +186,13 @@ func oldEnv(live object, built []target) []target {
 	return out
 }
 
-// inPlace reads refused, the dry run's refusal: when the API server refuses the overlay's objects only
-// because they change a live job in place, it returns the changes; otherwise refused itself, the API server's
-// reason. The refusal is in place when it is Invalid on the job's spec alone, for a field that cannot change
-// (a Pod's spec, a TrainJob's trainer), or when the same objects pass with every running job suspended: what
-// the policy of deploy/admission refuses, Trainer's webhook (runtime patches), Kueue's. A refusal of anything
-// else (RBAC, a webhook that fails, a quota, an invalid object) is the same for a suspended job. The
-// suspended dry run may be refused as immutable itself: a running job of a kind with no in-place rule whose
-// own webhook lets a suspension change only the pods' scheduling fields (JobSet's), the policy having refused
-// the update first; that too is a change in place, which --replace takes (a delete, then a create, whose dry
-// run recreatable runs: no update of the running job).
+// inPlace reads refused, the dry run's refusal: the changes when the API server refuses the objects only
+// because they change a live job in place, else refused itself. In place: Invalid on the job's spec alone for
+// a field that cannot change (a Pod's spec, a TrainJob's trainer), or passing with every running job
+// suspended (deploy/admission's policy, Trainer's and Kueue's webhooks refuse a running job's edit; RBAC, a
+// failing webhook, a quota or an invalid object refuse a suspended one too). The suspended dry run may be
+// refused as immutable itself (JobSet's webhook lets a suspension change only the pods' scheduling fields):
+// that too is in place, which --replace takes with a delete and a create.
 func inPlace(ctx context.Context, lives, built []target, refused error) ([]string, error) {
 	err := refused
 	var dry []target
@@ -240,11 +230,9 @@ func inPlace(ctx context.Context, lives, built []target, refused error) ([]strin
 	return changes, nil
 }
 
-// immutable: err is the API server's Invalid answer on a job's spec alone, for a field of it that cannot
-// change in place: the whole spec Forbidden (a Pod's), or apimachinery's and the CRDs' "field is immutable".
-// Other causes beside it may come of the merge onto the live object (a Pod's requests, defaulted from its old
-// limits, above its new limits), which a create would not meet: --replace checks that create first
-// (recreatable).
+// immutable: err is the API server's Invalid answer on a job's spec alone, for a field that cannot change in
+// place: the whole spec Forbidden (a Pod's), or "field is immutable". Other causes beside it may come of the
+// merge onto the live object, which a create would not meet: --replace checks that create first.
 func immutable(err error) bool {
 	var status apierrors.APIStatus
 	if !apierrors.IsInvalid(err) || !errors.As(err, &status) {
@@ -284,12 +272,11 @@ func suspend(built, lives []target) ([]target, bool) {
 	return out, some
 }
 
-// recreatable checks, before the live jobs are deleted, that what follows the delete would pass: each other
-// object's apply and each job's create, as dry runs; the job's under a name of its own length (generateName:
-// the live job holds its name, and a create under the same name is not possible until it is gone), so that
-// the API server, its webhooks and RBAC see the new job as they will. Not seen: a quota of the count of jobs,
-// which the live one fills until it goes (refused here, on the safe side). Also the pods of the jobs, which
-// the wait for them to go lists.
+// recreatable checks, before the live jobs are deleted, that what follows would pass, as dry runs: each other
+// object's apply and each job's create, under a generated name of its own length (the live job holds its
+// name), so that the API server, its webhooks and RBAC see the new job as they will (a quota of the count of
+// jobs, which the live one fills, refuses it: on the safe side); and the list of the jobs' pods the wait
+// reads.
 func recreatable(ctx context.Context, c *cluster.Cluster, built, lives []target) error {
 	for _, t := range built {
 		if find(lives, t.object) == nil {
@@ -357,9 +344,8 @@ func unhashed(name string) string {
 	return name
 }
 
-// changes are what the apply would change in the live jobs (their spec and labels, as the dry run has them)
-// and in the overlay's ConfigMaps (their data, as built: the apply makes it exactly that): each "path: old →
-// new".
+// changes are what the apply would change, each "path: old → new": the live jobs' spec and labels (as the dry
+// run has them) and the overlay's ConfigMaps' data (as built: the apply makes it exactly that).
 func changes(ctx context.Context, lives, dry, built []target) ([]string, error) {
 	var out []string
 	for _, t := range lives {
@@ -573,9 +559,7 @@ func (t target) get(ctx context.Context) (object, error) {
 }
 
 // remove deletes t in the background, as kubectl delete does: whether it was there. In the foreground,
-// Trainer v2.3 keeps reconciling a TrainJob whose delete has begun, failing on its JobSet, and the garbage
-// collector took 90 s to win; in the background the TrainJob goes at once, and its JobSet, Jobs and pods
-// after it.
+// Trainer v2.3 kept reconciling a TrainJob being deleted, failing on its JobSet, for 90 s.
 func remove(ctx context.Context, t target) (bool, error) {
 	background := metav1.DeletePropagationBackground
 	err := t.r.Delete(ctx, name(t.object), metav1.DeleteOptions{PropagationPolicy: &background})

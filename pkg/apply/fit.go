@@ -67,8 +67,7 @@ type podRequests struct {
 	Role     string
 	Count    int
 	Requests corev1.ResourceList
-	// From is the setting of the pods' resources ("": the workers').
-	From string
+	From     string // the setting of the pods' resources ("": the workers')
 }
 
 // requests are what the scheduler counts of a pod of spec: its containers' requests, a limit standing for a

@@ -221,10 +221,9 @@ func overlay(dir string) ([]*yaml.RNode, []jobnode.Job, error) {
 	return items, jobs, nil
 }
 
-// warnApplied warns, once dir is applied, of what would otherwise go unseen: pods that can never all run on
-// the cluster's nodes (they would wait forever, some holding a node), and a job of a LocalQueue that Kueue
-// does not queue (it runs outside the queue's quota). The job is applied: what cannot be read for these
-// checks is a warning too.
+// warnApplied warns, once applied, of what would go unseen: pods that can never all run on the nodes (they
+// would wait forever, some holding a node), and a job of a LocalQueue Kueue does not queue (outside its
+// quota). The job is applied: what cannot be read for these checks is a warning too.
 func warnApplied(ctx context.Context, cmd *cobra.Command, c *cluster.Cluster, jobs []jobnode.Job) {
 	var warnings framework.Results
 	warn := func(m string) {
@@ -252,8 +251,7 @@ func warnApplied(ctx context.Context, cmd *cobra.Command, c *cluster.Cluster, jo
 	}
 }
 
-// jobsAndCluster runs run on the jobs DIR applies (as mlops-fn apply finds them) in the cluster the flags
-// name.
+// jobsAndCluster runs run on the jobs DIR applies (as apply finds them) in the cluster the flags name.
 func jobsAndCluster(cmd *cobra.Command, dir string, f *cluster.Flags, run func(context.Context, []jobnode.Job, *status.Cluster) error) error {
 	_, jobs, err := overlay(dir)
 	if err != nil {

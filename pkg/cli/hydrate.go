@@ -174,14 +174,14 @@ passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.Component
 }
 
 // following is o with the base init wrote in o.Dir made to follow the job spec when it must
-// (scaffold.Follow), which hydrate writes with the overlay or not at all; note says so, for once it is
-// written ("" when the base stays).
+// (scaffold.Follow), written with the overlay or not at all; note says so, for once it is written ("" when
+// the base stays).
 func following(o hydrate.Options) (opts hydrate.Options, note string) {
 	base := scaffold.Follow(o.Dir, o.Config)
 	if base == nil {
 		return o, ""
 	}
-	o.Folders = base.Folders()
+	o.Folders = map[string]map[string][]byte{scaffold.BaseDir: base.Files} // BaseDir replaced whole
 	return o, base.Note
 }
 
@@ -227,11 +227,9 @@ func crdKinds() string {
 	return crds.Sentence("or", func(k jobkind.Facts) string { return k.Kind })
 }
 
-// overlaysOf maps files, as pre-commit passes the changed ones, to the overlays they lie in: the nearest
-// folder above each (at it, for a folder) that holds a kustomization and an MLOpsJob spec named config (a
-// base's own job.yaml, say an MPIJob, is not one). Each overlay comes once, in the order first met; a file in
-// none is left out: a commit touches more than overlays. A folder in none, which a person named, is in
-// outside.
+// overlaysOf maps files, as pre-commit passes the changed ones, to the overlays they lie in, once each in the
+// order first met: the nearest folder at or above each that isOverlay. A file in none is left out (a commit
+// touches more than overlays); a folder in none, which a person named, is in outside.
 func overlaysOf(files []string, config string) (dirs, outside []string) {
 	seen := map[string]bool{}
 	for _, f := range files {

@@ -37,14 +37,12 @@ import (
 // Flags are kubectl's flags for the cluster, with kubectl's meanings.
 type Flags struct {
 	Kubeconfig, Context, Namespace string
-	// RequestTimeout bounds each request to the API server.
-	RequestTimeout time.Duration
+	RequestTimeout                 time.Duration // bounds each request to the API server
 }
 
 // Cluster is the API server every command talks to, with client-go.
 type Cluster struct {
-	// Config is the kubeconfig's, each request bounded by --request-timeout.
-	Config  *rest.Config
+	Config  *rest.Config // the kubeconfig's, each request bounded by --request-timeout
 	Dynamic dynamic.Interface
 	Namespaces
 	// rest reads what is not an object: discovery. logs streams a log for as long as it runs: only its answer

@@ -71,7 +71,8 @@ func Files(o Options) (map[string][]byte, error) {
 	}
 	for i, arg := range o.Command {
 		if !utf8.ValidString(arg) {
-			return nil, fmt.Errorf("argument %d of the command, %s, is not UTF-8 text, which a Kubernetes object cannot carry; accepted: UTF-8 text", i+1, strconv.Quote(arg))
+			return nil, fmt.Errorf("argument %d of the command, %s, is not UTF-8 text, which a Kubernetes object cannot carry; accepted: UTF-8 text",
+				i+1, strconv.Quote(arg))
 		}
 	}
 	image, command := o.Image, o.Command
@@ -116,10 +117,10 @@ spec:
 	return files, nil
 }
 
-// SchemaURL is where editors that use yaml-language-server (VS Code's YAML extension, Neovim, JetBrains) read
-// the job spec's JSON Schema, for job.yaml's first line: the file of the release tag version names, raw from
-// the repository (a URL, as a new folder is rarely inside a clone), so the schema is the one of the mlops-fn
-// that wrote the file; main's for a build of no release (a pseudo-version, (devel), a modified tree).
+// SchemaURL is where yaml-language-server (VS Code, Neovim, JetBrains) reads the job spec's JSON Schema, for
+// job.yaml's first line: raw from the repository at the release tag version (a new folder is rarely inside a
+// clone), so the schema is the writer's; main's for a build of no release (pseudo-version, (devel),
+// modified).
 func SchemaURL(version string) string {
 	ref := "main"
 	if releaseTag.MatchString(version) && !pseudoVersion.MatchString(version) {
@@ -154,22 +155,14 @@ const baseKustomization = "# The job's skeleton: the overlay above patches it (m
 
 // NewBase is the base a folder init wrote needs to follow its job spec.
 type NewBase struct {
-	// Files replace BaseDir whole: its files, by name in it.
-	Files map[string][]byte
-	// Note says what changed, once the files are written.
-	Note string
-}
-
-// Folders are the new base as hydrate.Options.Folders takes it: BaseDir, replaced whole.
-func (b *NewBase) Folders() map[string]map[string][]byte {
-	return map[string]map[string][]byte{BaseDir: b.Files}
+	Files map[string][]byte // replace BaseDir whole: its files, by name in it
+	Note  string            // what changed, once the files are written
 }
 
 // Follow is the new base of a folder init wrote, nil when it keeps its own: when job.yaml (config, in dir)
-// names the job otherwise or changes its jobKind, and dir/base is still the skeleton init wrote (its header's
-// fingerprint matches it, the base's kustomization is init's), the skeleton for the new ones. It writes
-// nothing: hydrate writes the new base with the overlay, all or nothing. Any other base, or a spec that does
-// not resolve, it leaves to hydrate, which names what differs.
+// renames the job or changes its jobKind and dir/base is still init's skeleton (its header's fingerprint
+// matches, the kustomization is init's), the skeleton for the new ones, which hydrate writes with the
+// overlay. Any other base, or a spec that does not resolve, it leaves to hydrate, which names what differs.
 func Follow(dir, config string) *NewBase {
 	base := filepath.Join(dir, BaseDir)
 	entries, err := os.ReadDir(base)
@@ -280,9 +273,8 @@ func envFile(jobKind jobkind.JobKind, shape string) string {
 `
 }
 
-// skeletonOf renders the skeleton the spec's job patches: its kind, name and container names, as mlops-fn
-// would generate them. Its messages name the files in folder, where they go, not the temporary folder it
-// reads them from.
+// skeletonOf renders the skeleton the spec's job patches (its kind, name and container names); its messages
+// name the files in folder, where they go, not the temporary folder it reads them from.
 func skeletonOf(files map[string][]byte, folder string) ([]byte, string, error) {
 	dir, err := os.MkdirTemp("", "mlops-fn-init-")
 	if err != nil {
@@ -356,11 +348,9 @@ func fingerprint(body string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// Write puts files into dir, which must not exist or be empty, all or nothing: they are staged in a temporary
-// folder that finish completes (it hydrates), then a new dir is that folder renamed, in one step; into an
-// empty dir (init . among others: it cannot be replaced, and it keeps its own mode and owner) the staged
-// entries move one by one, and a failure moves back those already moved. Either way a failure leaves dir as
-// it was.
+// Write puts files into dir, which must not exist or be empty, all or nothing: staged in a temporary folder
+// that finish completes (it hydrates), then renamed to a new dir in one step, or, into an empty dir (init .:
+// it cannot be replaced, and keeps its mode and owner), moved entry by entry, moved back on a failure.
 func Write(dir string, files map[string][]byte, finish func(staged string) error) error {
 	entries, err := os.ReadDir(dir)
 	exists := err == nil

@@ -20,11 +20,9 @@ import (
 type LogOptions struct {
 	// Follow streams the log until the program ends, waiting for its pod to start, and follows a launcher the
 	// operator starts again.
-	Follow bool
-	// Out gets the log; Err what Logs waits for.
-	Out, Err io.Writer
-	// Poll is how often Follow asks for the pod. Default 1 s.
-	Poll time.Duration
+	Follow   bool
+	Out, Err io.Writer     // the log; what Logs waits for
+	Poll     time.Duration // how often Follow asks for the pod; default 1 s
 }
 
 // programPod is the newest pod running job's training program, nil if there is none yet.
@@ -92,9 +90,9 @@ func started(pod *corev1.Pod, container string) (bool, string) {
 }
 
 // Logs prints the log of job's training program: the container that runs it in the pod that runs it (its
-// kind's ProgramPods). Without Follow, a program that has not started is an error naming what it waits for. With
-// Follow, it waits for it to start, and after the log ends, follows a new run of the program (a launcher the
-// Job controller starts again, a container restarted) until the job has finished.
+// kind's ProgramPods). Without Follow, a program that has not started is an error naming what it waits for.
+// With Follow, it waits for it to start, and after the log ends, follows a new run of the program (a launcher
+// the Job controller starts again, a container restarted) until the job has finished.
 func Logs(ctx context.Context, c *Cluster, job jobnode.Job, o LogOptions) error {
 	ns, err := c.Of(job.Namespace)
 	if err != nil {

@@ -70,20 +70,14 @@ func (c *Cluster) job(ctx context.Context, jk jobkind.Facts, ns, name string) (u
 
 // Report is where a job is.
 type Report struct {
-	// Job is KIND/NAME, Namespace where it was looked for.
-	Job, Namespace string
-	// Found: the job exists.
-	Found bool
-	// Phase: Pending, Created, Running, Restarting, Suspended, Succeeded, Complete (a TrainJob's), Failed; a
-	// Pod's phase.
-	Phase string
-	// Ready pods of Expected (the job's replicas, a TrainJob's numNodes).
-	Ready, Expected int
+	Job, Namespace string // KIND/NAME, and where it was looked for
+	Found          bool
+	// Phase: Pending, Created, Running, Restarting, Suspended, Succeeded, Complete, Failed; a Pod's phase.
+	Phase           string
+	Ready, Expected int // ready pods of the job's replicas (a TrainJob's numNodes)
 	Pods            []Pod
-	// Why the job waits, or failed: Kueue, the pods' images, Pod Security, ...
-	Why []string
-	// Notes are what goes wrong without keeping the job waiting: a job of a LocalQueue that Kueue never
-	// queued.
+	Why             []string // why the job waits, or failed: Kueue, the pods' images, Pod Security, ...
+	// Notes are what goes wrong without keeping the job waiting: a job of a LocalQueue Kueue never queued.
 	Notes []string
 }
 
@@ -91,8 +85,7 @@ type Report struct {
 type Pod struct {
 	Name, Phase string
 	Ready       bool
-	// Detail: a container's waiting or terminated reason, the scheduler's.
-	Detail string
+	Detail      string // a container's waiting or terminated reason, the scheduler's
 }
 
 // Kueue's API group, and the scheduling gate it holds a queued Pod with.
