@@ -67,7 +67,11 @@ the overlay of each, the nearest folder above it (or, for a folder, at it)
 holding kustomization.yaml and the job spec, is hydrated or checked once; a
 file in no overlay is skipped (a folder with a warning). --staged adds the files git's index changes
 against HEAD, those deleted or renamed away included, which pre-commit never
-passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.ComponentDir, patchFiles(), crdKinds(), hydrate.NameReferenceFile, len(hydrate.KustomizationEntries), kustomizationEntries()),
+passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.ComponentDir,
+			kinds.All.Column(func(k jobkind.Facts) string { return " " + k.PatchFile }), // the kinds' names in 12 columns
+			// the kinds an operator's CRD defines, which kustomize knows nothing of
+			slices.DeleteFunc(slices.Clone(kinds.All), jobkind.Facts.BuiltIn).Sentence("or", func(k jobkind.Facts) string { return k.Kind }),
+			hydrate.NameReferenceFile, len(hydrate.KustomizationEntries), kustomizationEntries()),
 		Args: func(_ *cobra.Command, dirs []string) error {
 			if len(dirs) == 0 && !staged {
 				return fmt.Errorf("needs at least one overlay folder (the folder holding %s and %s)", o.Config, api.DefaultEnvPath)
@@ -206,25 +210,6 @@ func kustomizationEntries() string {
 		fmt.Fprintf(&b, "  %-19s %s\n", e.Field, e.What)
 	}
 	return b.String()
-}
-
-func patchFiles() string {
-	var b strings.Builder
-	for _, k := range kinds.All {
-		fmt.Fprintf(&b, "  %-12s %s\n", k.Kind, k.PatchFile)
-	}
-	return b.String()
-}
-
-// crdKinds are the kinds an operator's CRD defines, which kustomize knows nothing of.
-func crdKinds() string {
-	var crds jobkind.Table
-	for _, k := range kinds.All {
-		if !k.BuiltIn() {
-			crds = append(crds, k)
-		}
-	}
-	return crds.Sentence("or", func(k jobkind.Facts) string { return k.Kind })
 }
 
 // overlaysOf maps files, as pre-commit passes the changed ones, to the overlays they lie in, once each in the
