@@ -172,14 +172,13 @@ func parseInput(name string, data []byte) ([]*yaml.RNode, error) {
 			return nil, fmt.Errorf("%s: document %d is a YAML %s; accepted: Kubernetes objects (YAML maps)", name, i+1, jobspec.NodeKind(n))
 		}
 		// Expanded here already, so the metadata is checked as kustomize reads it.
-		n, err = processor.ExpandAliases(n)
+		if n, err = processor.ExpandAliases(n); err == nil {
+			err = processor.CheckMetadata(n)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: document %d: %w", name, i+1, err)
 		}
 		nodes[i] = n
-		if err := processor.CheckMetadata(n); err != nil {
-			return nil, fmt.Errorf("%s: document %d: %w", name, i+1, err)
-		}
 		if err := n.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, name)); err != nil {
 			return nil, err
 		}
