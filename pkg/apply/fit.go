@@ -75,14 +75,10 @@ type podRequests struct {
 func requests(spec corev1.PodSpec) corev1.ResourceList {
 	for _, cs := range [][]corev1.Container{spec.Containers, spec.InitContainers} {
 		for i := range cs {
-			r := &cs[i].Resources
-			for name, q := range r.Limits {
-				if _, ok := r.Requests[name]; !ok {
-					if r.Requests == nil {
-						r.Requests = corev1.ResourceList{}
-					}
-					r.Requests[name] = q
-				}
+			if r := &cs[i].Resources; len(r.Limits) > 0 {
+				withLimits := maps.Clone(r.Limits)
+				maps.Copy(withLimits, r.Requests)
+				r.Requests = withLimits
 			}
 		}
 	}

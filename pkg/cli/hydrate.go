@@ -185,7 +185,7 @@ func following(o hydrate.Options) (opts hydrate.Options, note string) {
 	if base == nil {
 		return o, ""
 	}
-	o.Folders = map[string]map[string][]byte{scaffold.BaseDir: base.Files} // BaseDir replaced whole
+	o.Folders = base.Folders()
 	return o, base.Note
 }
 

@@ -159,6 +159,11 @@ type NewBase struct {
 	Note  string            // what changed, once the files are written
 }
 
+// Folders are the new base as hydrate.Options.Folders takes it: BaseDir, replaced whole.
+func (b *NewBase) Folders() map[string]map[string][]byte {
+	return map[string]map[string][]byte{BaseDir: b.Files}
+}
+
 // Follow is the new base of a folder init wrote, nil when it keeps its own: when job.yaml (config, in dir)
 // renames the job or changes its jobKind and dir/base is still init's skeleton (its header's fingerprint
 // matches, the kustomization is init's), the skeleton for the new ones, which hydrate writes with the

@@ -297,30 +297,24 @@ func (c *Cluster) kueue(ctx context.Context, jk jobkind.Facts, u *unstructured.U
 	if queue == "" {
 		return nil, "", nil
 	}
-	version := ""
-	for _, v := range []string{"v1beta2", "v1beta1"} { // newest first
-		if err := c.Core.Serves(ctx, kueueGroup+"/"+v); err == nil {
-			version = v
-			break
-		}
-	}
-	if version == "" {
+	versions := []string{"v1beta2", "v1beta1"} // newest first
+	served := slices.IndexFunc(versions, func(v string) bool { return c.Core.Serves(ctx, kueueGroup+"/"+v) == nil })
+	if served < 0 {
 		if !held {
 			return nil, fmt.Sprintf("not queued: its label %s names Kueue's LocalQueue %s (QUEUE in mlops.env), but this cluster serves no Kueue API (%s): it runs without a queue", api.QueueLabel, queue, kueueGroup), nil
 		}
 		return []string{fmt.Sprintf("its label %s names Kueue's LocalQueue %s, but this cluster serves no Kueue API (%s): nothing admits it", api.QueueLabel, queue, kueueGroup)}, "", nil
 	}
-	gv := schema.GroupVersion{Group: kueueGroup, Version: version}
+	gv := schema.GroupVersion{Group: kueueGroup, Version: versions[served]}
 	l, err := c.Dynamic.Resource(gv.WithResource("workloads")).Namespace(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, "", fmt.Errorf("listing Kueue's Workloads in namespace %s: %w", ns, err)
 	}
 	var w *unstructured.Unstructured
-	for i := range l.Items {
-		if slices.ContainsFunc(l.Items[i].GetOwnerReferences(), func(o metav1.OwnerReference) bool { return o.UID == u.GetUID() }) {
-			w = &l.Items[i]
-			break
-		}
+	if i := slices.IndexFunc(l.Items, func(w unstructured.Unstructured) bool {
+		return slices.ContainsFunc(w.GetOwnerReferences(), func(o metav1.OwnerReference) bool { return o.UID == u.GetUID() })
+	}); i >= 0 {
+		w = &l.Items[i]
 	}
 	if w == nil && !held {
 		// Kueue's webhook holds a job it manages as it is created, and makes its Workload before it lets it
