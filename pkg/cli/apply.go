@@ -120,7 +120,7 @@ or namespace: it runs outside the queue).`,
 	f := clusterFlags(cmd)
 	cmd.Flags().BoolVar(&o.Replace, "replace", false, "delete a job the edit changes (running or finished), then apply: a new run")
 	var verbose bool
-	cmd.Flags().BoolVar(&verbose, "verbose", false, "warnings in their long form: Pod Security's says what the API server says of each pod")
+	cmd.Flags().BoolVar(&verbose, "verbose", false, verboseUsage)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		o.Dir = args[0]
 		if err := hydrated(o.Dir); err != nil {

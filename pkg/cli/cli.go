@@ -63,12 +63,14 @@ func New(inputRead func(bytes int)) *cobra.Command {
 		},
 	}
 	cmd.SuggestionsMinimumDistance = 2 // cobra's own, which SuggestionsFor leaves unset
-	cmd.Flags().BoolVar(&verbose, "verbose", false, "warnings in their long form: Pod Security's says what the API server says of each pod")
+	cmd.Flags().BoolVar(&verbose, "verbose", false, verboseUsage)
 	cmd.SetVersionTemplate("{{.Version}}")
 	cmd.SetFlagErrorFunc(flagError)
 	cmd.AddCommand(newHydrate(), newInit(), newApply(), newDelete(), newStatus(), newLogs(), newVersion())
 	return cmd
 }
+
+const verboseUsage = "warnings in their long form: Pod Security's says what the API server says of each pod"
 
 // isTerminal: r is a terminal, where nobody types a ResourceList.
 func isTerminal(r io.Reader) bool {

@@ -173,7 +173,7 @@ passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.Component
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; fail when what DIR builds differs from what it would build once hydrated")
 	cmd.Flags().BoolVar(&files, "files", false, "the arguments are files: take the overlay each lies in (pre-commit's hook)")
 	cmd.Flags().BoolVar(&staged, "staged", false, "with --files: also the files git's index changes, deleted ones included (pre-commit passes none of those)")
-	cmd.Flags().BoolVar(&o.Verbose, "verbose", false, "warnings in their long form: Pod Security's says what the API server says of each pod")
+	cmd.Flags().BoolVar(&o.Verbose, "verbose", false, verboseUsage)
 	return cmd
 }
 
