@@ -98,7 +98,11 @@ spec:
 `, SchemaURL(release()), api.APIVersion, api.Kind, o.Name, o.JobKind, scalar(image), comment)
 	spec += d.Spec
 	if len(command) > 0 {
-		spec += "  command: " + flowList(command) + " # " + d.CommandNote + "\n"
+		quoted := make([]string, len(command)) // a YAML flow list, each item quoted where YAML needs it
+		for i, arg := range command {
+			quoted[i] = scalar(arg)
+		}
+		spec += "  command: [" + strings.Join(quoted, ", ") + "] # " + d.CommandNote + "\n"
 	}
 	if err := readsBack(spec, image, command); err != nil {
 		return nil, err
@@ -209,15 +213,6 @@ func Follow(dir, config string) *NewBase {
 		Note: fmt.Sprintf("%s: the skeleton init wrote, %s/%s, follows %s: now %s/%s (%s)", base, oldKind, oldName,
 			filepath.Join(dir, config), n[1], n[2], filepath.Join(base, strings.ToLower(kind)+".yaml")),
 	}
-}
-
-// flowList writes a YAML flow list, each item quoted where YAML needs it.
-func flowList(items []string) string {
-	quoted := make([]string, len(items))
-	for i, s := range items {
-		quoted[i] = scalar(s)
-	}
-	return "[" + strings.Join(quoted, ", ") + "]"
 }
 
 // scalar writes s as a YAML scalar that reads back as the string s, inside a flow list or as a map's value, a

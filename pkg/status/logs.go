@@ -140,8 +140,14 @@ func Logs(ctx context.Context, c *Cluster, job jobnode.Job, o LogOptions) error 
 		if done != "" {
 			fmt.Fprintf(o.Err, "mlops-fn logs: %s/%s: following its new run in pod %s\n", job.Kind, job.Name, pod.Name)
 		}
-		if err := c.stream(ctx, ns, pod.Name, container, o); err != nil {
-			return err
+		r, err := c.Core.Log(ctx, ns, pod.Name, container, o.Follow)
+		if err != nil {
+			return fmt.Errorf("reading the log of pod %s, container %s, in namespace %s: %w", pod.Name, container, ns, err)
+		}
+		_, err = io.Copy(o.Out, r)
+		_ = r.Close()
+		if err != nil {
+			return fmt.Errorf("reading the log of pod %s, container %s: %w", pod.Name, container, err)
 		}
 		if !o.Follow {
 			return nil
@@ -173,17 +179,4 @@ func (c *Cluster) finished(ctx context.Context, job jobnode.Job, ns string) (boo
 		return true, err
 	}
 	return slices.Contains(jobkind.FinalConditions, phase(jk, u, pods)), nil
-}
-
-// stream copies a container's log to o.Out.
-func (c *Cluster) stream(ctx context.Context, ns, pod, container string, o LogOptions) error {
-	r, err := c.Core.Log(ctx, ns, pod, container, o.Follow)
-	if err != nil {
-		return fmt.Errorf("reading the log of pod %s, container %s, in namespace %s: %w", pod, container, ns, err)
-	}
-	defer func() { _ = r.Close() }()
-	if _, err := io.Copy(o.Out, r); err != nil {
-		return fmt.Errorf("reading the log of pod %s, container %s: %w", pod, container, err)
-	}
-	return nil
 }
