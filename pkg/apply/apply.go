@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package apply takes a hydrated overlay to a cluster with client-go, so
-// that an edit reaches a running job whole or not at all: kubectl apply -k
-// alone patches a live job in place (the mpi-operator adds a worker beside
-// the old ones and keeps the launcher's old rank count) or stops half way
-// (a TrainJob's trainer is immutable, after its ConfigMap changed).
+// Package apply takes a hydrated overlay to a cluster with client-go, so that an edit reaches a running job
+// whole or not at all: kubectl apply -k alone patches a live job in place (the mpi-operator adds a worker
+// beside the old ones and keeps the launcher's old rank count) or stops half way (a TrainJob's trainer is
+// immutable, after its ConfigMap changed).
 package apply
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,30 +38,20 @@ import (
 
 // Options say which overlay goes to which cluster.
 type Options struct {
-	// Dir is the hydrated overlay.
-	Dir string
-	// Objects are what it applies (hydrate.Applied): one job at least.
-	Objects []*yaml.RNode
-	// Flags are the cluster flags as given, for the command a refusal names.
-	Flags []string
-	// Replace deletes a live job the overlay changes (waiting for its pods to
-	// go) before applying.
-	Replace bool
+	Dir     string        // the hydrated overlay
+	Objects []*yaml.RNode // what it applies (hydrate.Applied): one job at least
+	Flags   []string      // the cluster flags as given, for the command a refusal names
+	Replace bool          // delete a live job the overlay changes (waiting for its pods to go) before applying
 }
 
 // Result says what Apply did.
 type Result struct {
-	// Job is the overlay's job, KIND/NAME.
-	Job string
-	// Action: "created", "unchanged", "scaled" (an elastic job within its
-	// bounds), "replaced".
-	Action string
-	// Changes are the fields the edit changes in the live job.
-	Changes []string
+	Job     string   // the overlay's job, KIND/NAME
+	Action  string   // "created", "unchanged", "scaled" (an elastic job within its bounds), "replaced"
+	Changes []string // the fields the edit changes in the live job
 }
 
-// Refused is the error of an edit that would change a live job in place:
-// nothing was applied.
+// Refused is the error of an edit that would change a live job in place: nothing was applied.
 type Refused struct {
 	Job, Dir string
 	Finished string // the live job's final condition, "" while it runs
@@ -84,20 +74,19 @@ func (r *Refused) Error() string {
 // object is a Kubernetes object as JSON.
 type object = map[string]any
 
-// Apply applies the hydrated overlay o.Dir when its live jobs, if any, are
-// unchanged by it (or an elastic job only scales within its bounds), and
-// otherwise refuses, changing nothing, unless o.Replace. With a live job,
-// every object first goes through a dry run on the server: what the API
-// server or a webhook refuses is refused before anything is written, and
-// only a refusal in place (inPlace) counts as a change that --replace
-// takes; a replace first checks that the new job would be created
-// (recreatable) and saves the live job's manifest (save).
+// Apply applies the hydrated overlay o.Dir when its live jobs, if any, are unchanged by it (or an elastic job
+// only scales within its bounds), and otherwise refuses, changing nothing, unless o.Replace. With a live job,
+// every object first goes through a dry run on the server: what the API server or a webhook refuses is
+// refused before anything is written, and only a refusal in place (inPlace) counts as a change that --replace
+// takes; a replace first checks that the new job would be created (recreatable) and saves the live job's
+// manifest (save).
 func Apply(ctx context.Context, c *cluster.Cluster, o Options) (*Result, error) {
 	built, err := targets(ctx, c, o.Objects)
 	if err != nil {
 		return nil, err
 	}
-	var jobs, lives []target
+	res := &Result{}
+	var lives []target
 	for _, t := range built {
 		if !kinds.All.Is(kindOf(t.object)) {
 			continue
@@ -106,25 +95,22 @@ func Apply(ctx context.Context, c *cluster.Cluster, o Options) (*Result, error) 
 		if err != nil {
 			return nil, err
 		}
-		jobs = append(jobs, t)
+		res.Job = cmp.Or(res.Job, id(t.object))
 		if live != nil {
 			lives = append(lives, target{live, t.r})
 		}
 	}
-	res := &Result{Job: id(jobs[0].object)}
-	if len(lives) == 0 {
-		// No job runs that an edit could reach half: applied in the build's
-		// order, the objects a job needs (its ServiceAccount) before it, which
-		// a dry run cannot see.
-		res.Action = "created"
+	applied := func(action string) (*Result, error) {
+		res.Action = action
 		_, err := applyAll(ctx, built, false)
 		return res, err
 	}
-	dry, err := applyAll(ctx, built, true)
-	refused := func() *Refused {
-		return &Refused{Job: id(lives[0].object), Dir: o.Dir, Finished: finished(lives[0].object), Changes: res.Changes,
-			Command: "mlops-fn apply --replace " + strings.Join(append(slices.Clone(o.Flags), o.Dir), " ")}
+	if len(lives) == 0 {
+		// No job runs that an edit could reach half: applied in the build's order, the objects a job needs
+		// (its ServiceAccount) before it, which a dry run cannot see.
+		return applied("created")
 	}
+	dry, err := applyAll(ctx, built, true)
 	if err != nil {
 		if res.Changes, err = inPlace(ctx, lives, built, err); err != nil {
 			what := "nothing was applied"
@@ -133,29 +119,18 @@ func Apply(ctx context.Context, c *cluster.Cluster, o Options) (*Result, error) 
 			}
 			return nil, fmt.Errorf("%s: the API server refuses the overlay %s (a dry run): %w", what, o.Dir, err)
 		}
-		if !o.Replace {
-			return nil, refused()
-		}
-	} else {
-		if res.Changes, err = changes(ctx, lives, dry, built); err != nil {
-			return nil, err
-		}
-		scales := true
-		for _, live := range lives {
-			scales = scales && finished(live.object) == "" && scalesWithin(live.object, find(dry, live.object), res.Changes)
-		}
-		switch {
-		case len(res.Changes) == 0:
-			res.Action = "unchanged"
-			_, err := applyAll(ctx, built, false)
-			return res, err
-		case scales:
-			res.Action = "scaled"
-			_, err := applyAll(ctx, built, false)
-			return res, err
-		case !o.Replace:
-			return nil, refused()
-		}
+	} else if res.Changes, err = changes(ctx, lives, dry, built); err != nil {
+		return nil, err
+	} else if len(res.Changes) == 0 {
+		return applied("unchanged")
+	} else if !slices.ContainsFunc(lives, func(live target) bool {
+		return finished(live.object) != "" || !scalesWithin(live.object, find(dry, live.object), res.Changes)
+	}) {
+		return applied("scaled")
+	}
+	if !o.Replace {
+		return nil, &Refused{Job: id(lives[0].object), Dir: o.Dir, Finished: finished(lives[0].object), Changes: res.Changes,
+			Command: "mlops-fn apply --replace " + strings.Join(append(slices.Clone(o.Flags), o.Dir), " ")}
 	}
 	if err := recreatable(ctx, c, built, lives); err != nil {
 		return nil, fmt.Errorf("nothing was deleted: --replace deletes %s and creates the new one, and the API server refuses that: %w", id(lives[0].object), err)
@@ -185,50 +160,52 @@ func Apply(ctx context.Context, c *cluster.Cluster, o Options) (*Result, error) 
 	}
 	_ = os.Remove(saved)
 	res.Action = "replaced"
-	// The old run's env ConfigMap, named by the hash of its old data, is no
-	// one's now: one the old job read, of the name of one the overlay builds
-	// but for the hash.
 	for _, live := range lives {
-		for _, cm := range envConfigMapsOf(live.object) {
-			for _, t := range built {
-				if kindOf(t.object) != "ConfigMap" || namespace(t.object) != namespace(live.object) || name(t.object) == cm || unhashed(name(t.object)) != unhashed(cm) {
-					continue
-				}
-				if err := t.r.Delete(ctx, cm, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-					return res, fmt.Errorf("replaced %s, but deleting the old run's ConfigMap/%s: %w", id(live.object), cm, err)
-				}
-				break
+		for _, old := range oldEnv(live.object, built) {
+			if err := old.r.Delete(ctx, name(old.object), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return res, fmt.Errorf("replaced %s, but deleting the old run's ConfigMap/%s: %w", id(live.object), name(old.object), err)
 			}
 		}
 	}
 	return res, nil
 }
 
-// inPlace reads refused, the dry run's refusal: when the API server refuses
-// the overlay's objects only because they change a live job in place, it
-// returns the changes; otherwise refused itself, the API server's reason.
-// The refusal is in place when it is Invalid on the job's spec alone, for a
-// field that cannot change (a Pod's spec, a TrainJob's trainer), or
-// when the same objects pass with every running job suspended: what the
-// policy of deploy/admission refuses, Trainer's webhook (runtime patches),
-// Kueue's. A refusal of anything else (RBAC, a webhook that fails, a quota,
-// an invalid object) is the same for a suspended job. The suspended dry run
-// may be refused as immutable itself: a running job of a kind with no
-// in-place rule whose own webhook lets a suspension change only the pods'
-// scheduling fields (JobSet's), the policy having refused the update first;
-// that too is a change in place, which --replace takes (a delete, then a
-// create, whose dry run recreatable runs: no update of the running job).
+// oldEnv are the env ConfigMaps the live job reads that are no one's once it goes: named by the hash of their
+// old data, each of the name of one that built holds but for the hash.
+func oldEnv(live object, built []target) []target {
+	var out []target
+	for _, cm := range envConfigMapsOf(live) {
+		for _, b := range built {
+			if kindOf(b.object) == "ConfigMap" && namespace(b.object) == namespace(live) && name(b.object) != cm && unhashed(name(b.object)) == unhashed(cm) {
+				o := object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": cm, "namespace": namespace(live)}}
+				out = append(out, target{o, b.r})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// inPlace reads refused, the dry run's refusal: the changes when the API server refuses the objects only
+// because they change a live job in place, else refused itself. In place: Invalid on the job's spec alone for
+// a field that cannot change (a Pod's spec, a TrainJob's trainer), or passing with every running job
+// suspended (deploy/admission's policy, Trainer's and Kueue's webhooks refuse a running job's edit; RBAC, a
+// failing webhook, a quota or an invalid object refuse a suspended one too). The suspended dry run may be
+// refused as immutable itself (JobSet's webhook lets a suspension change only the pods' scheduling fields):
+// that too is in place, which --replace takes with a delete and a create.
 func inPlace(ctx context.Context, lives, built []target, refused error) ([]string, error) {
-	if immutable(refused) {
-		return []string{"the API server refuses it in place: " + firstLine(refused)}, nil
+	err := refused
+	var dry []target
+	if !immutable(err) {
+		suspended, ok := suspend(built, lives)
+		if !ok {
+			return nil, refused
+		}
+		dry, err = applyAll(ctx, suspended, true)
 	}
-	suspended, ok := suspend(built, lives)
-	if !ok {
-		return nil, refused
-	}
-	dry, err := applyAll(ctx, suspended, true)
 	if immutable(err) {
-		return []string{"the API server refuses it in place: " + firstLine(err)}, nil
+		s, _, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n")
+		return []string{"the API server refuses it in place: " + s}, nil
 	}
 	if err != nil {
 		return nil, refused
@@ -253,12 +230,9 @@ func inPlace(ctx context.Context, lives, built []target, refused error) ([]strin
 	return changes, nil
 }
 
-// immutable: err is the API server's Invalid answer on a job's spec alone,
-// for a field of it that cannot change in place: the whole spec Forbidden
-// (a Pod's), or apimachinery's and the CRDs' "field is immutable". Other
-// causes beside it may come of the merge onto the live object (a Pod's
-// requests, defaulted from its old limits, above its new limits), which a
-// create would not meet: --replace checks that create first (recreatable).
+// immutable: err is the API server's Invalid answer on a job's spec alone, for a field that cannot change in
+// place: the whole spec Forbidden (a Pod's), or "field is immutable". Other causes beside it may come of the
+// merge onto the live object, which a create would not meet: --replace checks that create first.
 func immutable(err error) bool {
 	var status apierrors.APIStatus
 	if !apierrors.IsInvalid(err) || !errors.As(err, &status) {
@@ -278,13 +252,13 @@ func immutable(err error) bool {
 	return fixed
 }
 
-// suspend is built with each running live job of a kind that suspends set
-// to be suspended; false when there is none.
+// suspend is built with each running live job of a kind that suspends set to be suspended; false when there
+// is none.
 func suspend(built, lives []target) ([]target, bool) {
 	out := slices.Clone(built)
 	some := false
 	for i, t := range out {
-		live := find(objectsOf(lives), t.object)
+		live := find(lives, t.object)
 		k, _ := kinds.All.ForKind(kindOf(t.object))
 		if live == nil || finished(live) != "" || k.SuspendPath == nil {
 			continue
@@ -298,25 +272,14 @@ func suspend(built, lives []target) ([]target, bool) {
 	return out, some
 }
 
-func objectsOf(targets []target) []object {
-	var out []object
-	for _, t := range targets {
-		out = append(out, t.object)
-	}
-	return out
-}
-
-// recreatable checks, before the live jobs are deleted, that what follows
-// the delete would pass: each other object's apply and each job's create,
-// as dry runs; the job's under a name of its own length (generateName: the
-// live job holds its name, and a create under the same name is not possible
-// until it is gone), so that the API server, its webhooks and RBAC see the
-// new job as they will. Not seen: a quota of the count of jobs, which the
-// live one fills until it goes (refused here, on the safe side). Also the
-// pods of the jobs, which the wait for them to go lists.
+// recreatable checks, before the live jobs are deleted, that what follows would pass, as dry runs: each other
+// object's apply and each job's create, under a generated name of its own length (the live job holds its
+// name), so that the API server, its webhooks and RBAC see the new job as they will (a quota of the count of
+// jobs, which the live one fills, refuses it: on the safe side); and the list of the jobs' pods the wait
+// reads.
 func recreatable(ctx context.Context, c *cluster.Cluster, built, lives []target) error {
 	for _, t := range built {
-		if find(objectsOf(lives), t.object) == nil {
+		if find(lives, t.object) == nil {
 			if _, err := applyAll(ctx, []target{t}, true); err != nil {
 				return err
 			}
@@ -338,9 +301,8 @@ func recreatable(ctx context.Context, c *cluster.Cluster, built, lives []target)
 	return nil
 }
 
-// save writes the live jobs' manifests, as kubectl create takes them back,
-// to a file of their own in the temporary directory (never in the overlay,
-// whose build would take it), and returns its path.
+// save writes the live jobs' manifests, as kubectl create takes them back, to a file of their own in the
+// temporary directory (never in the overlay, whose build would take it), and returns its path.
 func save(lives []target) (string, error) {
 	var b strings.Builder
 	for _, live := range lives {
@@ -368,8 +330,8 @@ func save(lives []target) (string, error) {
 	return f.Name(), nil
 }
 
-// lost is err after the live jobs were deleted: it says how to get them
-// back (their env ConfigMap stays until the replace is done).
+// lost is err after the live jobs were deleted: it says how to get them back (their env ConfigMap stays until
+// the replace is done).
 func lost(lives []target, saved string, err error) error {
 	return fmt.Errorf("deleted %s, but then: %w; its manifest as it ran is saved in %s: kubectl create -f %s creates it again", id(lives[0].object), err, saved, saved)
 }
@@ -382,10 +344,9 @@ func unhashed(name string) string {
 	return name
 }
 
-// changes are what the apply would change in the live jobs (their spec and
-// labels, as the dry run has them) and in the overlay's ConfigMaps (their
-// data, as built: the apply makes it exactly that): each "path: old → new".
-func changes(ctx context.Context, lives []target, dry []object, built []target) ([]string, error) {
+// changes are what the apply would change, each "path: old → new": the live jobs' spec and labels (as the dry
+// run has them) and the overlay's ConfigMaps' data (as built: the apply makes it exactly that).
+func changes(ctx context.Context, lives, dry, built []target) ([]string, error) {
 	var out []string
 	for _, t := range lives {
 		live := t.object
@@ -411,8 +372,8 @@ func changes(ctx context.Context, lives []target, dry []object, built []target) 
 		}
 		what := "ConfigMap/" + name(cm)
 		if old == nil {
-			// A new env ConfigMap (kustomize's hash of the edited data in its
-			// name) beside the one the live job reads: compared with that.
+			// A new env ConfigMap (kustomize's hash of the edited data in its name) beside the one the live
+			// job reads: compared with that.
 			if old, err = replaced(ctx, lives, dry, t); err != nil {
 				return nil, err
 			}
@@ -427,9 +388,9 @@ func changes(ctx context.Context, lives []target, dry []object, built []target) 
 	return out, nil
 }
 
-// replaced is the live env ConfigMap that the new env ConfigMap cm takes the
-// place of: the one a live job reads where its dry run reads cm; nil if none.
-func replaced(ctx context.Context, lives []target, dry []object, cm target) (object, error) {
+// replaced is the live env ConfigMap that the new env ConfigMap cm takes the place of: the one a live job
+// reads where its dry run reads cm; nil if none.
+func replaced(ctx context.Context, lives, dry []target, cm target) (object, error) {
 	for _, t := range lives {
 		job := find(dry, t.object)
 		if job == nil || !slices.Contains(envConfigMapsOf(job), name(cm.object)) {
@@ -439,21 +400,19 @@ func replaced(ctx context.Context, lives []target, dry []object, cm target) (obj
 			if old == name(cm.object) {
 				continue
 			}
-			u, err := cm.r.Get(ctx, old, metav1.GetOptions{})
-			switch {
-			case apierrors.IsNotFound(err):
-				continue
-			case err != nil:
+			u, err := cluster.Get(ctx, cm.r, old)
+			if err != nil {
 				return nil, fmt.Errorf("reading ConfigMap/%s: %w", old, err)
 			}
-			return u.Object, nil
+			if u != nil {
+				return u.Object, nil
+			}
 		}
 	}
 	return nil, nil
 }
 
-// envConfigMapsOf are the ConfigMaps the job o's containers read their
-// environment from.
+// envConfigMapsOf are the ConfigMaps the job o's containers read their environment from.
 func envConfigMapsOf(o object) []string {
 	n, err := yaml.FromMap(o)
 	if err != nil {
@@ -463,17 +422,16 @@ func envConfigMapsOf(o object) []string {
 }
 
 // find is the object of items of the same kind and name as o, nil if none.
-func find(items []object, o object) object {
+func find(items []target, o object) object {
 	for _, it := range items {
-		if kindOf(it) == kindOf(o) && name(it) == name(o) {
-			return it
+		if kindOf(it.object) == kindOf(o) && name(it.object) == name(o) {
+			return it.object
 		}
 	}
 	return nil
 }
 
-// compared is o's spec as its kind compares a live job with the one built
-// (jobkind.Facts.Compared).
+// compared is o's spec as its kind compares a live job with the one built (jobkind.Facts.Compared).
 func compared(o object) any {
 	if k, _ := kinds.All.ForKind(kindOf(o)); k.Compared != nil {
 		return k.Compared(o["spec"])
@@ -488,9 +446,8 @@ func diff(path string, a, b any, out *[]string) {
 	}
 }
 
-// scalesWithin: the running job live may take job's spec in place (its
-// kind's rule, jobkind's InPlace: a scale within its bounds), and the only
-// other change is WORKERS in its env ConfigMap, whose new hash the
+// scalesWithin: the running job live may take job's spec in place (its kind's rule, jobkind's InPlace: a
+// scale within its bounds), and the only other change is WORKERS in its env ConfigMap, whose new hash the
 // containers' references follow.
 func scalesWithin(live, job object, changes []string) bool {
 	for _, c := range changes {
@@ -502,8 +459,8 @@ func scalesWithin(live, job object, changes []string) bool {
 	return k.Scale != nil && k.InPlace(live, job)
 }
 
-// finished is the live job's final condition (Succeeded, Failed, Complete),
-// or a Pod's final phase; "" while it runs or waits.
+// finished is the live job's final condition (Succeeded, Failed, Complete), or a Pod's final phase; "" while
+// it runs or waits.
 func finished(live object) string {
 	status, _ := live["status"].(map[string]any)
 	if phase, _ := status["phase"].(string); phase == "Succeeded" || phase == "Failed" {
@@ -530,14 +487,8 @@ func name(o object) string      { s, _ := meta(o)["name"].(string); return s }
 func namespace(o object) string { s, _ := meta(o)["namespace"].(string); return s }
 func id(o object) string        { return kindOf(o) + "/" + name(o) }
 
-func firstLine(err error) string {
-	s, _, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n")
-	return s
-}
-
-// fieldManager owns what mlops-fn applies. Server-side apply merges lists
-// by their keys, so another manager's entries stay (Kueue's runtime patch
-// of a TrainJob), where a client-side apply would replace the list.
+// fieldManager owns what mlops-fn applies. Server-side apply merges lists by their keys, so another manager's
+// entries stay (Kueue's runtime patch of a TrainJob), where a client-side apply would replace the list.
 const fieldManager = "mlops-fn"
 
 // target is an object of the overlay and its resource on the cluster.
@@ -546,8 +497,8 @@ type target struct {
 	r dynamic.ResourceInterface
 }
 
-// targets are the objects items in the namespace each goes to (its own,
-// else the flags'), each with its resource as the API server names it.
+// targets are the objects items in the namespace each goes to (its own, else the flags'), each with its
+// resource as the API server names it.
 func targets(ctx context.Context, c *cluster.Cluster, items []*yaml.RNode) ([]target, error) {
 	var out []target
 	for _, it := range items {
@@ -577,21 +528,20 @@ func targets(ctx context.Context, c *cluster.Cluster, items []*yaml.RNode) ([]ta
 	return out, nil
 }
 
-// applyAll applies every target server-side, the fields mlops-fn renders
-// its own whoever applied them before; dry: on the server only. It returns
-// the objects as applied.
-func applyAll(ctx context.Context, targets []target, dry bool) ([]object, error) {
+// applyAll applies every target server-side, the fields mlops-fn renders its own whoever applied them before;
+// dry: on the server only. It returns the objects as applied.
+func applyAll(ctx context.Context, targets []target, dry bool) ([]target, error) {
 	opts := metav1.ApplyOptions{FieldManager: fieldManager, Force: true}
 	if dry {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	var out []object
+	var out []target
 	for _, t := range targets {
 		u, err := t.r.Apply(ctx, name(t.object), &unstructured.Unstructured{Object: t.object}, opts)
 		if err != nil {
 			return nil, fmt.Errorf("applying %s: %w", id(t.object), err)
 		}
-		out = append(out, u.Object)
+		out = append(out, target{u.Object, t.r})
 	}
 	return out, nil
 }
@@ -608,11 +558,8 @@ func (t target) get(ctx context.Context) (object, error) {
 	return u.Object, nil
 }
 
-// remove deletes t in the background, as kubectl delete does: whether it
-// was there. In the foreground, Trainer v2.3 keeps reconciling a TrainJob
-// whose delete has begun, failing on its JobSet, and the garbage collector
-// took 90 s to win; in the background the TrainJob goes at once, and its
-// JobSet, Jobs and pods after it.
+// remove deletes t in the background, as kubectl delete does: whether it was there. In the foreground,
+// Trainer v2.3 kept reconciling a TrainJob being deleted, failing on its JobSet, for 90 s.
 func remove(ctx context.Context, t target) (bool, error) {
 	background := metav1.DeletePropagationBackground
 	err := t.r.Delete(ctx, name(t.object), metav1.DeleteOptions{PropagationPolicy: &background})
@@ -629,8 +576,12 @@ func remove(ctx context.Context, t target) (bool, error) {
 func gone(ctx context.Context, c *cluster.Cluster, t target) error {
 	var still []string
 	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, goneTimeout, true, func(ctx context.Context) (bool, error) {
-		var err error
-		still, err = left(ctx, c, t)
+		// t while it exists, then its pods
+		live, err := t.get(ctx)
+		still = []string{id(t.object)}
+		if err == nil && live == nil {
+			still, err = pods(ctx, c, t.object)
+		}
 		return len(still) == 0, err
 	})
 	if wait.Interrupted(err) && len(still) > 0 {
@@ -639,16 +590,7 @@ func gone(ctx context.Context, c *cluster.Cluster, t target) error {
 	return err
 }
 
-// left is t while it exists, then its pods.
-func left(ctx context.Context, c *cluster.Cluster, t target) ([]string, error) {
-	if live, err := t.get(ctx); err != nil || live != nil {
-		return []string{id(t.object)}, err
-	}
-	return pods(ctx, c, t.object)
-}
-
-// pods are the names of the pods of the job o ("": not a job, or a Pod,
-// which the wait for o itself covers).
+// pods are the names of the pods of the job o ("": not a job, or a Pod, which the wait for o itself covers).
 func pods(ctx context.Context, c *cluster.Cluster, o object) ([]string, error) {
 	jk, ok := kinds.All.ForKind(kindOf(o))
 	if !ok || jk.PodsLabel == "" {
@@ -665,58 +607,39 @@ func pods(ctx context.Context, c *cluster.Cluster, o object) ([]string, error) {
 	return names, nil
 }
 
-// goneTimeout bounds the wait for a deleted job and its pods: their grace
-// period (30 s by default) and the garbage collector's turn.
+// goneTimeout bounds the wait for a deleted job and its pods: their grace period (30 s by default) and the
+// garbage collector's turn.
 const goneTimeout = 5 * time.Minute
 
-// jobsAndEnv are the jobs among items and the ConfigMaps they read their
-// environment from.
-func jobsAndEnv(items []*yaml.RNode) []*yaml.RNode {
-	var out []*yaml.RNode
+// Delete deletes the jobs among items (what an overlay applies, hydrate.Applied) and the ConfigMaps they read
+// their environment from, waiting for them and their pods to go; the overlay's other objects (a
+// ServiceAccount other jobs share) stay. It returns those it deleted, KIND/NAME; none: none was there.
+func Delete(ctx context.Context, c *cluster.Cluster, items []*yaml.RNode) ([]string, error) {
+	var jobsAndEnv []*yaml.RNode
 	read := map[string]bool{}
 	for _, j := range jobnode.Jobs(kinds.All, items) {
-		out = append(out, j.Node)
+		jobsAndEnv = append(jobsAndEnv, j.Node)
 		for _, cm := range j.EnvConfigMaps {
 			read[j.Namespace+"/"+cm] = true
 		}
 	}
 	for _, it := range items {
 		if it.GetKind() == "ConfigMap" && read[it.GetNamespace()+"/"+it.GetName()] {
-			out = append(out, it)
+			jobsAndEnv = append(jobsAndEnv, it)
 		}
 	}
-	return out
-}
-
-// Delete deletes the jobs among items (what an overlay applies,
-// hydrate.Applied) and the ConfigMaps they read their environment from,
-// waiting for them and their pods to go; the overlay's other objects (a
-// ServiceAccount other jobs share) stay. It returns those it deleted,
-// KIND/NAME; none: none was there.
-func Delete(ctx context.Context, c *cluster.Cluster, items []*yaml.RNode) ([]string, error) {
-	all, err := targets(ctx, c, jobsAndEnv(items))
+	all, err := targets(ctx, c, jobsAndEnv)
 	if err != nil {
 		return nil, err
 	}
-	// The env ConfigMap the live job reads: after an edit of mlops.env the
-	// build names another (its hash follows the data).
+	// The env ConfigMap the live job reads: after an edit of mlops.env the build names another.
 	var more []target
 	for _, t := range all {
 		if !kinds.All.Is(kindOf(t.object)) {
 			continue
 		}
-		live, err := t.get(ctx)
-		if err != nil || live == nil {
-			continue
-		}
-		for _, cm := range envConfigMapsOf(live) {
-			for _, b := range all {
-				if kindOf(b.object) == "ConfigMap" && namespace(b.object) == namespace(live) && name(b.object) != cm && unhashed(name(b.object)) == unhashed(cm) {
-					o := object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": cm, "namespace": namespace(live)}}
-					more = append(more, target{o, b.r})
-					break
-				}
-			}
+		if live, err := t.get(ctx); err == nil && live != nil {
+			more = append(more, oldEnv(live, all)...)
 		}
 	}
 	var deleted []string

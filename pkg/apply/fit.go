@@ -21,12 +21,10 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
-// Unfit says how the job's pods can never all run on the cluster's nodes:
-// a pod that requests more of a resource than the largest node allocates,
-// or the pods that must run at once (jobkind's Pods) more together than all
-// nodes allocate. Whatever else runs there, taints and selectors aside, so
-// what it says is certain (unless an autoscaler adds nodes). Cordoned nodes
-// are left out. A user who may not list nodes gets nothing.
+// Unfit says how the job's pods can never all run on the cluster's nodes: a pod that requests more of a
+// resource than the largest node allocates, or the pods that must run at once (jobkind's Pods) more together
+// than all nodes allocate. Whatever else runs there, taints and selectors aside, so what it says is certain
+// (unless an autoscaler adds nodes). Cordoned nodes are left out. A user who may not list nodes gets nothing.
 func Unfit(ctx context.Context, c *cluster.Cluster, job jobnode.Job) ([]string, error) {
 	nodes, err := c.Nodes(ctx)
 	if apierrors.IsForbidden(err) {
@@ -69,32 +67,26 @@ type podRequests struct {
 	Role     string
 	Count    int
 	Requests corev1.ResourceList
-	// From is the setting of the pods' resources ("": the workers').
-	From string
+	From     string // the setting of the pods' resources ("": the workers')
 }
 
-// requests are what the scheduler counts of a pod of spec: its containers'
-// requests, a limit standing for a request left out (as the API server
-// defaults it), init containers and sidecars as the scheduler adds them.
+// requests are what the scheduler counts of a pod of spec: its containers' requests, a limit standing for a
+// request left out (as the API server defaults it), init containers and sidecars as the scheduler adds them.
 func requests(spec corev1.PodSpec) corev1.ResourceList {
 	for _, cs := range [][]corev1.Container{spec.Containers, spec.InitContainers} {
 		for i := range cs {
-			r := &cs[i].Resources
-			for name, q := range r.Limits {
-				if _, ok := r.Requests[name]; !ok {
-					if r.Requests == nil {
-						r.Requests = corev1.ResourceList{}
-					}
-					r.Requests[name] = q
-				}
+			if r := &cs[i].Resources; len(r.Limits) > 0 {
+				withLimits := maps.Clone(r.Limits)
+				maps.Copy(withLimits, r.Requests)
+				r.Requests = withLimits
 			}
 		}
 	}
 	return resourcehelper.PodRequests(&corev1.Pod{Spec: spec}, resourcehelper.PodResourcesOptions{})
 }
 
-// unfit: each resource a pod requests more of than the largest node
-// allocates; else each the pods together request more of than all nodes.
+// unfit: each resource a pod requests more of than the largest node allocates; else each the pods together
+// request more of than all nodes.
 func unfit(job string, pods []podRequests, nodes []corev1.Node) []string {
 	nodes = slices.DeleteFunc(slices.Clone(nodes), func(n corev1.Node) bool { return n.Spec.Unschedulable })
 	if len(nodes) == 0 {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,26 +17,28 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"sigs.k8s.io/kustomize/api/konfig"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/apply"
 	"github.com/mlops-fn/mlops-fn/pkg/cluster"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
+	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 	"github.com/mlops-fn/mlops-fn/pkg/krm"
+	"github.com/mlops-fn/mlops-fn/pkg/status"
 )
 
-// clusterFlags are kubectl's flags for the cluster, with kubectl's meanings.
-type clusterFlags struct{ cluster.Flags }
-
-func (f *clusterFlags) add(cmd *cobra.Command) {
+// clusterFlags adds kubectl's flags for the cluster to cmd, with kubectl's meanings.
+func clusterFlags(cmd *cobra.Command) *cluster.Flags {
+	f := &cluster.Flags{RequestTimeout: 10 * time.Second}
 	cmd.Flags().StringVarP(&f.Namespace, "namespace", "n", "", "kubectl's --namespace")
 	cmd.Flags().StringVar(&f.Context, "context", "", "kubectl's --context")
 	cmd.Flags().StringVar(&f.Kubeconfig, "kubeconfig", "", "kubectl's --kubeconfig")
-	f.RequestTimeout = 10 * time.Second
 	cmd.Flags().Var(timeout{&f.RequestTimeout}, "request-timeout",
 		"how long each request waits for the API server's answer, such as 30s or 2m (0: no limit; the TLS handshake has client-go's own 10s)")
+	return f
 }
 
 // timeout is a duration flag that refuses a negative one.
@@ -65,11 +68,10 @@ func given(cmd *cobra.Command) []string {
 	return out
 }
 
-// connect connects to the cluster f names; run's errors name the server
-// and the request that did not answer.
-func connect(cmd *cobra.Command, f clusterFlags, run func(context.Context, *cluster.Cluster) error) error {
+// connect connects to the cluster f names; run's errors name the server and the request that did not answer.
+func connect(cmd *cobra.Command, f *cluster.Flags, run func(context.Context, *cluster.Cluster) error) error {
 	ctx := cmd.Context()
-	c, err := cluster.Connect(ctx, f.Flags)
+	c, err := cluster.Connect(ctx, *f)
 	if err == nil {
 		err = c.Explain(run(ctx, c))
 	}
@@ -115,11 +117,10 @@ Kueue never held it nor made a Workload for it (Kueue does not manage its kind
 or namespace: it runs outside the queue).`,
 		Args: cobra.ExactArgs(1),
 	}
-	var f clusterFlags
-	f.add(cmd)
+	f := clusterFlags(cmd)
 	cmd.Flags().BoolVar(&o.Replace, "replace", false, "delete a job the edit changes (running or finished), then apply: a new run")
 	var verbose bool
-	cmd.Flags().BoolVar(&verbose, "verbose", false, "warnings in their long form: Pod Security's says what the API server says of each pod")
+	cmd.Flags().BoolVar(&verbose, "verbose", false, verboseUsage)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		o.Dir = args[0]
 		if err := hydrated(o.Dir); err != nil {
@@ -165,8 +166,7 @@ deletes the job that runs. The base's other objects (a ServiceAccount other
 jobs share) stay.`,
 		Args: cobra.ExactArgs(1),
 	}
-	var f clusterFlags
-	f.add(cmd)
+	f := clusterFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		objects, jobs, err := overlay(args[0])
 		if err != nil {
@@ -191,8 +191,8 @@ jobs share) stay.`,
 	return cmd
 }
 
-// hydrated: dir is an overlay, which apply hydrates again; a folder that
-// only holds a job spec is made one by hydrate with its base, or by init.
+// hydrated: dir is an overlay, which apply hydrates again; a folder that only holds a job spec is made one by
+// hydrate with its base, or by init.
 func hydrated(dir string) error {
 	if slices.ContainsFunc(konfig.RecognizedKustomizationFileNames(), func(name string) bool {
 		_, err := os.Stat(filepath.Join(dir, name))
@@ -203,10 +203,9 @@ func hydrated(dir string) error {
 	return fmt.Errorf("%s has no kustomization.yaml: it was never hydrated; mlops-fn apply hydrates an overlay again, it does not make one: run mlops-fn hydrate --resources BASE %s (BASE: the folder that holds the job's skeleton), or mlops-fn init %s for a new job", dir, dir, dir)
 }
 
-// overlay is what the hydrated overlay dir applies, as the last hydrate
-// wrote its patches (so also after an edit of job.yaml or mlops.env not yet
-// hydrated, whose build the guard fails), and its jobs: what apply applies,
-// delete deletes, and status and logs look for.
+// overlay is what the hydrated overlay dir applies, as the last hydrate wrote its patches (so also after an
+// edit of job.yaml or mlops.env not yet hydrated, whose build the guard fails), and its jobs: what apply
+// applies, delete deletes, and status and logs look for.
 func overlay(dir string) ([]*yaml.RNode, []jobnode.Job, error) {
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, fmt.Errorf("%s does not exist: name a folder mlops-fn hydrate wrote (mlops-fn hydrate --resources BASE DIR, or mlops-fn init DIR, makes one)", dir)
@@ -220,4 +219,117 @@ func overlay(dir string) ([]*yaml.RNode, []jobnode.Job, error) {
 		return nil, nil, fmt.Errorf("%s builds no job of the kinds mlops-fn renders (%s)", dir, strings.Join(kinds.All.Names(), ", "))
 	}
 	return items, jobs, nil
+}
+
+// warnApplied warns, once applied, of what would go unseen: pods that can never all run on the nodes (they
+// would wait forever, some holding a node), and a job of a LocalQueue Kueue does not queue (outside its
+// quota). The job is applied: what cannot be read for these checks is a warning too.
+func warnApplied(ctx context.Context, cmd *cobra.Command, c *cluster.Cluster, jobs []jobnode.Job) {
+	var warnings framework.Results
+	warn := func(m string) {
+		warnings = append(warnings, &framework.Result{Severity: framework.Warning, Message: m})
+	}
+	defer func() { krm.Report(cmd.ErrOrStderr(), warnings) }()
+	sc := status.From(c)
+	for _, job := range jobs {
+		id := job.Kind + "/" + job.Name
+		unfit, err := apply.Unfit(ctx, c, job)
+		if err != nil {
+			warn(id + ": applied, but not checked against the cluster's nodes: " + err.Error())
+		}
+		for _, m := range unfit {
+			warn(m)
+		}
+		r, err := status.Status(ctx, sc, job)
+		if err != nil {
+			warn(id + ": applied, but not checked against Kueue: " + err.Error())
+			continue
+		}
+		for _, n := range r.Notes {
+			warn(id + ": " + n)
+		}
+	}
+}
+
+// jobsAndCluster runs run on the jobs DIR applies (as apply finds them) in the cluster the flags name.
+func jobsAndCluster(cmd *cobra.Command, dir string, f *cluster.Flags, run func(context.Context, []jobnode.Job, *status.Cluster) error) error {
+	_, jobs, err := overlay(dir)
+	if err != nil {
+		return fail(cmd, err)
+	}
+	return connect(cmd, f, func(ctx context.Context, c *cluster.Cluster) error {
+		return run(ctx, jobs, status.From(c))
+	})
+}
+
+func newStatus() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "status DIR",
+		Short: "Say where DIR's job is: its phase, its pods ready, and when it waits, why",
+		Long: `status reads the job the hydrated overlay DIR applies (as mlops-fn apply
+finds it) from the cluster, and prints its phase, its pods ready of those it
+runs, each pod, and when it waits, why:
+
+  Kueue       no LocalQueue of the job's QUEUE in its namespace; its Workload
+              not admitted, with Kueue's message (no quota, ...)
+  images      a container whose image does not pull (ErrImagePull, ImagePullBackOff)
+  admission   the operator cannot create its pods: Pod Security refuses them
+  scheduling  a pod no node takes; a container that cannot start or crashes
+
+A note: line says what goes wrong without making the job wait: a job with a
+QUEUE that Kueue never held nor made a Workload for runs outside the queue
+(Kueue does not manage its kind: PyTorchJob's integration is off in Kueue
+v0.19's default configuration).
+
+A job waiting is no error: status exits 1 only when the cluster cannot be read.
+Each request waits --request-timeout for the API server's answer.`,
+		Args: cobra.ExactArgs(1),
+	}
+	f := clusterFlags(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return jobsAndCluster(cmd, args[0], f, func(ctx context.Context, jobs []jobnode.Job, c *status.Cluster) error {
+			for _, job := range jobs {
+				r, err := status.Status(ctx, c, job)
+				if err != nil {
+					return err
+				}
+				fmt.Fprint(cmd.OutOrStdout(), r.String())
+			}
+			return nil
+		})
+	}
+	return cmd
+}
+
+func newLogs() *cobra.Command {
+	var follow bool
+	cmd := &cobra.Command{
+		Use:   "logs DIR",
+		Short: "Print the log of DIR's training program (-f: follow it)",
+		Long: `logs prints the log of the training program of the job the hydrated overlay
+DIR applies, from the container that runs it (the one reading mlops.env's
+ConfigMap) in the pod that runs it:
+
+` + kinds.All.Column(func(k jobkind.Facts) string { return k.LogsFrom }) + `
+-f follows it: it waits for the program to start, and after its log ends
+follows a new run (a launcher started again, a restarted container) until
+the job has finished. Each request waits --request-timeout for the API
+server's answer (the log itself streams for as long as the program runs).`,
+		Args: cobra.ExactArgs(1),
+	}
+	f := clusterFlags(cmd)
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "stream the log, waiting for the program to start")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+		defer stop()
+		cmd.SetContext(ctx)
+		return jobsAndCluster(cmd, args[0], f, func(ctx context.Context, jobs []jobnode.Job, c *status.Cluster) error {
+			err := status.Logs(ctx, c, jobs[0], status.LogOptions{Follow: follow, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr()})
+			if ctx.Err() != nil {
+				return nil // interrupted
+			}
+			return err
+		})
+	}
+	return cmd
 }

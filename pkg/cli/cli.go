@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package cli is mlops-fn's command line: the KRM function on stdin/stdout,
-// the standalone renderer, and the hydrate command that writes overlays.
+// Package cli is mlops-fn's command line: the KRM function on stdin/stdout, the standalone renderer, and the
+// hydrate command that writes overlays.
 package cli
 
 import (
@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
@@ -30,9 +31,8 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
-// New builds the mlops-fn command. inputRead, when not nil, learns the size
-// of a run's input once it is read: the program's main decides what that
-// means for the process (its garbage collection); a library sets nothing
+// New builds the mlops-fn command. inputRead, when not nil, learns the size of a run's input once it is read:
+// the program's main decides what that means for the process (its garbage collection); a library sets nothing
 // process-wide.
 func New(inputRead func(bytes int)) *cobra.Command {
 	if inputRead == nil {
@@ -63,12 +63,14 @@ func New(inputRead func(bytes int)) *cobra.Command {
 		},
 	}
 	cmd.SuggestionsMinimumDistance = 2 // cobra's own, which SuggestionsFor leaves unset
-	cmd.Flags().BoolVar(&verbose, "verbose", false, "warnings in their long form: Pod Security's says what the API server says of each pod")
+	cmd.Flags().BoolVar(&verbose, "verbose", false, verboseUsage)
 	cmd.SetVersionTemplate("{{.Version}}")
 	cmd.SetFlagErrorFunc(flagError)
 	cmd.AddCommand(newHydrate(), newInit(), newApply(), newDelete(), newStatus(), newLogs(), newVersion())
 	return cmd
 }
+
+const verboseUsage = "warnings in their long form: Pod Security's says what the API server says of each pod"
 
 // isTerminal: r is a terminal, where nobody types a ResourceList.
 func isTerminal(r io.Reader) bool {
@@ -79,8 +81,8 @@ func isTerminal(r io.Reader) bool {
 // commandLike is a first argument that reads as a command, not a file.
 var commandLike = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
-// unknownCommand refuses a first argument that is no file and reads as a
-// command (a misspelt one), which would otherwise be opened as a job spec.
+// unknownCommand refuses a first argument that is no file and reads as a command (a misspelt one), which
+// would otherwise be opened as a job spec.
 func unknownCommand(cmd *cobra.Command, first string) error {
 	if !commandLike.MatchString(first) {
 		return nil
@@ -101,8 +103,8 @@ func unknownCommand(cmd *cobra.Command, first string) error {
 	return fmt.Errorf("unknown command %s%s; accepted: a command (%s), or a job spec's file: mlops-fn JOB.yaml", first, hint, strings.Join(names, ", "))
 }
 
-// runStandalone renders `mlops-fn job.yaml [inputs]` to plain YAML. Nothing
-// reaches stdout unless the whole run succeeds.
+// runStandalone renders `mlops-fn job.yaml [inputs]` to plain YAML. Nothing reaches stdout unless the whole
+// run succeeds.
 func runStandalone(args []string, verbose bool, in io.Reader, out, stderr io.Writer, inputRead func(int)) error {
 	configFile := args[0]
 	config, err := jobspec.Read(configFile)
@@ -172,14 +174,13 @@ func parseInput(name string, data []byte) ([]*yaml.RNode, error) {
 			return nil, fmt.Errorf("%s: document %d is a YAML %s; accepted: Kubernetes objects (YAML maps)", name, i+1, jobspec.NodeKind(n))
 		}
 		// Expanded here already, so the metadata is checked as kustomize reads it.
-		n, err = processor.ExpandAliases(n)
+		if n, err = processor.ExpandAliases(n); err == nil {
+			err = processor.CheckMetadata(n)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: document %d: %w", name, i+1, err)
 		}
 		nodes[i] = n
-		if err := processor.CheckMetadata(n); err != nil {
-			return nil, fmt.Errorf("%s: document %d: %w", name, i+1, err)
-		}
 		if err := n.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, name)); err != nil {
 			return nil, err
 		}
@@ -187,8 +188,114 @@ func parseInput(name string, data []byte) ([]*yaml.RNode, error) {
 	return nodes, nil
 }
 
-// reportError writes an error that is not a result, a line of stderr per
-// line, and returns it marked as reported.
+// reportError writes an error that is not a result, a line of stderr per line, and returns it marked as
+// reported.
 func reportError(w io.Writer, err error) error {
 	return markReported(krm.ReportError(w, err))
+}
+
+// Execute runs the command line and makes sure every error reaches stderr exactly once. A run reports its own
+// errors (reportError, fail) and marks them as reported; any other error is cobra rejecting the command line
+// (a flag, an argument, a subcommand), which gets one line naming the command and pointing to its --help.
+func Execute(cmd *cobra.Command) error {
+	failed, err := cmd.ExecuteC()
+	if err == nil {
+		return nil
+	}
+	if failed == nil {
+		failed = cmd
+	}
+	var done *reported
+	if !errors.As(err, &done) {
+		path := failed.CommandPath()
+		fmt.Fprintf(failed.ErrOrStderr(), "%s: error: %s; see `%s --help`\n", path, strings.Join(strings.Fields(err.Error()), " "), path)
+	}
+	return err
+}
+
+// reported marks an error that is already on stderr.
+type reported struct{ err error }
+
+func (r *reported) Error() string { return r.err.Error() }
+func (r *reported) Unwrap() error { return r.err }
+
+func markReported(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &reported{err}
+}
+
+// flagError rewrites pflag's parse errors to say what was wrong and which flags the command accepts.
+func flagError(cmd *cobra.Command, err error) error {
+	var (
+		notExist      *pflag.NotExistError
+		valueRequired *pflag.ValueRequiredError
+		invalidValue  *pflag.InvalidValueError
+	)
+	switch {
+	case errors.As(err, &notExist):
+		name := "--" + notExist.GetSpecifiedName()
+		if short := notExist.GetSpecifiedShortnames(); short == notExist.GetSpecifiedName() {
+			name = "-" + short
+		} else if short != "" {
+			name = fmt.Sprintf("-%s (in -%s)", notExist.GetSpecifiedName(), short)
+		}
+		return fmt.Errorf("unknown flag %s%s; accepted flags: %s", name, elsewhere(cmd, notExist.GetSpecifiedName()), acceptedFlags(cmd))
+	case errors.As(err, &valueRequired):
+		f := valueRequired.GetFlag()
+		return fmt.Errorf("flag --%s needs a value: %s", f.Name, f.Usage)
+	case errors.As(err, &invalidValue):
+		f := invalidValue.GetFlag()
+		if f.Value.Type() == "bool" {
+			return fmt.Errorf("flag --%s=%s is not a boolean; accepted: --%s, --%s=true or --%s=false", f.Name, invalidValue.GetValue(), f.Name, f.Name, f.Name)
+		}
+		return fmt.Errorf("flag --%s=%s: %v; accepted: %s", f.Name, invalidValue.GetValue(), errors.Unwrap(invalidValue), f.Usage)
+	}
+	return fmt.Errorf("%w; accepted flags: %s", err, acceptedFlags(cmd))
+}
+
+// acceptedFlags lists the flags cmd takes, help included.
+func acceptedFlags(cmd *cobra.Command) string {
+	var names []string
+	add := func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		if f.Shorthand != "" {
+			names = append(names, "-"+f.Shorthand+"/--"+f.Name)
+		} else {
+			names = append(names, "--"+f.Name)
+		}
+	}
+	cmd.LocalFlags().VisitAll(add)
+	cmd.InheritedFlags().VisitAll(add)
+	return strings.Join(names, ", ")
+}
+
+// elsewhere names the subcommands that define a flag cmd does not know.
+func elsewhere(cmd *cobra.Command, name string) string {
+	var owners []string
+	for _, sub := range cmd.Commands() {
+		if sub.Flags().Lookup(name) != nil || (len(name) == 1 && sub.Flags().ShorthandLookup(name) != nil) {
+			owners = append(owners, "`"+sub.CommandPath()+"`")
+		}
+	}
+	if len(owners) == 0 {
+		return ""
+	}
+	return " (a flag of " + strings.Join(owners, ", ") + ")"
+}
+
+// newVersion is `mlops-fn version`; the root's --version (cobra's) prints the same text.
+func newVersion() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the release, the commit and whether its tree was modified, from Go's build info",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprint(cmd.OutOrStdout(), version.String())
+			return err
+		},
+	}
 }

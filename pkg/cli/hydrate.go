@@ -3,14 +3,19 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/hydrate"
@@ -62,7 +67,11 @@ the overlay of each, the nearest folder above it (or, for a folder, at it)
 holding kustomization.yaml and the job spec, is hydrated or checked once; a
 file in no overlay is skipped (a folder with a warning). --staged adds the files git's index changes
 against HEAD, those deleted or renamed away included, which pre-commit never
-passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.ComponentDir, patchFiles(), crdKinds(), hydrate.NameReferenceFile, len(hydrate.KustomizationEntries), kustomizationEntries()),
+passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.ComponentDir,
+			kinds.All.Column(func(k jobkind.Facts) string { return " " + k.PatchFile }), // the kinds' names in 12 columns
+			// the kinds an operator's CRD defines, which kustomize knows nothing of
+			slices.DeleteFunc(slices.Clone(kinds.All), jobkind.Facts.BuiltIn).Sentence("or", func(k jobkind.Facts) string { return k.Kind }),
+			hydrate.NameReferenceFile, len(hydrate.KustomizationEntries), kustomizationEntries()),
 		Args: func(_ *cobra.Command, dirs []string) error {
 			if len(dirs) == 0 && !staged {
 				return fmt.Errorf("needs at least one overlay folder (the folder holding %s and %s)", o.Config, api.DefaultEnvPath)
@@ -71,9 +80,8 @@ passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.Component
 		},
 		RunE: func(cmd *cobra.Command, dirs []string) error {
 			if os.Getenv("GOGC") == "" {
-				// kyaml's merge of a long list allocates short-lived garbage in
-				// quadratic amounts: collecting less often saves a fifth of a
-				// long spec's hydrate, for twice its small peak memory.
+				// kyaml's merge of a long list allocates short-lived garbage in quadratic amounts: collecting
+				// less often saves a fifth of a long spec's hydrate, for twice its small peak memory.
 				debug.SetGCPercent(400)
 			}
 			if staged && !files {
@@ -165,14 +173,13 @@ passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.Component
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; fail when what DIR builds differs from what it would build once hydrated")
 	cmd.Flags().BoolVar(&files, "files", false, "the arguments are files: take the overlay each lies in (pre-commit's hook)")
 	cmd.Flags().BoolVar(&staged, "staged", false, "with --files: also the files git's index changes, deleted ones included (pre-commit passes none of those)")
-	cmd.Flags().BoolVar(&o.Verbose, "verbose", false, "warnings in their long form: Pod Security's says what the API server says of each pod")
+	cmd.Flags().BoolVar(&o.Verbose, "verbose", false, verboseUsage)
 	return cmd
 }
 
-// following is o with the base init wrote in o.Dir made to follow the job
-// spec when it must (scaffold.Follow), which hydrate writes with the overlay
-// or not at all; note says so, for once it is written ("" when the base
-// stays).
+// following is o with the base init wrote in o.Dir made to follow the job spec when it must
+// (scaffold.Follow), written with the overlay or not at all; note says so, for once it is written ("" when
+// the base stays).
 func following(o hydrate.Options) (opts hydrate.Options, note string) {
 	base := scaffold.Follow(o.Dir, o.Config)
 	if base == nil {
@@ -205,22 +212,90 @@ func kustomizationEntries() string {
 	return b.String()
 }
 
-func patchFiles() string {
-	var b strings.Builder
-	for _, k := range kinds.All {
-		fmt.Fprintf(&b, "  %-12s %s\n", k.Kind, k.PatchFile)
-	}
-	return b.String()
-}
-
-// crdKinds are the kinds an operator's CRD defines, which kustomize knows
-// nothing of.
-func crdKinds() string {
-	var crds jobkind.Table
-	for _, k := range kinds.All {
-		if !k.BuiltIn() {
-			crds = append(crds, k)
+// overlaysOf maps files, as pre-commit passes the changed ones, to the overlays they lie in, once each in the
+// order first met: the nearest folder at or above each that isOverlay. A file in none is left out (a commit
+// touches more than overlays); a folder in none, which a person named, is in outside.
+func overlaysOf(files []string, config string) (dirs, outside []string) {
+	seen := map[string]bool{}
+	for _, f := range files {
+		start, folder := filepath.Dir(f), false
+		if info, err := os.Stat(f); err == nil && info.IsDir() {
+			start, folder = filepath.Clean(f), true
+		}
+		for dir := start; ; dir = filepath.Dir(dir) {
+			if isOverlay(dir, config) {
+				if !seen[dir] {
+					seen[dir] = true
+					dirs = append(dirs, dir)
+				}
+				break
+			}
+			if filepath.Dir(dir) == dir {
+				if folder {
+					outside = append(outside, f)
+				}
+				break
+			}
 		}
 	}
-	return crds.Sentence("or", func(k jobkind.Facts) string { return k.Kind })
+	return dirs, outside
+}
+
+// stagedPaths are the paths git's index changes against HEAD, relative to the working folder: those
+// pre-commit passes, and those it does not, a deleted file and the old name of a renamed one, after which an
+// overlay may no longer build.
+func stagedPaths() ([]string, error) {
+	top, err := git("rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, err
+	}
+	out, err := git("diff", "--cached", "--name-only", "--no-renames", "-z")
+	if err != nil {
+		return nil, err
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, p := range strings.Split(out, "\x00") {
+		if p == "" {
+			continue
+		}
+		rel, err := filepath.Rel(cwd, filepath.Join(strings.TrimSpace(top), filepath.FromSlash(p)))
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, rel)
+	}
+	return paths, nil
+}
+
+func git(args ...string) (string, error) {
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command("git", args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("--staged reads git's index: git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.String(), nil
+}
+
+// isOverlay: dir holds a kustomization and a job spec named config that is an MLOpsJob, or that does not
+// parse (hydrate then names its error), or no job spec but the component hydrate wrote (the spec deleted:
+// hydrate names the missing file).
+func isOverlay(dir, config string) bool {
+	if !slices.ContainsFunc(konfig.RecognizedKustomizationFileNames(), func(name string) bool {
+		_, err := os.Stat(filepath.Join(dir, name))
+		return err == nil
+	}) {
+		return false
+	}
+	spec := filepath.Join(dir, config)
+	if _, err := os.Stat(spec); err != nil {
+		_, err := os.Stat(filepath.Join(dir, hydrate.ComponentDir, "kustomization.yaml"))
+		return err == nil
+	}
+	n, err := yaml.ReadFile(spec)
+	return err != nil || n.GetKind() == api.Kind
 }

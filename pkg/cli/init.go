@@ -88,10 +88,9 @@ the kind's operator (a Pod needs none):
 	return cmd
 }
 
-// commandOf is the training command given to init: after -- as it is; in
-// --command flags, one argument each when repeated; in a single --command,
-// split at its commas outside quotes and brackets (python,-c,print(1,2) is
-// three arguments), a field in double quotes unquoted.
+// commandOf is the training command given to init: after -- as it is; in --command flags, one argument each
+// when repeated; in a single --command, split at its commas outside quotes and brackets (python,-c,print(1,2)
+// is three arguments), a field in double quotes unquoted.
 func commandOf(flags, afterDash []string) ([]string, error) {
 	switch {
 	case len(afterDash) > 0 && len(flags) > 0:
@@ -133,8 +132,7 @@ func commandOf(flags, afterDash []string) ([]string, error) {
 	return out, nil
 }
 
-// unquote strips the double quotes around a whole field, as CSV does (the
-// form --command took before).
+// unquote strips the double quotes around a whole field, as CSV does (the form --command took before).
 func unquote(s string) string {
 	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
 		return strings.ReplaceAll(s[1:len(s)-1], `""`, `"`)
@@ -142,9 +140,8 @@ func unquote(s string) string {
 	return s
 }
 
-// movedTo are results about files in the folder init stages its files in,
-// about the same files in dir, where they will be: the staged folder is a
-// temporary name.
+// movedTo are results about files in the folder init stages its files in, about the same files in dir, where
+// they will be: the staged folder is a temporary name.
 func movedTo(results framework.Results, staged, dir string) framework.Results {
 	return scaffold.Renamed(results, func(s string) string { return strings.ReplaceAll(s, staged, filepath.Clean(dir)) })
 }

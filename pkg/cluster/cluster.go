@@ -1,23 +1,29 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package cluster is the API server that apply, delete, status and logs talk
-// to, with client-go: the kubeconfig read as kubectl reads it, the resources
-// by the server's discovery, and the reads the commands share.
+// Package cluster is the API server that apply, delete, status and logs talk to, with client-go: the
+// kubeconfig read as kubectl reads it, the resources by the server's discovery, and the reads the commands
+// share.
 package cluster
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -31,18 +37,16 @@ import (
 // Flags are kubectl's flags for the cluster, with kubectl's meanings.
 type Flags struct {
 	Kubeconfig, Context, Namespace string
-	// RequestTimeout bounds each request to the API server.
-	RequestTimeout time.Duration
+	RequestTimeout                 time.Duration // bounds each request to the API server
 }
 
 // Cluster is the API server every command talks to, with client-go.
 type Cluster struct {
-	// Config is the kubeconfig's, each request bounded by --request-timeout.
-	Config  *rest.Config
+	Config  *rest.Config // the kubeconfig's, each request bounded by --request-timeout
 	Dynamic dynamic.Interface
 	Namespaces
-	// rest reads what is not an object: discovery. logs streams a log for
-	// as long as it runs: only its answer is bounded (Log).
+	// rest reads what is not an object: discovery. logs streams a log for as long as it runs: only its answer
+	// is bounded (Log).
 	rest, logs *rest.RESTClient
 	mapper     *apimeta.DefaultRESTMapper
 	served     map[schema.GroupVersion]bool
@@ -50,17 +54,15 @@ type Cluster struct {
 
 // Namespaces say where an object goes.
 type Namespaces struct {
-	// Namespace is the one of an object that names none: --namespace, else
-	// the context's, else default. Explicit: it is --namespace's, which an
-	// object's own namespace must then equal, as kubectl requires.
+	// Namespace is the one of an object that names none: --namespace, else the context's, else default.
+	// Explicit: it is --namespace's, which an object's own namespace must then equal, as kubectl requires.
 	Namespace string
 	Explicit  bool
 }
 
-// Connect reads the kubeconfig as kubectl does (--kubeconfig, else
-// $KUBECONFIG, else ~/.kube/config; --context; --namespace, else the
-// context's, else default) and checks that its server serves the
-// Kubernetes API.
+// Connect reads the kubeconfig as kubectl does (--kubeconfig, else $KUBECONFIG, else ~/.kube/config;
+// --context; --namespace, else the context's, else default) and checks that its server serves the Kubernetes
+// API.
 func Connect(ctx context.Context, f Flags) (*Cluster, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = f.Kubeconfig
@@ -111,8 +113,8 @@ func Connect(ctx context.Context, f Flags) (*Cluster, error) {
 	return c, nil
 }
 
-// noKubeconfig says where kubectl's rules looked for a kubeconfig that
-// none of them found (client-go's own message names KUBERNETES_MASTER).
+// noKubeconfig says where kubectl's rules looked for a kubeconfig that none of them found (client-go's own
+// message names KUBERNETES_MASTER).
 func noKubeconfig(rules *clientcmd.ClientConfigLoadingRules) error {
 	env := clientcmd.RecommendedConfigPathEnvVar + " is not set"
 	if v := os.Getenv(clientcmd.RecommendedConfigPathEnvVar); v != "" {
@@ -140,9 +142,8 @@ func coreClient(config *rest.Config) (*rest.RESTClient, error) {
 	return rest.RESTClientFor(core)
 }
 
-// Explain names the server and the request of an error that reached no
-// answer: the request timed out (--request-timeout) or found no server. The
-// rest of err's message, what was being done, stays.
+// Explain names the server and the request of an error that reached no answer: the request timed out
+// (--request-timeout) or found no server. The rest of err's message, what was being done, stays.
 func (c *Cluster) Explain(err error) error {
 	var u *url.Error
 	if !errors.As(err, &u) {
@@ -163,12 +164,11 @@ func (c *Cluster) Explain(err error) error {
 	return errors.New(strings.Replace(err.Error(), u.Error(), why, 1))
 }
 
-// tlsHandshakeTimeout is net/http's error when a TLS handshake outlasts the
-// transport's TLSHandshakeTimeout, which client-go sets to 10 s.
+// tlsHandshakeTimeout is net/http's error when a TLS handshake outlasts the transport's TLSHandshakeTimeout,
+// which client-go sets to 10 s.
 const tlsHandshakeTimeout = "net/http: TLS handshake timeout"
 
-// Mapping is the resource of kind gvk, from the API server's discovery of
-// its group version.
+// Mapping is the resource of kind gvk, from the API server's discovery of its group version.
 func (c *Cluster) Mapping(ctx context.Context, gvk schema.GroupVersionKind) (*apimeta.RESTMapping, error) {
 	gv := gvk.GroupVersion()
 	if !c.served[gv] {
@@ -202,8 +202,7 @@ func (c *Cluster) Mapping(ctx context.Context, gvk schema.GroupVersionKind) (*ap
 	return m, err
 }
 
-// discoveryPath is where the API server lists the resources of
-// groupVersion ("v1": the core group's).
+// discoveryPath is where the API server lists the resources of groupVersion ("v1": the core group's).
 func discoveryPath(groupVersion string) string {
 	if groupVersion == "v1" {
 		return "/api/v1"
@@ -225,8 +224,8 @@ type NotServedError struct{ Message string }
 
 func (e *NotServedError) Error() string { return e.Message }
 
-// Of is where an object whose own namespace is ns goes: ns, else
-// the flags'; ns contradicting --namespace is an error, as kubectl's.
+// Of is where an object whose own namespace is ns goes: ns, else the flags'; ns contradicting --namespace is
+// an error, as kubectl's.
 func (c Namespaces) Of(ns string) (string, error) {
 	switch {
 	case ns == "":
@@ -235,4 +234,101 @@ func (c Namespaces) Of(ns string) (string, error) {
 		return "", fmt.Errorf("the namespace from the provided object %q does not match the namespace %q: the overlay sets its namespace; drop --namespace or pass --namespace=%s", ns, c.Namespace, ns)
 	}
 	return ns, nil
+}
+
+// The reads the commands share, of the core group with the dynamic client and plain REST calls: client-go's
+// typed clients and its discovery (and so its restmapper) import client-go's scheme, whose start registers
+// every API group, in every run of mlops-fn, the KRM function's too (docs/performance.md).
+
+// core is a resource of the core group in namespace ns ("": of the cluster).
+func (c *Cluster) core(resource, ns string) dynamic.ResourceInterface {
+	return c.Dynamic.Resource(schema.GroupVersionResource{Version: "v1", Resource: resource}).Namespace(ns)
+}
+
+// Get reads the object name of r, nil when it does not exist.
+func Get(ctx context.Context, r dynamic.ResourceInterface, name string) (*unstructured.Unstructured, error) {
+	u, err := r.Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return u, err
+}
+
+// Pod is the pod, or an error IsNotFound recognises.
+func (c *Cluster) Pod(ctx context.Context, ns, name string) (*corev1.Pod, error) {
+	u, err := c.core("pods", ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var p corev1.Pod
+	return &p, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &p)
+}
+
+func (c *Cluster) Pods(ctx context.Context, ns, selector string) ([]corev1.Pod, error) {
+	return list[corev1.Pod](ctx, c.core("pods", ns), selector)
+}
+
+func (c *Cluster) Events(ctx context.Context, ns string) ([]corev1.Event, error) {
+	return list[corev1.Event](ctx, c.core("events", ns), "")
+}
+
+func (c *Cluster) Nodes(ctx context.Context) ([]corev1.Node, error) {
+	return list[corev1.Node](ctx, c.core("nodes", ""), "")
+}
+
+// Log streams a container's log; the API server must answer within the request timeout, the log itself runs
+// as long as the container's does.
+func (c *Cluster) Log(ctx context.Context, ns, pod, container string, follow bool) (io.ReadCloser, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	timeout := c.Config.Timeout
+	unanswered := time.AfterFunc(cmp.Or(timeout, time.Duration(math.MaxInt64)), cancel)
+	r, err := c.logs.Get().Namespace(ns).Resource("pods").Name(pod).SubResource("log").
+		Param("container", container).Param("follow", strconv.FormatBool(follow)).Stream(ctx)
+	if !unanswered.Stop() {
+		cancel()
+		return nil, fmt.Errorf("the API server %s did not answer GET /api/v1/namespaces/%s/pods/%s/log within %s (--request-timeout)",
+			c.Config.Host, ns, pod, timeout)
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{r, closer(func() error { defer cancel(); return r.Close() })}, nil
+}
+
+type closer func() error
+
+func (f closer) Close() error { return f() }
+
+// Resource is the API resource of a kind, by the API server's discovery; a *NotServedError where it serves no
+// such kind.
+func (c *Cluster) Resource(ctx context.Context, gvk schema.GroupVersionKind) (schema.GroupVersionResource, error) {
+	m, err := c.Mapping(ctx, gvk)
+	if err != nil {
+		return schema.GroupVersionResource{}, err
+	}
+	return m.Resource, nil
+}
+
+// Serves is nil when the API server serves groupVersion ("v1" for the core group).
+func (c *Cluster) Serves(ctx context.Context, groupVersion string) error {
+	return c.rest.Get().AbsPath(discoveryPath(groupVersion)).Do(ctx).Error()
+}
+
+// list reads the objects of a core resource into their Go type.
+func list[T any](ctx context.Context, r dynamic.ResourceInterface, selector string) ([]T, error) {
+	l, err := r.List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, len(l.Items))
+	for i := range l.Items {
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(l.Items[i].Object, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

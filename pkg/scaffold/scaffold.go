@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package scaffold writes a new job's folder: a commented mlops.env, the job
-// spec, and a base whose skeleton is named like the job, ready for hydrate.
+// Package scaffold writes a new job's folder: a commented mlops.env, the job spec, and a base whose skeleton
+// is named like the job, ready for hydrate.
 package scaffold
 
 import (
@@ -65,8 +65,15 @@ func Files(o Options) (map[string][]byte, error) {
 		return nil, fmt.Errorf("--image %s without --command: %s needs the program %s starts; accepted: --command python,train.py (comma-separated)",
 			o.Image, o.JobKind, jk.Starter)
 	}
-	if err := utf8Text(o); err != nil {
-		return nil, err
+	// YAML and a Kubernetes object (JSON) carry only text.
+	if !utf8.ValidString(o.Image) {
+		return nil, fmt.Errorf("--image %s is not UTF-8 text, which a Kubernetes object cannot carry; accepted: UTF-8 text", strconv.Quote(o.Image))
+	}
+	for i, arg := range o.Command {
+		if !utf8.ValidString(arg) {
+			return nil, fmt.Errorf("argument %d of the command, %s, is not UTF-8 text, which a Kubernetes object cannot carry; accepted: UTF-8 text",
+				i+1, strconv.Quote(arg))
+		}
 	}
 	image, command := o.Image, o.Command
 	comment := "your training image"
@@ -91,7 +98,11 @@ spec:
 `, SchemaURL(release()), api.APIVersion, api.Kind, o.Name, o.JobKind, scalar(image), comment)
 	spec += d.Spec
 	if len(command) > 0 {
-		spec += "  command: " + flowList(command) + " # " + d.CommandNote + "\n"
+		quoted := make([]string, len(command)) // a YAML flow list, each item quoted where YAML needs it
+		for i, arg := range command {
+			quoted[i] = scalar(arg)
+		}
+		spec += "  command: [" + strings.Join(quoted, ", ") + "] # " + d.CommandNote + "\n"
 	}
 	if err := readsBack(spec, image, command); err != nil {
 		return nil, err
@@ -110,12 +121,10 @@ spec:
 	return files, nil
 }
 
-// SchemaURL is where editors that use yaml-language-server (VS Code's YAML
-// extension, Neovim, JetBrains) read the job spec's JSON Schema, for job.yaml's
-// first line: the file of the release tag version names, raw from the
-// repository (a URL, as a new folder is rarely inside a clone), so the schema
-// is the one of the mlops-fn that wrote the file; main's for a build of no
-// release (a pseudo-version, (devel), a modified tree).
+// SchemaURL is where yaml-language-server (VS Code, Neovim, JetBrains) reads the job spec's JSON Schema, for
+// job.yaml's first line: raw from the repository at the release tag version (a new folder is rarely inside a
+// clone), so the schema is the writer's; main's for a build of no release (pseudo-version, (devel),
+// modified).
 func SchemaURL(version string) string {
 	ref := "main"
 	if releaseTag.MatchString(version) && !pseudoVersion.MatchString(version) {
@@ -150,25 +159,19 @@ const baseKustomization = "# The job's skeleton: the overlay above patches it (m
 
 // NewBase is the base a folder init wrote needs to follow its job spec.
 type NewBase struct {
-	// Files replace BaseDir whole: its files, by name in it.
-	Files map[string][]byte
-	// Note says what changed, once the files are written.
-	Note string
+	Files map[string][]byte // replace BaseDir whole: its files, by name in it
+	Note  string            // what changed, once the files are written
 }
 
-// Folders are the new base as hydrate.Options.Folders takes it: BaseDir,
-// replaced whole.
+// Folders are the new base as hydrate.Options.Folders takes it: BaseDir, replaced whole.
 func (b *NewBase) Folders() map[string]map[string][]byte {
 	return map[string]map[string][]byte{BaseDir: b.Files}
 }
 
-// Follow is the new base of a folder init wrote, nil when it keeps its own:
-// when job.yaml (config, in dir) names the job otherwise or changes its
-// jobKind, and dir/base is still the skeleton init wrote (its header's
-// fingerprint matches it, the base's kustomization is init's), the skeleton
-// for the new ones. It writes nothing: hydrate writes the new base with the
-// overlay, all or nothing. Any other base, or a spec that does not resolve,
-// it leaves to hydrate, which names what differs.
+// Follow is the new base of a folder init wrote, nil when it keeps its own: when job.yaml (config, in dir)
+// renames the job or changes its jobKind and dir/base is still init's skeleton (its header's fingerprint
+// matches, the kustomization is init's), the skeleton for the new ones, which hydrate writes with the
+// overlay. Any other base, or a spec that does not resolve, it leaves to hydrate, which names what differs.
 func Follow(dir, config string) *NewBase {
 	base := filepath.Join(dir, BaseDir)
 	entries, err := os.ReadDir(base)
@@ -192,12 +195,9 @@ func Follow(dir, config string) *NewBase {
 	if file != strings.ToLower(oldKind)+".yaml" {
 		return nil
 	}
-	spec, err := os.ReadFile(filepath.Join(dir, config))
-	if err != nil {
-		return nil
-	}
-	envText, err := os.ReadFile(filepath.Join(dir, "mlops.env"))
-	if err != nil {
+	spec, specErr := os.ReadFile(filepath.Join(dir, config))
+	envText, envErr := os.ReadFile(filepath.Join(dir, "mlops.env"))
+	if specErr != nil || envErr != nil {
 		return nil
 	}
 	skeleton, kind, err := skeletonOf(map[string][]byte{"job.yaml": spec, "mlops.env": envText}, dir)
@@ -215,20 +215,10 @@ func Follow(dir, config string) *NewBase {
 	}
 }
 
-// flowList writes a YAML flow list, each item quoted where YAML needs it.
-func flowList(items []string) string {
-	quoted := make([]string, len(items))
-	for i, s := range items {
-		quoted[i] = scalar(s)
-	}
-	return "[" + strings.Join(quoted, ", ") + "]"
-}
-
-// scalar writes s as a YAML scalar that reads back as the string s, inside a
-// flow list or as a map's value, a comment after it: plain where that is
-// safe, else double-quoted with YAML's escapes (which, for UTF-8 text, are
-// Go's: \n, \t, \xHH, \uHHHH). A newline in a plain scalar would start a
-// block scalar, or fold into a space.
+// scalar writes s as a YAML scalar that reads back as the string s, inside a flow list or as a map's value, a
+// comment after it: plain where that is safe, else double-quoted with YAML's escapes (which, for UTF-8 text,
+// are Go's: \n, \t, \xHH, \uHHHH). A newline in a plain scalar would start a block scalar, or fold into a
+// space.
 func scalar(s string) string {
 	plain := s != "" && !strings.ContainsAny(s, ",[]{}#&*!|>'\"%@` ") && strings.IndexFunc(s, func(r rune) bool {
 		return r > unicode.MaxASCII || !unicode.IsPrint(r)
@@ -242,22 +232,8 @@ func scalar(s string) string {
 	return strconv.Quote(s)
 }
 
-// utf8Text refuses an image or a command argument that is no UTF-8 text:
-// YAML and a Kubernetes object (JSON) carry only text.
-func utf8Text(o Options) error {
-	if !utf8.ValidString(o.Image) {
-		return fmt.Errorf("--image %s is not UTF-8 text, which a Kubernetes object cannot carry; accepted: UTF-8 text", strconv.Quote(o.Image))
-	}
-	for i, arg := range o.Command {
-		if !utf8.ValidString(arg) {
-			return fmt.Errorf("argument %d of the command, %s, is not UTF-8 text, which a Kubernetes object cannot carry; accepted: UTF-8 text", i+1, strconv.Quote(arg))
-		}
-	}
-	return nil
-}
-
-// readsBack checks that the job spec init writes reads back with the image and
-// the command it was given, whole: a quoting mistake would change them silently.
+// readsBack checks that the job spec init writes reads back with the image and the command it was given,
+// whole: a quoting mistake would change them silently.
 func readsBack(spec, image string, command []string) error {
 	var doc struct {
 		Spec struct {
@@ -297,9 +273,8 @@ func envFile(jobKind jobkind.JobKind, shape string) string {
 `
 }
 
-// skeletonOf renders the skeleton the spec's job patches: its kind, name and
-// container names, as mlops-fn would generate them. Its messages name the
-// files in folder, where they go, not the temporary folder it reads them from.
+// skeletonOf renders the skeleton the spec's job patches (its kind, name and container names); its messages
+// name the files in folder, where they go, not the temporary folder it reads them from.
 func skeletonOf(files map[string][]byte, folder string) ([]byte, string, error) {
 	dir, err := os.MkdirTemp("", "mlops-fn-init-")
 	if err != nil {
@@ -327,12 +302,15 @@ func skeletonOf(files map[string][]byte, folder string) ([]byte, string, error) 
 	return []byte(fmt.Sprintf(skeletonHeaderFormat, n.GetKind(), n.GetName(), fingerprint(s)) + s), n.GetKind(), err
 }
 
-// inFolder is err about the files of the temporary folder tmp, about the
-// same files in folder: a temporary path would mean nothing to the user.
+// inFolder is err about the files of the temporary folder tmp, about the same files in folder: a temporary
+// path would mean nothing to the user.
 func inFolder(err error, tmp, folder string) error {
+	in := filepath.Clean(folder) + string(filepath.Separator) // what goes before a file's name in folder
+	if filepath.Clean(folder) == "." {
+		in = ""
+	}
 	rename := func(s string) string {
-		s = strings.ReplaceAll(s, tmp+string(filepath.Separator), prefix(folder))
-		return strings.ReplaceAll(s, tmp, filepath.Clean(folder))
+		return strings.ReplaceAll(strings.ReplaceAll(s, tmp+string(filepath.Separator), in), tmp, filepath.Clean(folder))
 	}
 	if results, ok := err.(framework.Results); ok {
 		return Renamed(results, rename)
@@ -340,8 +318,7 @@ func inFolder(err error, tmp, folder string) error {
 	return errors.New(rename(err.Error()))
 }
 
-// Renamed are copies of results with rename applied to their messages and
-// file paths.
+// Renamed are copies of results with rename applied to their messages and file paths.
 func Renamed(results framework.Results, rename func(string) string) framework.Results {
 	var out framework.Results
 	for _, r := range results {
@@ -357,16 +334,8 @@ func Renamed(results framework.Results, rename func(string) string) framework.Re
 	return out
 }
 
-// prefix is what goes before a file's name in folder: "" for no folder or ".".
-func prefix(folder string) string {
-	if folder == "" || filepath.Clean(folder) == "." {
-		return ""
-	}
-	return filepath.Clean(folder) + string(filepath.Separator)
-}
-
-// skeletonHeaderFormat heads the skeleton init writes: its kind, name, and
-// the fingerprint of what follows, by which Follow knows it unedited.
+// skeletonHeaderFormat heads the skeleton init writes: its kind, name, and the fingerprint of what follows,
+// by which Follow knows it unedited.
 const skeletonHeaderFormat = "# %s %s: the names mlops-fn's patches find; they fill in the rest.\n" +
 	"# Written by mlops-fn init (%s): while unedited, hydrate rewrites it when job.yaml renames the job or changes its jobKind.\n"
 
@@ -379,12 +348,9 @@ func fingerprint(body string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// Write puts files into dir, which must not exist or be empty, all or
-// nothing: they are staged in a temporary folder that finish completes (it
-// hydrates), then a new dir is that folder renamed, in one step; into an
-// empty dir (init . among others: it cannot be replaced, and it keeps its
-// own mode and owner) the staged entries move one by one, and a failure moves
-// back those already moved. Either way a failure leaves dir as it was.
+// Write puts files into dir, which must not exist or be empty, all or nothing: staged in a temporary folder
+// that finish completes (it hydrates), then renamed to a new dir in one step, or, into an empty dir (init .:
+// it cannot be replaced, and keeps its mode and owner), moved entry by entry, moved back on a failure.
 func Write(dir string, files map[string][]byte, finish func(staged string) error) error {
 	entries, err := os.ReadDir(dir)
 	exists := err == nil
@@ -434,8 +400,8 @@ func Write(dir string, files map[string][]byte, finish func(staged string) error
 	return moveInto(staged, dir)
 }
 
-// moveInto moves the entries of staged into dir, none of whose names dir
-// holds; on failure it moves back those already moved.
+// moveInto moves the entries of staged into dir, none of whose names dir holds; on failure it moves back
+// those already moved.
 func moveInto(staged, dir string) error {
 	entries, err := os.ReadDir(staged)
 	if err != nil {
@@ -461,8 +427,8 @@ func moveInto(staged, dir string) error {
 	return nil
 }
 
-// named names a folder in messages: as given, and its absolute path where
-// the name alone says little ("." or "..").
+// named names a folder in messages: as given, and its absolute path where the name alone says little ("." or
+// "..").
 func named(dir string) string {
 	if base := filepath.Base(filepath.Clean(dir)); base == "." || base == ".." {
 		if abs, err := filepath.Abs(dir); err == nil {
@@ -483,8 +449,7 @@ func holds(entries []fs.DirEntry) string {
 	return strings.Join(names, ", ")
 }
 
-// cause is an error without the path a *fs.PathError or *os.LinkError
-// names, which may be a temporary one.
+// cause is an error without the path a *fs.PathError or *os.LinkError names, which may be a temporary one.
 func cause(err error) error {
 	var pe *fs.PathError
 	var le *os.LinkError

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,23 +18,11 @@ import (
 
 // LogOptions say what Logs prints.
 type LogOptions struct {
-	// Follow streams the log until the program ends, waiting for its pod to
-	// start, and follows a launcher the operator starts again.
-	Follow bool
-	// Out gets the log; Err what Logs waits for.
-	Out, Err io.Writer
-	// Poll is how often Follow asks for the pod. Default 1 s.
-	Poll time.Duration
-}
-
-// selectors are the pods that run a kind's training program, best first (a
-// Pod is itself: none).
-func selectors(jk jobkind.Facts, name string) []string {
-	var out []string
-	for _, pods := range jk.ProgramPods {
-		out = append(out, jk.PodsLabel+"="+name+","+pods)
-	}
-	return out
+	// Follow streams the log until the program ends, waiting for its pod to start, and follows a launcher the
+	// operator starts again.
+	Follow   bool
+	Out, Err io.Writer     // the log; what Logs waits for
+	Poll     time.Duration // how often Follow asks for the pod; default 1 s
 }
 
 // programPod is the newest pod running job's training program, nil if there is none yet.
@@ -48,25 +35,22 @@ func (c *Cluster) programPod(ctx context.Context, job jobnode.Job, ns string) (*
 		}
 		return &pods[0], nil
 	}
-	for _, sel := range selectors(jk, job.Name) {
-		pods, err := c.Core.Pods(ctx, ns, sel)
+	for _, program := range jk.ProgramPods { // best first
+		pods, err := c.Core.Pods(ctx, ns, jk.PodsLabel+"="+job.Name+","+program)
 		if err != nil {
 			return nil, fmt.Errorf("listing the pods of %s/%s in namespace %s: %w", job.Kind, job.Name, ns, err)
 		}
 		if len(pods) == 0 {
 			continue
 		}
-		sort.SliceStable(pods, func(i, j int) bool {
-			return pods[j].CreationTimestamp.Before(&pods[i].CreationTimestamp)
-		})
+		slices.SortStableFunc(pods, func(a, b corev1.Pod) int { return b.CreationTimestamp.Compare(a.CreationTimestamp.Time) })
 		return &pods[0], nil
 	}
 	return nil, nil
 }
 
-// trainingContainer is the container of pod that runs the program: the
-// one that reads mlops.env's ConfigMap, else kubectl's default container,
-// else the first.
+// trainingContainer is the container of pod that runs the program: the one that reads mlops.env's ConfigMap,
+// else kubectl's default container, else the first.
 func trainingContainer(pod *corev1.Pod, envConfigMaps []string) string {
 	for _, k := range pod.Spec.Containers {
 		for _, e := range k.EnvFrom {
@@ -105,12 +89,10 @@ func started(pod *corev1.Pod, container string) (bool, string) {
 	return false, string(pod.Status.Phase)
 }
 
-// Logs prints the log of job's training program: the container that runs
-// it in the pod that runs it (see selectors). Without Follow, a program
-// that has not started is an error naming what it waits for. With Follow, it
-// waits for it to start, and after the log ends, follows a new run of the
-// program (a launcher the Job controller starts again, a container
-// restarted) until the job has finished.
+// Logs prints the log of job's training program: the container that runs it in the pod that runs it (its
+// kind's ProgramPods). Without Follow, a program that has not started is an error naming what it waits for.
+// With Follow, it waits for it to start, and after the log ends, follows a new run of the program (a launcher
+// the Job controller starts again, a container restarted) until the job has finished.
 func Logs(ctx context.Context, c *Cluster, job jobnode.Job, o LogOptions) error {
 	ns, err := c.Of(job.Namespace)
 	if err != nil {
@@ -158,8 +140,14 @@ func Logs(ctx context.Context, c *Cluster, job jobnode.Job, o LogOptions) error 
 		if done != "" {
 			fmt.Fprintf(o.Err, "mlops-fn logs: %s/%s: following its new run in pod %s\n", job.Kind, job.Name, pod.Name)
 		}
-		if err := c.stream(ctx, ns, pod.Name, container, o); err != nil {
-			return err
+		r, err := c.Core.Log(ctx, ns, pod.Name, container, o.Follow)
+		if err != nil {
+			return fmt.Errorf("reading the log of pod %s, container %s, in namespace %s: %w", pod.Name, container, ns, err)
+		}
+		_, err = io.Copy(o.Out, r)
+		_ = r.Close()
+		if err != nil {
+			return fmt.Errorf("reading the log of pod %s, container %s: %w", pod.Name, container, err)
 		}
 		if !o.Follow {
 			return nil
@@ -190,18 +178,5 @@ func (c *Cluster) finished(ctx context.Context, job jobnode.Job, ns string) (boo
 	if err != nil {
 		return true, err
 	}
-	return slices.Contains(finishedPhases, phase(jk, u, pods)), nil
-}
-
-// stream copies a container's log to o.Out.
-func (c *Cluster) stream(ctx context.Context, ns, pod, container string, o LogOptions) error {
-	r, err := c.Core.Log(ctx, ns, pod, container, o.Follow)
-	if err != nil {
-		return fmt.Errorf("reading the log of pod %s, container %s, in namespace %s: %w", pod, container, ns, err)
-	}
-	defer func() { _ = r.Close() }()
-	if _, err := io.Copy(o.Out, r); err != nil {
-		return fmt.Errorf("reading the log of pod %s, container %s: %w", pod, container, err)
-	}
-	return nil
+	return slices.Contains(jobkind.FinalConditions, phase(jk, u, pods)), nil
 }

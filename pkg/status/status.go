@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 
+// Package status reads a job mlops-fn applied back from the cluster, with client-go: where it is (mlops-fn
+// status) and what its training program prints (mlops-fn logs), for every kind of the job kinds table.
 package status
 
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -16,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/cluster"
@@ -24,22 +29,55 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
+// Cluster is the API server the commands read, and the namespace of a job whose overlay names none.
+type Cluster struct {
+	Core    Core
+	Dynamic dynamic.Interface
+	cluster.Namespaces
+}
+
+// Core is what status and logs read of the API server besides the jobs: cluster.Cluster's reads, as it
+// documents them (the tests' fake is client-go's).
+type Core interface {
+	Pod(ctx context.Context, ns, name string) (*corev1.Pod, error)
+	Pods(ctx context.Context, ns, selector string) ([]corev1.Pod, error)
+	Events(ctx context.Context, ns string) ([]corev1.Event, error)
+	Log(ctx context.Context, ns, pod, container string, follow bool) (io.ReadCloser, error)
+	Serves(ctx context.Context, groupVersion string) error
+	Resource(ctx context.Context, gvk schema.GroupVersionKind) (schema.GroupVersionResource, error)
+}
+
+var _ Core = (*cluster.Cluster)(nil)
+
+// From reads the cluster c connects to.
+func From(c *cluster.Cluster) *Cluster {
+	return &Cluster{Core: c, Dynamic: c.Dynamic, Namespaces: c.Namespaces}
+}
+
+// job reads a job of kind jk, nil when it does not exist; notServed says why where the cluster serves no such
+// kind (its operator is not installed).
+func (c *Cluster) job(ctx context.Context, jk jobkind.Facts, ns, name string) (u *unstructured.Unstructured, notServed string, err error) {
+	gvr, err := c.Core.Resource(ctx, schema.FromAPIVersionAndKind(jk.APIVersion, jk.Kind))
+	if no := (*cluster.NotServedError)(nil); errors.As(err, &no) {
+		return nil, no.Error(), nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	u, err = cluster.Get(ctx, c.Dynamic.Resource(gvr).Namespace(ns), name)
+	return u, "", err
+}
+
 // Report is where a job is.
 type Report struct {
-	// Job is KIND/NAME, Namespace where it was looked for.
-	Job, Namespace string
-	// Found: the job exists.
-	Found bool
-	// Phase: Pending, Created, Running, Restarting, Suspended, Succeeded,
-	// Complete (a TrainJob's), Failed; a Pod's phase.
-	Phase string
-	// Ready pods of Expected (the job's replicas, a TrainJob's numNodes).
-	Ready, Expected int
+	Job, Namespace string // KIND/NAME, and where it was looked for
+	Found          bool
+	// Phase: Pending, Created, Running, Restarting, Suspended, Succeeded, Complete, Failed; a Pod's phase.
+	Phase           string
+	Ready, Expected int // ready pods of the job's replicas (a TrainJob's numNodes)
 	Pods            []Pod
-	// Why the job waits, or failed: Kueue, the pods' images, Pod Security, ...
-	Why []string
-	// Notes are what goes wrong without keeping the job waiting: a job of
-	// a LocalQueue that Kueue never queued.
+	Why             []string // why the job waits, or failed: Kueue, the pods' images, Pod Security, ...
+	// Notes are what goes wrong without keeping the job waiting: a job of a LocalQueue Kueue never queued.
 	Notes []string
 }
 
@@ -47,26 +85,14 @@ type Report struct {
 type Pod struct {
 	Name, Phase string
 	Ready       bool
-	// Detail: a container's waiting or terminated reason, the scheduler's.
-	Detail string
+	Detail      string // a container's waiting or terminated reason, the scheduler's
 }
 
-// Kueue's API, the label that names a job's LocalQueue, and its conditions.
-const (
-	kueueGroup = "kueue.x-k8s.io"
-	// kueueGate is the scheduling gate Kueue holds a queued Pod with.
-	kueueGate = "kueue.x-k8s.io/admission"
-)
+// Kueue's API group, and the scheduling gate it holds a queued Pod with.
+const kueueGroup, kueueGate = "kueue.x-k8s.io", "kueue.x-k8s.io/admission"
 
-// kueueVersions are the versions of Kueue's API read, newest first.
-var kueueVersions = []string{"v1beta2", "v1beta1"}
-
-// finishedPhases are the phases after which nothing waits: the kinds' final
-// conditions, a success first.
-var finishedPhases = jobkind.FinalConditions
-
-// Status reads where job is: the job, its pods, and when it waits, why.
-// Only an error reaching the cluster is an error.
+// Status reads where job is: the job, its pods, and when it waits, why. Only an error reaching the cluster is
+// an error.
 func Status(ctx context.Context, c *Cluster, job jobnode.Job) (*Report, error) {
 	ns, err := c.Of(job.Namespace)
 	if err != nil {
@@ -90,7 +116,7 @@ func Status(ctx context.Context, c *Cluster, job jobnode.Job) (*Report, error) {
 		return nil, err
 	}
 	r.Phase = phase(jk, u, pods)
-	r.Expected = expected(jk, u)
+	r.Expected = jk.PodCount(u.Object)
 	for _, p := range pods {
 		s := podState(p)
 		if s.Ready {
@@ -98,7 +124,7 @@ func Status(ctx context.Context, c *Cluster, job jobnode.Job) (*Report, error) {
 		}
 		r.Pods = append(r.Pods, s)
 	}
-	if slices.Contains(finishedPhases, r.Phase) {
+	if slices.Contains(jobkind.FinalConditions, r.Phase) {
 		if r.Phase == "Failed" {
 			r.Why = append(r.Why, failure(u, pods))
 		}
@@ -119,8 +145,8 @@ func Status(ctx context.Context, c *Cluster, job jobnode.Job) (*Report, error) {
 		r.Why = append(r.Why, podWaits(p)...)
 	}
 	if r.Expected > 0 && len(pods) >= r.Expected {
-		// Every pod is there: a refusal the controller retried past (a
-		// webhook's cache behind the API server's, seen in make e2e) is history.
+		// Every pod is there: a refusal the controller retried past (a webhook's cache behind the API
+		// server's, seen in make e2e) is history.
 		return r, nil
 	}
 	refused, err := c.refused(ctx, ns, job.Name, u.GetCreationTimestamp())
@@ -131,8 +157,7 @@ func Status(ctx context.Context, c *Cluster, job jobnode.Job) (*Report, error) {
 	return r, nil
 }
 
-// pods are the job's pods, by name: a Pod's itself, else the operator's, by
-// the label it puts on them.
+// pods are the job's pods, by name: a Pod's itself, else the operator's, by the label it puts on them.
 func (c *Cluster) pods(ctx context.Context, jk jobkind.Facts, ns, name string) ([]corev1.Pod, error) {
 	if jk.PodsLabel == "" {
 		p, err := c.Core.Pod(ctx, ns, name)
@@ -167,9 +192,8 @@ func condition(u *unstructured.Unstructured, t string) (status, reason, message 
 	return status, reason, message
 }
 
-// phase: a Pod's phase; a job's final condition, else Suspended, else its
-// operator's latest condition (Restarting, Running, Created), else Running
-// when a pod runs, else Pending.
+// phase: a Pod's phase; a job's final condition, else Suspended, else its operator's latest condition
+// (Restarting, Running, Created), else Running when a pod runs, else Pending.
 func phase(jk jobkind.Facts, u *unstructured.Unstructured, pods []corev1.Pod) string {
 	if jk.PodsLabel == "" {
 		if p, _, _ := unstructured.NestedString(u.Object, "status", "phase"); p != "" {
@@ -177,7 +201,7 @@ func phase(jk jobkind.Facts, u *unstructured.Unstructured, pods []corev1.Pod) st
 		}
 		return "Pending"
 	}
-	for _, t := range append(slices.Clone(finishedPhases), "Suspended") {
+	for _, t := range append(slices.Clone(jobkind.FinalConditions), "Suspended") {
 		if s, _, _ := condition(u, t); s == "True" {
 			return t
 		}
@@ -198,14 +222,7 @@ func phase(jk jobkind.Facts, u *unstructured.Unstructured, pods []corev1.Pod) st
 	return "Pending"
 }
 
-// expected is how many pods the job runs: its replicas (an MPIJob's
-// launcher and workers), a TrainJob's numNodes, a Pod itself.
-func expected(jk jobkind.Facts, u *unstructured.Unstructured) int {
-	return jk.PodCount(u.Object)
-}
-
-// podState: a pod's phase, whether it is ready, and why a container waits
-// or how it ended.
+// podState: a pod's phase, whether it is ready, and why a container waits or how it ended.
 func podState(p corev1.Pod) Pod {
 	s := Pod{Name: p.Name, Phase: string(p.Status.Phase)}
 	for _, c := range p.Status.Conditions {
@@ -239,8 +256,8 @@ func podState(p corev1.Pod) Pod {
 // imagePull are the waiting reasons of a container whose image does not pull.
 var imagePull = []string{"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull"}
 
-// podWaits says why a pod waits: an image that does not pull, a container
-// that cannot start or keeps crashing, the scheduler finding no node.
+// podWaits says why a pod waits: an image that does not pull, a container that cannot start or keeps
+// crashing, the scheduler finding no node.
 func podWaits(p corev1.Pod) []string {
 	var out []string
 	for _, c := range p.Status.Conditions {
@@ -272,43 +289,36 @@ func gated(pods []corev1.Pod) bool {
 	})
 }
 
-// kueue says why Kueue holds the job (held: it is suspended or gated): no
-// Kueue, no such LocalQueue, or its Workload not admitted, with Kueue's
-// message. A job of a LocalQueue neither held nor owning a Workload runs
+// kueue says why Kueue holds the job (held: it is suspended or gated): no Kueue, no such LocalQueue, or its
+// Workload not admitted, with Kueue's message. A job of a LocalQueue neither held nor owning a Workload runs
 // outside the queue, its quota uncounted: note says so.
 func (c *Cluster) kueue(ctx context.Context, jk jobkind.Facts, u *unstructured.Unstructured, ns string, held bool) (why []string, note string, err error) {
 	queue := u.GetLabels()[api.QueueLabel]
 	if queue == "" {
 		return nil, "", nil
 	}
-	version := ""
-	for _, v := range kueueVersions {
-		if err := c.Core.Serves(ctx, kueueGroup+"/"+v); err == nil {
-			version = v
-			break
-		}
-	}
-	if version == "" {
+	versions := []string{"v1beta2", "v1beta1"} // newest first
+	served := slices.IndexFunc(versions, func(v string) bool { return c.Core.Serves(ctx, kueueGroup+"/"+v) == nil })
+	if served < 0 {
 		if !held {
 			return nil, fmt.Sprintf("not queued: its label %s names Kueue's LocalQueue %s (QUEUE in mlops.env), but this cluster serves no Kueue API (%s): it runs without a queue", api.QueueLabel, queue, kueueGroup), nil
 		}
 		return []string{fmt.Sprintf("its label %s names Kueue's LocalQueue %s, but this cluster serves no Kueue API (%s): nothing admits it", api.QueueLabel, queue, kueueGroup)}, "", nil
 	}
-	gv := schema.GroupVersion{Group: kueueGroup, Version: version}
+	gv := schema.GroupVersion{Group: kueueGroup, Version: versions[served]}
 	l, err := c.Dynamic.Resource(gv.WithResource("workloads")).Namespace(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, "", fmt.Errorf("listing Kueue's Workloads in namespace %s: %w", ns, err)
 	}
 	var w *unstructured.Unstructured
-	for i := range l.Items {
-		if slices.ContainsFunc(l.Items[i].GetOwnerReferences(), func(o metav1.OwnerReference) bool { return o.UID == u.GetUID() }) {
-			w = &l.Items[i]
-			break
-		}
+	if i := slices.IndexFunc(l.Items, func(w unstructured.Unstructured) bool {
+		return slices.ContainsFunc(w.GetOwnerReferences(), func(o metav1.OwnerReference) bool { return o.UID == u.GetUID() })
+	}); i >= 0 {
+		w = &l.Items[i]
 	}
 	if w == nil && !held {
-		// Kueue's webhook holds a job it manages as it is created, and makes
-		// its Workload before it lets it go: this one it does not manage.
+		// Kueue's webhook holds a job it manages as it is created, and makes its Workload before it lets it
+		// go: this one it does not manage.
 		return nil, fmt.Sprintf("not queued: its label %s names Kueue's LocalQueue %s (QUEUE in mlops.env), but Kueue never held it and made no Workload for it: it runs outside the queue, its quota uncounted. "+
 			"Kueue manages %s only with %s in its Configuration's integrations.frameworks (Kueue v0.19's default leaves %s out) and in the namespaces its managedJobsNamespaceSelector selects: ask the cluster's admin to enable it (docs/sharing-a-cluster.md), or remove QUEUE",
 			api.QueueLabel, queue, jobkind.WithArticle(jk.Kind), jk.KueueFramework, kueueOff()), nil
@@ -337,9 +347,8 @@ func (c *Cluster) kueue(ctx context.Context, jk jobkind.Facts, u *unstructured.U
 	return []string{fmt.Sprintf("Kueue has not admitted it (Workload %s in LocalQueue %s): %s", w.GetName(), queue, reason)}, "", nil
 }
 
-// refused says why the job's pods cannot be created: the operators' (and
-// the Job controller's) FailedCreate events on the job or the objects named
-// after it, since the job was created; Pod Security named as such.
+// refused says why the job's pods cannot be created: the operators' (and the Job controller's) FailedCreate
+// events on the job or the objects named after it, since the job was created; Pod Security named as such.
 func (c *Cluster) refused(ctx context.Context, ns, name string, since metav1.Time) ([]string, error) {
 	events, err := c.Core.Events(ctx, ns)
 	if err != nil {
@@ -348,8 +357,8 @@ func (c *Cluster) refused(ctx context.Context, ns, name string, since metav1.Tim
 	var last *corev1.Event
 	for i, e := range events {
 		mine := e.InvolvedObject.Name == name || strings.HasPrefix(e.InvolvedObject.Name, name+"-")
-		// The Job controller's and the training-operator's reason is FailedCreate; mpi-operator
-		// v0.8 reports its workers' as MPIJobFailed, "worker pod created failed: …".
+		// The Job controller's and the training-operator's reason is FailedCreate; mpi-operator v0.8 reports
+		// its workers' as MPIJobFailed, "worker pod created failed: …".
 		createFailed := strings.Contains(e.Reason, "FailedCreate") || strings.Contains(e.Message, "pod created failed")
 		if !mine || e.Type != corev1.EventTypeWarning || !createFailed || eventTime(e).Before(since.Time) {
 			continue
@@ -428,8 +437,7 @@ func (r *Report) String() string {
 	return b.String()
 }
 
-// kueueOff are the kinds' frameworks that Kueue's default Configuration
-// leaves out.
+// kueueOff are the kinds' frameworks that Kueue's default Configuration leaves out.
 func kueueOff() string {
 	var off []string
 	for _, k := range kinds.All {
