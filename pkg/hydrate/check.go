@@ -19,16 +19,13 @@ import (
 )
 
 // check is hydrate's invariant: the overlay, built as kubectl builds it, equals mlops-fn run as the last
-// transformer of the same kustomization (the env ConfigMap from the same generator, the user's own fields
-// kept), as `kustomize build --enable-alpha-plugins --enable-exec` runs it. The function runs in process,
-// through the processor, the code the KRM function runs: the runners' tests (fn/runners_test.go) run the
-// binary itself as kustomize's exec transformer.
+// transformer of the same kustomization (`kustomize build --enable-alpha-plugins --enable-exec`), in process,
+// through the processor (the runners' tests, fn/runners_test.go, run the binary under kustomize).
 //
-// kustomize hands a transformer the objects as its fields left them, with the names its namePrefix and
-// nameSuffix replaced in an annotation; a build in process drops that annotation at its end. So the build of
-// the kustomization without the component first marks each object of the base with its name (a patch listed
-// before the user's, which kustomize runs before namespace:, namePrefix: and nameSuffix:), and the mark
-// becomes the annotation the function reads.
+// kustomize hands a transformer the names its namePrefix and nameSuffix replaced in an annotation, which a
+// build in process drops at its end. So the build without the component first marks each object of the base
+// with its name (a patch listed before the user's, which kustomize runs before namespace:, namePrefix: and
+// nameSuffix:), and the mark becomes the annotation the function reads.
 func (r *rendering) check() error {
 	// The build and the function's run share nothing they write (the function's merge reads no kyaml global):
 	// side by side, hydrate takes about as long as the build alone (make bench).

@@ -67,6 +67,7 @@ func (r *rendering) renderComponent() error {
 		out.Component[out.generated] = []byte(r.header + s)
 		return err
 	}
+	out.targets = targets
 	names := map[string]bool{}
 	for _, t := range targets {
 		if names[t.GetName()] {
@@ -110,7 +111,7 @@ func (r *rendering) renderComponent() error {
 		}
 	}
 	// The env ConfigMap goes beside the objects the patches address.
-	for _, t := range out.targets() {
+	for _, t := range out.targets {
 		if ns := t.GetNamespace(); r.e.envNamespace == "" && ns != "" {
 			r.e.envNamespace = ns
 			return r.setEntries()
@@ -119,28 +120,17 @@ func (r *rendering) renderComponent() error {
 	return nil
 }
 
-func (out *Overlay) targets() []*yaml.RNode {
-	var ts []*yaml.RNode
-	for _, p := range out.patches {
-		if !slices.Contains(ts, p.target) {
-			ts = append(ts, p.target)
-		}
-	}
-	return ts
-}
-
 // patchEntry is a patch file of the component and the object it patches.
 type patchEntry struct {
 	file   string
 	target *yaml.RNode
 }
 
-// componentKustomization writes the component's kustomization, its transformers inline: kustomize runs a
-// kustomization's patches: and replacements: before its transformers:, and those in the order listed (an
-// inline one before any named by a path); so the component has neither of the two, and lists as transformers
-// the guard's steps, then the job's patches, each aimed at its target by kind and name, so a namespace the
-// overlay sets later does not matter. The guard fails the build before a patch meets a base it was not
-// written for. The CRDs' name references (configurations:) hold for the whole build.
+// componentKustomization writes the component's kustomization. kustomize runs patches: and replacements:
+// before transformers:, and those in the order listed (an inline one before any named by a path); so the
+// component lists, as inline transformers, the guard's steps, then the job's patches, each aimed at its target
+// by kind and name: the guard fails the build before a patch meets a base it was not written for. The CRDs'
+// name references (configurations:) hold for the whole build.
 func (r *rendering) componentKustomization() error {
 	transformers, err := r.guard()
 	if err != nil {
@@ -190,7 +180,8 @@ func (r *rendering) componentKustomization() error {
 			}
 		}
 	}
-	k.YNode().HeadComment = r.header + "# transformers: the guard (" + guardPrefix + "*), failing the build once what the job's patch comes from\n# changed, then the patch."
+	k.YNode().HeadComment = r.header + "# transformers: the guard (" + guardPrefix +
+		"*), failing the build once what the job's patch comes from\n# changed, then the patch."
 	text, err := k.String()
 	out.Component[componentFile] = []byte(text)
 	out.Component[ListedFile] = []byte(r.header + jsonPatch(map[string]any{"op": "test", "path": pointer(listedField), "value": listedValue}))

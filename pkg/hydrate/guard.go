@@ -16,24 +16,21 @@ import (
 )
 
 // The guard makes a hydrated overlay refuse to build once what the function reads changed (mlops.env, the job
-// spec, the base's job, the env ConfigMap's generator): plain kustomize (kubectl apply -k) cannot run mlops-fn,
-// so an edit would otherwise ship the patches of the old values with exit 0. kustomize cannot compare two
-// values, but a JSON patch's test operation can, whole maps at once, and fails the build when they differ,
-// printing the path it tested. So the guard, the first of the component's transformers, runs in steps, each a
-// replacement that copies what the build reads into the job spec (local-config, never applied) and a JSON
-// patch that tests it there against what hydrate read:
+// spec, the base's job, the env ConfigMap's generator): plain kustomize cannot run mlops-fn, so an edit would
+// otherwise ship the patches of the old values with exit 0. A JSON patch's test operation compares whole maps
+// and fails the build, printing the path it tested; so the guard, the component's first transformers, is
+// replacements that copy what the build reads into the job spec (local-config, never applied) and JSON
+// patches that test it there against what hydrate read:
 //
-//   - the two files first, so an edit of either (a job renamed in job.yaml and the base alike among them) is
-//     reported as such: mlops.env as the env ConfigMap's data, as the kustomization's generator makes it
-//     (kustomize's parse, which drops comments and a CRLF's CR; the user's literals and further files), with
-//     the token of hydrate's kustomization entries; and the job spec's metadata and spec (the file is a
-//     resource of the kustomization, after the components listed before mlops-fn's);
-//   - the base: of each object the patches address its apiVersion, metadata (name, namespace) and spec,
-//     whole; of the env ConfigMap its namespace and that kustomize will hash its name.
+//   - the two files first, so an edit of either (a job renamed in both job.yaml and the base too) is reported
+//     as such: mlops.env as the env ConfigMap's data as the generator makes it (kustomize's parse: comments
+//     and a CRLF's CR dropped; the user's literals and further files), with the token of hydrate's entries;
+//     the job spec's metadata and spec (a resource, after the components listed before mlops-fn's);
+//   - the base: of each object the patches address its apiVersion, metadata and spec, whole; of the env
+//     ConfigMap its namespace and that kustomize will hash its name (not the hash, which kustomize appends
+//     after every transformer, the guard's too).
 //
-// Not kustomize's hash of the data, which would stand for it in one name: kustomize appends it after every
-// transformer of the build, the guard's too. Each field's name is the message the build fails with. A comment
-// edited in either file changes nothing the patches come from, and passes.
+// Each field's name is the message the build fails with. A comment edited in either file passes.
 
 const (
 	specKind = api.Kind
@@ -106,7 +103,7 @@ func (r *rendering) guard() ([]map[string]any, error) {
 	// so that a new version or namespace fails a test, in the guard's words, rather than select nothing.
 	var base []any
 	baseTests := []map[string]any{{"op": "move", "from": pointer(baseScratch), "path": pointer(baseField)}}
-	for _, t := range r.out.targets() {
+	for _, t := range r.out.targets {
 		key := t.GetKind() + " " + t.GetName()
 		source := baseSource(t, r.items)
 		base = append(base,
@@ -179,7 +176,7 @@ func pointer(path ...string) string {
 	return "/" + strings.Join(p, "/")
 }
 
-func pointerKey(k string) string { return strings.NewReplacer("~", "~0", "/", "~1").Replace(k) }
+var pointerKey = strings.NewReplacer("~", "~0", "/", "~1").Replace
 
 // pathKey writes a map key into a replacement's field path: kustomize splits paths at dots unless the key is
 // bracketed, and takes brackets without a dot inside for a list item selector.

@@ -61,6 +61,7 @@ type Overlay struct {
 	folders           map[string]map[string][]byte // Options.Folders
 	kustomizationPath string                       // the file Kustomization replaces (a link's target)
 	built             []*yaml.RNode
+	targets           []*yaml.RNode // the objects the patches address, one each
 	patches           []patchEntry
 	generated         string        // the component's file with the generated job
 	jobParts          []*yaml.RNode // what the job is built from: the targets and their patches, or the generated job

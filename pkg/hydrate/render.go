@@ -166,9 +166,12 @@ func (r *rendering) readKustomization() error {
 	if kpath != "" {
 		r.kname, r.out.kustomizationPath = filepath.Join(r.out.dir, filepath.Base(kpath)), kreal
 	} else if len(o.Resources) == 0 {
-		return fmt.Errorf("%s does not exist: pass --resources with the base that holds the %s skeleton named %s", filepath.Join(o.Dir, "kustomization.yaml"), plan.Facts().Kind, plan.Name)
+		return fmt.Errorf("%s does not exist: pass --resources with the base that holds the %s skeleton named %s",
+			filepath.Join(o.Dir, "kustomization.yaml"), plan.Facts().Kind, plan.Name)
 	}
-	seedHeader := fmt.Sprintf("# After editing %s or %s, run `mlops-fn hydrate` on this folder, then\n# `kubectl apply -k` it: until hydrate has run, the build fails and says so.\n# Lines you add here stay; the entries marked `# mlops-fn hydrate` are hydrate's.", o.Config, r.envFile)
+	seedHeader := fmt.Sprintf("# After editing %s or %s, run `mlops-fn hydrate` on this folder, then\n"+
+		"# `kubectl apply -k` it: until hydrate has run, the build fails and says so.\n"+
+		"# Lines you add here stay; the entries marked `# mlops-fn hydrate` are hydrate's.", o.Config, r.envFile)
 	if r.k, r.oldText, r.form, err = readKustomization(kpath, o.Resources, seedHeader); err != nil {
 		return err
 	}

@@ -23,13 +23,11 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
-// The kustomization's own fields that kustomize applies after the component, and that are the user's:
-// namespace:, labels:, commonLabels:, commonAnnotations: and images:, what `kustomize edit set
-// namespace|image` and `kustomize edit add label|annotation` write. In the hydrated overlay they act after
-// mlops-fn's patches, so their value wins over the job spec's (an image of images: over spec.image); the check
-// gives the function's run the same order by applying them once more to its output, with kustomize's own
-// filters. namePrefix: and nameSuffix: act before the function as they do before the component (the function
-// finds its targets by the names they replaced), and the function renames nothing: they need no second pass.
+// The user's fields of the kustomization that kustomize applies after the component (namespace:, labels:,
+// commonLabels:, commonAnnotations:, images:, what `kustomize edit set|add` writes) win over the job spec's
+// values in the hydrated overlay; the check gives the function's run the same order by applying them once more
+// to its output, with kustomize's own filters. namePrefix: and nameSuffix: act before the function as before
+// the component, and the function renames nothing: they need no second pass but on the objects it makes.
 
 func kustomizationOf(k *yaml.RNode) (types.Kustomization, error) {
 	var out types.Kustomization

@@ -29,11 +29,10 @@ func (o *Overlay) Write() error { return WriteAll([]*Overlay{o}) }
 
 // WriteAll writes every overlay into its folder, all or none. A folder changes in at most two renames: the
 // component folder is swapped whole with the staged one, then the kustomization, when hydrate's entries in it
-// changed (a rename, a namespace, another env file: rare). A process killed between the two leaves an overlay
-// whose guard refuses to build (its token names the other kustomization) until the next hydrate.
-// Options.Folders (the base init wrote, following a renamed job) are swapped in before the component: killed
-// in between, the old guard refuses the edited job spec. After the renames each folder is built again from
-// disk and must equal what Render built, or every folder is put back as it was.
+// changed (rare). Killed between the two, the guard refuses the build (its token names the other
+// kustomization) until the next hydrate. Options.Folders are swapped in before the component: killed in
+// between, the old guard refuses the edited job spec. Then each folder is read back and must hold what Render
+// built, or every folder is put back as it was.
 func WriteAll(overlays []*Overlay) error {
 	defer func() {
 		for _, o := range overlays {
