@@ -26,11 +26,11 @@ func (r *rendering) renderComponent() error {
 	// The function sees the targets after the kustomization's namespace: moved them; the patches find them by
 	// kind and name before it does.
 	seen := items
-	if r.namespace != "" {
+	if ns := r.k.Field("namespace"); ns != nil && ns.Value.YNode().Value != "" {
 		seen = make([]*yaml.RNode, len(items))
 		for i, it := range items {
 			seen[i] = it.Copy()
-			if err := seen[i].SetNamespace(r.namespace); err != nil {
+			if err := seen[i].SetNamespace(ns.Value.YNode().Value); err != nil {
 				return err
 			}
 		}

@@ -180,12 +180,10 @@ func setEntries(k *yaml.RNode, e entries, path string) ([]string, error) {
 		env, owned = yaml.NewMapRNode(nil), true
 		kept = append(kept, env.YNode())
 	}
-	restored, err := setEnvGenerator(env, e, owned)
+	where := fmt.Sprintf("%s: configMapGenerator %s: ", path, e.envName)
+	restored, err := setEnvGenerator(env, e, owned, where)
 	if err != nil {
-		return nil, fmt.Errorf("%s: configMapGenerator %s: %w", path, e.envName, err)
-	}
-	for i, r := range restored {
-		restored[i] = fmt.Sprintf("%s: configMapGenerator %s: %s", path, e.envName, r)
+		return nil, fmt.Errorf("%s%w", where, err)
 	}
 	inputs, err := yaml.Parse(fmt.Sprintf(`name: %s
 envs:
@@ -333,8 +331,8 @@ func blockStyle(k *yaml.RNode, field string) {
 // setEnvGenerator makes g generate the env ConfigMap from the env file, under the name the job reads, beside
 // the job, with kustomize's hash of its data at the end of the name (the component's name references carry
 // it into a custom resource's envFrom): an edit makes a new ConfigMap, and a job that keeps running, or whose
-// update is refused, keeps reading its own.
-func setEnvGenerator(g *yaml.RNode, e entries, owned bool) ([]string, error) {
+// update is refused, keeps reading its own. What it sets back is named after where.
+func setEnvGenerator(g *yaml.RNode, e entries, owned bool, where string) ([]string, error) {
 	comment := ""
 	if name := g.Field("name"); name != nil {
 		comment = name.Value.YNode().LineComment
@@ -368,13 +366,13 @@ func setEnvGenerator(g *yaml.RNode, e entries, owned bool) ([]string, error) {
 	switch {
 	case slices.ContainsFunc(c, func(n *yaml.Node) bool { return n.Value == e.envFile }):
 	case owned && len(c) > 0:
-		restored = append(restored, fmt.Sprintf("envs[0]: %s is hydrate's place: it writes %s there, the env file the job spec names (spec.envFile.path); list your own files after it", c[0].Value, e.envFile))
+		restored = append(restored, where+fmt.Sprintf("envs[0]: %s is hydrate's place: it writes %s there, the env file the job spec names (spec.envFile.path); list your own files after it", c[0].Value, e.envFile))
 		c[0].Value = e.envFile
 	default:
 		envs.YNode().Content = append([]*yaml.Node{yaml.NewStringRNode(e.envFile).YNode()}, c...)
 	}
 	if h, _ := g.Pipe(yaml.Lookup("options", "disableNameSuffixHash")); h != nil && !strings.EqualFold(h.YNode().Value, "false") {
-		restored = append(restored, fmt.Sprintf("options.disableNameSuffixHash: %s is hydrate's: it writes false, so that an edit of mlops.env makes a new ConfigMap beside the old one and a running job keeps reading its own", h.YNode().Value))
+		restored = append(restored, where+fmt.Sprintf("options.disableNameSuffixHash: %s is hydrate's: it writes false, so that an edit of mlops.env makes a new ConfigMap beside the old one and a running job keeps reading its own", h.YNode().Value))
 	}
 	hash := yaml.NewRNode(&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagBool, Value: "false"})
 	return restored, g.PipeE(yaml.LookupCreate(yaml.MappingNode, "options"), yaml.SetField("disableNameSuffixHash", hash))

@@ -80,7 +80,6 @@ type rendering struct {
 	items     []*yaml.RNode     // the base, without the env ConfigMap
 	envData   map[string]string // the env ConfigMap's data as generated, nil: none
 	envExtras bool              // envData is not mlops.env's keys and values alone
-	namespace string            // the kustomization's namespace:
 	text      []byte            // the kustomization's new text
 	restored  []string          // hydrate's fields of the env generator an edit had changed
 }
@@ -187,9 +186,6 @@ func (r *rendering) readKustomization() error {
 	}
 	r.e = entries{envName: plan.ConfigMapName, envNamespace: plan.Namespace, envFile: r.envFile,
 		inputsName: plan.JobName + api.GuardInputsSuffix, specFile: o.Config}
-	if n := r.k.Field("namespace"); n != nil {
-		r.namespace = n.Value.YNode().Value
-	}
 	return r.setEntries()
 }
 
