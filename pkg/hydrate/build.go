@@ -3,6 +3,7 @@
 package hydrate
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -24,10 +25,9 @@ import (
 // builds counts the builds, hydrate's main cost (TestBuildsPerWrite).
 var builds atomic.Int64
 
-// build runs kustomize on dir as `kubectl kustomize` and `kubectl apply -k`
-// do (kustomize's defaults: no plugins, files only from in or below each
-// kustomization), from kyaml's built-in schema as a new kubectl process
-// (TestBuildsDoNotShareTheSchema).
+// build runs kustomize on dir as `kubectl kustomize` and `kubectl apply -k` do (kustomize's defaults: no
+// plugins, files only from in or below each kustomization), from kyaml's built-in schema as a new kubectl
+// process (TestBuildsDoNotShareTheSchema).
 func build(fsys filesys.FileSystem, dir string) ([]*yaml.RNode, error) {
 	builds.Add(1)
 	var m resmap.ResMap
@@ -46,13 +46,12 @@ func build(fsys filesys.FileSystem, dir string) ([]*yaml.RNode, error) {
 	return m.ToRNodeSlice(), nil
 }
 
-// mergeWithoutBase is kustomize's error for a generator that merges into or
-// replaces an object its resources lack (kustomize edit add configmap
-// --behavior=merge), which it prints as Go pointers and structs.
+// mergeWithoutBase is kustomize's error for a generator that merges into or replaces an object its resources
+// lack (kustomize edit add configmap --behavior=merge), which it prints as Go pointers and structs.
 var mergeWithoutBase = regexp.MustCompile(`Kind:"([A-Za-z]+)".*Name:"([^"]*)".*does not exist; cannot merge or replace`)
 
-// builtObject is an object of a build as the API server receives it:
-// decoded, without comments or field order.
+// builtObject is an object of a build as the API server receives it: decoded, without comments or field
+// order.
 type builtObject struct {
 	apiVersion, kind, namespace, name string
 	fields                            map[string]any
@@ -76,59 +75,41 @@ func (o builtObject) String() string {
 	return o.kind + "/" + o.name + " (namespace " + o.namespace + ")"
 }
 
-func objects(nodes []*yaml.RNode) (map[string]builtObject, error) {
-	out := map[string]builtObject{}
-	for _, n := range nodes {
-		m, err := n.Map()
-		if err != nil {
-			return nil, err
-		}
-		out[n.GetKind()+" "+n.GetNamespace()+"/"+n.GetName()] = builtObject{n.GetApiVersion(), n.GetKind(), n.GetNamespace(), n.GetName(), m}
-	}
-	return out, nil
-}
-
-// objectDiff is how one object differs between two builds: field by field,
-// or, when one build lacks it, one change at the path "", the whole object.
+// objectDiff is how one object differs between two builds: field by field, or, when one build lacks it, one
+// change at the path "", the whole object.
 type objectDiff struct {
 	object  builtObject
 	changes []fielddiff.Change
 }
 
-// differences lists how two builds differ, object by object in a fixed
-// order (kind, namespace, name); none when they do not.
+// differences lists how two builds differ, object by object in a fixed order (kind, namespace, name); none
+// when they do not.
 func differences(want, got []*yaml.RNode) ([]objectDiff, error) {
-	w, err := objects(want)
-	if err != nil {
-		return nil, err
-	}
-	g, err := objects(got)
-	if err != nil {
-		return nil, err
-	}
-	keys := slices.Collect(maps.Keys(w))
-	for k := range g {
-		if _, ok := w[k]; !ok {
-			keys = append(keys, k)
+	objects := map[string][2]*builtObject{} // by kind, namespace and name: in want, in got
+	for side, nodes := range [][]*yaml.RNode{want, got} {
+		for _, n := range nodes {
+			m, err := n.Map()
+			if err != nil {
+				return nil, err
+			}
+			key := n.GetKind() + " " + n.GetNamespace() + "/" + n.GetName()
+			both := objects[key]
+			both[side] = &builtObject{n.GetApiVersion(), n.GetKind(), n.GetNamespace(), n.GetName(), m}
+			objects[key] = both
 		}
 	}
-	slices.Sort(keys)
 	// An object one build lacks is nil there: one change, the whole object.
-	fields := func(o builtObject, ok bool) any {
-		if !ok {
+	fields := func(o *builtObject) any {
+		if o == nil {
 			return nil
 		}
 		return o.fields
 	}
 	var out []objectDiff
-	for _, k := range keys {
-		wantObject, inWant := w[k]
-		gotObject, inGot := g[k]
-		if changes := fielddiff.Trees("", fields(wantObject, inWant), fields(gotObject, inGot)); len(changes) > 0 {
-			if !inWant {
-				wantObject = gotObject
-			}
-			out = append(out, objectDiff{object: wantObject, changes: changes})
+	for _, key := range slices.Sorted(maps.Keys(objects)) {
+		w, g := objects[key][0], objects[key][1]
+		if changes := fielddiff.Trees("", fields(w), fields(g)); len(changes) > 0 {
+			out = append(out, objectDiff{object: *cmp.Or(w, g), changes: changes})
 		}
 	}
 	return out, nil
@@ -137,14 +118,9 @@ func differences(want, got []*yaml.RNode) ([]objectDiff, error) {
 // maxChangesShown bounds the changes a message lists; it counts the rest.
 const maxChangesShown = 4
 
-// describe writes the first changes of diffs, one a line, each with both
-// builds' values after the phrases that name them ("mlops-fn renders", "the
-// kustomization's build gives"), then how many more there are.
-func describe(diffs []objectDiff, want, got string) string {
-	return describeFirst(diffs, maxChangesShown, want, got)
-}
-
-func describeFirst(diffs []objectDiff, shown int, want, got string) string {
+// describe writes the first shown changes of diffs, one a line, each with both builds' values after the
+// phrases that name them ("mlops-fn renders", "the kustomization's build gives"), then how many more there are.
+func describe(diffs []objectDiff, shown int, want, got string) string {
 	var lines []string
 	more := 0
 	for _, d := range diffs {
@@ -176,8 +152,8 @@ func presence(object any) string {
 	return "the object"
 }
 
-// stagedBuild builds dir as it will be: files (by name in dir) replaced, and
-// each of folders (by path in dir) replaced whole by its files.
+// stagedBuild builds dir as it will be: files (by name in dir) replaced, and each of folders (by path in dir)
+// replaced whole by its files.
 func stagedBuild(dir string, files map[string][]byte, folders map[string]map[string][]byte) ([]*yaml.RNode, error) {
 	s := newStaged()
 	for name, b := range files {
@@ -196,13 +172,11 @@ func stagedBuild(dir string, files map[string][]byte, folders map[string]map[str
 	return build(s, dir)
 }
 
-// Applied builds the overlay dir as kubectl does, without the guard: its
-// patches as the last hydrate wrote them over the base and mlops.env as they
-// are, so that the job it applied can be deleted after an edit of job.yaml
-// or mlops.env.
+// Applied builds the overlay dir as kubectl does, without the guard: its patches as the last hydrate wrote
+// them over the base and mlops.env as they are, so that the job it applied can be deleted after an edit of
+// job.yaml or mlops.env.
 func Applied(dir string) ([]*yaml.RNode, error) {
-	component := filepath.Join(abs(dir), ComponentDir)
-	path := filepath.Join(component, componentFile)
+	path := filepath.Join(abs(dir), ComponentDir, componentFile)
 	if !ownedByUs(path) {
 		return nil, fmt.Errorf("%s is not an overlay mlops-fn hydrate wrote (no %s with its header)", dir, filepath.Join(ComponentDir, componentFile))
 	}
@@ -230,7 +204,7 @@ func Applied(dir string) ([]*yaml.RNode, error) {
 		return nil, err
 	}
 	if kpath != "" {
-		user, _, _, err := readKustomization(kpath, nil, "", nil)
+		user, _, _, err := readKustomization(kpath, nil, "")
 		if err != nil {
 			return nil, err
 		}
@@ -249,9 +223,8 @@ func Applied(dir string) ([]*yaml.RNode, error) {
 	}), err
 }
 
-// GuardSize is the bytes the guard takes in the component's kustomization
-// text: its transformers, each as the file writes it ("- |", then its
-// lines indented).
+// GuardSize is the bytes the guard takes in the component's kustomization text: its transformers, each as the
+// file writes it ("- |", then its lines indented).
 func GuardSize(componentKustomization []byte) (int, error) {
 	k, err := yaml.Parse(string(componentKustomization))
 	if err != nil {
@@ -270,9 +243,8 @@ func GuardSize(componentKustomization []byte) (int, error) {
 	return size, nil
 }
 
-// isGuard: the component's transformers entry n is one of the guard's, inline
-// (named guardPrefix...) or, in a component hydrate wrote before they were
-// inline, their file.
+// isGuard: the component's transformers entry n is one of the guard's, inline (named guardPrefix...) or, in a
+// component hydrate wrote before they were inline, their file.
 func isGuard(n *yaml.Node) bool {
 	if n.Value == "guard/checks.yaml" {
 		return true

@@ -18,34 +18,23 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
-// check is hydrate's invariant: the overlay, built as kubectl builds it,
-// equals mlops-fn run as the last transformer of the same kustomization
-// (the env ConfigMap from the same generator, the user's own fields kept),
-// as `kustomize build --enable-alpha-plugins --enable-exec` runs it. The
-// function runs in process, through the processor, the code the KRM
-// function runs: the runners' tests (fn/runners_test.go) run the binary
-// itself as kustomize's exec transformer.
+// check is hydrate's invariant: the overlay, built as kubectl builds it, equals mlops-fn run as the last
+// transformer of the same kustomization (`kustomize build --enable-alpha-plugins --enable-exec`), in process,
+// through the processor (the runners' tests, fn/runners_test.go, run the binary under kustomize).
 //
-// kustomize hands a transformer the objects as its fields left them, with
-// the names its namePrefix and nameSuffix replaced in an annotation; a build
-// in process drops that annotation at its end. So the build of the
-// kustomization without the component first marks each object of the base
-// with its name (a patch listed before the user's, which kustomize runs
-// before namespace:, namePrefix: and nameSuffix:), and the mark becomes the
-// annotation the function reads.
+// kustomize hands a transformer the names its namePrefix and nameSuffix replaced in an annotation, which a
+// build in process drops at its end. So the build without the component first marks each object of the base
+// with its name (a patch listed before the user's, which kustomize runs before namespace:, namePrefix: and
+// nameSuffix:), and the mark becomes the annotation the function reads.
 func (r *rendering) check() error {
-	out := r.out
-	name := filepath.Base(r.kname)
-	// The build and the function's run share nothing they write (the
-	// function's merge reads no kyaml global): side by side, hydrate takes
-	// about as long as the build alone (make bench).
+	// The build and the function's run share nothing they write (the function's merge reads no kyaml global):
+	// side by side, hydrate takes about as long as the build alone (make bench).
 	var hydrated []*yaml.RNode
 	var err error
-	files, folders := map[string][]byte{name: r.text}, out.replaced()
 	built := make(chan struct{})
 	go func() {
 		defer close(built)
-		hydrated, err = stagedBuild(out.dir, files, folders)
+		hydrated, err = stagedBuild(r.out.dir, map[string][]byte{filepath.Base(r.kname): r.text}, r.out.replaced())
 	}()
 	function, fnErr := r.runFunctionLast()
 	<-built
@@ -55,9 +44,8 @@ func (r *rendering) check() error {
 	diffs, err := r.againstFunction(function, fnErr, hydrated)
 	if err != nil {
 		if missing := missingPath.FindStringSubmatch(err.Error()); missing != nil {
-			// A JSON patch of a field only the component sets: the
-			// function's run fails on it; without it, the run says what
-			// the patch changes.
+			// A JSON patch of a field only the component sets: the function's run fails on it; without it, the
+			// run says what the patch changes.
 			if diffs, _ := r.withoutPatchesOf(missing[1], hydrated); len(diffs) > 0 {
 				return r.contradiction(diffs, "; mlops-fn run after it as a kustomize transformer never sees the job, as kustomize refuses the patch first: "+missing[0])
 			}
@@ -67,13 +55,12 @@ func (r *rendering) check() error {
 	if len(diffs) > 0 {
 		return r.contradiction(diffs, "")
 	}
-	out.built = hydrated
+	r.out.built = hydrated
 	return nil
 }
 
-// againstFunction is how the hydrated build differs from function, the
-// output of the function run as kustomize's last transformer on the
-// kustomization, or its error err.
+// againstFunction is how the hydrated build differs from function, the output of the function run as
+// kustomize's last transformer on the kustomization, or its error err.
 func (r *rendering) againstFunction(function []*yaml.RNode, err error, hydrated []*yaml.RNode) ([]objectDiff, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: mlops-fn as a kustomize transformer on this kustomization fails, so hydrate writes nothing: %w", r.o.Dir, err)
@@ -85,30 +72,24 @@ func (r *rendering) againstFunction(function []*yaml.RNode, err error, hydrated 
 	return differences(function, unhashed)
 }
 
-// missingPath is kustomize's refusal of a JSON patch operation on a path the
-// object lacks.
+// missingPath is kustomize's refusal of a JSON patch operation on a path the object lacks.
 var missingPath = regexp.MustCompile(`[a-z]+ operation does not apply: doc is missing path: (/[^:\s]*)(: missing value)?`)
 
-// withoutPatchesOf is how the hydrated build differs from the function's
-// run on the kustomization without its JSON patch entries that have an
-// operation on path.
+// withoutPatchesOf is how the hydrated build differs from the function's run on the kustomization without
+// its JSON patch entries that have an operation on path.
 func (r *rendering) withoutPatchesOf(path string, hydrated []*yaml.RNode) ([]objectDiff, error) {
 	k := r.k
 	defer func() { r.k = k }()
 	r.k = k.Copy()
 	dropped := false
 	for _, field := range []string{"patches", "patchesJson6902"} {
-		list := r.k.Field(field)
-		if list == nil {
-			continue
+		if list := r.k.Field(field); list != nil {
+			list.Value.YNode().Content = slices.DeleteFunc(list.Value.YNode().Content, func(n *yaml.Node) bool {
+				drop := r.operatesOn(yaml.NewRNode(n), path)
+				dropped = dropped || drop
+				return drop
+			})
 		}
-		list.Value.YNode().Content = slices.DeleteFunc(list.Value.YNode().Content, func(n *yaml.Node) bool {
-			if r.operatesOn(yaml.NewRNode(n), path) {
-				dropped = true
-				return true
-			}
-			return false
-		})
 	}
 	if !dropped {
 		return nil, nil
@@ -128,10 +109,7 @@ func (r *rendering) operatesOn(entry *yaml.RNode, path string) bool {
 		text = string(data)
 	}
 	ops, err := yaml.Parse(text)
-	if err != nil || ops.YNode().Kind != yaml.SequenceNode {
-		return false
-	}
-	return slices.ContainsFunc(ops.YNode().Content, func(op *yaml.Node) bool {
+	return err == nil && ops.YNode().Kind == yaml.SequenceNode && slices.ContainsFunc(ops.YNode().Content, func(op *yaml.Node) bool {
 		p, _ := yaml.NewRNode(op).GetString("path")
 		return op.Kind == yaml.MappingNode && p == path
 	})
@@ -140,10 +118,10 @@ func (r *rendering) operatesOn(entry *yaml.RNode, path string) bool {
 // nameMark holds an object's name before the build, for the function's check.
 const nameMark = "mlops-fn.dev/check-name-before-build"
 
-// runFunctionLast builds the kustomization without the component, the
-// function's place taken by marks, and runs the function on the result.
+// runFunctionLast builds the kustomization without the component, the function's place taken by marks, and
+// runs the function on the result.
 func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
-	withFn, err := withoutEntries(r.k, r.e, true, false)
+	withFn, err := withoutEntries(r.k, r.e, false)
 	if err != nil {
 		return nil, err
 	}
@@ -156,9 +134,10 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 	if err != nil {
 		return nil, err
 	}
+	key := func(n *yaml.RNode) string { return n.GetKind() + " " + n.GetNamespace() + "/" + n.GetName() }
 	input := map[string]bool{}
 	for _, it := range items {
-		input[it.GetKind()+" "+it.GetNamespace()+"/"+it.GetName()] = true
+		input[key(it)] = true
 	}
 	rl := &framework.ResourceList{Items: items, FunctionConfig: config}
 	p := processor.Processor{ConfigDir: r.o.Dir, ConfigFile: r.configPath, Verbose: r.o.Verbose}
@@ -186,7 +165,7 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 		if err := yaml.ClearEmptyAnnotations(it); err != nil {
 			return nil, err
 		}
-		if !input[it.GetKind()+" "+it.GetNamespace()+"/"+it.GetName()] {
+		if !input[key(it)] {
 			made = append(made, it)
 		}
 	}
@@ -196,9 +175,8 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 	return rl.Items, nil
 }
 
-// functionInput is what kustomize hands the function listed last in withFn,
-// the kustomization without the component. Without fields that act after
-// the component (as the quickstarts' overlays), that is the base as
+// functionInput is what kustomize hands the function listed last in withFn, the kustomization without the
+// component. Without fields that act after the component (as the quickstarts' overlays), that is the base as
 // buildBase built it: no second build.
 func (r *rendering) functionInput(withFn *yaml.RNode) ([]*yaml.RNode, error) {
 	text, err := withFn.String()
@@ -239,8 +217,8 @@ func (r *rendering) functionInput(withFn *yaml.RNode) ([]*yaml.RNode, error) {
 	return items, nil
 }
 
-// markNames puts, before the kustomization's own patches, one that marks
-// each object of the base with its name.
+// markNames puts, before the kustomization's own patches, one that marks each object of the base with its
+// name.
 func markNames(k *yaml.RNode, base []*yaml.RNode) error {
 	var marks []*yaml.Node
 	for _, it := range base {
@@ -248,9 +226,8 @@ func markNames(k *yaml.RNode, base []*yaml.RNode) error {
 		if err != nil {
 			return err
 		}
-		patch := map[string]any{"apiVersion": it.GetApiVersion(), "kind": it.GetKind(),
-			"metadata": map[string]any{"name": it.GetName(), "annotations": map[string]any{nameMark: it.GetName()}}}
-		p, err := yaml.FromMap(patch)
+		p, err := yaml.FromMap(map[string]any{"apiVersion": it.GetApiVersion(), "kind": it.GetKind(),
+			"metadata": map[string]any{"name": it.GetName(), "annotations": map[string]any{nameMark: it.GetName()}}})
 		if err != nil {
 			return err
 		}
@@ -271,8 +248,7 @@ func markNames(k *yaml.RNode, base []*yaml.RNode) error {
 	return nil
 }
 
-// errorLines puts each error of the function's results on a line of its
-// own, as the function prints them.
+// errorLines puts each error of the function's results on a line of its own, as the function prints them.
 func errorLines(err error) error {
 	results, ok := err.(framework.Results)
 	if !ok || results.ExitCode() == 0 {

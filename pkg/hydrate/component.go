@@ -19,23 +19,18 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/schema"
 )
 
-// The component's files: the job's patches (or the whole job), each list of
-// a patch marked with its merge key, the CRDs' name references, the check
-// that the kustomization lists the component, and its kustomization.
-
-// renderComponent writes the job's patches, one set per target, or the
-// whole job when the base has none, as the function would generate it; the
-// env ConfigMap goes beside the job, as the function writes it.
+// renderComponent writes the job's patches, one set per target, or the whole job when the base has none, as
+// the function would generate it; the env ConfigMap goes beside the job, as the function writes it.
 func (r *rendering) renderComponent() error {
-	out, p, plan, items, namespace, header := r.out, r.p, r.plan, r.items, r.namespace, r.header
-	// The function sees the targets after the kustomization's namespace:
-	// moved them; the patches find them by kind and name before it does.
+	out, p, plan, items := r.out, r.p, r.plan, r.items
+	// The function sees the targets after the kustomization's namespace: moved them; the patches find them by
+	// kind and name before it does.
 	seen := items
-	if namespace != "" {
+	if ns := r.k.Field("namespace"); ns != nil && ns.Value.YNode().Value != "" {
 		seen = make([]*yaml.RNode, len(items))
 		for i, it := range items {
 			seen[i] = it.Copy()
-			if err := seen[i].SetNamespace(namespace); err != nil {
+			if err := seen[i].SetNamespace(ns.Value.YNode().Value); err != nil {
 				return err
 			}
 		}
@@ -48,8 +43,8 @@ func (r *rendering) renderComponent() error {
 		targets[i] = items[slices.Index(seen, t)]
 	}
 	if len(targets) == 0 {
-		// The function would generate the job beside these: two jobs for one spec
-		// (a job of another kind under the job's name, the processor refuses).
+		// The function would generate the job beside these: two jobs for one spec (a job of another kind under
+		// the job's name, the processor refuses).
 		for _, it := range items {
 			if kind := it.GetKind(); kind == plan.Facts().Kind {
 				return fmt.Errorf("%s: the base holds %s/%s, which is not the job of %s (%s named %s); accepted: a base whose %s is named %s, or spec.target naming the one to patch",
@@ -67,14 +62,12 @@ func (r *rendering) renderComponent() error {
 			}
 		}
 		s, err := job.String()
-		if err != nil {
-			return err
-		}
 		out.generated = strings.ToLower(job.GetKind()) + ".yaml"
 		out.jobParts = []*yaml.RNode{job}
-		out.Component[out.generated] = []byte(header + s)
-		return nil
+		out.Component[out.generated] = []byte(r.header + s)
+		return err
 	}
+	out.targets = targets
 	names := map[string]bool{}
 	for _, t := range targets {
 		if names[t.GetName()] {
@@ -83,72 +76,48 @@ func (r *rendering) renderComponent() error {
 		names[t.GetName()] = true
 	}
 	for i, q := range plans {
-		fileName := func(name string) string {
+		add := func(name string, text []byte) {
 			if len(plans) > 1 {
-				return strings.TrimSuffix(name, ".yaml") + "." + targets[i].GetName() + ".yaml"
+				name = strings.TrimSuffix(name, ".yaml") + "." + targets[i].GetName() + ".yaml"
 			}
-			return name
+			out.Component[name] = append([]byte(r.header), text...)
+			out.patches = append(out.patches, patchEntry{file: name, target: targets[i]})
 		}
 		patch := q.Patch()
-		b, n, err := encode(header, patch)
+		n, err := patch.Encode()
+		if err == nil {
+			err = schema.Format(n)
+		}
+		if err == nil {
+			err = schema.MarkMergeKeys(n)
+		}
+		var text string
+		if err == nil {
+			text, err = n.String()
+		}
 		if err != nil {
 			return err
 		}
 		out.jobParts = append(out.jobParts, targets[i], n)
-		out.Component[fileName(patch.File)] = b
-		out.patches = append(out.patches, patchEntry{file: fileName(patch.File), target: targets[i]})
+		add(patch.File, []byte(text))
 		if j, ok := q.Kind().(render.JSONPatcher); ok {
 			if file, ops := j.JSONPatch(q); ops != nil {
 				b, err := yaml.Marshal(ops)
 				if err != nil {
 					return err
 				}
-				out.Component[fileName(file)] = append([]byte(header), b...)
-				out.patches = append(out.patches, patchEntry{file: fileName(file), target: targets[i]})
+				add(file, b)
 			}
 		}
 	}
-	if ns := out.targetNamespace(); r.e.envNamespace == "" && ns != "" {
-		r.e.envNamespace = ns
-		return r.setEntries()
+	// The env ConfigMap goes beside the objects the patches address.
+	for _, t := range out.targets {
+		if ns := t.GetNamespace(); r.e.envNamespace == "" && ns != "" {
+			r.e.envNamespace = ns
+			return r.setEntries()
+		}
 	}
 	return nil
-}
-
-func encode(header string, patch render.Patch) ([]byte, *yaml.RNode, error) {
-	n, err := patch.Encode()
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := schema.Format(n); err != nil {
-		return nil, nil, err
-	}
-	if err := schema.MarkMergeKeys(n); err != nil {
-		return nil, nil, err
-	}
-	s, err := n.String()
-	return []byte(header + s), n, err
-}
-
-// targetNamespace is the namespace of the objects the patches address, ""
-// when they have none (or hydrate generates the job).
-func (out *Overlay) targetNamespace() string {
-	for _, t := range out.targets() {
-		if ns := t.GetNamespace(); ns != "" {
-			return ns
-		}
-	}
-	return ""
-}
-
-func (out *Overlay) targets() []*yaml.RNode {
-	var ts []*yaml.RNode
-	for _, p := range out.patches {
-		if !slices.Contains(ts, p.target) {
-			ts = append(ts, p.target)
-		}
-	}
-	return ts
 }
 
 // patchEntry is a patch file of the component and the object it patches.
@@ -157,24 +126,20 @@ type patchEntry struct {
 	target *yaml.RNode
 }
 
-// componentKustomization writes the component's kustomization, its
-// transformers inline: kustomize runs a kustomization's patches: and
-// replacements: before its transformers:, and those in the order listed (an
-// inline one before any named by a path); so the component has neither of
-// the two, and lists as transformers the guard's steps, then the job's
-// patches, each aimed at its target by kind and name, so a namespace the
-// overlay sets later does not matter. The guard fails the build before a
-// patch meets a base it was not written for. The CRDs' name references
-// (configurations:) hold for the whole build.
+// componentKustomization writes the component's kustomization. kustomize runs patches: and replacements:
+// before transformers:, and those in the order listed (an inline one before any named by a path); so the
+// component lists, as inline transformers, the guard's steps, then the job's patches, each aimed at its target
+// by kind and name: the guard fails the build before a patch meets a base it was not written for. The CRDs'
+// name references (configurations:) hold for the whole build.
 func (r *rendering) componentKustomization() error {
 	transformers, err := r.guard()
 	if err != nil {
 		return err
 	}
-	out, plan, header, spec := r.out, r.plan, r.header, r.builtSpec
-	// The job spec, a resource of the kustomization for the guard, is never
-	// applied: made local-config here when it is not already.
-	if spec.GetAnnotations()[processor.LocalConfig] != "true" {
+	out, plan := r.out, r.plan
+	// The job spec, a resource of the kustomization for the guard, is never applied: made local-config here
+	// when it is not already.
+	if r.builtSpec.GetAnnotations()[processor.LocalConfig] != "true" {
 		smp, err := yaml.FromMap(map[string]any{"apiVersion": api.APIVersion, "kind": api.Kind,
 			"metadata": map[string]any{"name": plan.JobName, "annotations": map[string]any{processor.LocalConfig: "true"}}})
 		if err != nil {
@@ -187,39 +152,44 @@ func (r *rendering) componentKustomization() error {
 		name := "mlops-fn-" + strings.TrimSuffix(p.file, ".yaml")
 		transformers = append(transformers, transformer("PatchTransformer", name, map[string]any{"path": p.file, "target": target}))
 	}
-	inline := &yaml.Node{Kind: yaml.SequenceNode}
+	k := yaml.MustParse("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n")
+	if out.generated != "" {
+		if err := k.PipeE(yaml.SetField("resources", yaml.NewListRNode(out.generated))); err != nil {
+			return err
+		}
+	}
+	inline := yaml.NewListRNode()
 	for _, t := range transformers {
 		n, err := yaml.FromMap(t)
 		if err != nil {
 			return err
 		}
 		compact(n)
-		inline.Content = append(inline.Content, &yaml.Node{Kind: yaml.ScalarNode, Style: yaml.LiteralStyle, Value: n.MustString()})
+		inline.YNode().Content = append(inline.YNode().Content, &yaml.Node{Kind: yaml.ScalarNode, Style: yaml.LiteralStyle, Value: n.MustString()})
 	}
-	var component []field
-	if out.generated != "" {
-		component = append(component, field{"resources", []any{out.generated}})
-	}
-	component = append(component, field{"transformers", yaml.NewRNode(inline)})
-	if !plan.Facts().BuiltIn() {
-		// A Pod's name references are built into kustomize; a CRD's are not.
-		// Only the fields the job sets: the guard fails the build once the
-		// base's job or the patches change, and hydrate writes them again.
-		if refs := schema.NameReferences(out.holds, plan.Facts()); len(refs) > 0 {
-			out.Component[NameReferenceFile] = append([]byte(header), refs...)
-			component = append(component, field{"configurations", []any{NameReferenceFile}})
-		}
-	}
-	comment := "# transformers: the guard (" + guardPrefix + "*), failing the build once what the job's patch comes from\n# changed, then the patch."
-	if out.Component[componentFile], err = componentText(header, comment, component); err != nil {
+	if err := k.PipeE(yaml.SetField("transformers", inline)); err != nil {
 		return err
 	}
-	out.Component[ListedFile] = []byte(header + jsonPatch(map[string]any{"op": "test", "path": pointer(listedField), "value": listedValue}))
-	return nil
+	// A Pod's name references are built into kustomize; a CRD's are not. Only the fields the job sets: the
+	// guard fails the build once the base's job or the patches change, and hydrate writes them again.
+	if !plan.Facts().BuiltIn() {
+		if refs := schema.NameReferences(out.holds, plan.Facts()); len(refs) > 0 {
+			out.Component[NameReferenceFile] = append([]byte(r.header), refs...)
+			if err := k.PipeE(yaml.SetField("configurations", yaml.NewListRNode(NameReferenceFile))); err != nil {
+				return err
+			}
+		}
+	}
+	k.YNode().HeadComment = r.header + "# transformers: the guard (" + guardPrefix +
+		"*), failing the build once what the job's patch comes from\n# changed, then the patch."
+	text, err := k.String()
+	out.Component[componentFile] = []byte(text)
+	out.Component[ListedFile] = []byte(r.header + jsonPatch(map[string]any{"op": "test", "path": pointer(listedField), "value": listedValue}))
+	return err
 }
 
-// targetOf selects n in a patch's target: by group, version and kind, and
-// its name and namespace as exact regular expressions.
+// targetOf selects n in a patch's target: by group, version and kind, and its name and namespace as exact
+// regular expressions.
 func targetOf(n *yaml.RNode) (map[string]any, error) {
 	gv, err := k8sschema.ParseGroupVersion(n.GetApiVersion())
 	target := map[string]any{"version": gv.Version, "kind": n.GetKind(), "name": "^" + regexp.QuoteMeta(n.GetName()) + "$"}
@@ -232,13 +202,10 @@ func targetOf(n *yaml.RNode) (map[string]any, error) {
 	return target, err
 }
 
-// holds reports whether the job, as the component builds it, sets the
-// slash-separated path: a part of the job holds a value there, a list on the
-// way looked into item by item.
+// holds reports whether the job, as the component builds it, sets the slash-separated path: a part of the job
+// holds a value there, a list on the way looked into item by item.
 func (out *Overlay) holds(path string) bool {
-	return slices.ContainsFunc(out.jobParts, func(n *yaml.RNode) bool {
-		return holdsPath(n.YNode(), strings.Split(path, "/"))
-	})
+	return slices.ContainsFunc(out.jobParts, func(n *yaml.RNode) bool { return holdsPath(n.YNode(), strings.Split(path, "/")) })
 }
 
 func holdsPath(n *yaml.Node, path []string) bool {
@@ -257,42 +224,13 @@ func holdsPath(n *yaml.Node, path []string) bool {
 	return false
 }
 
-// ListedFile is the JSON patch the user's kustomization applies to the job
-// spec after the components: it fails the build when mlops-fn is no longer
-// among them (a merge dropped the line), which the component itself cannot
-// notice. The guard sets the field it tests.
+// ListedFile is the JSON patch the user's kustomization applies to the job spec after the components: it
+// fails the build when mlops-fn is no longer among them (a merge dropped the line), which the component itself
+// cannot notice. The guard sets the field it tests.
 const ListedFile = "listed.yaml"
 
-// listedField is the field the guard sets on the job spec, and the message
-// a build without the component fails with.
+// listedField is the field the guard sets on the job spec, and the message a build without the component
+// fails with.
 var listedField = "kustomization.yaml lists no " + ComponentDir + " in components: run mlops-fn hydrate on this folder; check"
 
 const listedValue = "listed"
-
-type field struct {
-	name  string
-	value any
-}
-
-func componentText(header, comment string, fields []field) ([]byte, error) {
-	k := yaml.MustParse("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n")
-	for _, f := range fields {
-		if list, ok := f.value.([]any); ok && len(list) == 0 {
-			continue
-		}
-		value, ok := f.value.(*yaml.RNode)
-		if !ok {
-			n, err := yaml.FromMap(map[string]any{f.name: f.value})
-			if err != nil {
-				return nil, err
-			}
-			value = n.Field(f.name).Value
-		}
-		if err := k.PipeE(yaml.SetField(f.name, value)); err != nil {
-			return nil, err
-		}
-	}
-	k.YNode().HeadComment = strings.TrimSuffix(header, "\n") + "\n" + comment
-	s, err := k.String()
-	return []byte(s), err
-}

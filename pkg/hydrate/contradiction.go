@@ -20,14 +20,12 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/fielddiff"
 )
 
-// afterThePatches is what of a kustomization kustomize applies after
-// mlops-fn's component and may contradict it, as a message lists it; the
-// user's own fields (usersfields.go) act after the function too.
+// afterThePatches is what of a kustomization kustomize applies after mlops-fn's component and may contradict
+// it, as a message lists it; the user's own fields (usersfields.go) act after the function too.
 const afterThePatches = "patches:, patchesStrategicMerge:, patchesJson6902:, replacements:, replicas:, transformers:, components listed after " + ComponentDir
 
-// contradiction is the check's error: the fields where the overlay's build
-// and the function's run differ, the entries of the kustomization that
-// likely set them, and what more there is to say (why).
+// contradiction is the check's error: the fields where the overlay's build and the function's run differ, the
+// entries of the kustomization that likely set them, and what more there is to say (why).
 func (r *rendering) contradiction(diffs []objectDiff, why string) error {
 	kfile := filepath.Join(r.o.Dir, filepath.Base(r.kname))
 	cause := fmt.Sprintf("%s has no entry that acts after mlops-fn's patches (%s) and names what differs", kfile, afterThePatches)
@@ -35,38 +33,46 @@ func (r *rendering) contradiction(diffs []objectDiff, why string) error {
 		cause = fmt.Sprintf("likely cause, in %s after mlops-fn's patches: %s", kfile, strings.Join(found, "; "))
 	}
 	return fmt.Errorf("%s: the hydrated overlay would differ from mlops-fn run as a kustomize transformer on the same kustomization, so hydrate writes nothing:\n%s\n%s%s; accepted: entries there that leave what mlops-fn renders as it renders it (set such a value in %s or %s instead)",
-		r.o.Dir, describe(diffs, "mlops-fn renders", "the kustomization's build gives"), cause, why, r.configPath, filepath.Join(r.o.Dir, r.envFile))
+		r.o.Dir, describe(diffs, maxChangesShown, "mlops-fn renders", "the kustomization's build gives"), cause, why, r.configPath, filepath.Join(r.o.Dir, r.envFile))
 }
 
-// suspects are the entries of the kustomization, acting after mlops-fn's
-// patches, that may set what differs: a patch or replacement aimed at an
-// object that differs, replicas: where such a field differs, and what
-// hydrate cannot look into (transformers:, a component listed after
-// mlops-fn's), in the kustomization's order.
+// suspects are the entries of the kustomization, acting after mlops-fn's patches, that may set what differs: a
+// patch or replacement aimed at an object that differs, replicas: where such a field differs, and what
+// hydrate cannot look into (transformers:, a component listed after mlops-fn's), in the kustomization's order.
 func (r *rendering) suspects(diffs []objectDiff) []string {
 	k, err := kustomizationOf(r.k)
 	if err != nil {
 		return nil
 	}
+	selected := func(sel *types.Selector) bool {
+		return slices.ContainsFunc(diffs, func(d objectDiff) bool { return selects(sel, d.object, k) })
+	}
+	// patchesStrategicMerge's entries as patches: a file's path, or a patch written inline (a line break or a
+	// colon).
+	var smp []types.Patch
+	for _, e := range k.PatchesStrategicMerge { //nolint:staticcheck // users still write them, and kustomize v5 applies them
+		if strings.ContainsAny(string(e), "\n:") {
+			smp = append(smp, types.Patch{Patch: string(e)})
+		} else {
+			smp = append(smp, types.Patch{Path: string(e)})
+		}
+	}
 	var found []string
-	json6902, smp := k.PatchesJson6902, strategicMerge(k.PatchesStrategicMerge) //nolint:staticcheck // users still write them, and kustomize v5 applies them
 	for _, field := range []struct {
 		name    string
 		patches []types.Patch
-	}{{"patches", k.Patches}, {"patchesJson6902", json6902}, {"patchesStrategicMerge", smp}} {
+	}{{"patches", k.Patches}, {"patchesJson6902", k.PatchesJson6902}, {"patchesStrategicMerge", smp}} { //nolint:staticcheck // as above
 		for _, p := range field.patches {
 			if path.Clean(p.Path) == listedPath {
 				continue // hydrate's own, which tests a mark
 			}
-			if what := r.patchSuspect(p, diffs, k); what != "" {
+			if what := r.patchSuspect(p, diffs, k, selected); what != "" {
 				found = append(found, field.name+": "+what)
 			}
 		}
 	}
 	for _, rf := range k.Replacements {
-		if rf.Path != "" || slices.ContainsFunc(rf.Targets, func(t *types.TargetSelector) bool {
-			return t.Select != nil && slices.ContainsFunc(diffs, func(d objectDiff) bool { return selects(t.Select, d.object, k) })
-		}) {
+		if rf.Path != "" || slices.ContainsFunc(rf.Targets, func(t *types.TargetSelector) bool { return t.Select != nil && selected(t.Select) }) {
 			found = append(found, "replacements: the entry with "+replacementText(rf))
 		}
 	}
@@ -89,27 +95,12 @@ func (r *rendering) suspects(diffs []objectDiff) []string {
 	return found
 }
 
-// strategicMerge are patchesStrategicMerge's entries as patches: a file's
-// path, or a patch written inline (a line break or a colon).
-func strategicMerge(entries []types.PatchStrategicMerge) []types.Patch {
-	var out []types.Patch
-	for _, e := range entries {
-		if strings.ContainsAny(string(e), "\n:") {
-			out = append(out, types.Patch{Patch: string(e)})
-		} else {
-			out = append(out, types.Patch{Path: string(e)})
-		}
-	}
-	return out
-}
-
-// patchSuspect names a patch entry that may set what differs, "" for one
-// that cannot: aimed by its target at an object that differs, or, without
-// one, naming such an object itself.
-func (r *rendering) patchSuspect(p types.Patch, diffs []objectDiff, k types.Kustomization) string {
+// patchSuspect names a patch entry that may set what differs, "" for one that cannot: aimed by its target at
+// an object that differs, or, without one, naming such an object itself.
+func (r *rendering) patchSuspect(p types.Patch, diffs []objectDiff, k types.Kustomization, selected func(*types.Selector) bool) string {
 	named := ""
 	if p.Target != nil {
-		if !slices.ContainsFunc(diffs, func(d objectDiff) bool { return selects(p.Target, d.object, k) }) {
+		if !selected(p.Target) {
 			return ""
 		}
 	} else {
@@ -129,9 +120,8 @@ func (r *rendering) patchSuspect(p types.Patch, diffs []objectDiff, k types.Kust
 	return "an inline patch"
 }
 
-// patchNames is the first differing object that a patch without a target (a
-// strategic merge, which names its objects itself) names, "" for none;
-// readable is false when its file or text does not read here, so it may
+// patchNames is the first differing object that a patch without a target (a strategic merge, which names its
+// objects itself) names, "" for none; readable is false when its file or text does not read here, so it may
 // name any.
 func (r *rendering) patchNames(p types.Patch, diffs []objectDiff, k types.Kustomization) (named string, readable bool) {
 	text := []byte(p.Patch)
@@ -155,30 +145,27 @@ func (r *rendering) patchNames(p types.Patch, diffs []objectDiff, k types.Kustom
 	return "", true
 }
 
-// selects: sel, as kustomize matches it, selects o. kustomize applies
-// patches before namePrefix:, nameSuffix: and namespace:, so o's name
-// without them counts, and its namespace does not.
+// selects: sel, as kustomize matches it, selects o. kustomize applies patches before namePrefix:, nameSuffix:
+// and namespace:, so o's name without them counts, and its namespace does not.
 func selects(sel *types.Selector, o builtObject, k types.Kustomization) bool {
 	re, err := types.NewSelectorRegex(sel)
 	if err != nil {
 		return true // kustomize refuses it; the message still points there
+	}
+	// A label (or annotation) selector as kustomize matches it: an empty one matches all, one kustomize
+	// refuses matches too.
+	matchesSet := func(selector string, set map[string]string) bool {
+		s, err := labels.Parse(selector)
+		return err != nil || s.Matches(labels.Set(set))
 	}
 	gv, _ := k8sschema.ParseGroupVersion(o.apiVersion)
 	return re.MatchGvk(resid.Gvk{Group: gv.Group, Version: gv.Version, Kind: o.kind}) && slices.ContainsFunc(names(o, k), re.MatchName) &&
 		re.MatchNamespace(o.namespace) && matchesSet(sel.LabelSelector, o.metadata("labels")) && matchesSet(sel.AnnotationSelector, o.metadata("annotations"))
 }
 
-// matchesSet: a label (or annotation) selector matches set, as kustomize
-// selects; an empty selector matches all, one kustomize refuses matches too.
-func matchesSet(selector string, set map[string]string) bool {
-	s, err := labels.Parse(selector)
-	return err != nil || s.Matches(labels.Set(set))
-}
-
 // names are o's name as built, and without the kustomization's prefix and suffix.
 func names(o builtObject, k types.Kustomization) []string {
-	bare := strings.TrimSuffix(strings.TrimPrefix(o.name, k.NamePrefix), k.NameSuffix)
-	return []string{o.name, bare}
+	return []string{o.name, strings.TrimSuffix(strings.TrimPrefix(o.name, k.NamePrefix), k.NameSuffix)}
 }
 
 // replacementText names a replacement entry: its file, else its targets.
@@ -195,8 +182,7 @@ func replacementText(rf types.ReplacementField) string {
 	return "targets " + strings.Join(targets, ", ")
 }
 
-// selectorText writes a selector as a YAML flow map, its fields in
-// kustomize's order.
+// selectorText writes a selector as a YAML flow map, its fields in kustomize's order.
 func selectorText(sel *types.Selector) string {
 	var fields []string
 	for _, f := range [][2]string{{"group", sel.Group}, {"version", sel.Version}, {"kind", sel.Kind}, {"name", sel.Name},

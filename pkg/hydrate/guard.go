@@ -15,60 +15,47 @@ import (
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 )
 
-// The guard makes a hydrated overlay refuse to build once what the function
-// reads changed (mlops.env, the job spec, the base's job, the env
-// ConfigMap's generator): plain kustomize (kubectl apply -k) cannot run
-// mlops-fn, so an edit would otherwise ship the patches of the old values
-// with exit 0. kustomize cannot compare two values, but a JSON patch's test
-// operation can, whole maps at once, and fails the build when they differ,
-// printing the path it tested. So the guard, the first of the component's
-// transformers (before the patches), runs in steps, each a replacement that
-// copies what the build reads into the job spec (local-config, never
-// applied) and a JSON patch that tests it there against what hydrate read:
+// The guard makes a hydrated overlay refuse to build once what the function reads changed (mlops.env, the job
+// spec, the base's job, the env ConfigMap's generator): plain kustomize cannot run mlops-fn, so an edit would
+// otherwise ship the patches of the old values with exit 0. A JSON patch's test operation compares whole maps
+// and fails the build, printing the path it tested; so the guard, the component's first transformers, is
+// replacements that copy what the build reads into the job spec (local-config, never applied) and JSON
+// patches that test it there against what hydrate read:
 //
-//   - the two files: mlops.env as the env ConfigMap's data, as the
-//     kustomization's generator makes it (kustomize's parse, which drops
-//     comments and a CRLF's CR; the user's literals and further files), with
-//     the token of hydrate's kustomization entries, and the job spec's
-//     metadata and spec (the file is a resource of the kustomization, parsed
-//     as YAML, after the components listed before mlops-fn's);
-//   - the base: of each object the patches address its apiVersion, metadata
-//     (name, namespace) and spec, whole; of the env ConfigMap its namespace
-//     and that kustomize will hash its name.
+//   - the two files first, so an edit of either (a job renamed in both job.yaml and the base too) is reported
+//     as such: mlops.env as the env ConfigMap's data as the generator makes it (kustomize's parse: comments
+//     and a CRLF's CR dropped; the user's literals and further files), with the token of hydrate's entries;
+//     the job spec's metadata and spec (a resource, after the components listed before mlops-fn's);
+//   - the base: of each object the patches address its apiVersion, metadata and spec, whole; of the env
+//     ConfigMap its namespace and that kustomize will hash its name (not the hash, which kustomize appends
+//     after every transformer, the guard's too).
 //
-// Not kustomize's hash of the data, which would stand for it in one name:
-// kustomize appends it after every transformer of the build, the guard's too.
-//
-// Each field's name is the message the build fails with. A comment edited in
-// either file changes nothing the patches come from, and passes.
+// Each field's name is the message the build fails with. A comment edited in either file passes.
 
 const (
 	specKind = api.Kind
-	// guardPrefix starts the names of the guard's transformers, which Applied
-	// leaves out.
+	// guardPrefix starts the names of the guard's transformers, which Applied leaves out.
 	guardPrefix = "mlops-fn-guard-"
-	// tokenKey is the inputs ConfigMap's key for the token of hydrate's
-	// kustomization entries (not an environment variable's name: it has dots).
-	// The guard also puts it in the env ConfigMap's data for a moment, so
-	// that the data is there to be copied even when the build makes none.
+	// tokenKey is the inputs ConfigMap's key for the token of hydrate's kustomization entries (not an
+	// environment variable's name: it has dots). The guard also puts it in the env ConfigMap's data for a
+	// moment, so that the data is there to be copied even when the build makes none.
 	tokenKey = "mlops-fn.hydrate.entries"
-	// hashAnnotation is where kustomize marks a generated object whose name
-	// gets a hash at the end of the build (disableNameSuffixHash: false, as
-	// hydrate writes it; an undocumented, internal annotation of kustomize).
+	// hashAnnotation is where kustomize marks a generated object whose name gets a hash at the end of the
+	// build (disableNameSuffixHash: false, as hydrate writes it; an undocumented, internal annotation).
 	hashAnnotation = "internal.config.kubernetes.io/needsHashSuffix"
-	// baseScratch is the job spec's field the base's reads go to, short in
-	// every replacement; one move then puts it under its message.
+	// baseScratch is the job spec's field the base's reads go to, short in every replacement; one move then
+	// puts it under its message.
 	baseScratch = "base"
 )
 
-// staleField is the guard's field for what, and the message a stale build
-// fails with: kustomize prints "testing value /FIELD failed".
+// staleField is the guard's field for what, and the message a stale build fails with: kustomize prints
+// "testing value /FIELD failed".
 func staleField(what string) string {
 	return what + " changed: run mlops-fn hydrate on this folder; check"
 }
 
-// baseField is the guard's field for the objects the function reads besides
-// its two files: the job the patches address and the env ConfigMap.
+// baseField is the guard's field for the objects the function reads besides its two files: the job the
+// patches address and the env ConfigMap.
 var baseField = staleField("the base or kustomization.yaml")
 
 // hub selects the job spec, where the guard copies what it tests.
@@ -86,16 +73,8 @@ func (r *rendering) guard() ([]map[string]any, error) {
 			spec[f] = v
 		}
 	}
-	// The two files first: an edit of either, a job renamed in job.yaml and
-	// the base alike among them, is reported as such. mlops.env is compared
-	// as the env ConfigMap's data, as the kustomization's generator makes it
-	// (kustomize's parse: comments and a CRLF's CR dropped; the user's
-	// literals and further files, which the message then names too). The
-	// inputs ConfigMap's token, that of hydrate's kustomization entries, goes
-	// into it for a moment, so there is data to copy even when the build
-	// makes none.
 	envField := staleField(r.envFile)
-	if !sameEntries(r.envData, r.resolved.Env) {
+	if r.envExtras {
 		envField = staleField(r.envFile + " or kustomization.yaml")
 	}
 	wantData := map[string]any{tokenKey: r.e.token()}
@@ -108,8 +87,7 @@ func (r *rendering) guard() ([]map[string]any, error) {
 	}
 	envSource := map[string]any{"kind": "ConfigMap", "name": r.plan.ConfigMapName}
 	specField := staleField(r.o.Config)
-	// The spec's metadata by a replacement: a JSON patch sees kustomize's
-	// internal annotations in it.
+	// The spec's metadata by a replacement: a JSON patch sees kustomize's internal annotations in it.
 	files := []any{
 		replacement(map[string]any{"kind": "ConfigMap", "name": r.e.inputsName}, "data."+pathKey(tokenKey), envSource, "data", tokenKey),
 		replacement(envSource, "data", hub, envField),
@@ -121,12 +99,11 @@ func (r *rendering) guard() ([]map[string]any, error) {
 		testOp([]string{specField}, spec),
 	}
 
-	// The base: each object the patches address as the function reads it,
-	// found by group, kind and name only, so that a new version or namespace
-	// fails a test, in the guard's words, rather than select nothing.
+	// The base: each object the patches address as the function reads it, found by group, kind and name only,
+	// so that a new version or namespace fails a test, in the guard's words, rather than select nothing.
 	var base []any
 	baseTests := []map[string]any{{"op": "move", "from": pointer(baseScratch), "path": pointer(baseField)}}
-	for _, t := range r.out.targets() {
+	for _, t := range r.out.targets {
 		key := t.GetKind() + " " + t.GetName()
 		source := baseSource(t, r.items)
 		base = append(base,
@@ -145,8 +122,8 @@ func (r *rendering) guard() ([]map[string]any, error) {
 			baseTests = append(baseTests, testOp([]string{baseField, key, "spec"}, v))
 		}
 	}
-	// The env ConfigMap: where the job reads it, under the name it reads
-	// (kustomize's hash comes at the end of the build, after the guard).
+	// The env ConfigMap: where the job reads it, under the name it reads (kustomize's hash comes at the end of
+	// the build, after the guard).
 	envKey := "ConfigMap " + r.plan.ConfigMapName
 	base = append(base, replacement(envSource, "metadata", hub, baseScratch, envKey, "metadata"))
 	baseTests = append(baseTests,
@@ -166,16 +143,15 @@ func (r *rendering) guard() ([]map[string]any, error) {
 	}, nil
 }
 
-// transformer is the configuration of one of kustomize's builtin
-// transformers, as a transformers: file lists it.
+// transformer is the configuration of one of kustomize's builtin transformers, as transformers: lists it.
 func transformer(kind, name string, fields map[string]any) map[string]any {
 	t := map[string]any{"apiVersion": "builtin", "kind": kind, "metadata": map[string]any{"name": name}}
 	maps.Copy(t, fields)
 	return t
 }
 
-// replacement copies fieldPath of the object source selects to path in
-// the object target selects, creating the path.
+// replacement copies fieldPath of the object source selects to path in the object target selects, creating
+// the path.
 func replacement(source map[string]any, fieldPath string, target map[string]any, path ...string) map[string]any {
 	from := map[string]any{"fieldPath": fieldPath}
 	maps.Copy(from, source)
@@ -200,6 +176,17 @@ func pointer(path ...string) string {
 	return "/" + strings.Join(p, "/")
 }
 
+var pointerKey = strings.NewReplacer("~", "~0", "/", "~1").Replace
+
+// pathKey writes a map key into a replacement's field path: kustomize splits paths at dots unless the key is
+// bracketed, and takes brackets without a dot inside for a list item selector.
+func pathKey(k string) string {
+	if strings.Contains(k, ".") {
+		return "[" + k + "]"
+	}
+	return k
+}
+
 // optional is a field's expected value: nil (absent) when empty.
 func optional(s string) any {
 	if s == "" {
@@ -208,24 +195,24 @@ func optional(s string) any {
 	return s
 }
 
-// jsonPatch writes ops as the text of an inline JSON patch, an operation on
-// one line unless its value is a map or a list.
+// jsonPatch writes ops as the text of an inline JSON patch, an operation on one line unless its value is a
+// map or a list.
 func jsonPatch(ops ...map[string]any) string {
 	n, err := yaml.FromMap(map[string]any{"ops": ops})
 	if err != nil {
 		panic(err) // maps of strings and plain values always marshal
 	}
-	ops2 := n.Field("ops").Value
-	for _, op := range ops2.Content() {
+	list := n.Field("ops").Value
+	for _, op := range list.Content() {
 		if v := yaml.NewRNode(op).Field("value"); v == nil || v.Value.YNode().Kind == yaml.ScalarNode {
 			op.Style = yaml.FlowStyle
 		}
 	}
-	return ops2.MustString()
+	return list.MustString()
 }
 
-// compact writes the selectors of a transformer's configuration t on one
-// line each: its metadata, target, and each replacement's source and targets.
+// compact writes the selectors of a transformer's configuration t on one line each: its metadata, target,
+// and each replacement's source and targets.
 func compact(t *yaml.RNode) {
 	flow := func(n *yaml.RNode, fields ...string) {
 		for _, f := range fields {
@@ -242,39 +229,23 @@ func compact(t *yaml.RNode) {
 	}
 }
 
-// baseSource selects the target t as the build has it, by its group, kind
-// and name: a version or namespace changed since reads, and fails a test.
-// Only when the base holds another object of that group, kind and name (in
-// another namespace, or of another version) does the selector say which.
+// baseSource selects the target t as the build has it, by its group, kind and name: a version or namespace
+// changed since reads, and fails a test. Only when the base holds another object of that group, kind and name
+// (in another namespace, or of another version) does the selector say which.
 func baseSource(t *yaml.RNode, base []*yaml.RNode) map[string]any {
 	gv, _ := schema.ParseGroupVersion(t.GetApiVersion())
 	source := map[string]any{"kind": t.GetKind(), "name": t.GetName()}
 	if gv.Group != "" {
 		source["group"] = gv.Group
 	}
-	same := slices.DeleteFunc(slices.Clone(base), func(n *yaml.RNode) bool {
+	if slices.ContainsFunc(base, func(n *yaml.RNode) bool {
 		ngv, _ := schema.ParseGroupVersion(n.GetApiVersion())
-		return n.GetKind() != t.GetKind() || n.GetName() != t.GetName() || ngv.Group != gv.Group
-	})
-	if len(same) > 1 {
+		return n != t && n.GetKind() == t.GetKind() && n.GetName() == t.GetName() && ngv.Group == gv.Group
+	}) {
 		source["version"] = gv.Version
 		if ns := t.GetNamespace(); ns != "" {
 			source["namespace"] = ns
 		}
 	}
 	return source
-}
-
-// pathKey writes a map key into a replacement's field path: kustomize splits
-// paths at dots unless the key is bracketed, and takes brackets without a
-// dot inside for a list item selector.
-func pathKey(k string) string {
-	if strings.Contains(k, ".") {
-		return "[" + k + "]"
-	}
-	return k
-}
-
-func pointerKey(k string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }

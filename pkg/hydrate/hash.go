@@ -9,20 +9,20 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// unhashedEnv is a copy of hydrated (the overlay's build) in which the env
-// ConfigMap, named NAME-KIND-env-HASH by kustomize at the end of the build,
-// is named as the function names it, NAME-KIND-env (function: the function's
-// output, which sees the name before the hash), and so is every reference
-// to it. A reference that still names the ConfigMap without the hash is one
-// kustomize did not rewrite, and an error: that pod would read no ConfigMap.
+// unhashedEnv is a copy of hydrated (the overlay's build) in which the env ConfigMap, named NAME-KIND-env-HASH
+// by kustomize at the end of the build, is named as the function names it, NAME-KIND-env (function: the
+// function's output, which sees the name before the hash), and so is every reference to it. A reference that
+// still names the ConfigMap without the hash is one kustomize did not rewrite, and an error: that pod would
+// read no ConfigMap.
 func unhashedEnv(function, hydrated []*yaml.RNode) ([]*yaml.RNode, error) {
-	plain := map[string]bool{}
+	plain := map[string]bool{} // by namespace/name
 	for _, it := range function {
 		if it.GetKind() == "ConfigMap" {
 			plain[it.GetNamespace()+"/"+it.GetName()] = true
 		}
 	}
 	renamed := map[string]string{} // namespace/hashed name → name
+	unhashed := map[string]bool{}  // namespace/name of a renamed one
 	for _, it := range hydrated {
 		if it.GetKind() != "ConfigMap" || plain[it.GetNamespace()+"/"+it.GetName()] {
 			continue
@@ -30,6 +30,7 @@ func unhashedEnv(function, hydrated []*yaml.RNode) ([]*yaml.RNode, error) {
 		n := it.GetName()
 		if i := strings.LastIndexByte(n, '-'); i > 0 && plain[it.GetNamespace()+"/"+n[:i]] {
 			renamed[it.GetNamespace()+"/"+n] = n[:i]
+			unhashed[it.GetNamespace()+"/"+n[:i]] = true
 		}
 	}
 	out := make([]*yaml.RNode, 0, len(hydrated))
@@ -52,7 +53,7 @@ func unhashedEnv(function, hydrated []*yaml.RNode) ([]*yaml.RNode, error) {
 			case yaml.ScalarNode:
 				if to, ok := renamed[ns+"/"+n.Value]; ok {
 					n.Value = to
-				} else if c.GetKind() != "ConfigMap" && path != "metadata.name" && isPlainOf(renamed, ns, n.Value) {
+				} else if c.GetKind() != "ConfigMap" && path != "metadata.name" && unhashed[ns+"/"+n.Value] {
 					stale, staleName = append(stale, path), n.Value
 				}
 			}
@@ -66,14 +67,4 @@ func unhashedEnv(function, hydrated []*yaml.RNode) ([]*yaml.RNode, error) {
 		out = append(out, c)
 	}
 	return out, nil
-}
-
-// isPlainOf: v is the unhashed name of a renamed ConfigMap of namespace ns.
-func isPlainOf(renamed map[string]string, ns, v string) bool {
-	for k, to := range renamed {
-		if to == v && strings.HasPrefix(k, ns+"/") {
-			return true
-		}
-	}
-	return false
 }

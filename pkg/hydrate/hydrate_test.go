@@ -102,7 +102,7 @@ func difference(want, got []*yaml.RNode) (string, error) {
 	if err != nil || len(diffs) == 0 {
 		return "", err
 	}
-	return describe(diffs, "the first build gives", "the second"), nil
+	return describe(diffs, maxChangesShown, "the first build gives", "the second"), nil
 }
 
 // hydrateDir runs hydrate on dir and writes what it renders.

@@ -21,17 +21,15 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
-// ownedMark ends the line of each configMapGenerator entry hydrate keeps, so
-// a later run finds it again after a rename.
+// ownedMark ends the line of each configMapGenerator entry hydrate keeps, so a later run finds it again after
+// a rename.
 const ownedMark = "mlops-fn hydrate"
 
-// Entry is one of hydrate's entries in the user's kustomization: the field
-// it is under, and what it is.
+// Entry is one of hydrate's entries in the user's kustomization: the field it is under, and what it is.
 type Entry struct{ Field, What string }
 
-// KustomizationEntries are the entries setEntries keeps, each marked with
-// ownedMark, as `hydrate --help` lists them (TestKustomizationEntries counts
-// them in a hydrated kustomization).
+// KustomizationEntries are the entries setEntries keeps, each marked with ownedMark, as `hydrate --help` lists
+// them (TestKustomizationEntries counts them in a hydrated kustomization).
 var KustomizationEntries = []Entry{
 	{"configMapGenerator", "the env ConfigMap's generator"},
 	{"configMapGenerator", "the guard's inputs: mlops.env's generator (local-config)"},
@@ -40,9 +38,8 @@ var KustomizationEntries = []Entry{
 	{"patches", listedPath + ": fails the build when components: lacks " + ComponentDir},
 }
 
-// entries are what hydrate keeps in the user's kustomization: the env
-// ConfigMap's generator, the guard's inputs generator and the component.
-// Everything else there is the user's and stays.
+// entries are what hydrate keeps in the user's kustomization: the env ConfigMap's generator, the guard's
+// inputs generator and the component. Everything else there is the user's and stays.
 type entries struct {
 	envName, envNamespace, envFile string
 	inputsName, specFile           string
@@ -54,9 +51,8 @@ func (e entries) token() string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// kustomizationFile finds the overlay's kustomization (kustomization.yaml,
-// .yml or Kustomization, exactly one of them) and the file it really is,
-// through a symbolic link. path is "" when there is none.
+// kustomizationFile finds the overlay's kustomization (kustomization.yaml, .yml or Kustomization, exactly one
+// of them) and the file it really is, through a symbolic link. path is "" when there is none.
 func kustomizationFile(dir string) (path, real string, err error) {
 	var found []string
 	for _, name := range konfig.RecognizedKustomizationFileNames() {
@@ -64,11 +60,9 @@ func kustomizationFile(dir string) (path, real string, err error) {
 			found = append(found, name)
 		}
 	}
-	switch len(found) {
-	case 0:
+	if len(found) == 0 {
 		return "", "", nil
-	case 1:
-	default:
+	} else if len(found) > 1 {
 		return "", "", fmt.Errorf("%s holds %s: kustomize refuses a folder with more than one; accepted: one of them", dir, strings.Join(found, " and "))
 	}
 	path = filepath.Join(dir, found[0])
@@ -78,15 +72,12 @@ func kustomizationFile(dir string) (path, real string, err error) {
 	return path, real, nil
 }
 
-// readKustomization parses the user's kustomization, or seeds a new one, and
-// tells how it is written.
-func readKustomization(path string, resources []string, header string, missing func() error) (*yaml.RNode, []byte, textForm, error) {
+// readKustomization parses the user's kustomization at path, or, path "", seeds a new one with resources
+// under header, and tells how it is written.
+func readKustomization(path string, resources []string, header string) (*yaml.RNode, []byte, textForm, error) {
 	if path == "" {
-		if len(resources) == 0 {
-			return nil, nil, textForm{}, missing()
-		}
 		k := yaml.MustParse("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n")
-		k.YNode().HeadComment = strings.TrimSuffix(header, "\n")
+		k.YNode().HeadComment = header
 		return k, nil, textForm{}, k.PipeE(yaml.SetField("resources", yaml.NewListRNode(resources...)))
 	}
 	data, err := os.ReadFile(path)
@@ -108,8 +99,7 @@ func readKustomization(path string, resources []string, header string, missing f
 	if k.YNode().Kind != yaml.MappingNode {
 		return nil, nil, textForm{}, fmt.Errorf("%s is a YAML %s; accepted: a kustomization, a YAML map", path, jobspec.NodeKind(k))
 	}
-	// yaml.v3's nodes keep a repeated key, which kustomize's build then
-	// reads one way and hydrate another.
+	// yaml.v3's nodes keep a repeated key, which kustomize's build then reads one way and hydrate another.
 	first := map[string]int{}
 	content := k.YNode().Content
 	for i := 0; i+1 < len(content); i += 2 {
@@ -122,14 +112,14 @@ func readKustomization(path string, resources []string, header string, missing f
 	return k, data, form, nil
 }
 
-// textForm is what YAML drops and the user's file has: a byte order mark,
-// CRLF line ends. hydrate writes the file back in it.
+// textForm is what YAML drops and the user's file has: a byte order mark, CRLF line ends. hydrate writes the
+// file back in it.
 type textForm struct{ bom, crlf bool }
 
 const byteOrderMark = "\ufeff"
 
-// formOf reads the form of a file; one that mixes line ends is refused, as
-// hydrate would write its own lines with one of them.
+// formOf reads the form of a file; one that mixes line ends is refused, as hydrate would write its own lines
+// with one of them.
 func formOf(path string, data []byte) (textForm, error) {
 	text := string(data)
 	crlf := strings.Count(text, "\r\n")
@@ -150,9 +140,9 @@ func (f textForm) apply(text string) string {
 	return text
 }
 
-// setEntries puts hydrate's entries into k, keeping every other line: the
-// user's own fields of the env generator (literals, more envs, options) too.
-// It returns what it set back in the env generator that an edit had changed.
+// setEntries puts hydrate's entries into k, keeping every other line: the user's own fields of the env
+// generator (literals, more envs, options) too. It returns what it set back in the env generator that an edit
+// had changed.
 func setEntries(k *yaml.RNode, e entries, path string) ([]string, error) {
 	// kustomize forces a global true onto every generator, over the env generator's own false.
 	if h, _ := k.Pipe(yaml.Lookup("generatorOptions", "disableNameSuffixHash")); h != nil && strings.EqualFold(h.YNode().Value, "true") {
@@ -167,21 +157,20 @@ func setEntries(k *yaml.RNode, e entries, path string) ([]string, error) {
 	}
 	var kept []*yaml.Node
 	var env, earlier *yaml.RNode
-	for _, g := range gens.YNode().Content {
-		name := yaml.NewRNode(g).Field("name")
-		switch {
+	for _, n := range gens.YNode().Content {
+		g := yaml.NewRNode(n)
+		switch name := g.Field("name"); {
 		case name == nil:
 		case name.Value.YNode().Value == e.envName:
-			env = yaml.NewRNode(g)
-		case isInputs(yaml.NewRNode(g)):
+			env = g
+		case isInputs(g):
 			continue // the guard's inputs, written anew below
-		case earlier == nil && hydrates(yaml.NewRNode(g), e):
-			// The env generator hydrate kept under an earlier name (the job
-			// renamed, another jobKind):
-			// renamed in place, the user's fields in it kept.
-			earlier = yaml.NewRNode(g)
+		case earlier == nil && hydrates(g, e):
+			// The env generator hydrate kept under an earlier name (the job renamed, another jobKind): renamed
+			// in place, the user's fields in it kept.
+			earlier = g
 		}
-		kept = append(kept, g)
+		kept = append(kept, n)
 	}
 	owned := env != nil && strings.Contains(env.Field("name").Value.YNode().LineComment, ownedMark)
 	if env == nil && earlier != nil {
@@ -191,12 +180,10 @@ func setEntries(k *yaml.RNode, e entries, path string) ([]string, error) {
 		env, owned = yaml.NewMapRNode(nil), true
 		kept = append(kept, env.YNode())
 	}
-	restored, err := setEnvGenerator(env, e, owned)
+	where := fmt.Sprintf("%s: configMapGenerator %s: ", path, e.envName)
+	restored, err := setEnvGenerator(env, e, owned, where)
 	if err != nil {
-		return nil, fmt.Errorf("%s: configMapGenerator %s: %w", path, e.envName, err)
-	}
-	for i, r := range restored {
-		restored[i] = fmt.Sprintf("%s: configMapGenerator %s: %s", path, e.envName, r)
+		return nil, fmt.Errorf("%s%w", where, err)
 	}
 	inputs, err := yaml.Parse(fmt.Sprintf(`name: %s
 envs:
@@ -212,40 +199,33 @@ options:
 		return nil, err
 	}
 	inputs.Field("name").Value.YNode().LineComment = ownedMark + ": mlops.env as the guard compares it"
-	kept = append(kept, inputs.YNode())
-	gens.YNode().Content = kept
+	gens.YNode().Content = append(kept, inputs.YNode())
 	blockStyle(k, "configMapGenerator")
 
 	err = setEntry(k, "resources", e.isSpecEntry, e.specFile, ownedMark+": the job spec, which the guard compares (local-config: never applied)")
 	if err == nil {
 		err = setEntry(k, "components", isComponentEntry, ComponentDir, ownedMark+": the job's patches, written by mlops-fn hydrate")
 	}
+	// The check that the component ran: a patch of the kustomization's own, after its components.
+	var patches *yaml.RNode
+	if err == nil {
+		patches, err = listField(k, "patches")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	// The check that the component ran: a patch of the kustomization's own,
-	// after its components.
-	patches, err := listField(k, "patches")
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	listedMark := ownedMark + ": fails the build when components: lacks " + ComponentDir
-	if i := slices.IndexFunc(patches.YNode().Content, isListedEntry); i >= 0 {
-		p := yaml.NewRNode(patches.YNode().Content[i])
-		if err := p.PipeE(yaml.SetField("target", yaml.NewMapRNode(&map[string]string{"kind": specKind}))); err != nil {
-			return nil, err
-		}
-		if f := p.Field("path"); f.Value.YNode().LineComment == "" {
-			f.Value.YNode().LineComment = listedMark
-		}
-	} else {
-		p, err := yaml.Parse(fmt.Sprintf("path: %s\ntarget:\n  kind: %s\n", listedPath, specKind))
-		if err != nil {
-			return nil, err
-		}
-		p.Field("path").Value.YNode().LineComment = listedMark
-		patches.YNode().Content = append(patches.YNode().Content, p.YNode())
+	i := slices.IndexFunc(patches.YNode().Content, isListedEntry)
+	if i < 0 {
+		i = len(patches.YNode().Content)
+		patches.YNode().Content = append(patches.YNode().Content, yaml.NewMapRNode(&map[string]string{"path": listedPath}).YNode())
 		blockStyle(k, "patches")
+	}
+	p := yaml.NewRNode(patches.YNode().Content[i])
+	if err := p.PipeE(yaml.SetField("target", yaml.NewMapRNode(&map[string]string{"kind": specKind}))); err != nil {
+		return nil, err
+	}
+	if f := p.Field("path"); f.Value.YNode().LineComment == "" {
+		f.Value.YNode().LineComment = ownedMark + ": fails the build when components: lacks " + ComponentDir
 	}
 	return restored, nil
 }
@@ -261,27 +241,28 @@ func isListedEntry(n *yaml.Node) bool {
 	return p != nil && path.Clean(p.Value.YNode().Value) == listedPath
 }
 
-// setEntry marks the item of k's list field that is hydrate's entry, or
-// appends one, value, with the mark text.
-func setEntry(k *yaml.RNode, field string, is func(*yaml.Node) bool, value, text string) error {
+// setEntry marks the item of k's list field that is hydrate's entry, where a formatter or `kustomize edit`
+// dropped the mark from a block list (a comment of the user's stays), or appends one, value, with the mark.
+func setEntry(k *yaml.RNode, field string, is func(*yaml.Node) bool, value, mark string) error {
 	list, err := listField(k, field)
 	if err != nil {
 		return err
 	}
 	if i := slices.IndexFunc(list.YNode().Content, is); i >= 0 {
-		mark(list.YNode(), i, text)
+		if item := list.YNode().Content[i]; list.YNode().Style&yaml.FlowStyle == 0 && item.LineComment == "" {
+			item.LineComment = mark
+		}
 		return nil
 	}
 	n := yaml.NewStringRNode(value).YNode()
-	n.LineComment = text
+	n.LineComment = mark
 	list.YNode().Content = append(list.YNode().Content, n)
 	blockStyle(k, field)
 	return nil
 }
 
-// listField is the list under field of k, created where there is none or
-// only an empty value (`components:` whose last item was deleted); a value
-// of another kind is an error.
+// listField is the list under field of k, created where there is none or only an empty value (`components:`
+// whose last item was deleted); a value of another kind is an error.
 func listField(k *yaml.RNode, field string) (*yaml.RNode, error) {
 	if f := k.Field(field); f != nil && f.Value.YNode().Kind == yaml.ScalarNode && (f.Value.YNode().Tag == yaml.NodeTagNull || f.Value.YNode().Value == "") {
 		comment := f.Value.YNode().LineComment
@@ -297,27 +278,16 @@ func listField(k *yaml.RNode, field string) (*yaml.RNode, error) {
 	return list, err
 }
 
-// mark writes hydrate's mark back on item i of a block list, where a
-// formatter or `kustomize edit` dropped it; a comment of the user's stays.
-func mark(list *yaml.Node, i int, text string) {
-	if item := list.Content[i]; list.Style&yaml.FlowStyle == 0 && item.LineComment == "" {
-		item.LineComment = text
-	}
-}
-
-// isInputs: g is the generator of the guard's inputs, which hydrate writes
-// anew on every run: named NAME-mlops-fn-inputs with hydrate's mark, or, the
-// mark gone (a formatter, `kustomize edit`), with the token's literal.
+// isInputs: g is the generator of the guard's inputs, which hydrate writes anew on every run: named
+// NAME-mlops-fn-inputs with hydrate's mark, or, the mark gone (a formatter, `kustomize edit`), with the
+// token's literal.
 func isInputs(g *yaml.RNode) bool {
 	name := g.Field("name")
 	if name == nil || !strings.HasSuffix(name.Value.YNode().Value, api.GuardInputsSuffix) {
 		return false
 	}
-	if strings.Contains(name.Value.YNode().LineComment, ownedMark) {
-		return true
-	}
 	literals, _ := g.GetSlice("literals")
-	return slices.ContainsFunc(literals, func(l any) bool {
+	return strings.Contains(name.Value.YNode().LineComment, ownedMark) || slices.ContainsFunc(literals, func(l any) bool {
 		s, _ := l.(string)
 		return strings.HasPrefix(s, tokenKey+"=")
 	})
@@ -328,29 +298,24 @@ func isComponentEntry(n *yaml.Node) bool { return path.Clean(n.Value) == Compone
 // isSpecEntry: n is the resources entry of the job spec.
 func (e entries) isSpecEntry(n *yaml.Node) bool { return path.Clean(n.Value) == path.Clean(e.specFile) }
 
-// hydrates: g is an env generator hydrate wrote, under another name: marked
-// so; or, the mark gone, named like a job's env ConfigMap (NAME-KIND-env)
-// with mlops.env first.
+// hydrates: g is an env generator hydrate wrote, under another name: marked so; or, the mark gone, named like
+// a job's env ConfigMap (NAME-KIND-env) with mlops.env first.
 func hydrates(g *yaml.RNode, e entries) bool {
 	name := g.Field("name")
 	if strings.Contains(name.Value.YNode().LineComment, ownedMark) {
 		return true
 	}
-	envs, _ := g.GetSlice("envs")
-	if len(envs) == 0 || envs[0] != e.envFile {
+	if envs, _ := g.GetSlice("envs"); len(envs) == 0 || envs[0] != e.envFile {
 		return false
 	}
-	n := name.Value.YNode().Value
-	for _, m := range kinds.All.Names() {
-		if prefix, ok := strings.CutSuffix(n, "-"+strings.ToLower(kinds.All.Of(jobkind.JobKind(m)).Kind)+"-env"); ok && prefix != "" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(kinds.All.Names(), func(m string) bool {
+		prefix, ok := strings.CutSuffix(name.Value.YNode().Value, "-"+strings.ToLower(kinds.All.Of(jobkind.JobKind(m)).Kind)+"-env")
+		return ok && prefix != ""
+	})
 }
 
-// blockStyle writes field's list in block style, so hydrate's entries can
-// carry their comments; a comment on the flow list moves to the key.
+// blockStyle writes field's list in block style, so hydrate's entries can carry their comments; a comment on
+// the flow list moves to the key.
 func blockStyle(k *yaml.RNode, field string) {
 	c := k.YNode().Content
 	for i := 0; i+1 < len(c); i += 2 {
@@ -363,12 +328,11 @@ func blockStyle(k *yaml.RNode, field string) {
 	}
 }
 
-// setEnvGenerator makes g generate the env ConfigMap from the env file, under
-// the name the job reads, beside the job, with kustomize's hash of its data
-// at the end of the name (the component's name references carry it into a
-// custom resource's envFrom): an edit makes a new ConfigMap, and a job that
-// keeps running, or whose update is refused, keeps reading its own.
-func setEnvGenerator(g *yaml.RNode, e entries, owned bool) ([]string, error) {
+// setEnvGenerator makes g generate the env ConfigMap from the env file, under the name the job reads, beside
+// the job, with kustomize's hash of its data at the end of the name (the component's name references carry
+// it into a custom resource's envFrom): an edit makes a new ConfigMap, and a job that keeps running, or whose
+// update is refused, keeps reading its own. What it sets back is named after where.
+func setEnvGenerator(g *yaml.RNode, e entries, owned bool, where string) ([]string, error) {
 	comment := ""
 	if name := g.Field("name"); name != nil {
 		comment = name.Value.YNode().LineComment
@@ -384,68 +348,47 @@ func setEnvGenerator(g *yaml.RNode, e entries, owned bool) ([]string, error) {
 		comment += "; " + mark
 	}
 	g.Field("name").Value.YNode().LineComment = comment
+	var namespace yaml.Filter = yaml.Clear("namespace")
 	if e.envNamespace != "" {
-		if err := g.PipeE(yaml.SetField("namespace", yaml.NewStringRNode(e.envNamespace))); err != nil {
-			return nil, err
-		}
-	} else if err := g.PipeE(yaml.Clear("namespace")); err != nil {
+		namespace = yaml.SetField("namespace", yaml.NewStringRNode(e.envNamespace))
+	}
+	if err := g.PipeE(namespace); err != nil {
 		return nil, err
 	}
 	envs, err := listField(g, "envs")
 	if err != nil {
 		return nil, err
 	}
-	// In hydrate's entry the first env file is mlops-fn's (it follows
-	// spec.envFile.path); more are the user's. In the user's own entry
-	// mlops.env is put first, the user's files kept.
+	// In hydrate's entry the first env file is mlops-fn's (it follows spec.envFile.path); more are the
+	// user's. In the user's own entry mlops.env is put first, the user's files kept.
 	var restored []string
 	c := envs.YNode().Content
 	switch {
 	case slices.ContainsFunc(c, func(n *yaml.Node) bool { return n.Value == e.envFile }):
 	case owned && len(c) > 0:
-		restored = append(restored, fmt.Sprintf("envs[0]: %s is hydrate's place: it writes %s there, the env file the job spec names (spec.envFile.path); list your own files after it", c[0].Value, e.envFile))
+		restored = append(restored, where+fmt.Sprintf("envs[0]: %s is hydrate's place: it writes %s there, the env file the job spec names (spec.envFile.path); list your own files after it", c[0].Value, e.envFile))
 		c[0].Value = e.envFile
 	default:
 		envs.YNode().Content = append([]*yaml.Node{yaml.NewStringRNode(e.envFile).YNode()}, c...)
 	}
 	if h, _ := g.Pipe(yaml.Lookup("options", "disableNameSuffixHash")); h != nil && !strings.EqualFold(h.YNode().Value, "false") {
-		restored = append(restored, fmt.Sprintf("options.disableNameSuffixHash: %s is hydrate's: it writes false, so that an edit of mlops.env makes a new ConfigMap beside the old one and a running job keeps reading its own", h.YNode().Value))
+		restored = append(restored, where+fmt.Sprintf("options.disableNameSuffixHash: %s is hydrate's: it writes false, so that an edit of mlops.env makes a new ConfigMap beside the old one and a running job keeps reading its own", h.YNode().Value))
 	}
 	hash := yaml.NewRNode(&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagBool, Value: "false"})
 	return restored, g.PipeE(yaml.LookupCreate(yaml.MappingNode, "options"), yaml.SetField("disableNameSuffixHash", hash))
 }
 
-// withoutHash makes the env generator of k (a copy) name its ConfigMap
-// without kustomize's hash, as kustomize hands it to a transformer: the hash
-// comes at the end of the build, after every transformer (unhashedEnv).
-func withoutHash(k *yaml.RNode, e entries) error {
-	list := k.Field("configMapGenerator")
-	if list == nil {
-		return nil
-	}
-	for _, n := range list.Value.YNode().Content {
-		g := yaml.NewRNode(n)
-		if name := g.Field("name"); name == nil || name.Value.YNode().Value != e.envName {
-			continue
-		}
-		if err := g.PipeE(yaml.LookupCreate(yaml.MappingNode, "options"), yaml.SetField("disableNameSuffixHash", yaml.NewScalarRNode("true"))); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// transformerFields act after resources, generators and components: the
-// items hydrate patches are those from before them, as the component sees.
+// transformerFields act after resources, generators and components: the items hydrate patches are those from
+// before them, as the component sees.
 var transformerFields = []string{"namespace", "namePrefix", "nameSuffix", "commonLabels", "labels", "commonAnnotations",
 	"patches", "patchesStrategicMerge", "patchesJson6902", "images", "replicas", "replacements", "transformers",
 	"validators", "vars", "sortOptions", "buildMetadata"}
 
-// withoutEntries is a copy of k without hydrate's entries: the component, and
-// unless keepEnv the env generator too (kept, it names its ConfigMap without
-// the hash, as a transformer sees it); with beforeTransformers, also without
-// the fields that act after the component.
-func withoutEntries(k *yaml.RNode, e entries, keepEnv, beforeTransformers bool) (*yaml.RNode, error) {
+// withoutEntries is a copy of k without hydrate's entries but the env generator, which names its ConfigMap
+// without kustomize's hash, as kustomize hands it to a transformer (the hash comes at the end of the build,
+// after every transformer: unhashedEnv); with beforeTransformers, also without the fields that act after the
+// component.
+func withoutEntries(k *yaml.RNode, e entries, beforeTransformers bool) (*yaml.RNode, error) {
 	c := k.Copy()
 	if list := c.Field("components"); beforeTransformers && list != nil {
 		// Components listed after mlops-fn act after its patches.
@@ -456,7 +399,7 @@ func withoutEntries(k *yaml.RNode, e entries, keepEnv, beforeTransformers bool) 
 	for field, drop := range map[string]func(*yaml.Node) bool{
 		"configMapGenerator": func(n *yaml.Node) bool {
 			name := yaml.NewRNode(n).Field("name")
-			return name != nil && (name.Value.YNode().Value == e.inputsName || (!keepEnv && name.Value.YNode().Value == e.envName))
+			return name != nil && name.Value.YNode().Value == e.inputsName
 		},
 		"components": isComponentEntry,
 		"resources":  e.isSpecEntry,
@@ -474,9 +417,15 @@ func withoutEntries(k *yaml.RNode, e entries, keepEnv, beforeTransformers bool) 
 			}
 		}
 	}
-	if keepEnv {
-		if err := withoutHash(c, e); err != nil {
-			return nil, err
+	if list := c.Field("configMapGenerator"); list != nil {
+		for _, n := range list.Value.YNode().Content {
+			g := yaml.NewRNode(n)
+			if name := g.Field("name"); name == nil || name.Value.YNode().Value != e.envName {
+				continue
+			}
+			if err := g.PipeE(yaml.LookupCreate(yaml.MappingNode, "options"), yaml.SetField("disableNameSuffixHash", yaml.NewScalarRNode("true"))); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if beforeTransformers {

@@ -14,15 +14,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A run holds an exclusive flock(2) of each overlay folder from Render's
-// first read to the end of its write, so two runs on one overlay take turns:
-// each reads what the one before wrote and stages, swaps and removes
-// leftovers alone (issue 45: two at once left hydrate's entries with no
-// mlops-fn/ folder). The lock is on the folder itself: no file to commit or
-// ignore, and the kernel releases it when the process ends, however it ends.
-// Within a process a folder's lock is counted, so the command can lock all
-// its folders first, in one order (two runs on the same folders never wait
-// on each other), and Render and Write take them again.
+// A run holds an exclusive flock(2) of each overlay folder from Render's first read to the end of its write,
+// so two runs on one overlay take turns: each reads what the one before wrote and stages, swaps and removes
+// leftovers alone (issue 45: two at once left hydrate's entries with no mlops-fn/ folder). The lock is on the
+// folder itself: no file to commit or ignore, and the kernel releases it when the process ends, however it
+// ends. Within a process a folder's lock is counted, so the command can lock all its folders first, in one
+// order (two runs on the same folders never wait on each other), and Render and Write take them again.
 var held = struct {
 	sync.Mutex
 	locks map[string]*folderLock
@@ -33,9 +30,8 @@ type folderLock struct {
 	n int
 }
 
-// Lock takes the lock of each folder, waiting while another process holds
-// it; unlock gives them back. A folder that does not exist is skipped: the
-// run's first read names it.
+// Lock takes the lock of each folder, waiting while another process holds it; unlock gives them back. A
+// folder that does not exist is skipped: the run's first read names it.
 func Lock(dirs ...string) (unlock func(), err error) {
 	var reals []string
 	for _, dir := range dirs {
@@ -49,7 +45,6 @@ func Lock(dirs ...string) (unlock func(), err error) {
 		reals = append(reals, real)
 	}
 	slices.Sort(reals)
-	reals = slices.Compact(reals)
 	var taken []string
 	unlock = func() {
 		for _, d := range taken {
@@ -57,7 +52,7 @@ func Lock(dirs ...string) (unlock func(), err error) {
 		}
 		taken = nil
 	}
-	for _, d := range reals {
+	for _, d := range slices.Compact(reals) {
 		if err := acquire(d); err != nil {
 			unlock()
 			return nil, err
@@ -98,13 +93,10 @@ func acquire(dir string) error {
 func release(dir string) {
 	held.Lock()
 	defer held.Unlock()
-	l := held.locks[dir]
-	if l == nil {
-		return
-	}
-	if l.n--; l.n == 0 {
-		// Closing the file gives the lock back.
-		_ = l.f.Close()
-		delete(held.locks, dir)
+	if l := held.locks[dir]; l != nil {
+		if l.n--; l.n == 0 {
+			_ = l.f.Close() // which gives the lock back
+			delete(held.locks, dir)
+		}
 	}
 }

@@ -20,8 +20,8 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
-// Render computes the overlay without touching the disk, and refuses one
-// whose build would differ from the function's run on the same base.
+// Render computes the overlay without touching the disk, and refuses one whose build would differ from the
+// function's run on the same base.
 func Render(o Options) (*Overlay, error) {
 	if o.Config == "" {
 		o.Config = "job.yaml"
@@ -79,14 +79,13 @@ type rendering struct {
 	base      []*yaml.RNode     // the base, the env ConfigMap included
 	items     []*yaml.RNode     // the base, without the env ConfigMap
 	envData   map[string]string // the env ConfigMap's data as generated, nil: none
-	namespace string            // the kustomization's namespace:
+	envExtras bool              // envData is not mlops.env's keys and values alone
 	text      []byte            // the kustomization's new text
 	restored  []string          // hydrate's fields of the env generator an edit had changed
 }
 
-// inputChanged is the input, job.yaml or mlops.env, whose text on disk is
-// no longer what readSpec read ("": neither, or readSpec failed): kustomize
-// reads both again, so an edit mid-run fails a later step.
+// inputChanged is the input, job.yaml or mlops.env, whose text on disk is no longer what readSpec read ("":
+// neither, or readSpec failed): kustomize reads both again, so an edit mid-run fails a later step.
 func (r *rendering) inputChanged() string {
 	if r.out == nil {
 		return ""
@@ -105,8 +104,8 @@ func (r *rendering) inputChanged() string {
 	return ""
 }
 
-// readSpec reads the job spec and its mlops.env, resolves the plan, and
-// checks both files lie in the overlay folder, where kubectl reads them.
+// readSpec reads the job spec and its mlops.env, resolves the plan, and checks both files lie in the overlay
+// folder, where kubectl reads them.
 func (r *rendering) readSpec() error {
 	o := r.o
 	var err error
@@ -150,8 +149,7 @@ func (r *rendering) readSpec() error {
 	return nil
 }
 
-// readKustomization reads the user's kustomization, or seeds a new one, and
-// sets hydrate's entries in it.
+// readKustomization reads the user's kustomization, or seeds a new one, and sets hydrate's entries in it.
 func (r *rendering) readKustomization() error {
 	o, plan := r.o, r.plan
 	kpath, kreal, err := kustomizationFile(o.Dir)
@@ -162,17 +160,19 @@ func (r *rendering) readKustomization() error {
 		// The staged builds read it at its link's path, which kustomize, resolving the link, does not.
 		return fmt.Errorf("%s is a symbolic link to %s, outside the overlay folder %s, and kubectl's kustomize then finds no kustomization in %s; accepted: the file itself in %s, or a link to a file in or below it", kpath, kreal, o.Dir, o.Dir, o.Dir)
 	}
-	seedHeader := fmt.Sprintf("# After editing %s or %s, run `mlops-fn hydrate` on this folder, then\n# `kubectl apply -k` it: until hydrate has run, the build fails and says so.\n# Lines you add here stay; the entries marked `# mlops-fn hydrate` are hydrate's.\n", o.Config, r.envFile)
-	r.k, r.oldText, r.form, err = readKustomization(kpath, o.Resources, seedHeader, func() error {
-		return fmt.Errorf("%s does not exist: pass --resources with the base that holds the %s skeleton named %s", filepath.Join(o.Dir, "kustomization.yaml"), plan.Facts().Kind, plan.Name)
-	})
-	if err != nil {
-		return err
-	}
 	r.kname = filepath.Join(r.out.dir, "kustomization.yaml")
 	r.out.kustomizationPath = r.kname
 	if kpath != "" {
 		r.kname, r.out.kustomizationPath = filepath.Join(r.out.dir, filepath.Base(kpath)), kreal
+	} else if len(o.Resources) == 0 {
+		return fmt.Errorf("%s does not exist: pass --resources with the base that holds the %s skeleton named %s",
+			filepath.Join(o.Dir, "kustomization.yaml"), plan.Facts().Kind, plan.Name)
+	}
+	seedHeader := fmt.Sprintf("# After editing %s or %s, run `mlops-fn hydrate` on this folder, then\n"+
+		"# `kubectl apply -k` it: until hydrate has run, the build fails and says so.\n"+
+		"# Lines you add here stay; the entries marked `# mlops-fn hydrate` are hydrate's.", o.Config, r.envFile)
+	if r.k, r.oldText, r.form, err = readKustomization(kpath, o.Resources, seedHeader); err != nil {
+		return err
 	}
 	if c := filepath.Join(o.Dir, ComponentDir); exists(c) && !ownedByUs(filepath.Join(c, componentFile)) {
 		return fmt.Errorf("%s exists and mlops-fn did not write it (its %s lacks mlops-fn's header); accepted: no %s folder in the overlay, or one mlops-fn hydrate wrote: move it away", c, componentFile, ComponentDir)
@@ -186,9 +186,6 @@ func (r *rendering) readKustomization() error {
 	}
 	r.e = entries{envName: plan.ConfigMapName, envNamespace: plan.Namespace, envFile: r.envFile,
 		inputsName: plan.JobName + api.GuardInputsSuffix, specFile: o.Config}
-	if n := r.k.Field("namespace"); n != nil {
-		r.namespace = n.Value.YNode().Value
-	}
 	return r.setEntries()
 }
 
@@ -200,22 +197,20 @@ func (r *rendering) setEntries() error {
 	return err
 }
 
-// buildBase builds the items the component patches: the base, before the
-// overlay's own transformers. The env generator stays: the env ConfigMap it
-// makes is what the function reads (mlops.env, and the user's literals and
-// further files); when it adds keys to mlops.env's, the job is rendered from
-// the ConfigMap, as the function run by kustomize renders it.
+// buildBase builds the items the component patches: the base, before the overlay's own transformers. The env
+// generator stays: the env ConfigMap it makes is what the function reads (mlops.env, and the user's literals
+// and further files); when it adds keys to mlops.env's, the job is rendered from the ConfigMap, as the
+// function run by kustomize renders it.
 func (r *rendering) buildBase() error {
-	pre, err := withoutEntries(r.k, r.e, true, true)
+	pre, err := withoutEntries(r.k, r.e, true)
 	if err != nil {
 		return err
 	}
 	if r.preText, err = pre.String(); err != nil {
 		return err
 	}
-	// The job spec too, as the guard reads it: after the components listed
-	// before mlops-fn (a component's commonAnnotations reach it), staged
-	// without local-config, which would keep it out of the build's output.
+	// The job spec too, as the guard reads it: after the components listed before mlops-fn (a component's
+	// commonAnnotations reach it), staged without local-config, which would keep it out of the build's output.
 	spec, err := yaml.Parse(string(r.specText))
 	if err != nil {
 		return err
@@ -251,19 +246,18 @@ func (r *rendering) buildBase() error {
 			return err
 		}
 	}
-	i := slices.IndexFunc(items, func(n *yaml.RNode) bool {
-		return n.GetKind() == "ConfigMap" && n.GetName() == r.plan.ConfigMapName && n.GetApiVersion() == "v1"
-	})
 	r.base, r.items = items, items
-	if i < 0 {
-		return nil
+	var cm *yaml.RNode
+	if i := slices.IndexFunc(items, func(n *yaml.RNode) bool {
+		return n.GetKind() == "ConfigMap" && n.GetName() == r.plan.ConfigMapName && n.GetApiVersion() == "v1"
+	}); i >= 0 {
+		cm, r.items = items[i], slices.Delete(slices.Clone(items), i, i+1)
+		if data := cm.GetDataMap(); len(data) > 0 {
+			r.envData = data
+		}
 	}
-	cm := items[i]
-	r.items = slices.Delete(slices.Clone(items), i, i+1)
-	if data := cm.GetDataMap(); len(data) > 0 {
-		r.envData = data
-	}
-	if sameEntries(r.envData, r.resolved.Env) {
+	// mlops.env's keys are unique (env.Parse refuses a repeated one): its map holds every entry.
+	if r.envExtras = !maps.Equal(r.envData, r.resolved.Env.Map()); cm == nil || !r.envExtras {
 		return nil
 	}
 	withExtras, results := r.p.Resolve(r.config, []*yaml.RNode{cm})
@@ -274,29 +268,13 @@ func (r *rendering) buildBase() error {
 	return nil
 }
 
-// sameEntries: data holds mlops.env's keys and values, and no others.
-func sameEntries(data map[string]string, f *env.File) bool {
-	if len(data) != len(f.Entries) {
-		return false
-	}
-	for _, e := range f.Entries {
-		if v, ok := data[e.Key]; !ok || v != e.Value {
-			return false
-		}
-	}
-	return true
-}
-
-// kustomizationText writes the kustomization back in the user's form; it
-// is rewritten only when hydrate's entries in it changed.
+// kustomizationText writes the kustomization back in the user's form; it is rewritten only when hydrate's
+// entries in it changed.
 func (r *rendering) kustomizationText() error {
 	text, err := r.k.String()
-	if err != nil {
-		return err
-	}
 	r.text = []byte(r.form.apply(text))
 	if !bytes.Equal(r.oldText, r.text) {
 		r.out.Kustomization = r.text
 	}
-	return nil
+	return err
 }

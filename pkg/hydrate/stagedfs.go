@@ -14,9 +14,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
 
-// staged is the file system a build sees before hydrate writes: the disk,
-// with some files replaced and hydrate's folder replaced whole. It is
-// read-only; Glob and Walk are the disk's.
+// staged is the file system a build sees before hydrate writes: the disk, with some files replaced and
+// hydrate's folders replaced whole. It is read-only; Glob and Walk are the disk's.
 type staged struct {
 	filesys.FileSystem                   // the disk
 	files              map[string][]byte // absolute path → content
@@ -37,12 +36,21 @@ func (s *staged) hidden(p string) bool {
 	return false
 }
 
-func abs(p string) string {
-	a, err := filepath.Abs(p)
-	if err != nil {
-		return filepath.Clean(p)
+// virtualDir: p holds a staged file.
+func (s *staged) virtualDir(p string) bool {
+	for f := range s.files {
+		if strings.HasPrefix(f, p+string(filepath.Separator)) {
+			return true
+		}
 	}
-	return a
+	return false
+}
+
+func abs(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return filepath.Clean(p)
 }
 
 var errReadOnly = errors.New("hydrate's staged file system is read-only")
@@ -60,30 +68,14 @@ func (s *staged) Open(p string) (filesys.File, error) {
 	return s.FileSystem.Open(p)
 }
 
-// virtualDir: p holds a staged file.
-func (s *staged) virtualDir(p string) bool {
-	for f := range s.files {
-		if strings.HasPrefix(f, p+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
-}
-
 func (s *staged) IsDir(p string) bool {
 	a := abs(p)
-	if s.dirs[a] || s.virtualDir(a) {
-		return true
-	}
-	return !s.hidden(a) && s.files[a] == nil && s.FileSystem.IsDir(p)
+	return s.dirs[a] || s.virtualDir(a) || !s.hidden(a) && s.files[a] == nil && s.FileSystem.IsDir(p)
 }
 
 func (s *staged) Exists(p string) bool {
 	a := abs(p)
-	if s.dirs[a] || s.files[a] != nil || s.virtualDir(a) {
-		return true
-	}
-	return !s.hidden(a) && s.FileSystem.Exists(p)
+	return s.dirs[a] || s.files[a] != nil || s.virtualDir(a) || !s.hidden(a) && s.FileSystem.Exists(p)
 }
 
 func (s *staged) ReadFile(p string) ([]byte, error) {
@@ -101,12 +93,12 @@ func (s *staged) ReadDir(p string) ([]string, error) {
 	a := abs(p)
 	names := map[string]bool{}
 	if !s.hidden(a) {
-		if on, err := s.FileSystem.ReadDir(p); err == nil {
-			for _, n := range on {
-				names[n] = true
-			}
-		} else if !s.dirs[a] {
+		on, err := s.FileSystem.ReadDir(p)
+		if err != nil && !s.dirs[a] {
 			return nil, err
+		}
+		for _, n := range on {
+			names[n] = true
 		}
 	}
 	for f := range s.files {

@@ -23,16 +23,11 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
-// The kustomization's own fields that kustomize applies after the
-// component, and that are the user's: namespace:, labels:, commonLabels:,
-// commonAnnotations: and images:, what `kustomize edit set namespace|image`
-// and `kustomize edit add label|annotation` write. In the hydrated overlay
-// they act after mlops-fn's patches, so their value wins over the job spec's
-// (an image of images: over spec.image); the check gives the function's run
-// the same order by applying them once more to its output, with kustomize's
-// own filters. namePrefix: and nameSuffix: act before the function as they
-// do before the component (the function finds its targets by the names they
-// replaced), and the function renames nothing: they need no second pass.
+// The user's fields of the kustomization that kustomize applies after the component (namespace:, labels:,
+// commonLabels:, commonAnnotations:, images:, what `kustomize edit set|add` writes) win over the job spec's
+// values in the hydrated overlay; the check gives the function's run the same order by applying them once more
+// to its output, with kustomize's own filters. namePrefix: and nameSuffix: act before the function as before
+// the component, and the function renames nothing: they need no second pass but on the objects it makes.
 
 func kustomizationOf(k *yaml.RNode) (types.Kustomization, error) {
 	var out types.Kustomization
@@ -43,11 +38,10 @@ func kustomizationOf(k *yaml.RNode) (types.Kustomization, error) {
 	return out, err
 }
 
-// imageFieldSpecs are kustomize's default fields of an image (its
-// builtinpluginconsts, internal to kustomize); its LegacyFilter finds every
-// containers: and initContainers: list besides, a CRD's included. Then the
-// job kinds' images outside their containers (a TrainJob's trainer), which
-// the component's configuration adds to kustomize's (schema.NameReferences).
+// imageFieldSpecs are kustomize's default fields of an image (its builtinpluginconsts, internal to
+// kustomize); its LegacyFilter finds every containers: and initContainers: list besides, a CRD's included.
+// Then the job kinds' images outside their containers (a TrainJob's trainer), which the component's
+// configuration adds to kustomize's (schema.NameReferences).
 var imageFieldSpecs = append(types.FsSlice{
 	{Path: "spec/containers[]/image", CreateIfNotPresent: true},
 	{Path: "spec/initContainers[]/image", CreateIfNotPresent: true},
@@ -67,51 +61,45 @@ var imageFieldSpecs = append(types.FsSlice{
 	return out
 }()...)
 
-// metadataFieldSpec is where labels and annotations go on every kind; the
-// job kinds (CRDs and Pod) have no other in kustomize's defaults.
-func metadataFieldSpec(field string) types.FsSlice {
-	return types.FsSlice{{Path: "metadata/" + field, CreateIfNotPresent: true}}
-}
-
-// applyUsersFields applies the fields of k that act after the function to
-// items in kustomize's order (namespace, prefix and suffix, labels,
-// annotations, images); each but the prefix and suffix is idempotent, so
-// the objects the function left as kustomize gave them stay as they are;
-// made are those the function made, which kustomize did not rename.
+// applyUsersFields applies the fields of k that act after the function to items in kustomize's order
+// (namespace, prefix and suffix, labels, annotations, images); each but the prefix and suffix is idempotent,
+// so the objects the function left as kustomize gave them stay as they are; made are those the function made,
+// which kustomize did not rename.
 func applyUsersFields(k types.Kustomization, items, made []*yaml.RNode) error {
+	type step struct {
+		filter kio.Filter
+		on     []*yaml.RNode
+	}
+	var steps []step
 	if k.Namespace != "" {
-		if _, err := (namespace.Filter{Namespace: k.Namespace, SetRoleBindingSubjects: namespace.DefaultSubjectsOnly}).Filter(items); err != nil {
-			return err
-		}
+		steps = append(steps, step{namespace.Filter{Namespace: k.Namespace, SetRoleBindingSubjects: namespace.DefaultSubjectsOnly}, items})
 	}
 	name := types.FieldSpec{Path: "metadata/name"}
 	if k.NamePrefix != "" {
-		if _, err := (prefix.Filter{Prefix: k.NamePrefix, FieldSpec: name}).Filter(made); err != nil {
-			return err
-		}
+		steps = append(steps, step{prefix.Filter{Prefix: k.NamePrefix, FieldSpec: name}, made})
 	}
 	if k.NameSuffix != "" {
-		if _, err := (suffix.Filter{Suffix: k.NameSuffix, FieldSpec: name}).Filter(made); err != nil {
-			return err
-		}
+		steps = append(steps, step{suffix.Filter{Suffix: k.NameSuffix, FieldSpec: name}, made})
 	}
-	var filters []kio.Filter
+	// Labels and annotations go on every kind's metadata: the job kinds (CRDs and Pod) have no other field of
+	// them in kustomize's defaults.
 	pairs := map[string]string{}
 	maps.Copy(pairs, k.CommonLabels) //nolint:staticcheck // as commonLabels: is written
 	for _, l := range k.Labels {
 		maps.Copy(pairs, l.Pairs)
 	}
 	if len(pairs) > 0 {
-		filters = append(filters, labels.Filter{Labels: pairs, FsSlice: metadataFieldSpec("labels")})
+		steps = append(steps, step{labels.Filter{Labels: pairs, FsSlice: types.FsSlice{{Path: "metadata/labels", CreateIfNotPresent: true}}}, items})
 	}
 	if len(k.CommonAnnotations) > 0 {
-		filters = append(filters, annotations.Filter{Annotations: k.CommonAnnotations, FsSlice: metadataFieldSpec("annotations")})
+		steps = append(steps, step{annotations.Filter{Annotations: k.CommonAnnotations,
+			FsSlice: types.FsSlice{{Path: "metadata/annotations", CreateIfNotPresent: true}}}, items})
 	}
 	for _, img := range k.Images {
-		filters = append(filters, imagetag.LegacyFilter{ImageTag: img}, imagetag.Filter{ImageTag: img, FsSlice: slices.Clone(imageFieldSpecs)})
+		steps = append(steps, step{imagetag.LegacyFilter{ImageTag: img}, items}, step{imagetag.Filter{ImageTag: img, FsSlice: slices.Clone(imageFieldSpecs)}, items})
 	}
-	for _, f := range filters {
-		if _, err := f.Filter(items); err != nil {
+	for _, s := range steps {
+		if _, err := s.filter.Filter(s.on); err != nil {
 			return err
 		}
 	}

@@ -14,8 +14,8 @@ import (
 	"strings"
 )
 
-// tempPrefix starts every temporary name hydrate makes in an overlay; a run
-// removes those an interrupted run left.
+// tempPrefix starts every temporary name hydrate makes in an overlay; a run removes those an interrupted run
+// left.
 const tempPrefix = ".mlops-fn-tmp-"
 
 func (o *Overlay) step(name string) {
@@ -27,17 +27,12 @@ func (o *Overlay) step(name string) {
 // Write writes o into its folder (see WriteAll).
 func (o *Overlay) Write() error { return WriteAll([]*Overlay{o}) }
 
-// WriteAll writes every overlay into its folder, all or none. A folder
-// changes in at most two renames: the component folder is swapped whole with
-// the staged one, then the kustomization, when hydrate's entries in it
-// changed (a rename, a namespace, another env file: rare). A process killed
-// between the two leaves an overlay whose guard refuses to build (its token
-// names the other kustomization) until the next hydrate. Options.Folders
-// (the base init wrote, following a renamed job) are swapped in before the
-// component: killed in between, the old guard refuses the edited job spec.
-// After the renames
-// each folder is built again from disk and must equal what Render built, or
-// every folder is put back as it was.
+// WriteAll writes every overlay into its folder, all or none. A folder changes in at most two renames: the
+// component folder is swapped whole with the staged one, then the kustomization, when hydrate's entries in it
+// changed (rare). Killed between the two, the guard refuses the build (its token names the other
+// kustomization) until the next hydrate. Options.Folders are swapped in before the component: killed in
+// between, the old guard refuses the edited job spec. Then each folder is read back and must hold what Render
+// built, or every folder is put back as it was.
 func WriteAll(overlays []*Overlay) error {
 	defer func() {
 		for _, o := range overlays {
@@ -85,16 +80,15 @@ func WriteAll(overlays []*Overlay) error {
 	for _, s := range staged {
 		s.o.step("finish")
 	}
-	// The old folders go in cleanup.
-	cleanup()
+	cleanup() // the old folders
 	return nil
 }
 
 // stagedOverlay is one folder's write in progress.
 type stagedOverlay struct {
 	o *Overlay
-	// folders are swapped in this order: Options.Folders, then the
-	// component, whose guard refuses the build until the last step.
+	// folders are swapped in this order: Options.Folders, then the component, whose guard refuses the build
+	// until the last step.
 	folders    []*folderSwap
 	kustTemp   string // the staged kustomization
 	oldKust    []byte // the kustomization before, to put back
@@ -102,8 +96,8 @@ type stagedOverlay struct {
 	kustPlaced bool
 }
 
-// folderSwap replaces one folder whole: the new one is staged under a
-// temporary name beside it, then swapped with it in one step.
+// folderSwap replaces one folder whole: the new one is staged under a temporary name beside it, then swapped
+// with it in one step.
 type folderSwap struct {
 	dest    string            // the folder replaced (a symbolic link's target)
 	step    string            // its name for afterStep
@@ -113,13 +107,16 @@ type folderSwap struct {
 	created bool              // there was no folder before
 }
 
-// stage removes what an interrupted run left, then writes the new folders
-// and kustomization under temporary names beside their destinations.
-func (o *Overlay) stage() (*stagedOverlay, error) {
+// stage removes what an interrupted run left, then writes the new folders and kustomization under temporary
+// names beside their destinations.
+func (o *Overlay) stage() (_ *stagedOverlay, err error) {
 	s := &stagedOverlay{o: o}
-	replaced := o.replaced()
-	order := slices.Sorted(maps.Keys(o.folders))
-	order = append(order, ComponentDir)
+	defer func() {
+		if err != nil {
+			s.cleanup()
+		}
+	}()
+	order := append(slices.Sorted(maps.Keys(o.folders)), ComponentDir)
 	dests := map[string]string{}
 	leftovers := []string{o.dir, filepath.Dir(o.kustomizationPath)}
 	for _, rel := range order {
@@ -137,6 +134,7 @@ func (o *Overlay) stage() (*stagedOverlay, error) {
 			return nil, err
 		}
 	}
+	replaced := o.replaced()
 	for _, rel := range order {
 		step := rel
 		if rel == ComponentDir {
@@ -144,35 +142,28 @@ func (o *Overlay) stage() (*stagedOverlay, error) {
 		}
 		f, err := stageFolder(dests[rel], replaced[rel], step)
 		if err != nil {
-			s.cleanup()
 			return nil, err
 		}
 		s.folders = append(s.folders, f)
 	}
-	if o.Kustomization == nil {
-		o.step("stage")
-		return s, nil
-	}
-	s.oldMode = 0o644
-	if info, err := os.Stat(o.kustomizationPath); err == nil {
-		s.oldMode = info.Mode().Perm()
-		if s.oldKust, err = os.ReadFile(o.kustomizationPath); err != nil {
-			s.cleanup()
+	if o.Kustomization != nil {
+		s.oldMode = 0o644
+		if info, err := os.Stat(o.kustomizationPath); err == nil {
+			s.oldMode = info.Mode().Perm()
+			if s.oldKust, err = os.ReadFile(o.kustomizationPath); err != nil {
+				return nil, err
+			}
+		}
+		if s.kustTemp, err = writeTemp(filepath.Dir(o.kustomizationPath), "kustomization-", o.Kustomization, s.oldMode); err != nil {
 			return nil, err
 		}
-	}
-	var err error
-	if s.kustTemp, err = writeTemp(filepath.Dir(o.kustomizationPath), "kustomization-", o.Kustomization, s.oldMode); err != nil {
-		s.cleanup()
-		return nil, err
 	}
 	o.step("stage")
 	return s, nil
 }
 
-// folderAt is the folder a swap replaces at path: path, or the folder a
-// symbolic link there names (the link stays); the component's own folder
-// may be no link.
+// folderAt is the folder a swap replaces at path: path, or the folder a symbolic link there names (the link
+// stays); the component's own folder may be no link.
 func folderAt(path string, component bool) (string, error) {
 	info, err := os.Lstat(path)
 	switch {
@@ -181,14 +172,12 @@ func folderAt(path string, component bool) (string, error) {
 	case err != nil:
 		return "", err
 	case info.Mode()&fs.ModeSymlink != 0 && !component:
-		real, err := filepath.EvalSymlinks(path)
-		if err != nil {
+		if path, err = filepath.EvalSymlinks(path); err != nil {
 			return "", err
 		}
-		if info, err = os.Stat(real); err != nil {
+		if info, err = os.Stat(path); err != nil {
 			return "", err
 		}
-		path = real
 	}
 	if !info.IsDir() {
 		return "", fmt.Errorf("%s is not a folder; accepted: the folder mlops-fn hydrate writes, or nothing there", path)
@@ -197,7 +186,7 @@ func folderAt(path string, component bool) (string, error) {
 }
 
 // stageFolder writes files into a new folder beside dest, with dest's mode.
-func stageFolder(dest string, files map[string][]byte, step string) (*folderSwap, error) {
+func stageFolder(dest string, files map[string][]byte, step string) (_ *folderSwap, err error) {
 	mode := fs.FileMode(0o755)
 	if info, err := os.Stat(dest); err == nil {
 		mode = info.Mode().Perm()
@@ -207,14 +196,17 @@ func stageFolder(dest string, files map[string][]byte, step string) (*folderSwap
 		return nil, err
 	}
 	f := &folderSwap{dest: dest, step: step, staged: dir, files: files}
+	defer func() {
+		if err != nil {
+			f.cleanup()
+		}
+	}()
 	if err := os.Chmod(dir, mode); err != nil {
-		f.cleanup()
 		return nil, err
 	}
 	for name, data := range files {
 		file := filepath.Join(dir, filepath.FromSlash(name))
 		if err := errors.Join(os.MkdirAll(filepath.Dir(file), 0o755), os.WriteFile(file, data, 0o644)); err != nil {
-			f.cleanup()
 			return nil, err
 		}
 	}
@@ -268,25 +260,34 @@ func (s *stagedOverlay) commit() error {
 }
 
 func (f *folderSwap) commit() error {
-	if exists(f.dest) {
-		if err := exchange(f.staged, f.dest); err != nil {
-			return fmt.Errorf("%s: swapping in the new folder: %w", f.dest, err)
-		}
-	} else {
-		if err := os.Rename(f.staged, f.dest); err != nil {
-			return err
-		}
-		f.created = true
+	var err error
+	if f.created = !exists(f.dest); f.created {
+		err = os.Rename(f.staged, f.dest)
+	} else if err = exchange(f.staged, f.dest); err != nil {
+		err = fmt.Errorf("%s: swapping in the new folder: %w", f.dest, err)
 	}
-	f.swapped = true
-	return nil
+	f.swapped = err == nil
+	return err
 }
 
-// verify reads the folder back: each file in place must hold what Render
-// built and checked (the staged build read the same bytes, so the folder
-// builds the same objects), and no other file may be in the folders it
-// replaced. An input edited meanwhile is the guard's: the overlay then
-// refuses to build until the next hydrate, as after any edit.
+// exchangeByRenames swaps two folders by three renames, where the system or the file system has no atomic
+// exchange: between them the path is briefly missing, and a build then fails rather than reads a mixed folder.
+func exchangeByRenames(a, b string) error {
+	tmp := a + ".swap"
+	if err := os.Rename(b, tmp); err != nil {
+		return err
+	}
+	if err := os.Rename(a, b); err != nil {
+		_ = os.Rename(tmp, b)
+		return err
+	}
+	return os.Rename(tmp, a)
+}
+
+// verify reads the folder back: each file in place must hold what Render built and checked (the staged build
+// read the same bytes, so the folder builds the same objects), and no other file may be in the folders it
+// replaced. An input edited meanwhile is the guard's: the overlay then refuses to build until the next
+// hydrate, as after any edit.
 func (s *stagedOverlay) verify() error {
 	for _, f := range s.folders {
 		if stale := staleIn(f.dest, f.step, f.files); len(stale) > 0 {
@@ -330,8 +331,7 @@ func (f *folderSwap) undo() error {
 	return err
 }
 
-// cleanup removes the staged (or, after the swaps, the old) folders and an
-// unplaced kustomization.
+// cleanup removes the staged (or, after the swaps, the old) folders and an unplaced kustomization.
 func (s *stagedOverlay) cleanup() {
 	for _, f := range s.folders {
 		f.cleanup()
