@@ -76,6 +76,15 @@ type Demo struct {
 // launcher (100m) fit a node of two cores beside a control plane's own pods (750m in minikube's default).
 const DemoResources = "CPU=250m\nMEMORY=512Mi\n# GPUS_PER_WORKER=1\n"
 
+// Torchrun is the demo of the kinds that run torchrun on each node (a JobSet, a TrainJob) with d's note, shape and
+// spec: the image of Kubeflow Trainer's examples/pytorch/image-classification, and a gloo group that prints each rank.
+func Torchrun(d Demo) Demo {
+	d.Image, d.About = "pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime", "the image of Kubeflow Trainer's own examples"
+	d.Command = []string{"torchrun", "--no-python", "python3", "-c",
+		"import torch.distributed as d; d.init_process_group('gloo'); print('rank', d.get_rank(), 'of', d.get_world_size())"}
+	return d
+}
+
 // Pods are the pods of one role of a job: Count of them, each of pod spec Spec (decoded JSON).
 type Pods struct {
 	Role  string

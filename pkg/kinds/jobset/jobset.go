@@ -65,12 +65,10 @@ var facts = jobkind.Facts{
 	Pods:           pods,
 	SuspendPath:    []string{"spec", "suspend"},
 	KueueFramework: "jobset.x-k8s.io/jobset",
-	Demo: jobkind.Demo{
-		Image: "pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime", About: "the image of Kubeflow Trainer's own examples", Command: []string{"torchrun", "--no-python", "python3", "-c",
-			"import torch.distributed as d; d.init_process_group('gloo'); print('rank', d.get_rank(), 'of', d.get_world_size())"},
+	Demo: jobkind.Torchrun(jobkind.Demo{
 		CommandNote: "the torchrun line; mlops-fn passes it the nodes, its node's rank and node 0's address (PET_*)",
 		Shape:       "# The JobSet's nodes, and on each its CPU, memory and GPUs.\nWORKERS=2\n" + jobkind.DemoResources,
-	},
+	}),
 	New:      func() any { return &jobset.JobSet{} },
 	Validate: func(obj any) field.ErrorList { return validateJobSet(obj.(*jobset.JobSet)) },
 }

@@ -104,14 +104,11 @@ var facts = jobkind.Facts{
 	},
 	SuspendPath:    []string{"spec", "suspend"},
 	KueueFramework: "trainer.kubeflow.org/trainjob",
-	Demo: jobkind.Demo{
-		// The image of Trainer's examples/pytorch/image-classification.
-		Image: "pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime", About: "the image of Kubeflow Trainer's own examples", Command: []string{"torchrun", "--no-python", "python3", "-c",
-			"import torch.distributed as d; d.init_process_group('gloo'); print('rank', d.get_rank(), 'of', d.get_world_size())"},
+	Demo: jobkind.Torchrun(jobkind.Demo{
 		CommandNote: "the torchrun line; Kubeflow Trainer's torch-distributed runtime passes it nnodes and the master",
 		Shape:       "# The TrainJob's nodes, and on each its CPU, memory and GPUs.\nWORKERS=2\n" + jobkind.DemoResources,
 		Spec:        "  trainer:\n    runtime: " + api.DefaultTrainerRuntime + " # the ClusterTrainingRuntime the TrainJob runs on\n",
-	},
+	}),
 	New:      func() any { return &trainer.TrainJob{} },
 	Validate: func(obj any) field.ErrorList { return validateTrainJob(obj.(*trainer.TrainJob)) },
 }
