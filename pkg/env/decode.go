@@ -21,33 +21,27 @@ import (
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 )
 
-// Settings are the known keys, typed. A nil pointer / empty string means the key is absent from the file (or
-// its value is invalid), so the job spec's own value applies (the renderer refuses a setting given in both).
-// Decode fills in nothing the file does not set; defaults are the renderer's, applied after the spec so that
-// a value written in the job spec beats one derived from mlops.env.
+// Settings are the known keys, typed; nil or "" for a key absent (or invalid), so the job spec's value
+// applies. Defaults are the renderer's, applied after the spec: a value in the spec beats one derived here.
 type Settings struct {
 	// REGISTRY, DATASET_DIR, MODEL_DIR, OUTPUT_DIR, MODEL_NAME, MODEL_SCRIPT and GROUP_NAME are checked but
 	// set nothing: the job spec reads them as ${KEY}, and the containers from the env ConfigMap.
 	NFSServer, NFSPath, NFSMountPath string
 	UserName                         string
-	// FSGroup is nil unless the file sets FS_GROUP. When neither it nor spec.security.fsGroup is set, the
-	// renderer uses the group the containers run as (GROUP_ID, else spec.security.runAsGroup): a non-root job
-	// needs that to write its volumes.
+	// Without FS_GROUP and spec.security.fsGroup, the renderer uses the group the containers run as: a
+	// non-root job needs it to write its volumes.
 	UserID, GroupID, FSGroup *int64
-	// SlotsPerWorker is nil unless the file sets SLOTS_PER_WORKER. When neither it nor spec.slotsPerWorker is
-	// set, the renderer uses one MPI rank per GPU (GPUS_PER_WORKER when above 0, else 1).
+	// Without SLOTS_PER_WORKER and spec.slotsPerWorker, the renderer uses one MPI rank per GPU (else 1).
 	Workers, GPUsPerWorker, SlotsPerWorker *int32
 	CPU, Memory                            *resource.Quantity
 	// An elastic PyTorchJob's bounds and etcd rendezvous.
 	MinWorkers, MaxWorkers *int32
 	RendezvousEndpoint     string
-	// GPUResource names the accelerator GPUS_PER_WORKER counts; ShmSize sizes a memory-backed /dev/shm; Queue
-	// is the Kueue LocalQueue.
+	// GPUResource is what GPUS_PER_WORKER counts; ShmSize sizes /dev/shm; Queue is the Kueue LocalQueue.
 	GPUResource string
 	ShmSize     *resource.Quantity
 	Queue       string
-	// Topology is the node label of the topology level (rack, block) Kueue places all the job's pods in:
-	// required unless TopologyPreferred.
+	// Topology is the node label of the level (rack, block) Kueue places all the job's pods in.
 	Topology          string
 	TopologyPreferred bool
 }
@@ -61,8 +55,7 @@ type Problem struct {
 	Warning    bool   // true: a warning (e.g. a likely misspelt key); false: an error
 }
 
-// String reads like `mlops.env:7: WORKERS="four": must be a whole number from 1 to 10000`; the line is left
-// out when it is 0 (a ConfigMap).
+// String reads like `mlops.env:7: WORKERS="four": must be a whole number from 1 to 10000` (no line: a ConfigMap).
 func (p Problem) String() string {
 	loc := p.Source
 	if p.Line > 0 {
@@ -78,18 +71,17 @@ var envReference = regexp.MustCompile(`\$?\$\{([-._a-zA-Z][-._a-zA-Z0-9]*)(?::-[
 // trailingComment is a shell-style comment after a value: whitespace, then #.
 var trailingComment = regexp.MustCompile("[ \t]+#")
 
-// KeyDoc documents one known key: docs/mlops-env.md's table and --help are generated from it. Description is
-// one line of Markdown (code in backticks).
+// KeyDoc documents one known key for docs/mlops-env.md's table and --help; Description is one line of Markdown.
 type KeyDoc struct{ Key, Type, Description string }
 
 // keySpec is how Decode reads one known key.
 type keySpec struct {
 	KeyDoc
 	accepted string // the accepted values, for messages
-	// check says what is wrong with v ("" when "must be <accepted>" says it all), or, when it takes v, what is
-	// unlikely about it (a warning; "" when nothing).
+	// check says what is wrong with v ("" when "must be <accepted>" says it all), or, taking v, what is
+	// unlikely about it (a warning).
 	check func(v string) (msg string, ok bool)
-	// set, if set, stores a value check took in s.
+	// set stores a value check took (nil: the key sets nothing).
 	set func(s *Settings, v string)
 }
 
@@ -169,7 +161,7 @@ var specs = map[string]keySpec{
 	"MEMORY": quantitySpec("MEMORY", "Memory limit of each worker (or of the Pod): `16Gi`; also its request, as for `CPU`. `mlops-fn init` writes `512Mi`. Or `spec.resources.limits.memory` in the job spec, not both. Under 1 MiB (`16`: bytes; `500m`: half a byte) is warned about.", UnlikelyMemory, func(s *Settings, q *resource.Quantity) { s.Memory = q }),
 }
 
-// knownKeys are the keys of specs, sorted, so suggestions and KnownKeys are deterministic.
+// knownKeys are sorted: suggestions and KnownKeys are deterministic.
 var knownKeys = slices.Sorted(maps.Keys(specs))
 
 // IsKnownKey: key is one Decode understands.
@@ -178,8 +170,7 @@ func IsKnownKey(key string) bool {
 	return ok
 }
 
-// KnownKeys lists the keys Decode understands, sorted, each with a one-line description (for
-// docs/mlops-env.md and --help).
+// KnownKeys documents the keys Decode understands, sorted.
 func KnownKeys() []KeyDoc {
 	docs := make([]KeyDoc, len(knownKeys))
 	for i, k := range knownKeys {
@@ -188,9 +179,8 @@ func KnownKeys() []KeyDoc {
 	return docs
 }
 
-// Decode types the known keys of f. It returns every problem found, errors and warnings, sorted by line then
-// key. A key one edit away from a known key is an error (its value would be lost) unless extraKeys names it:
-// the user's own.
+// Decode types the known keys of f, with every problem found sorted by line then key. A key one edit away
+// from a known key is an error (its value would be lost) unless extraKeys names it: the user's own.
 func Decode(f *File, extraKeys ...string) (Settings, []Problem) {
 	var s Settings
 	var problems []Problem
@@ -274,8 +264,7 @@ func Decode(f *File, extraKeys ...string) (Settings, []Problem) {
 	return s, problems
 }
 
-// topologySpec is TOPOLOGY_REQUIRED, or TOPOLOGY_PREFERRED: Kueue's Topology Aware Scheduling, from a level's
-// node label.
+// topologySpec is TOPOLOGY_REQUIRED or TOPOLOGY_PREFERRED: Kueue's Topology Aware Scheduling.
 func topologySpec(preferred bool) keySpec {
 	key, how, annotation := "TOPOLOGY_REQUIRED", "all the job's pods run in one domain of this level", "required"
 	if preferred {
@@ -294,10 +283,8 @@ func topologySpec(preferred bool) keySpec {
 	}
 }
 
-// referenceProblem says why e's value may not reference a key of f, "" when it references none: kustomize
-// does not expand them. Every reference counts, not the first alone; the value written out replaces each
-// defined one. An escaped one ($${KEY}, as the job spec escapes) is written as it is, both dollars: a
-// warning, since nothing in mlops.env needs escaping.
+// referenceProblem says why e's value may not reference a key of f (kustomize does not expand them), "" when
+// it references none. An escaped one ($${KEY}, as in the job spec) stays both dollars: only a warning.
 func referenceProblem(f *File, e Entry) (msg string, warning bool) {
 	refs := envReference.FindAllStringSubmatch(e.Value, -1)
 	for _, m := range refs {
@@ -324,10 +311,9 @@ func referenceProblem(f *File, e Entry) (msg string, warning bool) {
 	return "", false
 }
 
-// Closest returns the candidate that key most likely misspells: one that differs from key by at most one
-// insertion, deletion, substitution or swap of adjacent characters, ignoring case. It prefers key itself,
-// then a candidate that differs only in case, then one edit away; among equals, the alphabetically first. It
-// returns "" when no candidate is that close.
+// Closest returns the candidate key most likely misspells, at most one edit (insertion, deletion,
+// substitution, adjacent swap) away ignoring case: key itself first, then one differing in case only, then
+// one edit away; among equals the alphabetically first; "" when none is that close.
 func Closest(key string, candidates []string) string {
 	folded := foldRunes(key)
 	best, bestRank := "", 3
@@ -348,8 +334,7 @@ func Closest(key string, candidates []string) string {
 	return best
 }
 
-// foldRunes returns s's runes, each replaced by the smallest rune of its case-folding orbit, so that two
-// strings are equal under strings.EqualFold exactly when their foldRunes are equal.
+// foldRunes replaces each rune by the smallest of its case-folding orbit: equal exactly when EqualFold.
 func foldRunes(s string) []rune {
 	rs := []rune(s)
 	for i, r := range rs {
@@ -360,8 +345,8 @@ func foldRunes(s string) []rune {
 	return rs
 }
 
-// withinOneEdit reports whether a turns into b by at most one insertion, deletion, substitution or swap of
-// adjacent runes: what is left of each between their common prefix and suffix.
+// withinOneEdit reports whether a turns into b by at most one edit: what is left between common prefix and
+// suffix.
 func withinOneEdit(a, b []rune) bool {
 	i := 0
 	for i < len(a) && i < len(b) && a[i] == b[i] {
@@ -404,8 +389,7 @@ func intSpec[T int32 | int64](key, desc string, lo, hi T, set func(*Settings, *T
 	}
 }
 
-// quantitySpec reads a positive quantity, and warns of one that parses but that no training job means (a unit
-// left out or mistaken) as unlikely says.
+// quantitySpec reads a positive quantity, warning of one no training job means (a unit left out or mistaken).
 func quantitySpec(key, desc string, unlikely func(resource.Quantity, string, func(string) string) string, set func(*Settings, *resource.Quantity)) keySpec {
 	return keySpec{
 		KeyDoc:   KeyDoc{key, "quantity", desc},
@@ -431,7 +415,7 @@ func quantitySpec(key, desc string, unlikely func(resource.Quantity, string, fun
 var minMemory = resource.MustParse("1Mi")
 
 // UnlikelyMemory says why a memory quantity, written v, is one no training job means, and what was probably
-// meant (as setting(value) writes it); "" when it is likely.
+// meant (setting(value)); "" when it is likely.
 func UnlikelyMemory(q resource.Quantity, v string, setting func(string) string) string {
 	if q.Cmp(minMemory) >= 0 {
 		return ""
@@ -467,8 +451,7 @@ func UnlikelyCPU(q resource.Quantity, v string, setting func(string) string) str
 // manyCores is where a bare CPU count stops being a node's.
 var manyCores = resource.MustParse("1000")
 
-// splitQuantity cuts a quantity's text before its suffix: "500m" is "500" and "m"; an exponent (1e3) is part
-// of the number, which it writes out.
+// splitQuantity cuts a quantity's text before its suffix ("500m": "500", "m"); an exponent (1e3) is written out.
 func splitQuantity(v string) (number, suffix string) {
 	i := strings.IndexFunc(v, func(r rune) bool { return !strings.ContainsRune("+-.0123456789", r) })
 	if i < 0 {
@@ -486,7 +469,7 @@ func plain(q resource.Quantity) string {
 }
 
 // pathSpec reads an absolute path; an empty value counts as absent unless required (NFS_PATH: an empty export
-// is a mistake, not a default). A nil set checks the value only.
+// is a mistake, not a default).
 func pathSpec(key, desc string, required bool, set func(*Settings, string)) keySpec {
 	return keySpec{
 		KeyDoc:   KeyDoc{key, "absolute path", desc},
@@ -536,8 +519,8 @@ func CheckRendezvous(v string) (wrong string, ok bool) {
 // NFSServerAccepted says what CheckNFSServer accepts.
 const NFSServerAccepted = "a hostname such as nfs.example.com or an IP address such as 10.0.0.5 or fd00::5, without scheme, port, path or spaces"
 
-// CheckNFSServer tells whether v can be an nfs volume's server, and if not, what is wrong with it ("" when
-// NFSServerAccepted says it all). The job spec's own NFS volumes are held to the same rule as NFS_SERVER.
+// CheckNFSServer tells whether v can be an nfs volume's server (NFS_SERVER's, the job spec's), and if not,
+// what is wrong with it ("" when NFSServerAccepted says it all).
 func CheckNFSServer(v string) (wrong string, ok bool) {
 	if wrong, ok := hostProblem(v); !ok {
 		return wrong, false

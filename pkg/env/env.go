@@ -1,14 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package env reads mlops.env the way kustomize's configMapGenerator reads an `envs:` file, and decodes its
-// known keys into typed settings.
-//
-// Parse takes the same lines, keys and values as kustomize v5.8 (sigs.k8s.io/kustomize/api v0.21
-// kv.keyValuesFromLines), so the values the function acts on are the values the mlops-env ConfigMap carries
-// into the containers. It is stricter in three places, where kustomize silently produces something unusable:
-// keys must be valid environment variable names (kustomize v5.8's validator is a no-op), a line with an empty
-// key ("=x") is an error (kustomize drops it), and a line longer than bufio.MaxScanTokenSize is an error
-// (kustomize drops it and every line after it).
+// Package env reads mlops.env as kustomize v5.8's configMapGenerator reads an `envs:` file
+// (kv.keyValuesFromLines), so the function acts on the values the containers get, and decodes its known keys
+// into typed settings. Parse is stricter where kustomize silently produces something unusable: a key must be
+// a valid environment variable name (kustomize's validator is a no-op), and a line with an empty key ("=x")
+// or longer than bufio.MaxScanTokenSize is an error (kustomize drops it, the latter with every line after).
 package env
 
 import (
@@ -25,8 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// Entry is one KEY=VALUE pair of an env file, with the 1-based line it came from (0 when it came from a
-// map/ConfigMap).
+// Entry is one KEY=VALUE pair of an env file, with its 1-based line (0 from a ConfigMap).
 type Entry struct {
 	Key, Value string
 	Line       int
@@ -34,8 +29,7 @@ type Entry struct {
 	Bare bool
 }
 
-// File is an env file's entries in file order. Source names the file (e.g.
-// "quickstart/k8s/mlops/multi-node/mlops.env" or "ConfigMap/mlops-env") for messages.
+// File is an env file's entries in file order; Source names it for messages (mlops.env, ConfigMap/mlops-env).
 type File struct {
 	Source  string
 	Entries []Entry
@@ -53,8 +47,7 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s:%d: %q: %s", e.Source, e.Line, e.Text, e.Reason)
 }
 
-// ParseErrors are the bad lines of one file, in line order; Parse returns them all at once. errors.As with a
-// *ParseError target finds the first.
+// ParseErrors are the bad lines of one file, in line order; errors.As with a *ParseError finds the first.
 type ParseErrors []*ParseError
 
 // Error puts each bad line on a line of its own.
@@ -83,19 +76,16 @@ const envVarNameRule = "a valid environment variable name must consist of alphab
 // longLineText is how much of an over-long line a ParseError quotes.
 const longLineText = 40
 
-// Parse reads data with kustomize v5.8 configMapGenerator envs: semantics: lines as bufio.ScanLines splits
-// them (a trailing "\r" is dropped), invalid UTF-8 rejected, a UTF-8 BOM dropped from the first line only,
-// leading whitespace dropped (trailing whitespace is part of the value), blank lines and lines starting with
-// '#' skipped, split at the first '=', no quote removal, a line without '=' giving its key the empty value,
-// and a repeated key rejected. It reads on past a bad line, so the error, if any, is a ParseErrors naming
-// every bad line (a line of invalid UTF-8, an invalid key, a repeated key, an over-long line) and the File is
-// nil.
+// Parse reads data as kustomize v5.8's configMapGenerator envs: does: lines as bufio.ScanLines splits them,
+// invalid UTF-8 rejected, a BOM dropped from the first line, leading whitespace dropped (trailing is part of
+// the value), blank and '#' lines skipped, split at the first '=', quotes kept, a line without '=' giving the
+// empty value, a repeated key rejected. The error, if any, is a ParseErrors naming every bad line (nil File).
 func Parse(source string, data []byte) (*File, error) {
 	f := &File{Source: source}
 	var errs ParseErrors
 	seen := map[string]int{} // key -> line
 	sc := bufio.NewScanner(bytes.NewReader(data))
-	// Count the bytes consumed so an over-long line can be quoted.
+	// The bytes consumed, to quote an over-long line.
 	consumed := 0
 	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
 		advance, token, err := bufio.ScanLines(data, atEOF)
