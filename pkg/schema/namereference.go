@@ -28,13 +28,12 @@ var references = []struct {
 	{"scheduling.k8s.io", "v1", "PriorityClass", []string{"priorityClassName"}},
 }
 
-// NameReferences is a kustomize configuration (a kustomization's configurations: entry) that tells kustomize
-// where the pod specs of the job kinds given (an MPIJob, a PyTorchJob, a TrainJob) name ConfigMaps, Secrets,
-// ServiceAccounts, claims and priority classes. Without it a namePrefix, a nameSuffix or a generator's hash
-// renames those objects but not the job's references to them: kustomize knows these fields in built-in kinds
-// only. It also says where such a kind keeps an image outside its containers, for the kustomization's
-// images:. holds, when not nil, keeps only the fields it says hold a name (those of the job at hand: a field
-// the job does not set needs no reference); "" when none is kept.
+// NameReferences is a kustomize configuration (a kustomization's configurations: entry) telling it where the
+// pod specs of kinds name ConfigMaps, Secrets, ServiceAccounts, claims and priority classes, and where a kind
+// keeps an image outside its containers (for images:): kustomize knows these fields in built-in kinds only, so
+// a namePrefix, nameSuffix or generator's hash would rename the objects but not the job's references. holds,
+// when not nil, keeps only the fields it says hold a name (a field the job does not set needs none); "" when
+// none is kept.
 func NameReferences(holds func(path string) bool, kinds ...jobkind.Facts) []byte {
 	var b strings.Builder
 	for _, r := range references {
@@ -69,8 +68,7 @@ func NameReferences(holds func(path string) bool, kinds ...jobkind.Facts) []byte
 		}
 		fmt.Fprintf(&b, "  version: %s\n  fieldSpecs:\n%s", r.version, specs.String())
 	}
-	// A kind that keeps its program, image included, outside its pod specs (a TrainJob's trainer):
-	// kustomize's images: reach it through this.
+	// A kind that keeps its program, image included, outside its pod specs (a TrainJob's trainer).
 	images := ""
 	for _, k := range kinds {
 		path := strings.Join(k.ProgramPath, "/") + "/image"

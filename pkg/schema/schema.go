@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package schema tells kustomize what it knows of built-in kinds only, for the MPIJob, PyTorchJob and
-// TrainJob CRDs: their schema (without it a strategic-merge patch replaces the containers, volumes and env
-// lists of such a job instead of merging them by name), the merge keys a hydrated patch carries from it, and
-// their name references. It also generates the job spec's JSON Schema, for editors (JobSchemaFile).
+// Package schema tells kustomize what it knows of built-in kinds only, for the job kinds' CRDs: their schema
+// (without it a strategic-merge patch replaces a job's containers, volumes and env lists instead of merging
+// them by name), the merge keys a hydrated patch carries, their name references; and the job spec's JSON
+// Schema, for editors (JobSchemaFile).
 package schema
 
 import (
@@ -20,20 +20,15 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml/walk"
 )
 
-// definitions.go holds the job kinds' definitions, read from the CRD manifests in the operators' modules
-// go.mod pins, and the Kubernetes definitions they and the core kinds reach from kyaml's built-in schema, as
-// Go values: a run builds them instead of decoding JSON, and never parses kyaml's whole Kubernetes schema.
-// TestDefinitionsAreCurrent keeps it current.
+// definitions.go holds the job kinds' definitions and the Kubernetes ones they reach as Go values: a run
+// never decodes JSON nor parses kyaml's whole Kubernetes schema. TestDefinitionsAreCurrent keeps it current.
 //
 //go:generate go run generate.go
 
-// mlops-fn's merges read its definitions from its own values, handed to kyaml's walker (walk.Walker.Schema),
-// never from kyaml's OpenAPI global, which only kustomize's builds set (WithBuiltIn): the function's merge
-// and a build run side by side.
-
-// schemas are the definitions' schemas by type, each reference in them replaced by what it names, as For
-// first asks for a type: kyaml's ResourceSchema.Field and Elements resolve a reference against its global
-// schema (TestSchemasHoldNoReference).
+// schemas are the definitions' schemas by type, handed to kyaml's walker (walk.Walker.Schema), never to its
+// OpenAPI global, which only kustomize's builds set (WithBuiltIn): the function's merge and a build run side
+// by side. Each reference is inlined as For first asks for a type: kyaml's ResourceSchema.Field and Elements
+// resolve a reference against its global schema (TestSchemasHoldNoReference).
 var schemas = sync.OnceValue(func() *inliner {
 	return newInliner(definitions())
 })
@@ -42,7 +37,7 @@ var schemas = sync.OnceValue(func() *inliner {
 type inliner struct {
 	mu      sync.Mutex
 	defs    spec.Definitions
-	types   map[yaml.TypeMeta]string // the definition of each type, by name
+	types   map[yaml.TypeMeta]string // a type's definition's name
 	byType  map[yaml.TypeMeta]*openapi.ResourceSchema
 	inlined map[string]spec.Schema
 }
@@ -179,8 +174,7 @@ var (
 )
 
 // skipBuiltIn keeps kyaml from parsing its built-in Kubernetes schema (140 ms) in a process that has run no
-// build: its walker, given a schema, still initializes the global at the first field it looks up, though
-// mlops-fn's merges read nothing of it. A later build starts afresh (WithBuiltIn).
+// build: its walker, given a schema, still initializes the global at the first field it looks up.
 var skipBuiltIn = sync.OnceFunc(func() {
 	mu.Lock()
 	defer mu.Unlock()

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package gen builds mlops-fn's OpenAPI definitions (pkg/schema's definitions.go, `go generate
-// ./pkg/schema`): the job kinds' from the CRD manifests in the operators' modules go.mod pins, and the
-// Kubernetes definitions they and the core kinds reach from kyaml's built-in schema; and the job spec's JSON
-// Schema, from pkg/api/v1alpha1 (JobSchema).
+// Package gen writes, for `go generate ./pkg/schema`, pkg/schema's definitions.go (Definitions, Source) and
+// the job spec's JSON Schema (JobSchema).
 package gen
 
 import (

@@ -29,11 +29,9 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
-// JobSchema is the JSON Schema (draft-07, what yaml-language-server reads) of the job spec, from
-// pkg/api/v1alpha1's Go types as mlops-fn decodes them (strictly: every object refuses unknown fields): each
-// field's JSON name and type, its description from the Go doc comments (Kubernetes' types: their SwaggerDoc,
-// generated from theirs); and, read from the validation itself, which fields are required (see required), an
-// enum where it accepts a closed set of strings (see enum) and a number's range (see bounds).
+// JobSchema is the job spec's JSON Schema (draft-07, what yaml-language-server reads): pkg/api/v1alpha1's Go
+// types as mlops-fn decodes them (strictly), described by their doc comments (Kubernetes' types: SwaggerDoc);
+// required fields, enums and number ranges read from the validation itself (required, enum, bounds).
 func JobSchema() (_ []byte, err error) {
 	defer catch(&err)
 	w := schemaWriter{docs: map[string]map[string]string{}, quantityPattern: quantityPattern()}
@@ -77,8 +75,7 @@ func then(steps []step, s step) []step {
 	return append(slices.Clone(steps), s)
 }
 
-// schema is t's schema; steps lead from an MLOpsJob to a value of t, whose path the validation's errors name
-// (nil: no steps do).
+// schema is t's schema; steps lead from an MLOpsJob to a value of t at path (nil: none, nothing probed).
 func (w *schemaWriter) schema(t reflect.Type, steps []step, path string) spec.Schema {
 	if t.Kind() == reflect.Pointer {
 		return w.schema(t.Elem(), steps, path)
@@ -308,47 +305,33 @@ func agreed[T any](path string, probe func(kind string) (T, bool)) (v T, found b
 }
 
 // enum is the closed set of values the validation accepts for the string field at path (steps lead to it),
-// nil when it has none. mlops-fn's own validation says: the field set to a probe, in a job of each jobKind,
-// is refused as not supported, the error listing the supported values.
+// nil when it has none: the field set to a probe, in a job of each jobKind, is refused as not supported, the
+// error listing the supported values.
 func enum(steps []step, path string) []any {
-	supported, _ := agreed(path, func(k string) ([]string, bool) {
-		values := notSupported(k, steps, path)
-		return values, values != nil
-	})
-	if supported == nil {
-		return nil
-	}
-	out := make([]any, len(supported))
-	for i, v := range supported {
-		out[i] = v
-	}
-	return out
-}
-
-// notSupported are the values the validation names as supported, refusing the probe at path in a job of
-// jobKind k; nil when it refuses it otherwise, or not at all.
-func notSupported(k string, steps []step, path string) []string {
-	for _, e := range refusals(k, steps, probe, at(path)) {
-		if e.Type != field.ErrorTypeNotSupported {
-			continue
-		}
-		rest, ok := strings.CutPrefix(e.Detail, "supported values: ")
-		if !ok {
-			fail("%s: %q lists no supported values; teach JobSchema", path, e.Detail)
-		}
-		var values []string
-		for rest != "" {
-			q, err := strconv.QuotedPrefix(rest)
-			if err != nil {
-				fail("%s: reading the supported values of %q: %w", path, e.Detail, err)
+	supported, _ := agreed(path, func(k string) ([]any, bool) {
+		for _, e := range refusals(k, steps, probe, at(path)) {
+			if e.Type != field.ErrorTypeNotSupported {
+				continue
 			}
-			v, _ := strconv.Unquote(q)
-			values = append(values, v)
-			rest = strings.TrimPrefix(rest[len(q):], ", ")
+			rest, ok := strings.CutPrefix(e.Detail, "supported values: ")
+			if !ok {
+				fail("%s: %q lists no supported values; teach JobSchema", path, e.Detail)
+			}
+			var values []any
+			for rest != "" {
+				q, err := strconv.QuotedPrefix(rest)
+				if err != nil {
+					fail("%s: reading the supported values of %q: %w", path, e.Detail, err)
+				}
+				v, _ := strconv.Unquote(q)
+				values = append(values, v)
+				rest = strings.TrimPrefix(rest[len(q):], ", ")
+			}
+			return values, values != nil
 		}
-		return values
-	}
-	return nil
+		return nil, false
+	})
+	return supported
 }
 
 // refusals are the validation's errors about a field that about takes, in a job of jobKind k with value at
@@ -406,8 +389,7 @@ func inside(path string) func(string) bool {
 
 func within(f, of string) bool { return strings.HasPrefix(f, of+".") || strings.HasPrefix(f, of+"[") }
 
-// required says whether the validation refuses the field at path (steps lead to it) left out, in a job of
-// every jobKind (with apiVersion, kind and name unless the field is one of them).
+// required says whether the validation refuses the field at path left out, in a job of every jobKind.
 func required(steps []step, path string) bool {
 	for _, k := range kinds.All.Names() {
 		if len(refusals(k, steps, nil, inside(path))) == 0 {
@@ -417,9 +399,8 @@ func required(steps []step, path string) bool {
 	return true
 }
 
-// bounds are the least and the greatest whole number the validation accepts at path (steps lead to it),
-// within lo and hi, the Go type's (returned when no kind takes 1 or 0): found by bisection from 1 or 0, in a
-// job of each jobKind that takes either (the validation's ranges are intervals).
+// bounds are the least and greatest whole number the validation accepts at path, within the Go type's lo and
+// hi (returned when no kind takes 1 or 0): bisected from 1 or 0 in each jobKind (its ranges are intervals).
 func bounds(steps []step, path string, lo, hi int64) (least, greatest int64) {
 	found, ok := agreed(path, func(k string) ([2]int64, bool) {
 		takes := func(n int64) bool { return len(refusals(k, steps, n, holding(path))) == 0 }
@@ -429,8 +410,7 @@ func bounds(steps []step, path string, lo, hi int64) (least, greatest int64) {
 				return [2]int64{}, false
 			}
 		}
-		// The least n of [a, b] that takes (b does), then the greatest of [c, d] (c does); differences in
-		// uint64, which holds them all.
+		// The least n of [a, b] that takes (b does), then the greatest of [c, d]; differences in uint64.
 		a, b := lo, seed
 		for a < b {
 			if mid := a + int64((uint64(b)-uint64(a))/2); takes(mid) {
