@@ -33,8 +33,8 @@ func (s *MLOpsJobSpec) notCarried(p *field.Path, kinds jobkind.Table) field.Erro
 	return errs
 }
 
-// sets says whether the spec sets the field at path (dotted, by JSON names): a value other than its type's
-// zero. A path naming no field is a kind's mistake, caught by any test that validates the kinds.
+// sets says whether the spec sets the field at path (dotted JSON names) to other than its zero. A path naming
+// no field is a kind's mistake, which any test validating the kinds catches.
 func (s *MLOpsJobSpec) sets(path string) bool {
 	v := reflect.ValueOf(*s)
 	for _, name := range strings.Split(path, ".") {

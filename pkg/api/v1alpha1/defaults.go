@@ -23,10 +23,9 @@ var DefaultMPIArgs = []string{"-bind-to", "none", "-map-by", "slot", "-mca", "pm
 // DefaultForwardEnv is what Horovod jobs forward to every rank.
 var DefaultForwardEnv = []string{"NCCL_DEBUG=INFO", "LD_LIBRARY_PATH", "PATH"}
 
-// DefaultLauncherResources are the launcher's resources when neither spec.launcherResources nor the target's
-// launcher sets any. It only runs mpirun, which waits for the ranks on the workers: it requests a tenth of a
-// core (what a scheduler and Kueue's quota count), not a worker's share of a small node, and may use up to a
-// core and 1Gi.
+// DefaultLauncherResources are the launcher's when neither spec.launcherResources nor the target's launcher
+// sets any: it only runs mpirun, so it requests a tenth of a core (what the scheduler and Kueue count), not a
+// worker's share of a small node.
 func DefaultLauncherResources() corev1.ResourceRequirements {
 	return corev1.ResourceRequirements{
 		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("128Mi")},
@@ -34,9 +33,8 @@ func DefaultLauncherResources() corev1.ResourceRequirements {
 	}
 }
 
-// DefaultConfigMapName is the env ConfigMap of one job: two jobs in a namespace (the multi-node and
-// single-node quickstarts share a name) never write one ConfigMap, and deleting one job's objects keeps the
-// other's.
+// DefaultConfigMapName is one job's env ConfigMap, by kind too: the multi-node and single-node quickstarts
+// share a name, and neither may write or delete the other's.
 func DefaultConfigMapName(name string, k jobkind.Facts) string {
 	return name + "-" + strings.ToLower(k.Kind) + "-env"
 }
@@ -45,9 +43,8 @@ func DefaultConfigMapName(name string, k jobkind.Facts) string {
 // (NAME-mlops-fn-inputs, local-config: never applied). No env ConfigMap may take such a name.
 const GuardInputsSuffix = "-mlops-fn-inputs"
 
-// Default fills what the user left out that every kind shares, by the facts of the spec's kind among kinds; a
-// kind's own fields are its Defaulter's (pkg/kinds.Default runs both). Values that mlops.env may still set
-// (workers, slots, ids) stay unset here; the renderer settles them.
+// Default fills what the user left out that every kind shares (a kind's own fields are its Defaulter's;
+// pkg/kinds.Default runs both). What mlops.env may still set (workers, slots, ids) the renderer settles.
 func (j *MLOpsJob) Default(kinds jobkind.Table) {
 	s := &j.Spec
 	s.JobKind = cmp.Or(s.JobKind, kinds.Default())
@@ -60,8 +57,7 @@ func (j *MLOpsJob) Default(kinds jobkind.Table) {
 	s.RestartPolicy = cmp.Or(s.RestartPolicy, kind.RestartPolicy)
 }
 
-// Defaulter is a job kind with fields of its own to default, filled after the shared ones; only a kind that
-// carries them has them (elsewhere a value set is refused).
+// Defaulter is a job kind with fields of its own to default, after the shared ones.
 type Defaulter interface {
 	Default(s *MLOpsJobSpec)
 }

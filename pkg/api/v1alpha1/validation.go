@@ -26,9 +26,8 @@ const (
 	MaxID      = math.MaxInt32
 )
 
-// Validate checks the spec on its own, its jobKind one of kinds, by the rules every kind shares (a kind's own
-// are its Validator's). Values that may hold ${KEY} references (image, paths) are checked by the renderer
-// once expanded.
+// Validate checks the spec on its own by the rules every kind shares (a kind's own are its Validator's);
+// values that may hold ${KEY} (image, paths) the renderer checks once expanded.
 func (j *MLOpsJob) Validate(kinds jobkind.Table) field.ErrorList {
 	var errs field.ErrorList
 	if j.APIVersion != APIVersion {
@@ -59,8 +58,7 @@ func (j *MLOpsJob) Validate(kinds jobkind.Table) field.ErrorList {
 	return errs
 }
 
-// Validator is a job kind with checks of its own on the spec at p, run after the shared ones
-// (pkg/kinds.Validate runs both): of the fields only it carries, and the operator's rules on them.
+// Validator is a job kind with checks of its own on the spec at p, after the shared ones (pkg/kinds.Validate).
 type Validator interface {
 	Validate(s *MLOpsJobSpec, p *field.Path) field.ErrorList
 }
@@ -133,8 +131,7 @@ func (s *MLOpsJobSpec) validate(p *field.Path, kinds jobkind.Table) field.ErrorL
 	return errs
 }
 
-// validateResources: a container's resources of cpu and memory, each greater than zero and no request above
-// its limit.
+// validateResources: cpu and memory only, each above zero, no request above its limit.
 func validateResources(r corev1.ResourceRequirements, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(r.Claims) > 0 {
@@ -217,8 +214,7 @@ func validateVolumes(p *field.Path, vols []Volume) field.ErrorList {
 	return errs
 }
 
-// CheckAbsPath says what is wrong with p as an absolute path, "" when nothing: the renderer applies it to
-// expanded values, Validate to literal ones.
+// CheckAbsPath says what is wrong with p as an absolute path, "" when nothing (the renderer's, once expanded).
 func CheckAbsPath(p string) string {
 	switch {
 	case !path.IsAbs(p):
