@@ -70,8 +70,8 @@ func Decode(config *yaml.RNode) (*api.MLOpsJob, field.ErrorList) {
 
 const quantityDetail = "is not a Kubernetes quantity; accepted: a Kubernetes quantity such as 500m, 2 or 4Gi (suffixes are case-sensitive: Gi, not gi)"
 
-// badQuantity finds the first value of a limits or requests map, or of a sizeLimit, that is not a quantity,
-// its path and value (encoding/json's error names neither).
+// badQuantity finds the first limits, requests or sizeLimit value that is not a quantity: its path and value,
+// which encoding/json's error names not.
 func badQuantity(n *yaml.RNode) (*field.Path, string) {
 	p, y := firstNode(n.YNode(), nil, "", "", func(y *yaml.Node, key, parent string) bool {
 		if y.Kind != yaml.ScalarNode || key != "sizeLimit" && parent != "limits" && parent != "requests" {
@@ -94,8 +94,8 @@ func nullIn(n *yaml.RNode) *field.Path {
 	return p
 }
 
-// firstNode walks y's maps' values and lists' items, parents first, for the first node below y that is, by
-// its key and its parent's key ("" for a list's item), what is wanted: its path and node.
+// firstNode is the first node below y, parents first, that is wanted by its key and its parent's key ("" for
+// a list's item): its path and node.
 func firstNode(y *yaml.Node, p *field.Path, key, parent string, wanted func(y *yaml.Node, key, parent string) bool) (*field.Path, *yaml.Node) {
 	if p != nil && wanted(y, key, parent) {
 		return p, y
@@ -217,10 +217,9 @@ func JSONType(n *yaml.Node) string {
 	return "string"
 }
 
-// locate finds, along a Go field path (spec.env.value), through every item of the lists and every value of
-// the maps on the way, the first value of the JSON type the decoder found there, and returns its path and
-// node. At the path's end an item or value of that type (a list's element, a nodeSelector's value) comes
-// before the node itself.
+// locate finds along a Go field path (spec.env.value), through every list item and map value on the way, the
+// first value of the JSON type the decoder found there: its path and node. At the path's end an item or value
+// of that type (a list's element, a nodeSelector's value) comes before the node itself.
 func locate(n *yaml.RNode, segs []string, p *field.Path, found string) (*field.Path, *yaml.Node) {
 	y := n.YNode()
 	switch {
