@@ -2,7 +2,6 @@
 
 package schema
 
-// JobSchemaFile is the job spec's JSON Schema (draft-07), by its path in the repository and in the release's
-// archives: `go generate ./pkg/schema` writes it from pkg/api/v1alpha1's types (gen.JobSchema), and
-// TestJobSchemaIsCurrent keeps it current. yaml-language-server reads it (docs/job-spec.md).
+// JobSchemaFile is the job spec's JSON Schema for yaml-language-server (docs/job-spec.md), by its path in the
+// repository and the release's archives; `go generate ./pkg/schema` writes it (TestJobSchemaIsCurrent).
 const JobSchemaFile = "schema/mlops-job-v1alpha1.schema.json"

@@ -112,8 +112,7 @@ func For(t yaml.TypeMeta) *openapi.ResourceSchema {
 // none is the schema of a type the definitions lack: no field known, no list merged by key, no global lookup.
 var none = &openapi.ResourceSchema{Schema: &spec.Schema{}}
 
-// Merge merges patch into dest as merge2.Merge does, from mlops-fn's definitions of dest's type (else
-// patch's) rather than kyaml's global.
+// Merge is merge2.Merge from mlops-fn's definitions of dest's type (else patch's), not kyaml's global.
 func Merge(patch, dest *yaml.RNode, opts yaml.MergeOptions) (*yaml.RNode, error) {
 	s := cmp.Or(For(typeOf(dest)), For(typeOf(patch)), none)
 	return walk.Walker{Sources: []*yaml.RNode{dest, patch}, Visitor: merge2.Merger{}, MergeOptions: opts, Schema: s}.Walk()
@@ -185,10 +184,9 @@ var skipBuiltIn = sync.OnceFunc(func() {
 	}
 })
 
-// WithBuiltIn runs f from kyaml's built-in schema, as a new kubectl process starts: a kustomize build, which
-// may set its own from an openapi: field. The built-in schema, parsed, is kept for the next build: parsing it
-// was 46% of pkg/hydrate's test CPU. kyaml adds an openapi: document to what it has parsed, so f, having set
-// one over a kept schema, runs again afresh.
+// WithBuiltIn runs f, a kustomize build (which may set a schema from an openapi: field), from kyaml's built-in
+// schema, kept parsed for the next build (parsing was 46% of pkg/hydrate's test CPU); kyaml adds an openapi:
+// document to what it holds, so f, having set one over a kept schema, runs again afresh.
 func WithBuiltIn(f func() error) error {
 	mu.Lock()
 	defer mu.Unlock()

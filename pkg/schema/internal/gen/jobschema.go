@@ -155,10 +155,11 @@ func (w *schemaWriter) object(t reflect.Type, steps []step, path string) spec.Sc
 		if name == "" {
 			fail("%s.%s has no JSON name; teach JobSchema", t, f.Name)
 		}
-		p := w.schema(f.Type, fsteps, joinPath(path, name))
+		fpath := strings.TrimPrefix(path+"."+name, ".")
+		p := w.schema(f.Type, fsteps, fpath)
 		// What the probe's context requires another may not (a toleration's operator, without a key): only a
 		// field without omitempty, as Kubernetes' types write a required one, is required.
-		req := fsteps != nil && !slices.Contains(strings.Split(opts, ","), "omitempty") && required(fsteps, joinPath(path, name))
+		req := fsteps != nil && !slices.Contains(strings.Split(opts, ","), "omitempty") && required(fsteps, fpath)
 		if p.Enum != nil && f.Type.Kind() == reflect.String && !req && !slices.Contains(p.Enum, any("")) {
 			// Decoded, "" is the field left out, which a spec may do.
 			p.Enum = append(p.Enum, "")
@@ -179,13 +180,6 @@ func indirect(t reflect.Type) reflect.Type {
 		t = t.Elem()
 	}
 	return t
-}
-
-func joinPath(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
 }
 
 // fieldDocs are the docs of struct t and its fields, by JSON name ("": the type's own): Kubernetes' from
@@ -309,7 +303,7 @@ func agreed[T any](path string, probe func(kind string) (T, bool)) (v T, found b
 // error listing the supported values.
 func enum(steps []step, path string) []any {
 	supported, _ := agreed(path, func(k string) ([]any, bool) {
-		for _, e := range refusals(k, steps, probe, at(path)) {
+		for _, e := range refusals(k, steps, probe, func(f string) bool { return f == path }) {
 			if e.Type != field.ErrorTypeNotSupported {
 				continue
 			}
@@ -375,24 +369,13 @@ func refusals(k string, steps []step, value any, about func(string) bool) field.
 	return out
 }
 
-// at, holding and inside say which errors are about path: those of the field itself, of it or a field that
-// holds it (spec.elastic, of a kind that carries none), of it or a field inside it.
-func at(path string) func(string) bool { return func(f string) bool { return f == path } }
-
-func holding(path string) func(string) bool {
-	return func(f string) bool { return f == path || within(path, f) }
-}
-
-func inside(path string) func(string) bool {
-	return func(f string) bool { return f == path || within(f, path) }
-}
-
+// within says whether the field f is inside the field of.
 func within(f, of string) bool { return strings.HasPrefix(f, of+".") || strings.HasPrefix(f, of+"[") }
 
 // required says whether the validation refuses the field at path left out, in a job of every jobKind.
 func required(steps []step, path string) bool {
 	for _, k := range kinds.All.Names() {
-		if len(refusals(k, steps, nil, inside(path))) == 0 {
+		if len(refusals(k, steps, nil, func(f string) bool { return f == path || within(f, path) })) == 0 {
 			return false
 		}
 	}
@@ -403,7 +386,9 @@ func required(steps []step, path string) bool {
 // hi (returned when no kind takes 1 or 0): bisected from 1 or 0 in each jobKind (its ranges are intervals).
 func bounds(steps []step, path string, lo, hi int64) (least, greatest int64) {
 	found, ok := agreed(path, func(k string) ([2]int64, bool) {
-		takes := func(n int64) bool { return len(refusals(k, steps, n, holding(path))) == 0 }
+		// The errors of the field or of one holding it (spec.elastic, of a kind that carries none).
+		about := func(f string) bool { return f == path || within(path, f) }
+		takes := func(n int64) bool { return len(refusals(k, steps, n, about)) == 0 }
 		seed := int64(1)
 		if !takes(seed) {
 			if seed = 0; !takes(seed) {
