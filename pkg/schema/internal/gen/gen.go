@@ -14,7 +14,9 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/kube-openapi/pkg/schemamutation"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 )
 
@@ -37,8 +39,8 @@ var coreKinds = []string{
 	"io.k8s.api.core.v1.PersistentVolumeClaim",
 }
 
-// Definitions are the job kinds' definitions, from their CRDs, and every definition of builtin (kyaml's
-// built-in schema) they and coreKinds reach, as kube-openapi decodes them from JSON: what kyaml would read.
+// Definitions are the job kinds' definitions, from their CRDs, and every one of builtin (kyaml's built-in
+// schema) they and coreKinds reach, as kube-openapi decodes them from JSON: what kyaml would read.
 func Definitions(builtin spec.Definitions) (decoded spec.Definitions, err error) {
 	defer catch(&err)
 	defs := spec.Definitions{}
@@ -155,32 +157,32 @@ func readCRD(module, file string) (c crd) {
 	return c
 }
 
-// merging is what kyaml's merges read of s, a part of a CRD's schema: types, fields and merge keys. A CRD
-// names a list's keys for server-side apply (x-kubernetes-list-type map); kyaml merges a list by key when it
-// has a patch strategy, as Kubernetes' own types give: the keys become one. A pod template becomes the
-// built-in PodTemplateSpec, whose lists merge as kustomize merges a Pod's.
+// merging is what kyaml's merges read of s, part of a CRD's schema: types, fields and merge keys, a CRD's
+// server-side apply keys (x-kubernetes-list-type map) made the patch strategy kyaml reads. A pod template
+// becomes the built-in PodTemplateSpec, whose lists merge as kustomize merges a Pod's.
 func merging(s spec.Schema) spec.Schema {
-	if isPodTemplate(s) {
-		return ref("io.k8s.api.core.v1.PodTemplateSpec")
-	}
-	c := withChildren(s, merging)
-	out := spec.Schema{SchemaProps: spec.SchemaProps{Properties: c.Properties}}
-	if len(s.Type) == 1 {
-		out.Type = s.Type
-	}
-	if a := c.AdditionalProperties; a != nil && a.Schema != nil {
-		out.AdditionalProperties = &spec.SchemaOrBool{Allows: true, Schema: a.Schema}
-	}
-	if it := c.Items; it != nil && it.Schema != nil {
-		out.Items = &spec.SchemaOrArray{Schema: it.Schema}
-	}
-	if keys, ok := s.Extensions["x-kubernetes-list-map-keys"].([]any); ok && len(keys) > 0 && s.Extensions["x-kubernetes-list-type"] == "map" {
-		out.Extensions = spec.Extensions{"x-kubernetes-patch-strategy": "merge", "x-kubernetes-patch-merge-key": keys[0]}
-		if len(keys) > 1 {
-			out.Extensions["x-kubernetes-list-map-keys"] = keys
+	return *(&schemamutation.Walker{RefCallback: schemamutation.RefCallbackNoop, SchemaCallback: func(s *spec.Schema) *spec.Schema {
+		if isPodTemplate(*s) {
+			return ptr.To(ref("io.k8s.api.core.v1.PodTemplateSpec"))
 		}
-	}
-	return out
+		out := spec.Schema{SchemaProps: spec.SchemaProps{Properties: s.Properties}}
+		if len(s.Type) == 1 {
+			out.Type = s.Type
+		}
+		if a := s.AdditionalProperties; a != nil && a.Schema != nil {
+			out.AdditionalProperties = &spec.SchemaOrBool{Allows: true, Schema: a.Schema}
+		}
+		if it := s.Items; it != nil && it.Schema != nil {
+			out.Items = &spec.SchemaOrArray{Schema: it.Schema}
+		}
+		if keys, ok := s.Extensions["x-kubernetes-list-map-keys"].([]any); ok && len(keys) > 0 && s.Extensions["x-kubernetes-list-type"] == "map" {
+			out.Extensions = spec.Extensions{"x-kubernetes-patch-strategy": "merge", "x-kubernetes-patch-merge-key": keys[0]}
+			if len(keys) > 1 {
+				out.Extensions["x-kubernetes-list-map-keys"] = keys
+			}
+		}
+		return &out
+	}}).WalkSchema(&s)
 }
 
 // isPodTemplate tells a CRD's inlined PodTemplateSpec: a template whose spec holds containers.
@@ -197,28 +199,11 @@ func ref(name string) spec.Schema {
 // withoutDescriptions drops the prose, most of the bytes: merges read only types, references and the
 // x-kubernetes-patch extensions.
 func withoutDescriptions(s spec.Schema) spec.Schema {
-	s.Description = ""
-	return withChildren(s, withoutDescriptions)
-}
-
-// withChildren is s with f applied to its properties' schemas, its additional properties' and its items'.
-func withChildren(s spec.Schema, f func(spec.Schema) spec.Schema) spec.Schema {
-	if s.Properties != nil {
-		props := map[string]spec.Schema{}
-		for k, p := range s.Properties {
-			props[k] = f(p)
-		}
-		s.Properties = props
-	}
-	if a := s.AdditionalProperties; a != nil && a.Schema != nil {
-		inner := f(*a.Schema)
-		s.AdditionalProperties = &spec.SchemaOrBool{Allows: a.Allows, Schema: &inner}
-	}
-	if it := s.Items; it != nil && it.Schema != nil {
-		inner := f(*it.Schema)
-		s.Items = &spec.SchemaOrArray{Schema: &inner}
-	}
-	return s
+	return *(&schemamutation.Walker{RefCallback: schemamutation.RefCallbackNoop, SchemaCallback: func(s *spec.Schema) *spec.Schema {
+		out := *s
+		out.Description = ""
+		return &out
+	}}).WalkSchema(&s)
 }
 
 func refs(s spec.Schema) []string {
@@ -228,5 +213,6 @@ func refs(s spec.Schema) []string {
 			out = append(out, strings.TrimPrefix(r, "#/definitions/"))
 		}
 	})
+	slices.Sort(out) // the walk is in map order: sorted, a failure names the same definition each run
 	return out
 }

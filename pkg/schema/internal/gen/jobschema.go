@@ -21,6 +21,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/kube-openapi/pkg/schemamutation"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"k8s.io/utils/ptr"
 
@@ -440,26 +441,10 @@ func quantityPattern() string {
 	return slices.Collect(maps.Keys(found))[0]
 }
 
-// walkSchemas calls f on s and every schema inside it, properties in the order of their names.
+// walkSchemas calls f on s and every schema inside it.
 func walkSchemas(s spec.Schema, f func(spec.Schema)) {
-	f(s)
-	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
-		walkSchemas(s.Properties[k], f)
-	}
-	if a := s.AdditionalProperties; a != nil && a.Schema != nil {
-		walkSchemas(*a.Schema, f)
-	}
-	if it := s.Items; it != nil && it.Schema != nil {
-		walkSchemas(*it.Schema, f)
-	}
-	if it := s.Items; it != nil {
-		for _, inner := range it.Schemas {
-			walkSchemas(inner, f)
-		}
-	}
-	for _, list := range [][]spec.Schema{s.AllOf, s.AnyOf, s.OneOf} {
-		for _, inner := range list {
-			walkSchemas(inner, f)
-		}
-	}
+	(&schemamutation.Walker{RefCallback: schemamutation.RefCallbackNoop, SchemaCallback: func(s *spec.Schema) *spec.Schema {
+		f(*s)
+		return s
+	}}).WalkSchema(&s)
 }
