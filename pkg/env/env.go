@@ -76,7 +76,7 @@ const envVarNameRule = "a valid environment variable name must consist of alphab
 // longLineText is how much of an over-long line a ParseError quotes.
 const longLineText = 40
 
-// Parse reads data as kustomize v5.8's configMapGenerator envs: does: lines as bufio.ScanLines splits them,
+// Parse reads data as kustomize v5.8 reads a generator's envs: lines as bufio.ScanLines splits them,
 // invalid UTF-8 rejected, a BOM dropped from the first line, leading whitespace dropped (trailing is part of
 // the value), blank and '#' lines skipped, split at the first '=', quotes kept, a line without '=' giving the
 // empty value, a repeated key rejected. The error, if any, is a ParseErrors naming every bad line (nil File).

@@ -70,8 +70,8 @@ func Decode(config *yaml.RNode) (*api.MLOpsJob, field.ErrorList) {
 
 const quantityDetail = "is not a Kubernetes quantity; accepted: a Kubernetes quantity such as 500m, 2 or 4Gi (suffixes are case-sensitive: Gi, not gi)"
 
-// badQuantity finds the first limits, requests or sizeLimit value that is not a quantity: its path and value,
-// which encoding/json's error names not.
+// badQuantity finds the first limits, requests or sizeLimit value that is not a quantity: its path and value
+// (encoding/json's error names neither).
 func badQuantity(n *yaml.RNode) (*field.Path, string) {
 	p, y := firstNode(n.YNode(), nil, "", "", func(y *yaml.Node, key, parent string) bool {
 		if y.Kind != yaml.ScalarNode || key != "sizeLimit" && parent != "limits" && parent != "requests" {
@@ -131,7 +131,7 @@ var renamed = map[string]string{
 	"spec.launcherResources.memory": "spec.launcherResources.limits.memory, as in a container",
 }
 
-// specFields is what decodeError says a job spec accepts.
+// specFields is what DecodeError says a job spec accepts.
 var specFields = fmt.Sprintf("the fields of %s %s, listed in docs/job-spec.md", api.APIVersion, api.Kind)
 
 // DecodeError turns a decoding error into one about the field it names; accepted says which fields exist.
