@@ -334,18 +334,18 @@ func enum(steps []step, path string) []any {
 func refusals(k string, steps []step, value any, about func(string) bool) field.ErrorList {
 	job := api.MLOpsJob{APIVersion: api.APIVersion, Kind: api.Kind, Metadata: api.ObjectMeta{Name: "probe"}}
 	job.Spec.JobKind = jobkind.JobKind(k)
+	// Each step reaches a value of its own in the new job: every pointer on the way is nil, every list empty.
 	v := reflect.ValueOf(&job).Elem()
-	for _, s := range steps {
+	allocate := func() {
 		for v.Kind() == reflect.Pointer {
-			if v.IsNil() {
-				v.Set(reflect.New(v.Type().Elem()))
-			}
+			v.Set(reflect.New(v.Type().Elem()))
 			v = v.Elem()
 		}
+	}
+	for _, s := range steps {
+		allocate()
 		if s == intoList {
-			if v.Len() == 0 {
-				v.Set(reflect.MakeSlice(v.Type(), 1, 1))
-			}
+			v.Set(reflect.MakeSlice(v.Type(), 1, 1))
 			v = v.Index(0)
 		} else {
 			v = v.Field(int(s))
@@ -354,10 +354,7 @@ func refusals(k string, steps []step, value any, about func(string) bool) field.
 	if value == nil {
 		v.Set(reflect.Zero(v.Type()))
 	} else {
-		for v.Kind() == reflect.Pointer {
-			v.Set(reflect.New(v.Type().Elem()))
-			v = v.Elem()
-		}
+		allocate()
 		v.Set(reflect.ValueOf(value).Convert(v.Type()))
 	}
 	kinds.Default(&job)
