@@ -162,7 +162,9 @@ func readCRD(module, file string) (c crd) {
 // becomes the built-in PodTemplateSpec, whose lists merge as kustomize merges a Pod's.
 func merging(s spec.Schema) spec.Schema {
 	return *(&schemamutation.Walker{RefCallback: schemamutation.RefCallbackNoop, SchemaCallback: func(s *spec.Schema) *spec.Schema {
-		if isPodTemplate(*s) {
+		// A CRD's inlined PodTemplateSpec: a template whose spec holds containers.
+		_, containers := s.Properties["spec"].Properties["containers"]
+		if _, metadata := s.Properties["metadata"]; containers && metadata {
 			return ptr.To(ref("io.k8s.api.core.v1.PodTemplateSpec"))
 		}
 		out := spec.Schema{SchemaProps: spec.SchemaProps{Properties: s.Properties}}
@@ -183,13 +185,6 @@ func merging(s spec.Schema) spec.Schema {
 		}
 		return &out
 	}}).WalkSchema(&s)
-}
-
-// isPodTemplate tells a CRD's inlined PodTemplateSpec: a template whose spec holds containers.
-func isPodTemplate(s spec.Schema) bool {
-	_, containers := s.Properties["spec"].Properties["containers"]
-	_, metadata := s.Properties["metadata"]
-	return containers && metadata
 }
 
 func ref(name string) spec.Schema {
