@@ -410,8 +410,7 @@ func quantitySpec(key, desc string, unlikely func(resource.Quantity, string, fun
 	}
 }
 
-// minMemory: no container runs in less; below it a unit was left out (16: bytes) or m, thousandths, written
-// for Mi.
+// minMemory: no container runs in less; below it a unit was left out (16: bytes) or m written for Mi.
 var minMemory = resource.MustParse("1Mi")
 
 // UnlikelyMemory says why a memory quantity, written v, is one no training job means, and what was probably
