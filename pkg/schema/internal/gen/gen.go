@@ -16,7 +16,6 @@ import (
 
 	"k8s.io/kube-openapi/pkg/schemamutation"
 	"k8s.io/kube-openapi/pkg/validation/spec"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 )
 
@@ -165,7 +164,7 @@ func merging(s spec.Schema) spec.Schema {
 		// A CRD's inlined PodTemplateSpec: a template whose spec holds containers.
 		_, containers := s.Properties["spec"].Properties["containers"]
 		if _, metadata := s.Properties["metadata"]; containers && metadata {
-			return ptr.To(ref("io.k8s.api.core.v1.PodTemplateSpec"))
+			return new(ref("io.k8s.api.core.v1.PodTemplateSpec"))
 		}
 		out := spec.Schema{SchemaProps: spec.SchemaProps{Properties: s.Properties}}
 		if len(s.Type) == 1 {

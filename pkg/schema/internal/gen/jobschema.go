@@ -23,7 +23,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/kube-openapi/pkg/schemamutation"
 	"k8s.io/kube-openapi/pkg/validation/spec"
-	"k8s.io/utils/ptr"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
@@ -108,10 +107,10 @@ func (w *schemaWriter) schema(t reflect.Type, steps []step, path string) spec.Sc
 		}
 		// int64's own bounds are left out: a float64 cannot hold them exactly.
 		if lo > math.MinInt64 {
-			s.Minimum = ptr.To(float64(lo))
+			s.Minimum = new(float64(lo))
 		}
 		if hi < math.MaxInt64 {
-			s.Maximum = ptr.To(float64(hi))
+			s.Maximum = new(float64(hi))
 		}
 	case reflect.Slice:
 		item := w.schema(t.Elem(), then(steps, intoList), path+"[0]")
