@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/ast"
+	"go/doc"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -228,26 +229,13 @@ func packageDocs(path string) map[string]string {
 	check(err)
 	docs := map[string]string{}
 	for _, pkg := range pkgs {
-		for _, file := range pkg.Files {
-			for _, decl := range file.Decls {
-				g, ok := decl.(*ast.GenDecl)
-				if !ok || g.Tok != token.TYPE {
-					continue
-				}
-				for _, sp := range g.Specs {
-					ts := sp.(*ast.TypeSpec)
-					doc := ts.Doc
-					if doc == nil && len(g.Specs) == 1 {
-						doc = g.Doc
-					}
-					docs[ts.Name.Name] = docText(doc)
-					if st, ok := ts.Type.(*ast.StructType); ok {
-						for _, f := range st.Fields.List {
-							for _, n := range f.Names {
-								if f.Doc != nil {
-									docs[ts.Name.Name+"."+n.Name] = docText(f.Doc)
-								}
-							}
+		for _, t := range doc.New(pkg, path, doc.AllDecls|doc.PreserveAST).Types {
+			docs[t.Name] = docText(t.Doc)
+			if st, ok := t.Decl.Specs[0].(*ast.TypeSpec).Type.(*ast.StructType); ok {
+				for _, f := range st.Fields.List {
+					for _, n := range f.Names {
+						if f.Doc != nil {
+							docs[t.Name+"."+n.Name] = docText(f.Doc.Text())
 						}
 					}
 				}
@@ -259,12 +247,9 @@ func packageDocs(path string) map[string]string {
 
 // docText is a comment's text, each paragraph on one line, without marker lines (+enum), as Kubernetes'
 // generators write descriptions.
-func docText(c *ast.CommentGroup) string {
-	if c == nil {
-		return ""
-	}
+func docText(text string) string {
 	var paragraphs []string
-	for _, p := range strings.Split(strings.TrimSpace(c.Text()), "\n\n") {
+	for _, p := range strings.Split(strings.TrimSpace(text), "\n\n") {
 		var lines []string
 		for _, l := range strings.Split(p, "\n") {
 			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "+") {
