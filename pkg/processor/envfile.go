@@ -85,13 +85,12 @@ func (p Processor) localConfigEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.
 			local = append(local, strconv.Quote(it.GetName()))
 		}
 	}
-	switch len(found) {
-	case 0:
+	if len(found) == 0 {
 		return nil, fmt.Errorf("%s: Invalid value: %q: no ConfigMap of that name among the inputs (local-config ConfigMaps among them: %s); "+
 			"accepted: the name of a ConfigMap in the package, annotated %s: \"true\", whose data is mlops.env's KEY: value pairs",
 			at, name, cmp.Or(strings.Join(local, ", "), "none"), LocalConfig)
-	case 1:
-	default:
+	}
+	if len(found) > 1 {
 		return nil, fmt.Errorf("ConfigMap/%s is among the inputs %d times (%s, and %s), and spec.envFile.localConfigMap names it; "+
 			"accepted: one ConfigMap of that name", name, len(found), identify(found[0]), identify(found[1]))
 	}

@@ -103,12 +103,10 @@ func prune(items []*yaml.RNode, doomed map[*yaml.RNode]doom) ([]*yaml.RNode, []s
 
 // readsConfigMap: n names the ConfigMap name at any depth, whatever the kind: configMapRef, configMapKeyRef, configMap.
 func readsConfigMap(n *yaml.Node, name string) bool {
-	if n.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if k, v := n.Content[i].Value, n.Content[i+1]; (k == "configMapRef" || k == "configMapKeyRef" || k == "configMap") && v.Kind == yaml.MappingNode {
-				if ref := yaml.NewRNode(v).Field("name"); ref != nil && ref.Value.YNode().Value == name {
-					return true
-				}
+	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+		if k, v := n.Content[i].Value, n.Content[i+1]; (k == "configMapRef" || k == "configMapKeyRef" || k == "configMap") && v.Kind == yaml.MappingNode {
+			if ref := yaml.NewRNode(v).Field("name"); ref != nil && ref.Value.YNode().Value == name {
+				return true
 			}
 		}
 	}

@@ -26,8 +26,7 @@ type Pod = jobnode.PodTemplate
 // Pods are every pod spec of job, as rendered (a TrainJob's runtime patches merged per replicated job).
 func Pods(job *yaml.RNode) []Pod { return podsOf(job.GetKind(), decoded(job)) }
 
-// decoded is a job read into its upstream Go type, unknown fields ignored (a base's job: Check decodes the
-// job as rendered strictly); nil when it does not decode.
+// decoded is a job read leniently into its upstream Go type (a base's: Check reads the rendered strictly), nil if not.
 func decoded(job *yaml.RNode) any {
 	k, ok := kinds.All.ForKind(job.GetKind())
 	if !ok {
@@ -75,8 +74,7 @@ type Refusal struct {
 	Reasons, Details []string
 }
 
-// PodSecurity evaluates the pods of job, as rendered, as the API server's Pod Security admission does: the
-// strictest level that admits them all, and every level each pod is refused at.
+// PodSecurity evaluates job's pods as the API server's admission does: the strictest level admitting all, each refusal.
 func PodSecurity(job *yaml.RNode) (psa.Level, []Refusal) {
 	return podSecurity(Pods(job))
 }
@@ -111,8 +109,7 @@ var settingFor = map[string]string{
 	"non-default capabilities":          "spec.rdma adds IPC_LOCK",
 }
 
-// hostNamespaces says what sets each host namespace a pod spec shares: spec.hostNetwork for the node's
-// network; nothing of mlops-fn's for its processes or IPC, which only the base sets.
+// hostNamespaces says what sets each host namespace a pod spec shares: spec.hostNetwork, or for PID and IPC the base.
 func hostNamespaces(spec corev1.PodSpec) []string {
 	var out []string
 	if spec.HostNetwork {

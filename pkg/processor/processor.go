@@ -351,11 +351,11 @@ func (p Processor) Generate(plan *render.Plan) (*yaml.RNode, error) {
 // annotate marks n as mlops-fn's and files it beside the job spec as kpt names new files, kind_name.yaml, with the
 // namespace before the name if any: kpt refuses two objects in a file (same-named jobs of two namespaces).
 func (p Processor) annotate(plan *render.Plan, n *yaml.RNode) error {
-	base := strings.ToLower(n.GetKind()) + "_" + n.GetName() + ".yaml"
+	base := strings.ToLower(n.GetKind()) + "_"
 	if ns := n.GetNamespace(); ns != "" {
-		base = strings.ToLower(n.GetKind()) + "_" + ns + "_" + n.GetName() + ".yaml"
+		base += ns + "_"
 	}
-	file := path.Join(p.outputDir, base)
+	file := path.Join(p.outputDir, base+n.GetName()+".yaml")
 	for _, a := range [][2]string{{GeneratedBy, api.Kind + "/" + plan.JobName}, {kioutil.PathAnnotation, file}} {
 		// Plain style: yaml.SetAnnotation would quote the value.
 		if err := n.PipeE(yaml.LookupCreate(yaml.MappingNode, "metadata", "annotations"), yaml.SetField(a[0], yaml.NewStringRNode(a[1]))); err != nil {
