@@ -23,9 +23,8 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
-// Run is the KRM function protocol: a ResourceList in, one out. On failure the items go back unchanged with
-// the results, as kpt expects, and the errors also go to stderr, because kustomize drops results. Everything
-// it returns is on stderr already. inputRead learns the input's size once read.
+// Run is the KRM function protocol: on failure the items go back unchanged with the results, as kpt expects, and
+// every error, those returned too, goes to stderr, since kustomize drops results. inputRead learns the input's size.
 func Run(in io.Reader, out, stderr io.Writer, inputRead func(int)) error {
 	input, err := io.ReadAll(in)
 	if err != nil {
