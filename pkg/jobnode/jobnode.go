@@ -119,8 +119,7 @@ func Containers(k jobkind.Facts, n *yaml.RNode) []*yaml.RNode {
 	return all
 }
 
-// Templated is a kind that lists every pod spec of its jobs, decoded into its upstream Go type (an operator's
-// replica types mlops-fn does not fill among them): what Pod Security admission evaluates.
+// Templated is a kind listing every pod spec of its decoded jobs, unfilled ones too: what Pod Security admission sees.
 type Templated interface{ PodTemplates(obj any) []PodTemplate }
 
 // PodTemplate is one pod spec of a decoded job: its field path, metadata, spec, and whether (as which role) mlops-fn fills it.

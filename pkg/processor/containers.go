@@ -54,8 +54,7 @@ func podContainers(target *yaml.RNode) [][]placed {
 	return pods
 }
 
-// uniqueContainerNames refuses a pod template in which two containers share a name (init containers included:
-// Kubernetes gives them one name space): the patch, which merges containers by name, would make them one.
+// uniqueContainerNames refuses two containers (init containers too) of a pod sharing a name: the patch would merge them.
 func uniqueContainerNames(target *yaml.RNode) error {
 	for _, pod := range podContainers(target) {
 		first := map[string]string{}
@@ -125,8 +124,7 @@ func mountsTaken(target *yaml.RNode, q *render.Plan) error {
 	return nil
 }
 
-// requestsAboveLimits refuses a patched job whose container keeps a request of the base's above the limit
-// mlops-fn set (CPU, MEMORY, the GPUs): the API server would refuse the pods, or an operator create none.
+// requestsAboveLimits refuses a base's request above the limit mlops-fn set (CPU, MEMORY, GPUs): the API server would too.
 func requestsAboveLimits(job *yaml.RNode) error {
 	for _, c := range slices.Concat(podContainers(job)...) {
 		limits, _ := c.node.Pipe(yaml.Lookup("resources", "limits"))
@@ -235,8 +233,7 @@ func volumeSource(v corev1.VolumeSource) string {
 	return ""
 }
 
-// placementClash refuses a target whose pod template asks Kueue for another placement than mlops.env's: the
-// patch would leave both, or override the user's, and either way one of them silently loses.
+// placementClash refuses a pod template asking Kueue for another placement than mlops.env's: one would silently lose.
 func placementClash(target *yaml.RNode, q *render.Plan) error {
 	if q.Placement == nil {
 		return nil

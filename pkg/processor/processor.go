@@ -289,8 +289,7 @@ func (p Processor) render(config *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNod
 	return items, results
 }
 
-// patch applies the overlay's patch to a copy of target, as kustomize's patches: field would, and returns the
-// plan narrowed to target, whose notices tell what it changed beyond what the user wrote.
+// patch applies the plan's patch to a copy of target as kustomize's patches: would, with the plan narrowed to target.
 func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, *render.Plan, error) {
 	id := identify(target)
 	q, err := p.Narrow(plan, target)
