@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // Change is one path where the trees differ. Old or New is nil where that tree has nothing.
@@ -22,9 +21,8 @@ type Change struct {
 	Old, New any
 }
 
-// Trees lists the changes from a to b, maps by key in sorted order and lists item by item, each path under
-// root ("spec.replicas", "data.WORKERS", "containers[0].image", `labels["app.kubernetes.io/name"]`); none
-// when they are equal.
+// Trees lists the changes from a to b, maps by sorted key and lists item by item, each path under root
+// ("spec.replicas", "data.WORKERS", "containers[0].image", `labels["app.kubernetes.io/name"]`); none if equal.
 func Trees(root string, a, b any) []Change {
 	var out []Change
 	walk(root, a, b, &out)
@@ -86,11 +84,7 @@ func Brief(v any) string {
 		return fmt.Sprint(v)
 	}
 	if len(b) > 200 {
-		cut := 197
-		for cut > 0 && !utf8.RuneStart(b[cut]) {
-			cut-- // not inside a character
-		}
-		return string(b[:cut]) + "…"
+		return strings.ToValidUTF8(string(b[:197]), "") + "…" // a character cut in two is dropped: JSON is valid UTF-8
 	}
 	return string(b)
 }

@@ -30,8 +30,7 @@ func Jobs(kinds jobkind.Table, items []*yaml.RNode) []Job {
 	return jobs
 }
 
-// EnvConfigMaps are the ConfigMaps a job's containers read their environment from (envFrom, or
-// configMapKeyRef: a TrainJob's trainer).
+// EnvConfigMaps are the ConfigMaps a job's containers read their environment from (envFrom, a trainer's configMapKeyRef).
 func EnvConfigMaps(job *yaml.RNode) []string {
 	var names []string
 	var walk func(n *yaml.Node)

@@ -16,9 +16,8 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
-// Encode turns a typed object into YAML in the field order of its Go struct, without the empty noise the
-// upstream types marshal (creationTimestamp: null, status: {}, resources: {}, template: {metadata: {}}) and
-// without a status: a rendered object has none, where a JobSet's marshals restarts: 0.
+// Encode turns a typed object into YAML in its Go struct's field order, without the empty noise upstream types marshal
+// (creationTimestamp: null, resources: {}, template: {metadata: {}}) nor a status (a JobSet's marshals restarts: 0).
 func Encode(obj any) (*yaml.RNode, error) {
 	b, err := json.Marshal(obj)
 	if err != nil {
@@ -59,7 +58,8 @@ func prune(n *yaml.Node) {
 		for i := 0; i < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			prune(v)
-			if empty(v) && k.Value != "emptyDir" {
+			empty := v.Kind == yaml.ScalarNode && v.Tag == yaml.NodeTagNull || (v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode) && len(v.Content) == 0
+			if empty && k.Value != "emptyDir" {
 				continue
 			}
 			k.Style = 0
@@ -71,11 +71,6 @@ func prune(n *yaml.Node) {
 			prune(c)
 		}
 	}
-}
-
-// empty: a null, or a map or list with nothing in it.
-func empty(n *yaml.Node) bool {
-	return n.Kind == yaml.ScalarNode && n.Tag == yaml.NodeTagNull || (n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode) && len(n.Content) == 0
 }
 
 // PodSpecs returns the pod specs of n, a job of kind k, in role order.
@@ -124,12 +119,10 @@ func Containers(k jobkind.Facts, n *yaml.RNode) []*yaml.RNode {
 	return all
 }
 
-// Templated is a kind that lists every pod spec of its jobs, decoded into its upstream Go type (an operator's
-// replica types mlops-fn does not fill among them): what Pod Security admission evaluates.
+// Templated is a kind listing every pod spec of its decoded jobs, unfilled ones too: what Pod Security admission sees.
 type Templated interface{ PodTemplates(obj any) []PodTemplate }
 
-// PodTemplate is one pod spec of a decoded job: its field path, metadata and spec, whether mlops-fn fills it,
-// and its role then.
+// PodTemplate is one pod spec of a decoded job: its field path, metadata, spec, and whether (as which role) mlops-fn fills it.
 type PodTemplate struct {
 	Path   string
 	Meta   metav1.ObjectMeta

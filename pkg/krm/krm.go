@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package krm runs mlops-fn as a KRM function: a ResourceList on stdin, one on stdout, errors and warnings on
-// stderr. It is all the container image runs (../../krm), and the full command's run without arguments
-// (pkg/cli): it links no kustomize build, no cobra.
+// Package krm runs mlops-fn as a KRM function: a ResourceList on stdin, one on stdout, errors and warnings on stderr.
+// It is all the container image runs (../../krm), linking no kustomize build nor cobra, and pkg/cli's argless run.
 package krm
 
 import (
@@ -24,9 +23,8 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
-// Run is the KRM function protocol: a ResourceList in, one out. On failure the items go back unchanged with
-// the results, as kpt expects, and the errors also go to stderr, because kustomize drops results. Everything
-// it returns is on stderr already. inputRead learns the input's size once read.
+// Run is the KRM function protocol: on failure the items go back unchanged with the results, as kpt expects, and
+// every error, those returned too, goes to stderr, since kustomize drops results. inputRead learns the input's size.
 func Run(in io.Reader, out, stderr io.Writer, inputRead func(int)) error {
 	input, err := io.ReadAll(in)
 	if err != nil {
@@ -168,7 +166,7 @@ func describeValue(v any) string {
 	case string:
 		return fmt.Sprintf("the string %q", v)
 	}
-	return fmt.Sprintf("%v", v)
+	return fmt.Sprint(v)
 }
 
 // describeNode says what a YAML node that is no map is, as describeValue.
@@ -220,9 +218,8 @@ func Report(w io.Writer, results framework.Results) {
 // collecting it cost half a quickstart run's time.
 const smallInput = 1 << 20
 
-// CollectGarbageOnlyIfLarge turns the collector off for small inputs, with a memory limit as the safety net
-// that turns it back on under pressure. It is the process's to decide: only a program's main passes it to Run
-// (or to cli.New); the tests, which run in process, do not.
+// CollectGarbageOnlyIfLarge turns the collector off for small inputs, a memory limit turning it back on under
+// pressure. Only a program's main passes it to Run (or to cli.New): the tests, which run in process, do not.
 func CollectGarbageOnlyIfLarge(inputBytes int) {
 	if inputBytes < smallInput {
 		debug.SetGCPercent(-1)

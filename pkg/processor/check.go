@@ -15,9 +15,8 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
-// Check decodes a patched object into its upstream Go type, unknown fields disallowed, and runs its
-// operator's checks (jobkind's Validate): what the API server and the operators would refuse is refused here,
-// with its field. It returns the typed object (nil for a kind that is no job's).
+// Check decodes a patched object strictly into its upstream Go type and runs its operator's checks, refusing what the
+// API server and the operators would, with its field. It returns the typed object (nil for a kind that is no job's).
 func Check(n *yaml.RNode) (any, field.ErrorList) {
 	k, obj, errs := decode(n)
 	if obj == nil {
@@ -40,7 +39,7 @@ func decode(n *yaml.RNode) (jobkind.Facts, any, field.ErrorList) {
 	accepted := "the fields of " + k.APIVersion + " " + k.Kind
 	strict, err := sigsjson.UnmarshalStrict(b, obj)
 	if err != nil {
-		return k, nil, field.ErrorList{jobspec.DecodeError(err, accepted)}
+		strict = []error{err}
 	}
 	var errs field.ErrorList
 	for _, e := range strict {
@@ -52,8 +51,7 @@ func decode(n *yaml.RNode) (jobkind.Facts, any, field.ErrorList) {
 	return k, obj, nil
 }
 
-// CheckMetadata refuses a metadata that is not shaped as Kubernetes' (kyaml's accessors index it as a map of
-// strings and maps of strings).
+// CheckMetadata refuses a metadata not shaped as Kubernetes' (kyaml's accessors index it as maps of strings).
 func CheckMetadata(n *yaml.RNode) error {
 	meta := n.Field("metadata")
 	if meta == nil || meta.Value.IsNil() {
@@ -88,9 +86,8 @@ func CheckMetadata(n *yaml.RNode) error {
 // maxExpansion bounds the nodes expanding an item's aliases may add: a pod template's hundreds, not a bomb's.
 const maxExpansion = 100_000
 
-// ExpandAliases returns n with its YAML aliases and merge keys (<<) expanded, in a copy (n itself if it holds
-// none), as kustomize reads its inputs. kpt and a standalone run hand them over as written, and kyaml's
-// accessors and merges do not follow them: a Worker template aliasing the Launcher's lost image and command.
+// ExpandAliases returns n with its YAML aliases and merge keys (<<) expanded, in a copy (n itself if it holds none),
+// as kustomize reads its inputs: kpt and a standalone run pass them as written, which kyaml's merges do not follow.
 func ExpandAliases(n *yaml.RNode) (*yaml.RNode, error) {
 	written, aliased := writtenSize(n.YNode())
 	if !aliased {
@@ -127,8 +124,8 @@ func writtenSize(y *yaml.Node) (int, bool) {
 // recursive is expandedSize's count of a node that an alias inside it names.
 const recursive = -1
 
-// expandedSize counts the nodes with every alias replaced by what it names, each node's count kept (an alias
-// bomb names the same node many times), capped at limit; recursive when an alias names a node it is in.
+// expandedSize counts the nodes with every alias expanded, capped at limit, each node's count kept (an alias bomb
+// names the same node many times); recursive when an alias names a node it is in.
 func expandedSize(y *yaml.Node, seen map[*yaml.Node]int, limit int) int {
 	if y.Kind == yaml.AliasNode && y.Alias != nil {
 		return expandedSize(y.Alias, seen, limit)
@@ -149,8 +146,7 @@ func expandedSize(y *yaml.Node, seen map[*yaml.Node]int, limit int) int {
 	return size
 }
 
-// copyTree copies y with its aliases pointing into the copy: kyaml's Copy keeps them pointing at the
-// original, which DeAnchor would then change.
+// copyTree copies y with its aliases pointing into the copy: kyaml's Copy keeps the original's, which DeAnchor changes.
 func copyTree(y *yaml.Node, copies map[*yaml.Node]*yaml.Node) *yaml.Node {
 	if c, ok := copies[y]; ok {
 		return c

@@ -54,8 +54,7 @@ func podContainers(target *yaml.RNode) [][]placed {
 	return pods
 }
 
-// uniqueContainerNames refuses a pod template in which two containers share a name (init containers included:
-// Kubernetes gives them one name space): the patch, which merges containers by name, would make them one.
+// uniqueContainerNames refuses two containers (init containers too) of a pod sharing a name: the patch would merge them.
 func uniqueContainerNames(target *yaml.RNode) error {
 	for _, pod := range podContainers(target) {
 		first := map[string]string{}
@@ -69,11 +68,9 @@ func uniqueContainerNames(target *yaml.RNode) error {
 	return nil
 }
 
-// envShadowsKeys refuses a target container (or init container) whose own env entry names an mlops.env key:
-// the patch gives every container the env ConfigMap through envFrom, and Kubernetes lets an env entry win
-// over envFrom, so the container would see its own value while the job is sized from mlops.env (WORKERS=8 in
-// the container of a job of 2 workers). An entry taking the key from the env ConfigMap itself says the same
-// and stays. A TrainJob carries mlops.env in its trainer's env (trainerEnvKept).
+// envShadowsKeys refuses a container's env entry that names an mlops.env key: Kubernetes lets env win over the env
+// ConfigMap's envFrom, so the container would see its own value (WORKERS=8 in a job of 2 workers). An entry taking
+// the key from the env ConfigMap itself stays. A TrainJob carries mlops.env in its trainer's env (trainerEnvKept).
 func envShadowsKeys(target *yaml.RNode, q *render.Plan) error {
 	if len(q.Facts().ProgramPath) > 0 {
 		return nil // the program's env is outside the pod specs' containers
@@ -99,9 +96,8 @@ func envShadowsKeys(target *yaml.RNode, q *render.Plan) error {
 	return nil
 }
 
-// mountsTaken refuses a target container, the training container or another, that mounts a volume of its own
-// where mlops-fn mounts one (mounts merge by path, so the patch would silently swap the container's volume
-// for mlops-fn's), or at or around the operator's paths (the SSH keys, the hostfile).
+// mountsTaken refuses a container's own volume mounted where mlops-fn mounts one (mounts merge by path: the patch would
+// silently swap them), or at or around the operator's paths (the SSH keys, the hostfile).
 func mountsTaken(target *yaml.RNode, q *render.Plan) error {
 	ours := map[string]string{}
 	for _, m := range q.Mounts {
@@ -128,8 +124,7 @@ func mountsTaken(target *yaml.RNode, q *render.Plan) error {
 	return nil
 }
 
-// requestsAboveLimits refuses a patched job whose container keeps a request of the base's above the limit
-// mlops-fn set (CPU, MEMORY, the GPUs): the API server would refuse the pods, or an operator create none.
+// requestsAboveLimits refuses a base's request above the limit mlops-fn set (CPU, MEMORY, GPUs): the API server would too.
 func requestsAboveLimits(job *yaml.RNode) error {
 	for _, c := range slices.Concat(podContainers(job)...) {
 		limits, _ := c.node.Pipe(yaml.Lookup("resources", "limits"))
@@ -152,10 +147,9 @@ func requestsAboveLimits(job *yaml.RNode) error {
 	return nil
 }
 
-// baseGPUs settles the GPUs a target's training containers ask for with the plan's. A request of the plan's
-// GPU resource follows its limit (Kubernetes requires an extended resource's request to equal its limit).
-// Refused: a count of 0 beside the base's GPUs, which a patch cannot remove, and the base's GPUs of another
-// resource beside the plan's default one, which would make each pod ask for both.
+// baseGPUs settles the training containers' GPUs with the plan's: a request follows the limit (Kubernetes requires an
+// extended resource's to equal it). Refused: a count of 0 beside the base's GPUs, which a patch cannot remove, and
+// the base's GPUs of another resource beside the plan's default one, which would make each pod ask for both.
 func baseGPUs(target *yaml.RNode, q *render.Plan) error {
 	requested := false
 	for _, s := range kindOf(target).PodSpecs {
@@ -200,9 +194,8 @@ func isGPU(name string) bool {
 	return strings.Contains(name, "gpu") || strings.HasPrefix(name, "habana.ai/")
 }
 
-// baseVolumesClash refuses a volume of the target's pods that would merge with one mlops-fn or the operator
-// adds: named like one of mlops-fn's with another source (merged by name, it would have two, which the API
-// server refuses), or named like the operator's.
+// baseVolumesClash refuses a volume of the target's pods named like the operator's, or like mlops-fn's with another
+// source: merged by name, it would have two, which the API server refuses.
 func baseVolumesClash(target *yaml.RNode, q *render.Plan) error {
 	ours := map[string]string{}
 	for _, v := range q.Volumes {
@@ -240,8 +233,7 @@ func volumeSource(v corev1.VolumeSource) string {
 	return ""
 }
 
-// placementClash refuses a target whose pod template asks Kueue for another placement than mlops.env's: the
-// patch would leave both, or override the user's, and either way one of them silently loses.
+// placementClash refuses a pod template asking Kueue for another placement than mlops.env's: one would silently lose.
 func placementClash(target *yaml.RNode, q *render.Plan) error {
 	if q.Placement == nil {
 		return nil
@@ -283,9 +275,8 @@ func namesBy(byRole map[jobkind.Role][]*yaml.RNode, but func(jobkind.Role) strin
 	return out
 }
 
-// containerNames takes the training container of each pod template of the target: the one named like the
-// spec's container, else the first, which is the one the mpi-operator treats as main. A container
-// spec.containerName names must be in every pod: the first would take its limits and program.
+// containerNames takes each pod template's training container: the one named like the spec's, else the first (the
+// mpi-operator's main). spec.containerName's must be in every pod: the first would take its limits and program.
 func containerNames(target *yaml.RNode, plan *render.Plan) (render.ContainerNames, error) {
 	names := render.ContainerNames{}
 	lists := jobnode.ContainerLists(kindOf(target), target)

@@ -34,8 +34,7 @@ const (
 	FromLocalConfig                  // spec.envFile.localConfigMap: mlops-fn writes the ConfigMap
 )
 
-// LocalConfig is the annotation that keeps an object out of what kpt and kustomize apply: a package's inputs,
-// such as the job spec and mlops.env.
+// LocalConfig keeps an object, such as a kpt package's job spec and mlops.env, out of what kpt and kustomize apply.
 const LocalConfig = "config.kubernetes.io/local-config"
 
 // envSources refuses a spec that names two sources of mlops.env, as written (Default fills in path).
@@ -69,8 +68,7 @@ func envSources(job *api.MLOpsJob) field.ErrorList {
 	return errs
 }
 
-// localConfigEnv reads mlops.env from the local-config ConfigMap the spec names: a kpt package keeps it
-// beside job.yaml, neither kpt nor kustomize applies it; mlops-fn writes the env ConfigMap of the containers.
+// localConfigEnv reads mlops.env from the local-config ConfigMap the spec names, which neither kpt nor kustomize applies.
 func (p Processor) localConfigEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, error) {
 	name, envName := job.Spec.EnvFile.LocalConfigMap.Name, job.Spec.EnvFile.ConfigMapName
 	at := p.configName() + ": spec.envFile.localConfigMap.name"
@@ -87,13 +85,12 @@ func (p Processor) localConfigEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.
 			local = append(local, strconv.Quote(it.GetName()))
 		}
 	}
-	switch len(found) {
-	case 0:
+	if len(found) == 0 {
 		return nil, fmt.Errorf("%s: Invalid value: %q: no ConfigMap of that name among the inputs (local-config ConfigMaps among them: %s); "+
 			"accepted: the name of a ConfigMap in the package, annotated %s: \"true\", whose data is mlops.env's KEY: value pairs",
 			at, name, cmp.Or(strings.Join(local, ", "), "none"), LocalConfig)
-	case 1:
-	default:
+	}
+	if len(found) > 1 {
 		return nil, fmt.Errorf("ConfigMap/%s is among the inputs %d times (%s, and %s), and spec.envFile.localConfigMap names it; "+
 			"accepted: one ConfigMap of that name", name, len(found), identify(found[0]), identify(found[1]))
 	}
@@ -111,11 +108,9 @@ func (p Processor) localConfigEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.
 // needsHashSuffix marks a configMapGenerator's ConfigMap whose name kustomize will hash.
 const needsHashSuffix = "internal.config.kubernetes.io/needsHashSuffix"
 
-// loadEnv reads mlops.env from its one source (docs/mlops-env.md, "One source"): what the spec names (inline
-// text, a local-config ConfigMap, the file at spec.envFile.path), or the env ConfigMap among the inputs,
-// which runners that cannot read files get from configMapGenerator. The env ConfigMap beside inline text or a
-// local-config ConfigMap is refused; beside the file it is read where it holds the file's every entry (a
-// generator of that very file, which may add keys), else refused, naming both and the keys they disagree on.
+// loadEnv reads mlops.env from its one source (docs/mlops-env.md, "One source"): what the spec names, or the env
+// ConfigMap among the inputs (configMapGenerator's, for runners that read no files). Beside the file, that ConfigMap
+// is read where it holds the file's every entry (a generator of that file, which may add keys); else it is refused.
 func (p Processor) loadEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, EnvOrigin, error) {
 	src := job.Spec.EnvFile
 	if src.LocalConfigMap != nil && src.LocalConfigMap.Name == src.ConfigMapName {
@@ -147,18 +142,15 @@ func (p Processor) loadEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, E
 	}
 	data, err := os.ReadFile(path)
 	switch {
-	case err == nil && cm != nil:
+	case err == nil:
 		file, err := env.Parse(path, data)
-		if err != nil {
-			return nil, 0, err
+		if err != nil || cm == nil {
+			return file, FromDisk, err
 		}
 		if d := disagreement(file, cmFile, true); d != "" {
 			return nil, 0, fmt.Errorf("%s and %s among the inputs both hold mlops.env and disagree (file → ConfigMap): %s; accepted: one of the two (a runner that reads the file needs no env ConfigMap; one that cannot gets it from configMapGenerator), or the ConfigMap generated from that file (envs: [%s]), which may add keys", path, identify(cm), d, src.Path)
 		}
 		return cmFile, FromConfigMap, nil
-	case err == nil:
-		f, err := env.Parse(path, data)
-		return f, FromDisk, err
 	case errors.Is(err, fs.ErrNotExist) && cm != nil:
 		return cmFile, FromConfigMap, nil
 	case errors.Is(err, fs.ErrNotExist):
@@ -193,9 +185,8 @@ func disagreement(a, b *env.File, extrasOK bool) string {
 	return strings.Join(keys, ", ")
 }
 
-// envConfigMap finds the env ConfigMap among the inputs that mlops-fn did not write (a configMapGenerator's,
-// or the user's), nil if none: one a namespace, and where there are several, all of one content, since the
-// job is rendered from one and each namespace's pods read their own.
+// envConfigMap finds the env ConfigMap among the inputs mlops-fn did not write, nil if none: one a namespace, all of
+// one content, since the job is rendered from one and each namespace's pods read their own.
 func envConfigMap(job *api.MLOpsJob, items []*yaml.RNode) (*yaml.RNode, *env.File, error) {
 	name := job.Spec.EnvFile.ConfigMapName
 	var first *yaml.RNode

@@ -38,10 +38,9 @@ type doom struct {
 	say bool
 }
 
-// stale is what an earlier run of this spec generated that this run does not: the job generated as another
-// kind, or before a target came, which would run beside this one (job, generated again, stays to be replaced
-// where it stands), and the ConfigMaps it no longer writes. Only in the namespace the spec generates into: a
-// same-named spec of another namespace owns its own objects.
+// stale is what an earlier run of this spec generated that this one does not, in the spec's namespace alone (a
+// same-named spec of another namespace owns its own): the job of another kind, or from before a target came, which
+// would run beside this one (job, generated again, is replaced where it stands), and ConfigMaps no longer written.
 func stale(items []*yaml.RNode, plan *render.Plan, job *yaml.RNode, written map[string]bool, doomed map[*yaml.RNode]doom) {
 	owner := api.Kind + "/" + plan.JobName
 	for _, it := range items {
@@ -54,11 +53,9 @@ func stale(items []*yaml.RNode, plan *render.Plan, job *yaml.RNode, written map[
 	}
 }
 
-// orphans is what a job spec that is no longer among the items generated where this spec files its objects:
-// the old job and ConfigMap of a job renamed in its spec, which would run beside the new one. Specs count by
-// name alone: a spec's ConfigMap goes where its targets are, in any namespace. Only kpt hands a package's
-// specs to the function as items; where this spec is not among them (kustomize, the standalone renderer) the
-// generating spec cannot be known gone, and nothing is dropped.
+// orphans is what a job spec no longer among the items generated where this spec files its objects: a renamed job's
+// old objects, which would run beside the new. Specs count by name alone (a ConfigMap goes to any namespace). Only
+// kpt hands the specs over as items; where this spec is not among them, none is known gone and nothing is dropped.
 func (p Processor) orphans(items []*yaml.RNode, plan *render.Plan, doomed map[*yaml.RNode]doom) {
 	specs := map[string]bool{}
 	for _, it := range items {
@@ -104,15 +101,12 @@ func prune(items []*yaml.RNode, doomed map[*yaml.RNode]doom) ([]*yaml.RNode, []s
 	return items, notices
 }
 
-// readsConfigMap: n names the ConfigMap name, at any depth, where pod specs and Trainer's TrainJob do
-// (envFrom's configMapRef, an env's configMapKeyRef, a configMap volume or projection), whatever the kind.
+// readsConfigMap: n names the ConfigMap name at any depth, whatever the kind: configMapRef, configMapKeyRef, configMap.
 func readsConfigMap(n *yaml.Node, name string) bool {
-	if n.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if k, v := n.Content[i].Value, n.Content[i+1]; (k == "configMapRef" || k == "configMapKeyRef" || k == "configMap") && v.Kind == yaml.MappingNode {
-				if ref := yaml.NewRNode(v).Field("name"); ref != nil && ref.Value.YNode().Value == name {
-					return true
-				}
+	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+		if k, v := n.Content[i].Value, n.Content[i+1]; (k == "configMapRef" || k == "configMapKeyRef" || k == "configMap") && v.Kind == yaml.MappingNode {
+			if ref := yaml.NewRNode(v).Field("name"); ref != nil && ref.Value.YNode().Value == name {
+				return true
 			}
 		}
 	}
@@ -123,9 +117,8 @@ func isSpec(n *yaml.RNode) bool {
 	return n.GetApiVersion() == api.APIVersion && n.GetKind() == api.Kind
 }
 
-// onePerName refuses two job specs, or two jobs of the user's (targets), of one kind, name and namespace
-// among the inputs (a kpt package's mutators, a job file copied): the cluster holds one, and each would
-// silently replace or remove the other. A job an earlier run generated is replaced instead.
+// onePerName refuses two job specs, or two targets, of one kind, name and namespace among the inputs (a job file
+// copied): the cluster holds one, and each would silently replace or remove the other. A generated job is replaced.
 func onePerName(items []*yaml.RNode) error {
 	seen := map[string]int{}
 	for i, it := range items {
@@ -173,8 +166,7 @@ func isNamed(n *yaml.RNode, name string) bool {
 	return n.GetName() == name || slices.Contains(previousNames(n), name)
 }
 
-// PreviousNamesAnnotation is where kustomize keeps the names its namePrefix, nameSuffix and patches replaced;
-// it hands the annotation to functions.
+// PreviousNamesAnnotation is where kustomize keeps, for functions, the names its namePrefix, nameSuffix and patches replaced.
 const PreviousNamesAnnotation = "internal.config.kubernetes.io/previousNames"
 
 func previousNames(n *yaml.RNode) []string {

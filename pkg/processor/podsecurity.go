@@ -26,8 +26,7 @@ type Pod = jobnode.PodTemplate
 // Pods are every pod spec of job, as rendered (a TrainJob's runtime patches merged per replicated job).
 func Pods(job *yaml.RNode) []Pod { return podsOf(job.GetKind(), decoded(job)) }
 
-// decoded is a job read into its upstream Go type, unknown fields ignored (a base's job: Check decodes the
-// job as rendered strictly); nil when it does not decode.
+// decoded is a job read leniently into its upstream Go type (a base's: Check reads the rendered strictly), nil if not.
 func decoded(job *yaml.RNode) any {
 	k, ok := kinds.All.ForKind(job.GetKind())
 	if !ok {
@@ -57,9 +56,8 @@ var evaluator = sync.OnceValue(func() policy.Evaluator {
 	return e
 })
 
-// podSecurityVersion is the policy version a namespace's pod-security.kubernetes.io/enforce label means
-// without an enforce-version label: latest, the API server's own. Here that is the newest policy of
-// k8s.io/pod-security-admission, kept by go.mod with k8s.io/api's (v0.36: Kubernetes 1.36), which it renders.
+// podSecurityVersion is what an enforce label means without an enforce-version label: latest, here the newest policy
+// of k8s.io/pod-security-admission, which go.mod keeps with the k8s.io/api mlops-fn renders (v0.36: Kubernetes 1.36).
 var podSecurityVersion = psa.LatestVersion()
 
 // levels are the Pod Security Standards' levels, strictest first: a pod a level refuses needs the next one.
@@ -72,15 +70,13 @@ type Refusal struct {
 	Path string
 	// Message is the API server's words: violates PodSecurity "LEVEL:VERSION": reasons (details).
 	Message string
-	// Reasons are the checks' forbidden reasons, as in Message, and Details their details ("" where a check
-	// gives none).
+	// Reasons are the checks' forbidden reasons, as in Message; Details their details ("" where a check gives none).
 	Reasons, Details []string
 }
 
-// PodSecurity evaluates the pods of job, as rendered, as the API server's Pod Security admission does: the
-// strictest level that admits them all, and every level each pod is refused at.
+// PodSecurity evaluates job's pods as the API server's admission does: the strictest level admitting all, each refusal.
 func PodSecurity(job *yaml.RNode) (psa.Level, []Refusal) {
-	return podSecurity(podsOf(job.GetKind(), decoded(job)))
+	return podSecurity(Pods(job))
 }
 
 func podSecurity(pods []Pod) (psa.Level, []Refusal) {
@@ -101,8 +97,7 @@ func podSecurity(pods []Pod) (psa.Level, []Refusal) {
 	return levels[needs], refused
 }
 
-// settingFor names what in mlops.env or the job spec sets what a Pod Security check (by its forbidden reason)
-// looks at in the pods mlops-fn fills.
+// settingFor names what in mlops.env or the job spec sets what a Pod Security check (by forbidden reason) looks at.
 var settingFor = map[string]string{
 	"runAsNonRoot != true":              "a non-root USER_ID (or spec.security.runAsUser) sets runAsNonRoot",
 	"runAsUser=0":                       "USER_ID=0 runs the pods as root",
@@ -114,8 +109,7 @@ var settingFor = map[string]string{
 	"non-default capabilities":          "spec.rdma adds IPC_LOCK",
 }
 
-// hostNamespaces says what sets each host namespace a pod spec shares: spec.hostNetwork for the node's
-// network; nothing of mlops-fn's for its processes or IPC, which only the base sets.
+// hostNamespaces says what sets each host namespace a pod spec shares: spec.hostNetwork, or for PID and IPC the base.
 func hostNamespaces(spec corev1.PodSpec) []string {
 	var out []string
 	if spec.HostNetwork {
@@ -132,10 +126,9 @@ func hostNamespaces(spec corev1.PodSpec) []string {
 	return out
 }
 
-// podSecurityNotice is the warning about a job whose pods restricted refuses, "" when restricted admits them
-// all: one line, the level they need and what in the pods needs it; verbose, for each pod what the API server
-// says of it at the level above that one (pods it says the same of together), with the settings of mlops-fn's
-// that bear on it.
+// podSecurityNotice is the warning about a job whose pods restricted refuses ("" if none): the level they need and
+// what needs it; verbose, what the API server says of each pod at the level above (pods it says the same of
+// together), with the settings of mlops-fn's that bear on it.
 func podSecurityNotice(id string, pods []Pod, verbose bool) string {
 	level, refused := podSecurity(pods)
 	if level == psa.LevelRestricted {
@@ -202,13 +195,11 @@ func need(reason, detail string) string {
 	return reason
 }
 
-// hostNetworkDNS checks the target's pods on the node's network (hostNetwork of the base's, not the spec's,
-// whose patch sets both): without dnsPolicy ClusterFirstWithHostNet, Kubernetes gives them the node's
-// resolver (its ClusterFirst falls back to Default there), so the pods of a job cannot resolve each other's
-// names and the job fails once running: an error for the operators' kinds, a notice for a Pod, which has no
-// peers (an explicit Default or None is the user's choice).
+// hostNetworkDNS checks the target's pods on the node's network (the base's hostNetwork; the spec's sets dnsPolicy
+// too): without ClusterFirstWithHostNet they get the node's resolver, so a job's pods cannot resolve each other and
+// it fails once running. An error, but a notice for a Pod, which has no peers (Default or None: the user's choice).
 func hostNetworkDNS(target *yaml.RNode, q *render.Plan) (string, error) {
-	for _, pod := range podsOf(target.GetKind(), decoded(target)) {
+	for _, pod := range Pods(target) {
 		s := pod.Spec
 		if !s.HostNetwork || s.DNSPolicy != "" && s.DNSPolicy != corev1.DNSClusterFirst || pod.Filled && q.HostNetwork {
 			continue
@@ -218,7 +209,6 @@ func hostNetworkDNS(target *yaml.RNode, q *render.Plan) (string, error) {
 			policy = "dnsPolicy ClusterFirst"
 		}
 		if !kindOf(target).CarriesField("workers") {
-			// One pod: no peers to resolve.
 			return fmt.Sprintf("%s.hostNetwork: true with %s: the Pod resolves names as its node does, so not the cluster's services (Kubernetes' ClusterFirst falls back to Default on the node's network); if it reaches any, add dnsPolicy: ClusterFirstWithHostNet, or set spec.hostNetwork: true in the job spec, which sets both", pod.Path, policy), nil
 		}
 		return "", fmt.Errorf("%s.hostNetwork: true with %s: on the node's network Kubernetes gives the pods the node's resolver (its ClusterFirst falls back to Default), so they cannot resolve each other's names (the workers the launcher or the rendezvous reaches) and the job fails once running; accepted: dnsPolicy: ClusterFirstWithHostNet beside it, spec.hostNetwork: true in the job spec (mlops-fn then sets both), or no hostNetwork", pod.Path, policy)

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package processor is mlops-fn's ResourceList processor: it reads the job spec and mlops.env, renders the
-// overlay patches, and applies them to the matching jobs (MPIJob, Pod, PyTorchJob or TrainJob, by jobKind),
-// or generates the objects when there is none.
+// Package processor is mlops-fn's ResourceList processor: it renders the job spec and mlops.env into patches of the
+// matching jobs, or generates the job when there is none.
 package processor
 
 import (
@@ -35,19 +34,17 @@ import (
 // GeneratedBy marks the objects mlops-fn wrote, so the next run replaces them instead of adding a copy.
 const GeneratedBy = "mlops-fn.dev/generated-by"
 
-// JobKey is the one key of a ConfigMap function config: the path of the job spec, relative to the working
-// directory. Exec runners then read the same job.yaml and mlops.env as `kubectl apply -k` does, no copy to
-// keep in step: `kpt fn eval --exec mlops-fn PKG -- job=path/job.yaml`, or a kustomization's transformers.
+// JobKey is the one key of a ConfigMap function config: the job spec's path from the working directory, so that exec
+// runners read the same files as `kubectl apply -k`: `kpt fn eval --exec mlops-fn PKG -- job=path/job.yaml`.
 const JobKey = "job"
 
 // Processor is the KRM function.
 type Processor struct {
-	// ConfigDir is where a relative spec.envFile.path is resolved: the job spec's folder when run standalone,
-	// else the working directory.
+	// ConfigDir resolves a relative spec.envFile.path: the job spec's folder standalone, else the working directory.
 	ConfigDir string
 	// ConfigFile names the job spec in messages; by default the runner's path annotation.
 	ConfigFile string
-	// Verbose gives warnings their long form: Pod Security's says, of each pod, what the API server says.
+	// Verbose gives warnings their long form: Pod Security's says what the API server says of each pod.
 	Verbose bool
 
 	// outputDir is where generated objects are filed: the config's folder in the runner's package.
@@ -56,7 +53,6 @@ type Processor struct {
 
 // Process renders into rl. On any error it changes no item and returns the error results (in rl.Results too).
 func (p Processor) Process(rl *framework.ResourceList) error {
-	// Generated objects go next to the function config, wherever the runner keeps it.
 	p.outputDir = "."
 	if rl.FunctionConfig != nil {
 		if at, _, _ := kioutil.GetFileAnnotations(rl.FunctionConfig); at != "" {
@@ -119,8 +115,7 @@ type Overlay struct {
 	Warnings  framework.Results
 }
 
-// Resolve reads and checks the job spec and its mlops.env. It is the first half of Process, shared with
-// hydration, which writes the patch instead of applying it.
+// Resolve reads and checks the job spec and mlops.env: Process's first half, which hydration shares to write the patch.
 func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, framework.Results) {
 	job, errs := jobspec.Decode(config)
 	if job == nil || len(errs) > 0 {
@@ -206,20 +201,18 @@ func (p Processor) render(config *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNod
 	if o == nil {
 		return nil, results
 	}
-	results = o.Warnings
-	// A namePrefix or nameSuffix of kustomize's renamed the objects the job refers to before this function
-	// ran: refer to them by their new names, in a copy (the resolved plan stays as settled).
+	results, writes := o.Warnings, o.EnvOrigin != FromConfigMap
+	// kustomize's namePrefix or nameSuffix may have renamed the objects the job refers to: use their new names, in a copy.
 	renamed := *o.Plan
 	plan := &renamed
 	if i := findItem(items, "ServiceAccount", plan.ServiceAccountName); i >= 0 {
 		plan.ServiceAccountName = items[i].GetName()
 	}
-	if i := findItem(items, "ConfigMap", plan.ConfigMapName); i >= 0 && o.EnvOrigin == FromConfigMap {
+	if i := findItem(items, "ConfigMap", plan.ConfigMapName); i >= 0 && !writes {
 		plan.ConfigMapName = items[i].GetName()
 	}
-	if o.EnvOrigin != FromConfigMap {
-		// The ConfigMap this run writes is named as a hydrated overlay's configMapGenerator names it:
-		// kustomize's hash of its data after the name, so that every runner gives the same objects.
+	if writes {
+		// Named with its data's hash, as a hydrated overlay's configMapGenerator does: every runner gives the same objects.
 		cm, err := jobnode.Encode(plan.ConfigMap(o.Env.Map()))
 		var hash string
 		if err == nil {
@@ -241,10 +234,8 @@ func (p Processor) render(config *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNod
 			return nil, append(results, errorResult(err))
 		}
 		results = append(results, noticeResults(q.Notices...)...)
-		// A target is the user's: check the result as the API server and the operators will. Generated
-		// objects are typed through and through. The patches reorder lists (mlops-fn's runtime patch goes
-		// first in a TrainJob's spec.runtimePatches, the training container first in its pod), so a field
-		// that does not decode, which only the target can have brought, is named at its path in the target.
+		// Check the user's target as the API server will. The patches reorder lists, so a field that does not decode,
+		// which only the target can have brought, is named at its path in the target.
 		job, errs := Check(patched)
 		if job == nil && len(errs) > 0 {
 			if _, _, inTarget := decode(items[i]); len(inTarget) > 0 {
@@ -254,7 +245,6 @@ func (p Processor) render(config *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNod
 		if len(errs) > 0 {
 			return nil, append(results, errorResult(objectError(identify(items[i]), errs)))
 		}
-		// Pod Security, as the API server will admit the job's pods.
 		if n := podSecurityNotice(identify(items[i]), podsOf(patched.GetKind(), job), p.Verbose); n != "" {
 			results = append(results, noticeResults(n)...)
 		}
@@ -266,15 +256,13 @@ func (p Processor) render(config *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNod
 		if job, err = p.Generate(plan); err != nil {
 			return nil, append(results, errorResult(err))
 		}
-		// Pod Security, named after the job spec.
-		if n := podSecurityNotice(p.configName()+": "+job.GetKind()+"/"+job.GetName(), podsOf(job.GetKind(), decoded(job)), p.Verbose); n != "" {
+		if n := podSecurityNotice(p.configName()+": "+job.GetKind()+"/"+job.GetName(), Pods(job), p.Verbose); n != "" {
 			results = append(results, noticeResults(n)...)
 		}
 	}
-	// The ConfigMaps this run writes, by namespace/name.
 	written := map[string]bool{}
 	for _, ns := range namespaces {
-		written[ns+"/"+plan.ConfigMapName] = o.EnvOrigin != FromConfigMap
+		written[ns+"/"+plan.ConfigMapName] = writes
 	}
 	doomed := map[*yaml.RNode]doom{}
 	stale(items, plan, job, written, doomed)
@@ -284,7 +272,7 @@ func (p Processor) render(config *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNod
 	}
 	items, pruned := prune(items, doomed)
 	results = append(results, noticeResults(pruned...)...)
-	if o.EnvOrigin != FromConfigMap {
+	if writes {
 		for _, ns := range namespaces {
 			q := *plan
 			q.Namespace = ns
@@ -301,8 +289,7 @@ func (p Processor) render(config *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNod
 	return items, results
 }
 
-// patch applies the overlay's patch to a copy of target, as kustomize's patches: field would, and returns the
-// plan narrowed to target, whose notices tell what it changed beyond what the user wrote.
+// patch applies the plan's patch to a copy of target as kustomize's patches: would, with the plan narrowed to target.
 func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, *render.Plan, error) {
 	id := identify(target)
 	q, err := p.Narrow(plan, target)
@@ -333,9 +320,8 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, *r
 	return out, q, nil
 }
 
-// Generate builds the job the function generates when the inputs hold no target: the skeleton with the patch
-// applied, marked as mlops-fn's. With no target to take them from, the spec must name the image, and for an
-// MPIJob or a PyTorchJob the command.
+// Generate builds the job when the inputs hold no target: the skeleton, patched and marked as mlops-fn's. With no
+// target to take them from, the spec must name the image, and for an MPIJob or a PyTorchJob the command.
 func (p Processor) Generate(plan *render.Plan) (*yaml.RNode, error) {
 	if plan.Image == "" || plan.KeepsProgram() && plan.Facts().Starter != "" {
 		missing := "command"
@@ -361,33 +347,29 @@ func (p Processor) Generate(plan *render.Plan) (*yaml.RNode, error) {
 	return out, p.annotate(plan, out)
 }
 
-// annotate marks a generated object as mlops-fn's and gives it a file next to the job spec: kind_name.yaml as
-// kpt names new files, or kind_namespace_name.yaml for a namespaced one, so that no two objects share a file
-// (kpt refuses that): same-named jobs of two namespaces, or a ConfigMap beside targets in several.
+// annotate marks n as mlops-fn's and files it beside the job spec as kpt names new files, kind_name.yaml, with the
+// namespace before the name if any: kpt refuses two objects in a file (same-named jobs of two namespaces).
 func (p Processor) annotate(plan *render.Plan, n *yaml.RNode) error {
-	base := strings.ToLower(n.GetKind()) + "_" + n.GetName() + ".yaml"
+	base := strings.ToLower(n.GetKind()) + "_"
 	if ns := n.GetNamespace(); ns != "" {
-		base = strings.ToLower(n.GetKind()) + "_" + ns + "_" + n.GetName() + ".yaml"
+		base += ns + "_"
 	}
-	file := path.Join(p.outputDir, base)
+	file := path.Join(p.outputDir, base+n.GetName()+".yaml")
 	for _, a := range [][2]string{{GeneratedBy, api.Kind + "/" + plan.JobName}, {kioutil.PathAnnotation, file}} {
 		// Plain style: yaml.SetAnnotation would quote the value.
 		if err := n.PipeE(yaml.LookupCreate(yaml.MappingNode, "metadata", "annotations"), yaml.SetField(a[0], yaml.NewStringRNode(a[1]))); err != nil {
 			return err
 		}
 	}
-	// A file kpt writes says whose it is: the next run replaces it whole.
 	n.YNode().HeadComment = fmt.Sprintf("Generated by mlops-fn for %s %s: the next run replaces this\nobject; "+
 		"change the job spec or mlops.env instead.", api.Kind, plan.JobName)
-	// Conventional field order: apiVersion, kind, metadata, spec; name first.
 	return schema.Format(n)
 }
 
 // configName names the job spec in messages.
 func (p Processor) configName() string { return cmp.Or(p.ConfigFile, "functionConfig") }
 
-// fieldResults turns field errors into results that name their file: the job spec, or mlops.env for the paths
-// render roots at the env file (FILE[KEY]).
+// fieldResults turns field errors into results naming their file: the job spec, or mlops.env for paths FILE[KEY].
 func (p Processor) fieldResults(errs field.ErrorList, envSource string) framework.Results {
 	var out framework.Results
 	for _, e := range errs {

@@ -23,9 +23,8 @@ import (
 
 // The targets: the base's jobs the function patches, and the plan narrowed to each.
 
-// Targets are the items the function patches, each with the plan narrowed to it; none when it generates the
-// job instead. The patch is not applied here: hydrate runs the function itself, whose results carry the
-// notices on the patched job (Pod Security).
+// Targets are the items the function patches, each with the plan narrowed to it; none when it generates the job.
+// It applies no patch: hydrate runs the function, whose results carry the patched job's notices (Pod Security).
 func (p Processor) Targets(plan *render.Plan, items []*yaml.RNode) ([]*yaml.RNode, []*render.Plan, error) {
 	found, err := p.targets(plan, items)
 	if err != nil {
@@ -93,9 +92,8 @@ func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error
 	return found, nil
 }
 
-// Narrow is plan as it applies to target: the target's name, namespace and containers. It refuses a target
-// the plan cannot serve: a non-root target without USER_ID, or one in another namespace than the spec names
-// (a patch cannot move an object, in kustomize or here).
+// Narrow is plan as it applies to target: its name, namespace and containers. It refuses a target the plan cannot
+// serve, such as one in another namespace than the spec names (a patch cannot move an object).
 func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, error) {
 	id := identify(target)
 	if err := uniqueContainerNames(target); err != nil {
@@ -210,8 +208,7 @@ func movedFirst(target *yaml.RNode, id string, q *render.Plan) []string {
 	return notices
 }
 
-// ownEnvFrom are the envFrom sources of the target's containers and init containers other than the env
-// ConfigMap, by role and container.
+// ownEnvFrom are the envFrom sources but the env ConfigMap of the target's containers and init containers, by role and name.
 func ownEnvFrom(target *yaml.RNode, q *render.Plan) (map[jobkind.Role]map[string][]corev1.EnvFromSource, error) {
 	out := map[jobkind.Role]map[string][]corev1.EnvFromSource{}
 	kind := kindOf(target)
