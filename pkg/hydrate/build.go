@@ -25,9 +25,8 @@ import (
 // builds counts the builds, hydrate's main cost (TestBuildsPerWrite).
 var builds atomic.Int64
 
-// build runs kustomize on dir as `kubectl kustomize` and `kubectl apply -k` do (kustomize's defaults: no
-// plugins, files only from in or below each kustomization), from kyaml's built-in schema as a new kubectl
-// process (TestBuildsDoNotShareTheSchema).
+// build runs kustomize on dir as `kubectl apply -k` does (no plugins, files only from in or below each
+// kustomization), from kyaml's built-in schema as a new kubectl process (TestBuildsDoNotShareTheSchema).
 func build(fsys filesys.FileSystem, dir string) ([]*yaml.RNode, error) {
 	builds.Add(1)
 	var m resmap.ResMap
@@ -74,8 +73,7 @@ func (o builtObject) String() string {
 	return o.kind + "/" + o.name + " (namespace " + o.namespace + ")"
 }
 
-// objectDiff is how one object differs between two builds, field by field; one change at path "" when a build
-// lacks it.
+// objectDiff is how one object differs between two builds; one change at path "" when a build lacks it.
 type objectDiff struct {
 	object  builtObject
 	changes []fielddiff.Change
@@ -115,8 +113,8 @@ func differences(want, got []*yaml.RNode) ([]objectDiff, error) {
 // maxChangesShown bounds the changes a message lists; it counts the rest.
 const maxChangesShown = 4
 
-// describe writes the first shown changes of diffs, one a line, each build's value after the phrase that
-// names it (want, got), then how many more there are.
+// describe writes the first shown changes, one a line, each build's value after its name (want, got), then
+// how many more.
 func describe(diffs []objectDiff, shown int, want, got string) string {
 	var lines []string
 	more := 0
@@ -149,8 +147,7 @@ func presence(object any) string {
 	return "the object"
 }
 
-// stagedBuild builds dir as it will be: files (by name in dir) replaced, and each of folders (by path in dir)
-// replaced whole by its files.
+// stagedBuild builds dir with files (by name in dir) replaced, and folders (by path in dir) replaced whole.
 func stagedBuild(dir string, files map[string][]byte, folders map[string]map[string][]byte) ([]*yaml.RNode, error) {
 	s := newStaged()
 	for name, b := range files {
@@ -219,8 +216,7 @@ func Applied(dir string) ([]*yaml.RNode, error) {
 	}), err
 }
 
-// GuardSize is the bytes the guard's transformers take in the component's kustomization text ("- |", then
-// their lines indented).
+// GuardSize is the bytes the guard's transformers take in the component's kustomization text.
 func GuardSize(componentKustomization []byte) (int, error) {
 	k, err := yaml.Parse(string(componentKustomization))
 	if err != nil {
@@ -239,8 +235,7 @@ func GuardSize(componentKustomization []byte) (int, error) {
 	return size, nil
 }
 
-// isGuard: the component's transformers entry n is one of the guard's, inline (named guardPrefix...) or, in a
-// component hydrate wrote before they were inline, their file.
+// isGuard: transformers entry n is the guard's: inline, named guardPrefix..., or, in an older component, its file.
 func isGuard(n *yaml.Node) bool {
 	if n.Value == "guard/checks.yaml" {
 		return true

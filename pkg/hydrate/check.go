@@ -59,8 +59,7 @@ func (r *rendering) check() error {
 	return nil
 }
 
-// againstFunction is how the hydrated build differs from function, the function's output as kustomize's last
-// transformer, or its error err.
+// againstFunction is how hydrated differs from function, the function's output as the last transformer, or err.
 func (r *rendering) againstFunction(function []*yaml.RNode, err error, hydrated []*yaml.RNode) ([]objectDiff, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: mlops-fn as a kustomize transformer on this kustomization fails, so hydrate writes nothing: %w", r.o.Dir, err)

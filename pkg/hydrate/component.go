@@ -198,8 +198,7 @@ func targetOf(n *yaml.RNode) (map[string]any, error) {
 	return target, err
 }
 
-// holds reports whether the job, as the component builds it, sets the slash-separated path (a list on the way
-// looked into item by item).
+// holds reports whether the job, as the component builds it, sets path ("a/b"), lists looked into item by item.
 func (out *Overlay) holds(path string) bool {
 	return slices.ContainsFunc(out.jobParts, func(n *yaml.RNode) bool { return holdsPath(n.YNode(), strings.Split(path, "/")) })
 }
@@ -225,8 +224,7 @@ func holdsPath(n *yaml.Node, path []string) bool {
 // notice. The guard sets the field it tests.
 const ListedFile = "listed.yaml"
 
-// listedField is the field the guard sets on the job spec, and the message a build without the component
-// fails with.
+// listedField is the guard's mark on the job spec, the message a build without the component fails with.
 var listedField = "kustomization.yaml lists no " + ComponentDir + " in components: run mlops-fn hydrate on this folder; check"
 
 const listedValue = "listed"

@@ -39,13 +39,11 @@ const (
 	// hashAnnotation is kustomize's internal, undocumented mark of a generated object whose name gets a hash at
 	// the end of the build (disableNameSuffixHash: false, as hydrate writes it).
 	hashAnnotation = "internal.config.kubernetes.io/needsHashSuffix"
-	// baseScratch is the job spec's field the base's reads go to, short in every replacement; one move then
-	// puts it under its message.
+	// baseScratch is where the base's reads go, short in every replacement; one move puts it under baseField.
 	baseScratch = "base"
 )
 
-// staleField is the guard's field for what, the message of a stale build: kustomize prints "testing value
-// /FIELD failed".
+// staleField is the guard's field for what, whose name a stale build prints ("testing value /FIELD failed").
 func staleField(what string) string {
 	return what + " changed: run mlops-fn hydrate on this folder; check"
 }
@@ -188,8 +186,7 @@ func optional(s string) any {
 	return s
 }
 
-// jsonPatch writes ops as an inline JSON patch's text, an operation on one line unless its value is a map or
-// a list.
+// jsonPatch writes ops as an inline JSON patch, an operation on one line unless its value is a map or list.
 func jsonPatch(ops ...map[string]any) string {
 	n, err := yaml.FromMap(map[string]any{"ops": ops})
 	if err != nil {

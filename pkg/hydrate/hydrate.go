@@ -62,7 +62,7 @@ type Overlay struct {
 	patches           []patchEntry
 	generated         string        // the component's file with the generated job
 	jobParts          []*yaml.RNode // what the job is built from: the targets and their patches, or the generated job
-	unlock            func()        // gives back the folder's lock Render took (Unlock)
+	unlock            func()
 	// afterStep, when set, is called after each change Write makes on disk ("stage", each of Options.Folders
 	// by its path, "component", "kustomization", "finish"): the tests interrupt the write there.
 	afterStep func(step string)

@@ -16,13 +16,11 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
-// ownedMark ends the line of each configMapGenerator entry hydrate keeps, so a later run finds it again after
-// a rename.
+// ownedMark ends the line of each entry hydrate keeps, so a later run finds it again after a rename.
 const ownedMark = "mlops-fn hydrate"
 
 // Entry is one of hydrate's entries in the user's kustomization: the field it is under, and what it is.
@@ -161,8 +159,7 @@ func setEntries(k *yaml.RNode, e entries, path string) ([]string, error) {
 		case isInputs(g):
 			continue // the guard's inputs, written anew below
 		case earlier == nil && hydrates(g, e):
-			// The env generator hydrate kept under an earlier name (the job renamed, another jobKind): renamed
-			// in place, the user's fields in it kept.
+			// hydrate's env generator under an earlier name (job renamed, another jobKind): renamed in place.
 			earlier = g
 		}
 		kept = append(kept, n)
@@ -291,8 +288,7 @@ func isComponentEntry(n *yaml.Node) bool { return path.Clean(n.Value) == Compone
 
 func (e entries) isSpecEntry(n *yaml.Node) bool { return path.Clean(n.Value) == path.Clean(e.specFile) }
 
-// hydrates: g is an env generator hydrate wrote under another name: marked, or named NAME-KIND-env with
-// mlops.env first.
+// hydrates: g is an env generator hydrate wrote under another name: marked, or NAME-KIND-env with mlops.env first.
 func hydrates(g *yaml.RNode, e entries) bool {
 	name := g.Field("name")
 	if strings.Contains(name.Value.YNode().LineComment, ownedMark) {
@@ -302,7 +298,7 @@ func hydrates(g *yaml.RNode, e entries) bool {
 		return false
 	}
 	return slices.ContainsFunc(kinds.All.Names(), func(m string) bool {
-		prefix, ok := strings.CutSuffix(name.Value.YNode().Value, "-"+strings.ToLower(kinds.All.Of(jobkind.JobKind(m)).Kind)+"-env")
+		prefix, ok := strings.CutSuffix(name.Value.YNode().Value, "-"+strings.ToLower(m)+"-env")
 		return ok && prefix != ""
 	})
 }
@@ -321,10 +317,9 @@ func blockStyle(k *yaml.RNode, field string) {
 	}
 }
 
-// setEnvGenerator makes g generate the env ConfigMap from the env file, named as the job reads it, beside the
-// job, with kustomize's hash (the component's name references carry it into a CRD's envFrom): an edit makes a
-// new ConfigMap, and a job still running, or whose update is refused, keeps reading its own. What it sets back
-// is named after where.
+// setEnvGenerator makes g generate the env ConfigMap from the env file, as the job names it, beside the job,
+// hashed (the component's name references carry the hash into a CRD's envFrom): an edit makes a new ConfigMap,
+// and a job still running, or whose update is refused, keeps reading its own. where prefixes what it sets back.
 func setEnvGenerator(g *yaml.RNode, e entries, owned bool, where string) ([]string, error) {
 	comment := ""
 	if name := g.Field("name"); name != nil {

@@ -37,10 +37,9 @@ func kustomizationOf(k *yaml.RNode) (types.Kustomization, error) {
 	return out, err
 }
 
-// imageFieldSpecs are kustomize's default fields of an image (its builtinpluginconsts, internal to
-// kustomize); its LegacyFilter finds every containers: and initContainers: list besides, a CRD's included.
-// Then the job kinds' images outside their containers (a TrainJob's trainer), which the component's
-// configuration adds to kustomize's (schema.NameReferences).
+// imageFieldSpecs are kustomize's default image fields (its internal builtinpluginconsts; its LegacyFilter finds
+// every containers: and initContainers: list besides), then the job kinds' images outside their containers (a
+// TrainJob's trainer), which the component's configuration adds to kustomize's (schema.NameReferences).
 var imageFieldSpecs = append(types.FsSlice{
 	{Path: "spec/containers[]/image", CreateIfNotPresent: true},
 	{Path: "spec/initContainers[]/image", CreateIfNotPresent: true},
