@@ -19,13 +19,11 @@ import (
 )
 
 // check is hydrate's invariant: the overlay, built as kubectl builds it, equals mlops-fn run in process as the
-// last transformer of the same kustomization (`kustomize build --enable-alpha-plugins --enable-exec`; the
-// runners' tests, fn/runners_test.go, run the binary under kustomize).
+// last transformer of the same kustomization (fn/runners_test.go runs the binary under kustomize).
 //
 // kustomize hands a transformer the names namePrefix and nameSuffix replaced in an annotation, which a build
-// in process drops at its end. So the build without the component first marks each base object with its name
-// (a patch listed before the user's, which kustomize runs before namespace:, namePrefix: and nameSuffix:), and
-// the mark becomes the annotation the function reads.
+// in process drops. So the build without the component first marks each base object with its name (a patch
+// before the user's, run before namespace:, namePrefix: and nameSuffix:); the mark becomes that annotation.
 func (r *rendering) check() error {
 	// The build and the function's run share nothing they write (the function's merge reads no kyaml global):
 	// side by side, hydrate takes about as long as the build alone (make bench).

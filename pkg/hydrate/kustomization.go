@@ -23,7 +23,7 @@ import (
 // ownedMark ends the line of each entry hydrate keeps, so a later run finds it again after a rename.
 const ownedMark = "mlops-fn hydrate"
 
-// Entry is one of hydrate's entries in the user's kustomization: the field it is under, and what it is.
+// Entry is one of hydrate's entries in the user's kustomization: its field, and what it is.
 type Entry struct{ Field, What string }
 
 // KustomizationEntries are the entries setEntries keeps, marked with ownedMark, as `hydrate --help` lists them.
