@@ -25,9 +25,8 @@ import (
 // builds counts the builds, hydrate's main cost (TestBuildsPerWrite).
 var builds atomic.Int64
 
-// build runs kustomize on dir as `kubectl kustomize` and `kubectl apply -k` do (kustomize's defaults: no
-// plugins, files only from in or below each kustomization), from kyaml's built-in schema as a new kubectl
-// process (TestBuildsDoNotShareTheSchema).
+// build runs kustomize on dir as `kubectl apply -k` does (no plugins, files only from in or below each
+// kustomization), from kyaml's built-in schema as a new kubectl process (TestBuildsDoNotShareTheSchema).
 func build(fsys filesys.FileSystem, dir string) ([]*yaml.RNode, error) {
 	builds.Add(1)
 	var m resmap.ResMap
@@ -50,8 +49,7 @@ func build(fsys filesys.FileSystem, dir string) ([]*yaml.RNode, error) {
 // lack (kustomize edit add configmap --behavior=merge), which it prints as Go pointers and structs.
 var mergeWithoutBase = regexp.MustCompile(`Kind:"([A-Za-z]+)".*Name:"([^"]*)".*does not exist; cannot merge or replace`)
 
-// builtObject is an object of a build as the API server receives it: decoded, without comments or field
-// order.
+// builtObject is an object of a build as the API server receives it: decoded, no comments or field order.
 type builtObject struct {
 	apiVersion, kind, namespace, name string
 	fields                            map[string]any
@@ -75,15 +73,13 @@ func (o builtObject) String() string {
 	return o.kind + "/" + o.name + " (namespace " + o.namespace + ")"
 }
 
-// objectDiff is how one object differs between two builds: field by field, or, when one build lacks it, one
-// change at the path "", the whole object.
+// objectDiff is how one object differs between two builds; one change at path "" when a build lacks it.
 type objectDiff struct {
 	object  builtObject
 	changes []fielddiff.Change
 }
 
-// differences lists how two builds differ, object by object in a fixed order (kind, namespace, name); none
-// when they do not.
+// differences lists how two builds differ, object by object by kind, namespace and name.
 func differences(want, got []*yaml.RNode) ([]objectDiff, error) {
 	objects := map[string][2]*builtObject{} // by kind, namespace and name: in want, in got
 	for side, nodes := range [][]*yaml.RNode{want, got} {
@@ -98,7 +94,6 @@ func differences(want, got []*yaml.RNode) ([]objectDiff, error) {
 			objects[key] = both
 		}
 	}
-	// An object one build lacks is nil there: one change, the whole object.
 	fields := func(o *builtObject) any {
 		if o == nil {
 			return nil
@@ -118,8 +113,8 @@ func differences(want, got []*yaml.RNode) ([]objectDiff, error) {
 // maxChangesShown bounds the changes a message lists; it counts the rest.
 const maxChangesShown = 4
 
-// describe writes the first shown changes of diffs, one a line, each with both builds' values after the
-// phrases that name them ("mlops-fn renders", "the kustomization's build gives"), then how many more there are.
+// describe writes the first shown changes, one a line, each build's value after its name (want, got), then
+// how many more.
 func describe(diffs []objectDiff, shown int, want, got string) string {
 	var lines []string
 	more := 0
@@ -152,8 +147,7 @@ func presence(object any) string {
 	return "the object"
 }
 
-// stagedBuild builds dir as it will be: files (by name in dir) replaced, and each of folders (by path in dir)
-// replaced whole by its files.
+// stagedBuild builds dir with files (by name in dir) replaced, and folders (by path in dir) replaced whole.
 func stagedBuild(dir string, files map[string][]byte, folders map[string]map[string][]byte) ([]*yaml.RNode, error) {
 	s := newStaged()
 	for name, b := range files {
@@ -172,9 +166,8 @@ func stagedBuild(dir string, files map[string][]byte, folders map[string]map[str
 	return build(s, dir)
 }
 
-// Applied builds the overlay dir as kubectl does, without the guard: its patches as the last hydrate wrote
-// them over the base and mlops.env as they are, so that the job it applied can be deleted after an edit of
-// job.yaml or mlops.env.
+// Applied builds the overlay dir as kubectl does but without the guard: the patches as last written over the
+// base and mlops.env as they are, so the job it applied can be deleted after an edit of job.yaml or mlops.env.
 func Applied(dir string) ([]*yaml.RNode, error) {
 	path := filepath.Join(abs(dir), ComponentDir, componentFile)
 	if !ownedByUs(path) {
@@ -223,8 +216,7 @@ func Applied(dir string) ([]*yaml.RNode, error) {
 	}), err
 }
 
-// GuardSize is the bytes the guard takes in the component's kustomization text: its transformers, each as the
-// file writes it ("- |", then its lines indented).
+// GuardSize is the bytes the guard's transformers take in the component's kustomization text.
 func GuardSize(componentKustomization []byte) (int, error) {
 	k, err := yaml.Parse(string(componentKustomization))
 	if err != nil {
@@ -243,8 +235,7 @@ func GuardSize(componentKustomization []byte) (int, error) {
 	return size, nil
 }
 
-// isGuard: the component's transformers entry n is one of the guard's, inline (named guardPrefix...) or, in a
-// component hydrate wrote before they were inline, their file.
+// isGuard: transformers entry n is the guard's: inline, named guardPrefix..., or, in an older component, its file.
 func isGuard(n *yaml.Node) bool {
 	if n.Value == "guard/checks.yaml" {
 		return true

@@ -18,14 +18,12 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
-// check is hydrate's invariant: the overlay, built as kubectl builds it, equals mlops-fn run as the last
-// transformer of the same kustomization (`kustomize build --enable-alpha-plugins --enable-exec`), in process,
-// through the processor (the runners' tests, fn/runners_test.go, run the binary under kustomize).
+// check is hydrate's invariant: the overlay, built as kubectl builds it, equals mlops-fn run in process as the
+// last transformer of the same kustomization (fn/runners_test.go runs the binary under kustomize).
 //
-// kustomize hands a transformer the names its namePrefix and nameSuffix replaced in an annotation, which a
-// build in process drops at its end. So the build without the component first marks each object of the base
-// with its name (a patch listed before the user's, which kustomize runs before namespace:, namePrefix: and
-// nameSuffix:), and the mark becomes the annotation the function reads.
+// kustomize hands a transformer the names namePrefix and nameSuffix replaced in an annotation, which a build
+// in process drops. So the build without the component first marks each base object with its name (a patch
+// before the user's, run before namespace:, namePrefix: and nameSuffix:); the mark becomes that annotation.
 func (r *rendering) check() error {
 	// The build and the function's run share nothing they write (the function's merge reads no kyaml global):
 	// side by side, hydrate takes about as long as the build alone (make bench).
@@ -59,8 +57,7 @@ func (r *rendering) check() error {
 	return nil
 }
 
-// againstFunction is how the hydrated build differs from function, the output of the function run as
-// kustomize's last transformer on the kustomization, or its error err.
+// againstFunction is how hydrated differs from function, the function's output as the last transformer, or err.
 func (r *rendering) againstFunction(function []*yaml.RNode, err error, hydrated []*yaml.RNode) ([]objectDiff, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: mlops-fn as a kustomize transformer on this kustomization fails, so hydrate writes nothing: %w", r.o.Dir, err)
@@ -75,8 +72,7 @@ func (r *rendering) againstFunction(function []*yaml.RNode, err error, hydrated 
 // missingPath is kustomize's refusal of a JSON patch operation on a path the object lacks.
 var missingPath = regexp.MustCompile(`[a-z]+ operation does not apply: doc is missing path: (/[^:\s]*)(: missing value)?`)
 
-// withoutPatchesOf is how the hydrated build differs from the function's run on the kustomization without
-// its JSON patch entries that have an operation on path.
+// withoutPatchesOf is againstFunction on the kustomization without its JSON patches with an operation on path.
 func (r *rendering) withoutPatchesOf(path string, hydrated []*yaml.RNode) ([]objectDiff, error) {
 	k := r.k
 	defer func() { r.k = k }()
@@ -118,8 +114,7 @@ func (r *rendering) operatesOn(entry *yaml.RNode, path string) bool {
 // nameMark holds an object's name before the build, for the function's check.
 const nameMark = "mlops-fn.dev/check-name-before-build"
 
-// runFunctionLast builds the kustomization without the component, the function's place taken by marks, and
-// runs the function on the result.
+// runFunctionLast runs the function on the kustomization's build without the component.
 func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 	withFn, err := withoutEntries(r.k, r.e, false)
 	if err != nil {
@@ -176,8 +171,7 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 }
 
 // functionInput is what kustomize hands the function listed last in withFn, the kustomization without the
-// component. Without fields that act after the component (as the quickstarts' overlays), that is the base as
-// buildBase built it: no second build.
+// component: without fields that act after the component (the quickstarts), the base buildBase built.
 func (r *rendering) functionInput(withFn *yaml.RNode) ([]*yaml.RNode, error) {
 	text, err := withFn.String()
 	if err != nil {
@@ -217,8 +211,7 @@ func (r *rendering) functionInput(withFn *yaml.RNode) ([]*yaml.RNode, error) {
 	return items, nil
 }
 
-// markNames puts, before the kustomization's own patches, one that marks each object of the base with its
-// name.
+// markNames puts, before the kustomization's own patches, one that marks each base object with its name.
 func markNames(k *yaml.RNode, base []*yaml.RNode) error {
 	var marks []*yaml.Node
 	for _, it := range base {

@@ -19,8 +19,8 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/schema"
 )
 
-// renderComponent writes the job's patches, one set per target, or the whole job when the base has none, as
-// the function would generate it; the env ConfigMap goes beside the job, as the function writes it.
+// renderComponent writes the job's patches, one set per target, or, the base holding none, the job the
+// function would generate; the env ConfigMap goes beside the job, as the function writes it.
 func (r *rendering) renderComponent() error {
 	out, p, plan, items := r.out, r.p, r.plan, r.items
 	// The function sees the targets after the kustomization's namespace: moved them; the patches find them by
@@ -110,7 +110,6 @@ func (r *rendering) renderComponent() error {
 			}
 		}
 	}
-	// The env ConfigMap goes beside the objects the patches address.
 	for _, t := range out.targets {
 		if ns := t.GetNamespace(); r.e.envNamespace == "" && ns != "" {
 			r.e.envNamespace = ns
@@ -127,18 +126,16 @@ type patchEntry struct {
 }
 
 // componentKustomization writes the component's kustomization. kustomize runs patches: and replacements:
-// before transformers:, and those in the order listed (an inline one before any named by a path); so the
-// component lists, as inline transformers, the guard's steps, then the job's patches, each aimed at its target
-// by kind and name: the guard fails the build before a patch meets a base it was not written for. The CRDs'
-// name references (configurations:) hold for the whole build.
+// before transformers:, and those in the order listed (inline ones before any named by a path); so the
+// component lists as inline transformers the guard's steps, then the job's patches, each aimed at its target:
+// the guard fails the build before a patch meets a base it was not written for.
 func (r *rendering) componentKustomization() error {
 	transformers, err := r.guard()
 	if err != nil {
 		return err
 	}
 	out, plan := r.out, r.plan
-	// The job spec, a resource of the kustomization for the guard, is never applied: made local-config here
-	// when it is not already.
+	// The job spec, a resource for the guard, is never applied: made local-config unless it is.
 	if r.builtSpec.GetAnnotations()[processor.LocalConfig] != "true" {
 		smp, err := yaml.FromMap(map[string]any{"apiVersion": api.APIVersion, "kind": api.Kind,
 			"metadata": map[string]any{"name": plan.JobName, "annotations": map[string]any{processor.LocalConfig: "true"}}})
@@ -188,8 +185,7 @@ func (r *rendering) componentKustomization() error {
 	return err
 }
 
-// targetOf selects n in a patch's target: by group, version and kind, and its name and namespace as exact
-// regular expressions.
+// targetOf selects n in a patch's target: group, version, kind, and name and namespace as exact regexps.
 func targetOf(n *yaml.RNode) (map[string]any, error) {
 	gv, err := k8sschema.ParseGroupVersion(n.GetApiVersion())
 	target := map[string]any{"version": gv.Version, "kind": n.GetKind(), "name": "^" + regexp.QuoteMeta(n.GetName()) + "$"}
@@ -202,8 +198,7 @@ func targetOf(n *yaml.RNode) (map[string]any, error) {
 	return target, err
 }
 
-// holds reports whether the job, as the component builds it, sets the slash-separated path: a part of the job
-// holds a value there, a list on the way looked into item by item.
+// holds reports whether the job, as the component builds it, sets path ("a/b"), lists looked into item by item.
 func (out *Overlay) holds(path string) bool {
 	return slices.ContainsFunc(out.jobParts, func(n *yaml.RNode) bool { return holdsPath(n.YNode(), strings.Split(path, "/")) })
 }
@@ -225,12 +220,11 @@ func holdsPath(n *yaml.Node, path []string) bool {
 }
 
 // ListedFile is the JSON patch the user's kustomization applies to the job spec after the components: it
-// fails the build when mlops-fn is no longer among them (a merge dropped the line), which the component itself
-// cannot notice. The guard sets the field it tests.
+// fails the build when mlops-fn is no longer among them (a merge dropped the line), which the component cannot
+// notice. The guard sets the field it tests.
 const ListedFile = "listed.yaml"
 
-// listedField is the field the guard sets on the job spec, and the message a build without the component
-// fails with.
+// listedField is the guard's mark on the job spec, the message a build without the component fails with.
 var listedField = "kustomization.yaml lists no " + ComponentDir + " in components: run mlops-fn hydrate on this folder; check"
 
 const listedValue = "listed"

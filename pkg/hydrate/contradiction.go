@@ -24,8 +24,8 @@ import (
 // it, as a message lists it; the user's own fields (usersfields.go) act after the function too.
 const afterThePatches = "patches:, patchesStrategicMerge:, patchesJson6902:, replacements:, replicas:, transformers:, components listed after " + ComponentDir
 
-// contradiction is the check's error: the fields where the overlay's build and the function's run differ, the
-// entries of the kustomization that likely set them, and what more there is to say (why).
+// contradiction is the check's error: the fields where the build and the function's run differ, the
+// kustomization's entries that likely set them, and why.
 func (r *rendering) contradiction(diffs []objectDiff, why string) error {
 	kfile := filepath.Join(r.o.Dir, filepath.Base(r.kname))
 	cause := fmt.Sprintf("%s has no entry that acts after mlops-fn's patches (%s) and names what differs", kfile, afterThePatches)
@@ -36,9 +36,9 @@ func (r *rendering) contradiction(diffs []objectDiff, why string) error {
 		r.o.Dir, describe(diffs, maxChangesShown, "mlops-fn renders", "the kustomization's build gives"), cause, why, r.configPath, filepath.Join(r.o.Dir, r.envFile))
 }
 
-// suspects are the entries of the kustomization, acting after mlops-fn's patches, that may set what differs: a
-// patch or replacement aimed at an object that differs, replicas: where such a field differs, and what
-// hydrate cannot look into (transformers:, a component listed after mlops-fn's), in the kustomization's order.
+// suspects are the kustomization's entries after mlops-fn's patches that may set what differs: a patch or
+// replacement aimed at a differing object, replicas: where such a field differs, and what hydrate cannot look
+// into (transformers:, a component listed after mlops-fn's), in the kustomization's order.
 func (r *rendering) suspects(diffs []objectDiff) []string {
 	k, err := kustomizationOf(r.k)
 	if err != nil {
@@ -47,8 +47,7 @@ func (r *rendering) suspects(diffs []objectDiff) []string {
 	selected := func(sel *types.Selector) bool {
 		return slices.ContainsFunc(diffs, func(d objectDiff) bool { return selects(sel, d.object, k) })
 	}
-	// patchesStrategicMerge's entries as patches: a file's path, or a patch written inline (a line break or a
-	// colon).
+	// patchesStrategicMerge's entries as patches: a file's path, or inline (a line break or a colon).
 	var smp []types.Patch
 	for _, e := range k.PatchesStrategicMerge { //nolint:staticcheck // users still write them, and kustomize v5 applies them
 		if strings.ContainsAny(string(e), "\n:") {
@@ -72,8 +71,20 @@ func (r *rendering) suspects(diffs []objectDiff) []string {
 		}
 	}
 	for _, rf := range k.Replacements {
-		if rf.Path != "" || slices.ContainsFunc(rf.Targets, func(t *types.TargetSelector) bool { return t.Select != nil && selected(t.Select) }) {
-			found = append(found, "replacements: the entry with "+replacementText(rf))
+		if rf.Path != "" {
+			found = append(found, "replacements: the entry with path "+rf.Path)
+			continue
+		}
+		var targets []string
+		hit := false
+		for _, t := range rf.Targets {
+			if t.Select != nil {
+				targets = append(targets, selectorText(t.Select))
+				hit = hit || selected(t.Select)
+			}
+		}
+		if hit {
+			found = append(found, "replacements: the entry with targets "+strings.Join(targets, ", "))
 		}
 	}
 	for _, rep := range k.Replicas {
@@ -95,8 +106,8 @@ func (r *rendering) suspects(diffs []objectDiff) []string {
 	return found
 }
 
-// patchSuspect names a patch entry that may set what differs, "" for one that cannot: aimed by its target at
-// an object that differs, or, without one, naming such an object itself.
+// patchSuspect names a patch entry that may set what differs, "" for one that cannot: its target selects a
+// differing object, or, without one, the patch names one.
 func (r *rendering) patchSuspect(p types.Patch, diffs []objectDiff, k types.Kustomization, selected func(*types.Selector) bool) string {
 	named := ""
 	if p.Target != nil {
@@ -120,9 +131,8 @@ func (r *rendering) patchSuspect(p types.Patch, diffs []objectDiff, k types.Kust
 	return "an inline patch"
 }
 
-// patchNames is the first differing object that a patch without a target (a strategic merge, which names its
-// objects itself) names, "" for none; readable is false when its file or text does not read here, so it may
-// name any.
+// patchNames is the first differing object a patch without a target (a strategic merge) names, "" for none;
+// readable is false when its file or text does not read here, so it may name any.
 func (r *rendering) patchNames(p types.Patch, diffs []objectDiff, k types.Kustomization) (named string, readable bool) {
 	text := []byte(p.Patch)
 	if p.Path != "" {
@@ -145,15 +155,14 @@ func (r *rendering) patchNames(p types.Patch, diffs []objectDiff, k types.Kustom
 	return "", true
 }
 
-// selects: sel, as kustomize matches it, selects o. kustomize applies patches before namePrefix:, nameSuffix:
-// and namespace:, so o's name without them counts, and its namespace does not.
+// selects: sel, as kustomize matches it, selects o. Patches run before namePrefix:, nameSuffix: and
+// namespace:, so o's name without them counts, and its namespace does not.
 func selects(sel *types.Selector, o builtObject, k types.Kustomization) bool {
 	re, err := types.NewSelectorRegex(sel)
 	if err != nil {
 		return true // kustomize refuses it; the message still points there
 	}
-	// A label (or annotation) selector as kustomize matches it: an empty one matches all, one kustomize
-	// refuses matches too.
+	// An empty label (or annotation) selector matches all, as does one kustomize refuses.
 	matchesSet := func(selector string, set map[string]string) bool {
 		s, err := labels.Parse(selector)
 		return err != nil || s.Matches(labels.Set(set))
@@ -166,20 +175,6 @@ func selects(sel *types.Selector, o builtObject, k types.Kustomization) bool {
 // names are o's name as built, and without the kustomization's prefix and suffix.
 func names(o builtObject, k types.Kustomization) []string {
 	return []string{o.name, strings.TrimSuffix(strings.TrimPrefix(o.name, k.NamePrefix), k.NameSuffix)}
-}
-
-// replacementText names a replacement entry: its file, else its targets.
-func replacementText(rf types.ReplacementField) string {
-	if rf.Path != "" {
-		return "path " + rf.Path
-	}
-	var targets []string
-	for _, t := range rf.Targets {
-		if t.Select != nil {
-			targets = append(targets, selectorText(t.Select))
-		}
-	}
-	return "targets " + strings.Join(targets, ", ")
 }
 
 // selectorText writes a selector as a YAML flow map, its fields in kustomize's order.

@@ -17,18 +17,15 @@ import (
 
 // The guard makes a hydrated overlay refuse to build once what the function reads changed (mlops.env, the job
 // spec, the base's job, the env ConfigMap's generator): plain kustomize cannot run mlops-fn, so an edit would
-// otherwise ship the patches of the old values with exit 0. A JSON patch's test operation compares whole maps
-// and fails the build, printing the path it tested; so the guard, the component's first transformers, is
-// replacements that copy what the build reads into the job spec (local-config, never applied) and JSON
-// patches that test it there against what hydrate read:
+// otherwise ship the old values' patches with exit 0. A JSON patch's test compares whole maps and fails the
+// build, printing the path it tested; so the guard, the component's first transformers, is replacements that
+// copy what the build reads into the job spec (local-config, never applied) and JSON patches that test it:
 //
 //   - the two files first, so an edit of either (a job renamed in both job.yaml and the base too) is reported
-//     as such: mlops.env as the env ConfigMap's data as the generator makes it (kustomize's parse: comments
-//     and a CRLF's CR dropped; the user's literals and further files), with the token of hydrate's entries;
-//     the job spec's metadata and spec (a resource, after the components listed before mlops-fn's);
-//   - the base: of each object the patches address its apiVersion, metadata and spec, whole; of the env
-//     ConfigMap its namespace and that kustomize will hash its name (not the hash, which kustomize appends
-//     after every transformer, the guard's too).
+//     as such: mlops.env as the generator makes the env ConfigMap's data (kustomize's parse; the user's
+//     literals and further files), with the token of hydrate's entries; the job spec's metadata and spec;
+//   - the base: of each object the patches address its apiVersion, metadata and spec; of the env ConfigMap its
+//     namespace and that kustomize will hash its name (the hash comes after every transformer, the guard's too).
 //
 // Each field's name is the message the build fails with. A comment edited in either file passes.
 
@@ -36,26 +33,22 @@ const (
 	specKind = api.Kind
 	// guardPrefix starts the names of the guard's transformers, which Applied leaves out.
 	guardPrefix = "mlops-fn-guard-"
-	// tokenKey is the inputs ConfigMap's key for the token of hydrate's kustomization entries (not an
-	// environment variable's name: it has dots). The guard also puts it in the env ConfigMap's data for a
-	// moment, so that the data is there to be copied even when the build makes none.
+	// tokenKey is the inputs ConfigMap's key for the token of hydrate's entries (dots: no variable's name). The
+	// guard puts it in the env ConfigMap's data for a moment, so there is data to copy even when the build makes none.
 	tokenKey = "mlops-fn.hydrate.entries"
-	// hashAnnotation is where kustomize marks a generated object whose name gets a hash at the end of the
-	// build (disableNameSuffixHash: false, as hydrate writes it; an undocumented, internal annotation).
+	// hashAnnotation is kustomize's internal, undocumented mark of a generated object whose name gets a hash at
+	// the end of the build (disableNameSuffixHash: false, as hydrate writes it).
 	hashAnnotation = "internal.config.kubernetes.io/needsHashSuffix"
-	// baseScratch is the job spec's field the base's reads go to, short in every replacement; one move then
-	// puts it under its message.
+	// baseScratch is where the base's reads go, short in every replacement; one move puts it under baseField.
 	baseScratch = "base"
 )
 
-// staleField is the guard's field for what, and the message a stale build fails with: kustomize prints
-// "testing value /FIELD failed".
+// staleField is the guard's field for what, whose name a stale build prints ("testing value /FIELD failed").
 func staleField(what string) string {
 	return what + " changed: run mlops-fn hydrate on this folder; check"
 }
 
-// baseField is the guard's field for the objects the function reads besides its two files: the job the
-// patches address and the env ConfigMap.
+// baseField is the guard's field for the job the patches address and the env ConfigMap.
 var baseField = staleField("the base or kustomization.yaml")
 
 // hub selects the job spec, where the guard copies what it tests.
@@ -99,8 +92,8 @@ func (r *rendering) guard() ([]map[string]any, error) {
 		testOp([]string{specField}, spec),
 	}
 
-	// The base: each object the patches address as the function reads it, found by group, kind and name only,
-	// so that a new version or namespace fails a test, in the guard's words, rather than select nothing.
+	// The base: each object the patches address, found by group, kind and name only, so that a new version or
+	// namespace fails a test, in the guard's words, rather than select nothing.
 	var base []any
 	baseTests := []map[string]any{{"op": "move", "from": pointer(baseScratch), "path": pointer(baseField)}}
 	for _, t := range r.out.targets {
@@ -122,8 +115,7 @@ func (r *rendering) guard() ([]map[string]any, error) {
 			baseTests = append(baseTests, testOp([]string{baseField, key, "spec"}, v))
 		}
 	}
-	// The env ConfigMap: where the job reads it, under the name it reads (kustomize's hash comes at the end of
-	// the build, after the guard).
+	// The env ConfigMap: where the job reads it, under the name it reads (kustomize hashes it after the guard).
 	envKey := "ConfigMap " + r.plan.ConfigMapName
 	base = append(base, replacement(envSource, "metadata", hub, baseScratch, envKey, "metadata"))
 	baseTests = append(baseTests,
@@ -150,8 +142,7 @@ func transformer(kind, name string, fields map[string]any) map[string]any {
 	return t
 }
 
-// replacement copies fieldPath of the object source selects to path in the object target selects, creating
-// the path.
+// replacement copies fieldPath of the object source selects to path, created, in the object target selects.
 func replacement(source map[string]any, fieldPath string, target map[string]any, path ...string) map[string]any {
 	from := map[string]any{"fieldPath": fieldPath}
 	maps.Copy(from, source)
@@ -195,8 +186,7 @@ func optional(s string) any {
 	return s
 }
 
-// jsonPatch writes ops as the text of an inline JSON patch, an operation on one line unless its value is a
-// map or a list.
+// jsonPatch writes ops as an inline JSON patch, an operation on one line unless its value is a map or list.
 func jsonPatch(ops ...map[string]any) string {
 	n, err := yaml.FromMap(map[string]any{"ops": ops})
 	if err != nil {
@@ -211,8 +201,7 @@ func jsonPatch(ops ...map[string]any) string {
 	return list.MustString()
 }
 
-// compact writes the selectors of a transformer's configuration t on one line each: its metadata, target,
-// and each replacement's source and targets.
+// compact writes each selector of a transformer's configuration t on one line.
 func compact(t *yaml.RNode) {
 	flow := func(n *yaml.RNode, fields ...string) {
 		for _, f := range fields {
@@ -229,9 +218,8 @@ func compact(t *yaml.RNode) {
 	}
 }
 
-// baseSource selects the target t as the build has it, by its group, kind and name: a version or namespace
-// changed since reads, and fails a test. Only when the base holds another object of that group, kind and name
-// (in another namespace, or of another version) does the selector say which.
+// baseSource selects the target t in the build by group, kind and name, so a version or namespace changed
+// since still reads, and fails a test; version and namespace only when the base holds another such object.
 func baseSource(t *yaml.RNode, base []*yaml.RNode) map[string]any {
 	gv, _ := schema.ParseGroupVersion(t.GetApiVersion())
 	source := map[string]any{"kind": t.GetKind(), "name": t.GetName()}

@@ -9,11 +9,9 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// unhashedEnv is a copy of hydrated (the overlay's build) in which the env ConfigMap, named NAME-KIND-env-HASH
-// by kustomize at the end of the build, is named as the function names it, NAME-KIND-env (function: the
-// function's output, which sees the name before the hash), and so is every reference to it. A reference that
-// still names the ConfigMap without the hash is one kustomize did not rewrite, and an error: that pod would
-// read no ConfigMap.
+// unhashedEnv is a copy of hydrated (the overlay's build) with the env ConfigMap, which kustomize hashes at the
+// end of the build (NAME-KIND-env-HASH), and every reference to it named as in function's output, unhashed. A
+// reference hydrated names unhashed is one kustomize did not rewrite, and an error: that pod reads no ConfigMap.
 func unhashedEnv(function, hydrated []*yaml.RNode) ([]*yaml.RNode, error) {
 	plain := map[string]bool{} // by namespace/name
 	for _, it := range function {

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package hydrate writes an overlay that plain `kubectl apply -k` applies: the patches mlops-fn renders, as
-// files, and the kustomization that lists them. It renders through the processor, so the files hold exactly
-// what the function applies.
+// Package hydrate writes an overlay plain `kubectl apply -k` applies: mlops-fn's patches as files, rendered
+// through the processor so they hold what the function applies, and the kustomization that lists them.
 package hydrate
 
 import (
@@ -19,9 +18,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// ComponentDir is the folder hydrate writes in the overlay: a kustomize Component with the job's patches,
-// the CRDs' name references and the guard. It is replaced whole, in one step, so a build sees either the old
-// folder or the new one.
+// ComponentDir is hydrate's folder in the overlay, a kustomize Component (the job's patches, the CRDs' name
+// references, the guard), replaced whole in one step: a build sees the old folder or the new one.
 const ComponentDir = "mlops-fn"
 
 // NameReferenceFile is the kustomize configuration the component names in configurations:, so a namePrefix,
@@ -41,9 +39,8 @@ type Options struct {
 	Config string
 	// Resources seed a new kustomization.yaml (the base with the skeletons); an existing one keeps its own.
 	Resources []string
-	// Folders are folders of Dir, by path in it, that hydrate replaces whole with its own, each by its files
-	// (by path in it): the base init wrote, made to follow the job spec (scaffold.Follow). Render builds and
-	// checks the overlay over them, and Write writes them with it, so a refused run leaves them as they were.
+	// Folders, by path in Dir, are replaced whole by these files (by path in each): init's base made to follow
+	// the job spec (scaffold.Follow). Render checks the overlay over them, Write writes them with it: all or none.
 	Folders map[string]map[string][]byte
 	// Verbose gives the function's warnings their long form (Pod Security's).
 	Verbose bool
@@ -65,14 +62,13 @@ type Overlay struct {
 	patches           []patchEntry
 	generated         string        // the component's file with the generated job
 	jobParts          []*yaml.RNode // what the job is built from: the targets and their patches, or the generated job
-	unlock            func()        // gives back the folder's lock Render took (Unlock)
+	unlock            func()
 	// afterStep, when set, is called after each change Write makes on disk ("stage", each of Options.Folders
 	// by its path, "component", "kustomization", "finish"): the tests interrupt the write there.
 	afterStep func(step string)
 }
 
-// Unlock gives back the lock of the folder Render took, for a run that does not Write (Write gives it back
-// itself). Calling it again does nothing.
+// Unlock gives back the folder's lock Render took, for a run that does not Write; a second call does nothing.
 func (out *Overlay) Unlock() {
 	if out.unlock != nil {
 		out.unlock()
@@ -80,19 +76,16 @@ func (out *Overlay) Unlock() {
 	}
 }
 
-// replaced are the folders Write replaces whole, by path in the overlay folder: Options.Folders and the
-// component.
+// replaced are the folders Write replaces whole, by path in the overlay: Options.Folders and the component.
 func (out *Overlay) replaced() map[string]map[string][]byte {
 	all := map[string]map[string][]byte{ComponentDir: out.Component}
 	maps.Copy(all, out.folders)
 	return all
 }
 
-// Drift is `hydrate --check`: what the folder builds on disk against what it would build once written,
-// compared as objects (a file that differs only in what the build does not carry is no drift). "" when they
-// are the same; else the first object and field that differ, with how many more. A build the guard refuses
-// is drift: the patches as last written (Applied) then name what an edit of the job spec or mlops.env
-// changes, or, where no object would change, the build's own error says what.
+// Drift is `hydrate --check`: the folder's build on disk against its build once written, compared as objects;
+// "" when the same, else the first object and field that differ, with how many more. A build the guard
+// refuses is drift: the patches as last written (Applied) name what an edit changes, else the build's error.
 func (out *Overlay) Drift() (string, error) {
 	disk, buildErr := stagedBuild(out.dir, nil, nil)
 	if buildErr != nil {
@@ -110,8 +103,7 @@ func (out *Overlay) Drift() (string, error) {
 	return "", nil
 }
 
-// Stale lists the files that differ from what Render computed, byte for byte: what a write would change (the
-// committed overlays' test).
+// Stale lists the files a write would change, byte for byte (the committed overlays' test).
 func (out *Overlay) Stale() []string {
 	var stale []string
 	replaced := out.replaced()
@@ -124,8 +116,7 @@ func (out *Overlay) Stale() []string {
 	return stale
 }
 
-// staleIn lists, by path in the overlay, the files of folder (rel in the overlay) that are not files or
-// differ: extra ones, then missing or changed.
+// staleIn lists, by path in the overlay, the files of folder (rel there) that are extra, then missing or changed.
 func staleIn(folder, rel string, files map[string][]byte) []string {
 	var stale []string
 	if real, err := filepath.EvalSymlinks(folder); err == nil {

@@ -16,20 +16,17 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
-	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
-// ownedMark ends the line of each configMapGenerator entry hydrate keeps, so a later run finds it again after
-// a rename.
+// ownedMark ends the line of each entry hydrate keeps, so a later run finds it again after a rename.
 const ownedMark = "mlops-fn hydrate"
 
-// Entry is one of hydrate's entries in the user's kustomization: the field it is under, and what it is.
+// Entry is one of hydrate's entries in the user's kustomization: its field, and what it is.
 type Entry struct{ Field, What string }
 
-// KustomizationEntries are the entries setEntries keeps, each marked with ownedMark, as `hydrate --help` lists
-// them (TestKustomizationEntries counts them in a hydrated kustomization).
+// KustomizationEntries are the entries setEntries keeps, marked with ownedMark, as `hydrate --help` lists them.
 var KustomizationEntries = []Entry{
 	{"configMapGenerator", "the env ConfigMap's generator"},
 	{"configMapGenerator", "the guard's inputs: mlops.env's generator (local-config)"},
@@ -38,8 +35,7 @@ var KustomizationEntries = []Entry{
 	{"patches", listedPath + ": fails the build when components: lacks " + ComponentDir},
 }
 
-// entries are what hydrate keeps in the user's kustomization: the env ConfigMap's generator, the guard's
-// inputs generator and the component. Everything else there is the user's and stays.
+// entries are what hydrate keeps in the user's kustomization (KustomizationEntries); all else is the user's.
 type entries struct {
 	envName, envNamespace, envFile string
 	inputsName, specFile           string
@@ -51,8 +47,8 @@ func (e entries) token() string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// kustomizationFile finds the overlay's kustomization (kustomization.yaml, .yml or Kustomization, exactly one
-// of them) and the file it really is, through a symbolic link. path is "" when there is none.
+// kustomizationFile finds the overlay's one kustomization (kustomization.yaml, .yml or Kustomization) and the
+// file it really is, through a symbolic link; path "": none.
 func kustomizationFile(dir string) (path, real string, err error) {
 	var found []string
 	for _, name := range konfig.RecognizedKustomizationFileNames() {
@@ -72,8 +68,8 @@ func kustomizationFile(dir string) (path, real string, err error) {
 	return path, real, nil
 }
 
-// readKustomization parses the user's kustomization at path, or, path "", seeds a new one with resources
-// under header, and tells how it is written.
+// readKustomization parses the user's kustomization at path, or, path "", seeds one with resources under
+// header, and tells how it is written.
 func readKustomization(path string, resources []string, header string) (*yaml.RNode, []byte, textForm, error) {
 	if path == "" {
 		k := yaml.MustParse("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n")
@@ -112,14 +108,12 @@ func readKustomization(path string, resources []string, header string) (*yaml.RN
 	return k, data, form, nil
 }
 
-// textForm is what YAML drops and the user's file has: a byte order mark, CRLF line ends. hydrate writes the
-// file back in it.
+// textForm is what YAML drops and hydrate writes back: a byte order mark, CRLF line ends.
 type textForm struct{ bom, crlf bool }
 
 const byteOrderMark = "\ufeff"
 
-// formOf reads the form of a file; one that mixes line ends is refused, as hydrate would write its own lines
-// with one of them.
+// formOf reads a file's form; one that mixes line ends is refused, as hydrate writes its lines with one.
 func formOf(path string, data []byte) (textForm, error) {
 	text := string(data)
 	crlf := strings.Count(text, "\r\n")
@@ -140,9 +134,8 @@ func (f textForm) apply(text string) string {
 	return text
 }
 
-// setEntries puts hydrate's entries into k, keeping every other line: the user's own fields of the env
-// generator (literals, more envs, options) too. It returns what it set back in the env generator that an edit
-// had changed.
+// setEntries puts hydrate's entries into k, keeping every other line, the user's fields of the env generator
+// too, and returns what it set back there that an edit had changed.
 func setEntries(k *yaml.RNode, e entries, path string) ([]string, error) {
 	// kustomize forces a global true onto every generator, over the env generator's own false.
 	if h, _ := k.Pipe(yaml.Lookup("generatorOptions", "disableNameSuffixHash")); h != nil && strings.EqualFold(h.YNode().Value, "true") {
@@ -166,8 +159,7 @@ func setEntries(k *yaml.RNode, e entries, path string) ([]string, error) {
 		case isInputs(g):
 			continue // the guard's inputs, written anew below
 		case earlier == nil && hydrates(g, e):
-			// The env generator hydrate kept under an earlier name (the job renamed, another jobKind): renamed
-			// in place, the user's fields in it kept.
+			// hydrate's env generator under an earlier name (job renamed, another jobKind): renamed in place.
 			earlier = g
 		}
 		kept = append(kept, n)
@@ -241,8 +233,8 @@ func isListedEntry(n *yaml.Node) bool {
 	return p != nil && path.Clean(p.Value.YNode().Value) == listedPath
 }
 
-// setEntry marks the item of k's list field that is hydrate's entry, where a formatter or `kustomize edit`
-// dropped the mark from a block list (a comment of the user's stays), or appends one, value, with the mark.
+// setEntry marks hydrate's item of k's list field where a formatter or `kustomize edit` dropped the mark from a
+// block list (a user's comment stays), or appends value with the mark.
 func setEntry(k *yaml.RNode, field string, is func(*yaml.Node) bool, value, mark string) error {
 	list, err := listField(k, field)
 	if err != nil {
@@ -261,8 +253,8 @@ func setEntry(k *yaml.RNode, field string, is func(*yaml.Node) bool, value, mark
 	return nil
 }
 
-// listField is the list under field of k, created where there is none or only an empty value (`components:`
-// whose last item was deleted); a value of another kind is an error.
+// listField is k's list under field, created where there is none or an empty value (`components:` whose last
+// item was deleted); a value of another kind is an error.
 func listField(k *yaml.RNode, field string) (*yaml.RNode, error) {
 	if f := k.Field(field); f != nil && f.Value.YNode().Kind == yaml.ScalarNode && (f.Value.YNode().Tag == yaml.NodeTagNull || f.Value.YNode().Value == "") {
 		comment := f.Value.YNode().LineComment
@@ -278,9 +270,8 @@ func listField(k *yaml.RNode, field string) (*yaml.RNode, error) {
 	return list, err
 }
 
-// isInputs: g is the generator of the guard's inputs, which hydrate writes anew on every run: named
-// NAME-mlops-fn-inputs with hydrate's mark, or, the mark gone (a formatter, `kustomize edit`), with the
-// token's literal.
+// isInputs: g is the guard's inputs generator, written anew on every run: named NAME-mlops-fn-inputs with
+// hydrate's mark, or, the mark gone (a formatter, `kustomize edit`), with the token's literal.
 func isInputs(g *yaml.RNode) bool {
 	name := g.Field("name")
 	if name == nil || !strings.HasSuffix(name.Value.YNode().Value, api.GuardInputsSuffix) {
@@ -295,11 +286,9 @@ func isInputs(g *yaml.RNode) bool {
 
 func isComponentEntry(n *yaml.Node) bool { return path.Clean(n.Value) == ComponentDir }
 
-// isSpecEntry: n is the resources entry of the job spec.
 func (e entries) isSpecEntry(n *yaml.Node) bool { return path.Clean(n.Value) == path.Clean(e.specFile) }
 
-// hydrates: g is an env generator hydrate wrote, under another name: marked so; or, the mark gone, named like
-// a job's env ConfigMap (NAME-KIND-env) with mlops.env first.
+// hydrates: g is an env generator hydrate wrote under another name: marked, or NAME-KIND-env with mlops.env first.
 func hydrates(g *yaml.RNode, e entries) bool {
 	name := g.Field("name")
 	if strings.Contains(name.Value.YNode().LineComment, ownedMark) {
@@ -309,13 +298,13 @@ func hydrates(g *yaml.RNode, e entries) bool {
 		return false
 	}
 	return slices.ContainsFunc(kinds.All.Names(), func(m string) bool {
-		prefix, ok := strings.CutSuffix(name.Value.YNode().Value, "-"+strings.ToLower(kinds.All.Of(jobkind.JobKind(m)).Kind)+"-env")
+		prefix, ok := strings.CutSuffix(name.Value.YNode().Value, "-"+strings.ToLower(m)+"-env")
 		return ok && prefix != ""
 	})
 }
 
-// blockStyle writes field's list in block style, so hydrate's entries can carry their comments; a comment on
-// the flow list moves to the key.
+// blockStyle writes field's list in block style, so hydrate's entries can carry comments; the flow list's
+// comment moves to the key.
 func blockStyle(k *yaml.RNode, field string) {
 	c := k.YNode().Content
 	for i := 0; i+1 < len(c); i += 2 {
@@ -328,10 +317,9 @@ func blockStyle(k *yaml.RNode, field string) {
 	}
 }
 
-// setEnvGenerator makes g generate the env ConfigMap from the env file, under the name the job reads, beside
-// the job, with kustomize's hash of its data at the end of the name (the component's name references carry
-// it into a custom resource's envFrom): an edit makes a new ConfigMap, and a job that keeps running, or whose
-// update is refused, keeps reading its own. What it sets back is named after where.
+// setEnvGenerator makes g generate the env ConfigMap from the env file, as the job names it, beside the job,
+// hashed (the component's name references carry the hash into a CRD's envFrom): an edit makes a new ConfigMap,
+// and a job still running, or whose update is refused, keeps reading its own. where prefixes what it sets back.
 func setEnvGenerator(g *yaml.RNode, e entries, owned bool, where string) ([]string, error) {
 	comment := ""
 	if name := g.Field("name"); name != nil {
@@ -378,16 +366,13 @@ func setEnvGenerator(g *yaml.RNode, e entries, owned bool, where string) ([]stri
 	return restored, g.PipeE(yaml.LookupCreate(yaml.MappingNode, "options"), yaml.SetField("disableNameSuffixHash", hash))
 }
 
-// transformerFields act after resources, generators and components: the items hydrate patches are those from
-// before them, as the component sees.
+// transformerFields act after resources, generators and components, so after what the component sees.
 var transformerFields = []string{"namespace", "namePrefix", "nameSuffix", "commonLabels", "labels", "commonAnnotations",
 	"patches", "patchesStrategicMerge", "patchesJson6902", "images", "replicas", "replacements", "transformers",
 	"validators", "vars", "sortOptions", "buildMetadata"}
 
-// withoutEntries is a copy of k without hydrate's entries but the env generator, which names its ConfigMap
-// without kustomize's hash, as kustomize hands it to a transformer (the hash comes at the end of the build,
-// after every transformer: unhashedEnv); with beforeTransformers, also without the fields that act after the
-// component.
+// withoutEntries is a copy of k without hydrate's entries but the env generator, unhashed as a transformer
+// sees it (unhashedEnv); with beforeTransformers, also without the fields that act after the component.
 func withoutEntries(k *yaml.RNode, e entries, beforeTransformers bool) (*yaml.RNode, error) {
 	c := k.Copy()
 	if list := c.Field("components"); beforeTransformers && list != nil {

@@ -15,11 +15,10 @@ import (
 )
 
 // A run holds an exclusive flock(2) of each overlay folder from Render's first read to the end of its write,
-// so two runs on one overlay take turns: each reads what the one before wrote and stages, swaps and removes
-// leftovers alone (issue 45: two at once left hydrate's entries with no mlops-fn/ folder). The lock is on the
-// folder itself: no file to commit or ignore, and the kernel releases it when the process ends, however it
-// ends. Within a process a folder's lock is counted, so the command can lock all its folders first, in one
-// order (two runs on the same folders never wait on each other), and Render and Write take them again.
+// so two runs on one overlay take turns (issue 45: two at once left hydrate's entries with no mlops-fn/
+// folder). On the folder itself: no file to commit or ignore, and the kernel releases it however the process
+// ends. Counted within a process, so the command locks all its folders first, in one order (no deadlock),
+// and Render and Write take them again.
 var held = struct {
 	sync.Mutex
 	locks map[string]*folderLock

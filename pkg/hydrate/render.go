@@ -33,13 +33,13 @@ func Render(o Options) (*Overlay, error) {
 	}
 	r := &rendering{o: o, configPath: filepath.Join(o.Dir, o.Config)}
 	for _, step := range []func() error{
-		r.readSpec,               // the job spec and mlops.env, resolved as the function resolves them
-		r.readKustomization,      // the user's kustomization (or a new one), hydrate's entries set in it
-		r.buildBase,              // the objects the component patches, and the env ConfigMap as generated
-		r.renderComponent,        // the job's patches, or the whole job
-		r.componentKustomization, // the guard, and the component's kustomization
-		r.kustomizationText,      // the kustomization's new text, when it changed
-		r.check,                  // the overlay's build equals the function's run
+		r.readSpec,
+		r.readKustomization,
+		r.buildBase,
+		r.renderComponent,
+		r.componentKustomization,
+		r.kustomizationText,
+		r.check, // the overlay's build equals the function's run
 	} {
 		if err := step(); err != nil {
 			unlock()
@@ -84,8 +84,8 @@ type rendering struct {
 	restored  []string          // hydrate's fields of the env generator an edit had changed
 }
 
-// inputChanged is the input, job.yaml or mlops.env, whose text on disk is no longer what readSpec read ("":
-// neither, or readSpec failed): kustomize reads both again, so an edit mid-run fails a later step.
+// inputChanged is job.yaml or mlops.env when its text on disk is no longer what readSpec read ("": neither, or
+// readSpec failed): kustomize reads both again, so an edit mid-run fails a later step.
 func (r *rendering) inputChanged() string {
 	if r.out == nil {
 		return ""
@@ -104,8 +104,8 @@ func (r *rendering) inputChanged() string {
 	return ""
 }
 
-// readSpec reads the job spec and its mlops.env, resolves the plan, and checks both files lie in the overlay
-// folder, where kubectl reads them.
+// readSpec reads the job spec and its mlops.env, resolves the plan, and checks both lie in the overlay folder,
+// where kubectl reads them.
 func (r *rendering) readSpec() error {
 	o := r.o
 	var err error
@@ -197,10 +197,9 @@ func (r *rendering) setEntries() error {
 	return err
 }
 
-// buildBase builds the items the component patches: the base, before the overlay's own transformers. The env
-// generator stays: the env ConfigMap it makes is what the function reads (mlops.env, and the user's literals
-// and further files); when it adds keys to mlops.env's, the job is rendered from the ConfigMap, as the
-// function run by kustomize renders it.
+// buildBase builds the items the component patches: the base, before the overlay's own transformers, with the
+// env ConfigMap the function reads; when the user's literals or files add keys to mlops.env's, the job is
+// rendered from it, as the function run by kustomize renders it.
 func (r *rendering) buildBase() error {
 	pre, err := withoutEntries(r.k, r.e, true)
 	if err != nil {
@@ -268,8 +267,7 @@ func (r *rendering) buildBase() error {
 	return nil
 }
 
-// kustomizationText writes the kustomization back in the user's form; it is rewritten only when hydrate's
-// entries in it changed.
+// kustomizationText writes the kustomization back in the user's form, only when hydrate's entries changed.
 func (r *rendering) kustomizationText() error {
 	text, err := r.k.String()
 	r.text = []byte(r.form.apply(text))

@@ -23,11 +23,10 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
-// The user's fields of the kustomization that kustomize applies after the component (namespace:, labels:,
-// commonLabels:, commonAnnotations:, images:, what `kustomize edit set|add` writes) win over the job spec's
-// values in the hydrated overlay; the check gives the function's run the same order by applying them once more
-// to its output, with kustomize's own filters. namePrefix: and nameSuffix: act before the function as before
-// the component, and the function renames nothing: they need no second pass but on the objects it makes.
+// The user's fields kustomize applies after the component (namespace:, labels:, commonLabels:,
+// commonAnnotations:, images:, what `kustomize edit set|add` writes) win over the job spec's values in the
+// hydrated overlay; the check applies them once more to the function's output, with kustomize's own filters.
+// namePrefix: and nameSuffix: act before the function too: a second pass only on the objects it makes.
 
 func kustomizationOf(k *yaml.RNode) (types.Kustomization, error) {
 	var out types.Kustomization
@@ -38,10 +37,9 @@ func kustomizationOf(k *yaml.RNode) (types.Kustomization, error) {
 	return out, err
 }
 
-// imageFieldSpecs are kustomize's default fields of an image (its builtinpluginconsts, internal to
-// kustomize); its LegacyFilter finds every containers: and initContainers: list besides, a CRD's included.
-// Then the job kinds' images outside their containers (a TrainJob's trainer), which the component's
-// configuration adds to kustomize's (schema.NameReferences).
+// imageFieldSpecs are kustomize's default image fields (its internal builtinpluginconsts; its LegacyFilter finds
+// every containers: and initContainers: list besides), then the job kinds' images outside their containers (a
+// TrainJob's trainer), which the component's configuration adds to kustomize's (schema.NameReferences).
 var imageFieldSpecs = append(types.FsSlice{
 	{Path: "spec/containers[]/image", CreateIfNotPresent: true},
 	{Path: "spec/initContainers[]/image", CreateIfNotPresent: true},
@@ -61,10 +59,8 @@ var imageFieldSpecs = append(types.FsSlice{
 	return out
 }()...)
 
-// applyUsersFields applies the fields of k that act after the function to items in kustomize's order
-// (namespace, prefix and suffix, labels, annotations, images); each but the prefix and suffix is idempotent,
-// so the objects the function left as kustomize gave them stay as they are; made are those the function made,
-// which kustomize did not rename.
+// applyUsersFields applies k's fields that act after the function to items in kustomize's order; each but
+// the prefix and suffix, applied only to made (the objects the function made), is idempotent.
 func applyUsersFields(k types.Kustomization, items, made []*yaml.RNode) error {
 	type step struct {
 		filter kio.Filter

@@ -14,8 +14,7 @@ import (
 	"strings"
 )
 
-// tempPrefix starts every temporary name hydrate makes in an overlay; a run removes those an interrupted run
-// left.
+// tempPrefix starts hydrate's temporary names in an overlay; a run removes those an interrupted run left.
 const tempPrefix = ".mlops-fn-tmp-"
 
 func (o *Overlay) step(name string) {
@@ -28,11 +27,10 @@ func (o *Overlay) step(name string) {
 func (o *Overlay) Write() error { return WriteAll([]*Overlay{o}) }
 
 // WriteAll writes every overlay into its folder, all or none. A folder changes in at most two renames: the
-// component folder is swapped whole with the staged one, then the kustomization, when hydrate's entries in it
-// changed (rare). Killed between the two, the guard refuses the build (its token names the other
-// kustomization) until the next hydrate. Options.Folders are swapped in before the component: killed in
-// between, the old guard refuses the edited job spec. Then each folder is read back and must hold what Render
-// built, or every folder is put back as it was.
+// component folder swapped whole, then the kustomization when hydrate's entries changed (rare); killed between,
+// the guard refuses the build (its token names the other kustomization) until the next hydrate.
+// Options.Folders go before the component: killed between, the old guard refuses the edited job spec. Each
+// folder is then read back and must hold what Render built, or every folder is put back.
 func WriteAll(overlays []*Overlay) error {
 	defer func() {
 		for _, o := range overlays {
@@ -87,8 +85,7 @@ func WriteAll(overlays []*Overlay) error {
 // stagedOverlay is one folder's write in progress.
 type stagedOverlay struct {
 	o *Overlay
-	// folders are swapped in this order: Options.Folders, then the component, whose guard refuses the build
-	// until the last step.
+	// folders are swapped in order, the component last: its guard refuses the build until the last step.
 	folders    []*folderSwap
 	kustTemp   string // the staged kustomization
 	oldKust    []byte // the kustomization before, to put back
@@ -96,8 +93,7 @@ type stagedOverlay struct {
 	kustPlaced bool
 }
 
-// folderSwap replaces one folder whole: the new one is staged under a temporary name beside it, then swapped
-// with it in one step.
+// folderSwap replaces one folder whole: staged under a temporary name beside it, then swapped in one step.
 type folderSwap struct {
 	dest    string            // the folder replaced (a symbolic link's target)
 	step    string            // its name for afterStep
@@ -107,8 +103,7 @@ type folderSwap struct {
 	created bool              // there was no folder before
 }
 
-// stage removes what an interrupted run left, then writes the new folders and kustomization under temporary
-// names beside their destinations.
+// stage removes what an interrupted run left, then writes the new folders and kustomization beside theirs.
 func (o *Overlay) stage() (_ *stagedOverlay, err error) {
 	s := &stagedOverlay{o: o}
 	defer func() {
@@ -154,7 +149,7 @@ func (o *Overlay) stage() (_ *stagedOverlay, err error) {
 				return nil, err
 			}
 		}
-		if s.kustTemp, err = writeTemp(filepath.Dir(o.kustomizationPath), "kustomization-", o.Kustomization, s.oldMode); err != nil {
+		if s.kustTemp, err = s.writeTemp(o.Kustomization); err != nil {
 			return nil, err
 		}
 	}
@@ -213,13 +208,14 @@ func stageFolder(dest string, files map[string][]byte, step string) (_ *folderSw
 	return f, nil
 }
 
-func writeTemp(dir, name string, data []byte, mode fs.FileMode) (string, error) {
-	f, err := os.CreateTemp(dir, tempPrefix+name)
+// writeTemp writes data under a temporary name beside the kustomization, with its mode.
+func (s *stagedOverlay) writeTemp(data []byte) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(s.o.kustomizationPath), tempPrefix+"kustomization-")
 	if err != nil {
 		return "", err
 	}
 	_, werr := f.Write(data)
-	if err := errors.Join(werr, f.Close(), os.Chmod(f.Name(), mode)); err != nil {
+	if err := errors.Join(werr, f.Close(), os.Chmod(f.Name(), s.oldMode)); err != nil {
 		_ = os.Remove(f.Name())
 		return "", err
 	}
@@ -284,10 +280,8 @@ func exchangeByRenames(a, b string) error {
 	return os.Rename(tmp, a)
 }
 
-// verify reads the folder back: each file in place must hold what Render built and checked (the staged build
-// read the same bytes, so the folder builds the same objects), and no other file may be in the folders it
-// replaced. An input edited meanwhile is the guard's: the overlay then refuses to build until the next
-// hydrate, as after any edit.
+// verify reads the folder back: each file must hold the bytes Render's staged build read, and no other file be
+// in the folders replaced. An input edited meanwhile is the guard's: the build refuses until the next hydrate.
 func (s *stagedOverlay) verify() error {
 	for _, f := range s.folders {
 		if stale := staleIn(f.dest, f.step, f.files); len(stale) > 0 {
@@ -307,7 +301,7 @@ func (s *stagedOverlay) undo() error {
 	if s.kustPlaced {
 		if s.oldKust == nil {
 			errs = append(errs, os.Remove(s.o.kustomizationPath))
-		} else if tmp, err := writeTemp(filepath.Dir(s.o.kustomizationPath), "kustomization-", s.oldKust, s.oldMode); err != nil {
+		} else if tmp, err := s.writeTemp(s.oldKust); err != nil {
 			errs = append(errs, err)
 		} else {
 			errs = append(errs, os.Rename(tmp, s.o.kustomizationPath))
