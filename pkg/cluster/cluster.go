@@ -168,7 +168,8 @@ func (c *Cluster) Explain(err error) error {
 // which client-go sets to 10 s.
 const tlsHandshakeTimeout = "net/http: TLS handshake timeout"
 
-// Mapping is the resource of kind gvk, from the API server's discovery of its group version.
+// Mapping is the resource of kind gvk, from the API server's discovery of its group version; a *NotServedError
+// where it serves no such kind.
 func (c *Cluster) Mapping(ctx context.Context, gvk schema.GroupVersionKind) (*apimeta.RESTMapping, error) {
 	gv := gvk.GroupVersion()
 	if !c.served[gv] {
@@ -293,25 +294,16 @@ func (c *Cluster) Log(ctx context.Context, ns, pod, container string, follow boo
 		cancel()
 		return nil, err
 	}
-	return struct {
-		io.Reader
-		io.Closer
-	}{r, closer(func() error { defer cancel(); return r.Close() })}, nil
+	return cancelOnClose{r, cancel}, nil
 }
 
-type closer func() error
-
-func (f closer) Close() error { return f() }
-
-// Resource is the API resource of a kind, by the API server's discovery; a *NotServedError where it serves no
-// such kind.
-func (c *Cluster) Resource(ctx context.Context, gvk schema.GroupVersionKind) (schema.GroupVersionResource, error) {
-	m, err := c.Mapping(ctx, gvk)
-	if err != nil {
-		return schema.GroupVersionResource{}, err
-	}
-	return m.Resource, nil
+// cancelOnClose is a log whose Close ends its request's context.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
 }
+
+func (r cancelOnClose) Close() error { defer r.cancel(); return r.ReadCloser.Close() }
 
 // Serves is nil when the API server serves groupVersion ("v1" for the core group).
 func (c *Cluster) Serves(ctx context.Context, groupVersion string) error {

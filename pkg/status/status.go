@@ -30,14 +30,14 @@ import (
 // readJob reads a job of kind jk, nil when it does not exist; notServed says why where the cluster serves no
 // such kind (its operator is not installed).
 func readJob(ctx context.Context, c *cluster.Cluster, jk jobkind.Facts, ns, name string) (u *unstructured.Unstructured, notServed string, err error) {
-	gvr, err := c.Resource(ctx, schema.FromAPIVersionAndKind(jk.APIVersion, jk.Kind))
+	m, err := c.Mapping(ctx, schema.FromAPIVersionAndKind(jk.APIVersion, jk.Kind))
 	if no := (*cluster.NotServedError)(nil); errors.As(err, &no) {
 		return nil, no.Error(), nil
 	}
 	if err != nil {
 		return nil, "", err
 	}
-	u, err = cluster.Get(ctx, c.Dynamic.Resource(gvr).Namespace(ns), name)
+	u, err = cluster.Get(ctx, c.Dynamic.Resource(m.Resource).Namespace(ns), name)
 	return u, "", err
 }
 
