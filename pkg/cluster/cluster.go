@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package cluster is the API server that apply, delete, status and logs talk to, with client-go: the
-// kubeconfig read as kubectl reads it, the resources by the server's discovery, and the reads the commands
-// share.
+// kubeconfig read as kubectl reads it, the resources by its discovery, and the reads the commands share.
 package cluster
 
 import (
@@ -61,8 +60,7 @@ type Namespaces struct {
 }
 
 // Connect reads the kubeconfig as kubectl does (--kubeconfig, else $KUBECONFIG, else ~/.kube/config;
-// --context; --namespace, else the context's, else default) and checks that its server serves the Kubernetes
-// API.
+// --context; --namespace as Namespaces says) and checks that its server serves the Kubernetes API.
 func Connect(ctx context.Context, f Flags) (*Cluster, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = f.Kubeconfig

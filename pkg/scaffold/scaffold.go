@@ -121,10 +121,9 @@ spec:
 	return files, nil
 }
 
-// SchemaURL is where yaml-language-server (VS Code, Neovim, JetBrains) reads the job spec's JSON Schema, for
-// job.yaml's first line: raw from the repository at the release tag version (a new folder is rarely inside a
-// clone), so the schema is the writer's; main's for a build of no release (pseudo-version, (devel),
-// modified).
+// SchemaURL is where yaml-language-server reads the job spec's JSON Schema, for job.yaml's first line: raw
+// from the repository at the release tag version (a new folder is rarely inside a clone), so the schema is
+// the writer's; main's for a build of no release (pseudo-version, (devel), modified).
 func SchemaURL(version string) string {
 	ref := "main"
 	if releaseTag.MatchString(version) && !pseudoVersion.MatchString(version) {

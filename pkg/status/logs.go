@@ -90,10 +90,10 @@ func started(pod *corev1.Pod, container string) (bool, string) {
 	return false, string(pod.Status.Phase)
 }
 
-// Logs prints the log of job's training program: the container that runs it in the pod that runs it (its
-// kind's ProgramPods). Without Follow, a program that has not started is an error naming what it waits for.
-// With Follow, it waits for it to start, and after the log ends, follows a new run of the program (a launcher
-// the Job controller starts again, a container restarted) until the job has finished.
+// Logs prints the log of job's training program, from the container and the pod that run it (its kind's
+// ProgramPods). Without Follow, a program not yet started is an error naming what it waits for; with Follow,
+// it waits, and after the log ends follows a new run (a launcher started again, a container restarted) until
+// the job has finished.
 func Logs(ctx context.Context, c *cluster.Cluster, job jobnode.Job, o LogOptions) error {
 	ns, err := c.Of(job.Namespace)
 	if err != nil {
