@@ -265,7 +265,8 @@ func gated(pods []corev1.Pod) bool {
 // kueue says why Kueue holds the job (held: it is suspended or gated): no Kueue, no such LocalQueue, or its
 // Workload not admitted, with Kueue's message. A job of a LocalQueue neither held nor owning a Workload runs
 // outside the queue, its quota uncounted: note says so.
-func kueue(ctx context.Context, c *cluster.Cluster, jk jobkind.Facts, u *unstructured.Unstructured, ns string, held bool) (why []string, note string, err error) {
+func kueue(ctx context.Context, c *cluster.Cluster, jk jobkind.Facts, u *unstructured.Unstructured, ns string,
+	held bool) (why []string, note string, err error) {
 	queue := u.GetLabels()[api.QueueLabel]
 	if queue == "" {
 		return nil, "", nil
