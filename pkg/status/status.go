@@ -291,11 +291,17 @@ func kueue(ctx context.Context, c *cluster.Cluster, jk jobkind.Facts, u *unstruc
 		w = &l.Items[i]
 	}
 	if w == nil && !held {
+		var off []string // the kinds' frameworks that Kueue's default Configuration leaves out
+		for _, k := range kinds.All {
+			if k.KueueOff {
+				off = append(off, k.KueueFramework)
+			}
+		}
 		// Kueue's webhook holds a job it manages as it is created, and makes its Workload before it lets it
 		// go: this one it does not manage.
 		return nil, fmt.Sprintf("not queued: its label %s names Kueue's LocalQueue %s (QUEUE in mlops.env), but Kueue never held it and made no Workload for it: it runs outside the queue, its quota uncounted. "+
 			"Kueue manages %s only with %s in its Configuration's integrations.frameworks (Kueue v0.19's default leaves %s out) and in the namespaces its managedJobsNamespaceSelector selects: ask the cluster's admin to enable it (docs/sharing-a-cluster.md), or remove QUEUE",
-			api.QueueLabel, queue, jobkind.WithArticle(jk.Kind), jk.KueueFramework, kueueOff()), nil
+			api.QueueLabel, queue, jobkind.WithArticle(jk.Kind), jk.KueueFramework, strings.Join(off, " and ")), nil
 	}
 	lq, err := cluster.Get(ctx, c.Dynamic.Resource(gv.WithResource("localqueues")).Namespace(ns), queue)
 	if err != nil {
@@ -409,15 +415,4 @@ func (r *Report) String() string {
 		fmt.Fprintf(&b, "  note: %s\n", n)
 	}
 	return b.String()
-}
-
-// kueueOff are the kinds' frameworks that Kueue's default Configuration leaves out.
-func kueueOff() string {
-	var off []string
-	for _, k := range kinds.All {
-		if k.KueueOff {
-			off = append(off, k.KueueFramework)
-		}
-	}
-	return strings.Join(off, " and ")
 }
