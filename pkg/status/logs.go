@@ -22,8 +22,7 @@ type LogOptions struct {
 	// Follow streams the log until the program ends, waiting for its pod to start, and follows a launcher the
 	// operator starts again.
 	Follow   bool
-	Out, Err io.Writer     // the log; what Logs waits for
-	Poll     time.Duration // how often Follow asks for the pod; default 1 s
+	Out, Err io.Writer // the log; what Logs waits for
 }
 
 // programPod is the newest pod running job's training program, nil if there is none yet.
@@ -99,9 +98,6 @@ func Logs(ctx context.Context, c *cluster.Cluster, job jobnode.Job, o LogOptions
 	if err != nil {
 		return err
 	}
-	if o.Poll == 0 {
-		o.Poll = time.Second
-	}
 	done, said := "", "" // the run whose log was printed to its end; the last wait said
 	for {
 		pod, err := programPod(ctx, c, job, ns)
@@ -134,7 +130,7 @@ func Logs(ctx context.Context, c *cluster.Cluster, job jobnode.Job, o LogOptions
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
-			case <-time.After(o.Poll):
+			case <-time.After(time.Second): // Follow asks for the pod again
 			}
 			continue
 		}
