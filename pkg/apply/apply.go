@@ -271,10 +271,9 @@ func suspend(built, lives []target) ([]target, bool) {
 }
 
 // recreatable checks, before the live jobs are deleted, that what follows would pass, as dry runs: each other
-// object's apply and each job's create, under a generated name of its own length (the live job holds its
-// name), so that the API server, its webhooks and RBAC see the new job as they will (a quota of the count of
-// jobs, which the live one fills, refuses it: on the safe side); and the list of the jobs' pods the wait
-// reads.
+// object's apply and each job's create under a generated name of its length (the live job holds its name), as
+// the API server, its webhooks and RBAC will see it (a quota of jobs, which the live one fills, refuses it: on
+// the safe side); and the list of the jobs' pods the wait reads.
 func recreatable(ctx context.Context, c *cluster.Cluster, built, lives []target) error {
 	for _, t := range built {
 		if find(lives, t.object) == nil {

@@ -203,9 +203,8 @@ func hydrated(dir string) error {
 	return fmt.Errorf("%s has no kustomization.yaml: it was never hydrated; mlops-fn apply hydrates an overlay again, it does not make one: run mlops-fn hydrate --resources BASE %s (BASE: the folder that holds the job's skeleton), or mlops-fn init %s for a new job", dir, dir, dir)
 }
 
-// overlay is what the hydrated overlay dir applies, as the last hydrate wrote its patches (so also after an
-// edit of job.yaml or mlops.env not yet hydrated, whose build the guard fails), and its jobs: what apply
-// applies, delete deletes, and status and logs look for.
+// overlay is what the hydrated overlay dir applies, and its jobs, as the last hydrate wrote its patches (so
+// also after an edit of job.yaml or mlops.env not yet hydrated, whose build the guard fails).
 func overlay(dir string) ([]*yaml.RNode, []jobnode.Job, error) {
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, fmt.Errorf("%s does not exist: name a folder mlops-fn hydrate wrote (mlops-fn hydrate --resources BASE DIR, or mlops-fn init DIR, makes one)", dir)
