@@ -81,12 +81,10 @@ func Connect(ctx context.Context, f Flags) (*Cluster, error) {
 	if c.Dynamic, err = dynamic.NewForConfig(rc); err != nil {
 		return nil, err
 	}
-	if c.rest, err = coreClient(rc); err != nil {
+	if c.rest, err = coreClient(rc, rc.Timeout); err != nil {
 		return nil, err
 	}
-	unbounded := rest.CopyConfig(rc)
-	unbounded.Timeout = 0
-	if c.logs, err = coreClient(unbounded); err != nil {
+	if c.logs, err = coreClient(rc, 0); err != nil {
 		return nil, err
 	}
 	var versions metav1.APIVersions
@@ -130,9 +128,10 @@ func noKubeconfig(rules *clientcmd.ClientConfigLoadingRules) error {
 		env, strings.Join(looked, ", "), clientcmd.RecommendedHomeFile)
 }
 
-// coreClient is an untyped REST client of the core API group over config.
-func coreClient(config *rest.Config) (*rest.RESTClient, error) {
+// coreClient is an untyped REST client of the core API group over config, each request bounded by timeout.
+func coreClient(config *rest.Config, timeout time.Duration) (*rest.RESTClient, error) {
 	core := rest.CopyConfig(config)
+	core.Timeout = timeout
 	core.APIPath = "/api"
 	core.GroupVersion = &schema.GroupVersion{Version: "v1"}
 	// Nothing is decoded by client-go: logs are streamed, discovery read as JSON.
