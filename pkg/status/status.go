@@ -103,7 +103,10 @@ func Status(ctx context.Context, c *cluster.Cluster, job jobnode.Job) (*Report, 
 		}
 		return r, nil
 	}
-	why, note, err := kueue(ctx, c, jk, u, ns, r.Phase == "Suspended" || gated(pods))
+	gated := slices.ContainsFunc(pods, func(p corev1.Pod) bool {
+		return slices.ContainsFunc(p.Spec.SchedulingGates, func(g corev1.PodSchedulingGate) bool { return g.Name == kueueGate })
+	})
+	why, note, err := kueue(ctx, c, jk, u, ns, r.Phase == "Suspended" || gated)
 	if err != nil {
 		return nil, err
 	}
@@ -253,13 +256,6 @@ func podWaits(p corev1.Pod) []string {
 		}
 	}
 	return out
-}
-
-// gated: a pod waits for Kueue's scheduling gate.
-func gated(pods []corev1.Pod) bool {
-	return slices.ContainsFunc(pods, func(p corev1.Pod) bool {
-		return slices.ContainsFunc(p.Spec.SchedulingGates, func(g corev1.PodSchedulingGate) bool { return g.Name == kueueGate })
-	})
 }
 
 // kueue says why Kueue holds the job (held: it is suspended or gated): no Kueue, no such LocalQueue, or its
