@@ -76,10 +76,8 @@ type object = map[string]any
 
 // Apply applies the hydrated overlay o.Dir when its live jobs, if any, are unchanged by it (or an elastic job
 // only scales within its bounds), and otherwise refuses, changing nothing, unless o.Replace. With a live job,
-// every object first goes through a dry run on the server: what the API server or a webhook refuses is
-// refused before anything is written, and only a refusal in place (inPlace) counts as a change that --replace
-// takes; a replace first checks that the new job would be created (recreatable) and saves the live job's
-// manifest (save).
+// every object first goes through a dry run on the server, so that a refusal comes before anything is written;
+// only a refusal in place (inPlace) is a change that --replace takes.
 func Apply(ctx context.Context, c *cluster.Cluster, o Options) (*Result, error) {
 	built, err := targets(ctx, c, o.Objects)
 	if err != nil {
@@ -273,10 +271,9 @@ func suspend(built, lives []target) ([]target, bool) {
 }
 
 // recreatable checks, before the live jobs are deleted, that what follows would pass, as dry runs: each other
-// object's apply and each job's create, under a generated name of its own length (the live job holds its
-// name), so that the API server, its webhooks and RBAC see the new job as they will (a quota of the count of
-// jobs, which the live one fills, refuses it: on the safe side); and the list of the jobs' pods the wait
-// reads.
+// object's apply and each job's create under a generated name of its length (the live job holds its name), as
+// the API server, its webhooks and RBAC will see it (a quota of jobs, which the live one fills, refuses it: on
+// the safe side); and the list of the jobs' pods the wait reads.
 func recreatable(ctx context.Context, c *cluster.Cluster, built, lives []target) error {
 	for _, t := range built {
 		if find(lives, t.object) == nil {

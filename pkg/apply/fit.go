@@ -95,9 +95,14 @@ func unfit(job string, pods []podRequests, nodes []corev1.Node) []string {
 	var out []string
 	tooLarge := map[corev1.ResourceName]bool{}
 	for _, p := range pods {
-		for _, name := range sortedNames(p.Requests) {
+		for _, name := range slices.Sorted(maps.Keys(p.Requests)) {
 			want := p.Requests[name]
-			largest, on := largestNode(nodes, name)
+			largest, on := resource.Quantity{}, nodes[0].Name
+			for _, n := range nodes {
+				if q := n.Status.Allocatable[name]; q.Cmp(largest) > 0 {
+					largest, on = q, n.Name
+				}
+			}
 			if want.Cmp(largest) <= 0 {
 				continue
 			}
@@ -121,7 +126,7 @@ func unfit(job string, pods []podRequests, nodes []corev1.Node) []string {
 	if count < 2 {
 		return out
 	}
-	for _, name := range sortedNames(total) {
+	for _, name := range slices.Sorted(maps.Keys(total)) {
 		all := resource.Quantity{}
 		var each []string
 		for _, n := range nodes {
@@ -140,18 +145,6 @@ func unfit(job string, pods []podRequests, nodes []corev1.Node) []string {
 			job, count, name, want.String(), strings.Join(parts[name], " + "), len(nodes), all.String(), strings.Join(each, ", "), setting("", name)))
 	}
 	return out
-}
-
-// largestNode is the most of resource name a node allocates, and that node.
-func largestNode(nodes []corev1.Node, name corev1.ResourceName) (resource.Quantity, string) {
-	var most resource.Quantity
-	on := nodes[0].Name
-	for _, n := range nodes {
-		if q := n.Status.Allocatable[name]; q.Cmp(most) > 0 {
-			most, on = q, n.Name
-		}
-	}
-	return most, on
 }
 
 // podsNamed: "each Worker pod", "the Launcher pod", "the pod".
@@ -176,8 +169,4 @@ func setting(from string, name corev1.ResourceName) string {
 		return "MEMORY (mlops.env) or spec.resources.requests.memory"
 	}
 	return "its count (GPUS_PER_WORKER in mlops.env for GPUs, spec.rdma.perWorker for RDMA devices)"
-}
-
-func sortedNames(l corev1.ResourceList) []corev1.ResourceName {
-	return slices.Sorted(maps.Keys(l))
 }

@@ -203,9 +203,8 @@ func hydrated(dir string) error {
 	return fmt.Errorf("%s has no kustomization.yaml: it was never hydrated; mlops-fn apply hydrates an overlay again, it does not make one: run mlops-fn hydrate --resources BASE %s (BASE: the folder that holds the job's skeleton), or mlops-fn init %s for a new job", dir, dir, dir)
 }
 
-// overlay is what the hydrated overlay dir applies, as the last hydrate wrote its patches (so also after an
-// edit of job.yaml or mlops.env not yet hydrated, whose build the guard fails), and its jobs: what apply
-// applies, delete deletes, and status and logs look for.
+// overlay is what the hydrated overlay dir applies, and its jobs, as the last hydrate wrote its patches (so
+// also after an edit of job.yaml or mlops.env not yet hydrated, whose build the guard fails).
 func overlay(dir string) ([]*yaml.RNode, []jobnode.Job, error) {
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, fmt.Errorf("%s does not exist: name a folder mlops-fn hydrate wrote (mlops-fn hydrate --resources BASE DIR, or mlops-fn init DIR, makes one)", dir)
@@ -230,7 +229,6 @@ func warnApplied(ctx context.Context, cmd *cobra.Command, c *cluster.Cluster, jo
 		warnings = append(warnings, &framework.Result{Severity: framework.Warning, Message: m})
 	}
 	defer func() { krm.Report(cmd.ErrOrStderr(), warnings) }()
-	sc := status.From(c)
 	for _, job := range jobs {
 		id := job.Kind + "/" + job.Name
 		unfit, err := apply.Unfit(ctx, c, job)
@@ -240,7 +238,7 @@ func warnApplied(ctx context.Context, cmd *cobra.Command, c *cluster.Cluster, jo
 		for _, m := range unfit {
 			warn(m)
 		}
-		r, err := status.Status(ctx, sc, job)
+		r, err := status.Status(ctx, c, job)
 		if err != nil {
 			warn(id + ": applied, but not checked against Kueue: " + err.Error())
 			continue
@@ -252,13 +250,13 @@ func warnApplied(ctx context.Context, cmd *cobra.Command, c *cluster.Cluster, jo
 }
 
 // jobsAndCluster runs run on the jobs DIR applies (as apply finds them) in the cluster the flags name.
-func jobsAndCluster(cmd *cobra.Command, dir string, f *cluster.Flags, run func(context.Context, []jobnode.Job, *status.Cluster) error) error {
+func jobsAndCluster(cmd *cobra.Command, dir string, f *cluster.Flags, run func(context.Context, []jobnode.Job, *cluster.Cluster) error) error {
 	_, jobs, err := overlay(dir)
 	if err != nil {
 		return fail(cmd, err)
 	}
 	return connect(cmd, f, func(ctx context.Context, c *cluster.Cluster) error {
-		return run(ctx, jobs, status.From(c))
+		return run(ctx, jobs, c)
 	})
 }
 
@@ -287,7 +285,7 @@ Each request waits --request-timeout for the API server's answer.`,
 	}
 	f := clusterFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		return jobsAndCluster(cmd, args[0], f, func(ctx context.Context, jobs []jobnode.Job, c *status.Cluster) error {
+		return jobsAndCluster(cmd, args[0], f, func(ctx context.Context, jobs []jobnode.Job, c *cluster.Cluster) error {
 			for _, job := range jobs {
 				r, err := status.Status(ctx, c, job)
 				if err != nil {
@@ -323,7 +321,7 @@ server's answer (the log itself streams for as long as the program runs).`,
 		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 		defer stop()
 		cmd.SetContext(ctx)
-		return jobsAndCluster(cmd, args[0], f, func(ctx context.Context, jobs []jobnode.Job, c *status.Cluster) error {
+		return jobsAndCluster(cmd, args[0], f, func(ctx context.Context, jobs []jobnode.Job, c *cluster.Cluster) error {
 			err := status.Logs(ctx, c, jobs[0], status.LogOptions{Follow: follow, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr()})
 			if ctx.Err() != nil {
 				return nil // interrupted

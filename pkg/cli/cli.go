@@ -31,9 +31,8 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
-// New builds the mlops-fn command. inputRead, when not nil, learns the size of a run's input once it is read:
-// the program's main decides what that means for the process (its garbage collection); a library sets nothing
-// process-wide.
+// New builds the mlops-fn command. inputRead, when not nil, learns the size of a run's input once read: main
+// decides what that means for the process (its garbage collection); a library sets nothing process-wide.
 func New(inputRead func(bytes int)) *cobra.Command {
 	if inputRead == nil {
 		inputRead = func(int) {}
@@ -50,7 +49,7 @@ func New(inputRead func(bytes int)) *cobra.Command {
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				if isTerminal(cmd.InOrStdin()) {
+				if f, ok := cmd.InOrStdin().(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 					// A runner pipes a ResourceList; a person at a prompt asks what this is.
 					return cmd.Help()
 				}
@@ -71,12 +70,6 @@ func New(inputRead func(bytes int)) *cobra.Command {
 }
 
 const verboseUsage = "warnings in their long form: Pod Security's says what the API server says of each pod"
-
-// isTerminal: r is a terminal, where nobody types a ResourceList.
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
 
 // commandLike is a first argument that reads as a command, not a file.
 var commandLike = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
@@ -188,8 +181,7 @@ func parseInput(name string, data []byte) ([]*yaml.RNode, error) {
 	return nodes, nil
 }
 
-// reportError writes an error that is not a result, a line of stderr per line, and returns it marked as
-// reported.
+// reportError writes an error that is not a result to w, a line per line, and returns it marked reported.
 func reportError(w io.Writer, err error) error {
 	return markReported(krm.ReportError(w, err))
 }

@@ -177,9 +177,8 @@ passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.Component
 	return cmd
 }
 
-// following is o with the base init wrote in o.Dir made to follow the job spec when it must
-// (scaffold.Follow), written with the overlay or not at all; note says so, for once it is written ("" when
-// the base stays).
+// following is o with the base init wrote in o.Dir made to follow the job spec when it must (scaffold.Follow),
+// written with the overlay or not at all; note says so, for once it is written ("" when the base stays).
 func following(o hydrate.Options) (opts hydrate.Options, note string) {
 	base := scaffold.Follow(o.Dir, o.Config)
 	if base == nil {
@@ -241,9 +240,8 @@ func overlaysOf(files []string, config string) (dirs, outside []string) {
 	return dirs, outside
 }
 
-// stagedPaths are the paths git's index changes against HEAD, relative to the working folder: those
-// pre-commit passes, and those it does not, a deleted file and the old name of a renamed one, after which an
-// overlay may no longer build.
+// stagedPaths are the paths git's index changes against HEAD, relative to the working folder, also those
+// pre-commit does not pass (a deleted file, a renamed one's old name), after which an overlay may not build.
 func stagedPaths() ([]string, error) {
 	top, err := git("rev-parse", "--show-toplevel")
 	if err != nil {

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package cluster is the API server that apply, delete, status and logs talk to, with client-go: the
-// kubeconfig read as kubectl reads it, the resources by the server's discovery, and the reads the commands
-// share.
+// kubeconfig read as kubectl reads it, the resources by its discovery, and the reads the commands share.
 package cluster
 
 import (
@@ -61,8 +60,7 @@ type Namespaces struct {
 }
 
 // Connect reads the kubeconfig as kubectl does (--kubeconfig, else $KUBECONFIG, else ~/.kube/config;
-// --context; --namespace, else the context's, else default) and checks that its server serves the Kubernetes
-// API.
+// --context; --namespace as Namespaces says) and checks that its server serves the Kubernetes API.
 func Connect(ctx context.Context, f Flags) (*Cluster, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = f.Kubeconfig
@@ -83,12 +81,10 @@ func Connect(ctx context.Context, f Flags) (*Cluster, error) {
 	if c.Dynamic, err = dynamic.NewForConfig(rc); err != nil {
 		return nil, err
 	}
-	if c.rest, err = coreClient(rc); err != nil {
+	if c.rest, err = coreClient(rc, rc.Timeout); err != nil {
 		return nil, err
 	}
-	unbounded := rest.CopyConfig(rc)
-	unbounded.Timeout = 0
-	if c.logs, err = coreClient(unbounded); err != nil {
+	if c.logs, err = coreClient(rc, 0); err != nil {
 		return nil, err
 	}
 	var versions metav1.APIVersions
@@ -132,9 +128,10 @@ func noKubeconfig(rules *clientcmd.ClientConfigLoadingRules) error {
 		env, strings.Join(looked, ", "), clientcmd.RecommendedHomeFile)
 }
 
-// coreClient is an untyped REST client of the core API group over config.
-func coreClient(config *rest.Config) (*rest.RESTClient, error) {
+// coreClient is an untyped REST client of the core API group over config, each request bounded by timeout.
+func coreClient(config *rest.Config, timeout time.Duration) (*rest.RESTClient, error) {
 	core := rest.CopyConfig(config)
+	core.Timeout = timeout
 	core.APIPath = "/api"
 	core.GroupVersion = &schema.GroupVersion{Version: "v1"}
 	// Nothing is decoded by client-go: logs are streamed, discovery read as JSON.
@@ -168,7 +165,8 @@ func (c *Cluster) Explain(err error) error {
 // which client-go sets to 10 s.
 const tlsHandshakeTimeout = "net/http: TLS handshake timeout"
 
-// Mapping is the resource of kind gvk, from the API server's discovery of its group version.
+// Mapping is the resource of kind gvk, from the API server's discovery of its group version; a *NotServedError
+// where it serves no such kind.
 func (c *Cluster) Mapping(ctx context.Context, gvk schema.GroupVersionKind) (*apimeta.RESTMapping, error) {
 	gv := gvk.GroupVersion()
 	if !c.served[gv] {
@@ -293,25 +291,16 @@ func (c *Cluster) Log(ctx context.Context, ns, pod, container string, follow boo
 		cancel()
 		return nil, err
 	}
-	return struct {
-		io.Reader
-		io.Closer
-	}{r, closer(func() error { defer cancel(); return r.Close() })}, nil
+	return cancelOnClose{r, cancel}, nil
 }
 
-type closer func() error
-
-func (f closer) Close() error { return f() }
-
-// Resource is the API resource of a kind, by the API server's discovery; a *NotServedError where it serves no
-// such kind.
-func (c *Cluster) Resource(ctx context.Context, gvk schema.GroupVersionKind) (schema.GroupVersionResource, error) {
-	m, err := c.Mapping(ctx, gvk)
-	if err != nil {
-		return schema.GroupVersionResource{}, err
-	}
-	return m.Resource, nil
+// cancelOnClose is a log whose Close ends its request's context.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
 }
+
+func (r cancelOnClose) Close() error { defer r.cancel(); return r.ReadCloser.Close() }
 
 // Serves is nil when the API server serves groupVersion ("v1" for the core group).
 func (c *Cluster) Serves(ctx context.Context, groupVersion string) error {

@@ -121,10 +121,9 @@ spec:
 	return files, nil
 }
 
-// SchemaURL is where yaml-language-server (VS Code, Neovim, JetBrains) reads the job spec's JSON Schema, for
-// job.yaml's first line: raw from the repository at the release tag version (a new folder is rarely inside a
-// clone), so the schema is the writer's; main's for a build of no release (pseudo-version, (devel),
-// modified).
+// SchemaURL is where yaml-language-server reads the job spec's JSON Schema, for job.yaml's first line: raw
+// from the repository at the release tag version (a new folder is rarely inside a clone), so the schema is
+// the writer's; main's for a build of no release (pseudo-version, (devel), modified).
 func SchemaURL(version string) string {
 	ref := "main"
 	if releaseTag.MatchString(version) && !pseudoVersion.MatchString(version) {
@@ -215,10 +214,9 @@ func Follow(dir, config string) *NewBase {
 	}
 }
 
-// scalar writes s as a YAML scalar that reads back as the string s, inside a flow list or as a map's value, a
-// comment after it: plain where that is safe, else double-quoted with YAML's escapes (which, for UTF-8 text,
-// are Go's: \n, \t, \xHH, \uHHHH). A newline in a plain scalar would start a block scalar, or fold into a
-// space.
+// scalar writes s as a YAML scalar that reads back as the string s, in a flow list or as a map's value, a
+// comment after it: plain where that is safe, else double-quoted with YAML's escapes (for UTF-8 text, Go's:
+// \n, \t, \xHH, \uHHHH). A newline in a plain scalar would start a block scalar, or fold into a space.
 func scalar(s string) string {
 	plain := s != "" && !strings.ContainsAny(s, ",[]{}#&*!|>'\"%@` ") && strings.IndexFunc(s, func(r rune) bool {
 		return r > unicode.MaxASCII || !unicode.IsPrint(r)

@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/mlops-fn/mlops-fn/pkg/cluster"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
@@ -21,22 +22,21 @@ type LogOptions struct {
 	// Follow streams the log until the program ends, waiting for its pod to start, and follows a launcher the
 	// operator starts again.
 	Follow   bool
-	Out, Err io.Writer     // the log; what Logs waits for
-	Poll     time.Duration // how often Follow asks for the pod; default 1 s
+	Out, Err io.Writer // the log; what Logs waits for
 }
 
 // programPod is the newest pod running job's training program, nil if there is none yet.
-func (c *Cluster) programPod(ctx context.Context, job jobnode.Job, ns string) (*corev1.Pod, error) {
+func programPod(ctx context.Context, c *cluster.Cluster, job jobnode.Job, ns string) (*corev1.Pod, error) {
 	jk, _ := kinds.All.ForKind(job.Kind)
 	if jk.PodsLabel == "" {
-		pods, err := c.pods(ctx, jk, ns, job.Name)
+		pods, err := jobPods(ctx, c, jk, ns, job.Name)
 		if err != nil || len(pods) == 0 {
 			return nil, err
 		}
 		return &pods[0], nil
 	}
 	for _, program := range jk.ProgramPods { // best first
-		pods, err := c.Core.Pods(ctx, ns, jk.PodsLabel+"="+job.Name+","+program)
+		pods, err := c.Pods(ctx, ns, jk.PodsLabel+"="+job.Name+","+program)
 		if err != nil {
 			return nil, fmt.Errorf("listing the pods of %s/%s in namespace %s: %w", job.Kind, job.Name, ns, err)
 		}
@@ -89,21 +89,18 @@ func started(pod *corev1.Pod, container string) (bool, string) {
 	return false, string(pod.Status.Phase)
 }
 
-// Logs prints the log of job's training program: the container that runs it in the pod that runs it (its
-// kind's ProgramPods). Without Follow, a program that has not started is an error naming what it waits for.
-// With Follow, it waits for it to start, and after the log ends, follows a new run of the program (a launcher
-// the Job controller starts again, a container restarted) until the job has finished.
-func Logs(ctx context.Context, c *Cluster, job jobnode.Job, o LogOptions) error {
+// Logs prints the log of job's training program, from the container and the pod that run it (its kind's
+// ProgramPods). Without Follow, a program not yet started is an error naming what it waits for; with Follow,
+// it waits, and after the log ends follows a new run (a launcher started again, a container restarted) until
+// the job has finished.
+func Logs(ctx context.Context, c *cluster.Cluster, job jobnode.Job, o LogOptions) error {
 	ns, err := c.Of(job.Namespace)
 	if err != nil {
 		return err
 	}
-	if o.Poll == 0 {
-		o.Poll = time.Second
-	}
 	done, said := "", "" // the run whose log was printed to its end; the last wait said
 	for {
-		pod, err := c.programPod(ctx, job, ns)
+		pod, err := programPod(ctx, c, job, ns)
 		if err != nil {
 			return err
 		}
@@ -122,7 +119,7 @@ func Logs(ctx context.Context, c *Cluster, job jobnode.Job, o LogOptions) error 
 				return fmt.Errorf("%s/%s in namespace %s: %s; mlops-fn status says why, mlops-fn logs -f waits for it", job.Kind, job.Name, ns, why)
 			}
 			if done != "" {
-				if end, err := c.finished(ctx, job, ns); err != nil || end {
+				if end, err := finished(ctx, c, job, ns); err != nil || end {
 					return err
 				}
 			}
@@ -133,14 +130,14 @@ func Logs(ctx context.Context, c *Cluster, job jobnode.Job, o LogOptions) error 
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
-			case <-time.After(o.Poll):
+			case <-time.After(time.Second): // Follow asks for the pod again
 			}
 			continue
 		}
 		if done != "" {
 			fmt.Fprintf(o.Err, "mlops-fn logs: %s/%s: following its new run in pod %s\n", job.Kind, job.Name, pod.Name)
 		}
-		r, err := c.Core.Log(ctx, ns, pod.Name, container, o.Follow)
+		r, err := c.Log(ctx, ns, pod.Name, container, o.Follow)
 		if err != nil {
 			return fmt.Errorf("reading the log of pod %s, container %s, in namespace %s: %w", pod.Name, container, ns, err)
 		}
@@ -168,13 +165,13 @@ func run(pod *corev1.Pod, container string) string {
 }
 
 // finished: the job has ended (or is gone): no run of its program follows.
-func (c *Cluster) finished(ctx context.Context, job jobnode.Job, ns string) (bool, error) {
+func finished(ctx context.Context, c *cluster.Cluster, job jobnode.Job, ns string) (bool, error) {
 	jk, _ := kinds.All.ForKind(job.Kind)
-	u, _, err := c.job(ctx, jk, ns, job.Name)
+	u, _, err := readJob(ctx, c, jk, ns, job.Name)
 	if err != nil || u == nil {
 		return true, err
 	}
-	pods, err := c.pods(ctx, jk, ns, job.Name)
+	pods, err := jobPods(ctx, c, jk, ns, job.Name)
 	if err != nil {
 		return true, err
 	}

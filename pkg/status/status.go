@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -20,7 +19,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/cluster"
@@ -29,42 +27,17 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/kinds"
 )
 
-// Cluster is the API server the commands read, and the namespace of a job whose overlay names none.
-type Cluster struct {
-	Core    Core
-	Dynamic dynamic.Interface
-	cluster.Namespaces
-}
-
-// Core is what status and logs read of the API server besides the jobs: cluster.Cluster's reads, as it
-// documents them (the tests' fake is client-go's).
-type Core interface {
-	Pod(ctx context.Context, ns, name string) (*corev1.Pod, error)
-	Pods(ctx context.Context, ns, selector string) ([]corev1.Pod, error)
-	Events(ctx context.Context, ns string) ([]corev1.Event, error)
-	Log(ctx context.Context, ns, pod, container string, follow bool) (io.ReadCloser, error)
-	Serves(ctx context.Context, groupVersion string) error
-	Resource(ctx context.Context, gvk schema.GroupVersionKind) (schema.GroupVersionResource, error)
-}
-
-var _ Core = (*cluster.Cluster)(nil)
-
-// From reads the cluster c connects to.
-func From(c *cluster.Cluster) *Cluster {
-	return &Cluster{Core: c, Dynamic: c.Dynamic, Namespaces: c.Namespaces}
-}
-
-// job reads a job of kind jk, nil when it does not exist; notServed says why where the cluster serves no such
-// kind (its operator is not installed).
-func (c *Cluster) job(ctx context.Context, jk jobkind.Facts, ns, name string) (u *unstructured.Unstructured, notServed string, err error) {
-	gvr, err := c.Core.Resource(ctx, schema.FromAPIVersionAndKind(jk.APIVersion, jk.Kind))
+// readJob reads a job of kind jk, nil when it does not exist; notServed says why where the cluster serves no
+// such kind (its operator is not installed).
+func readJob(ctx context.Context, c *cluster.Cluster, jk jobkind.Facts, ns, name string) (u *unstructured.Unstructured, notServed string, err error) {
+	m, err := c.Mapping(ctx, schema.FromAPIVersionAndKind(jk.APIVersion, jk.Kind))
 	if no := (*cluster.NotServedError)(nil); errors.As(err, &no) {
 		return nil, no.Error(), nil
 	}
 	if err != nil {
 		return nil, "", err
 	}
-	u, err = cluster.Get(ctx, c.Dynamic.Resource(gvr).Namespace(ns), name)
+	u, err = cluster.Get(ctx, c.Dynamic.Resource(m.Resource).Namespace(ns), name)
 	return u, "", err
 }
 
@@ -93,14 +66,14 @@ const kueueGroup, kueueGate = "kueue.x-k8s.io", "kueue.x-k8s.io/admission"
 
 // Status reads where job is: the job, its pods, and when it waits, why. Only an error reaching the cluster is
 // an error.
-func Status(ctx context.Context, c *Cluster, job jobnode.Job) (*Report, error) {
+func Status(ctx context.Context, c *cluster.Cluster, job jobnode.Job) (*Report, error) {
 	ns, err := c.Of(job.Namespace)
 	if err != nil {
 		return nil, err
 	}
 	r := &Report{Job: job.Kind + "/" + job.Name, Namespace: ns}
 	jk, _ := kinds.All.ForKind(job.Kind)
-	u, notServed, err := c.job(ctx, jk, ns, job.Name)
+	u, notServed, err := readJob(ctx, c, jk, ns, job.Name)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s in namespace %s: %w", r.Job, ns, err)
 	}
@@ -111,7 +84,7 @@ func Status(ctx context.Context, c *Cluster, job jobnode.Job) (*Report, error) {
 		return r, nil
 	}
 	r.Found = true
-	pods, err := c.pods(ctx, jk, ns, job.Name)
+	pods, err := jobPods(ctx, c, jk, ns, job.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +103,10 @@ func Status(ctx context.Context, c *Cluster, job jobnode.Job) (*Report, error) {
 		}
 		return r, nil
 	}
-	why, note, err := c.kueue(ctx, jk, u, ns, r.Phase == "Suspended" || gated(pods))
+	gated := slices.ContainsFunc(pods, func(p corev1.Pod) bool {
+		return slices.ContainsFunc(p.Spec.SchedulingGates, func(g corev1.PodSchedulingGate) bool { return g.Name == kueueGate })
+	})
+	why, note, err := kueue(ctx, c, jk, u, ns, r.Phase == "Suspended" || gated)
 	if err != nil {
 		return nil, err
 	}
@@ -149,18 +125,18 @@ func Status(ctx context.Context, c *Cluster, job jobnode.Job) (*Report, error) {
 		// server's, seen in make e2e) is history.
 		return r, nil
 	}
-	refused, err := c.refused(ctx, ns, job.Name, u.GetCreationTimestamp())
+	why, err = refused(ctx, c, ns, job.Name, u.GetCreationTimestamp())
 	if err != nil {
 		return nil, err
 	}
-	r.Why = append(r.Why, refused...)
+	r.Why = append(r.Why, why...)
 	return r, nil
 }
 
-// pods are the job's pods, by name: a Pod's itself, else the operator's, by the label it puts on them.
-func (c *Cluster) pods(ctx context.Context, jk jobkind.Facts, ns, name string) ([]corev1.Pod, error) {
+// jobPods are the job's pods, by name: a Pod's itself, else the operator's, by the label it puts on them.
+func jobPods(ctx context.Context, c *cluster.Cluster, jk jobkind.Facts, ns, name string) ([]corev1.Pod, error) {
 	if jk.PodsLabel == "" {
-		p, err := c.Core.Pod(ctx, ns, name)
+		p, err := c.Pod(ctx, ns, name)
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}
@@ -169,7 +145,7 @@ func (c *Cluster) pods(ctx context.Context, jk jobkind.Facts, ns, name string) (
 		}
 		return []corev1.Pod{*p}, nil
 	}
-	pods, err := c.Core.Pods(ctx, ns, jk.PodsLabel+"="+name)
+	pods, err := c.Pods(ctx, ns, jk.PodsLabel+"="+name)
 	if err != nil {
 		return nil, fmt.Errorf("listing the pods of %s/%s in namespace %s: %w", jk.Kind, name, ns, err)
 	}
@@ -282,23 +258,17 @@ func podWaits(p corev1.Pod) []string {
 	return out
 }
 
-// gated: a pod waits for Kueue's scheduling gate.
-func gated(pods []corev1.Pod) bool {
-	return slices.ContainsFunc(pods, func(p corev1.Pod) bool {
-		return slices.ContainsFunc(p.Spec.SchedulingGates, func(g corev1.PodSchedulingGate) bool { return g.Name == kueueGate })
-	})
-}
-
 // kueue says why Kueue holds the job (held: it is suspended or gated): no Kueue, no such LocalQueue, or its
 // Workload not admitted, with Kueue's message. A job of a LocalQueue neither held nor owning a Workload runs
 // outside the queue, its quota uncounted: note says so.
-func (c *Cluster) kueue(ctx context.Context, jk jobkind.Facts, u *unstructured.Unstructured, ns string, held bool) (why []string, note string, err error) {
+func kueue(ctx context.Context, c *cluster.Cluster, jk jobkind.Facts, u *unstructured.Unstructured, ns string,
+	held bool) (why []string, note string, err error) {
 	queue := u.GetLabels()[api.QueueLabel]
 	if queue == "" {
 		return nil, "", nil
 	}
 	versions := []string{"v1beta2", "v1beta1"} // newest first
-	served := slices.IndexFunc(versions, func(v string) bool { return c.Core.Serves(ctx, kueueGroup+"/"+v) == nil })
+	served := slices.IndexFunc(versions, func(v string) bool { return c.Serves(ctx, kueueGroup+"/"+v) == nil })
 	if served < 0 {
 		if !held {
 			return nil, fmt.Sprintf("not queued: its label %s names Kueue's LocalQueue %s (QUEUE in mlops.env), but this cluster serves no Kueue API (%s): it runs without a queue", api.QueueLabel, queue, kueueGroup), nil
@@ -317,11 +287,17 @@ func (c *Cluster) kueue(ctx context.Context, jk jobkind.Facts, u *unstructured.U
 		w = &l.Items[i]
 	}
 	if w == nil && !held {
+		var off []string // the kinds' frameworks that Kueue's default Configuration leaves out
+		for _, k := range kinds.All {
+			if k.KueueOff {
+				off = append(off, k.KueueFramework)
+			}
+		}
 		// Kueue's webhook holds a job it manages as it is created, and makes its Workload before it lets it
 		// go: this one it does not manage.
 		return nil, fmt.Sprintf("not queued: its label %s names Kueue's LocalQueue %s (QUEUE in mlops.env), but Kueue never held it and made no Workload for it: it runs outside the queue, its quota uncounted. "+
 			"Kueue manages %s only with %s in its Configuration's integrations.frameworks (Kueue v0.19's default leaves %s out) and in the namespaces its managedJobsNamespaceSelector selects: ask the cluster's admin to enable it (docs/sharing-a-cluster.md), or remove QUEUE",
-			api.QueueLabel, queue, jobkind.WithArticle(jk.Kind), jk.KueueFramework, kueueOff()), nil
+			api.QueueLabel, queue, jobkind.WithArticle(jk.Kind), jk.KueueFramework, strings.Join(off, " and ")), nil
 	}
 	lq, err := cluster.Get(ctx, c.Dynamic.Resource(gv.WithResource("localqueues")).Namespace(ns), queue)
 	if err != nil {
@@ -349,8 +325,8 @@ func (c *Cluster) kueue(ctx context.Context, jk jobkind.Facts, u *unstructured.U
 
 // refused says why the job's pods cannot be created: the operators' (and the Job controller's) FailedCreate
 // events on the job or the objects named after it, since the job was created; Pod Security named as such.
-func (c *Cluster) refused(ctx context.Context, ns, name string, since metav1.Time) ([]string, error) {
-	events, err := c.Core.Events(ctx, ns)
+func refused(ctx context.Context, c *cluster.Cluster, ns, name string, since metav1.Time) ([]string, error) {
+	events, err := c.Events(ctx, ns)
 	if err != nil {
 		return nil, fmt.Errorf("listing the events of namespace %s: %w", ns, err)
 	}
@@ -435,15 +411,4 @@ func (r *Report) String() string {
 		fmt.Fprintf(&b, "  note: %s\n", n)
 	}
 	return b.String()
-}
-
-// kueueOff are the kinds' frameworks that Kueue's default Configuration leaves out.
-func kueueOff() string {
-	var off []string
-	for _, k := range kinds.All {
-		if k.KueueOff {
-			off = append(off, k.KueueFramework)
-		}
-	}
-	return strings.Join(off, " and ")
 }

@@ -5,7 +5,11 @@ package status
 import (
 	"bytes"
 	"context"
-	"io"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,9 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	fakediscovery "k8s.io/client-go/discovery/fake"
 	fakedynamic "k8s.io/client-go/dynamic/fake"
-	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/mlops-fn/mlops-fn/pkg/cluster"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
@@ -25,79 +27,48 @@ import (
 
 const ns = "team"
 
-// fakeCluster is a fake cluster holding objs: typed ones for the clientset,
-// unstructured ones (jobs, Kueue's) for the dynamic client; kueue: Kueue's
-// API is served.
-func fakeCluster(t *testing.T, kueue bool, objs ...runtime.Object) *Cluster {
+// fakeCluster is a fake cluster holding objs, read by the dynamic client; its
+// discovery is an API server's answer to cluster.Connect; kueue: Kueue's API
+// is served.
+func fakeCluster(t *testing.T, kueue bool, objs ...runtime.Object) *cluster.Cluster {
 	t.Helper()
-	var typed, dyn []runtime.Object
-	for _, o := range objs {
-		if _, ok := o.(*unstructured.Unstructured); ok {
-			dyn = append(dyn, o)
-		} else {
-			typed = append(typed, o)
-		}
-	}
-	kube := fake.NewClientset(typed...)
-	d := kube.Discovery().(*fakediscovery.FakeDiscovery)
-	d.Resources = []*metav1.APIResourceList{
-		{GroupVersion: "v1", APIResources: []metav1.APIResource{{Name: "pods", Kind: "Pod", Namespaced: true}}},
-		{GroupVersion: "kubeflow.org/v2beta1", APIResources: []metav1.APIResource{{Name: "mpijobs", Kind: "MPIJob", Namespaced: true}}},
-	}
+	served := map[string][]metav1.APIResource{"/apis/kubeflow.org/v2beta1": {{Name: "mpijobs", Kind: "MPIJob", Namespaced: true}}}
 	if kueue {
-		d.Resources = append(d.Resources, &metav1.APIResourceList{GroupVersion: "kueue.x-k8s.io/v1beta2"})
+		served["/apis/kueue.x-k8s.io/v1beta2"] = nil
+	}
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		resources, ok := served[r.URL.Path]
+		switch {
+		case r.URL.Path == "/api":
+			_ = json.NewEncoder(w).Encode(metav1.APIVersions{Versions: []string{"v1"}})
+		case ok:
+			_ = json.NewEncoder(w).Encode(metav1.APIResourceList{APIResources: resources})
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(server.Close)
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	config := `{"apiVersion": "v1", "kind": "Config", "current-context": "c", "clusters": [{"name": "c", "cluster": {"server": "` + server.URL + `"}}],
+		"contexts": [{"name": "c", "context": {"cluster": "c", "namespace": "` + ns + `"}}]}`
+	if err := os.WriteFile(kubeconfig, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := cluster.Connect(context.Background(), cluster.Flags{Kubeconfig: kubeconfig})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scheme := runtime.NewScheme()
+	if err := corev1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
 	}
 	lists := map[schema.GroupVersionResource]string{
 		{Group: "kubeflow.org", Version: "v2beta1", Resource: "mpijobs"}:       "MPIJobList",
 		{Group: "kueue.x-k8s.io", Version: "v1beta2", Resource: "localqueues"}: "LocalQueueList",
 		{Group: "kueue.x-k8s.io", Version: "v1beta2", Resource: "workloads"}:   "WorkloadList",
 	}
-	return &Cluster{Core: fakeCore{kube}, Dynamic: fakedynamic.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), lists, dyn...), Namespaces: cluster.Namespaces{Namespace: ns}}
-}
-
-// fakeCore is Core over client-go's fake clientset.
-type fakeCore struct{ kube *fake.Clientset }
-
-func (f fakeCore) Pod(ctx context.Context, ns, name string) (*corev1.Pod, error) {
-	return f.kube.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
-}
-
-func (f fakeCore) Pods(ctx context.Context, ns, selector string) ([]corev1.Pod, error) {
-	l, err := f.kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
-	if err != nil {
-		return nil, err
-	}
-	return l.Items, nil
-}
-
-func (f fakeCore) Events(ctx context.Context, ns string) ([]corev1.Event, error) {
-	l, err := f.kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return l.Items, nil
-}
-
-func (f fakeCore) Log(ctx context.Context, ns, pod, container string, follow bool) (io.ReadCloser, error) {
-	return f.kube.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{Container: container, Follow: follow}).Stream(ctx)
-}
-
-func (f fakeCore) Resource(_ context.Context, gvk schema.GroupVersionKind) (schema.GroupVersionResource, error) {
-	l, err := f.kube.Discovery().ServerResourcesForGroupVersion(gvk.GroupVersion().String())
-	if err != nil {
-		return schema.GroupVersionResource{}, &cluster.NotServedError{Message: err.Error()}
-	}
-	for _, r := range l.APIResources {
-		if r.Kind == gvk.Kind {
-			return gvk.GroupVersion().WithResource(r.Name), nil
-		}
-	}
-	return schema.GroupVersionResource{}, &cluster.NotServedError{Message: "no kind " + gvk.Kind}
-}
-
-func (f fakeCore) Serves(_ context.Context, groupVersion string) error {
-	_, err := f.kube.Discovery().ServerResourcesForGroupVersion(groupVersion)
-	return err
+	c.Dynamic = fakedynamic.NewSimpleDynamicClientWithCustomListKinds(scheme, lists, objs...)
+	return c
 }
 
 func object(t *testing.T, text string) *unstructured.Unstructured {
