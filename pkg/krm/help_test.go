@@ -13,14 +13,14 @@ import (
 )
 
 // TestHelpSaysHowApplyReachesTheCluster: --help says the cluster commands
-// use client-go, not kubectl, which is what their packages import: client-go,
-// and no os/exec to run a program.
+// use client-go, not kubectl, which is what their packages import: client-go
+// or pkg/cluster (the client-go client they share), and no os/exec to run a program.
 func TestHelpSaysHowApplyReachesTheCluster(t *testing.T) {
 	i := strings.Index(Help(), "  mlops-fn apply DIR")
 	if i < 0 || !strings.Contains(Help()[i:i+200], "with client-go (no kubectl needed)") || strings.Contains(Help(), "with kubectl") {
 		t.Errorf("--help does not say that apply uses client-go:\n%s", Help())
 	}
-	for _, pkg := range []string{"../apply", "../status"} {
+	for _, pkg := range []string{"../apply", "../status", "../cluster"} {
 		files, err := filepath.Glob(filepath.Join(pkg, "*.go"))
 		if err != nil {
 			t.Fatal(err)
@@ -39,8 +39,10 @@ func TestHelpSaysHowApplyReachesTheCluster(t *testing.T) {
 				imports = append(imports, path)
 			}
 		}
-		if slices.Contains(imports, "os/exec") || !slices.ContainsFunc(imports, func(p string) bool { return strings.HasPrefix(p, "k8s.io/client-go/") }) {
-			t.Errorf("%s imports %v: want client-go and no os/exec, as --help says", pkg, imports)
+		if slices.Contains(imports, "os/exec") || !slices.ContainsFunc(imports, func(p string) bool {
+			return strings.HasPrefix(p, "k8s.io/client-go/") || p == "github.com/mlops-fn/mlops-fn/pkg/cluster"
+		}) {
+			t.Errorf("%s imports %v: want client-go or pkg/cluster, and no os/exec, as --help says", pkg, imports)
 		}
 	}
 }
