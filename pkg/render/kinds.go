@@ -41,8 +41,7 @@ type Gang interface {
 	Gang(p *Plan) (pods int32, which string, least int32)
 }
 
-// Apart is a kind some of whose pods run beside the training (an MPIJob's launcher): they get neither its node
-// selector and tolerations nor its RDMA devices.
+// Apart is a kind some of whose pods run beside the training (an MPIJob's launcher), without its nodes and RDMA.
 type Apart interface {
 	Apart(p *Plan, role jobkind.Role) bool
 }

@@ -164,8 +164,7 @@ func (p *Plan) fillWorkload(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Cont
 // KeepsProgram: the spec names no command or script, so the target keeps its own (a Narrow may edit it: Kept).
 func (p *Plan) KeepsProgram() bool { return len(p.Command) == 0 }
 
-// clearedSecurity: the ids are set on the pod, so a container's own would override them; uid 0 cannot stand
-// beside runAsNonRoot.
+// clearedSecurity: a container's own ids would override the pod's; uid 0 cannot stand beside runAsNonRoot.
 func (p *Plan) clearedSecurity() Deletions {
 	var d Deletions
 	switch {

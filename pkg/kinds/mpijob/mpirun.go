@@ -36,9 +36,8 @@ func forwardFlagsBeyond(p *render.Plan, line []string) []string {
 	return forwardFlags(p, func(name string) bool { return !forwarded[name] })
 }
 
-// forwardFlags forward the launcher's environment (rankEnv) to every rank, which mpirun starts through the
-// workers' sshd without their container's: OpenMPI 5's -x, Hydra's -genv and -genvlist. Only names keep
-// accepts (nil: all).
+// forwardFlags forward rankEnv to every rank, which mpirun starts through the workers' sshd without their
+// container's environment; only names keep accepts (nil: all).
 func forwardFlags(p *render.Plan, keep func(string) bool) []string {
 	names, pairs := rankEnv(p)
 	if keep != nil {
@@ -62,9 +61,8 @@ func forwardFlags(p *render.Plan, keep func(string) bool) []string {
 	return flags
 }
 
-// rankEnv is what reaches every rank: names of the launcher's values (forwardEnv's, then envNames, each once)
-// and forwardEnv's NAME=VALUE pairs, but for a name envNames sets (the default NCCL_DEBUG=INFO; Resolve
-// refuses a user's).
+// rankEnv is what reaches every rank: forwardEnv's names then envNames, each once, and forwardEnv's pairs but
+// for a name envNames sets (the default NCCL_DEBUG=INFO).
 func rankEnv(p *render.Plan) (names, pairs []string) {
 	fromEnv := envNames(p)
 	for _, v := range p.MPI.ForwardEnv {

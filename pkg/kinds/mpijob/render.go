@@ -83,8 +83,7 @@ func (Kind) FillProgram(p *render.Plan, role jobkind.Role, _ *corev1.PodSpec, c 
 	}
 }
 
-// PodSetGroup is the podset group of an MPIJob's launcher and workers: mpirun reaches every worker over ssh,
-// so Kueue places the launcher in the workers' domain too.
+// PodSetGroup puts an MPIJob's launcher in its workers' topology domain: mpirun reaches each over ssh.
 const PodSetGroup = "launcher-and-workers"
 
 func (Kind) Group(*render.Plan, jobkind.Role) string { return PodSetGroup }

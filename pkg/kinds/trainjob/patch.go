@@ -35,8 +35,8 @@ func (Kind) Narrow(target *yaml.RNode, q *render.Plan, config string) error {
 	return laterRuntimePatches(target, q)
 }
 
-// AfterPatch drops the trainer env entries an earlier run wrote for keys mlops.env no longer has: a target
-// patched in place keeps them, and the pods would not start on a ConfigMap key that is gone.
+// AfterPatch drops the trainer env entries an earlier run wrote for keys mlops.env no longer has: no pod starts
+// on a ConfigMap key that is gone.
 func (Kind) AfterPatch(job *yaml.RNode, q *render.Plan) error {
 	list, err := job.Pipe(yaml.Lookup("spec", "trainer", "env"))
 	if err != nil || list == nil || list.YNode().Kind != yaml.SequenceNode {
