@@ -8,9 +8,8 @@ import (
 	"slices"
 )
 
-// FinalConditions are the status conditions that end a job of an operator's kind (a TrainJob's Complete, a
-// JobSet's Completed, the others' Succeeded), when True, a success first (status names a job's phase by the
-// first that holds): nothing runs then, so nothing is changed in place.
+// FinalConditions end a job of an operator's kind when True (a TrainJob's Complete, a JobSet's Completed, the
+// others' Succeeded): nothing runs then to change in place. Successes first: status names the phase by the first.
 var FinalConditions = []string{"Succeeded", "Complete", "Completed", "Failed"}
 
 // EnvNames are the fields of a pod spec that name a ConfigMap a container reads ("*": each item of a list):
@@ -22,8 +21,7 @@ var EnvNames = [][]string{
 	{"initContainers", "*", "env", "*", "valueFrom", "configMapKeyRef", "name"},
 }
 
-// Free are the fields a scale of the kind may change ("*": each item of a list): the worker count, and the
-// names of the ConfigMaps its pod specs' containers read. Nil for a kind that does not scale in place.
+// Free are the fields a scale of the kind may change ("*": each item): the worker count and the env ConfigMap names.
 func (k Facts) Free() [][]string {
 	if k.Scale == nil {
 		return nil
@@ -37,12 +35,10 @@ func (k Facts) Free() [][]string {
 	return out
 }
 
-// InPlace is the kind's rule for a running job, live, updated to job (both decoded JSON, as the API server
-// holds them): its spec unchanged, or a scale, where the worker count (Scale.Replicas) changes to one within
-// the bounds (Scale.Min and Max, both set) and nothing else in the spec changes but the fields of Free. A new
-// env ConfigMap name without a scale (an edit of OUTPUT_DIR alone) is no scale, and a kind without Scale (an
-// MPIJob, whose launcher's mpirun keeps its rank count) changes nothing in place. deploy/admission's policy
-// is this rule in CEL.
+// InPlace is the kind's rule for a running job, live, updated to job (decoded JSON): its spec unchanged, or a
+// scale to a worker count within Scale.Min and Max that changes nothing else but Free. A new env ConfigMap name
+// alone (OUTPUT_DIR edited) is no scale; a kind without Scale (an MPIJob: mpirun keeps its rank count) changes
+// nothing in place. deploy/admission's policy is this rule in CEL.
 func (k Facts) InPlace(live, job map[string]any) bool {
 	if reflect.DeepEqual(live["spec"], job["spec"]) {
 		return true

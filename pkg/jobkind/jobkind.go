@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package jobkind holds the types of a job kind's facts, shared by the kinds (pkg/kinds/KIND, each its row)
-// and the layers they are handed to: the API, the renderer, the codec, the schema. It names no kind's facts.
+// Package jobkind holds the types of a job kind's facts, each kind's row in pkg/kinds/KIND, for the layers the
+// kinds are handed to (API, renderer, codec, schema). It names no kind's facts.
 package jobkind
 
 import (
@@ -29,8 +29,7 @@ const (
 	TrainJob JobKind = "TrainJob"
 )
 
-// Role names one pod template of a job: an MPIJob's replica type, a TrainJob's replicated job, Single for the
-// one template of a Pod or an elastic PyTorchJob.
+// Role names one pod template of a job: a replica type, a replicated job, or Single for a kind's only one.
 type Role string
 
 const (
@@ -60,7 +59,7 @@ type Shape struct {
 	ReplicatedJobs      []string // a TrainJob's
 }
 
-// Demo is the job init writes: one that runs on any cluster with the operator.
+// Demo is the job init writes, which runs on any cluster with the operator.
 type Demo struct {
 	Image       string
 	About       string // whose example it is, in job.yaml's comment on the image
@@ -76,8 +75,7 @@ type Demo struct {
 // launcher (100m) fit a node of two cores beside a control plane's own pods (750m in minikube's default).
 const DemoResources = "CPU=250m\nMEMORY=512Mi\n# GPUS_PER_WORKER=1\n"
 
-// Torchrun is the demo of the kinds that run torchrun on each node (a JobSet, a TrainJob) with d's note, shape and
-// spec: the image of Kubeflow Trainer's examples/pytorch/image-classification, and a gloo group that prints each rank.
+// Torchrun is demo d of a kind running torchrun on each node: Kubeflow Trainer's example image, a gloo group printing each rank.
 func Torchrun(d Demo) Demo {
 	d.Image, d.About = "pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime", "the image of Kubeflow Trainer's own examples"
 	d.Command = []string{"torchrun", "--no-python", "python3", "-c",
@@ -106,37 +104,29 @@ type Facts struct {
 	PodSpecs   []PodSpec // the pod specs mlops-fn fills, in role order
 	// ReferencePodSpecs are every pod spec the kind may hold: kustomize renames what a job names in them.
 	ReferencePodSpecs []string
-	// ProgramPath is where the training program (command, args) is when the kind keeps it outside its pod
-	// specs' containers: a TrainJob's trainer.
+	// ProgramPath is where the kind keeps the program (command, args) outside its containers: a TrainJob's trainer.
 	ProgramPath []string
 	References  []Reference // the kind's other fields that name an object, by that object's kind
-	// ContainerName is the name the operator requires of the training container ("": the job's name, by
-	// default), ContainerNameWhy why ("": it need not).
+	// ContainerName is the training container's name the operator requires ("": the job's), ContainerNameWhy why.
 	ContainerName, ContainerNameWhy string
 	Operator                        string // what runs the kind and checks it ("": the API server alone)
-	// Install are the upstream project's own commands that install Operator and the kind's CRD, at the
-	// release the e2e tests run (hack/e2e/versions.env): what a cluster without them is told.
+	// Install are the upstream commands installing Operator and the CRD, at hack/e2e/versions.env's release.
 	Install []string
-	// Starter is the program that starts the user's command, which a job of the kind therefore needs ("": the
-	// container runs it, or its image's own).
+	// Starter is the program that starts the user's command ("": the container runs it, or its image's own).
 	Starter string
 	// IDsOnContainers: the user and group ids go on each container as well as on the pod: a TrainJob's
 	// runtime container may set its own uid (deepspeed-distributed: 1000), which no runtime patch deletes.
 	IDsOnContainers bool
-	// FirstContainer says why the training container goes first in its pods ("": kubectl logs and exec
-	// default to the first container).
+	// FirstContainer says why the training container goes first ("": kubectl logs and exec default to it).
 	FirstContainer string
-	// Carries are the spec fields, dotted, of those only some kinds carry (Table.Fields) that this kind does;
-	// Fields are the rows of Table.Fields whose text is this kind's.
+	// Carries are the fields of Table.Fields this kind carries, dotted; Fields the rows whose text is this kind's.
 	Carries []string
 	Fields  []Field
-	// Compared is a job's spec as a live job is compared with the one built: without what the operator's
-	// webhook writes there (nil: the spec).
+	// Compared is a spec as a live job's is compared with the built one's: without what a webhook writes (nil: as is).
 	Compared func(spec any) any
-	// ReservedEnv says why the job's environment cannot have a variable of this name, "" (or nil) if it can.
+	// ReservedEnv says why the job's env cannot have a variable of this name, "" (or nil) if it can.
 	ReservedEnv func(name string) string
-	// Scale is what an in-place scale of a running job changes (nil: nothing changes in place):
-	// Facts.InPlace, deploy/admission's policy.
+	// Scale is what an in-place scale of a running job changes (nil: nothing; Facts.InPlace, deploy/admission).
 	Scale *Scale
 	// RestartPolicy is the pods' default; CleanPodPolicy the operator's runPolicy default ("": none).
 	RestartPolicy  corev1.RestartPolicy
@@ -148,17 +138,15 @@ type Facts struct {
 	// PodNames are the names the operator gives the pods of a job of shape, xxxxx for a random suffix.
 	PodNames func(Shape) []string
 	PodCount func(obj map[string]any) int // how many pods a job, as the cluster holds it, runs
-	// Pods are the pods a job must run at once, by role: an MPIJob's launcher waits for all its workers,
-	// torchrun for its minimum.
+	// Pods are the pods a job must run at once, by role: an MPIJob's launcher waits for all workers, torchrun its minimum.
 	Pods        func(obj map[string]any) []Pods
 	SuspendPath []string
-	// KueueFramework is Kueue's integration of the kind, as its Configuration's integrations.frameworks names
-	// it; KueueOff: Kueue v0.19's default Configuration leaves it out.
+	// KueueFramework is the kind's name in Kueue's integrations.frameworks; KueueOff: v0.19's default leaves it out.
 	KueueFramework string
 	KueueOff       bool
-	// Help is the kind's paragraph in --help, its lines after the first indented as the first's text.
+	// Help is the kind's paragraph in --help, its later lines indented as the first's text.
 	Help string
-	// Brief says what the kind is for in a word or two (multi-node), for the lists of kinds in messages.
+	// Brief says what the kind is for in a word or two (multi-node), for messages' lists of kinds.
 	Brief    string
 	LogsFrom string                        // the pod whose log mlops-fn logs prints, in its help
 	Demo     Demo                          // the job init writes of this kind
@@ -180,7 +168,7 @@ type Table []Facts
 // JobKind is the kind's value of spec.jobKind: its name.
 func (k Facts) JobKind() JobKind { return JobKind(k.Kind) }
 
-// Names are the values of spec.jobKind, as accepted values in messages.
+// Names are the values of spec.jobKind.
 func (t Table) Names() []string { return t.each(func(k Facts) string { return k.Kind }) }
 
 func (t Table) each(text func(Facts) string) []string {
@@ -231,8 +219,7 @@ func (t Table) ForKind(kind string) (Facts, bool) {
 	return Facts{}, false
 }
 
-// Fields are the spec fields only some kinds carry, every kind's rows in the table's order
-// (docs/job-spec.md's table): anything else the spec holds every kind carries.
+// Fields are the spec fields only some kinds carry, in the table's order (docs/job-spec.md's table).
 func (t Table) Fields() []Field {
 	var out []Field
 	for _, k := range t {
@@ -263,7 +250,7 @@ func (t Table) Default() JobKind {
 	return ""
 }
 
-// Is says whether kind is one a job renders to.
+// Is says whether a job renders to kind.
 func (t Table) Is(kind string) bool {
 	return slices.ContainsFunc(t, func(k Facts) bool { return k.Kind == kind })
 }
@@ -299,16 +286,18 @@ func NameIsDNS1035Label(name string) field.ErrorList {
 }
 
 // Replicas sums the replicas of the replica specs at path (a spec without replicas runs one pod).
-func Replicas(obj map[string]any, path ...string) int {
+func Replicas(obj map[string]any, path ...string) int { return Count(ReplicaPods(obj, path...)) }
+
+// Count sums the pods' counts.
+func Count(pods []Pods) int {
 	n := 0
-	for _, p := range ReplicaPods(obj, path...) {
+	for _, p := range pods {
 		n += p.Count
 	}
 	return n
 }
 
-// ReplicaPods are the pods of the replica specs at path, by replica type (a spec without replicas runs one
-// pod), in the types' order.
+// ReplicaPods are the pods of the replica specs at path, sorted by replica type (no replicas: one pod).
 func ReplicaPods(obj map[string]any, path ...string) []Pods {
 	specs, _ := Nested(obj, path...).(map[string]any)
 	var out []Pods

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package kinds is the one list of the job kinds mlops-fn renders, each a package of its own
-// (pkg/kinds/KIND): its facts and the code that renders, patches, checks and reads it back. The layers above
-// the kinds (processor, hydrate, apply, status, scaffold, cli, krm) take the kinds from here; the layers
-// below (the API, the renderer, the YAML codec, the schema) are handed the kind they need.
+// Package kinds is the one list of the job kinds mlops-fn renders, each a package (pkg/kinds/KIND). The layers
+// above the kinds take them from here; those below (API, renderer, codec, schema) are handed the one they need.
 package kinds
 
 import (
@@ -31,8 +29,7 @@ var All = func() jobkind.Table {
 	return t
 }()
 
-// Default fills what the user left out of job: what every kind shares, then its kind's own fields
-// (api.Defaulter).
+// Default fills what the user left out of job: what every kind shares, then its kind's own (api.Defaulter).
 func Default(job *api.MLOpsJob) {
 	job.Default(All)
 	if d, ok := Of(job.Spec.JobKind).(api.Defaulter); ok {
@@ -40,11 +37,19 @@ func Default(job *api.MLOpsJob) {
 	}
 }
 
-// Validate checks job (defaulted): by the rules every kind shares, then by its kind's own (api.Validator).
+// Validate checks job (defaulted): by the rules every kind shares, then by its kind's own (spec.env's names
+// by Facts.ReservedEnv, then api.Validator).
 func Validate(job *api.MLOpsJob) field.ErrorList {
-	errs := job.Validate(All)
+	errs, spec := job.Validate(All), field.NewPath("spec")
+	if reserved := All.Of(job.Spec.JobKind).ReservedEnv; reserved != nil {
+		for i, e := range job.Spec.Env {
+			if why := reserved(e.Name); why != "" {
+				errs = append(errs, field.Invalid(spec.Child("env").Index(i).Child("name"), e.Name, why))
+			}
+		}
+	}
 	if v, ok := Of(job.Spec.JobKind).(api.Validator); ok {
-		errs = append(errs, v.Validate(&job.Spec, field.NewPath("spec"))...)
+		errs = append(errs, v.Validate(&job.Spec, spec)...)
 	}
 	return errs
 }

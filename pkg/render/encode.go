@@ -27,7 +27,7 @@ func (patch Patch) Encode() (*yaml.RNode, error) {
 			return nil, err
 		}
 	}
-	// The container deletions follow what the patch sets in the training container alone, not the others.
+	// The training container alone: the others keep their own.
 	for _, list := range jobnode.ContainerLists(k, n) {
 		if len(list) > TrainingContainerIndex {
 			if err := setNulls(list[TrainingContainerIndex], d.Container, true); err != nil {
@@ -36,7 +36,7 @@ func (patch Patch) Encode() (*yaml.RNode, error) {
 		}
 	}
 	for _, c := range jobnode.Containers(k, n) {
-		// Where the patch sets the container's securityContext, before the forced deletions make one.
+		// Before the forced deletions make a securityContext.
 		if err := setNulls(c, d.ContainerIDs, false, "securityContext"); err != nil {
 			return nil, err
 		}
@@ -47,8 +47,8 @@ func (patch Patch) Encode() (*yaml.RNode, error) {
 	return n, nil
 }
 
-// setNulls appends key: null for each key to the map at path below n, made if need be when force is set,
-// else only filled where the patch sets something already (a map of nulls alone leaves `{}` in a target).
+// setNulls appends key: null for each key to the map at path below n, made if need be when force is set, else
+// only where the patch sets something already (a map of nulls alone leaves `{}` in a target).
 func setNulls(n *yaml.RNode, keys []string, force bool, path ...string) error {
 	if len(keys) == 0 {
 		return nil

@@ -16,11 +16,9 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/env"
 )
 
-// reference is ${KEY} or ${KEY:-default}, or the same behind a second $, which escapes it: $${HOSTNAME} is
-// the text ${HOSTNAME}, for a shell to expand at run time.
+// reference is ${KEY} or ${KEY:-default}, or the same escaped by a second $ for a shell: $${HOSTNAME}.
 var reference = regexp.MustCompile(`\$?\$\{([^}]*)\}`)
 
-// keyName is what a reference may name: an mlops.env key.
 var keyName = regexp.MustCompile(`^[-._a-zA-Z][-._a-zA-Z0-9]*$`)
 
 // expander substitutes ${KEY} with mlops.env values and collects the references to keys the file lacks.
@@ -30,7 +28,7 @@ type expander struct {
 	errs   field.ErrorList
 }
 
-// unclosed is a ${ that no } closes, or the same behind a second $, which escapes it as it does a closed one.
+// unclosed is a ${ that no } closes, or the same escaped.
 var unclosed = regexp.MustCompile(`\$?\$\{[^}]*$`)
 
 func (x *expander) str(p *field.Path, s string) string {
@@ -89,8 +87,7 @@ func (x *expander) strs(p *field.Path, in []string) []string {
 	return out
 }
 
-// path expands s and checks it is a clean absolute path, which it returns cleaned; ok is false when anything
-// is wrong, each reported once.
+// path expands s and checks it is an absolute path, which it returns cleaned; ok is false on an error.
 func (x *expander) path(p *field.Path, s string) (string, bool) {
 	before := len(x.errs)
 	v := x.str(p, s)

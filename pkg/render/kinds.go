@@ -15,8 +15,8 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 )
 
-// Kind is a job kind as the renderer sees it, each kind's package (pkg/kinds/KIND) answering: the shared
-// fills give the pod templates, the kind the object around them and what its pods run. Resolve is handed one.
+// Kind is a job kind as the renderer sees it (pkg/kinds/KIND): the shared fills give the pod templates, the
+// kind the object around them and what its pods run.
 type Kind interface {
 	Facts() jobkind.Facts
 	// Object is a job of the kind whose pod templates template gives.
@@ -25,8 +25,8 @@ type Kind interface {
 	FillProgram(p *Plan, role jobkind.Role, spec *corev1.PodSpec, c *corev1.Container)
 }
 
-// Template is the pod template of role, its training container named name.
-type Template func(role jobkind.Role, name string) corev1.PodTemplateSpec
+// Template is the pod template of role, its training container named by Plan.ContainerOf.
+type Template func(role jobkind.Role) corev1.PodTemplateSpec
 
 // JobFiller is a kind with fields of its own beyond its pod templates.
 type JobFiller interface{ FillJob(p *Plan, obj Job) }
@@ -36,26 +36,23 @@ type Operated interface {
 	OperatorVolumes(p *Plan) []OperatorVolume
 }
 
-// Gang is a kind whose pods a gang scheduler starts together: how many, what they are, and the minimum the
-// plan sets (0: the operator's, every pod).
+// Gang is a kind whose pods a gang scheduler starts together: how many, which, and the plan's minimum (0: all).
 type Gang interface {
 	Gang(p *Plan) (pods int32, which string, least int32)
 }
 
-// Apart is a kind some of whose pods run beside the training, not on its nodes (an MPIJob's launcher): they
-// get neither its node selector and tolerations nor its RDMA devices.
+// Apart is a kind some of whose pods run beside the training (an MPIJob's launcher), without its nodes and RDMA.
 type Apart interface {
 	Apart(p *Plan, role jobkind.Role) bool
 }
 
-// Resolver is a kind with plan rules of its own, which Resolve runs once the shared shape (workers, GPUs,
-// slots), the ids and the home are settled and before the gang's minimum (Gang reads what it settles): it
-// settles the kind's part of the plan and checks it against the spec and mlops.env.
+// Resolver is a kind with plan rules of its own, run once the shared shape, ids and home are settled and
+// before the gang's minimum (Gang reads what it settles).
 type Resolver interface {
 	Resolve(p *Plan, in Input) ([]Warning, field.ErrorList)
 }
 
-// Input is what Resolve settles a plan from: the job's spec (defaulted, validated), mlops.env, its settings.
+// Input is what Resolve settles a plan from.
 type Input struct {
 	Spec *api.MLOpsJobSpec
 	Env  *env.File
@@ -71,8 +68,8 @@ type Clearer interface{ Clear(p *Plan, d *Deletions) }
 // NewJob is a kind whose jobs, generated with no target, settle more of the plan than a target's patch does.
 type NewJob interface{ NewJob(p *Plan) }
 
-// Narrower is a kind that checks a target for what it needs, after the checks every kind shares, and
-// completes the plan narrowed to it; config names the job spec in messages.
+// Narrower is a kind that checks a target for what it needs and completes the plan narrowed to it; config
+// names the job spec in messages.
 type Narrower interface {
 	Narrow(target *yaml.RNode, q *Plan, config string) error
 }
@@ -82,8 +79,7 @@ type AfterPatcher interface {
 	AfterPatch(job *yaml.RNode, q *Plan) error
 }
 
-// JSONPatcher is a kind whose AfterPatch edit hydrate writes as a JSON patch applied after the strategic
-// merge: its file and operations (nil: none).
+// JSONPatcher is a kind whose AfterPatch edit hydrate writes as a JSON patch after the strategic merge (nil: none).
 type JSONPatcher interface {
 	JSONPatch(q *Plan) (file string, ops []any)
 }
@@ -100,7 +96,6 @@ func (p *Plan) Apart(role jobkind.Role) bool {
 	return ok && a.Apart(p, role)
 }
 
-// operatorVolumes are the volumes the kind's operator adds, none without one.
 func (p *Plan) operatorVolumes() []OperatorVolume {
 	if o, ok := p.kind.(Operated); ok {
 		return o.OperatorVolumes(p)

@@ -22,24 +22,22 @@ type Patch struct {
 	Clear  Deletions     // what the patch deletes (null in the patch) from a target
 }
 
-// Deletions are fields a patch deletes in every pod spec and container it holds: values a target brings that
-// would trail or contradict what the patch sets (old args after a new command, runAsNonRoot beside uid 0, a
-// container uid overriding the pod's).
+// Deletions are fields a patch deletes in every pod spec and container it holds: a target's values that would
+// trail or contradict the patch's (old args after a new command, runAsNonRoot beside uid 0).
 type Deletions struct {
 	Container         []string // keys of each container
 	PodSecurity       []string // keys of each pod's securityContext
 	ContainerSecurity []string // keys of each container's securityContext
-	// ContainerIDs are keys of each container's securityContext deleted only where the patch sets one: with
-	// hardening off the containers' own ids stay, and no empty securityContext is left behind.
+	// ContainerIDs are keys of each container's securityContext deleted only where the patch sets one: no
+	// empty securityContext is left behind.
 	ContainerIDs []string
 }
 
-// Patch is the overlay's patch of the job: applied to Skeleton it gives the full object. One patch, so that
-// every runner merges once: kyaml's merge walks the whole target per patch, a long env list quadratically.
+// Patch is the overlay's patch of the job, applied to Skeleton. One patch: kyaml's merge walks the whole target
+// per patch, a long env list quadratically.
 func (p *Plan) Patch() Patch {
 	deletions := p.clearedSecurity()
 	if len(p.Command) > 0 && len(p.Args) == 0 {
-		// The spec's command without args: the target's args would trail it.
 		deletions.Container = []string{"args"}
 	}
 	if c, ok := p.kind.(Clearer); ok {
@@ -61,22 +59,19 @@ func (p *Plan) ConfigMap(data map[string]string) *corev1.ConfigMap {
 	}
 }
 
-// ContainerNames maps a role to the container the patch addresses; unset roles use ContainerName.
+// ContainerNames maps a role to the container the patch addresses (unset: ContainerName).
 type ContainerNames map[jobkind.Role]string
 
-// TrainingContainerIndex is where the training container stands in each pod after the patch, in every runner:
-// a strategic merge puts the patch's containers, the training container first, before the target's others.
-// The mpi-operator sets up SSH and the hostfile's environment in containers[0].
+// TrainingContainerIndex is where the training container stands in each pod after the patch: a strategic merge
+// puts the patch's containers first. The mpi-operator sets up SSH and the hostfile in containers[0].
 const TrainingContainerIndex = 0
 
-// build builds the job's object (an MPIJob, a Pod, a PyTorchJob or a TrainJob). A patch's pod specs are
-// filled per role: the training container first (TrainingContainerIndex), then the target's other containers
-// and init containers, in their order, which get the env, the security context and the volumes alone; each
-// template gets its placement, and the kind its own fields (JobFiller).
+// build builds the job's object. A patch's pod specs are filled per role: the training container first, then
+// the target's other containers and init containers, which get the env, security and volumes alone.
 func (p *Plan) build(patch bool) any {
-	template := func(r jobkind.Role, name string) corev1.PodTemplateSpec {
+	template := func(r jobkind.Role) corev1.PodTemplateSpec {
 		spec := corev1.PodSpec{}
-		c := corev1.Container{Name: name}
+		c := corev1.Container{Name: p.ContainerOf(r)}
 		if !patch {
 			return corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{c}}}
 		}
@@ -118,8 +113,7 @@ func (p *Plan) ContainerOf(t jobkind.Role) string {
 	return p.ContainerName
 }
 
-// fillLabels puts the spec's labels and annotations on the job, patched or generated alike (a Kueue
-// queue-name label must reach the job either way).
+// fillLabels puts the spec's labels and annotations on the job, patched or generated alike (Kueue's queue label).
 func (p *Plan) fillLabels(obj Job) {
 	obj.SetLabels(p.Labels)
 	// A Pod is its own template: its placement is on it already.
@@ -138,15 +132,13 @@ func merged(a, b map[string]string) map[string]string {
 	return m
 }
 
-// fillEnvFrom gives a container every mlops.env key through the env ConfigMap, after the sources it has of
-// its own (a later source wins a shared key: mlops.env's values reach the container).
+// fillEnvFrom gives a container every mlops.env key through the env ConfigMap, after its own sources (the later wins).
 func (p *Plan) fillEnvFrom(r jobkind.Role, c *corev1.Container) {
 	c.EnvFrom = append(slices.Clone(p.OwnEnvFrom[r][c.Name]), corev1.EnvFromSource{ConfigMapRef: &corev1.ConfigMapEnvSource{
 		LocalObjectReference: corev1.LocalObjectReference{Name: p.ConfigMapName}}})
 }
 
-// fillWorkload sets the training container: what the job spec describes and mlops.env sizes, and what the
-// kind runs in it. Its other containers get only the env (fillEnvFrom).
+// fillWorkload sets the training container: what the spec and mlops.env describe, and what the kind runs in it.
 func (p *Plan) fillWorkload(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Container) {
 	c.Image, c.ImagePullPolicy, c.WorkingDir = p.Image, p.ImagePullPolicy, p.WorkingDir
 	p.fillEnvFrom(r, c)
@@ -169,12 +161,10 @@ func (p *Plan) fillWorkload(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Cont
 	}
 }
 
-// KeepsProgram: the spec names no command or script, so the target keeps its own (which a kind's Narrow may
-// still edit, as Kept says).
+// KeepsProgram: the spec names no command or script, so the target keeps its own (a Narrow may edit it: Kept).
 func (p *Plan) KeepsProgram() bool { return len(p.Command) == 0 }
 
-// clearedSecurity: the ids are set once, at the pod level, so a container's own runAsUser, runAsGroup or
-// runAsNonRoot would override them; uid 0 cannot stand beside runAsNonRoot.
+// clearedSecurity: a container's own ids would override the pod's; uid 0 cannot stand beside runAsNonRoot.
 func (p *Plan) clearedSecurity() Deletions {
 	var d Deletions
 	switch {
@@ -220,6 +210,5 @@ func (p *Plan) fillSecurity(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Cont
 		csc.Capabilities.Add = []corev1.Capability{"IPC_LOCK"}
 	}
 	spec.SecurityContext, c.SecurityContext = psc, csc
-	// The data volumes (NFS, SHM_SIZE's /dev/shm, spec.volumes), at the same paths in every container.
 	spec.Volumes, c.VolumeMounts = p.Volumes, p.Mounts
 }

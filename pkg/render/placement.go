@@ -13,13 +13,12 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
-// Grouper is a kind some of whose pod templates Kueue must place together in one topology domain (an MPIJob's
-// launcher beside its workers): their podset group, "" for a role in none.
+// Grouper is a kind whose pod templates Kueue places in one topology domain: their podset group ("": none).
 type Grouper interface {
 	Group(p *Plan, role jobkind.Role) string
 }
 
-// place settles Placement from mlops.env's topology key; only Kueue reads it: a job with no queue is warned.
+// place settles Placement from mlops.env's topology key; only Kueue reads it, so a job with no queue is warned.
 func (p *Plan) place(set env.Settings, envKey func(string) *field.Path) []Warning {
 	if set.Topology == "" {
 		return nil

@@ -29,8 +29,7 @@ import (
 // GPUResource is the extended resource the NVIDIA device plugin serves.
 const GPUResource corev1.ResourceName = "nvidia.com/gpu"
 
-// Plan is a job with every value settled: spec defaults, mlops.env overrides and ${KEY} references applied.
-// The builders read nothing else.
+// Plan is a job with every value settled (spec defaults, mlops.env, ${KEY} references): all the builders read.
 type Plan struct {
 	// JobName is the spec's name; Name is the object's, which a target may change.
 	JobName       string
@@ -49,11 +48,10 @@ type Plan struct {
 	// ContainerNamed: spec.containerName is not its default (the job's name): a target's pod must have it.
 	ContainerNamed bool
 	Containers     ContainerNames
-	// Sidecars are a target's other containers, by role: hardened, given the env and the data volumes too.
-	Sidecars       map[jobkind.Role][]string
-	InitContainers map[jobkind.Role][]string // a target's init containers, by role: treated alike
-	// OwnEnvFrom are the envFrom sources a target's containers bring, by role and container: envFrom has no
-	// merge key, so the patch carries them before the env ConfigMap, or they would be replaced.
+	// Sidecars and InitContainers are a target's other containers, by role: given security, env and volumes too.
+	Sidecars, InitContainers map[jobkind.Role][]string
+	// OwnEnvFrom are a target's containers' envFrom sources, by role and container: envFrom has no merge key,
+	// so the patch carries them, before the env ConfigMap.
 	OwnEnvFrom       map[jobkind.Role]map[string][]corev1.EnvFromSource
 	Image            string
 	ImagePullPolicy  corev1.PullPolicy
@@ -67,14 +65,13 @@ type Plan struct {
 	ServiceAccountName string
 
 	Workers, GPUsPerWorker, SlotsPerWorker int32
-	// GPUsFrom is the setting that counts the GPUs (GPUS_PER_WORKER or spec.gpusPerWorker), "" when neither
-	// does; GPUResource is what they count, GPUResourceSet whether GPU_RESOURCE names it.
+	// GPUsFrom is the setting that counts the GPUs ("": none); GPUResourceSet: GPU_RESOURCE names GPUResource.
 	GPUsFrom                   string
 	GPUResource                corev1.ResourceName
 	GPUResourceSet             bool
 	Limits, LauncherLimits     corev1.ResourceList
 	Requests, LauncherRequests corev1.ResourceList
-	// LauncherLimitsDefault: the launcher's are the default, which a target's launcher keeps its own over.
+	// LauncherLimitsDefault: the launcher's are the default, under a target launcher's own.
 	LauncherLimitsDefault bool
 
 	NodeSelector      map[string]string
@@ -91,10 +88,10 @@ type Plan struct {
 	Volumes       []corev1.Volume
 	Mounts        []corev1.VolumeMount
 
-	// Notices say what patching the target changes beyond what the user wrote: told, not refused.
+	// Notices say what patching the target changes beyond what the user wrote.
 	Notices []string
 
-	// Placement is Kueue's topology annotation of every pod template (TOPOLOGY_REQUIRED/_PREFERRED), or nil.
+	// Placement is Kueue's topology annotation of every pod template, or nil.
 	Placement map[string]string
 
 	Kept any // what a kind's Narrow found in the target for its later edits (AfterPatcher, JSONPatcher)
@@ -103,14 +100,13 @@ type Plan struct {
 	Home                           string
 	Hardening                      bool
 	HostNetwork                    bool
-	// RDMAResource is the RDMA devices' resource, "" without RDMA; the training containers get IPC_LOCK too.
+	// RDMAResource is the RDMA devices' resource, "" without RDMA.
 	RDMAResource corev1.ResourceName
 }
 
-// gangMinimum settles runPolicy.schedulingPolicy.minAvailable, the pods a gang scheduler starts together (the
-// operators' PodGroup minMember). The operators' default, every pod of the job, never forms where a pod is
-// created only after others run (the launcher of WaitForWorkersReady), and waits for more than needed where
-// fewer may start (elastic MIN_WORKERS): there the plan sets it. Without a gang scheduler it is ignored.
+// gangMinimum settles runPolicy.schedulingPolicy.minAvailable (PodGroup minMember). The operators' default,
+// every pod, never forms where a pod is created once others run (WaitForWorkersReady's launcher), and waits
+// for more than needed where fewer may start (MIN_WORKERS): there the plan sets it.
 func (p *Plan) gangMinimum(path *field.Path, errs field.ErrorList) field.ErrorList {
 	g, ok := p.kind.(Gang)
 	if !ok {
@@ -154,12 +150,13 @@ type Warning struct {
 	Message string
 }
 
-// Resolve settles job (defaulted and validated), of kind, against the mlops.env file and its settings, by
-// the rules every kind shares and the kind's own (Resolver). Errors name the spec field or mlops.env key.
+// Resolve settles job (defaulted, validated), of kind, against mlops.env, by the shared rules and the kind's
+// (Resolver). Errors name the spec field or mlops.env key.
 func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*Plan, []Warning, field.ErrorList) {
 	s := &job.Spec
 	spec := field.NewPath("spec")
-	envKey := func(k string) *field.Path { return field.NewPath(file.Source).Key(k) }
+	in := Input{Spec: s, Env: file, Set: set}
+	envKey := in.EnvKey
 	x := &expander{values: file.Map(), source: file.Source}
 
 	p := &Plan{
@@ -204,18 +201,14 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 		script := x.str(spec.Child("script"), s.Script)
 		p.Command, p.Script = []string{script}, true
 		if strings.IndexFunc(script, unicode.IsSpace) >= 0 {
-			// The whole text is one program's path: the arguments would be part of its name.
 			errs = append(errs, field.Invalid(spec.Child("script"), script, "is run as one program whose path is the whole text, spaces included; accepted: the script's path alone, and the arguments as command: [python, train.py, --lr, \"0.1\"] (or the script's path in command and the arguments in args)"))
 		}
 	}
 	if len(s.Command) > 0 && len(p.Command) > 0 && strings.IndexFunc(p.Command[0], unicode.IsSpace) >= 0 {
-		// The first item is exec'd as a path: its arguments would be part of the name.
 		errs = append(errs, field.Invalid(spec.Child("command").Index(0), p.Command[0], "is run as one program whose path is the whole text, spaces included; accepted: one item per argument, command: [python, train.py, --lr, \"0.1\"] (init: mlops-fn init DIR -- python train.py --lr 0.1)"))
 	}
 	for i, e := range s.Env {
 		if _, ok := x.values[e.Name]; ok {
-			// envFrom the env ConfigMap carries the key already; an env entry would win in the container
-			// while the job follows mlops.env.
 			errs = append(errs, field.Invalid(spec.Child("env").Index(i).Child("name"), e.Name, fmt.Sprintf("is a key of %s, whose value reaches the containers through the env ConfigMap; an env entry of the same name would override it there while the job is rendered from %s; accepted: the value in %s only, or another name", x.source, x.source, x.source)))
 		}
 		e.Value = x.str(spec.Child("env").Index(i).Child("value"), e.Value)
@@ -238,11 +231,11 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 			fmt.Sprintf("%s needs the number of workers: set WORKERS in %s (or spec.workers), 1 to %d", p.JobKind, file.Source, api.MaxWorkers)))
 	}
 	p.GPUsPerWorker = ptr.Deref(cmp.Or(set.GPUsPerWorker, s.GPUsPerWorker), 0)
-	// One rank per GPU, unless SLOTS_PER_WORKER or spec.slotsPerWorker says otherwise.
+	// One rank per GPU by default.
 	p.SlotsPerWorker = ptr.Deref(cmp.Or(set.SlotsPerWorker, s.SlotsPerWorker), max(p.GPUsPerWorker, 1))
 	p.RunAsUser = cmp.Or(set.UserID, s.Security.RunAsUser)
 	p.RunAsGroup = cmp.Or(set.GroupID, s.Security.RunAsGroup)
-	// Volumes belong to the group the job runs as, unless FS_GROUP or spec.security.fsGroup says otherwise.
+	// Volumes belong to the job's group by default.
 	p.FSGroup = cmp.Or(set.FSGroup, s.Security.FSGroup, p.RunAsGroup)
 	if s.Security.Home != "" {
 		p.Home, _ = x.path(spec.Child("security", "home"), s.Security.Home)
@@ -255,7 +248,7 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 	}
 	warnings = append(warnings, unlikelyQuantities(s, spec)...)
 	if r, ok := kind.(Resolver); ok {
-		w, e := r.Resolve(p, Input{Spec: s, Env: file, Set: set})
+		w, e := r.Resolve(p, in)
 		warnings, errs = append(warnings, w...), append(errs, e...)
 	}
 	errs = p.gangMinimum(spec.Child("runPolicy", "schedulingPolicy", "minAvailable"), errs)
@@ -289,7 +282,7 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 	}
 	if r := s.RDMA; r != nil {
 		p.RDMAResource = corev1.ResourceName(r.Resource)
-		// One limit a resource: the RDMA count would silently replace the other.
+		// One limit a resource: the RDMA count would replace the other.
 		if owner, taken := limitOwners[p.RDMAResource]; taken {
 			errs = append(errs, field.Invalid(spec.Child("rdma", "resource"), r.Resource,
 				fmt.Sprintf("is the resource whose limit %s sets; accepted: the RDMA devices' own resource (e.g. rdma/rdma_shared_device_a)", owner)))
@@ -310,8 +303,7 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 	}
 	p.Volumes, p.Mounts, errs = volumes(x, s.Volumes, set, file, errs)
 	errs = append(errs, p.memoryVolumesAboveLimit(s.Volumes, set, envKey)...)
-	// Kueue reads both from the job's labels. Like spec.workloadPriorityClass beside a priority-class label
-	// (which validation refuses), QUEUE beside another queue-name label is refused: no silent winner.
+	// Kueue reads the queue from the job's labels: QUEUE beside another queue-name label has no silent winner.
 	if l := p.Labels[api.QueueLabel]; l != "" && set.Queue != "" && l != set.Queue {
 		errs = append(errs, field.Invalid(envKey("QUEUE"), set.Queue, fmt.Sprintf("contradicts the label %s: %s of the job spec's metadata.labels; accepted: one of them", api.QueueLabel, l)))
 	}
@@ -328,18 +320,17 @@ func Resolve(job *api.MLOpsJob, kind Kind, file *env.File, set env.Settings) (*P
 	}
 	for _, m := range p.Mounts {
 		for _, why := range p.OperatorMountPath(m.MountPath) {
-			errs = append(errs, field.Invalid(mountField(m, s.Volumes, envKey), m.MountPath, why))
+			errs = append(errs, field.Invalid(volumeField(m.Name, s.Volumes, envKey("NFS_MOUNT_PATH"), "mountPath"), m.MountPath, why))
 		}
 	}
 	return p, warnings, append(append(errs, x.errs...), p.CheckName()...)
 }
 
-// OperatorVolume is a volume an operator adds to the job's pods by Name and mounts at Path ("" where the
-// runtime decides): a volume of the job's of that name, or mounted at, above or below that path, clashes with
-// it. Owner says what the operator mounts there.
+// OperatorVolume is a volume an operator adds to the pods, Name mounted at Path ("": the runtime decides);
+// Owner says what it mounts there.
 type OperatorVolume struct{ Name, Path, Owner string }
 
-// OperatorVolumeName says why name is the operator's own volume name, "" when the job's volumes may take it.
+// OperatorVolumeName says why name is the operator's own volume name, "" if free.
 func (p *Plan) OperatorVolumeName(name string) string {
 	for _, r := range p.operatorVolumes() {
 		if name == r.Name {
@@ -371,14 +362,11 @@ func (p *Plan) OperatorMountPath(mountPath string) []string {
 	return clashes
 }
 
-// Root reports whether the containers run as root: uid 0, or no uid given (then the image's user applies,
-// root for most training images).
+// Root reports whether the containers run as root: uid 0, or none (the image's user, root in most training images).
 func (p *Plan) Root() bool { return p.RunAsUser == nil || *p.RunAsUser == 0 }
 
-// memoryVolumesAboveLimit refuses a memory-backed emptyDir (SHM_SIZE's /dev/shm, a spec volume of medium
-// Memory) larger than the training container's memory limit: what a program writes there counts against that
-// limit, and the kubelet sizes the volume at most the pod's memory limit, so the size written is never
-// reached and a program filling it is OOM-killed.
+// memoryVolumesAboveLimit refuses a memory-backed emptyDir larger than the memory limit, which the kubelet
+// caps it at and its contents count against.
 func (p *Plan) memoryVolumesAboveLimit(specVols []api.Volume, set env.Settings, envKey func(string) *field.Path) field.ErrorList {
 	limit, ok := p.Limits[corev1.ResourceMemory]
 	if !ok {
@@ -393,11 +381,7 @@ func (p *Plan) memoryVolumesAboveLimit(specVols []api.Volume, set env.Settings, 
 		if v.EmptyDir == nil || v.EmptyDir.Medium != corev1.StorageMediumMemory || v.EmptyDir.SizeLimit == nil || v.EmptyDir.SizeLimit.Cmp(limit) <= 0 {
 			continue
 		}
-		at := envKey("SHM_SIZE")
-		if i := slices.IndexFunc(specVols, func(s api.Volume) bool { return s.Name == v.Name }); i >= 0 {
-			at = field.NewPath("spec", "volumes").Index(i).Child("emptyDir", "sizeLimit")
-		}
-		errs = append(errs, field.Invalid(at, v.EmptyDir.SizeLimit.String(), fmt.Sprintf(
+		errs = append(errs, field.Invalid(volumeField(v.Name, specVols, envKey("SHM_SIZE"), "emptyDir", "sizeLimit"), v.EmptyDir.SizeLimit.String(), fmt.Sprintf(
 			"is above the memory limit %s: a memory-backed volume counts against the container's memory, and the kubelet sizes it at most the pod's memory limit, so the pod would get %s and a program filling it would be OOM-killed; accepted: a size below the memory limit, leaving the program room (e.g. MEMORY=16Gi with SHM_SIZE=4Gi), or the memory limit raised", owner, limit.String())))
 	}
 	return errs
@@ -429,7 +413,7 @@ func volumes(x *expander, specVols []api.Volume, set env.Settings, file *env.Fil
 		}
 	}
 	if set.ShmSize != nil {
-		// DataLoader workers and NCCL outgrow the runtime's 64 MiB /dev/shm.
+		// DataLoader workers and NCCL outgrow the runtime's 64 MiB.
 		vols = append(vols, corev1.Volume{Name: api.ShmVolumeName, VolumeSource: corev1.VolumeSource{
 			EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory, SizeLimit: set.ShmSize}}})
 		addMount(field.NewPath(file.Source).Key("SHM_SIZE"), corev1.VolumeMount{Name: api.ShmVolumeName, MountPath: api.ShmPath})
@@ -471,14 +455,12 @@ func volumes(x *expander, specVols []api.Volume, set env.Settings, file *env.Fil
 	return vols, mounts, errs
 }
 
-// mountField names where a mount came from: spec.volumes[i].mountPath, or mlops.env's NFS_MOUNT_PATH.
-func mountField(m corev1.VolumeMount, specVols []api.Volume, envKey func(string) *field.Path) *field.Path {
-	for i, v := range specVols {
-		if v.Name == m.Name {
-			return field.NewPath("spec", "volumes").Index(i).Child("mountPath")
-		}
+// volumeField is the field at path of volume name's spec.volumes item, else orKey, the mlops.env key that made it.
+func volumeField(name string, specVols []api.Volume, orKey *field.Path, path ...string) *field.Path {
+	if i := slices.IndexFunc(specVols, func(v api.Volume) bool { return v.Name == name }); i >= 0 {
+		return field.NewPath("spec", "volumes").Index(i).Child(path[0], path[1:]...)
 	}
-	return envKey("NFS_MOUNT_PATH")
+	return orKey
 }
 
 // within tells whether child is parent or lies below it.
@@ -486,9 +468,7 @@ func within(child, parent string) bool {
 	return child == parent || parent == "/" || strings.HasPrefix(child, parent+"/")
 }
 
-// twoHomes refuses each setting given both in the job spec and in mlops.env: which of the two wins would be
-// one more rule to know, and the other value would be silently unused. Either home serves alone: mlops.env
-// for what a site or a user shares across jobs, the spec for what one job needs.
+// twoHomes refuses each setting given both in the job spec and in mlops.env: the loser would be silently unused.
 func twoHomes(s *api.MLOpsJobSpec, set env.Settings, source string, values map[string]string) field.ErrorList {
 	spec, limits := field.NewPath("spec"), s.Resources.Limits
 	var errs field.ErrorList
@@ -520,16 +500,14 @@ func twoHomes(s *api.MLOpsJobSpec, set env.Settings, source string, values map[s
 	return errs
 }
 
-// unlikelyQuantities warns of the spec's quantities that parse but that no training job means, as for
-// mlops.env's CPU, MEMORY and SHM_SIZE: a unit left out (memory: "16" is 16 bytes) or mistaken (cpu: 16Gi).
+// unlikelyQuantities warns of spec quantities no training job means, as for mlops.env's: memory: "16", cpu: 16Gi.
 func unlikelyQuantities(s *api.MLOpsJobSpec, spec *field.Path) []Warning {
 	var warnings []Warning
 	check := func(at *field.Path, name string, q *resource.Quantity, unlikely func(resource.Quantity, string, func(string) string) string) {
 		if q == nil {
 			return
 		}
-		// The message names the field and the value it means, not a text: the YAML's was reprinted in
-		// canonical form (1000 as 1k).
+		// The YAML's text is gone: the value was reprinted in canonical form (1000 as 1k).
 		if why := unlikely(*q, written(*q), func(meant string) string { return name + ": " + meant }); why != "" {
 			warnings = append(warnings, Warning{Field: at, Message: why})
 		}
@@ -557,8 +535,7 @@ func unlikelyQuantities(s *api.MLOpsJobSpec, spec *field.Path) []Warning {
 	return warnings
 }
 
-// written is q as a job spec may have written it: a decimal multiple the parser reprinted with a suffix (1000
-// as 1k) in full, so that a unit left out is not read as a unit of thousands.
+// written is q as a spec may have written it: 1k, reprinted by the parser from 1000, in full.
 func written(q resource.Quantity) string {
 	s := q.String()
 	if q.Format == resource.DecimalSI && strings.ContainsAny(s[len(s)-1:], "kMGTPE") {
@@ -575,16 +552,14 @@ func quantity(l corev1.ResourceList, name corev1.ResourceName) *resource.Quantit
 	return nil
 }
 
-// imageReference is the distribution reference grammar, [host[:port]/]path[:tag][@digest]. The tag's and the
-// digest's lengths are checked in isImageReference: counted repetitions ({0,127}, {128}) would compile into a
-// program of thousands of instructions at every start of the function.
+// imageReference is the distribution reference grammar, [host[:port]/]path[:tag][@digest]. isImageReference
+// checks the lengths: counted repetitions ({0,127}) would compile to thousands of instructions at every start.
 var imageReference = regexp.MustCompile(`^(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*(?::[0-9]+)?/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::([A-Za-z0-9_][A-Za-z0-9_.-]*))?(?:@(sha256|sha512):([a-f0-9]+))?$`)
 
 // digestLength is the hex length of each digest container runtimes accept.
 var digestLength = map[string]int{"sha256": 64, "sha512": 128}
 
-// isImageReference: ref matches the grammar, its tag has at most 128 characters and its digest, if any, is
-// sha256 or sha512 in full.
+// isImageReference: ref matches the grammar, with a tag of at most 128 characters and a digest in full.
 func isImageReference(ref string) bool {
 	m := imageReference.FindStringSubmatch(ref)
 	if m == nil {
@@ -632,8 +607,7 @@ func (p *Plan) CheckName() field.ErrorList {
 	return errs
 }
 
-// NamesEnv: name is the env ConfigMap's, or an earlier render's of it (its name without a hash, or with
-// another): a reference to it is mlops-fn's.
+// NamesEnv: name is the env ConfigMap's, or an earlier render's (without its hash, or with another): mlops-fn's.
 func (p *Plan) NamesEnv(name string) bool {
 	if name == p.ConfigMapName {
 		return true

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package jobset is JobSet's JobSet (jobset.x-k8s.io/v1alpha2), torchrun on each node of one replicated job
-// with a static rendezvous on node 0: its facts and validation (jobset.go), how it is rendered (render.go)
-// and patched (patch.go).
+// Package jobset is JobSet's JobSet, torchrun on each node of one replicated job with a static rendezvous on node 0.
 package jobset
 
 import (
@@ -17,7 +15,6 @@ import (
 	jobset "sigs.k8s.io/jobset/api/jobset/v1alpha2"
 	"sigs.k8s.io/jobset/pkg/util/placement"
 
-	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 )
 
@@ -27,8 +24,7 @@ const JobSet jobkind.JobKind = "JobSet"
 // Node is the JobSet's one replicated job: a Job of one pod a node.
 const Node = "node"
 
-// MasterPort is torchrun's rendezvous port on node 0, Kubeflow Trainer's (its torch plugin's
-// constants.ContainerTrainerPort).
+// MasterPort is torchrun's rendezvous port on node 0, Kubeflow Trainer's (constants.ContainerTrainerPort).
 const MasterPort = 29500
 
 var facts = jobkind.Facts{
@@ -36,12 +32,11 @@ var facts = jobkind.Facts{
 	PodSpecs:          []jobkind.PodSpec{{Role: jobkind.Single, Path: podSpecPath}},
 	ReferencePodSpecs: []string{"spec/replicatedJobs/template/spec/template/spec"},
 	Operator:          "the JobSet controller",
-	// Its docs' installation page: the release's manifests.
-	Install:  []string{`kubectl apply --server-side -f "https://github.com/kubernetes-sigs/jobset/releases/download/v0.12.0/manifests.yaml"`},
-	Starter:  "torchrun",
-	Brief:    "torchrun over JobSet",
-	LogsFrom: "node 0",
-	Help:     "a JobSet (jobset.x-k8s.io/v1alpha2) of WORKERS Jobs of one pod,\ntorchrun on each in a static rendezvous on node 0",
+	Install:           []string{`kubectl apply --server-side -f "https://github.com/kubernetes-sigs/jobset/releases/download/v0.12.0/manifests.yaml"`},
+	Starter:           "torchrun",
+	Brief:             "torchrun over JobSet",
+	LogsFrom:          "node 0",
+	Help:              "a JobSet (jobset.x-k8s.io/v1alpha2) of WORKERS Jobs of one pod,\ntorchrun on each in a static rendezvous on node 0",
 	Carries: []string{"imagePullPolicy", "workingDir", "priorityClassName", "hostNetwork", "restartPolicy", "workers", "slotsPerWorker",
 		"runPolicy.ttlSecondsAfterFinished", "runPolicy.backoffLimit"},
 	ReservedEnv: reservedEnv,
@@ -49,19 +44,12 @@ var facts = jobkind.Facts{
 	// failure policy restarts them together.
 	RestartPolicy: corev1.RestartPolicyNever,
 	PodsLabel:     jobset.JobSetNameKey,
-	// Node 0, which torchrun's rank 0 runs on.
-	ProgramPods: []string{jobset.ReplicatedJobNameKey + "=" + Node + "," + jobset.JobIndexKey + "=0"},
+	ProgramPods:   []string{jobset.ReplicatedJobNameKey + "=" + Node + "," + jobset.JobIndexKey + "=0"},
 	// JobSet's pods are NAME-JOB-JOBINDEX-PODINDEX and a random suffix of 5.
 	PodNames: func(s jobkind.Shape) []string {
 		return []string{placement.GenPodName(s.Name, Node, strconv.Itoa(int(max(s.Workers-1, 0))), "0") + "-xxxxx"}
 	},
-	PodCount: func(obj map[string]any) int {
-		n := 0
-		for _, p := range pods(obj) {
-			n += p.Count
-		}
-		return n
-	},
+	PodCount:       func(obj map[string]any) int { return jobkind.Count(pods(obj)) },
 	Pods:           pods,
 	SuspendPath:    []string{"spec", "suspend"},
 	KueueFramework: "jobset.x-k8s.io/jobset",
@@ -95,7 +83,6 @@ func pods(obj map[string]any) []jobkind.Pods {
 	return out
 }
 
-// rendezvousEnv are the variables mlops-fn sets for torchrun.
 var rendezvousEnv = []string{"JOBSET_NAME", "PET_NNODES", "PET_NPROC_PER_NODE", "PET_NODE_RANK", "PET_MASTER_ADDR", "PET_MASTER_PORT"}
 
 // reservedEnv: mlops-fn sets torchrun's rendezvous (PET_*) and the name it derives node 0's address from.
@@ -107,9 +94,8 @@ func reservedEnv(name string) string {
 	return ""
 }
 
-// validateJobSet is what JobSet v0.12.0's webhook (pkg/webhooks' ValidateCreate, unexported with its
-// controller-runtime) refuses of a JobSet mlops-fn renders: a name and subdomain that are DNS-1035 labels,
-// and the Jobs' and pods' names it derives from them.
+// validateJobSet is what JobSet v0.12.0's webhook (ValidateCreate, with its controller-runtime) refuses of a
+// JobSet mlops-fn renders: names that are no DNS-1035 labels.
 func validateJobSet(js *jobset.JobSet) field.ErrorList {
 	errs := jobkind.NameIsDNS1035Label(js.Name)
 	spec := field.NewPath("spec")
@@ -132,17 +118,6 @@ func validateJobSet(js *jobset.JobSet) field.ErrorList {
 			for _, msg := range validation.IsDNS1035Label(name) {
 				errs = append(errs, field.Invalid(p.Child("name"), rj.Name, fmt.Sprintf("the name of its last pod (%s): %s", name, msg)))
 			}
-		}
-	}
-	return errs
-}
-
-// Validate refuses a variable of spec.env that mlops-fn sets for torchrun.
-func (Kind) Validate(s *api.MLOpsJobSpec, p *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	for i, e := range s.Env {
-		if why := reservedEnv(e.Name); why != "" {
-			errs = append(errs, field.Invalid(p.Child("env").Index(i).Child("name"), e.Name, why))
 		}
 	}
 	return errs

@@ -12,9 +12,7 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
-// Narrow: node 0's address is its pod's hostname in the JobSet's headless Service, named like the JobSet; a
-// subdomain of the target's own would rename that Service, and the replicated jobs are mlops-fn's one node
-// job.
+// Narrow: a subdomain would rename the headless Service node 0's address is in; the one replicated job is node.
 func (Kind) Narrow(target *yaml.RNode, _ *render.Plan, _ string) error {
 	if s := jobnode.Scalar(target, "spec", "network", "subdomain"); s != "" {
 		return fmt.Errorf("spec.network.subdomain: %s names the JobSet's headless Service, whose name (the JobSet's) mlops-fn's torchrun finds node 0 by ($(JOBSET_NAME)-%s-0-0.$(JOBSET_NAME)); accepted: no subdomain", s, Node)

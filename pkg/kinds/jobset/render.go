@@ -10,7 +10,6 @@ import (
 	"k8s.io/utils/ptr"
 	jobset "sigs.k8s.io/jobset/api/jobset/v1alpha2"
 
-	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
 	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
@@ -24,19 +23,17 @@ var (
 	_ render.JobFiller  = Kind{}
 	_ render.Narrower   = Kind{}
 	_ jobnode.Templated = Kind{}
-	_ api.Validator     = Kind{}
 )
 
 func (Kind) Facts() jobkind.Facts { return facts }
 
-func (Kind) Object(p *render.Plan, template render.Template) render.Job {
+func (Kind) Object(_ *render.Plan, template render.Template) render.Job {
 	return &jobset.JobSet{Spec: jobset.JobSetSpec{ReplicatedJobs: []jobset.ReplicatedJob{{Name: Node,
-		Template: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: template(jobkind.Single, p.ContainerOf(jobkind.Single))}}}}}}
+		Template: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: template(jobkind.Single)}}}}}}
 }
 
-// FillProgram: each node runs the command (torchrun), told the rendezvous in torchrun's PET_* variables: the
-// node count, the processes on each, its rank (its Job's index in the JobSet) and node 0's address, the pod
-// hostname JobSet gives it in the JobSet's headless Service.
+// FillProgram: each node runs the command (torchrun), told the rendezvous in PET_* variables: its rank is its
+// Job's index, node 0's address its hostname in the JobSet's headless Service.
 func (Kind) FillProgram(p *render.Plan, _ jobkind.Role, spec *corev1.PodSpec, c *corev1.Container) {
 	c.Command, c.Args = p.Command, p.Args
 	spec.RestartPolicy = p.RestartPolicy
@@ -55,7 +52,7 @@ func (Kind) FillProgram(p *render.Plan, _ jobkind.Role, spec *corev1.PodSpec, c 
 }
 
 // FillJob: WORKERS Jobs of one pod each, which do not retry a pod alone (a static rendezvous cannot take it
-// back): the JobSet restarts them all, up to runPolicy.backoffLimit times. The deadline is each Job's.
+// back): the JobSet restarts them all, up to runPolicy.backoffLimit times.
 func (Kind) FillJob(p *render.Plan, obj render.Job) {
 	s := &obj.(*jobset.JobSet).Spec
 	rj := &s.ReplicatedJobs[0]

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package mpijob is the multi-node job, mpi-operator v0.8's MPIJob: its facts (mpijob.go), how it is rendered
-// (render.go) and patched (patch.go).
+// Package mpijob is the multi-node job, mpi-operator v0.8's MPIJob: its facts, rendering and patching.
 package mpijob
 
 import (
@@ -48,8 +47,7 @@ var facts = jobkind.Facts{
 	RestartPolicy:  corev1.RestartPolicyNever,
 	CleanPodPolicy: string(kubeflow.CleanPodPolicyRunning),
 	PodsLabel:      kubeflow.JobNameLabel,
-	// mpirun prints every rank's output.
-	ProgramPods: []string{kubeflow.JobRoleLabel + "=launcher"},
+	ProgramPods:    []string{kubeflow.JobRoleLabel + "=launcher"},
 	PodNames: func(s jobkind.Shape) []string {
 		return []string{s.Name + "-launcher", fmt.Sprintf("%s-worker-%d", s.Name, max(s.Workers-1, 0))}
 	},
@@ -75,8 +73,7 @@ var facts = jobkind.Facts{
 	Validate: func(obj any) field.ErrorList { return validateMPIJob(obj.(*kubeflow.MPIJob)) },
 }
 
-// Default: OpenMPI, its flags and the variables Horovod jobs forward, and a launcher created once the workers
-// run.
+// Default: OpenMPI, its flags, the variables Horovod jobs forward, and a launcher created once the workers run.
 func (Kind) Default(s *api.MLOpsJobSpec) {
 	s.MPI.Implementation = cmp.Or(s.MPI.Implementation, api.OpenMPI)
 	if s.MPI.Args == nil && s.MPI.Implementation == api.OpenMPI {
@@ -86,8 +83,8 @@ func (Kind) Default(s *api.MLOpsJobSpec) {
 	if s.MPI.ForwardEnv == nil {
 		s.MPI.ForwardEnv = append([]string(nil), api.DefaultForwardEnv...)
 	}
-	// Not the operator's AtStartup: a launcher started beside its workers runs mpirun before their sshd
-	// listens, fails, and waits out the Job's backoff (seen on every run on a real node).
+	// Not AtStartup: a launcher started beside its workers runs mpirun before their sshd listens, fails, and
+	// waits out the Job's backoff (seen on every run on a real node).
 	s.MPI.LauncherCreationPolicy = cmp.Or(s.MPI.LauncherCreationPolicy, api.WaitForWorkersReady)
 }
 

@@ -11,11 +11,11 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
-// OperatorHostfile is where the mpi-operator mounts the hostfile it writes (v0.8: its ConfigMap at /etc/mpi).
+// OperatorHostfile is where the mpi-operator v0.8 mounts the hostfile it writes.
 const OperatorHostfile = "/etc/mpi/hostfile"
 
-// forwardFlagsBeyond are the flags that forward what the line (a kept launcher's command and args) does not
-// forward yet: a second run over its own output adds nothing, nor does a line that forwards a name itself.
+// forwardFlagsBeyond are the flags that forward what a kept launcher line does not forward yet (a second run
+// over its own output adds nothing).
 func forwardFlagsBeyond(p *render.Plan, line []string) []string {
 	flags, _ := mpirunFlags(line)
 	forwarded := map[string]bool{}
@@ -36,10 +36,8 @@ func forwardFlagsBeyond(p *render.Plan, line []string) []string {
 	return forwardFlags(p, func(name string) bool { return !forwarded[name] })
 }
 
-// forwardFlags forward the launcher's environment to every rank: ranks that mpirun starts through the
-// workers' sshd get none of their container's environment. Forwarded by name: spec.mpi.forwardEnv's,
-// mlops.env's keys and spec.env's names, each once; a forwardEnv NAME=VALUE sets its value (OpenMPI 5's -x,
-// Hydra's -genv and -genvlist, as each documents them). Only the names keep accepts (all, with keep nil).
+// forwardFlags forward rankEnv to every rank, which mpirun starts through the workers' sshd without their
+// container's environment; only names keep accepts (nil: all).
 func forwardFlags(p *render.Plan, keep func(string) bool) []string {
 	names, pairs := rankEnv(p)
 	if keep != nil {
@@ -63,10 +61,8 @@ func forwardFlags(p *render.Plan, keep func(string) bool) []string {
 	return flags
 }
 
-// rankEnv is what reaches every rank: names whose values are the launcher's (spec.mpi.forwardEnv's names,
-// mlops.env's keys, spec.env's names, in that order, each once) and forwardEnv's NAME=VALUE pairs. A pair of
-// a name that mlops.env or spec.env sets gives way to it (the default NCCL_DEBUG=INFO; a pair of the user's
-// is refused when resolved).
+// rankEnv is what reaches every rank: forwardEnv's names then envNames, each once, and forwardEnv's pairs but
+// for a name envNames sets (the default NCCL_DEBUG=INFO).
 func rankEnv(p *render.Plan) (names, pairs []string) {
 	fromEnv := envNames(p)
 	for _, v := range p.MPI.ForwardEnv {
@@ -95,8 +91,7 @@ func envNames(p *render.Plan) []string {
 	return names
 }
 
-// ScriptRanks is the launcher's variable that holds the rank count, workers × slots, for a script that starts
-// mpirun itself.
+// ScriptRanks is the launcher's variable with the rank count, for a script that starts mpirun itself.
 const ScriptRanks = "MLOPS_FN_RANKS"
 
 // ArgumentRef is one element of a container's command or args.
@@ -111,26 +106,20 @@ type ArgumentRef struct {
 // rankFlags set mpirun's number of ranks.
 var rankFlags = []string{"-np", "-n", "--np", "--n", "-c"}
 
-// mpirunOptions are mpirun's options, by name without its dashes, with how many items after each are its
-// values (a value after "=" is in the item). Both launchers read one dash or two alike; Hydra ignores case,
-// so a name is looked up as written, then in lower case. Taken whole from:
-//   - OpenMPI 5's mpirun, PRRTE's ompi personality: ompioptions[] in src/mca/schizo/ompi/schizo_ompi.c (PRRTE
-//     v3, with the names of src/util/prte_cmd_line.h); PMIX_ARG_REQD is one value, PMIX_ARG_NONE none,
-//     PMIX_ARG_OPTIONAL none (getopt_long takes an optional value only after "="), and an option ending in
-//     "mca" (mca, gmca, omca, gomca, prtemca, pmixmca, amca) two, as its parse_cli skips them.
-//   - MPICH's Hydra mpiexec: match_table[] of src/pm/hydra/ui/mpich/utils.c and `mpiexec.hydra -help` (MPICH
-//     4.0): an option takes a value where its handler advances argv; -genv and -env take NAME VALUE, or one
-//     NAME=VALUE item (hydraPairs).
-//
-// The two tables agree where they share a name.
+// mpirunOptions are mpirun's options, by name without dashes, with how many items after each are its values.
+// Hydra ignores case: a name is looked up as written, then in lower case. Taken whole from:
+//   - OpenMPI 5 (PRRTE v3): ompioptions[] in src/mca/schizo/ompi/schizo_ompi.c; PMIX_ARG_REQD is one value,
+//     PMIX_ARG_NONE and PMIX_ARG_OPTIONAL none (an optional value comes only after "="), and an option
+//     ending in "mca" two, as its parse_cli skips them.
+//   - MPICH 4.0's Hydra: match_table[] of src/pm/hydra/ui/mpich/utils.c: an option takes a value where its
+//     handler advances argv; -genv and -env take NAME VALUE, or one NAME=VALUE item.
 var mpirunOptions = func() map[string]int {
 	options := map[string]int{}
 	for _, group := range []struct {
 		values int
 		names  string
 	}{
-		// OpenMPI 5 (PRRTE): basic, MCA, DVM, debugging, processes, I/O, launch, placement, display and
-		// runtime options, and the deprecated ones it still reads.
+		// OpenMPI 5, its deprecated options too.
 		{0, `h help V version v verbose p parseable parsable debug-daemons debug-daemons-file leave-session-attached
 			noprefix allow-run-as-root report-child-jobs-separately stop-on-exec stop-in-init stop-in-app
 			report-state-on-timeout get-stack-traces no-aggregate-help s preload-binary show-progress fwd-environment
@@ -143,7 +132,7 @@ var mpirunOptions = func() map[string]int {
 			default-hostfile H host map-by rank-by bind-to display runtime-options max-restarts with-ft
 			initial-errhandler arch file output-directory output-filename display-topo cpu-set cpu-list cpus-per-proc
 			cpus-per-rank npernode npersocket ppr am rankfile stream-buffering`},
-		// MPICH's Hydra: global and local options, and Hydra's own.
+		// MPICH's Hydra.
 		{0, `genvnone genvall profile prepend-rank l envnone envall enable-x disable-x info print-all-exitcodes
 			disable-auto-cleanup dac enable-auto-cleanup disable-hostname-propagation enable-hostname-propagation
 			pmi-port skip-launch-node`},
@@ -159,11 +148,7 @@ var mpirunOptions = func() map[string]int {
 	return options
 }()
 
-// hydraPairs take NAME VALUE, or NAME=VALUE in one item.
-var hydraPairs = []string{"genv", "env"}
-
-// valuesAfter is how many items after mpirun's option arg (line[i]) are its values; known is false for an
-// option neither table holds.
+// valuesAfter is how many items after mpirun's option line[i] are its values; known: a table holds it.
 func valuesAfter(line []string, i int) (n int, known bool) {
 	name, _, joined := strings.Cut(strings.TrimLeft(line[i], "-"), "=")
 	n, known = mpirunOptions[name]
@@ -177,22 +162,20 @@ func valuesAfter(line []string, i int) (n int, known bool) {
 	switch {
 	case joined:
 		return 0, known
-	case slices.Contains(hydraPairs, name) && i+1 < len(line) && strings.Contains(line[i+1], "="):
+	case (name == "genv" || name == "env") && i+1 < len(line) && strings.Contains(line[i+1], "="): // NAME=VALUE in one item
 		return 1, true
 	}
 	return n, known
 }
 
-// isMPILauncher: tok runs mpirun, mpiexec (mpiexec.hydra, mpirun.openmpi) or horovodrun, whose -np counts
-// ranks alike.
+// isMPILauncher: tok runs mpirun, mpiexec (mpiexec.hydra, mpirun.openmpi) or horovodrun, whose -np is alike.
 func isMPILauncher(tok string) bool {
 	b := path.Base(tok)
 	return strings.HasPrefix(b, "mpirun") || strings.HasPrefix(b, "mpiexec") || b == "horovodrun"
 }
 
-// RanksArgument finds the rank count of an mpirun (or mpiexec) line given as a container's command and args:
-// the value after -np, -n, --np, --n or -c among mpirun's own options, before the program it starts (whose
-// own -n or -c is not mpirun's).
+// RanksArgument finds the rank count of an mpirun line given as a container's command and args: the value
+// after a rank flag among mpirun's own options, before the program (whose own -n is not mpirun's).
 func RanksArgument(command, args []string) (ArgumentRef, bool) {
 	line := slices.Concat(command, args)
 	at := func(i int) ArgumentRef {
@@ -211,8 +194,7 @@ func RanksArgument(command, args []string) (ArgumentRef, bool) {
 	return ref, true
 }
 
-// joinedRankCount is a rank count written in one item with its flag among mpirun's own options (--np=4,
-// -np=4, -n4), "" when there is none.
+// joinedRankCount is a rank count in one item with its flag among mpirun's options (--np=4, -n4), else "".
 func joinedRankCount(line []string) string {
 	flags, _ := mpirunFlags(line)
 	for _, i := range flags {
@@ -238,15 +220,8 @@ func rankCounts(line []string) []int {
 	return at
 }
 
-// hostFlags are the names of the flags that give mpirun its hosts, as a list or in a file, for each
-// implementation mlops-fn renders:
-//   - OpenMPI 5 (PRRTE's ompi personality, schizo_ompi.c): --host (-H), --hostfile, --machinefile,
-//     --default-hostfile; one dash or two.
-//   - Hydra, the mpiexec of MPICH and Intel MPI (MPICH's mpiexec/options.c, Intel MPI's Global and Local
-//     Hydra Options): -f, -hostfile, -machinefile, -machine, -machines, -machinelist, -host, -hosts,
-//     -hostlist; Hydra drops any number of leading dashes and ignores case (lib/utils/args.c).
-//
-// Each takes one value, after "=" or as the next item.
+// hostFlags give mpirun its hosts, in OpenMPI 5 (schizo_ompi.c: --host, -H, --hostfile, --machinefile,
+// --default-hostfile) or Hydra, MPICH's and Intel MPI's (the rest; any dashes, any case: lib/utils/args.c).
 var hostFlags = []string{"host", "hostfile", "machinefile", "default-hostfile", "f", "hosts", "hostlist", "machine", "machines", "machinelist"}
 
 // isHostFlag: arg is one of hostFlags as either implementation reads it, or -H, OpenMPI's --host.
@@ -256,16 +231,14 @@ func isHostFlag(arg string) bool {
 	return flag == "-H" || (name != flag && slices.Contains(hostFlags, strings.ToLower(name)))
 }
 
-// namesHosts reports whether an mpirun line names its hosts among mpirun's own options: a hostfile, a
-// machine file or a host list.
+// namesHosts reports whether an mpirun line names its hosts among mpirun's own options.
 func namesHosts(line []string) bool {
 	flags, _ := mpirunFlags(line)
 	return slices.ContainsFunc(flags, func(i int) bool { return isHostFlag(line[i]) })
 }
 
-// mpirunFlags are the positions of mpirun's own options in line, up to the program it starts ("--" ends them
-// too); none when line runs no mpirun. unknown is the first option mpirunOptions does not hold, taken to have
-// no value.
+// mpirunFlags are the positions of mpirun's own options in line, up to the program or "--"; unknown is the
+// first option mpirunOptions lacks, taken to have no value.
 func mpirunFlags(line []string) (flags []int, unknown string) {
 	start := slices.IndexFunc(line, isMPILauncher)
 	if start < 0 {

@@ -18,15 +18,13 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
-// Narrow: a launcher with resources of its own keeps them over the default; a non-root target needs its uid;
-// a launcher that keeps its own mpirun line, what it may keep, and its rank count.
+// Narrow: a launcher's own resources stay over the default; a non-root target needs its uid; a kept mpirun
+// line gets its rank count.
 func (Kind) Narrow(target *yaml.RNode, q *render.Plan, _ string) error {
 	if q.LauncherLimitsDefault && ownResources(target, q.ContainerOf(jobkind.Launcher)) {
-		// What the user wrote and no setting names stays.
 		q.LauncherLimits, q.LauncherRequests = nil, nil
 	}
 	if nonRoot, uid := targetNonRoot(target); q.RunAsUser == nil && nonRoot != "" {
-		// Without a uid mlops-fn renders root's SSH setup: it would not work for this user.
 		accepted := "USER_ID"
 		if uid != "" {
 			accepted += "=" + uid
@@ -53,9 +51,7 @@ func (Kind) Narrow(target *yaml.RNode, q *render.Plan, _ string) error {
 	return nil
 }
 
-// keptLine is where a kept mpirun line of the target's launcher holds its rank count, which mlops-fn sets to
-// Ranks, and what it adds after it: --hostfile where an OpenMPI line names no hosts, then the flags that
-// forward the environment to every rank.
+// keptLine is where a kept launcher line holds its rank count, and what mlops-fn inserts after it.
 type keptLine struct {
 	ranks  ArgumentRef
 	insert []string
@@ -94,10 +90,8 @@ func ownResources(target *yaml.RNode, container string) bool {
 	return false
 }
 
-// keptProgram refuses what would be lost or wrong when an MPIJob's launcher keeps its own mpirun line: the
-// spec's args and mpirun flags (only a spec command carries them), and a target whose MPI implementation,
-// slots or launcher-as-worker differ from the plan's (the rank count and the operator's hostfile follow the
-// plan).
+// keptProgram refuses what a kept launcher line would lose (spec args and mpirun flags) or contradict (the
+// target's MPI implementation, slots or launcher-as-worker).
 func keptProgram(target *yaml.RNode, q *render.Plan) error {
 	switch {
 	case len(q.Args) > 0:
@@ -121,9 +115,8 @@ func keptProgram(target *yaml.RNode, q *render.Plan) error {
 // orSpecCommand ends what a kept launcher line may be instead.
 const orSpecCommand = "or spec.command (mlops-fn then writes the mpirun line)"
 
-// launcherRanks finds the rank count in the mpirun line of the target's launcher container, which mlops-fn
-// keeps when the spec names no command, and the line: its command and args. others are the launcher's other
-// containers.
+// launcherRanks finds the rank count in the kept mpirun line of the target's launcher container, and the line;
+// others are the launcher's other containers.
 func launcherRanks(target *yaml.RNode, container string, others []string, ranks int32) (ArgumentRef, []string, error) {
 	c, err := target.Pipe(yaml.Lookup(append(launcherPodSpec(), "containers", "[name="+container+"]")...))
 	if err != nil || c == nil {
@@ -161,9 +154,8 @@ func launcherRanks(target *yaml.RNode, container string, others []string, ranks 
 	return ArgumentRef{}, nil, err
 }
 
-// launcherLineWaysOut is what is accepted instead of a launcher container that runs no mpirun -np N. The
-// container read is the first, unless spec.containerName names another: where a sidecar comes first, naming
-// the container that runs mpirun is the way out (the patch then moves it first).
+// launcherLineWaysOut is what is accepted instead of a launcher container that runs no mpirun -np N: where a
+// sidecar comes first, spec.containerName naming the container that runs mpirun.
 func launcherLineWaysOut(container string, others []string) string {
 	naming := ""
 	switch len(others) {
@@ -184,11 +176,9 @@ func toStrings(list []any) []string {
 	return out
 }
 
-// launcherPodSpec is where an MPIJob keeps its launcher's pod spec.
 func launcherPodSpec() []string { return facts.PodSpecPath(jobkind.Launcher) }
 
-// targetNonRoot says where the target asks for a non-root user, in a pod's or a container's securityContext
-// (a runAsUser other than 0, or runAsNonRoot), and the uid if one is given; "" when it does not.
+// targetNonRoot says where the target's securityContexts ask for a non-root user, and the uid if given.
 func targetNonRoot(target *yaml.RNode) (where, uid string) {
 	for _, spec := range jobnode.PodSpecs(facts, target) {
 		contexts := []*yaml.RNode{spec}
@@ -212,10 +202,8 @@ func targetNonRoot(target *yaml.RNode) (where, uid string) {
 	return "", ""
 }
 
-// JSONPatch sets the rank count in the mpirun line the target's launcher keeps (a spec without a command),
-// for a hydrated overlay: it tests that the launcher container and the flag stand where the patches put them
-// (the container first, render.TrainingContainerIndex), then replaces the count after the flag and adds what
-// the kept line inserts after it, as AfterPatch does; a base edited since fails the test, loudly.
+// JSONPatch is AfterPatch for a hydrated overlay: it tests that the launcher container and the flag stand
+// where the patches put them, so that a base edited since fails loudly.
 func (Kind) JSONPatch(q *render.Plan) (string, []any) {
 	kept, ok := q.Kept.(*keptLine)
 	if !ok {

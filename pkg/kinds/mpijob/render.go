@@ -38,8 +38,8 @@ var (
 	_ jobnode.Templated   = Kind{}
 )
 
-// Clear: the command lines are wholly mlops-fn's (mpirun, sshd) unless the target keeps its own; a root
-// MPIJob keeps no fsGroup (it would make /root/.ssh group-readable) and its sshd keeps its capabilities.
+// Clear: the command lines are mlops-fn's (mpirun, sshd) unless the target keeps its own; a root MPIJob keeps
+// no fsGroup (it would make /root/.ssh group-readable), and its sshd its capabilities.
 func (Kind) Clear(p *render.Plan, d *render.Deletions) {
 	if !p.KeepsProgram() && d.Container == nil {
 		d.Container = []string{"args"}
@@ -54,15 +54,15 @@ func (Kind) Clear(p *render.Plan, d *render.Deletions) {
 
 func (Kind) Facts() jobkind.Facts { return facts }
 
-func (Kind) Object(p *render.Plan, template render.Template) render.Job {
+func (Kind) Object(_ *render.Plan, template render.Template) render.Job {
 	return &kubeflow.MPIJob{Spec: kubeflow.MPIJobSpec{MPIReplicaSpecs: map[kubeflow.MPIReplicaType]*kubeflow.ReplicaSpec{
-		kubeflow.MPIReplicaTypeLauncher: {Template: template(jobkind.Launcher, p.ContainerOf(jobkind.Launcher))},
-		kubeflow.MPIReplicaTypeWorker:   {Template: template(jobkind.Worker, p.ContainerOf(jobkind.Worker))},
+		kubeflow.MPIReplicaTypeLauncher: {Template: template(jobkind.Launcher)},
+		kubeflow.MPIReplicaTypeWorker:   {Template: template(jobkind.Worker)},
 	}}}
 }
 
-// FillProgram: the launcher runs mlops-fn's mpirun line, or the script that starts mpirun itself, with the
-// launcher's resources unless it takes part; the workers run sshd.
+// FillProgram: the launcher runs mlops-fn's mpirun line or the script, with its own resources unless it takes
+// part; the workers run sshd.
 func (Kind) FillProgram(p *render.Plan, role jobkind.Role, _ *corev1.PodSpec, c *corev1.Container) {
 	switch role {
 	case jobkind.Launcher:
@@ -83,8 +83,7 @@ func (Kind) FillProgram(p *render.Plan, role jobkind.Role, _ *corev1.PodSpec, c 
 	}
 }
 
-// PodSetGroup is the podset group of an MPIJob's launcher and workers: mpirun reaches every worker over ssh,
-// so Kueue places the launcher in the workers' domain too.
+// PodSetGroup puts an MPIJob's launcher in its workers' topology domain: mpirun reaches each over ssh.
 const PodSetGroup = "launcher-and-workers"
 
 func (Kind) Group(*render.Plan, jobkind.Role) string { return PodSetGroup }
@@ -102,8 +101,7 @@ func (Kind) OperatorVolumes(p *render.Plan) []render.OperatorVolume {
 	}
 }
 
-// Gang: the workers and the launcher, but with WaitForWorkersReady the launcher is created only once the
-// workers run, so the group is the workers.
+// Gang: the workers and the launcher, but a WaitForWorkersReady launcher is created once the workers run.
 func (Kind) Gang(p *render.Plan) (int32, string, int32) {
 	if p.MPI.LauncherCreationPolicy == api.WaitForWorkersReady {
 		return p.Workers, "the workers (WORKERS); the launcher is created once they run (spec.mpi.launcherCreationPolicy WaitForWorkersReady, the default; AtStartup creates it with them), so it cannot be one of the group", p.Workers
@@ -111,8 +109,7 @@ func (Kind) Gang(p *render.Plan) (int32, string, int32) {
 	return p.Workers + 1, "the workers (WORKERS) and the launcher", 0
 }
 
-// FillJob sets the MPIJob's own fields: slots, MPI implementation, launcher creation, runPolicy, the replicas
-// of its launcher and workers, and where the SSH keys go.
+// FillJob sets the MPIJob's own fields.
 func (Kind) FillJob(p *render.Plan, obj render.Job) {
 	s := &obj.(*kubeflow.MPIJob).Spec
 	s.SSHAuthMountPath = sshAuthMountPath(p)
@@ -155,15 +152,14 @@ func Ranks(p *render.Plan) int32 {
 	return hosts * p.SlotsPerWorker
 }
 
-// mpirun is the launcher's command: -np follows workers × slots.
+// mpirun is the launcher's command.
 func mpirun(p *render.Plan) []string {
 	np := strconv.Itoa(int(Ranks(p)))
 	// Intel MPI and MPICH share the Hydra launcher's flags.
 	cmd := []string{"mpirun", "-n", np}
 	if p.MPI.Implementation == api.OpenMPI {
-		// The operator sets only OpenMPI 4's OMPI_MCA_orte_default_hostfile; OpenMPI 5 (PRRTE, the operator's
-		// own images) ignores it and would start every rank on the launcher. The flag reads the same file
-		// under both.
+		// The operator sets only OpenMPI 4's OMPI_MCA_orte_default_hostfile, which OpenMPI 5 ignores: it would
+		// start every rank on the launcher.
 		cmd = []string{"mpirun", "-np", np, "--hostfile", OperatorHostfile}
 		if p.Root() {
 			cmd = slices.Insert(cmd, 1, "--allow-run-as-root")
@@ -172,16 +168,12 @@ func mpirun(p *render.Plan) []string {
 	return slices.Concat(cmd, p.MPI.Args, forwardFlags(p, nil), p.Command, p.Args)
 }
 
-// scriptEnv is the launcher's environment for a script that starts mpirun itself, so that its mpirun,
-// whatever its flags, places the ranks on the operator's hostfile and forwards what the job sets: the rank
-// count; forwardEnv's NAME=VALUE pairs; for OpenMPI 5 the hostfile and the names to forward (PRRTE's default
-// hostfile and OpenMPI's mca_base_env_list, read from the environment), and as root OpenMPI's leave to run as
-// root; Hydra reads the operator's HYDRA_HOST_FILE (I_MPI_HYDRA_HOST_FILE) and forwards the whole environment
-// by default (-genvall).
+// scriptEnv is the launcher's environment for a script that starts mpirun itself, whatever its flags: the rank
+// count, forwardEnv's pairs, and for OpenMPI 5 the hostfile, the names to forward and root's leave. Hydra reads
+// the operator's HYDRA_HOST_FILE and forwards the whole environment by default.
 func scriptEnv(p *render.Plan) []corev1.EnvVar {
 	env := []corev1.EnvVar{{Name: ScriptRanks, Value: strconv.Itoa(int(Ranks(p)))}}
-	// Only names the job sets: mpirun aborts on a listed name that is unset (OpenMPI 5.0.7), as forwardEnv's
-	// bare LD_LIBRARY_PATH may be in an image.
+	// Only names the job sets: OpenMPI 5.0.7 aborts on an unset one (forwardEnv's LD_LIBRARY_PATH may be).
 	names := envNames(p)
 	_, pairs := rankEnv(p)
 	for _, v := range pairs {
@@ -196,7 +188,6 @@ func scriptEnv(p *render.Plan) []corev1.EnvVar {
 		corev1.EnvVar{Name: "PRTE_MCA_prte_default_hostfile", Value: OperatorHostfile},
 		corev1.EnvVar{Name: "OMPI_MCA_mca_base_env_list", Value: strings.Join(names, ";")})
 	if p.Root() {
-		// --allow-run-as-root, as OpenMPI reads it from the environment.
 		env = append(env, corev1.EnvVar{Name: "OMPI_ALLOW_RUN_AS_ROOT", Value: "1"}, corev1.EnvVar{Name: "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", Value: "1"})
 	}
 	return env

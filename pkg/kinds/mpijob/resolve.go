@@ -17,14 +17,12 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
-// Resolve checks the program and mpirun's flags against the line mlops-fn writes and the environment it
-// forwards to every rank, gives the launcher its resources, and leaves out of a root job what would expose
-// its SSH keys.
+// Resolve checks the program and mpirun's flags against mlops-fn's line and forwarding, gives the launcher its
+// resources, and leaves out of a root job what would expose its SSH keys.
 func (Kind) Resolve(p *render.Plan, in render.Input) ([]render.Warning, field.ErrorList) {
 	s, spec := in.Spec, field.NewPath("spec")
 	var errs field.ErrorList
 	if len(s.Command) > 0 && len(p.Command) > 0 {
-		// A program with spaces is refused as such.
 		if program := p.Command[0]; strings.IndexFunc(program, unicode.IsSpace) < 0 && isMPILauncher(program) {
 			errs = append(errs, field.Invalid(spec.Child("command").Index(0), program,
 				"mlops-fn writes the launcher's mpirun line itself (mpirun -np WORKERS × SLOTS_PER_WORKER …) and runs the command under it: mpirun would run mpirun; "+
@@ -62,7 +60,6 @@ func (Kind) Resolve(p *render.Plan, in render.Input) ([]render.Warning, field.Er
 	if !p.Root() {
 		return warnings, errs
 	}
-	// The mpi-operator's SSH keys, in the home of spec.security.home.
 	if p.FSGroup != nil {
 		if _, explicit := in.Env.Lookup("FS_GROUP"); explicit || s.Security.FSGroup != nil {
 			warnings = append(warnings, render.Warning{Field: in.EnvKey("FS_GROUP"),
@@ -79,12 +76,11 @@ func (Kind) Resolve(p *render.Plan, in render.Input) ([]render.Warning, field.Er
 	return warnings, errs
 }
 
-// forwardableName is what OpenMPI's -x and Hydra's -genvlist carry to a rank: a shell variable's name. Tried
-// on OpenMPI 5.0.7 and MPICH 4.2.1 (Debian 13): a name with "." or "-" reaches no rank.
+// forwardableName is what OpenMPI's -x and Hydra's -genvlist carry to a rank: on OpenMPI 5.0.7 and MPICH 4.2.1
+// a name with "." or "-" reaches none.
 var forwardableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// unforwardable: every rank reads mlops.env and spec.env through mpirun's forwarding, so a name it cannot
-// forward is an error, which suggests the name with each "." and "-" as "_".
+// unforwardable: every rank reads mlops.env and spec.env through mpirun's forwarding.
 func unforwardable(p *render.Plan, spec *field.Path, envKey func(string) *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	refuse := func(at *field.Path, value, name string) {

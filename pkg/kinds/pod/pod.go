@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package pod is the single-node job, a Pod: its facts, how it is rendered, and its pod for Pod Security.
+// Package pod is the single-node job, a Pod.
 package pod
 
 import (
@@ -22,8 +22,8 @@ var (
 
 func (Kind) Facts() jobkind.Facts { return facts }
 
-func (Kind) Object(p *render.Plan, template render.Template) render.Job {
-	t := template(jobkind.Single, p.ContainerOf(jobkind.Single))
+func (Kind) Object(_ *render.Plan, template render.Template) render.Job {
+	t := template(jobkind.Single)
 	return &corev1.Pod{ObjectMeta: t.ObjectMeta, Spec: t.Spec}
 }
 

@@ -15,8 +15,8 @@ import (
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
-// RendezvousID is spec.elastic.runId, else namespace-name when the namespace is known, so two jobs of one
-// spec in different namespaces sharing an etcd do not meet either.
+// RendezvousID is spec.elastic.runId, else namespace-name: jobs of one spec in two namespaces sharing an etcd
+// do not meet.
 func RendezvousID(p *render.Plan) string {
 	if p.Elastic.RunID != "" {
 		return p.Elastic.RunID
@@ -27,8 +27,8 @@ func RendezvousID(p *render.Plan) string {
 	return p.Name
 }
 
-// Resolve settles the elastic bounds and rendezvous once the job has its workers (a job without is refused
-// for that): MIN_WORKERS <= WORKERS <= MAX_WORKERS, and an etcd server exactly when the backend is etcd.
+// Resolve settles the elastic bounds, MIN_WORKERS <= WORKERS <= MAX_WORKERS, and an etcd server exactly when
+// the backend is etcd (a job without workers is refused for that).
 func (Kind) Resolve(p *render.Plan, in render.Input) ([]render.Warning, field.ErrorList) {
 	if p.Workers == 0 {
 		return nil, nil
@@ -52,7 +52,6 @@ func (Kind) Resolve(p *render.Plan, in render.Input) ([]render.Warning, field.Er
 			errs = append(errs, field.Invalid(spec.Child("rendezvousEndpoint"), ep.Endpoint, strings.TrimPrefix(wrong+"; accepted: "+env.RendezvousAccepted, "; ")))
 		}
 	}
-	// An error names the key or field the value came from.
 	from := func(key string, fromEnv bool, specField string) *field.Path {
 		if fromEnv {
 			return envKey(key)

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package pytorchjob is the elastic job, training-operator v1.9's PyTorchJob: its facts and webhook
-// (pytorchjob.go), how it is rendered (render.go) and patched (patch.go).
+// Package pytorchjob is the elastic job, training-operator v1.9's PyTorchJob: its facts, webhook, rendering and patching.
 package pytorchjob
 
 import (
@@ -25,17 +24,15 @@ var facts = jobkind.Facts{
 	PodSpecs:          []jobkind.PodSpec{{Role: jobkind.Single, Path: []string{"spec", "pytorchReplicaSpecs", "Worker", "template", "spec"}}},
 	ReferencePodSpecs: []string{"spec/pytorchReplicaSpecs/Master/template/spec", "spec/pytorchReplicaSpecs/Worker/template/spec"},
 	// The training-operator sets the rendezvous variables in the container of this name only.
-	ContainerName: kubeflowv1.PyTorchJobDefaultContainerName,
-	// training-operator v1.9.4's webhook: "must have at least one container with name pytorch".
+	ContainerName:    kubeflowv1.PyTorchJobDefaultContainerName,
 	ContainerNameWhy: "the training-operator admits a PyTorchJob only with a container named " + kubeflowv1.PyTorchJobDefaultContainerName,
 	Operator:         "the training-operator",
-	// Its README's "Installing the Control Plane".
-	Install:  []string{`kubectl apply --server-side -k "github.com/kubeflow/training-operator.git/manifests/overlays/standalone?ref=v1.9.4"`},
-	Starter:  "torchrun",
-	Brief:    "elastic",
-	LogsFrom: "its master, else worker 0 (an elastic job has no master)",
-	Help:     "(elastic) a kubeflow.org/v1 PyTorchJob of workers with an\nelasticPolicy: torchrun between MIN_WORKERS and MAX_WORKERS",
-	Carries:  []string{"imagePullPolicy", "workingDir", "priorityClassName", "hostNetwork", "restartPolicy", "workers", "elastic", "runPolicy.cleanPodPolicy", "runPolicy.ttlSecondsAfterFinished", "runPolicy.backoffLimit", "runPolicy.schedulingPolicy"},
+	Install:          []string{`kubectl apply --server-side -k "github.com/kubeflow/training-operator.git/manifests/overlays/standalone?ref=v1.9.4"`},
+	Starter:          "torchrun",
+	Brief:            "elastic",
+	LogsFrom:         "its master, else worker 0 (an elastic job has no master)",
+	Help:             "(elastic) a kubeflow.org/v1 PyTorchJob of workers with an\nelasticPolicy: torchrun between MIN_WORKERS and MAX_WORKERS",
+	Carries:          []string{"imagePullPolicy", "workingDir", "priorityClassName", "hostNetwork", "restartPolicy", "workers", "elastic", "runPolicy.cleanPodPolicy", "runPolicy.ttlSecondsAfterFinished", "runPolicy.backoffLimit", "runPolicy.schedulingPolicy"},
 	Fields: []jobkind.Field{{Path: "elastic", EnvKeys: []string{"MIN_WORKERS", "MAX_WORKERS", "RDZV_ENDPOINT"},
 		Why: "torchrun's bounds and rendezvous in an elastic PyTorchJob; a TrainJob's runtime sets them in mlPolicy.torch"}},
 	// The training-operator and torchrun re-form the group, as for a lost worker.
@@ -47,11 +44,9 @@ var facts = jobkind.Facts{
 	// An elastic group survives a lost worker only if its pod comes back.
 	RestartPolicy: corev1.RestartPolicyOnFailure,
 	// training-operator v1.9.4 marks an elastic PyTorchJob Succeeded when any worker completes; Running would
-	// then delete the workers still finishing, rank 0 writing its checkpoint among them (seen in make e2e's
-	// real runs). None lets each finish.
+	// then delete the workers still finishing, rank 0 writing its checkpoint among them (seen in make e2e).
 	CleanPodPolicy: string(kubeflowv1.CleanPodPolicyNone),
 	PodsLabel:      kubeflowv1.JobNameLabel,
-	// A master, else worker 0: an elastic job has no master.
 	ProgramPods: []string{
 		kubeflowv1.ReplicaTypeLabel + "=master," + kubeflowv1.ReplicaIndexLabel + "=0",
 		kubeflowv1.ReplicaTypeLabel + "=worker," + kubeflowv1.ReplicaIndexLabel + "=0",
@@ -106,10 +101,8 @@ func (Kind) Validate(s *api.MLOpsJobSpec, spec *field.Path) field.ErrorList {
 	return errs
 }
 
-// pyTorchJobWebhook is the admission check of training-operator v1.9.4's webhook (pkg/webhooks/pytorch's
-// validatePyTorchJob, with util.ValidateRunPolicy). Its exported ValidateCreate would link controller-runtime
-// and client-go's typed clients, 496 packages and 11 MB, into the image: TestPyTorchJobWebhookAgrees runs it
-// beside this copy.
+// pyTorchJobWebhook is training-operator v1.9.4's validatePyTorchJob. Its exported ValidateCreate would link
+// controller-runtime and client-go's typed clients (11 MB) into the image: TestPyTorchJobWebhookAgrees runs it beside this.
 func pyTorchJobWebhook(job *kubeflowv1.PyTorchJob) field.ErrorList {
 	errs := jobkind.NameIsDNS1035Label(job.Name)
 	spec := field.NewPath("spec")

@@ -32,14 +32,13 @@ var (
 
 func (Kind) Facts() jobkind.Facts { return facts }
 
-func (Kind) Object(p *render.Plan, template render.Template) render.Job {
+func (Kind) Object(_ *render.Plan, template render.Template) render.Job {
 	return &kubeflowv1.PyTorchJob{Spec: kubeflowv1.PyTorchJobSpec{PyTorchReplicaSpecs: map[kubeflowv1.ReplicaType]*kubeflowv1.ReplicaSpec{
-		kubeflowv1.PyTorchJobReplicaTypeWorker: {Template: template(jobkind.Single, p.ContainerOf(jobkind.Single))},
+		kubeflowv1.PyTorchJobReplicaTypeWorker: {Template: template(jobkind.Single)},
 	}}}
 }
 
-// FillProgram: each worker runs the command (torchrun); the operator reads the c10d rendezvous port from the
-// port of this name.
+// FillProgram: each worker runs the command (torchrun); the operator reads the rendezvous port by its name.
 func (Kind) FillProgram(p *render.Plan, _ jobkind.Role, _ *corev1.PodSpec, c *corev1.Container) {
 	c.Command, c.Args = p.Command, p.Args
 	c.Ports = []corev1.ContainerPort{{Name: kubeflowv1.PyTorchJobDefaultPortName, ContainerPort: kubeflowv1.PyTorchJobDefaultPort}}
@@ -54,8 +53,7 @@ func (Kind) Gang(p *render.Plan) (int32, string, int32) {
 	return p.Workers, "the workers (WORKERS)", least
 }
 
-// FillJob: the operator turns elasticPolicy into torchrun's PET_* variables (nnodes min:max, rendezvous,
-// restarts, procs per node).
+// FillJob: the operator turns elasticPolicy into torchrun's PET_* variables.
 func (Kind) FillJob(p *render.Plan, obj render.Job) {
 	s := &obj.(*kubeflowv1.PyTorchJob).Spec
 	s.RunPolicy = kubeflowv1.RunPolicy{

@@ -35,8 +35,8 @@ func (Kind) Narrow(target *yaml.RNode, q *render.Plan, config string) error {
 	return laterRuntimePatches(target, q)
 }
 
-// AfterPatch drops the trainer env entries an earlier run wrote for keys mlops.env no longer has: a target
-// patched in place (a kpt package) keeps them, and the pods would not start on a ConfigMap key that is gone.
+// AfterPatch drops the trainer env entries an earlier run wrote for keys mlops.env no longer has: no pod starts
+// on a ConfigMap key that is gone.
 func (Kind) AfterPatch(job *yaml.RNode, q *render.Plan) error {
 	list, err := job.Pipe(yaml.Lookup("spec", "trainer", "env"))
 	if err != nil || list == nil || list.YNode().Kind != yaml.SequenceNode {
@@ -50,9 +50,8 @@ func (Kind) AfterPatch(job *yaml.RNode, q *render.Plan) error {
 	return nil
 }
 
-// trainerEnvKept refuses a TrainJob whose own trainer env names an mlops.env key: mlops-fn's entry for it
-// (valueFrom the env ConfigMap) would merge with the target's value into a variable the API server refuses;
-// or a PET_* variable, which Trainer's webhook refuses, as in spec.env.
+// trainerEnvKept refuses a TrainJob whose own trainer env names an mlops.env key (it would merge with mlops-fn's
+// entry) or a reserved variable.
 func trainerEnvKept(target *yaml.RNode, q *render.Plan) error {
 	list, err := target.Pipe(yaml.Lookup("spec", "trainer", "env"))
 	if err != nil || list == nil {
@@ -71,10 +70,9 @@ func trainerEnvKept(target *yaml.RNode, q *render.Plan) error {
 	return nil
 }
 
-// laterRuntimePatches refuses another manager's runtime patch that changes a pod field mlops-fn sets for a
-// replicated job: Trainer merges the patches in list order, mlops-fn's first (or where the target has it), so
-// one after it would silently win. A field is changed when merging mlops-fn's patch again over Trainer's
-// result so far would change it back.
+// laterRuntimePatches refuses another manager's runtime patch after mlops-fn's that changes a pod field mlops-fn
+// sets: Trainer merges them in order, so it would silently win. A field is changed where merging mlops-fn's
+// patch again would change it back.
 func laterRuntimePatches(target *yaml.RNode, q *render.Plan) error {
 	job := &trainer.TrainJob{}
 	if b, err := jobnode.JSON(target); err != nil || json.Unmarshal(b, job) != nil {
@@ -116,7 +114,7 @@ func laterRuntimePatches(target *yaml.RNode, q *render.Plan) error {
 	return nil
 }
 
-// podSpecOf is replicated job name's pod spec in spec, as JSON's values.
+// podSpecOf is replicated job name's pod spec, as JSON's values.
 func podSpecOf(spec jobset.JobSetSpec, name string) any {
 	for _, rj := range spec.ReplicatedJobs {
 		if rj.Name == name {
@@ -129,8 +127,8 @@ func podSpecOf(spec jobset.JobSetSpec, name string) any {
 	return nil
 }
 
-// changed are the paths below at where got and want differ, sorted: an object's keys, a list's items by name
-// where they have one. want is got with a patch merged over it, so it has every key got has.
+// changed are the paths below at where got and want differ, sorted, a list's items by name where they have one.
+// want is got with a patch merged over it, so it has every key got has.
 func changed(at string, got, want any) []string {
 	var out []string
 	switch w := want.(type) {
@@ -154,22 +152,20 @@ func changed(at string, got, want any) []string {
 	return out
 }
 
-// unnamed: v is not an object with a name, as a list item merged by name is.
+// unnamed: v is not an object with a name.
 func unnamed(v any) bool {
 	m, _ := v.(map[string]any)
 	_, ok := m["name"].(string)
 	return !ok
 }
 
-// mergeRuntimePatch merges patch into spec as Kubeflow Trainer v2.3.0 does
-// (TrainingRuntime.mergeRuntimePatches in pkg/runtime/core, unexported there): a strategic merge of its JSON
-// over jobset's JobSetSpec. False for a patch of no JobSet spec, which Trainer skips, or one that does not
-// merge, which Trainer refuses (strict decoding has caught it before).
+// mergeRuntimePatch merges patch into spec as Kubeflow Trainer v2.3.0's unexported mergeRuntimePatches does;
+// false for a patch of no JobSet spec, which Trainer skips, or one that does not merge, which it refuses.
 func mergeRuntimePatch(spec *jobset.JobSetSpec, patch trainer.RuntimePatch) bool {
 	if patch.TrainingRuntimeSpec == nil || patch.TrainingRuntimeSpec.Template == nil || patch.TrainingRuntimeSpec.Template.Spec == nil {
 		return false
 	}
-	// Typed objects of no map keys other than strings: their encoding does not fail.
+	// Typed objects with string map keys: their encoding does not fail.
 	source, _ := json.Marshal(spec)
 	b, _ := json.Marshal(patch.TrainingRuntimeSpec.Template.Spec)
 	merged, err := strategicpatch.StrategicMergePatch(source, b, jobset.JobSetSpec{})
@@ -181,8 +177,7 @@ func mergeRuntimePatch(spec *jobset.JobSetSpec, patch trainer.RuntimePatch) bool
 	return true
 }
 
-// PodTemplates are a TrainJob's pod specs: its runtime patches merged in order as Trainer merges them, into
-// one pod spec per replicated job with what they set (the runtime decides the rest).
+// PodTemplates are a TrainJob's pod specs: its runtime patches merged as Trainer merges them, one per replicated job.
 func (Kind) PodTemplates(obj any) []jobnode.PodTemplate {
 	o, ok := obj.(*trainer.TrainJob)
 	if !ok {

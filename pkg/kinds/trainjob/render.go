@@ -33,8 +33,7 @@ var (
 	_ jobnode.Templated   = Kind{}
 )
 
-// NewJob: a new TrainJob runs on the default runtime (a target keeps its runtimeRef unless the spec names
-// one).
+// NewJob: a new TrainJob runs on the default runtime.
 func (Kind) NewJob(p *render.Plan) {
 	if p.Trainer.Runtime == "" {
 		p.Trainer.Runtime, p.Trainer.RuntimeKind = api.DefaultTrainerRuntime, api.ClusterTrainingRuntime
@@ -43,12 +42,11 @@ func (Kind) NewJob(p *render.Plan) {
 
 func (Kind) Facts() jobkind.Facts { return facts }
 
-// Object builds a TrainJob from the pod templates the fill gave each of the runtime's replicated jobs: the
-// node's training container becomes spec.trainer (image, program, env, resources per node), and what a pod
-// spec holds beyond it becomes mlops-fn's runtime patch, the only place a TrainJob carries pod settings.
+// Object builds a TrainJob from the filled pod templates: the node's training container becomes spec.trainer,
+// and the rest of each pod spec mlops-fn's runtime patch, the only place a TrainJob carries pod settings.
 func (Kind) Object(p *render.Plan, template render.Template) render.Job {
 	job := &trainer.TrainJob{}
-	node := template(jobkind.TrainerNode, p.ContainerOf(jobkind.TrainerNode))
+	node := template(jobkind.TrainerNode)
 	c := node.Spec.Containers[0]
 	t := trainer.Trainer{Command: c.Command, Args: c.Args, Env: c.Env}
 	if c.Image != "" {
@@ -64,10 +62,9 @@ func (Kind) Object(p *render.Plan, template render.Template) render.Job {
 	for _, name := range p.Trainer.ReplicatedJobs {
 		t := node
 		if name == string(jobkind.TrainerLauncher) {
-			t = template(jobkind.TrainerLauncher, p.ContainerOf(jobkind.TrainerLauncher))
+			t = template(jobkind.TrainerLauncher)
 		}
-		// Kueue reads a TrainJob's placement from its JobSet's pod templates, which the runtime patch's
-		// metadata reaches.
+		// Kueue reads a TrainJob's placement from its JobSet's pod templates.
 		pt := trainer.PodTemplatePatch{Spec: podSpecPatch(t.Spec)}
 		if len(t.Annotations) > 0 {
 			pt.Metadata = &metav1.ObjectMeta{Annotations: t.Annotations}
@@ -85,8 +82,7 @@ func (Kind) Object(p *render.Plan, template render.Template) render.Job {
 	return job
 }
 
-// podSpecPatch is the part of spec a runtime patch can carry, nil when there is none: the containers'
-// settings other than those spec.trainer carries are their mounts and securityContext.
+// podSpecPatch is the part of spec a runtime patch carries (nil: none): of the containers, mounts and securityContext.
 func podSpecPatch(spec corev1.PodSpec) *trainer.PodSpecPatch {
 	ps := trainer.PodSpecPatch{Volumes: spec.Volumes, ImagePullSecrets: spec.ImagePullSecrets,
 		SecurityContext: spec.SecurityContext, NodeSelector: spec.NodeSelector, Tolerations: spec.Tolerations}
@@ -108,8 +104,7 @@ func podSpecPatch(spec corev1.PodSpec) *trainer.PodSpecPatch {
 	return &ps
 }
 
-// FillJob sets the TrainJob's own fields: its runtime, the node count and processes per node (the runtime
-// derives torchrun's PET_* variables or mpirun's slots from them), and its deadline.
+// FillJob sets the TrainJob's runtime, node count, processes per node and deadline.
 func (Kind) FillJob(p *render.Plan, obj render.Job) {
 	job := obj.(*trainer.TrainJob)
 	if p.Trainer.Runtime != "" {
@@ -123,9 +118,7 @@ func (Kind) FillJob(p *render.Plan, obj render.Job) {
 	job.Spec.ActiveDeadlineSeconds = ptr.Deref(p.RunPolicy.ActiveDeadlineSeconds, 0)
 }
 
-// OperatorVolumes are Kubeflow Trainer v2.3's MPI plugin's (constants.MPISSHAuthVolumeName,
-// MPIHostfileVolumeName), an MPI runtime's: its launcher is the sign of one (its SSH keys go where the
-// runtime's sshAuthMountPath says).
+// OperatorVolumes are Kubeflow Trainer v2.3's MPI plugin's; a launcher is the sign of an MPI runtime.
 func (Kind) OperatorVolumes(p *render.Plan) []render.OperatorVolume {
 	vols := []render.OperatorVolume{{Name: "mpi-ssh-auth", Owner: "Kubeflow Trainer's MPI runtime mounts the SSH keys"}}
 	if slices.Contains(p.Trainer.ReplicatedJobs, string(jobkind.TrainerLauncher)) {
@@ -135,9 +128,8 @@ func (Kind) OperatorVolumes(p *render.Plan) []render.OperatorVolume {
 	return vols
 }
 
-// FillProgram: the node runs the command; its env takes each mlops.env key from the env ConfigMap, a
-// TrainJob's trainer having no envFrom. A TrainJob has no gang of its own: its runtime sets its
-// podGroupPolicy.
+// FillProgram: the node runs the command; its env takes each mlops.env key from the env ConfigMap (a trainer
+// has no envFrom).
 func (Kind) FillProgram(p *render.Plan, role jobkind.Role, _ *corev1.PodSpec, c *corev1.Container) {
 	if role != jobkind.TrainerNode {
 		return

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package trainjob is Kubeflow Trainer v2's TrainJob: its facts (trainjob.go), how it is rendered (render.go)
-// and patched (patch.go).
+// Package trainjob is Kubeflow Trainer v2's TrainJob: its facts, rendering and patching.
 package trainjob
 
 import (
@@ -42,8 +41,7 @@ var facts = jobkind.Facts{
 		{Kind: "Secret", Path: "spec/initializer/model/env/valueFrom/secretKeyRef/name"},
 	},
 	Operator: "Kubeflow Trainer",
-	// Its docs/operator-guides/installation.md, "Install with Kustomize": the control plane with JobSet, then
-	// the runtimes (torch-distributed).
+	// The control plane with JobSet, then the runtimes (docs/operator-guides/installation.md).
 	Install: []string{`kubectl apply --server-side -k "https://github.com/kubeflow/trainer.git/manifests/overlays/manager?ref=v2.3.0"`,
 		`kubectl apply --server-side -k "https://github.com/kubeflow/trainer.git/manifests/overlays/runtimes?ref=v2.3.0"`},
 	Starter:  "the runtime's launcher (torchrun)",
@@ -58,8 +56,7 @@ var facts = jobkind.Facts{
 		{Path: "hostNetwork", Why: lacks + "the training runtime's pod template sets it"},
 		{Path: "restartPolicy", Why: "the pods' restart policy, which a TrainJob's training runtime sets"},
 		{Path: "trainer", Why: "the runtime and replicated jobs of a TrainJob"},
-		// Anything else the spec holds every kind carries (runPolicy.activeDeadlineSeconds too: a Pod's, a
-		// TrainJob's own, the operators' runPolicy).
+		// Every kind carries runPolicy.activeDeadlineSeconds: a Pod's, a TrainJob's own, the operators' runPolicy.
 		{Path: "runPolicy.cleanPodPolicy", Why: "the pods an operator deletes when its job ends; a TrainJob's runtime owns them"},
 		{Path: "runPolicy.ttlSecondsAfterFinished", Why: "how long an operator keeps its finished job; a TrainJob's runtime owns it"},
 		{Path: "runPolicy.backoffLimit",
@@ -67,21 +64,18 @@ var facts = jobkind.Facts{
 		{Path: "runPolicy.schedulingPolicy",
 			Why: "gang scheduling of a job's pods: a Pod has no gang, a JobSet only Kueue's all-at-once admission (QUEUE), a TrainJob's runtime sets its podGroupPolicy"},
 	},
-	ReservedEnv: reservedEnv,
-	Compared:    withoutPatchTimes,
-	// Trainer sets the image, command, env and resources in this container.
+	ReservedEnv:     reservedEnv,
+	Compared:        withoutPatchTimes,
 	ContainerName:   string(jobkind.TrainerNode),
 	IDsOnContainers: true,
 	ContainerNameWhy: "Kubeflow Trainer sets a TrainJob's image, command, env and resources in the runtime's container named " + string(jobkind.TrainerNode) +
 		", and admits a runtime patch naming another container that then keeps the JobSet from starting",
 	PodsLabel: jobset.JobSetNameKey, // Trainer names the JobSet like the TrainJob
-	// An MPI runtime's launcher, else node 0.
 	ProgramPods: []string{
 		jobset.ReplicatedJobNameKey + "=" + string(jobkind.TrainerLauncher),
 		jobset.ReplicatedJobNameKey + "=" + string(jobkind.TrainerNode) + "," + jobset.JobIndexKey + "=0," + batchv1.JobCompletionIndexAnnotation + "=0",
 	},
-	// JobSet's webhook: the pods of replicated job JOB are NAME-JOB-0-INDEX and a random suffix of 5; the
-	// node job has one pod a node.
+	// JobSet's pods are NAME-JOB-0-INDEX and a random suffix of 5; the node job has one pod a node.
 	PodNames: func(s jobkind.Shape) []string {
 		var names []string
 		for _, j := range s.ReplicatedJobs {
@@ -123,8 +117,8 @@ func numNodes(obj map[string]any) int {
 
 const lacks = "Kubeflow Trainer's TrainJob and its runtimePatches have no such field: "
 
-// Default: the runtime owns MPI, the launcher and the restart policy, so nothing of theirs is defaulted; nor
-// is the runtime: a user's own TrainJob keeps its runtimeRef unless the spec names one (processor.Narrow).
+// Default: the runtime owns MPI, the launcher and the restart policy; nor is the runtime defaulted: a user's own
+// TrainJob keeps its runtimeRef unless the spec names one.
 func (Kind) Default(s *api.MLOpsJobSpec) {
 	if s.Trainer.Runtime != "" && s.Trainer.RuntimeKind == "" {
 		s.Trainer.RuntimeKind = api.ClusterTrainingRuntime
@@ -134,8 +128,8 @@ func (Kind) Default(s *api.MLOpsJobSpec) {
 	}
 }
 
-// withoutPatchTimes is a TrainJob's spec without the time of each runtime patch: Trainer's webhook writes it
-// (for observability only), and a dry run of an unchanged patch may come back without it.
+// withoutPatchTimes is a TrainJob's spec without its runtime patches' times: Trainer's webhook writes them, and a
+// dry run of an unchanged patch may come back without.
 func withoutPatchTimes(spec any) any {
 	m, ok := spec.(map[string]any)
 	if !ok || m["runtimePatches"] == nil {
@@ -156,8 +150,6 @@ func withoutPatchTimes(spec any) any {
 	return out
 }
 
-// reservedEnv: Kubeflow Trainer's torch plugin sets torchrun's PET_* variables, and its webhook refuses a
-// TrainJob whose trainer env names one.
 func reservedEnv(name string) string {
 	if strings.HasPrefix(name, "PET_") {
 		return "Kubeflow Trainer sets torchrun's PET_* variables itself and refuses a TrainJob whose env names one; accepted: another name (numNodes and numProcPerNode follow WORKERS and SLOTS_PER_WORKER)"
@@ -165,16 +157,10 @@ func reservedEnv(name string) string {
 	return ""
 }
 
-// Validate checks spec.trainer and Trainer's own rules; what a TrainJob cannot carry is the table of fields'
-// to refuse.
+// Validate checks spec.trainer.
 func (Kind) Validate(s *api.MLOpsJobSpec, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	t, tp := s.Trainer, p.Child("trainer")
-	for i, e := range s.Env {
-		if why := reservedEnv(e.Name); why != "" {
-			errs = append(errs, field.Invalid(p.Child("env").Index(i).Child("name"), e.Name, why))
-		}
-	}
 	if t.Runtime != "" {
 		for _, msg := range validation.IsDNS1123Subdomain(t.Runtime) {
 			errs = append(errs, field.Invalid(tp.Child("runtime"), t.Runtime, msg))
@@ -198,16 +184,13 @@ func (Kind) Validate(s *api.MLOpsJobSpec, p *field.Path) field.ErrorList {
 	return errs
 }
 
-// trainJobPodSpec is where a TrainJob's runtime patch of mlops-fn's keeps the pod spec of a replicated job of
-// the runtime.
+// trainJobPodSpec is where mlops-fn's runtime patch keeps a replicated job's pod spec.
 func trainJobPodSpec(replicatedJob jobkind.Role) []string {
 	return []string{"spec", "runtimePatches", "[manager=" + RuntimePatchManager + "]", "trainingRuntimeSpec", "template", "spec",
 		"replicatedJobs", "[name=" + string(replicatedJob) + "]", "template", "spec", "template", "spec"}
 }
 
-// validateTrainJob is what the TrainJob CRD's rules and Trainer's webhook check without the runtime at hand:
-// the name is a DNS-1035 label (the JobSet's and its pods' names derive from it), each runtime patch has a
-// domain-prefixed manager, and numNodes is positive.
+// validateTrainJob is what the TrainJob CRD's rules and Trainer's webhook check without the runtime at hand.
 func validateTrainJob(job *trainer.TrainJob) field.ErrorList {
 	errs := jobkind.NameIsDNS1035Label(job.Name)
 	spec := field.NewPath("spec")
