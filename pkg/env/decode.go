@@ -481,7 +481,7 @@ func CheckRendezvous(v string) (wrong string, ok bool) {
 		return "has a port outside 1 to 65535", false
 	}
 	_, err = netip.ParseAddr(host)
-	return "", err == nil || len(validation.IsDNS1123Subdomain(asciiLower(host))) == 0
+	return "", err == nil || dnsName(host)
 }
 
 // NFSServerAccepted says what CheckNFSServer accepts.
@@ -510,18 +510,12 @@ func CheckNFSServer(v string) (wrong string, ok bool) {
 			return "has brackets; write the IPv6 address without them, e.g. fd00::5", false
 		}
 	}
-	return "", len(validation.IsDNS1123Subdomain(asciiLower(v))) == 0
+	return "", dnsName(v)
 }
 
-// asciiLower lowercases A-Z only: strings.ToLower would also turn the Kelvin sign (U+212A) into a plain "k"
-// and let it pass as a hostname.
-func asciiLower(v string) string {
-	return strings.Map(func(r rune) rune {
-		if 'A' <= r && r <= 'Z' {
-			return r + ('a' - 'A')
-		}
-		return r
-	}, v)
+// dnsName: v is a hostname in any case, in ASCII: strings.ToLower would turn the Kelvin sign (U+212A) into "k".
+func dnsName(v string) bool {
+	return !strings.ContainsFunc(v, func(r rune) bool { return r > unicode.MaxASCII }) && len(validation.IsDNS1123Subdomain(strings.ToLower(v))) == 0
 }
 
 // hostProblem catches the mistakes REGISTRY and NFS_SERVER share.
