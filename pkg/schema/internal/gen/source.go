@@ -53,7 +53,9 @@ type goWriter struct {
 // schema writes s, at path, as a spec.Schema literal's braces; a field it does not write is an error, so no
 // keyword of the document is dropped unseen.
 func (g *goWriter) schema(path string, s spec.Schema) {
+	// What is left once the fields written are zeroed.
 	rest := s
+	rest.Extensions, rest.Ref, rest.Type, rest.Format, rest.Required, rest.Properties = nil, spec.Ref{}, nil, "", nil, nil
 	w := &g.body
 	w.WriteString("{")
 	if len(s.Extensions) > 0 {
@@ -62,24 +64,19 @@ func (g *goWriter) schema(path string, s spec.Schema) {
 			fmt.Fprintf(w, "%q: %s, ", k, goValue(path+": "+k, s.Extensions[k]))
 		}
 		w.WriteString("}}, ")
-		rest.Extensions = nil
 	}
 	w.WriteString("SchemaProps: spec.SchemaProps{")
 	if r := s.Ref.String(); r != "" {
 		fmt.Fprintf(w, "Ref: %s, ", variable(g.refs, r, refName))
-		rest.Ref = spec.Ref{}
 	}
 	if s.Type != nil {
 		fmt.Fprintf(w, "Type: %s, ", variable(g.types, goStrings(s.Type), typeName(s.Type)))
-		rest.Type = nil
 	}
 	if s.Format != "" {
 		fmt.Fprintf(w, "Format: %q, ", s.Format)
-		rest.Format = ""
 	}
 	if s.Required != nil {
 		fmt.Fprintf(w, "Required: []string{%s}, ", goStrings(s.Required))
-		rest.Required = nil
 	}
 	if s.Properties != nil {
 		w.WriteString("Properties: map[string]spec.Schema{\n")
@@ -89,7 +86,6 @@ func (g *goWriter) schema(path string, s spec.Schema) {
 			w.WriteString(",\n")
 		}
 		w.WriteString("}, ")
-		rest.Properties = nil
 	}
 	if a := s.AdditionalProperties; a != nil && a.Allows && a.Schema != nil {
 		w.WriteString("AdditionalProperties: &spec.SchemaOrBool{Allows: true, Schema: &spec.Schema")
