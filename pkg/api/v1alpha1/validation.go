@@ -196,21 +196,13 @@ func CheckAbsPath(p string) string {
 
 // literalPath checks a path that references no ${KEY}: those are checked once expanded.
 func literalPath(p *field.Path, value string) field.ErrorList {
-	if value == "" || strings.Contains(value, "${") {
-		return nil
-	}
-	if msg := CheckAbsPath(value); msg != "" {
-		return field.ErrorList{field.Invalid(p, value, msg)}
-	}
-	return nil
+	msg := CheckAbsPath(value)
+	return when(value != "" && !strings.Contains(value, "${") && msg != "", field.Invalid(p, value, msg))
 }
 
 // requiredPath is literalPath of a path that may not be left out.
 func requiredPath(p *field.Path, value, required string) field.ErrorList {
-	if value == "" {
-		return field.ErrorList{field.Required(p, required)}
-	}
-	return literalPath(p, value)
+	return append(when(value == "", field.Required(p, required)), literalPath(p, value)...)
 }
 
 func hasDotDot(p string) bool {
@@ -295,10 +287,7 @@ func when(bad bool, err *field.Error) field.ErrorList {
 
 // OneOf refuses value unless it is one of accepted.
 func OneOf(p *field.Path, value string, accepted ...string) field.ErrorList {
-	if slices.Contains(accepted, value) {
-		return nil
-	}
-	return field.ErrorList{field.NotSupported(p, value, accepted)}
+	return when(!slices.Contains(accepted, value), field.NotSupported(p, value, accepted))
 }
 
 // oneOfIfSet is OneOf for a value that may be left out.
@@ -311,18 +300,12 @@ func oneOfIfSet(p *field.Path, value string, accepted ...string) field.ErrorList
 
 // IntRange refuses v, if set, outside lo to hi.
 func IntRange[T int32 | int64](p *field.Path, v *T, lo, hi T) field.ErrorList {
-	if v == nil || (*v >= lo && *v <= hi) {
-		return nil
-	}
-	return field.ErrorList{field.Invalid(p, *v, fmt.Sprintf("accepted: %d to %d", lo, hi))}
+	return when(v != nil && (*v < lo || *v > hi), field.Invalid(p, ptr.Deref(v, 0), fmt.Sprintf("accepted: %d to %d", lo, hi)))
 }
 
 // atLeast refuses v, if set, below lo.
 func atLeast[T int32 | int64](p *field.Path, v *T, lo T, accepted string) field.ErrorList {
-	if v == nil || *v >= lo {
-		return nil
-	}
-	return field.ErrorList{field.Invalid(p, *v, accepted)}
+	return when(v != nil && *v < lo, field.Invalid(p, ptr.Deref(v, 0), accepted))
 }
 
 // each is an Invalid at p for each message of an apimachinery check of value.
