@@ -81,11 +81,9 @@ func (s *MLOpsJobSpec) validate(p *field.Path, kinds jobkind.Table) field.ErrorL
 		IntRange(p.Child("workers"), s.Workers, 1, MaxWorkers),
 		IntRange(p.Child("gpusPerWorker"), s.GPUsPerWorker, 0, MaxGPUs),
 		IntRange(p.Child("slotsPerWorker"), s.SlotsPerWorker, 1, MaxSlots),
-		validateResources(s.Resources, p.Child("resources")))
-	if s.LauncherResources != nil {
-		errs = append(errs, validateResources(*s.LauncherResources, p.Child("launcherResources"))...)
-	}
-	errs = append(errs, validateMap(p.Child("nodeSelector"), s.NodeSelector, validation.IsValidLabelValue)...)
+		validateResources(s.Resources, p.Child("resources")),
+		validateResources(ptr.Deref(s.LauncherResources, corev1.ResourceRequirements{}), p.Child("launcherResources")),
+		validateMap(p.Child("nodeSelector"), s.NodeSelector, validation.IsValidLabelValue))
 	for i, t := range s.Tolerations {
 		errs = append(errs, validateToleration(p.Child("tolerations").Index(i), t)...)
 	}
