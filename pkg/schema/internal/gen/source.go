@@ -67,7 +67,7 @@ func (g *goWriter) schema(path string, s spec.Schema) {
 	}
 	w.WriteString("SchemaProps: spec.SchemaProps{")
 	if r := s.Ref.String(); r != "" {
-		fmt.Fprintf(w, "Ref: %s, ", variable(g.refs, r, refName))
+		fmt.Fprintf(w, "Ref: %s, ", variable(g.refs, r, refName(r)))
 	}
 	if s.Type != nil {
 		fmt.Fprintf(w, "Type: %s, ", variable(g.types, goStrings(s.Type), typeName(s.Type)))
@@ -106,13 +106,12 @@ func (g *goWriter) schema(path string, s spec.Schema) {
 	}
 }
 
-// variable is the variable of key in vars (a reference, or a type's quoted names), named by name(key) the
-// first time: definitions.go declares each once.
-func variable(vars map[string]string, key string, name func(string) string) string {
+// variable is the variable of key in vars (a reference, or a type's quoted names), named v the first time:
+// definitions.go declares each once.
+func variable(vars map[string]string, key, v string) string {
 	if v, ok := vars[key]; ok {
 		return v
 	}
-	v := name(key)
 	if !token.IsIdentifier(v) || slices.Contains(slices.Collect(maps.Values(vars)), v) {
 		fail("%s: its variable %s is taken or invalid", key, v)
 	}
@@ -131,17 +130,15 @@ func refName(r string) string {
 
 // typeName names the variable of type t, e.g. typeString: nodes of one type share its slice, as
 // kube-openapi's readers never change a type in place.
-func typeName(t spec.StringOrArray) func(string) string {
-	return func(q string) string {
-		v := "type"
-		for _, name := range t {
-			if name == "" {
-				fail("type %s: an empty name", q)
-			}
-			v += strings.ToUpper(name[:1]) + name[1:]
+func typeName(t spec.StringOrArray) string {
+	v := "type"
+	for _, name := range t {
+		if name == "" {
+			fail("type %s: an empty name", goStrings(t))
 		}
-		return v
+		v += strings.ToUpper(name[:1]) + name[1:]
 	}
+	return v
 }
 
 func goStrings(ss []string) string {
