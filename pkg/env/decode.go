@@ -252,17 +252,14 @@ func topologySpec(preferred bool) keySpec {
 	if preferred {
 		key, how, annotation = "TOPOLOGY_PREFERRED", "Kueue tries one domain of this level for all the job's pods, else spreads them over as few as it can", "preferred"
 	}
-	return keySpec{
-		KeyDoc:   KeyDoc{key, "label key", fmt.Sprintf("Kueue's topology-aware placement: %s, the level named by its node label (`cloud.provider.com/topology-block`): `kueue.x-k8s.io/podset-%s-topology` on every pod template (docs/sharing-a-cluster.md). Needs `QUEUE`; not with the other `TOPOLOGY_` key.", how, annotation)},
-		accepted: "a node label key such as cloud.provider.com/topology-rack or kubernetes.io/hostname: an optional DNS prefix and /, then up to 63 letters, digits, '-', '_' or '.'",
-		check: func(v string) (string, bool) {
+	return keySpec{KeyDoc{key, "label key", fmt.Sprintf("Kueue's topology-aware placement: %s, the level named by its node label (`cloud.provider.com/topology-block`): `kueue.x-k8s.io/podset-%s-topology` on every pod template (docs/sharing-a-cluster.md). Needs `QUEUE`; not with the other `TOPOLOGY_` key.", how, annotation)},
+		"a node label key such as cloud.provider.com/topology-rack or kubernetes.io/hostname: an optional DNS prefix and /, then up to 63 letters, digits, '-', '_' or '.'",
+		func(v string) (string, bool) {
 			if len(validation.IsQualifiedName(v)) > 0 {
 				return "is not a label key", false
 			}
 			return "", true
-		},
-		set: func(s *Settings, v string) { s.Topology, s.TopologyPreferred = v, preferred },
-	}
+		}, func(s *Settings, v string) { s.Topology, s.TopologyPreferred = v, preferred }}
 }
 
 // referenceProblem says why e's value may not reference a key of f (kustomize does not expand them), "" when
