@@ -86,35 +86,26 @@ type keySpec struct {
 }
 
 var specs = map[string]keySpec{
-	"REGISTRY": {
-		KeyDoc:   KeyDoc{"REGISTRY", "registry", "Container image registry, for `${REGISTRY}` in the image, e.g. `ghcr.io/team`."},
-		accepted: "an image registry such as docker.io, ghcr.io/team or registry.example.com:5000, without a scheme or whitespace",
-		check:    hostProblem,
-	},
+	"REGISTRY": {KeyDoc{"REGISTRY", "registry", "Container image registry, for `${REGISTRY}` in the image, e.g. `ghcr.io/team`."},
+		"an image registry such as docker.io, ghcr.io/team or registry.example.com:5000, without a scheme or whitespace", hostProblem, nil},
 	"DATASET_DIR":  pathSpec("DATASET_DIR", "Where the training program reads the dataset, in the containers.", false, nil),
 	"MODEL_DIR":    pathSpec("MODEL_DIR", "Where the training program reads and saves the model, in the containers.", false, nil),
 	"OUTPUT_DIR":   pathSpec("OUTPUT_DIR", "Where the training program writes results and checkpoints, in the containers.", false, nil),
 	"MODEL_NAME":   textSpec("MODEL_NAME", "Name of the model, for the training program.", "a model name such as resnet50"),
 	"MODEL_SCRIPT": textSpec("MODEL_SCRIPT", "Training script name, for `${MODEL_SCRIPT}` in `spec.script`.", "a script path such as /opt/train/train.py"),
-	"NFS_SERVER": {
-		KeyDoc:   KeyDoc{"NFS_SERVER", "host", "NFS server of the shared `nfs` volume; needs `NFS_PATH`. Also the default server of `nfs` data volumes."},
-		accepted: NFSServerAccepted,
-		check:    CheckNFSServer,
-		set:      func(s *Settings, v string) { s.NFSServer = v },
-	},
+	"NFS_SERVER": {KeyDoc{"NFS_SERVER", "host", "NFS server of the shared `nfs` volume; needs `NFS_PATH`. Also the default server of `nfs` data volumes."},
+		NFSServerAccepted, CheckNFSServer, func(s *Settings, v string) { s.NFSServer = v }},
 	"NFS_PATH": pathSpec("NFS_PATH", "Export mounted as the shared `nfs` volume; needs `NFS_SERVER`.", true,
 		func(s *Settings, v string) { s.NFSPath = v }),
 	"NFS_MOUNT_PATH": pathSpec("NFS_MOUNT_PATH", "Where the shared `nfs` volume is mounted (read-write); required with `NFS_SERVER`.", false,
 		func(s *Settings, v string) { s.NFSMountPath = v }),
 	"USER_ID": intSpec("USER_ID", "`runAsUser`; not 0 adds `runAsNonRoot: true`. Or `spec.security.runAsUser` in the job spec, not both.", 0, api.MaxID,
 		func(s *Settings, n *int64) { s.UserID = n }),
-	"USER_NAME": {
-		KeyDoc:   KeyDoc{"USER_NAME", "string", "The user's name in the image; the non-root home of a multi-node job is `/home/$USER_NAME` (where the SSH keys go)."},
-		accepted: "a user name such as mpiuser: a lowercase letter or _, then up to 31 lowercase letters, digits, _ or -",
+	"USER_NAME": {KeyDoc{"USER_NAME", "string",
+		"The user's name in the image; the non-root home of a multi-node job is `/home/$USER_NAME` (where the SSH keys go)."},
+		"a user name such as mpiuser: a lowercase letter or _, then up to 31 lowercase letters, digits, _ or -",
 		// It becomes a path (/home/$USER_NAME/.ssh): no "/", "..", or spaces.
-		check: func(v string) (string, bool) { return "", v == "" || userName.MatchString(v) },
-		set:   func(s *Settings, v string) { s.UserName = v },
-	},
+		func(v string) (string, bool) { return "", v == "" || userName.MatchString(v) }, func(s *Settings, v string) { s.UserName = v }},
 	"GROUP_ID": intSpec("GROUP_ID", "`runAsGroup`. Or `spec.security.runAsGroup` in the job spec, not both.", 0, api.MaxID,
 		func(s *Settings, n *int64) { s.GroupID = n }),
 	"GROUP_NAME": textSpec("GROUP_NAME", "The group's name in the image.", "a group name such as mpiuser"),
@@ -125,10 +116,9 @@ var specs = map[string]keySpec{
 	"SLOTS_PER_WORKER": intSpec("SLOTS_PER_WORKER", "MPI slots (ranks) per worker. Or `spec.slotsPerWorker` in the job spec, not both. Default: `GPUS_PER_WORKER` when above 0, else 1.", 1, api.MaxSlots, func(s *Settings, n *int32) { s.SlotsPerWorker = n }),
 	"MIN_WORKERS":      intSpec("MIN_WORKERS", "Elastic: the fewest workers (≤ `WORKERS`). Or `spec.elastic.minWorkers` in the job spec, not both. Default: `WORKERS`.", 1, api.MaxWorkers, func(s *Settings, n *int32) { s.MinWorkers = n }),
 	"MAX_WORKERS":      intSpec("MAX_WORKERS", "Elastic: the most workers (≥ `WORKERS`). Or `spec.elastic.maxWorkers` in the job spec, not both. Default: `WORKERS`.", 1, api.MaxWorkers, func(s *Settings, n *int32) { s.MaxWorkers = n }),
-	"GPU_RESOURCE": {
-		KeyDoc:   KeyDoc{"GPU_RESOURCE", "resource name", "The extended resource `GPUS_PER_WORKER` counts (`amd.com/gpu`, `gpu.intel.com/i915`, `habana.ai/gaudi`), as a container's limits name it: a ResourceQuota's key (`requests.nvidia.com/gpu`) is an error. Default: `nvidia.com/gpu`."},
-		accepted: "an extended resource name such as nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915 or habana.ai/gaudi",
-		check: func(v string) (string, bool) {
+	"GPU_RESOURCE": {KeyDoc{"GPU_RESOURCE", "resource name", "The extended resource `GPUS_PER_WORKER` counts (`amd.com/gpu`, `gpu.intel.com/i915`, `habana.ai/gaudi`), as a container's limits name it: a ResourceQuota's key (`requests.nvidia.com/gpu`) is an error. Default: `nvidia.com/gpu`."},
+		"an extended resource name such as nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915 or habana.ai/gaudi",
+		func(v string) (string, bool) {
 			for _, prefix := range []string{"requests.", "limits."} {
 				if name, quota := strings.CutPrefix(v, prefix); quota {
 					// A ResourceQuota's key: the resource is the rest.
@@ -137,26 +127,18 @@ var specs = map[string]keySpec{
 			}
 			domain, _, found := strings.Cut(v, "/")
 			return "", found && len(validation.IsQualifiedName(v)) == 0 && !strings.HasSuffix(domain, "kubernetes.io") && !strings.HasSuffix(domain, "k8s.io")
-		},
-		set: func(s *Settings, v string) { s.GPUResource = v },
-	},
+		}, func(s *Settings, v string) { s.GPUResource = v }},
 	"SHM_SIZE": quantitySpec("SHM_SIZE", "A memory-backed `emptyDir` (`medium: Memory`, this `sizeLimit`) mounted at `/dev/shm` in every training container, for PyTorch DataLoader workers and NCCL; a spec volume there is an error; under 1 MiB is warned about. What is written there counts against the container's memory limit, and the kubelet sizes the volume at most the pod's memory limit: size `MEMORY` as the program's own memory plus `SHM_SIZE` (`MEMORY=16Gi`, `SHM_SIZE=4Gi`); `SHM_SIZE` above `MEMORY` is an error. Default: none (the runtime's 64 MiB).", UnlikelyMemory, func(s *Settings, q *resource.Quantity) { s.ShmSize = q }),
-	"QUEUE": {
-		KeyDoc:   KeyDoc{"QUEUE", "queue name", "The Kueue LocalQueue: the job's `kueue.x-k8s.io/queue-name` label, for every kind and runner (a queue-name label of the job spec's with another value is an error)."},
-		accepted: "a LocalQueue name such as team-a: lowercase letters, digits, '-' and '.', at most 63 characters",
-		check: func(v string) (string, bool) {
+	"QUEUE": {KeyDoc{"QUEUE", "queue name", "The Kueue LocalQueue: the job's `kueue.x-k8s.io/queue-name` label, for every kind and runner (a queue-name label of the job spec's with another value is an error)."},
+		"a LocalQueue name such as team-a: lowercase letters, digits, '-' and '.', at most 63 characters",
+		func(v string) (string, bool) {
 			return "", len(validation.IsDNS1123Subdomain(v)) == 0 && len(validation.IsValidLabelValue(v)) == 0
 		},
-		set: func(s *Settings, v string) { s.Queue = v },
-	},
+		func(s *Settings, v string) { s.Queue = v }},
 	"TOPOLOGY_REQUIRED":  topologySpec(false),
 	"TOPOLOGY_PREFERRED": topologySpec(true),
-	"RDZV_ENDPOINT": {
-		KeyDoc:   KeyDoc{"RDZV_ENDPOINT", "host:port", "Elastic: the etcd server of an `etcd`/`etcd-v2` rendezvous (refused with `c10d`). Or `spec.elastic.rendezvousEndpoint` in the job spec, not both."},
-		accepted: RendezvousAccepted,
-		check:    CheckRendezvous,
-		set:      func(s *Settings, v string) { s.RendezvousEndpoint = v },
-	},
+	"RDZV_ENDPOINT": {KeyDoc{"RDZV_ENDPOINT", "host:port", "Elastic: the etcd server of an `etcd`/`etcd-v2` rendezvous (refused with `c10d`). Or `spec.elastic.rendezvousEndpoint` in the job spec, not both."},
+		RendezvousAccepted, CheckRendezvous, func(s *Settings, v string) { s.RendezvousEndpoint = v }},
 	"CPU":    quantitySpec("CPU", "CPU limit of each worker (or of the Pod), in cores or `m` (thousandths): `4`, `500m`; also its request, unless `spec.resources.requests.cpu` asks less (the scheduler and Kueue's quota count the request; request equal to limit makes the pod Guaranteed). `mlops-fn init` writes `250m`. Or `spec.resources.limits.cpu` in the job spec, not both. A unit of memory or of thousands (`16Gi`, `2k`) is warned about, as are a thousand cores or more (`1000` for `1000m`).", UnlikelyCPU, func(s *Settings, q *resource.Quantity) { s.CPU = q }),
 	"MEMORY": quantitySpec("MEMORY", "Memory limit of each worker (or of the Pod): `16Gi`; also its request, as for `CPU`. `mlops-fn init` writes `512Mi`. Or `spec.resources.limits.memory` in the job spec, not both. Under 1 MiB (`16`: bytes; `500m`: half a byte) is warned about.", UnlikelyMemory, func(s *Settings, q *resource.Quantity) { s.Memory = q }),
 }
@@ -270,17 +252,14 @@ func topologySpec(preferred bool) keySpec {
 	if preferred {
 		key, how, annotation = "TOPOLOGY_PREFERRED", "Kueue tries one domain of this level for all the job's pods, else spreads them over as few as it can", "preferred"
 	}
-	return keySpec{
-		KeyDoc:   KeyDoc{key, "label key", fmt.Sprintf("Kueue's topology-aware placement: %s, the level named by its node label (`cloud.provider.com/topology-block`): `kueue.x-k8s.io/podset-%s-topology` on every pod template (docs/sharing-a-cluster.md). Needs `QUEUE`; not with the other `TOPOLOGY_` key.", how, annotation)},
-		accepted: "a node label key such as cloud.provider.com/topology-rack or kubernetes.io/hostname: an optional DNS prefix and /, then up to 63 letters, digits, '-', '_' or '.'",
-		check: func(v string) (string, bool) {
+	return keySpec{KeyDoc{key, "label key", fmt.Sprintf("Kueue's topology-aware placement: %s, the level named by its node label (`cloud.provider.com/topology-block`): `kueue.x-k8s.io/podset-%s-topology` on every pod template (docs/sharing-a-cluster.md). Needs `QUEUE`; not with the other `TOPOLOGY_` key.", how, annotation)},
+		"a node label key such as cloud.provider.com/topology-rack or kubernetes.io/hostname: an optional DNS prefix and /, then up to 63 letters, digits, '-', '_' or '.'",
+		func(v string) (string, bool) {
 			if len(validation.IsQualifiedName(v)) > 0 {
 				return "is not a label key", false
 			}
 			return "", true
-		},
-		set: func(s *Settings, v string) { s.Topology, s.TopologyPreferred = v, preferred },
-	}
+		}, func(s *Settings, v string) { s.Topology, s.TopologyPreferred = v, preferred }}
 }
 
 // referenceProblem says why e's value may not reference a key of f (kustomize does not expand them), "" when
@@ -374,27 +353,20 @@ func wholeNumber(v string, lo, hi int64) (int64, bool) {
 }
 
 func intSpec[T int32 | int64](key, desc string, lo, hi T, set func(*Settings, *T)) keySpec {
-	return keySpec{
-		KeyDoc:   KeyDoc{key, fmt.Sprintf("integer %d..%d", lo, hi), desc},
-		accepted: fmt.Sprintf("a whole number from %d to %d", lo, hi),
-		check: func(v string) (string, bool) {
+	return keySpec{KeyDoc{key, fmt.Sprintf("integer %d..%d", lo, hi), desc}, fmt.Sprintf("a whole number from %d to %d", lo, hi),
+		func(v string) (string, bool) {
 			_, ok := wholeNumber(v, int64(lo), int64(hi))
 			return "", ok
-		},
-		set: func(s *Settings, v string) {
+		}, func(s *Settings, v string) {
 			n, _ := wholeNumber(v, int64(lo), int64(hi))
-			t := T(n)
-			set(s, &t)
-		},
-	}
+			set(s, new(T(n)))
+		}}
 }
 
 // quantitySpec reads a positive quantity, warning of one no training job means (a unit left out or mistaken).
 func quantitySpec(key, desc string, unlikely func(resource.Quantity, string, func(string) string) string, set func(*Settings, *resource.Quantity)) keySpec {
-	return keySpec{
-		KeyDoc:   KeyDoc{key, "quantity", desc},
-		accepted: "a Kubernetes quantity such as 500m, 2 (cpu) or 4Gi (memory)",
-		check: func(v string) (string, bool) {
+	return keySpec{KeyDoc{key, "quantity", desc}, "a Kubernetes quantity such as 500m, 2 (cpu) or 4Gi (memory)",
+		func(v string) (string, bool) {
 			q, err := resource.ParseQuantity(v)
 			switch {
 			case err != nil:
@@ -405,9 +377,7 @@ func quantitySpec(key, desc string, unlikely func(resource.Quantity, string, fun
 				return api.FinerThanMilliWrong, false
 			}
 			return unlikely(q, v, func(meant string) string { return key + "=" + meant }), true
-		},
-		set: func(s *Settings, v string) { set(s, new(resource.MustParse(v))) },
-	}
+		}, func(s *Settings, v string) { set(s, new(resource.MustParse(v))) }}
 }
 
 // minMemory: no container runs in less; below it a unit was left out (16: bytes) or m written for Mi.
@@ -470,10 +440,8 @@ func plain(q resource.Quantity) string {
 // pathSpec reads an absolute path; an empty value counts as absent unless required (NFS_PATH: an empty export
 // is a mistake, not a default).
 func pathSpec(key, desc string, required bool, set func(*Settings, string)) keySpec {
-	return keySpec{
-		KeyDoc:   KeyDoc{key, "absolute path", desc},
-		accepted: `an absolute path without ".." elements, such as /mnt/data`,
-		check: func(v string) (string, bool) {
+	return keySpec{KeyDoc{key, "absolute path", desc}, `an absolute path without ".." elements, such as /mnt/data`,
+		func(v string) (string, bool) {
 			switch {
 			case v == "" && required:
 				return "is empty", false
@@ -483,9 +451,7 @@ func pathSpec(key, desc string, required bool, set func(*Settings, string)) keyS
 				return `has a ".." element`, false
 			}
 			return "", true
-		},
-		set: set,
-	}
+		}, set}
 }
 
 // userName is the portable user name of useradd(8) (NAME_REGEX's default).
@@ -493,7 +459,7 @@ var userName = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}$`)
 
 // textSpec reads free text; Decode has already refused surrounding whitespace.
 func textSpec(key, desc, accepted string) keySpec {
-	return keySpec{KeyDoc: KeyDoc{key, "string", desc}, accepted: accepted, check: func(string) (string, bool) { return "", true }}
+	return keySpec{KeyDoc{key, "string", desc}, accepted, func(string) (string, bool) { return "", true }, nil}
 }
 
 // RendezvousAccepted says what CheckRendezvous accepts.
@@ -512,7 +478,7 @@ func CheckRendezvous(v string) (wrong string, ok bool) {
 		return "has a port outside 1 to 65535", false
 	}
 	_, err = netip.ParseAddr(host)
-	return "", err == nil || len(validation.IsDNS1123Subdomain(asciiLower(host))) == 0
+	return "", err == nil || dnsName(host)
 }
 
 // NFSServerAccepted says what CheckNFSServer accepts.
@@ -541,18 +507,12 @@ func CheckNFSServer(v string) (wrong string, ok bool) {
 			return "has brackets; write the IPv6 address without them, e.g. fd00::5", false
 		}
 	}
-	return "", len(validation.IsDNS1123Subdomain(asciiLower(v))) == 0
+	return "", dnsName(v)
 }
 
-// asciiLower lowercases A-Z only: strings.ToLower would also turn the Kelvin sign (U+212A) into a plain "k"
-// and let it pass as a hostname.
-func asciiLower(v string) string {
-	return strings.Map(func(r rune) rune {
-		if 'A' <= r && r <= 'Z' {
-			return r + ('a' - 'A')
-		}
-		return r
-	}, v)
+// dnsName: v is a hostname in any case, in ASCII: strings.ToLower would turn the Kelvin sign (U+212A) into "k".
+func dnsName(v string) bool {
+	return !strings.ContainsFunc(v, func(r rune) bool { return r > unicode.MaxASCII }) && len(validation.IsDNS1123Subdomain(strings.ToLower(v))) == 0
 }
 
 // hostProblem catches the mistakes REGISTRY and NFS_SERVER share.

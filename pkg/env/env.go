@@ -85,13 +85,6 @@ func Parse(source string, data []byte) (*File, error) {
 	var errs ParseErrors
 	seen := map[string]int{} // key -> line
 	sc := bufio.NewScanner(bytes.NewReader(data))
-	// The bytes consumed, to quote an over-long line.
-	consumed := 0
-	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
-		advance, token, err := bufio.ScanLines(data, atEOF)
-		consumed += advance
-		return advance, token, err
-	})
 	line := 1 // after the loop, the line the scanner stopped at
 	for ; sc.Scan(); line++ {
 		raw := sc.Bytes()
@@ -117,7 +110,11 @@ func Parse(source string, data []byte) (*File, error) {
 		errs = append(errs, &ParseError{Source: source, Line: line, Text: string(raw), Reason: reason})
 	}
 	if err := sc.Err(); err != nil {
-		rest := data[consumed:]
+		// The line the scanner stopped at, after each line it took and its "\n".
+		rest := data
+		for range line - 1 {
+			_, rest, _ = bytes.Cut(rest, []byte("\n"))
+		}
 		if len(rest) > longLineText {
 			rest = append(rest[:longLineText:longLineText], "..."...)
 		}

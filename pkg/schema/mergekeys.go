@@ -5,6 +5,8 @@ package schema
 import (
 	"cmp"
 	"encoding/json"
+	"maps"
+	"slices"
 
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -33,12 +35,8 @@ func MarkMergeKeys(n *yaml.RNode) error {
 		if key == nil || value.Kind != yaml.SequenceNode {
 			return
 		}
-		ext := map[string]any{}
-		for _, e := range mergeExtensions {
-			if v, ok := field.Schema.Extensions[e]; ok {
-				ext[e] = v
-			}
-		}
+		ext := maps.Clone(field.Schema.Extensions)
+		maps.DeleteFunc(ext, func(e string, _ any) bool { return !slices.Contains(mergeExtensions, e) })
 		if _, merges := ext[mergeExtensions[0]]; merges {
 			b, e := json.Marshal(ext)
 			if err = cmp.Or(err, e); e == nil {

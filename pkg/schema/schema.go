@@ -38,13 +38,12 @@ type inliner struct {
 	mu      sync.Mutex
 	defs    spec.Definitions
 	types   map[yaml.TypeMeta]string // a type's definition's name
-	byType  map[yaml.TypeMeta]*openapi.ResourceSchema
 	inlined map[string]spec.Schema
 }
 
 // newInliner indexes defs by type as kyaml's AddDefinitions does.
 func newInliner(defs spec.Definitions) *inliner {
-	in := &inliner{defs: defs, types: map[yaml.TypeMeta]string{}, byType: map[yaml.TypeMeta]*openapi.ResourceSchema{}, inlined: map[string]spec.Schema{}}
+	in := &inliner{defs: defs, types: map[yaml.TypeMeta]string{}, inlined: map[string]spec.Schema{}}
 	for name, d := range defs {
 		gvks, _ := d.Extensions["x-kubernetes-group-version-kind"].([]any)
 		for _, g := range gvks {
@@ -62,16 +61,12 @@ func newInliner(defs spec.Definitions) *inliner {
 func (in *inliner) of(t yaml.TypeMeta) *openapi.ResourceSchema {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if s, ok := in.byType[t]; ok {
-		return s
-	}
 	name, ok := in.types[t]
 	if !ok {
 		return nil
 	}
 	s := in.inline(spec.Schema{SchemaProps: spec.SchemaProps{Ref: spec.MustCreateRef("#/definitions/" + name)}})
-	in.byType[t] = &openapi.ResourceSchema{Schema: &s}
-	return in.byType[t]
+	return &openapi.ResourceSchema{Schema: &s}
 }
 
 // inline is s with its references replaced; the definitions hold no cycle (a Pod's are a tree).

@@ -98,10 +98,8 @@ func (w *schemaWriter) schema(t reflect.Type, steps []step, path string) spec.Sc
 	case reflect.Bool:
 		s.Type = spec.StringOrArray{"boolean"}
 	case reflect.Int32, reflect.Int64:
-		lo, hi := int64(math.MinInt32), int64(math.MaxInt32)
-		if t.Kind() == reflect.Int64 {
-			lo, hi = math.MinInt64, math.MaxInt64
-		}
+		lo := int64(-1) << (t.Bits() - 1)
+		hi := -(lo + 1)
 		s.Type, s.Format = spec.StringOrArray{"integer"}, t.Kind().String()
 		if steps != nil {
 			lo, hi = bounds(steps, path, lo, hi)
@@ -166,7 +164,7 @@ func (w *schemaWriter) object(t reflect.Type, steps []step, path string) spec.Sc
 			p.Enum = append(p.Enum, "")
 		}
 		if p.Description = docs[name]; p.Description == "" {
-			p.Description = w.fieldDocs(indirect(f.Type))[""]
+			p.Description = w.fieldDocs(f.Type)[""]
 		}
 		s.Properties[name] = p
 		if req {
@@ -176,16 +174,12 @@ func (w *schemaWriter) object(t reflect.Type, steps []step, path string) spec.Sc
 	return s
 }
 
-func indirect(t reflect.Type) reflect.Type {
+// fieldDocs are the docs of struct t (or the one t points to or lists) and its fields, by JSON name ("": the
+// type's own): Kubernetes' from SwaggerDoc, mlops-fn's from the source.
+func (w *schemaWriter) fieldDocs(t reflect.Type) map[string]string {
 	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
 		t = t.Elem()
 	}
-	return t
-}
-
-// fieldDocs are the docs of struct t and its fields, by JSON name ("": the type's own): Kubernetes' from
-// SwaggerDoc, mlops-fn's from the source.
-func (w *schemaWriter) fieldDocs(t reflect.Type) map[string]string {
 	if t.Kind() != reflect.Struct {
 		return map[string]string{}
 	}

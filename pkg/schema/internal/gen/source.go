@@ -53,7 +53,9 @@ type goWriter struct {
 // schema writes s, at path, as a spec.Schema literal's braces; a field it does not write is an error, so no
 // keyword of the document is dropped unseen.
 func (g *goWriter) schema(path string, s spec.Schema) {
+	// What is left once the fields written are zeroed.
 	rest := s
+	rest.Extensions, rest.Ref, rest.Type, rest.Format, rest.Required, rest.Properties = nil, spec.Ref{}, nil, "", nil, nil
 	w := &g.body
 	w.WriteString("{")
 	if len(s.Extensions) > 0 {
@@ -62,24 +64,19 @@ func (g *goWriter) schema(path string, s spec.Schema) {
 			fmt.Fprintf(w, "%q: %s, ", k, goValue(path+": "+k, s.Extensions[k]))
 		}
 		w.WriteString("}}, ")
-		rest.Extensions = nil
 	}
 	w.WriteString("SchemaProps: spec.SchemaProps{")
 	if r := s.Ref.String(); r != "" {
-		fmt.Fprintf(w, "Ref: %s, ", variable(g.refs, r, refName))
-		rest.Ref = spec.Ref{}
+		fmt.Fprintf(w, "Ref: %s, ", variable(g.refs, r, refName(r)))
 	}
 	if s.Type != nil {
 		fmt.Fprintf(w, "Type: %s, ", variable(g.types, goStrings(s.Type), typeName(s.Type)))
-		rest.Type = nil
 	}
 	if s.Format != "" {
 		fmt.Fprintf(w, "Format: %q, ", s.Format)
-		rest.Format = ""
 	}
 	if s.Required != nil {
 		fmt.Fprintf(w, "Required: []string{%s}, ", goStrings(s.Required))
-		rest.Required = nil
 	}
 	if s.Properties != nil {
 		w.WriteString("Properties: map[string]spec.Schema{\n")
@@ -89,7 +86,6 @@ func (g *goWriter) schema(path string, s spec.Schema) {
 			w.WriteString(",\n")
 		}
 		w.WriteString("}, ")
-		rest.Properties = nil
 	}
 	if a := s.AdditionalProperties; a != nil && a.Allows && a.Schema != nil {
 		w.WriteString("AdditionalProperties: &spec.SchemaOrBool{Allows: true, Schema: &spec.Schema")
@@ -110,13 +106,12 @@ func (g *goWriter) schema(path string, s spec.Schema) {
 	}
 }
 
-// variable is the variable of key in vars (a reference, or a type's quoted names), named by name(key) the
-// first time: definitions.go declares each once.
-func variable(vars map[string]string, key string, name func(string) string) string {
+// variable is the variable of key in vars (a reference, or a type's quoted names), named v the first time:
+// definitions.go declares each once.
+func variable(vars map[string]string, key, v string) string {
 	if v, ok := vars[key]; ok {
 		return v
 	}
-	v := name(key)
 	if !token.IsIdentifier(v) || slices.Contains(slices.Collect(maps.Values(vars)), v) {
 		fail("%s: its variable %s is taken or invalid", key, v)
 	}
@@ -135,17 +130,15 @@ func refName(r string) string {
 
 // typeName names the variable of type t, e.g. typeString: nodes of one type share its slice, as
 // kube-openapi's readers never change a type in place.
-func typeName(t spec.StringOrArray) func(string) string {
-	return func(q string) string {
-		v := "type"
-		for _, name := range t {
-			if name == "" {
-				fail("type %s: an empty name", q)
-			}
-			v += strings.ToUpper(name[:1]) + name[1:]
+func typeName(t spec.StringOrArray) string {
+	v := "type"
+	for _, name := range t {
+		if name == "" {
+			fail("type %s: an empty name", goStrings(t))
 		}
-		return v
+		v += strings.ToUpper(name[:1]) + name[1:]
 	}
+	return v
 }
 
 func goStrings(ss []string) string {
