@@ -82,6 +82,11 @@ type rendering struct {
 	envExtras bool              // envData is not mlops.env's keys and values alone
 	text      []byte            // the kustomization's new text
 	restored  []string          // hydrate's fields of the env generator an edit had changed
+
+	targets   []*yaml.RNode    // the objects the patches address, one each
+	patches   []map[string]any // the component's transformers that apply them
+	generated string           // the component's file with the generated job
+	jobParts  []*yaml.RNode    // what the job is built from: the targets and their patches, or the generated job
 }
 
 // inputChanged is job.yaml or mlops.env when its text on disk is no longer what readSpec read ("": neither, or
