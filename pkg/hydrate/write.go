@@ -97,7 +97,7 @@ type stagedOverlay struct {
 type folderSwap struct {
 	dest    string            // the folder replaced (a symbolic link's target)
 	step    string            // its name for afterStep
-	staged  string            // the staged folder; after the swap, the old one
+	staged  string            // the staged folder ("" until staged); after the swap, the old one
 	files   map[string][]byte // what it holds, by path in it
 	swapped bool              // the new folder is in place
 	created bool              // there was no folder before
@@ -111,15 +111,18 @@ func (o *Overlay) stage() (_ *stagedOverlay, err error) {
 			s.cleanup()
 		}
 	}()
-	order := append(slices.Sorted(maps.Keys(o.folders)), ComponentDir)
-	dests := map[string]string{}
+	replaced := o.replaced()
 	leftovers := []string{o.dir, filepath.Dir(o.kustomizationPath)}
-	for _, rel := range order {
+	for _, rel := range append(slices.Sorted(maps.Keys(o.folders)), ComponentDir) {
 		dest, err := folderAt(filepath.Join(o.dir, filepath.FromSlash(rel)), rel == ComponentDir)
 		if err != nil {
 			return nil, err
 		}
-		dests[rel] = dest
+		step := rel
+		if rel == ComponentDir {
+			step = "component"
+		}
+		s.folders = append(s.folders, &folderSwap{dest: dest, step: step, files: replaced[rel]})
 		leftovers = append(leftovers, filepath.Dir(dest))
 	}
 	// All before any staging: a staged folder has a leftover's name.
@@ -129,17 +132,10 @@ func (o *Overlay) stage() (_ *stagedOverlay, err error) {
 			return nil, err
 		}
 	}
-	replaced := o.replaced()
-	for _, rel := range order {
-		step := rel
-		if rel == ComponentDir {
-			step = "component"
-		}
-		f, err := stageFolder(dests[rel], replaced[rel], step)
-		if err != nil {
+	for _, f := range s.folders {
+		if err := f.stage(); err != nil {
 			return nil, err
 		}
-		s.folders = append(s.folders, f)
 	}
 	if o.Kustomization != nil {
 		s.oldMode = 0o644
@@ -180,32 +176,26 @@ func folderAt(path string, component bool) (string, error) {
 	return path, nil
 }
 
-// stageFolder writes files into a new folder beside dest, with dest's mode.
-func stageFolder(dest string, files map[string][]byte, step string) (_ *folderSwap, err error) {
+// stage writes f's files into a new folder beside dest, with dest's mode; the staged overlay's cleanup
+// removes it when a later step fails.
+func (f *folderSwap) stage() (err error) {
 	mode := fs.FileMode(0o755)
-	if info, err := os.Stat(dest); err == nil {
+	if info, err := os.Stat(f.dest); err == nil {
 		mode = info.Mode().Perm()
 	}
-	dir, err := os.MkdirTemp(filepath.Dir(dest), tempPrefix+filepath.Base(dest)+"-")
-	if err != nil {
-		return nil, err
+	if f.staged, err = os.MkdirTemp(filepath.Dir(f.dest), tempPrefix+filepath.Base(f.dest)+"-"); err != nil {
+		return err
 	}
-	f := &folderSwap{dest: dest, step: step, staged: dir, files: files}
-	defer func() {
-		if err != nil {
-			f.cleanup()
-		}
-	}()
-	if err := os.Chmod(dir, mode); err != nil {
-		return nil, err
+	if err := os.Chmod(f.staged, mode); err != nil {
+		return err
 	}
-	for name, data := range files {
-		file := filepath.Join(dir, filepath.FromSlash(name))
+	for name, data := range f.files {
+		file := filepath.Join(f.staged, filepath.FromSlash(name))
 		if err := errors.Join(os.MkdirAll(filepath.Dir(file), 0o755), os.WriteFile(file, data, 0o644)); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return f, nil
+	return nil
 }
 
 // writeTemp writes data under a temporary name beside the kustomization, with its mode.
