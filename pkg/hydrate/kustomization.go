@@ -306,13 +306,11 @@ func hydrates(g *yaml.RNode, e entries) bool {
 // blockStyle writes field's list in block style, so hydrate's entries can carry comments; the flow list's
 // comment moves to the key.
 func blockStyle(k *yaml.RNode, field string) {
-	c := k.YNode().Content
-	for i := 0; i+1 < len(c); i += 2 {
-		if key, list := c[i], c[i+1]; key.Value == field && list.Style&yaml.FlowStyle != 0 {
-			list.Style = 0
-			if key.LineComment == "" {
-				key.LineComment, list.LineComment = list.LineComment, ""
-			}
+	if f := k.Field(field); f != nil && f.Value.YNode().Style&yaml.FlowStyle != 0 {
+		key, list := f.Key.YNode(), f.Value.YNode()
+		list.Style = 0
+		if key.LineComment == "" {
+			key.LineComment, list.LineComment = list.LineComment, ""
 		}
 	}
 }
