@@ -3,6 +3,7 @@
 package hydrate
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -25,14 +26,22 @@ import (
 // in process drops. So the build without the component first marks each base object with its name (a patch
 // before the user's, run before namespace:, namePrefix: and nameSuffix:); the mark becomes that annotation.
 func (r *rendering) check() error {
+	// The kustomization is written back in the user's form, only when hydrate's entries changed.
+	k, err := r.k.String()
+	if err != nil {
+		return err
+	}
+	text := []byte(r.form.apply(k))
+	if !bytes.Equal(r.oldText, text) {
+		r.out.Kustomization = text
+	}
 	// The build and the function's run share nothing they write (the function's merge reads no kyaml global):
 	// side by side, hydrate takes about as long as the build alone (make bench).
 	var hydrated []*yaml.RNode
-	var err error
 	built := make(chan struct{})
 	go func() {
 		defer close(built)
-		hydrated, err = stagedBuild(r.out.dir, map[string][]byte{filepath.Base(r.kname): r.text}, r.out.replaced())
+		hydrated, err = stagedBuild(r.out.dir, map[string][]byte{filepath.Base(r.kname): text}, r.out.replaced())
 	}()
 	function, fnErr := r.runFunctionLast()
 	<-built

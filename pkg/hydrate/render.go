@@ -38,7 +38,6 @@ func Render(o Options) (*Overlay, error) {
 		r.buildBase,
 		r.renderComponent,
 		r.componentKustomization,
-		r.kustomizationText,
 		r.check, // the overlay's build equals the function's run
 	} {
 		if err := step(); err != nil {
@@ -80,7 +79,6 @@ type rendering struct {
 	items     []*yaml.RNode     // the base, without the env ConfigMap
 	envData   map[string]string // the env ConfigMap's data as generated, nil: none
 	envExtras bool              // envData is not mlops.env's keys and values alone
-	text      []byte            // the kustomization's new text
 	restored  []string          // hydrate's fields of the env generator an edit had changed
 
 	targets   []*yaml.RNode    // the objects the patches address, one each
@@ -270,14 +268,4 @@ func (r *rendering) buildBase() error {
 	}
 	r.plan = withExtras.Plan
 	return nil
-}
-
-// kustomizationText writes the kustomization back in the user's form, only when hydrate's entries changed.
-func (r *rendering) kustomizationText() error {
-	text, err := r.k.String()
-	r.text = []byte(r.form.apply(text))
-	if !bytes.Equal(r.oldText, r.text) {
-		r.out.Kustomization = r.text
-	}
-	return err
 }
