@@ -4,6 +4,7 @@ package hydrate
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -114,7 +115,9 @@ func (r *rendering) renderComponent() error {
 	for _, t := range targets {
 		if ns := t.GetNamespace(); r.e.envNamespace == "" && ns != "" {
 			r.e.envNamespace = ns
-			return r.setEntries()
+			// Set once already, the entries have nothing left to restore.
+			_, err := setEntries(r.k, r.e, filepath.Join(r.o.Dir, filepath.Base(r.kname)))
+			return err
 		}
 	}
 	return nil

@@ -189,14 +189,7 @@ func (r *rendering) readKustomization() error {
 	}
 	r.e = entries{envName: plan.ConfigMapName, envNamespace: plan.Namespace, envFile: r.envFile,
 		inputsName: plan.JobName + api.GuardInputsSuffix, specFile: o.Config}
-	return r.setEntries()
-}
-
-func (r *rendering) setEntries() error {
-	restored, err := setEntries(r.k, r.e, filepath.Join(r.o.Dir, filepath.Base(r.kname)))
-	if r.restored == nil {
-		r.restored = restored
-	}
+	r.restored, err = setEntries(r.k, r.e, filepath.Join(o.Dir, filepath.Base(r.kname)))
 	return err
 }
 
