@@ -86,11 +86,10 @@ func WriteAll(overlays []*Overlay) error {
 type stagedOverlay struct {
 	o *Overlay
 	// folders are swapped in order, the component last: its guard refuses the build until the last step.
-	folders    []*folderSwap
-	kustTemp   string // the staged kustomization
-	oldKust    []byte // the kustomization before, to put back
-	oldMode    fs.FileMode
-	kustPlaced bool
+	folders  []*folderSwap
+	kustTemp string // the staged kustomization, "" once in place
+	oldKust  []byte // the kustomization before, to put back
+	oldMode  fs.FileMode
 }
 
 // folderSwap replaces one folder whole: staged under a temporary name beside it, then swapped in one step.
@@ -239,7 +238,7 @@ func (s *stagedOverlay) commit() error {
 		if err := os.Rename(s.kustTemp, s.o.kustomizationPath); err != nil {
 			return err
 		}
-		s.kustTemp, s.kustPlaced = "", true
+		s.kustTemp = ""
 		s.o.step("kustomization")
 	}
 	return nil
@@ -288,7 +287,7 @@ func (s *stagedOverlay) verify() error {
 
 func (s *stagedOverlay) undo() error {
 	var errs []error
-	if s.kustPlaced {
+	if s.o.Kustomization != nil && s.kustTemp == "" { // placed
 		if s.oldKust == nil {
 			errs = append(errs, os.Remove(s.o.kustomizationPath))
 		} else if tmp, err := s.writeTemp(s.oldKust); err != nil {
