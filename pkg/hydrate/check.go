@@ -144,8 +144,7 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 		input[key(it)] = true
 	}
 	rl := &framework.ResourceList{Items: items, FunctionConfig: config}
-	p := processor.Processor{ConfigDir: r.o.Dir, ConfigFile: r.configPath, Verbose: r.o.Verbose}
-	if err := p.Process(rl); err != nil {
+	if err := r.p.Process(rl); err != nil {
 		return nil, errorLines(err)
 	}
 	// hydrate's warnings are the function's, on the job it patched.

@@ -122,7 +122,7 @@ func (r *rendering) readSpec() error {
 		// A kpt package's form: the overlay has no inputs but its files.
 		return fmt.Errorf("%s: spec.envFile.localConfigMap is set, which names a ConfigMap among a kpt package's inputs, but kubectl apply -k reads mlops.env from disk; accepted: no localConfigMap, and the file %s (or spec.envFile.path)", r.configPath, filepath.Join(o.Dir, api.DefaultEnvPath))
 	}
-	r.p = processor.Processor{ConfigDir: o.Dir, ConfigFile: r.configPath}
+	r.p = processor.Processor{ConfigDir: o.Dir, ConfigFile: r.configPath, Verbose: o.Verbose}
 	resolved, results := r.p.Resolve(r.config, nil)
 	if resolved == nil {
 		return results
