@@ -51,8 +51,7 @@ func WriteAll(overlays []*Overlay) error {
 		}
 		staged = append(staged, s)
 	}
-	var done []*stagedOverlay
-	undo := func(cause error) error {
+	undo := func(cause error, done []*stagedOverlay) error {
 		var errs []error
 		for _, s := range slices.Backward(done) {
 			errs = append(errs, s.undo())
@@ -63,16 +62,14 @@ func WriteAll(overlays []*Overlay) error {
 		}
 		return fmt.Errorf("every folder is as it was: %w", cause)
 	}
-	for _, s := range staged {
-		err := s.commit()
-		done = append(done, s)
-		if err != nil {
-			return undo(err)
+	for i, s := range staged {
+		if err := s.commit(); err != nil {
+			return undo(err, staged[:i+1]) // its own steps too
 		}
 	}
 	for _, s := range staged {
 		if err := s.verify(); err != nil {
-			return undo(err)
+			return undo(err, staged)
 		}
 	}
 	for _, s := range staged {
