@@ -145,7 +145,18 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 	}
 	rl := &framework.ResourceList{Items: items, FunctionConfig: config}
 	if err := r.p.Process(rl); err != nil {
-		return nil, errorLines(err)
+		// Each error of the function's results on a line of its own, as the function prints them.
+		results, ok := err.(framework.Results)
+		if !ok || results.ExitCode() == 0 {
+			return nil, err
+		}
+		var lines []string
+		for _, res := range results {
+			if res.Severity == framework.Error {
+				lines = append(lines, res.Message)
+			}
+		}
+		return nil, errors.New("\n" + strings.Join(lines, "\n"))
 	}
 	// hydrate's warnings are the function's, on the job it patched.
 	r.out.Warnings = rl.Results
@@ -247,19 +258,4 @@ func markNames(k *yaml.RNode, base []*yaml.RNode) error {
 	}
 	patches.YNode().Content = append(marks, patches.YNode().Content...)
 	return nil
-}
-
-// errorLines puts each error of the function's results on a line of its own, as the function prints them.
-func errorLines(err error) error {
-	results, ok := err.(framework.Results)
-	if !ok || results.ExitCode() == 0 {
-		return err
-	}
-	var lines []string
-	for _, r := range results {
-		if r.Severity == framework.Error {
-			lines = append(lines, r.Message)
-		}
-	}
-	return errors.New("\n" + strings.Join(lines, "\n"))
 }
