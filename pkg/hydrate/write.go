@@ -124,8 +124,17 @@ func (o *Overlay) stage() (_ *stagedOverlay, err error) {
 	// All before any staging: a staged folder has a leftover's name.
 	slices.Sort(leftovers)
 	for _, dir := range slices.Compact(leftovers) {
-		if err := removeLeftovers(dir); err != nil {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
 			return nil, err
+		}
+		for _, e := range entries {
+			if !strings.HasPrefix(e.Name(), tempPrefix) {
+				continue
+			}
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, f := range s.folders {
@@ -206,22 +215,6 @@ func (s *stagedOverlay) writeTemp(data []byte) (string, error) {
 		return "", err
 	}
 	return f.Name(), nil
-}
-
-// removeLeftovers deletes the temporary names an interrupted run left in dir.
-func removeLeftovers(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), tempPrefix) {
-			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 func (s *stagedOverlay) commit() error {
