@@ -149,7 +149,7 @@ func presence(object any) string {
 
 // stagedBuild builds dir with files (by name in dir) replaced, and folders (by path in dir) replaced whole.
 func stagedBuild(dir string, files map[string][]byte, folders map[string]map[string][]byte) ([]*yaml.RNode, error) {
-	s := newStaged()
+	s := &staged{FileSystem: filesys.MakeFsOnDisk(), files: map[string][]byte{}, dirs: map[string]bool{}}
 	for name, b := range files {
 		s.files[filepath.Join(dir, name)] = b
 	}
@@ -189,8 +189,7 @@ func Applied(dir string) ([]*yaml.RNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := newStaged()
-	s.files[path] = []byte(text)
+	files := map[string][]byte{filepath.Join(ComponentDir, componentFile): []byte(text)}
 	// The check that the component ran tests the guard's mark: it goes too.
 	kpath, _, err := kustomizationFile(dir)
 	if err != nil {
@@ -207,9 +206,9 @@ func Applied(dir string) ([]*yaml.RNode, error) {
 		if text, err = user.String(); err != nil {
 			return nil, err
 		}
-		s.files[filepath.Join(abs(dir), filepath.Base(kpath))] = []byte(text)
+		files[filepath.Base(kpath)] = []byte(text)
 	}
-	nodes, err := build(s, abs(dir))
+	nodes, err := stagedBuild(abs(dir), files, nil)
 	// The job spec, a resource for the guard, which marks it local-config.
 	return slices.DeleteFunc(nodes, func(n *yaml.RNode) bool {
 		return n.GetApiVersion() == api.APIVersion && n.GetKind() == specKind

@@ -3,6 +3,7 @@
 package hydrate
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -25,14 +26,22 @@ import (
 // in process drops. So the build without the component first marks each base object with its name (a patch
 // before the user's, run before namespace:, namePrefix: and nameSuffix:); the mark becomes that annotation.
 func (r *rendering) check() error {
+	// The kustomization is written back in the user's form, only when hydrate's entries changed.
+	k, err := r.k.String()
+	if err != nil {
+		return err
+	}
+	text := []byte(r.form.apply(k))
+	if !bytes.Equal(r.oldText, text) {
+		r.out.Kustomization = text
+	}
 	// The build and the function's run share nothing they write (the function's merge reads no kyaml global):
 	// side by side, hydrate takes about as long as the build alone (make bench).
 	var hydrated []*yaml.RNode
-	var err error
 	built := make(chan struct{})
 	go func() {
 		defer close(built)
-		hydrated, err = stagedBuild(r.out.dir, map[string][]byte{filepath.Base(r.kname): r.text}, r.out.replaced())
+		hydrated, err = stagedBuild(r.out.dir, map[string][]byte{filepath.Base(r.kname): text}, r.out.replaced())
 	}()
 	function, fnErr := r.runFunctionLast()
 	<-built
@@ -135,9 +144,19 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 		input[key(it)] = true
 	}
 	rl := &framework.ResourceList{Items: items, FunctionConfig: config}
-	p := processor.Processor{ConfigDir: r.o.Dir, ConfigFile: r.configPath, Verbose: r.o.Verbose}
-	if err := p.Process(rl); err != nil {
-		return nil, errorLines(err)
+	if err := r.p.Process(rl); err != nil {
+		// Each error of the function's results on a line of its own, as the function prints them.
+		results, ok := err.(framework.Results)
+		if !ok || results.ExitCode() == 0 {
+			return nil, err
+		}
+		var lines []string
+		for _, res := range results {
+			if res.Severity == framework.Error {
+				lines = append(lines, res.Message)
+			}
+		}
+		return nil, errors.New("\n" + strings.Join(lines, "\n"))
 	}
 	// hydrate's warnings are the function's, on the job it patched.
 	r.out.Warnings = rl.Results
@@ -239,19 +258,4 @@ func markNames(k *yaml.RNode, base []*yaml.RNode) error {
 	}
 	patches.YNode().Content = append(marks, patches.YNode().Content...)
 	return nil
-}
-
-// errorLines puts each error of the function's results on a line of its own, as the function prints them.
-func errorLines(err error) error {
-	results, ok := err.(framework.Results)
-	if !ok || results.ExitCode() == 0 {
-		return err
-	}
-	var lines []string
-	for _, r := range results {
-		if r.Severity == framework.Error {
-			lines = append(lines, r.Message)
-		}
-	}
-	return errors.New("\n" + strings.Join(lines, "\n"))
 }

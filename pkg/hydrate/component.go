@@ -4,6 +4,7 @@ package hydrate
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -62,12 +63,12 @@ func (r *rendering) renderComponent() error {
 			}
 		}
 		s, err := job.String()
-		out.generated = strings.ToLower(job.GetKind()) + ".yaml"
-		out.jobParts = []*yaml.RNode{job}
-		out.Component[out.generated] = []byte(r.header + s)
+		r.generated = strings.ToLower(job.GetKind()) + ".yaml"
+		r.jobParts = []*yaml.RNode{job}
+		out.Component[r.generated] = []byte(r.header + s)
 		return err
 	}
-	out.targets = targets
+	r.targets = targets
 	names := map[string]bool{}
 	for _, t := range targets {
 		if names[t.GetName()] {
@@ -81,7 +82,8 @@ func (r *rendering) renderComponent() error {
 				name = strings.TrimSuffix(name, ".yaml") + "." + targets[i].GetName() + ".yaml"
 			}
 			out.Component[name] = append([]byte(r.header), text...)
-			out.patches = append(out.patches, patchEntry{file: name, target: targets[i]})
+			target, _ := targetOf(targets[i])
+			r.patches = append(r.patches, transformer("PatchTransformer", "mlops-fn-"+strings.TrimSuffix(name, ".yaml"), map[string]any{"path": name, "target": target}))
 		}
 		patch := q.Patch()
 		n, err := patch.Encode()
@@ -98,7 +100,7 @@ func (r *rendering) renderComponent() error {
 		if err != nil {
 			return err
 		}
-		out.jobParts = append(out.jobParts, targets[i], n)
+		r.jobParts = append(r.jobParts, targets[i], n)
 		add(patch.File, []byte(text))
 		if j, ok := q.Kind().(render.JSONPatcher); ok {
 			if file, ops := j.JSONPatch(q); ops != nil {
@@ -110,19 +112,15 @@ func (r *rendering) renderComponent() error {
 			}
 		}
 	}
-	for _, t := range out.targets {
+	for _, t := range targets {
 		if ns := t.GetNamespace(); r.e.envNamespace == "" && ns != "" {
 			r.e.envNamespace = ns
-			return r.setEntries()
+			// Set once already, the entries have nothing left to restore.
+			_, err := setEntries(r.k, r.e, filepath.Join(r.o.Dir, filepath.Base(r.kname)))
+			return err
 		}
 	}
 	return nil
-}
-
-// patchEntry is a patch file of the component and the object it patches.
-type patchEntry struct {
-	file   string
-	target *yaml.RNode
 }
 
 // componentKustomization writes the component's kustomization. kustomize runs patches: and replacements:
@@ -144,14 +142,10 @@ func (r *rendering) componentKustomization() error {
 		}
 		transformers = append(transformers, transformer("PatchTransformer", "mlops-fn-job-spec", map[string]any{"patch": smp.MustString(), "target": hub}))
 	}
-	for _, p := range out.patches {
-		target, _ := targetOf(p.target)
-		name := "mlops-fn-" + strings.TrimSuffix(p.file, ".yaml")
-		transformers = append(transformers, transformer("PatchTransformer", name, map[string]any{"path": p.file, "target": target}))
-	}
+	transformers = append(transformers, r.patches...)
 	k := yaml.MustParse("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n")
-	if out.generated != "" {
-		if err := k.PipeE(yaml.SetField("resources", yaml.NewListRNode(out.generated))); err != nil {
+	if r.generated != "" {
+		if err := k.PipeE(yaml.SetField("resources", yaml.NewListRNode(r.generated))); err != nil {
 			return err
 		}
 	}
@@ -170,7 +164,7 @@ func (r *rendering) componentKustomization() error {
 	// A Pod's name references are built into kustomize; a CRD's are not. Only the fields the job sets: the
 	// guard fails the build once the base's job or the patches change, and hydrate writes them again.
 	if !plan.Facts().BuiltIn() {
-		if refs := schema.NameReferences(out.holds, plan.Facts()); len(refs) > 0 {
+		if refs := schema.NameReferences(r.holds, plan.Facts()); len(refs) > 0 {
 			out.Component[NameReferenceFile] = append([]byte(r.header), refs...)
 			if err := k.PipeE(yaml.SetField("configurations", yaml.NewListRNode(NameReferenceFile))); err != nil {
 				return err
@@ -199,8 +193,8 @@ func targetOf(n *yaml.RNode) (map[string]any, error) {
 }
 
 // holds reports whether the job, as the component builds it, sets path ("a/b"), lists looked into item by item.
-func (out *Overlay) holds(path string) bool {
-	return slices.ContainsFunc(out.jobParts, func(n *yaml.RNode) bool { return holdsPath(n.YNode(), strings.Split(path, "/")) })
+func (r *rendering) holds(path string) bool {
+	return slices.ContainsFunc(r.jobParts, func(n *yaml.RNode) bool { return holdsPath(n.YNode(), strings.Split(path, "/")) })
 }
 
 func holdsPath(n *yaml.Node, path []string) bool {

@@ -4,6 +4,7 @@ package hydrate
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,25 +15,16 @@ import (
 // fileInside gives a file's path relative to dir, as the kustomization names it, or an error when the file
 // is not in or below dir: kustomize's load restrictor refuses such a file, also through a symlink.
 func fileInside(dir, source string) (string, error) {
-	absDir, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	absSource, err := filepath.Abs(source)
-	if err != nil {
-		return "", err
-	}
+	absDir, err1 := filepath.Abs(dir)
+	absSource, err2 := filepath.Abs(source)
 	// Where the file really is, checked as kustomize will.
-	realDir, err := filepath.EvalSymlinks(absDir)
-	if err != nil {
-		return "", err
-	}
-	realSource, err := filepath.EvalSymlinks(absSource)
-	if err != nil {
+	dirReal, err3 := realDir(dir)
+	realSource, err4 := realDir(source)
+	if err := cmp.Or(err1, err2, err3, err4); err != nil {
 		return "", err
 	}
 	rel, _ := filepath.Rel(absDir, absSource)
-	realRel, _ := filepath.Rel(realDir, realSource)
+	realRel, _ := filepath.Rel(dirReal, realSource)
 	for _, r := range []string{rel, realRel} {
 		if r == "." || !filepath.IsLocal(r) {
 			return "", fmt.Errorf("%s is not in or below %s", source, dir)

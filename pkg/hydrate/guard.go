@@ -96,7 +96,7 @@ func (r *rendering) guard() ([]map[string]any, error) {
 	// namespace fails a test, in the guard's words, rather than select nothing.
 	var base []any
 	baseTests := []map[string]any{{"op": "move", "from": pointer(baseScratch), "path": pointer(baseField)}}
-	for _, t := range r.out.targets {
+	for _, t := range r.targets {
 		key := t.GetKind() + " " + t.GetName()
 		source := baseSource(t, r.items)
 		base = append(base,

@@ -58,10 +58,6 @@ type Overlay struct {
 	folders           map[string]map[string][]byte // Options.Folders
 	kustomizationPath string                       // the file Kustomization replaces (a link's target)
 	built             []*yaml.RNode
-	targets           []*yaml.RNode // the objects the patches address, one each
-	patches           []patchEntry
-	generated         string        // the component's file with the generated job
-	jobParts          []*yaml.RNode // what the job is built from: the targets and their patches, or the generated job
 	unlock            func()
 	// afterStep, when set, is called after each change Write makes on disk ("stage", each of Options.Folders
 	// by its path, "component", "kustomization", "finish"): the tests interrupt the write there.

@@ -80,15 +80,17 @@ func readKustomization(path string, resources []string, header string) (*yaml.RN
 	if err != nil {
 		return nil, nil, textForm{}, err
 	}
-	if len(strings.TrimSpace(string(data))) == 0 {
+	text := string(data)
+	if len(strings.TrimSpace(text)) == 0 {
 		return nil, nil, textForm{}, fmt.Errorf("%s is empty; accepted: a kustomization (apiVersion: kustomize.config.k8s.io/v1beta1, kind: Kustomization, resources: [the base])", path)
 	}
-	form, err := formOf(path, data)
-	if err != nil {
-		return nil, nil, textForm{}, err
+	// A file that mixes line ends is refused, as hydrate writes its lines with one.
+	crlf := strings.Count(text, "\r\n")
+	if lf := strings.Count(text, "\n") - crlf; crlf > 0 && lf > 0 {
+		return nil, nil, textForm{}, fmt.Errorf("%s mixes line ends: %d lines end in CRLF (\\r\\n), %d in LF (\\n), and hydrate writes its entries with one kind; accepted: one kind throughout (unix2dos or dos2unix makes it so)", path, crlf, lf)
 	}
 	// Parsed as LF text: yaml.v3 keeps a CR in a comment, and writes it as a line break.
-	k, err := yaml.Parse(strings.ReplaceAll(strings.TrimPrefix(string(data), byteOrderMark), "\r\n", "\n"))
+	k, err := yaml.Parse(strings.ReplaceAll(strings.TrimPrefix(text, byteOrderMark), "\r\n", "\n"))
 	if err != nil {
 		return nil, nil, textForm{}, fmt.Errorf("%s: %w", path, err)
 	}
@@ -105,23 +107,13 @@ func readKustomization(path string, resources []string, header string) (*yaml.RN
 		}
 		first[key.Value] = key.Line
 	}
-	return k, data, form, nil
+	return k, data, textForm{bom: strings.HasPrefix(text, byteOrderMark), crlf: crlf > 0}, nil
 }
 
 // textForm is what YAML drops and hydrate writes back: a byte order mark, CRLF line ends.
 type textForm struct{ bom, crlf bool }
 
 const byteOrderMark = "\ufeff"
-
-// formOf reads a file's form; one that mixes line ends is refused, as hydrate writes its lines with one.
-func formOf(path string, data []byte) (textForm, error) {
-	text := string(data)
-	crlf := strings.Count(text, "\r\n")
-	if lf := strings.Count(text, "\n") - crlf; crlf > 0 && lf > 0 {
-		return textForm{}, fmt.Errorf("%s mixes line ends: %d lines end in CRLF (\\r\\n), %d in LF (\\n), and hydrate writes its entries with one kind; accepted: one kind throughout (unix2dos or dos2unix makes it so)", path, crlf, lf)
-	}
-	return textForm{bom: strings.HasPrefix(text, byteOrderMark), crlf: crlf > 0}, nil
-}
 
 // apply writes text, as kyaml writes it, in form f.
 func (f textForm) apply(text string) string {
@@ -306,13 +298,11 @@ func hydrates(g *yaml.RNode, e entries) bool {
 // blockStyle writes field's list in block style, so hydrate's entries can carry comments; the flow list's
 // comment moves to the key.
 func blockStyle(k *yaml.RNode, field string) {
-	c := k.YNode().Content
-	for i := 0; i+1 < len(c); i += 2 {
-		if key, list := c[i], c[i+1]; key.Value == field && list.Style&yaml.FlowStyle != 0 {
-			list.Style = 0
-			if key.LineComment == "" {
-				key.LineComment, list.LineComment = list.LineComment, ""
-			}
+	if f := k.Field(field); f != nil && f.Value.YNode().Style&yaml.FlowStyle != 0 {
+		key, list := f.Key.YNode(), f.Value.YNode()
+		list.Style = 0
+		if key.LineComment == "" {
+			key.LineComment, list.LineComment = list.LineComment, ""
 		}
 	}
 }

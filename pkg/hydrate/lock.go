@@ -61,13 +61,14 @@ func Lock(dirs ...string) (unlock func(), err error) {
 	return unlock, nil
 }
 
-// realDir is dir as the lock knows it: absolute, links resolved.
+// realDir is dir as the lock knows it: made absolute, then links resolved, so a folder has one key however it
+// is spelt (relative from a working directory reached through a link too); fileInside checks files alike.
 func realDir(dir string) (string, error) {
-	real, err := filepath.EvalSymlinks(dir)
+	a, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
 	}
-	return filepath.Abs(real)
+	return filepath.EvalSymlinks(a)
 }
 
 func acquire(dir string) error {

@@ -38,7 +38,6 @@ func Render(o Options) (*Overlay, error) {
 		r.buildBase,
 		r.renderComponent,
 		r.componentKustomization,
-		r.kustomizationText,
 		r.check, // the overlay's build equals the function's run
 	} {
 		if err := step(); err != nil {
@@ -80,8 +79,12 @@ type rendering struct {
 	items     []*yaml.RNode     // the base, without the env ConfigMap
 	envData   map[string]string // the env ConfigMap's data as generated, nil: none
 	envExtras bool              // envData is not mlops.env's keys and values alone
-	text      []byte            // the kustomization's new text
 	restored  []string          // hydrate's fields of the env generator an edit had changed
+
+	targets   []*yaml.RNode    // the objects the patches address, one each
+	patches   []map[string]any // the component's transformers that apply them
+	generated string           // the component's file with the generated job
+	jobParts  []*yaml.RNode    // what the job is built from: the targets and their patches, or the generated job
 }
 
 // inputChanged is job.yaml or mlops.env when its text on disk is no longer what readSpec read ("": neither, or
@@ -119,7 +122,7 @@ func (r *rendering) readSpec() error {
 		// A kpt package's form: the overlay has no inputs but its files.
 		return fmt.Errorf("%s: spec.envFile.localConfigMap is set, which names a ConfigMap among a kpt package's inputs, but kubectl apply -k reads mlops.env from disk; accepted: no localConfigMap, and the file %s (or spec.envFile.path)", r.configPath, filepath.Join(o.Dir, api.DefaultEnvPath))
 	}
-	r.p = processor.Processor{ConfigDir: o.Dir, ConfigFile: r.configPath}
+	r.p = processor.Processor{ConfigDir: o.Dir, ConfigFile: r.configPath, Verbose: o.Verbose}
 	resolved, results := r.p.Resolve(r.config, nil)
 	if resolved == nil {
 		return results
@@ -186,14 +189,7 @@ func (r *rendering) readKustomization() error {
 	}
 	r.e = entries{envName: plan.ConfigMapName, envNamespace: plan.Namespace, envFile: r.envFile,
 		inputsName: plan.JobName + api.GuardInputsSuffix, specFile: o.Config}
-	return r.setEntries()
-}
-
-func (r *rendering) setEntries() error {
-	restored, err := setEntries(r.k, r.e, filepath.Join(r.o.Dir, filepath.Base(r.kname)))
-	if r.restored == nil {
-		r.restored = restored
-	}
+	r.restored, err = setEntries(r.k, r.e, filepath.Join(o.Dir, filepath.Base(r.kname)))
 	return err
 }
 
@@ -265,14 +261,4 @@ func (r *rendering) buildBase() error {
 	}
 	r.plan = withExtras.Plan
 	return nil
-}
-
-// kustomizationText writes the kustomization back in the user's form, only when hydrate's entries changed.
-func (r *rendering) kustomizationText() error {
-	text, err := r.k.String()
-	r.text = []byte(r.form.apply(text))
-	if !bytes.Equal(r.oldText, r.text) {
-		r.out.Kustomization = r.text
-	}
-	return err
 }

@@ -22,10 +22,6 @@ type staged struct {
 	dirs               map[string]bool   // absolute folders whose content on disk is hidden
 }
 
-func newStaged() *staged {
-	return &staged{FileSystem: filesys.MakeFsOnDisk(), files: map[string][]byte{}, dirs: map[string]bool{}}
-}
-
 // hidden: p lies in a folder staged whole, so the disk does not show through.
 func (s *staged) hidden(p string) bool {
 	for d := range s.dirs {

@@ -51,8 +51,7 @@ func WriteAll(overlays []*Overlay) error {
 		}
 		staged = append(staged, s)
 	}
-	var done []*stagedOverlay
-	undo := func(cause error) error {
+	undo := func(cause error, done []*stagedOverlay) error {
 		var errs []error
 		for _, s := range slices.Backward(done) {
 			errs = append(errs, s.undo())
@@ -63,16 +62,14 @@ func WriteAll(overlays []*Overlay) error {
 		}
 		return fmt.Errorf("every folder is as it was: %w", cause)
 	}
-	for _, s := range staged {
-		err := s.commit()
-		done = append(done, s)
-		if err != nil {
-			return undo(err)
+	for i, s := range staged {
+		if err := s.commit(); err != nil {
+			return undo(err, staged[:i+1]) // its own steps too
 		}
 	}
 	for _, s := range staged {
 		if err := s.verify(); err != nil {
-			return undo(err)
+			return undo(err, staged)
 		}
 	}
 	for _, s := range staged {
@@ -86,18 +83,17 @@ func WriteAll(overlays []*Overlay) error {
 type stagedOverlay struct {
 	o *Overlay
 	// folders are swapped in order, the component last: its guard refuses the build until the last step.
-	folders    []*folderSwap
-	kustTemp   string // the staged kustomization
-	oldKust    []byte // the kustomization before, to put back
-	oldMode    fs.FileMode
-	kustPlaced bool
+	folders  []*folderSwap
+	kustTemp string // the staged kustomization, "" once in place
+	oldKust  []byte // the kustomization before, to put back
+	oldMode  fs.FileMode
 }
 
 // folderSwap replaces one folder whole: staged under a temporary name beside it, then swapped in one step.
 type folderSwap struct {
 	dest    string            // the folder replaced (a symbolic link's target)
 	step    string            // its name for afterStep
-	staged  string            // the staged folder; after the swap, the old one
+	staged  string            // the staged folder ("" until staged); after the swap, the old one
 	files   map[string][]byte // what it holds, by path in it
 	swapped bool              // the new folder is in place
 	created bool              // there was no folder before
@@ -111,35 +107,40 @@ func (o *Overlay) stage() (_ *stagedOverlay, err error) {
 			s.cleanup()
 		}
 	}()
-	order := append(slices.Sorted(maps.Keys(o.folders)), ComponentDir)
-	dests := map[string]string{}
+	replaced := o.replaced()
 	leftovers := []string{o.dir, filepath.Dir(o.kustomizationPath)}
-	for _, rel := range order {
+	for _, rel := range append(slices.Sorted(maps.Keys(o.folders)), ComponentDir) {
 		dest, err := folderAt(filepath.Join(o.dir, filepath.FromSlash(rel)), rel == ComponentDir)
 		if err != nil {
 			return nil, err
 		}
-		dests[rel] = dest
+		step := rel
+		if rel == ComponentDir {
+			step = "component"
+		}
+		s.folders = append(s.folders, &folderSwap{dest: dest, step: step, files: replaced[rel]})
 		leftovers = append(leftovers, filepath.Dir(dest))
 	}
 	// All before any staging: a staged folder has a leftover's name.
 	slices.Sort(leftovers)
 	for _, dir := range slices.Compact(leftovers) {
-		if err := removeLeftovers(dir); err != nil {
-			return nil, err
-		}
-	}
-	replaced := o.replaced()
-	for _, rel := range order {
-		step := rel
-		if rel == ComponentDir {
-			step = "component"
-		}
-		f, err := stageFolder(dests[rel], replaced[rel], step)
+		entries, err := os.ReadDir(dir)
 		if err != nil {
 			return nil, err
 		}
-		s.folders = append(s.folders, f)
+		for _, e := range entries {
+			if !strings.HasPrefix(e.Name(), tempPrefix) {
+				continue
+			}
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, f := range s.folders {
+		if err := f.stage(); err != nil {
+			return nil, err
+		}
 	}
 	if o.Kustomization != nil {
 		s.oldMode = 0o644
@@ -180,32 +181,26 @@ func folderAt(path string, component bool) (string, error) {
 	return path, nil
 }
 
-// stageFolder writes files into a new folder beside dest, with dest's mode.
-func stageFolder(dest string, files map[string][]byte, step string) (_ *folderSwap, err error) {
+// stage writes f's files into a new folder beside dest, with dest's mode; the staged overlay's cleanup
+// removes it when a later step fails.
+func (f *folderSwap) stage() (err error) {
 	mode := fs.FileMode(0o755)
-	if info, err := os.Stat(dest); err == nil {
+	if info, err := os.Stat(f.dest); err == nil {
 		mode = info.Mode().Perm()
 	}
-	dir, err := os.MkdirTemp(filepath.Dir(dest), tempPrefix+filepath.Base(dest)+"-")
-	if err != nil {
-		return nil, err
+	if f.staged, err = os.MkdirTemp(filepath.Dir(f.dest), tempPrefix+filepath.Base(f.dest)+"-"); err != nil {
+		return err
 	}
-	f := &folderSwap{dest: dest, step: step, staged: dir, files: files}
-	defer func() {
-		if err != nil {
-			f.cleanup()
-		}
-	}()
-	if err := os.Chmod(dir, mode); err != nil {
-		return nil, err
+	if err := os.Chmod(f.staged, mode); err != nil {
+		return err
 	}
-	for name, data := range files {
-		file := filepath.Join(dir, filepath.FromSlash(name))
+	for name, data := range f.files {
+		file := filepath.Join(f.staged, filepath.FromSlash(name))
 		if err := errors.Join(os.MkdirAll(filepath.Dir(file), 0o755), os.WriteFile(file, data, 0o644)); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return f, nil
+	return nil
 }
 
 // writeTemp writes data under a temporary name beside the kustomization, with its mode.
@@ -222,22 +217,6 @@ func (s *stagedOverlay) writeTemp(data []byte) (string, error) {
 	return f.Name(), nil
 }
 
-// removeLeftovers deletes the temporary names an interrupted run left in dir.
-func removeLeftovers(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), tempPrefix) {
-			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 func (s *stagedOverlay) commit() error {
 	for _, f := range s.folders {
 		if err := f.commit(); err != nil {
@@ -249,7 +228,7 @@ func (s *stagedOverlay) commit() error {
 		if err := os.Rename(s.kustTemp, s.o.kustomizationPath); err != nil {
 			return err
 		}
-		s.kustTemp, s.kustPlaced = "", true
+		s.kustTemp = ""
 		s.o.step("kustomization")
 	}
 	return nil
@@ -298,7 +277,7 @@ func (s *stagedOverlay) verify() error {
 
 func (s *stagedOverlay) undo() error {
 	var errs []error
-	if s.kustPlaced {
+	if s.o.Kustomization != nil && s.kustTemp == "" { // placed
 		if s.oldKust == nil {
 			errs = append(errs, os.Remove(s.o.kustomizationPath))
 		} else if tmp, err := s.writeTemp(s.oldKust); err != nil {
