@@ -126,7 +126,7 @@ or namespace: it runs outside the queue).`,
 		if err := hydrated(o.Dir); err != nil {
 			return fail(cmd, err)
 		}
-		opts, note := following(hydrate.Options{Dir: o.Dir, Config: "job.yaml", Verbose: verbose})
+		opts, note := following(hydrate.Options{Dir: o.Dir, Config: "job.yaml", Verbose: verbose}, nil)
 		ov, err := hydrate.Render(opts)
 		if err != nil {
 			return fail(cmd, err)
@@ -135,7 +135,7 @@ or namespace: it runs outside the queue).`,
 		if err := ov.Write(); err != nil {
 			return fail(cmd, err)
 		}
-		inform(cmd, note)
+		krm.Report(cmd.ErrOrStderr(), note)
 		o.Flags = given(cmd)
 		return connect(cmd, f, func(ctx context.Context, c *cluster.Cluster) error {
 			var jobs []jobnode.Job
@@ -164,31 +164,22 @@ of job.yaml or mlops.env that was not hydrated, kubectl delete -k fails with the
 guard's error; delete builds DIR with the patches the last hydrate wrote, so it
 deletes the job that runs. The base's other objects (a ServiceAccount other
 jobs share) stay.`,
-		Args: cobra.ExactArgs(1),
 	}
-	f := clusterFlags(cmd)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		objects, jobs, err := overlay(args[0])
-		if err != nil {
-			return fail(cmd, err)
+	return onOverlay(cmd, func(ctx context.Context, c *cluster.Cluster, objects []*yaml.RNode, jobs []jobnode.Job) error {
+		deleted, err := apply.Delete(ctx, c, objects)
+		for _, d := range deleted {
+			fmt.Fprintf(cmd.OutOrStdout(), "%s deleted\n", d)
 		}
-		return connect(cmd, f, func(ctx context.Context, c *cluster.Cluster) error {
-			deleted, err := apply.Delete(ctx, c, objects)
-			for _, d := range deleted {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s deleted\n", d)
+		if err == nil && len(deleted) == 0 {
+			var none []string
+			for _, j := range jobs {
+				ns, _ := c.Of(j.Namespace)
+				none = append(none, fmt.Sprintf("%s/%s in namespace %s", j.Kind, j.Name, ns))
 			}
-			if err == nil && len(deleted) == 0 {
-				var none []string
-				for _, j := range jobs {
-					ns, _ := c.Of(j.Namespace)
-					none = append(none, fmt.Sprintf("%s/%s in namespace %s", j.Kind, j.Name, ns))
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "nothing to delete: no %s\n", strings.Join(none, ", no "))
-			}
-			return err
-		})
-	}
-	return cmd
+			fmt.Fprintf(cmd.OutOrStdout(), "nothing to delete: no %s\n", strings.Join(none, ", no "))
+		}
+		return err
+	})
 }
 
 // hydrated: dir is an overlay, which apply hydrates again; a folder that only holds a job spec is made one by
@@ -249,15 +240,19 @@ func warnApplied(ctx context.Context, cmd *cobra.Command, c *cluster.Cluster, jo
 	}
 }
 
-// jobsAndCluster runs run on the jobs DIR applies (as apply finds them) in the cluster the flags name.
-func jobsAndCluster(cmd *cobra.Command, dir string, f *cluster.Flags, run func(context.Context, []jobnode.Job, *cluster.Cluster) error) error {
-	_, jobs, err := overlay(dir)
-	if err != nil {
-		return fail(cmd, err)
+// onOverlay makes cmd take DIR and the cluster flags, and run on what DIR applies and its jobs (overlay) in
+// the cluster the flags name.
+func onOverlay(cmd *cobra.Command, run func(context.Context, *cluster.Cluster, []*yaml.RNode, []jobnode.Job) error) *cobra.Command {
+	cmd.Args = cobra.ExactArgs(1)
+	f := clusterFlags(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		objects, jobs, err := overlay(args[0])
+		if err != nil {
+			return fail(cmd, err)
+		}
+		return connect(cmd, f, func(ctx context.Context, c *cluster.Cluster) error { return run(ctx, c, objects, jobs) })
 	}
-	return connect(cmd, f, func(ctx context.Context, c *cluster.Cluster) error {
-		return run(ctx, jobs, c)
-	})
+	return cmd
 }
 
 func newStatus() *cobra.Command {
@@ -281,22 +276,17 @@ v0.19's default configuration).
 
 A job waiting is no error: status exits 1 only when the cluster cannot be read.
 Each request waits --request-timeout for the API server's answer.`,
-		Args: cobra.ExactArgs(1),
 	}
-	f := clusterFlags(cmd)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		return jobsAndCluster(cmd, args[0], f, func(ctx context.Context, jobs []jobnode.Job, c *cluster.Cluster) error {
-			for _, job := range jobs {
-				r, err := status.Status(ctx, c, job)
-				if err != nil {
-					return err
-				}
-				fmt.Fprint(cmd.OutOrStdout(), r.String())
+	return onOverlay(cmd, func(ctx context.Context, c *cluster.Cluster, _ []*yaml.RNode, jobs []jobnode.Job) error {
+		for _, job := range jobs {
+			r, err := status.Status(ctx, c, job)
+			if err != nil {
+				return err
 			}
-			return nil
-		})
-	}
-	return cmd
+			fmt.Fprint(cmd.OutOrStdout(), r.String())
+		}
+		return nil
+	})
 }
 
 func newLogs() *cobra.Command {
@@ -313,21 +303,20 @@ ConfigMap) in the pod that runs it:
 follows a new run (a launcher started again, a restarted container) until
 the job has finished. Each request waits --request-timeout for the API
 server's answer (the log itself streams for as long as the program runs).`,
-		Args: cobra.ExactArgs(1),
 	}
-	f := clusterFlags(cmd)
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "stream the log, waiting for the program to start")
+	runE := onOverlay(cmd, func(ctx context.Context, c *cluster.Cluster, _ []*yaml.RNode, jobs []jobnode.Job) error {
+		err := status.Logs(ctx, c, jobs[0], status.LogOptions{Follow: follow, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr()})
+		if ctx.Err() != nil {
+			return nil // interrupted
+		}
+		return err
+	}).RunE
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 		defer stop()
 		cmd.SetContext(ctx)
-		return jobsAndCluster(cmd, args[0], f, func(ctx context.Context, jobs []jobnode.Job, c *cluster.Cluster) error {
-			err := status.Logs(ctx, c, jobs[0], status.LogOptions{Follow: follow, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr()})
-			if ctx.Err() != nil {
-				return nil // interrupted
-			}
-			return err
-		})
+		return runE(cmd, args)
 	}
 	return cmd
 }
