@@ -9,14 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -185,10 +182,7 @@ jobs share) stay.`,
 // hydrated: dir is an overlay, which apply hydrates again; a folder that only holds a job spec is made one by
 // hydrate with its base, or by init.
 func hydrated(dir string) error {
-	if slices.ContainsFunc(konfig.RecognizedKustomizationFileNames(), func(name string) bool {
-		_, err := os.Stat(filepath.Join(dir, name))
-		return !errors.Is(err, fs.ErrNotExist)
-	}) {
+	if hasKustomization(dir, func(err error) bool { return !errors.Is(err, fs.ErrNotExist) }) {
 		return nil
 	}
 	return fmt.Errorf("%s has no kustomization.yaml: it was never hydrated; mlops-fn apply hydrates an overlay again, it does not make one: run mlops-fn hydrate --resources BASE %s (BASE: the folder that holds the job's skeleton), or mlops-fn init %s for a new job", dir, dir, dir)

@@ -272,10 +272,7 @@ func git(args ...string) (string, error) {
 // parse (hydrate then names its error), or no job spec but the component hydrate wrote (the spec deleted:
 // hydrate names the missing file).
 func isOverlay(dir, config string) bool {
-	if !slices.ContainsFunc(konfig.RecognizedKustomizationFileNames(), func(name string) bool {
-		_, err := os.Stat(filepath.Join(dir, name))
-		return err == nil
-	}) {
+	if !hasKustomization(dir, func(err error) bool { return err == nil }) {
 		return false
 	}
 	spec := filepath.Join(dir, config)
@@ -285,4 +282,12 @@ func isOverlay(dir, config string) bool {
 	}
 	n, err := yaml.ReadFile(spec)
 	return err != nil || n.GetKind() == api.Kind
+}
+
+// hasKustomization: dir holds a kustomization file, as found reads os.Stat's error.
+func hasKustomization(dir string, found func(error) bool) bool {
+	return slices.ContainsFunc(konfig.RecognizedKustomizationFileNames(), func(name string) bool {
+		_, err := os.Stat(filepath.Join(dir, name))
+		return found(err)
+	})
 }
