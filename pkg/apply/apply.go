@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/validation"
@@ -593,7 +594,7 @@ func pods(ctx context.Context, c *cluster.Cluster, o object) ([]string, error) {
 	if !ok || jk.PodsLabel == "" {
 		return nil, nil
 	}
-	l, err := c.Pods(ctx, namespace(o), jk.PodsLabel+"="+name(o))
+	l, err := cluster.List[corev1.Pod](ctx, c, "pods", namespace(o), jk.PodsLabel+"="+name(o))
 	if err != nil {
 		return nil, fmt.Errorf("listing the pods of %s: %w", id(o), err)
 	}

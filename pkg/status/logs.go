@@ -36,7 +36,7 @@ func programPod(ctx context.Context, c *cluster.Cluster, job jobnode.Job, ns str
 		return &pods[0], nil
 	}
 	for _, program := range jk.ProgramPods { // best first
-		pods, err := c.Pods(ctx, ns, jk.PodsLabel+"="+job.Name+","+program)
+		pods, err := cluster.List[corev1.Pod](ctx, c, "pods", ns, jk.PodsLabel+"="+job.Name+","+program)
 		if err != nil {
 			return nil, fmt.Errorf("listing the pods of %s/%s in namespace %s: %w", job.Kind, job.Name, ns, err)
 		}

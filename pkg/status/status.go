@@ -15,7 +15,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -44,12 +43,12 @@ func readJob(ctx context.Context, c *cluster.Cluster, jk jobkind.Facts, ns, name
 // Report is where a job is.
 type Report struct {
 	Job, Namespace string // KIND/NAME, and where it was looked for
-	Found          bool
-	// Phase: Pending, Created, Running, Restarting, Suspended, Succeeded, Complete, Failed; a Pod's phase.
-	Phase           string
-	Ready, Expected int // ready pods of the job's replicas (a TrainJob's numNodes)
-	Pods            []Pod
-	Why             []string // why the job waits, or failed: Kueue, the pods' images, Pod Security, ...
+	// Phase: Pending, Created, Running, Restarting, Suspended, Succeeded, Complete, Failed; a Pod's phase; not
+	// found.
+	Phase    string
+	Expected int // the job's replicas (a TrainJob's numNodes)
+	Pods     []Pod
+	Why      []string // why the job waits, or failed: Kueue, the pods' images, Pod Security, ...
 	// Notes are what goes wrong without keeping the job waiting: a job of a LocalQueue Kueue never queued.
 	Notes []string
 }
@@ -83,7 +82,6 @@ func Status(ctx context.Context, c *cluster.Cluster, job jobnode.Job) (*Report, 
 			fmt.Sprintf("no such %s in namespace %s: not applied yet (mlops-fn apply DIR), or applied to another namespace (--namespace)", jk.Kind, ns)))
 		return r, nil
 	}
-	r.Found = true
 	pods, err := jobPods(ctx, c, jk, ns, job.Name)
 	if err != nil {
 		return nil, err
@@ -91,11 +89,7 @@ func Status(ctx context.Context, c *cluster.Cluster, job jobnode.Job) (*Report, 
 	r.Phase = phase(jk, u, pods)
 	r.Expected = jk.PodCount(u.Object)
 	for _, p := range pods {
-		s := podState(p)
-		if s.Ready {
-			r.Ready++
-		}
-		r.Pods = append(r.Pods, s)
+		r.Pods = append(r.Pods, podState(p))
 	}
 	if slices.Contains(jobkind.FinalConditions, r.Phase) {
 		if r.Phase == "Failed" {
@@ -136,16 +130,13 @@ func Status(ctx context.Context, c *cluster.Cluster, job jobnode.Job) (*Report, 
 // jobPods are the job's pods, by name: a Pod's itself, else the operator's, by the label it puts on them.
 func jobPods(ctx context.Context, c *cluster.Cluster, jk jobkind.Facts, ns, name string) ([]corev1.Pod, error) {
 	if jk.PodsLabel == "" {
-		p, err := c.Pod(ctx, ns, name)
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
+		pods, err := c.Pod(ctx, ns, name)
 		if err != nil {
 			return nil, fmt.Errorf("reading pod %s in namespace %s: %w", name, ns, err)
 		}
-		return []corev1.Pod{*p}, nil
+		return pods, nil
 	}
-	pods, err := c.Pods(ctx, ns, jk.PodsLabel+"="+name)
+	pods, err := cluster.List[corev1.Pod](ctx, c, "pods", ns, jk.PodsLabel+"="+name)
 	if err != nil {
 		return nil, fmt.Errorf("listing the pods of %s/%s in namespace %s: %w", jk.Kind, name, ns, err)
 	}
@@ -287,17 +278,14 @@ func kueue(ctx context.Context, c *cluster.Cluster, jk jobkind.Facts, u *unstruc
 		w = &l.Items[i]
 	}
 	if w == nil && !held {
-		var off []string // the kinds' frameworks that Kueue's default Configuration leaves out
-		for _, k := range kinds.All {
-			if k.KueueOff {
-				off = append(off, k.KueueFramework)
-			}
-		}
+		// the kinds' frameworks that Kueue's default Configuration leaves out
+		off := slices.DeleteFunc(slices.Clone(kinds.All), func(k jobkind.Facts) bool { return !k.KueueOff }).Sentence("and",
+			func(k jobkind.Facts) string { return k.KueueFramework })
 		// Kueue's webhook holds a job it manages as it is created, and makes its Workload before it lets it
 		// go: this one it does not manage.
 		return nil, fmt.Sprintf("not queued: its label %s names Kueue's LocalQueue %s (QUEUE in mlops.env), but Kueue never held it and made no Workload for it: it runs outside the queue, its quota uncounted. "+
 			"Kueue manages %s only with %s in its Configuration's integrations.frameworks (Kueue v0.19's default leaves %s out) and in the namespaces its managedJobsNamespaceSelector selects: ask the cluster's admin to enable it (docs/sharing-a-cluster.md), or remove QUEUE",
-			api.QueueLabel, queue, jobkind.WithArticle(jk.Kind), jk.KueueFramework, strings.Join(off, " and ")), nil
+			api.QueueLabel, queue, jobkind.WithArticle(jk.Kind), jk.KueueFramework, off), nil
 	}
 	lq, err := cluster.Get(ctx, c.Dynamic.Resource(gv.WithResource("localqueues")).Namespace(ns), queue)
 	if err != nil {
@@ -326,7 +314,7 @@ func kueue(ctx context.Context, c *cluster.Cluster, jk jobkind.Facts, u *unstruc
 // refused says why the job's pods cannot be created: the operators' (and the Job controller's) FailedCreate
 // events on the job or the objects named after it, since the job was created; Pod Security named as such.
 func refused(ctx context.Context, c *cluster.Cluster, ns, name string, since metav1.Time) ([]string, error) {
-	events, err := c.Events(ctx, ns)
+	events, err := cluster.List[corev1.Event](ctx, c, "events", ns, "")
 	if err != nil {
 		return nil, fmt.Errorf("listing the events of namespace %s: %w", ns, err)
 	}
@@ -379,15 +367,18 @@ func failure(u *unstructured.Unstructured, pods []corev1.Pod) string {
 
 // String is the report as mlops-fn status prints it.
 func (r *Report) String() string {
-	var b strings.Builder
-	if !r.Found {
-		fmt.Fprintf(&b, "%s  namespace %s  not found\n", r.Job, r.Namespace)
-	} else {
-		fmt.Fprintf(&b, "%s  namespace %s  %s  pods %d/%d ready\n", r.Job, r.Namespace, r.Phase, r.Ready, r.Expected)
-	}
-	width := 0
+	width, ready := 0, 0
 	for _, p := range r.Pods {
 		width = max(width, len(p.Name))
+		if p.Ready {
+			ready++
+		}
+	}
+	var b strings.Builder
+	if r.Phase == "not found" {
+		fmt.Fprintf(&b, "%s  namespace %s  not found\n", r.Job, r.Namespace)
+	} else {
+		fmt.Fprintf(&b, "%s  namespace %s  %s  pods %d/%d ready\n", r.Job, r.Namespace, r.Phase, ready, r.Expected)
 	}
 	for _, p := range r.Pods {
 		ready := "not ready"
