@@ -92,8 +92,7 @@ func Connect(ctx context.Context, f Flags) (*Cluster, error) {
 	if err == nil {
 		err = json.Unmarshal(b, &versions)
 	}
-	var syntax *json.SyntaxError
-	if err != nil && !apierrors.IsNotFound(err) && !errors.As(err, &syntax) {
+	if err != nil && !apierrors.IsNotFound(err) && !errors.As(err, new(*json.SyntaxError)) {
 		if errors.As(err, new(*url.Error)) {
 			return nil, c.Explain(err)
 		}

@@ -178,22 +178,16 @@ func Follow(dir, config string) *NewBase {
 		return nil
 	}
 	k, err := os.ReadFile(filepath.Join(base, "kustomization.yaml"))
-	if err != nil || !strings.HasPrefix(string(k), baseKustomization) {
+	file, ok := strings.CutPrefix(string(k), baseKustomization)
+	if err != nil || !ok {
 		return nil
 	}
-	file := strings.TrimSuffix(strings.TrimPrefix(string(k), baseKustomization), "\n")
-	old, err := os.ReadFile(filepath.Join(base, file))
-	if err != nil || string(k) != baseKustomization+file+"\n" {
-		return nil
-	}
+	old, err := os.ReadFile(filepath.Join(base, strings.TrimSuffix(file, "\n")))
 	m := skeletonHeader.FindSubmatch(old)
-	if m == nil || fingerprint(string(old[len(m[0]):])) != string(m[3]) {
+	if err != nil || m == nil || fingerprint(string(old[len(m[0]):])) != string(m[3]) || file != strings.ToLower(string(m[1]))+".yaml\n" {
 		return nil // not init's, or edited since: the user's base
 	}
 	oldKind, oldName := string(m[1]), string(m[2])
-	if file != strings.ToLower(oldKind)+".yaml" {
-		return nil
-	}
 	spec, specErr := os.ReadFile(filepath.Join(dir, config))
 	envText, envErr := os.ReadFile(filepath.Join(dir, "mlops.env"))
 	if specErr != nil || envErr != nil {

@@ -104,8 +104,7 @@ func Logs(ctx context.Context, c *cluster.Cluster, job jobnode.Job, o LogOptions
 		if err != nil {
 			return err
 		}
-		container, why := "", "no pod runs its program yet"
-		ready := false
+		container, why, ready := "", "no pod runs its program yet", false
 		if pod != nil {
 			container = trainingContainer(pod, job.EnvConfigMaps)
 			ready, why = started(pod, container)
