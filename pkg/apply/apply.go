@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 
@@ -548,8 +549,7 @@ func (t target) get(ctx context.Context) (object, error) {
 // remove deletes t in the background, as kubectl delete does: whether it was there. In the foreground,
 // Trainer v2.3 kept reconciling a TrainJob being deleted, failing on its JobSet, for 90 s.
 func remove(ctx context.Context, t target) (bool, error) {
-	background := metav1.DeletePropagationBackground
-	err := t.r.Delete(ctx, name(t.object), metav1.DeleteOptions{PropagationPolicy: &background})
+	err := t.r.Delete(ctx, name(t.object), metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)})
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}

@@ -80,6 +80,7 @@ func connect(cmd *cobra.Command, f *cluster.Flags, run func(context.Context, *cl
 
 func newApply() *cobra.Command {
 	var o apply.Options
+	var verbose bool
 	cmd := &cobra.Command{
 		Use:   "apply DIR",
 		Short: "Hydrate DIR, then apply it so that a live job takes the edit whole or not at all",
@@ -112,43 +113,36 @@ nodes (a pod larger than the largest node, or the pods that run at once larger
 than all nodes together), naming the numbers, and where the job has a QUEUE but
 Kueue never held it nor made a Workload for it (Kueue does not manage its kind
 or namespace: it runs outside the queue).`,
-		Args: cobra.ExactArgs(1),
+		// DIR hydrated again, before its overlay is read (onOverlay)
+		PreRunE: func(cmd *cobra.Command, args []string) error {
+			o.Dir = args[0]
+			if err := hydrated(o.Dir); err != nil {
+				return fail(cmd, err)
+			}
+			opts, note := following(hydrate.Options{Dir: o.Dir, Config: "job.yaml", Verbose: verbose}, nil)
+			ov, err := hydrate.Render(opts)
+			if err != nil {
+				return fail(cmd, err)
+			}
+			krm.Report(cmd.ErrOrStderr(), ov.Warnings)
+			if err := ov.Write(); err != nil {
+				return fail(cmd, err)
+			}
+			krm.Report(cmd.ErrOrStderr(), note)
+			return nil
+		},
 	}
-	f := clusterFlags(cmd)
 	cmd.Flags().BoolVar(&o.Replace, "replace", false, "delete a job the edit changes (running or finished), then apply: a new run")
-	var verbose bool
 	cmd.Flags().BoolVar(&verbose, "verbose", false, verboseUsage)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		o.Dir = args[0]
-		if err := hydrated(o.Dir); err != nil {
-			return fail(cmd, err)
+	return onOverlay(cmd, func(ctx context.Context, c *cluster.Cluster, objects []*yaml.RNode, jobs []jobnode.Job) error {
+		o.Objects, o.Flags = objects, given(cmd)
+		res, err := apply.Apply(ctx, c, o)
+		if err == nil {
+			fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", res.Job, res.Action)
+			warnApplied(ctx, cmd, c, jobs)
 		}
-		opts, note := following(hydrate.Options{Dir: o.Dir, Config: "job.yaml", Verbose: verbose}, nil)
-		ov, err := hydrate.Render(opts)
-		if err != nil {
-			return fail(cmd, err)
-		}
-		krm.Report(cmd.ErrOrStderr(), ov.Warnings)
-		if err := ov.Write(); err != nil {
-			return fail(cmd, err)
-		}
-		krm.Report(cmd.ErrOrStderr(), note)
-		o.Flags = given(cmd)
-		return connect(cmd, f, func(ctx context.Context, c *cluster.Cluster) error {
-			var jobs []jobnode.Job
-			var err error
-			if o.Objects, jobs, err = overlay(o.Dir); err != nil {
-				return err
-			}
-			res, err := apply.Apply(ctx, c, o)
-			if err == nil {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", res.Job, res.Action)
-				warnApplied(ctx, cmd, c, jobs)
-			}
-			return err
-		})
-	}
-	return cmd
+		return err
+	})
 }
 
 func newDelete() *cobra.Command {
@@ -209,11 +203,9 @@ func overlay(dir string) ([]*yaml.RNode, []jobnode.Job, error) {
 // would wait forever, some holding a node), and a job of a LocalQueue Kueue does not queue (outside its
 // quota). The job is applied: what cannot be read for these checks is a warning too.
 func warnApplied(ctx context.Context, cmd *cobra.Command, c *cluster.Cluster, jobs []jobnode.Job) {
-	var warnings framework.Results
 	warn := func(m string) {
-		warnings = append(warnings, &framework.Result{Severity: framework.Warning, Message: m})
+		krm.Report(cmd.ErrOrStderr(), framework.Results{{Severity: framework.Warning, Message: m}})
 	}
-	defer func() { krm.Report(cmd.ErrOrStderr(), warnings) }()
 	for _, job := range jobs {
 		id := job.Kind + "/" + job.Name
 		unfit, err := apply.Unfit(ctx, c, job)

@@ -6,6 +6,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -191,14 +192,8 @@ func reportError(w io.Writer, err error) error {
 // (a flag, an argument, a subcommand), which gets one line naming the command and pointing to its --help.
 func Execute(cmd *cobra.Command) error {
 	failed, err := cmd.ExecuteC()
-	if err == nil {
-		return nil
-	}
-	if failed == nil {
-		failed = cmd
-	}
-	var done *reported
-	if !errors.As(err, &done) {
+	if err != nil && !errors.As(err, new(*reported)) {
+		failed = cmp.Or(failed, cmd)
 		path := failed.CommandPath()
 		fmt.Fprintf(failed.ErrOrStderr(), "%s: error: %s; see `%s --help`\n", path, strings.Join(strings.Fields(err.Error()), " "), path)
 	}

@@ -93,7 +93,7 @@ func Status(ctx context.Context, c *cluster.Cluster, job jobnode.Job) (*Report, 
 	}
 	if slices.Contains(jobkind.FinalConditions, r.Phase) {
 		if r.Phase == "Failed" {
-			r.Why = append(r.Why, failure(u, pods))
+			r.Why = append(r.Why, failure(u, r.Pods))
 		}
 		return r, nil
 	}
@@ -353,13 +353,13 @@ func eventTime(e corev1.Event) time.Time {
 }
 
 // failure says why a job failed: its Failed condition, else its pods'.
-func failure(u *unstructured.Unstructured, pods []corev1.Pod) string {
+func failure(u *unstructured.Unstructured, pods []Pod) string {
 	if _, reason, message := condition(u, "Failed"); message != "" {
 		return "failed: " + reason + ": " + message
 	}
 	for _, p := range pods {
-		if s := podState(p); p.Status.Phase == corev1.PodFailed && s.Detail != "" {
-			return "failed: pod " + p.Name + ": " + s.Detail
+		if p.Phase == string(corev1.PodFailed) && p.Detail != "" {
+			return "failed: pod " + p.Name + ": " + p.Detail
 		}
 	}
 	return "failed"
@@ -385,11 +385,7 @@ func (r *Report) String() string {
 		if p.Ready {
 			ready = "ready"
 		}
-		line := fmt.Sprintf("  pod %-*s  %-9s  %s", width, p.Name, p.Phase, ready)
-		if p.Detail != "" {
-			line += "  " + p.Detail
-		}
-		b.WriteString(strings.TrimRight(line, " ") + "\n")
+		b.WriteString(strings.TrimRight(fmt.Sprintf("  pod %-*s  %-9s  %s  %s", width, p.Name, p.Phase, ready, p.Detail), " ") + "\n")
 	}
 	label := "waiting"
 	if r.Phase == "Failed" {
