@@ -5,6 +5,7 @@
 package scaffold
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -50,9 +51,7 @@ type Options struct {
 
 // Files are the new folder's files, by path in it.
 func Files(o Options) (map[string][]byte, error) {
-	if o.JobKind == "" {
-		o.JobKind = kinds.All.Default()
-	}
+	o.JobKind = cmp.Or(o.JobKind, kinds.All.Default())
 	jk := kinds.All.Of(o.JobKind)
 	d := jk.Demo
 	if jk.Kind == "" {
@@ -75,8 +74,7 @@ func Files(o Options) (map[string][]byte, error) {
 				i+1, strconv.Quote(arg))
 		}
 	}
-	image, command := o.Image, o.Command
-	comment := "your training image"
+	image, command, comment := o.Image, o.Command, "your training image"
 	if image == "" {
 		image, comment = d.Image, d.About+": put your training image here"
 		if command == nil {

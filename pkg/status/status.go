@@ -86,8 +86,7 @@ func Status(ctx context.Context, c *cluster.Cluster, job jobnode.Job) (*Report, 
 	if err != nil {
 		return nil, err
 	}
-	r.Phase = phase(jk, u, pods)
-	r.Expected = jk.PodCount(u.Object)
+	r.Phase, r.Expected = phase(jk, u, pods), jk.PodCount(u.Object)
 	for _, p := range pods {
 		r.Pods = append(r.Pods, podState(p))
 	}
@@ -100,14 +99,11 @@ func Status(ctx context.Context, c *cluster.Cluster, job jobnode.Job) (*Report, 
 	gated := slices.ContainsFunc(pods, func(p corev1.Pod) bool {
 		return slices.ContainsFunc(p.Spec.SchedulingGates, func(g corev1.PodSchedulingGate) bool { return g.Name == kueueGate })
 	})
-	why, note, err := kueue(ctx, c, jk, u, ns, r.Phase == "Suspended" || gated)
+	why, notes, err := kueue(ctx, c, jk, u, ns, r.Phase == "Suspended" || gated)
 	if err != nil {
 		return nil, err
 	}
-	r.Why = append(r.Why, why...)
-	if note != "" {
-		r.Notes = append(r.Notes, note)
-	}
+	r.Why, r.Notes = append(r.Why, why...), notes
 	if r.Phase == "Suspended" && len(why) == 0 {
 		r.Why = append(r.Why, "suspended: "+strings.Join(jk.SuspendPath, ".")+" is true; it starts once that is false")
 	}
@@ -251,25 +247,25 @@ func podWaits(p corev1.Pod) []string {
 
 // kueue says why Kueue holds the job (held: it is suspended or gated): no Kueue, no such LocalQueue, or its
 // Workload not admitted, with Kueue's message. A job of a LocalQueue neither held nor owning a Workload runs
-// outside the queue, its quota uncounted: note says so.
+// outside the queue, its quota uncounted: notes say so.
 func kueue(ctx context.Context, c *cluster.Cluster, jk jobkind.Facts, u *unstructured.Unstructured, ns string,
-	held bool) (why []string, note string, err error) {
+	held bool) (why, notes []string, err error) {
 	queue := u.GetLabels()[api.QueueLabel]
 	if queue == "" {
-		return nil, "", nil
+		return nil, nil, nil
 	}
 	versions := []string{"v1beta2", "v1beta1"} // newest first
 	served := slices.IndexFunc(versions, func(v string) bool { return c.Serves(ctx, kueueGroup+"/"+v) == nil })
 	if served < 0 {
 		if !held {
-			return nil, fmt.Sprintf("not queued: its label %s names Kueue's LocalQueue %s (QUEUE in mlops.env), but this cluster serves no Kueue API (%s): it runs without a queue", api.QueueLabel, queue, kueueGroup), nil
+			return nil, []string{fmt.Sprintf("not queued: its label %s names Kueue's LocalQueue %s (QUEUE in mlops.env), but this cluster serves no Kueue API (%s): it runs without a queue", api.QueueLabel, queue, kueueGroup)}, nil
 		}
-		return []string{fmt.Sprintf("its label %s names Kueue's LocalQueue %s, but this cluster serves no Kueue API (%s): nothing admits it", api.QueueLabel, queue, kueueGroup)}, "", nil
+		return []string{fmt.Sprintf("its label %s names Kueue's LocalQueue %s, but this cluster serves no Kueue API (%s): nothing admits it", api.QueueLabel, queue, kueueGroup)}, nil, nil
 	}
 	gv := schema.GroupVersion{Group: kueueGroup, Version: versions[served]}
 	l, err := c.Dynamic.Resource(gv.WithResource("workloads")).Namespace(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return nil, "", fmt.Errorf("listing Kueue's Workloads in namespace %s: %w", ns, err)
+		return nil, nil, fmt.Errorf("listing Kueue's Workloads in namespace %s: %w", ns, err)
 	}
 	var w *unstructured.Unstructured
 	if i := slices.IndexFunc(l.Items, func(w unstructured.Unstructured) bool {
@@ -283,23 +279,23 @@ func kueue(ctx context.Context, c *cluster.Cluster, jk jobkind.Facts, u *unstruc
 			func(k jobkind.Facts) string { return k.KueueFramework })
 		// Kueue's webhook holds a job it manages as it is created, and makes its Workload before it lets it
 		// go: this one it does not manage.
-		return nil, fmt.Sprintf("not queued: its label %s names Kueue's LocalQueue %s (QUEUE in mlops.env), but Kueue never held it and made no Workload for it: it runs outside the queue, its quota uncounted. "+
+		return nil, []string{fmt.Sprintf("not queued: its label %s names Kueue's LocalQueue %s (QUEUE in mlops.env), but Kueue never held it and made no Workload for it: it runs outside the queue, its quota uncounted. "+
 			"Kueue manages %s only with %s in its Configuration's integrations.frameworks (Kueue v0.19's default leaves %s out) and in the namespaces its managedJobsNamespaceSelector selects: ask the cluster's admin to enable it (docs/sharing-a-cluster.md), or remove QUEUE",
-			api.QueueLabel, queue, jobkind.WithArticle(jk.Kind), jk.KueueFramework, off), nil
+			api.QueueLabel, queue, jobkind.WithArticle(jk.Kind), jk.KueueFramework, off)}, nil
 	}
 	lq, err := cluster.Get(ctx, c.Dynamic.Resource(gv.WithResource("localqueues")).Namespace(ns), queue)
 	if err != nil {
-		return nil, "", fmt.Errorf("reading LocalQueue %s in namespace %s: %w", queue, ns, err)
+		return nil, nil, fmt.Errorf("reading LocalQueue %s in namespace %s: %w", queue, ns, err)
 	}
 	if lq == nil {
 		return []string{fmt.Sprintf("Kueue: no LocalQueue %s in namespace %s (the job's label %s, QUEUE in mlops.env), so Kueue never admits it: create it, or set QUEUE to one of `kubectl get localqueues -n %s`",
-			queue, ns, api.QueueLabel, ns)}, "", nil
+			queue, ns, api.QueueLabel, ns)}, nil, nil
 	}
 	if w == nil {
-		return []string{fmt.Sprintf("Kueue has made no Workload for it yet (LocalQueue %s)", queue)}, "", nil
+		return []string{fmt.Sprintf("Kueue has made no Workload for it yet (LocalQueue %s)", queue)}, nil, nil
 	}
 	if s, _, _ := condition(w, "Admitted"); s == "True" {
-		return nil, "", nil
+		return nil, nil, nil
 	}
 	reason := "no quota reserved yet"
 	for _, t := range []string{"QuotaReserved", "Admitted"} {
@@ -308,7 +304,7 @@ func kueue(ctx context.Context, c *cluster.Cluster, jk jobkind.Facts, u *unstruc
 			break
 		}
 	}
-	return []string{fmt.Sprintf("Kueue has not admitted it (Workload %s in LocalQueue %s): %s", w.GetName(), queue, reason)}, "", nil
+	return []string{fmt.Sprintf("Kueue has not admitted it (Workload %s in LocalQueue %s): %s", w.GetName(), queue, reason)}, nil, nil
 }
 
 // refused says why the job's pods cannot be created: the operators' (and the Job controller's) FailedCreate
