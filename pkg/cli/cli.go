@@ -78,10 +78,7 @@ var commandLike = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 // unknownCommand refuses a first argument that is no file and reads as a command (a misspelt one), which
 // would otherwise be opened as a job spec.
 func unknownCommand(cmd *cobra.Command, first string) error {
-	if !commandLike.MatchString(first) {
-		return nil
-	}
-	if _, err := os.Stat(first); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(first); !commandLike.MatchString(first) || !errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	var names []string
@@ -246,12 +243,11 @@ func flagError(cmd *cobra.Command, err error) error {
 func acceptedFlags(cmd *cobra.Command) string {
 	var names []string
 	add := func(f *pflag.Flag) {
-		if f.Hidden {
-			return
-		}
-		if f.Shorthand != "" {
+		switch {
+		case f.Hidden:
+		case f.Shorthand != "":
 			names = append(names, "-"+f.Shorthand+"/--"+f.Name)
-		} else {
+		default:
 			names = append(names, "--"+f.Name)
 		}
 	}

@@ -76,13 +76,11 @@ func trainingContainer(pod *corev1.Pod, envConfigMaps []string) string {
 // started: the container runs or ran, so it has a log.
 func started(pod *corev1.Pod, container string) (bool, string) {
 	for _, s := range pod.Status.ContainerStatuses {
-		if s.Name != container {
-			continue
-		}
-		if s.State.Running != nil || s.State.Terminated != nil || s.LastTerminationState.Terminated != nil {
+		switch {
+		case s.Name != container:
+		case s.State.Running != nil || s.State.Terminated != nil || s.LastTerminationState.Terminated != nil:
 			return true, ""
-		}
-		if s.State.Waiting != nil && s.State.Waiting.Reason != "" {
+		case s.State.Waiting != nil && s.State.Waiting.Reason != "":
 			return false, s.State.Waiting.Reason
 		}
 	}
