@@ -65,19 +65,6 @@ func given(cmd *cobra.Command) []string {
 	return out
 }
 
-// connect connects to the cluster f names; run's errors name the server and the request that did not answer.
-func connect(cmd *cobra.Command, f *cluster.Flags, run func(context.Context, *cluster.Cluster) error) error {
-	ctx := cmd.Context()
-	c, err := cluster.Connect(ctx, *f)
-	if err == nil {
-		err = c.Explain(run(ctx, c))
-	}
-	if err != nil {
-		return fail(cmd, err)
-	}
-	return nil
-}
-
 func newApply() *cobra.Command {
 	var o apply.Options
 	var verbose bool
@@ -227,16 +214,23 @@ func warnApplied(ctx context.Context, cmd *cobra.Command, c *cluster.Cluster, jo
 }
 
 // onOverlay makes cmd take DIR and the cluster flags, and run on what DIR applies and its jobs (overlay) in
-// the cluster the flags name.
+// the cluster the flags name; run's errors name the server and the request that did not answer.
 func onOverlay(cmd *cobra.Command, run func(context.Context, *cluster.Cluster, []*yaml.RNode, []jobnode.Job) error) *cobra.Command {
 	cmd.Args = cobra.ExactArgs(1)
 	f := clusterFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		objects, jobs, err := overlay(args[0])
+		var c *cluster.Cluster
+		if err == nil {
+			c, err = cluster.Connect(cmd.Context(), *f)
+		}
+		if err == nil {
+			err = c.Explain(run(cmd.Context(), c, objects, jobs))
+		}
 		if err != nil {
 			return fail(cmd, err)
 		}
-		return connect(cmd, f, func(ctx context.Context, c *cluster.Cluster) error { return run(ctx, c, objects, jobs) })
+		return nil
 	}
 	return cmd
 }

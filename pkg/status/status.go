@@ -159,10 +159,8 @@ func condition(u *unstructured.Unstructured, t string) (status, reason, message 
 // (Restarting, Running, Created), else Running when a pod runs, else Pending.
 func phase(jk jobkind.Facts, u *unstructured.Unstructured, pods []corev1.Pod) string {
 	if jk.PodsLabel == "" {
-		if p, _, _ := unstructured.NestedString(u.Object, "status", "phase"); p != "" {
-			return p
-		}
-		return "Pending"
+		p, _, _ := unstructured.NestedString(u.Object, "status", "phase")
+		return cmp.Or(p, "Pending")
 	}
 	for _, t := range append(slices.Clone(jobkind.FinalConditions), "Suspended") {
 		if s, _, _ := condition(u, t); s == "True" {
