@@ -53,8 +53,8 @@ type Result struct {
 	Changes []string // the fields the edit changes in the live job
 }
 
-// refused is the error of an edit that would change the live job in place: nothing was applied.
-func refused(live object, o Options, changes []string) error {
+// refusal is the error of an edit that would change the live job in place: nothing was applied.
+func refusal(live object, o Options, changes []string) error {
 	command := "mlops-fn apply --replace " + strings.Join(append(slices.Clone(o.Flags), o.Dir), " ")
 	what := fmt.Sprintf("the overlay %s changes it: %s; nothing was applied", o.Dir, strings.Join(changes, "; "))
 	if f := finished(live); f != "" {
@@ -119,7 +119,7 @@ func Apply(ctx context.Context, c *cluster.Cluster, o Options) (*Result, error) 
 		return applied("scaled")
 	}
 	if !o.Replace {
-		return nil, refused(lives[0].object, o, res.Changes)
+		return nil, refusal(lives[0].object, o, res.Changes)
 	}
 	if err := recreatable(ctx, c, built, lives); err != nil {
 		return nil, fmt.Errorf("nothing was deleted: --replace deletes %s and creates the new one, and the API server refuses that: %w", id(lives[0].object), err)
