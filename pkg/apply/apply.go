@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/validation"
@@ -26,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 
@@ -51,24 +53,14 @@ type Result struct {
 	Changes []string // the fields the edit changes in the live job
 }
 
-// Refused is the error of an edit that would change a live job in place: nothing was applied.
-type Refused struct {
-	Job, Dir string
-	Finished string // the live job's final condition, "" while it runs
-	Changes  []string
-	Command  string
-}
-
-func (r *Refused) Error() string {
-	state := "is running (or waiting to)"
-	if r.Finished != "" {
-		state = "finished (" + r.Finished + ")"
+// refusal is the error of an edit that would change the live job in place: nothing was applied.
+func refusal(live object, o Options, changes []string) error {
+	command := "mlops-fn apply --replace " + strings.Join(append(slices.Clone(o.Flags), o.Dir), " ")
+	what := fmt.Sprintf("the overlay %s changes it: %s; nothing was applied", o.Dir, strings.Join(changes, "; "))
+	if f := finished(live); f != "" {
+		return fmt.Errorf("%s finished (%s), and %s: an edit of a finished job is a new run: %s deletes the finished job (its pods and logs) and applies the new one", id(live), f, what, command)
 	}
-	what := fmt.Sprintf("%s %s, and the overlay %s changes it: %s", r.Job, state, r.Dir, strings.Join(r.Changes, "; "))
-	if r.Finished != "" {
-		return what + "; nothing was applied: an edit of a finished job is a new run: " + r.Command + " deletes the finished job (its pods and logs) and applies the new one"
-	}
-	return what + "; nothing was applied: kubectl apply would leave the job running a mix of the old and the new render; " + r.Command + " deletes the running job, waits for its pods to go, and applies the new one"
+	return fmt.Errorf("%s is running (or waiting to), and %s: kubectl apply would leave the job running a mix of the old and the new render; %s deletes the running job, waits for its pods to go, and applies the new one", id(live), what, command)
 }
 
 // object is a Kubernetes object as JSON.
@@ -127,8 +119,7 @@ func Apply(ctx context.Context, c *cluster.Cluster, o Options) (*Result, error) 
 		return applied("scaled")
 	}
 	if !o.Replace {
-		return nil, &Refused{Job: id(lives[0].object), Dir: o.Dir, Finished: finished(lives[0].object), Changes: res.Changes,
-			Command: "mlops-fn apply --replace " + strings.Join(append(slices.Clone(o.Flags), o.Dir), " ")}
+		return nil, refusal(lives[0].object, o, res.Changes)
 	}
 	if err := recreatable(ctx, c, built, lives); err != nil {
 		return nil, fmt.Errorf("nothing was deleted: --replace deletes %s and creates the new one, and the API server refuses that: %w", id(lives[0].object), err)
@@ -558,8 +549,7 @@ func (t target) get(ctx context.Context) (object, error) {
 // remove deletes t in the background, as kubectl delete does: whether it was there. In the foreground,
 // Trainer v2.3 kept reconciling a TrainJob being deleted, failing on its JobSet, for 90 s.
 func remove(ctx context.Context, t target) (bool, error) {
-	background := metav1.DeletePropagationBackground
-	err := t.r.Delete(ctx, name(t.object), metav1.DeleteOptions{PropagationPolicy: &background})
+	err := t.r.Delete(ctx, name(t.object), metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)})
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}
@@ -593,7 +583,7 @@ func pods(ctx context.Context, c *cluster.Cluster, o object) ([]string, error) {
 	if !ok || jk.PodsLabel == "" {
 		return nil, nil
 	}
-	l, err := c.Pods(ctx, namespace(o), jk.PodsLabel+"="+name(o))
+	l, err := cluster.List[corev1.Pod](ctx, c, "pods", namespace(o), jk.PodsLabel+"="+name(o))
 	if err != nil {
 		return nil, fmt.Errorf("listing the pods of %s: %w", id(o), err)
 	}

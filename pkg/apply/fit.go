@@ -26,7 +26,7 @@ import (
 // than all nodes allocate. Whatever else runs there, taints and selectors aside, so what it says is certain
 // (unless an autoscaler adds nodes). Cordoned nodes are left out. A user who may not list nodes gets nothing.
 func Unfit(ctx context.Context, c *cluster.Cluster, job jobnode.Job) ([]string, error) {
-	nodes, err := c.Nodes(ctx)
+	nodes, err := cluster.List[corev1.Node](ctx, c, "nodes", "", "")
 	if apierrors.IsForbidden(err) {
 		return nil, nil
 	}

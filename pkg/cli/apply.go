@@ -9,14 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -68,21 +65,9 @@ func given(cmd *cobra.Command) []string {
 	return out
 }
 
-// connect connects to the cluster f names; run's errors name the server and the request that did not answer.
-func connect(cmd *cobra.Command, f *cluster.Flags, run func(context.Context, *cluster.Cluster) error) error {
-	ctx := cmd.Context()
-	c, err := cluster.Connect(ctx, *f)
-	if err == nil {
-		err = c.Explain(run(ctx, c))
-	}
-	if err != nil {
-		return fail(cmd, err)
-	}
-	return nil
-}
-
 func newApply() *cobra.Command {
 	var o apply.Options
+	var verbose bool
 	cmd := &cobra.Command{
 		Use:   "apply DIR",
 		Short: "Hydrate DIR, then apply it so that a live job takes the edit whole or not at all",
@@ -115,43 +100,36 @@ nodes (a pod larger than the largest node, or the pods that run at once larger
 than all nodes together), naming the numbers, and where the job has a QUEUE but
 Kueue never held it nor made a Workload for it (Kueue does not manage its kind
 or namespace: it runs outside the queue).`,
-		Args: cobra.ExactArgs(1),
+		// DIR hydrated again, before its overlay is read (onOverlay)
+		PreRunE: func(cmd *cobra.Command, args []string) error {
+			o.Dir = args[0]
+			if err := hydrated(o.Dir); err != nil {
+				return fail(cmd, err)
+			}
+			opts, note := following(hydrate.Options{Dir: o.Dir, Config: "job.yaml", Verbose: verbose}, nil)
+			ov, err := hydrate.Render(opts)
+			if err != nil {
+				return fail(cmd, err)
+			}
+			krm.Report(cmd.ErrOrStderr(), ov.Warnings)
+			if err := ov.Write(); err != nil {
+				return fail(cmd, err)
+			}
+			krm.Report(cmd.ErrOrStderr(), note)
+			return nil
+		},
 	}
-	f := clusterFlags(cmd)
 	cmd.Flags().BoolVar(&o.Replace, "replace", false, "delete a job the edit changes (running or finished), then apply: a new run")
-	var verbose bool
 	cmd.Flags().BoolVar(&verbose, "verbose", false, verboseUsage)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		o.Dir = args[0]
-		if err := hydrated(o.Dir); err != nil {
-			return fail(cmd, err)
+	return onOverlay(cmd, func(ctx context.Context, c *cluster.Cluster, objects []*yaml.RNode, jobs []jobnode.Job) error {
+		o.Objects, o.Flags = objects, given(cmd)
+		res, err := apply.Apply(ctx, c, o)
+		if err == nil {
+			fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", res.Job, res.Action)
+			warnApplied(ctx, cmd, c, jobs)
 		}
-		opts, note := following(hydrate.Options{Dir: o.Dir, Config: "job.yaml", Verbose: verbose})
-		ov, err := hydrate.Render(opts)
-		if err != nil {
-			return fail(cmd, err)
-		}
-		krm.Report(cmd.ErrOrStderr(), ov.Warnings)
-		if err := ov.Write(); err != nil {
-			return fail(cmd, err)
-		}
-		inform(cmd, note)
-		o.Flags = given(cmd)
-		return connect(cmd, f, func(ctx context.Context, c *cluster.Cluster) error {
-			var jobs []jobnode.Job
-			var err error
-			if o.Objects, jobs, err = overlay(o.Dir); err != nil {
-				return err
-			}
-			res, err := apply.Apply(ctx, c, o)
-			if err == nil {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", res.Job, res.Action)
-				warnApplied(ctx, cmd, c, jobs)
-			}
-			return err
-		})
-	}
-	return cmd
+		return err
+	})
 }
 
 func newDelete() *cobra.Command {
@@ -164,40 +142,28 @@ of job.yaml or mlops.env that was not hydrated, kubectl delete -k fails with the
 guard's error; delete builds DIR with the patches the last hydrate wrote, so it
 deletes the job that runs. The base's other objects (a ServiceAccount other
 jobs share) stay.`,
-		Args: cobra.ExactArgs(1),
 	}
-	f := clusterFlags(cmd)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		objects, jobs, err := overlay(args[0])
-		if err != nil {
-			return fail(cmd, err)
+	return onOverlay(cmd, func(ctx context.Context, c *cluster.Cluster, objects []*yaml.RNode, jobs []jobnode.Job) error {
+		deleted, err := apply.Delete(ctx, c, objects)
+		for _, d := range deleted {
+			fmt.Fprintf(cmd.OutOrStdout(), "%s deleted\n", d)
 		}
-		return connect(cmd, f, func(ctx context.Context, c *cluster.Cluster) error {
-			deleted, err := apply.Delete(ctx, c, objects)
-			for _, d := range deleted {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s deleted\n", d)
+		if err == nil && len(deleted) == 0 {
+			var none []string
+			for _, j := range jobs {
+				ns, _ := c.Of(j.Namespace)
+				none = append(none, fmt.Sprintf("%s/%s in namespace %s", j.Kind, j.Name, ns))
 			}
-			if err == nil && len(deleted) == 0 {
-				var none []string
-				for _, j := range jobs {
-					ns, _ := c.Of(j.Namespace)
-					none = append(none, fmt.Sprintf("%s/%s in namespace %s", j.Kind, j.Name, ns))
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "nothing to delete: no %s\n", strings.Join(none, ", no "))
-			}
-			return err
-		})
-	}
-	return cmd
+			fmt.Fprintf(cmd.OutOrStdout(), "nothing to delete: no %s\n", strings.Join(none, ", no "))
+		}
+		return err
+	})
 }
 
 // hydrated: dir is an overlay, which apply hydrates again; a folder that only holds a job spec is made one by
 // hydrate with its base, or by init.
 func hydrated(dir string) error {
-	if slices.ContainsFunc(konfig.RecognizedKustomizationFileNames(), func(name string) bool {
-		_, err := os.Stat(filepath.Join(dir, name))
-		return !errors.Is(err, fs.ErrNotExist)
-	}) {
+	if hasKustomization(dir, func(err error) bool { return !errors.Is(err, fs.ErrNotExist) }) {
 		return nil
 	}
 	return fmt.Errorf("%s has no kustomization.yaml: it was never hydrated; mlops-fn apply hydrates an overlay again, it does not make one: run mlops-fn hydrate --resources BASE %s (BASE: the folder that holds the job's skeleton), or mlops-fn init %s for a new job", dir, dir, dir)
@@ -224,11 +190,9 @@ func overlay(dir string) ([]*yaml.RNode, []jobnode.Job, error) {
 // would wait forever, some holding a node), and a job of a LocalQueue Kueue does not queue (outside its
 // quota). The job is applied: what cannot be read for these checks is a warning too.
 func warnApplied(ctx context.Context, cmd *cobra.Command, c *cluster.Cluster, jobs []jobnode.Job) {
-	var warnings framework.Results
 	warn := func(m string) {
-		warnings = append(warnings, &framework.Result{Severity: framework.Warning, Message: m})
+		krm.Report(cmd.ErrOrStderr(), framework.Results{{Severity: framework.Warning, Message: m}})
 	}
-	defer func() { krm.Report(cmd.ErrOrStderr(), warnings) }()
 	for _, job := range jobs {
 		id := job.Kind + "/" + job.Name
 		unfit, err := apply.Unfit(ctx, c, job)
@@ -249,15 +213,26 @@ func warnApplied(ctx context.Context, cmd *cobra.Command, c *cluster.Cluster, jo
 	}
 }
 
-// jobsAndCluster runs run on the jobs DIR applies (as apply finds them) in the cluster the flags name.
-func jobsAndCluster(cmd *cobra.Command, dir string, f *cluster.Flags, run func(context.Context, []jobnode.Job, *cluster.Cluster) error) error {
-	_, jobs, err := overlay(dir)
-	if err != nil {
-		return fail(cmd, err)
+// onOverlay makes cmd take DIR and the cluster flags, and run on what DIR applies and its jobs (overlay) in
+// the cluster the flags name; run's errors name the server and the request that did not answer.
+func onOverlay(cmd *cobra.Command, run func(context.Context, *cluster.Cluster, []*yaml.RNode, []jobnode.Job) error) *cobra.Command {
+	cmd.Args = cobra.ExactArgs(1)
+	f := clusterFlags(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		objects, jobs, err := overlay(args[0])
+		var c *cluster.Cluster
+		if err == nil {
+			c, err = cluster.Connect(cmd.Context(), *f)
+		}
+		if err == nil {
+			err = c.Explain(run(cmd.Context(), c, objects, jobs))
+		}
+		if err != nil {
+			return fail(cmd, err)
+		}
+		return nil
 	}
-	return connect(cmd, f, func(ctx context.Context, c *cluster.Cluster) error {
-		return run(ctx, jobs, c)
-	})
+	return cmd
 }
 
 func newStatus() *cobra.Command {
@@ -281,22 +256,17 @@ v0.19's default configuration).
 
 A job waiting is no error: status exits 1 only when the cluster cannot be read.
 Each request waits --request-timeout for the API server's answer.`,
-		Args: cobra.ExactArgs(1),
 	}
-	f := clusterFlags(cmd)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		return jobsAndCluster(cmd, args[0], f, func(ctx context.Context, jobs []jobnode.Job, c *cluster.Cluster) error {
-			for _, job := range jobs {
-				r, err := status.Status(ctx, c, job)
-				if err != nil {
-					return err
-				}
-				fmt.Fprint(cmd.OutOrStdout(), r.String())
+	return onOverlay(cmd, func(ctx context.Context, c *cluster.Cluster, _ []*yaml.RNode, jobs []jobnode.Job) error {
+		for _, job := range jobs {
+			r, err := status.Status(ctx, c, job)
+			if err != nil {
+				return err
 			}
-			return nil
-		})
-	}
-	return cmd
+			fmt.Fprint(cmd.OutOrStdout(), r.String())
+		}
+		return nil
+	})
 }
 
 func newLogs() *cobra.Command {
@@ -313,21 +283,20 @@ ConfigMap) in the pod that runs it:
 follows a new run (a launcher started again, a restarted container) until
 the job has finished. Each request waits --request-timeout for the API
 server's answer (the log itself streams for as long as the program runs).`,
-		Args: cobra.ExactArgs(1),
 	}
-	f := clusterFlags(cmd)
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "stream the log, waiting for the program to start")
+	runE := onOverlay(cmd, func(ctx context.Context, c *cluster.Cluster, _ []*yaml.RNode, jobs []jobnode.Job) error {
+		err := status.Logs(ctx, c, jobs[0], status.LogOptions{Follow: follow, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr()})
+		if ctx.Err() != nil {
+			return nil // interrupted
+		}
+		return err
+	}).RunE
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 		defer stop()
 		cmd.SetContext(ctx)
-		return jobsAndCluster(cmd, args[0], f, func(ctx context.Context, jobs []jobnode.Job, c *cluster.Cluster) error {
-			err := status.Logs(ctx, c, jobs[0], status.LogOptions{Follow: follow, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr()})
-			if ctx.Err() != nil {
-				return nil // interrupted
-			}
-			return err
-		})
+		return runE(cmd, args)
 	}
 	return cmd
 }

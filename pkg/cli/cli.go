@@ -6,6 +6,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -77,10 +78,7 @@ var commandLike = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 // unknownCommand refuses a first argument that is no file and reads as a command (a misspelt one), which
 // would otherwise be opened as a job spec.
 func unknownCommand(cmd *cobra.Command, first string) error {
-	if !commandLike.MatchString(first) {
-		return nil
-	}
-	if _, err := os.Stat(first); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(first); !commandLike.MatchString(first) || !errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	var names []string
@@ -191,14 +189,8 @@ func reportError(w io.Writer, err error) error {
 // (a flag, an argument, a subcommand), which gets one line naming the command and pointing to its --help.
 func Execute(cmd *cobra.Command) error {
 	failed, err := cmd.ExecuteC()
-	if err == nil {
-		return nil
-	}
-	if failed == nil {
-		failed = cmd
-	}
-	var done *reported
-	if !errors.As(err, &done) {
+	if err != nil && !errors.As(err, new(*reported)) {
+		failed = cmp.Or(failed, cmd)
 		path := failed.CommandPath()
 		fmt.Fprintf(failed.ErrOrStderr(), "%s: error: %s; see `%s --help`\n", path, strings.Join(strings.Fields(err.Error()), " "), path)
 	}
@@ -251,12 +243,11 @@ func flagError(cmd *cobra.Command, err error) error {
 func acceptedFlags(cmd *cobra.Command) string {
 	var names []string
 	add := func(f *pflag.Flag) {
-		if f.Hidden {
-			return
-		}
-		if f.Shorthand != "" {
+		switch {
+		case f.Hidden:
+		case f.Shorthand != "":
 			names = append(names, "-"+f.Shorthand+"/--"+f.Name)
-		} else {
+		default:
 			names = append(names, "--"+f.Name)
 		}
 	}

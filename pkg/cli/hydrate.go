@@ -124,14 +124,13 @@ passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.Component
 				return fail(cmd, err)
 			}
 			defer unlock()
-			notes := make([]string, len(dirs))
 			// Infos say what hydrate writes: printed once it has, never under --check.
-			var infos framework.Results
+			var infos, notes framework.Results
 			for i, dir := range dirs {
 				opts := o
 				opts.Dir = dir
 				if !check {
-					opts, notes[i] = following(opts)
+					opts, notes = following(opts, notes)
 				}
 				ov, err := hydrate.Render(opts)
 				if err != nil {
@@ -150,10 +149,7 @@ passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.Component
 				if err := hydrate.WriteAll(overlays); err != nil {
 					return fail(cmd, err)
 				}
-				krm.Report(cmd.ErrOrStderr(), infos)
-				for _, note := range notes {
-					inform(cmd, note)
-				}
+				krm.Report(cmd.ErrOrStderr(), append(infos, notes...))
 				return nil
 			}
 			for i, dir := range dirs {
@@ -178,20 +174,13 @@ passes: the pre-commit hook's form (.pre-commit-hooks.yaml).`, hydrate.Component
 }
 
 // following is o with the base init wrote in o.Dir made to follow the job spec when it must (scaffold.Follow),
-// written with the overlay or not at all; note says so, for once it is written ("" when the base stays).
-func following(o hydrate.Options) (opts hydrate.Options, note string) {
-	base := scaffold.Follow(o.Dir, o.Config)
-	if base == nil {
-		return o, ""
+// written with the overlay or not at all; notes gains the note that says so, for once it is written.
+func following(o hydrate.Options, notes framework.Results) (hydrate.Options, framework.Results) {
+	if base := scaffold.Follow(o.Dir, o.Config); base != nil {
+		o.Folders = base.Folders()
+		notes = append(notes, &framework.Result{Severity: framework.Info, Message: base.Note})
 	}
-	o.Folders = base.Folders()
-	return o, base.Note
-}
-
-func inform(cmd *cobra.Command, note string) {
-	if note != "" {
-		krm.Report(cmd.ErrOrStderr(), framework.Results{{Severity: framework.Info, Message: note}})
-	}
+	return o, notes
 }
 
 // fail reports err on stderr: results one per line, anything else as is.
@@ -283,10 +272,7 @@ func git(args ...string) (string, error) {
 // parse (hydrate then names its error), or no job spec but the component hydrate wrote (the spec deleted:
 // hydrate names the missing file).
 func isOverlay(dir, config string) bool {
-	if !slices.ContainsFunc(konfig.RecognizedKustomizationFileNames(), func(name string) bool {
-		_, err := os.Stat(filepath.Join(dir, name))
-		return err == nil
-	}) {
+	if !hasKustomization(dir, func(err error) bool { return err == nil }) {
 		return false
 	}
 	spec := filepath.Join(dir, config)
@@ -296,4 +282,12 @@ func isOverlay(dir, config string) bool {
 	}
 	n, err := yaml.ReadFile(spec)
 	return err != nil || n.GetKind() == api.Kind
+}
+
+// hasKustomization: dir holds a kustomization file, as found reads os.Stat's error.
+func hasKustomization(dir string, found func(error) bool) bool {
+	return slices.ContainsFunc(konfig.RecognizedKustomizationFileNames(), func(name string) bool {
+		_, err := os.Stat(filepath.Join(dir, name))
+		return found(err)
+	})
 }

@@ -34,13 +34,10 @@ Without --image the job is an example that runs as it is on any cluster with
 the kind's operator (a Pod needs none):
 ` + kinds.All.Column(func(k jobkind.Facts) string { return k.Demo.About }) + `Edit job.yaml and mlops.env, then run mlops-fn hydrate DIR again.`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-				if dash != 1 || len(args) == 1 {
-					return fmt.Errorf("init takes one folder, then optionally -- and the training command (init DIR -- python train.py), got %d arguments before -- and %d after", dash, len(args)-dash)
-				}
-				return nil
-			}
-			if len(args) != 1 {
+			switch dash := cmd.ArgsLenAtDash(); {
+			case dash >= 0 && (dash != 1 || len(args) == 1):
+				return fmt.Errorf("init takes one folder, then optionally -- and the training command (init DIR -- python train.py), got %d arguments before -- and %d after", dash, len(args)-dash)
+			case dash < 0 && len(args) != 1:
 				return fmt.Errorf("init takes one folder (the new job's), got %d arguments", len(args))
 			}
 			return nil

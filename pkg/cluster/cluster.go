@@ -92,8 +92,7 @@ func Connect(ctx context.Context, f Flags) (*Cluster, error) {
 	if err == nil {
 		err = json.Unmarshal(b, &versions)
 	}
-	var syntax *json.SyntaxError
-	if err != nil && !apierrors.IsNotFound(err) && !errors.As(err, &syntax) {
+	if err != nil && !apierrors.IsNotFound(err) && !errors.As(err, new(*json.SyntaxError)) {
 		if errors.As(err, new(*url.Error)) {
 			return nil, c.Explain(err)
 		}
@@ -252,26 +251,14 @@ func Get(ctx context.Context, r dynamic.ResourceInterface, name string) (*unstru
 	return u, err
 }
 
-// Pod is the pod, or an error IsNotFound recognises.
-func (c *Cluster) Pod(ctx context.Context, ns, name string) (*corev1.Pod, error) {
-	u, err := c.core("pods", ns).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
+// Pod is the pod name, alone; none when it does not exist.
+func (c *Cluster) Pod(ctx context.Context, ns, name string) ([]corev1.Pod, error) {
+	u, err := Get(ctx, c.core("pods", ns), name)
+	if err != nil || u == nil {
 		return nil, err
 	}
-	var p corev1.Pod
-	return &p, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &p)
-}
-
-func (c *Cluster) Pods(ctx context.Context, ns, selector string) ([]corev1.Pod, error) {
-	return list[corev1.Pod](ctx, c.core("pods", ns), selector)
-}
-
-func (c *Cluster) Events(ctx context.Context, ns string) ([]corev1.Event, error) {
-	return list[corev1.Event](ctx, c.core("events", ns), "")
-}
-
-func (c *Cluster) Nodes(ctx context.Context) ([]corev1.Node, error) {
-	return list[corev1.Node](ctx, c.core("nodes", ""), "")
+	p := make([]corev1.Pod, 1)
+	return p, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &p[0])
 }
 
 // Log streams a container's log; the API server must answer within the request timeout, the log itself runs
@@ -307,9 +294,9 @@ func (c *Cluster) Serves(ctx context.Context, groupVersion string) error {
 	return c.rest.Get().AbsPath(discoveryPath(groupVersion)).Do(ctx).Error()
 }
 
-// list reads the objects of a core resource into their Go type.
-func list[T any](ctx context.Context, r dynamic.ResourceInterface, selector string) ([]T, error) {
-	l, err := r.List(ctx, metav1.ListOptions{LabelSelector: selector})
+// List reads the objects of a core resource (pods, events, nodes) in namespace ns into their Go type.
+func List[T any](ctx context.Context, c *Cluster, resource, ns, selector string) ([]T, error) {
+	l, err := c.core(resource, ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		return nil, err
 	}

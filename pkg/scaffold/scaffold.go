@@ -5,6 +5,7 @@
 package scaffold
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -50,9 +51,7 @@ type Options struct {
 
 // Files are the new folder's files, by path in it.
 func Files(o Options) (map[string][]byte, error) {
-	if o.JobKind == "" {
-		o.JobKind = kinds.All.Default()
-	}
+	o.JobKind = cmp.Or(o.JobKind, kinds.All.Default())
 	jk := kinds.All.Of(o.JobKind)
 	d := jk.Demo
 	if jk.Kind == "" {
@@ -75,8 +74,7 @@ func Files(o Options) (map[string][]byte, error) {
 				i+1, strconv.Quote(arg))
 		}
 	}
-	image, command := o.Image, o.Command
-	comment := "your training image"
+	image, command, comment := o.Image, o.Command, "your training image"
 	if image == "" {
 		image, comment = d.Image, d.About+": put your training image here"
 		if command == nil {
@@ -178,22 +176,16 @@ func Follow(dir, config string) *NewBase {
 		return nil
 	}
 	k, err := os.ReadFile(filepath.Join(base, "kustomization.yaml"))
-	if err != nil || !strings.HasPrefix(string(k), baseKustomization) {
+	file, ok := strings.CutPrefix(string(k), baseKustomization)
+	if err != nil || !ok {
 		return nil
 	}
-	file := strings.TrimSuffix(strings.TrimPrefix(string(k), baseKustomization), "\n")
-	old, err := os.ReadFile(filepath.Join(base, file))
-	if err != nil || string(k) != baseKustomization+file+"\n" {
-		return nil
-	}
+	old, err := os.ReadFile(filepath.Join(base, strings.TrimSuffix(file, "\n")))
 	m := skeletonHeader.FindSubmatch(old)
-	if m == nil || fingerprint(string(old[len(m[0]):])) != string(m[3]) {
+	if err != nil || m == nil || fingerprint(string(old[len(m[0]):])) != string(m[3]) || file != strings.ToLower(string(m[1]))+".yaml\n" {
 		return nil // not init's, or edited since: the user's base
 	}
 	oldKind, oldName := string(m[1]), string(m[2])
-	if file != strings.ToLower(oldKind)+".yaml" {
-		return nil
-	}
 	spec, specErr := os.ReadFile(filepath.Join(dir, config))
 	envText, envErr := os.ReadFile(filepath.Join(dir, "mlops.env"))
 	if specErr != nil || envErr != nil {

@@ -36,7 +36,7 @@ func programPod(ctx context.Context, c *cluster.Cluster, job jobnode.Job, ns str
 		return &pods[0], nil
 	}
 	for _, program := range jk.ProgramPods { // best first
-		pods, err := c.Pods(ctx, ns, jk.PodsLabel+"="+job.Name+","+program)
+		pods, err := cluster.List[corev1.Pod](ctx, c, "pods", ns, jk.PodsLabel+"="+job.Name+","+program)
 		if err != nil {
 			return nil, fmt.Errorf("listing the pods of %s/%s in namespace %s: %w", job.Kind, job.Name, ns, err)
 		}
@@ -76,13 +76,11 @@ func trainingContainer(pod *corev1.Pod, envConfigMaps []string) string {
 // started: the container runs or ran, so it has a log.
 func started(pod *corev1.Pod, container string) (bool, string) {
 	for _, s := range pod.Status.ContainerStatuses {
-		if s.Name != container {
-			continue
-		}
-		if s.State.Running != nil || s.State.Terminated != nil || s.LastTerminationState.Terminated != nil {
+		switch {
+		case s.Name != container:
+		case s.State.Running != nil || s.State.Terminated != nil || s.LastTerminationState.Terminated != nil:
 			return true, ""
-		}
-		if s.State.Waiting != nil && s.State.Waiting.Reason != "" {
+		case s.State.Waiting != nil && s.State.Waiting.Reason != "":
 			return false, s.State.Waiting.Reason
 		}
 	}
@@ -104,8 +102,7 @@ func Logs(ctx context.Context, c *cluster.Cluster, job jobnode.Job, o LogOptions
 		if err != nil {
 			return err
 		}
-		container, why := "", "no pod runs its program yet"
-		ready := false
+		container, why, ready := "", "no pod runs its program yet", false
 		if pod != nil {
 			container = trainingContainer(pod, job.EnvConfigMaps)
 			ready, why = started(pod, container)

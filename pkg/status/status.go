@@ -15,7 +15,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -44,12 +43,12 @@ func readJob(ctx context.Context, c *cluster.Cluster, jk jobkind.Facts, ns, name
 // Report is where a job is.
 type Report struct {
 	Job, Namespace string // KIND/NAME, and where it was looked for
-	Found          bool
-	// Phase: Pending, Created, Running, Restarting, Suspended, Succeeded, Complete, Failed; a Pod's phase.
-	Phase           string
-	Ready, Expected int // ready pods of the job's replicas (a TrainJob's numNodes)
-	Pods            []Pod
-	Why             []string // why the job waits, or failed: Kueue, the pods' images, Pod Security, ...
+	// Phase: Pending, Created, Running, Restarting, Suspended, Succeeded, Complete, Failed; a Pod's phase; not
+	// found.
+	Phase    string
+	Expected int // the job's replicas (a TrainJob's numNodes)
+	Pods     []Pod
+	Why      []string // why the job waits, or failed: Kueue, the pods' images, Pod Security, ...
 	// Notes are what goes wrong without keeping the job waiting: a job of a LocalQueue Kueue never queued.
 	Notes []string
 }
@@ -83,37 +82,28 @@ func Status(ctx context.Context, c *cluster.Cluster, job jobnode.Job) (*Report, 
 			fmt.Sprintf("no such %s in namespace %s: not applied yet (mlops-fn apply DIR), or applied to another namespace (--namespace)", jk.Kind, ns)))
 		return r, nil
 	}
-	r.Found = true
 	pods, err := jobPods(ctx, c, jk, ns, job.Name)
 	if err != nil {
 		return nil, err
 	}
-	r.Phase = phase(jk, u, pods)
-	r.Expected = jk.PodCount(u.Object)
+	r.Phase, r.Expected = phase(jk, u, pods), jk.PodCount(u.Object)
 	for _, p := range pods {
-		s := podState(p)
-		if s.Ready {
-			r.Ready++
-		}
-		r.Pods = append(r.Pods, s)
+		r.Pods = append(r.Pods, podState(p))
 	}
 	if slices.Contains(jobkind.FinalConditions, r.Phase) {
 		if r.Phase == "Failed" {
-			r.Why = append(r.Why, failure(u, pods))
+			r.Why = append(r.Why, failure(u, r.Pods))
 		}
 		return r, nil
 	}
 	gated := slices.ContainsFunc(pods, func(p corev1.Pod) bool {
 		return slices.ContainsFunc(p.Spec.SchedulingGates, func(g corev1.PodSchedulingGate) bool { return g.Name == kueueGate })
 	})
-	why, note, err := kueue(ctx, c, jk, u, ns, r.Phase == "Suspended" || gated)
+	why, notes, err := kueue(ctx, c, jk, u, ns, r.Phase == "Suspended" || gated)
 	if err != nil {
 		return nil, err
 	}
-	r.Why = append(r.Why, why...)
-	if note != "" {
-		r.Notes = append(r.Notes, note)
-	}
+	r.Why, r.Notes = append(r.Why, why...), notes
 	if r.Phase == "Suspended" && len(why) == 0 {
 		r.Why = append(r.Why, "suspended: "+strings.Join(jk.SuspendPath, ".")+" is true; it starts once that is false")
 	}
@@ -136,16 +126,13 @@ func Status(ctx context.Context, c *cluster.Cluster, job jobnode.Job) (*Report, 
 // jobPods are the job's pods, by name: a Pod's itself, else the operator's, by the label it puts on them.
 func jobPods(ctx context.Context, c *cluster.Cluster, jk jobkind.Facts, ns, name string) ([]corev1.Pod, error) {
 	if jk.PodsLabel == "" {
-		p, err := c.Pod(ctx, ns, name)
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
+		pods, err := c.Pod(ctx, ns, name)
 		if err != nil {
 			return nil, fmt.Errorf("reading pod %s in namespace %s: %w", name, ns, err)
 		}
-		return []corev1.Pod{*p}, nil
+		return pods, nil
 	}
-	pods, err := c.Pods(ctx, ns, jk.PodsLabel+"="+name)
+	pods, err := cluster.List[corev1.Pod](ctx, c, "pods", ns, jk.PodsLabel+"="+name)
 	if err != nil {
 		return nil, fmt.Errorf("listing the pods of %s/%s in namespace %s: %w", jk.Kind, name, ns, err)
 	}
@@ -172,10 +159,8 @@ func condition(u *unstructured.Unstructured, t string) (status, reason, message 
 // (Restarting, Running, Created), else Running when a pod runs, else Pending.
 func phase(jk jobkind.Facts, u *unstructured.Unstructured, pods []corev1.Pod) string {
 	if jk.PodsLabel == "" {
-		if p, _, _ := unstructured.NestedString(u.Object, "status", "phase"); p != "" {
-			return p
-		}
-		return "Pending"
+		p, _, _ := unstructured.NestedString(u.Object, "status", "phase")
+		return cmp.Or(p, "Pending")
 	}
 	for _, t := range append(slices.Clone(jobkind.FinalConditions), "Suspended") {
 		if s, _, _ := condition(u, t); s == "True" {
@@ -260,25 +245,25 @@ func podWaits(p corev1.Pod) []string {
 
 // kueue says why Kueue holds the job (held: it is suspended or gated): no Kueue, no such LocalQueue, or its
 // Workload not admitted, with Kueue's message. A job of a LocalQueue neither held nor owning a Workload runs
-// outside the queue, its quota uncounted: note says so.
+// outside the queue, its quota uncounted: notes say so.
 func kueue(ctx context.Context, c *cluster.Cluster, jk jobkind.Facts, u *unstructured.Unstructured, ns string,
-	held bool) (why []string, note string, err error) {
+	held bool) (why, notes []string, err error) {
 	queue := u.GetLabels()[api.QueueLabel]
 	if queue == "" {
-		return nil, "", nil
+		return nil, nil, nil
 	}
 	versions := []string{"v1beta2", "v1beta1"} // newest first
 	served := slices.IndexFunc(versions, func(v string) bool { return c.Serves(ctx, kueueGroup+"/"+v) == nil })
 	if served < 0 {
 		if !held {
-			return nil, fmt.Sprintf("not queued: its label %s names Kueue's LocalQueue %s (QUEUE in mlops.env), but this cluster serves no Kueue API (%s): it runs without a queue", api.QueueLabel, queue, kueueGroup), nil
+			return nil, []string{fmt.Sprintf("not queued: its label %s names Kueue's LocalQueue %s (QUEUE in mlops.env), but this cluster serves no Kueue API (%s): it runs without a queue", api.QueueLabel, queue, kueueGroup)}, nil
 		}
-		return []string{fmt.Sprintf("its label %s names Kueue's LocalQueue %s, but this cluster serves no Kueue API (%s): nothing admits it", api.QueueLabel, queue, kueueGroup)}, "", nil
+		return []string{fmt.Sprintf("its label %s names Kueue's LocalQueue %s, but this cluster serves no Kueue API (%s): nothing admits it", api.QueueLabel, queue, kueueGroup)}, nil, nil
 	}
 	gv := schema.GroupVersion{Group: kueueGroup, Version: versions[served]}
 	l, err := c.Dynamic.Resource(gv.WithResource("workloads")).Namespace(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return nil, "", fmt.Errorf("listing Kueue's Workloads in namespace %s: %w", ns, err)
+		return nil, nil, fmt.Errorf("listing Kueue's Workloads in namespace %s: %w", ns, err)
 	}
 	var w *unstructured.Unstructured
 	if i := slices.IndexFunc(l.Items, func(w unstructured.Unstructured) bool {
@@ -287,31 +272,28 @@ func kueue(ctx context.Context, c *cluster.Cluster, jk jobkind.Facts, u *unstruc
 		w = &l.Items[i]
 	}
 	if w == nil && !held {
-		var off []string // the kinds' frameworks that Kueue's default Configuration leaves out
-		for _, k := range kinds.All {
-			if k.KueueOff {
-				off = append(off, k.KueueFramework)
-			}
-		}
+		// the kinds' frameworks that Kueue's default Configuration leaves out
+		off := slices.DeleteFunc(slices.Clone(kinds.All), func(k jobkind.Facts) bool { return !k.KueueOff }).Sentence("and",
+			func(k jobkind.Facts) string { return k.KueueFramework })
 		// Kueue's webhook holds a job it manages as it is created, and makes its Workload before it lets it
 		// go: this one it does not manage.
-		return nil, fmt.Sprintf("not queued: its label %s names Kueue's LocalQueue %s (QUEUE in mlops.env), but Kueue never held it and made no Workload for it: it runs outside the queue, its quota uncounted. "+
+		return nil, []string{fmt.Sprintf("not queued: its label %s names Kueue's LocalQueue %s (QUEUE in mlops.env), but Kueue never held it and made no Workload for it: it runs outside the queue, its quota uncounted. "+
 			"Kueue manages %s only with %s in its Configuration's integrations.frameworks (Kueue v0.19's default leaves %s out) and in the namespaces its managedJobsNamespaceSelector selects: ask the cluster's admin to enable it (docs/sharing-a-cluster.md), or remove QUEUE",
-			api.QueueLabel, queue, jobkind.WithArticle(jk.Kind), jk.KueueFramework, strings.Join(off, " and ")), nil
+			api.QueueLabel, queue, jobkind.WithArticle(jk.Kind), jk.KueueFramework, off)}, nil
 	}
 	lq, err := cluster.Get(ctx, c.Dynamic.Resource(gv.WithResource("localqueues")).Namespace(ns), queue)
 	if err != nil {
-		return nil, "", fmt.Errorf("reading LocalQueue %s in namespace %s: %w", queue, ns, err)
+		return nil, nil, fmt.Errorf("reading LocalQueue %s in namespace %s: %w", queue, ns, err)
 	}
 	if lq == nil {
 		return []string{fmt.Sprintf("Kueue: no LocalQueue %s in namespace %s (the job's label %s, QUEUE in mlops.env), so Kueue never admits it: create it, or set QUEUE to one of `kubectl get localqueues -n %s`",
-			queue, ns, api.QueueLabel, ns)}, "", nil
+			queue, ns, api.QueueLabel, ns)}, nil, nil
 	}
 	if w == nil {
-		return []string{fmt.Sprintf("Kueue has made no Workload for it yet (LocalQueue %s)", queue)}, "", nil
+		return []string{fmt.Sprintf("Kueue has made no Workload for it yet (LocalQueue %s)", queue)}, nil, nil
 	}
 	if s, _, _ := condition(w, "Admitted"); s == "True" {
-		return nil, "", nil
+		return nil, nil, nil
 	}
 	reason := "no quota reserved yet"
 	for _, t := range []string{"QuotaReserved", "Admitted"} {
@@ -320,13 +302,13 @@ func kueue(ctx context.Context, c *cluster.Cluster, jk jobkind.Facts, u *unstruc
 			break
 		}
 	}
-	return []string{fmt.Sprintf("Kueue has not admitted it (Workload %s in LocalQueue %s): %s", w.GetName(), queue, reason)}, "", nil
+	return []string{fmt.Sprintf("Kueue has not admitted it (Workload %s in LocalQueue %s): %s", w.GetName(), queue, reason)}, nil, nil
 }
 
 // refused says why the job's pods cannot be created: the operators' (and the Job controller's) FailedCreate
 // events on the job or the objects named after it, since the job was created; Pod Security named as such.
 func refused(ctx context.Context, c *cluster.Cluster, ns, name string, since metav1.Time) ([]string, error) {
-	events, err := c.Events(ctx, ns)
+	events, err := cluster.List[corev1.Event](ctx, c, "events", ns, "")
 	if err != nil {
 		return nil, fmt.Errorf("listing the events of namespace %s: %w", ns, err)
 	}
@@ -365,13 +347,13 @@ func eventTime(e corev1.Event) time.Time {
 }
 
 // failure says why a job failed: its Failed condition, else its pods'.
-func failure(u *unstructured.Unstructured, pods []corev1.Pod) string {
+func failure(u *unstructured.Unstructured, pods []Pod) string {
 	if _, reason, message := condition(u, "Failed"); message != "" {
 		return "failed: " + reason + ": " + message
 	}
 	for _, p := range pods {
-		if s := podState(p); p.Status.Phase == corev1.PodFailed && s.Detail != "" {
-			return "failed: pod " + p.Name + ": " + s.Detail
+		if p.Phase == string(corev1.PodFailed) && p.Detail != "" {
+			return "failed: pod " + p.Name + ": " + p.Detail
 		}
 	}
 	return "failed"
@@ -379,26 +361,25 @@ func failure(u *unstructured.Unstructured, pods []corev1.Pod) string {
 
 // String is the report as mlops-fn status prints it.
 func (r *Report) String() string {
-	var b strings.Builder
-	if !r.Found {
-		fmt.Fprintf(&b, "%s  namespace %s  not found\n", r.Job, r.Namespace)
-	} else {
-		fmt.Fprintf(&b, "%s  namespace %s  %s  pods %d/%d ready\n", r.Job, r.Namespace, r.Phase, r.Ready, r.Expected)
-	}
-	width := 0
+	width, ready := 0, 0
 	for _, p := range r.Pods {
 		width = max(width, len(p.Name))
+		if p.Ready {
+			ready++
+		}
+	}
+	var b strings.Builder
+	if r.Phase == "not found" {
+		fmt.Fprintf(&b, "%s  namespace %s  not found\n", r.Job, r.Namespace)
+	} else {
+		fmt.Fprintf(&b, "%s  namespace %s  %s  pods %d/%d ready\n", r.Job, r.Namespace, r.Phase, ready, r.Expected)
 	}
 	for _, p := range r.Pods {
 		ready := "not ready"
 		if p.Ready {
 			ready = "ready"
 		}
-		line := fmt.Sprintf("  pod %-*s  %-9s  %s", width, p.Name, p.Phase, ready)
-		if p.Detail != "" {
-			line += "  " + p.Detail
-		}
-		b.WriteString(strings.TrimRight(line, " ") + "\n")
+		b.WriteString(strings.TrimRight(fmt.Sprintf("  pod %-*s  %-9s  %s  %s", width, p.Name, p.Phase, ready, p.Detail), " ") + "\n")
 	}
 	label := "waiting"
 	if r.Phase == "Failed" {
