@@ -62,12 +62,13 @@ func (k Facts) InPlace(live, job map[string]any) bool {
 func without(obj map[string]any, paths [][]string) map[string]any {
 	var v any = obj
 	for _, p := range paths {
-		v = drop(v, p)
+		v = Drop(v, p...)
 	}
 	return v.(map[string]any)
 }
 
-func drop(v any, path []string) any {
+// Drop is v (decoded JSON) without the field at path ("*": each item), copied where it differs.
+func Drop(v any, path ...string) any {
 	switch t := v.(type) {
 	case map[string]any:
 		next, ok := t[path[0]]
@@ -78,16 +79,16 @@ func drop(v any, path []string) any {
 		if len(path) == 1 {
 			delete(out, path[0])
 		} else {
-			out[path[0]] = drop(next, path[1:])
+			out[path[0]] = Drop(next, path[1:]...)
 		}
 		return out
 	case []any:
 		if path[0] != "*" || len(path) == 1 {
 			return v
 		}
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = drop(e, path[1:])
+		var out []any
+		for _, e := range t {
+			out = append(out, Drop(e, path[1:]...))
 		}
 		return out
 	}
