@@ -33,17 +33,15 @@ func forwardFlagsBeyond(p *render.Plan, line []string) []string {
 			}
 		}
 	}
-	return forwardFlags(p, func(name string) bool { return !forwarded[name] })
+	return forwardFlags(p, forwarded)
 }
 
 // forwardFlags forward rankEnv to every rank, which mpirun starts through the workers' sshd without their
-// container's environment; only names keep accepts (nil: all).
-func forwardFlags(p *render.Plan, keep func(string) bool) []string {
+// container's environment; but the names forwarded already.
+func forwardFlags(p *render.Plan, forwarded map[string]bool) []string {
 	names, pairs := rankEnv(p)
-	if keep != nil {
-		names = slices.DeleteFunc(names, func(n string) bool { return !keep(n) })
-		pairs = slices.DeleteFunc(pairs, func(v string) bool { n, _, _ := strings.Cut(v, "="); return !keep(n) })
-	}
+	names = slices.DeleteFunc(names, func(n string) bool { return forwarded[n] })
+	pairs = slices.DeleteFunc(pairs, func(v string) bool { n, _, _ := strings.Cut(v, "="); return forwarded[n] })
 	var flags []string
 	if p.MPI.Implementation == api.OpenMPI {
 		for _, v := range slices.Concat(pairs, names) {
