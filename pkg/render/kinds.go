@@ -46,6 +46,11 @@ type Apart interface {
 	Apart(p *Plan, role jobkind.Role) bool
 }
 
+// Grouper is a kind whose pod templates Kueue places in one topology domain: their podset group ("": none).
+type Grouper interface {
+	Group(p *Plan, role jobkind.Role) string
+}
+
 // Resolver is a kind with plan rules of its own, run once the shared shape, ids and home are settled and
 // before the gang's minimum (Gang reads what it settles).
 type Resolver interface {

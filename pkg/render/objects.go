@@ -10,8 +10,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 )
 
 // Patch is a strategic-merge patch: a partial job in its Go type (an MPIJob, a Pod, a PyTorchJob…).
@@ -211,4 +213,69 @@ func (p *Plan) fillSecurity(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Cont
 	}
 	spec.SecurityContext, c.SecurityContext = psc, csc
 	spec.Volumes, c.VolumeMounts = p.Volumes, p.Mounts
+}
+
+// Encode encodes the patch and writes its deletions (patch.Clear) as nulls, which a strategic merge (kyaml's
+// and kustomize's) reads as "remove".
+func (patch Patch) Encode() (*yaml.RNode, error) {
+	n, err := jobnode.Encode(patch.Object)
+	if err != nil {
+		return nil, err
+	}
+	null := func(n *yaml.RNode, keys []string, force bool, path ...string) {
+		if err == nil {
+			err = setNulls(n, keys, force, path...)
+		}
+	}
+	d, k := patch.Clear, patch.Kind
+	if k.ProgramPath != nil {
+		null(n, d.Container, true, k.ProgramPath...)
+		d.Container = nil
+	}
+	for _, spec := range jobnode.PodSpecs(k, n) {
+		null(spec, d.PodSecurity, true, "securityContext")
+	}
+	// The training container alone: the others keep their own.
+	for _, list := range jobnode.ContainerLists(k, n) {
+		if len(list) > TrainingContainerIndex {
+			null(list[TrainingContainerIndex], d.Container, true)
+		}
+	}
+	for _, c := range jobnode.Containers(k, n) {
+		// Before the forced deletions make a securityContext.
+		null(c, d.ContainerIDs, false, "securityContext")
+		null(c, d.ContainerSecurity, true, "securityContext")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// setNulls appends key: null for each key to the map at path below n, made if need be when force is set, else
+// only where the patch sets something already (a map of nulls alone leaves `{}` in a target).
+func setNulls(n *yaml.RNode, keys []string, force bool, path ...string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	var m *yaml.RNode
+	var err error
+	if force {
+		m, err = n.Pipe(yaml.LookupCreate(yaml.MappingNode, path...))
+	} else {
+		m, err = n.Pipe(yaml.Lookup(path...))
+	}
+	if err != nil || m == nil || len(m.YNode().Content) == 0 && !force {
+		return err
+	}
+	for _, k := range keys {
+		if m.Field(k) != nil {
+			continue // the patch sets it: its value replaces the target's
+		}
+		// Appended by hand: kyaml's SetField reads a null value as "delete the field".
+		m.YNode().Content = append(m.YNode().Content,
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: k},
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagNull, Value: "null"})
+	}
+	return nil
 }

@@ -615,3 +615,34 @@ func (p *Plan) NamesEnv(name string) bool {
 	rest, ok := strings.CutPrefix(name, p.HashedFrom)
 	return p.HashedFrom != "" && ok && (rest == "" || len(rest) == 11 && rest[0] == '-' && strings.Trim(rest[1:], "0123456789abcdefghijklmnopqrstuvwxyz") == "")
 }
+
+// place settles Placement from mlops.env's topology key; only Kueue reads it, so a job with no queue is warned.
+func (p *Plan) place(set env.Settings, envKey func(string) *field.Path) []Warning {
+	if set.Topology == "" {
+		return nil
+	}
+	key, annotation := "TOPOLOGY_REQUIRED", api.RequiredTopologyAnnotation
+	if set.TopologyPreferred {
+		key, annotation = "TOPOLOGY_PREFERRED", api.PreferredTopologyAnnotation
+	}
+	p.Placement = map[string]string{annotation: set.Topology}
+	if p.Labels[api.QueueLabel] == "" {
+		return []Warning{{Field: envKey(key), Message: fmt.Sprintf(
+			"is read by Kueue alone, and the job has no queue: the scheduler places its pods anywhere; set QUEUE (or the label %s) for them to go to one domain of %s", api.QueueLabel, set.Topology)}}
+	}
+	return nil
+}
+
+// PodPlacement is the annotations of the pod templates of role: the topology level, and the kind's group.
+func (p *Plan) PodPlacement(role jobkind.Role) map[string]string {
+	if p.Placement == nil {
+		return nil
+	}
+	a := maps.Clone(p.Placement)
+	if g, ok := p.kind.(Grouper); ok {
+		if name := g.Group(p, role); name != "" {
+			a[api.PodSetGroupAnnotation] = name
+		}
+	}
+	return a
+}
