@@ -3,6 +3,7 @@
 package render
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 
@@ -161,6 +162,12 @@ func (p *Plan) fillWorkload(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Cont
 	if !p.Apart(r) {
 		spec.NodeSelector, spec.Tolerations = p.NodeSelector, p.Tolerations
 	}
+}
+
+// FillRunPolicy sets out, an operator's runPolicy (MPIJob's, PyTorchJob's), from the plan's, field by JSON name.
+func (p *Plan) FillRunPolicy(out any) {
+	b, _ := json.Marshal(p.RunPolicy) // pointers and strings: it encodes, and decodes into their like
+	_ = json.Unmarshal(b, out)
 }
 
 // KeepsProgram: the spec names no command or script, so the target keeps its own (a Narrow may edit it: Kept).

@@ -119,16 +119,7 @@ func (Kind) FillJob(p *render.Plan, obj render.Job) {
 	}
 	s.MPIImplementation = kubeflow.MPIImplementation(p.MPI.Implementation)
 	s.LauncherCreationPolicy = kubeflow.LauncherCreationPolicy(p.MPI.LauncherCreationPolicy)
-	s.RunPolicy = kubeflow.RunPolicy{
-		CleanPodPolicy:          ptr.To(kubeflow.CleanPodPolicy(p.RunPolicy.CleanPodPolicy)),
-		TTLSecondsAfterFinished: p.RunPolicy.TTLSecondsAfterFinished,
-		ActiveDeadlineSeconds:   p.RunPolicy.ActiveDeadlineSeconds,
-		BackoffLimit:            p.RunPolicy.BackoffLimit,
-	}
-	if sp := p.RunPolicy.SchedulingPolicy; sp != nil {
-		s.RunPolicy.SchedulingPolicy = &kubeflow.SchedulingPolicy{MinAvailable: sp.MinAvailable, Queue: sp.Queue,
-			PriorityClass: sp.PriorityClass, ScheduleTimeoutSeconds: sp.ScheduleTimeoutSeconds}
-	}
+	p.FillRunPolicy(&s.RunPolicy)
 	for t, n := range map[kubeflow.MPIReplicaType]int32{kubeflow.MPIReplicaTypeLauncher: 1, kubeflow.MPIReplicaTypeWorker: p.Workers} {
 		s.MPIReplicaSpecs[t].Replicas = ptr.To(n)
 		s.MPIReplicaSpecs[t].RestartPolicy = kubeflow.RestartPolicy(p.RestartPolicy)

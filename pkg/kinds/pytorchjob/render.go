@@ -3,12 +3,16 @@
 package pytorchjob
 
 import (
+	"errors"
+	"maps"
 	"net"
+	"slices"
 	"strconv"
 
 	kubeflowv1 "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
@@ -56,16 +60,7 @@ func (Kind) Gang(p *render.Plan) (int32, string, int32) {
 // FillJob: the operator turns elasticPolicy into torchrun's PET_* variables.
 func (Kind) FillJob(p *render.Plan, obj render.Job) {
 	s := &obj.(*kubeflowv1.PyTorchJob).Spec
-	s.RunPolicy = kubeflowv1.RunPolicy{
-		CleanPodPolicy:          ptr.To(kubeflowv1.CleanPodPolicy(p.RunPolicy.CleanPodPolicy)),
-		TTLSecondsAfterFinished: p.RunPolicy.TTLSecondsAfterFinished,
-		ActiveDeadlineSeconds:   p.RunPolicy.ActiveDeadlineSeconds,
-		BackoffLimit:            p.RunPolicy.BackoffLimit,
-	}
-	if sp := p.RunPolicy.SchedulingPolicy; sp != nil {
-		s.RunPolicy.SchedulingPolicy = &kubeflowv1.SchedulingPolicy{MinAvailable: sp.MinAvailable, Queue: sp.Queue,
-			PriorityClass: sp.PriorityClass, ScheduleTimeoutSeconds: sp.ScheduleTimeoutSeconds}
-	}
+	p.FillRunPolicy(&s.RunPolicy)
 	e := p.Elastic
 	policy := &kubeflowv1.ElasticPolicy{
 		MinReplicas: ptr.To(e.MinWorkers),
@@ -85,4 +80,28 @@ func (Kind) FillJob(p *render.Plan, obj render.Job) {
 	w := s.PyTorchReplicaSpecs[kubeflowv1.PyTorchJobReplicaTypeWorker]
 	w.Replicas = ptr.To(p.Workers)
 	w.RestartPolicy = kubeflowv1.RestartPolicy(p.RestartPolicy)
+}
+
+// Narrow: a target with a Master is a static job, which an elastic job of workers only would half convert.
+func (Kind) Narrow(target *yaml.RNode, _ *render.Plan, _ string) error {
+	if m, _ := target.Pipe(yaml.Lookup("spec", "pytorchReplicaSpecs", "Master")); m != nil {
+		return errors.New("spec.pytorchReplicaSpecs.Master: mlops-fn renders an elastic PyTorchJob, workers only, which torchrun's rendezvous joins; the site settings would reach the Workers and not the Master, and the job would become elastic; accepted: a PyTorchJob of Workers only (torchrun's c10d rendezvous runs on worker 0), or jobKind TrainJob for a Kubeflow Trainer runtime")
+	}
+	return nil
+}
+
+// PodTemplates are a PyTorchJob's pod specs, by replica type: mlops-fn fills the workers'.
+func (Kind) PodTemplates(obj any) []jobnode.PodTemplate {
+	o, ok := obj.(*kubeflowv1.PyTorchJob)
+	if !ok {
+		return nil
+	}
+	var pods []jobnode.PodTemplate
+	for _, rt := range slices.Sorted(maps.Keys(o.Spec.PyTorchReplicaSpecs)) {
+		if r := o.Spec.PyTorchReplicaSpecs[rt]; r != nil {
+			pods = append(pods, jobnode.PodTemplate{Path: "spec.pytorchReplicaSpecs." + string(rt) + ".template.spec", Meta: r.Template.ObjectMeta,
+				Spec: r.Template.Spec, Filled: rt == kubeflowv1.PyTorchJobReplicaTypeWorker})
+		}
+	}
+	return pods
 }
