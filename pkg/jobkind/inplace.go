@@ -54,17 +54,11 @@ func (k Facts) InPlace(live, job map[string]any) bool {
 	if !ok || wasSet && n == was || !okLo || !okHi || n < lo || n > hi {
 		return false
 	}
-	live, job = without(live, k.Free()), without(job, k.Free())
-	return reflect.DeepEqual(live["spec"], job["spec"])
-}
-
-// without is obj without the fields at paths, copied where it differs.
-func without(obj map[string]any, paths [][]string) map[string]any {
-	var v any = obj
-	for _, p := range paths {
-		v = Drop(v, p...)
+	var l, j any = live, job
+	for _, p := range k.Free() {
+		l, j = Drop(l, p...), Drop(j, p...)
 	}
-	return v.(map[string]any)
+	return reflect.DeepEqual(Nested(l, "spec"), Nested(j, "spec"))
 }
 
 // Drop is v (decoded JSON) without the field at path ("*": each item), copied where it differs.
