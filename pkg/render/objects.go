@@ -39,15 +39,26 @@ type Deletions struct {
 // Patch is the overlay's patch of the job, applied to Skeleton. One patch: kyaml's merge walks the whole target
 // per patch, a long env list quadratically.
 func (p *Plan) Patch() Patch {
-	deletions := p.clearedSecurity()
+	// A container's own ids would override the pod's; uid 0 cannot stand beside runAsNonRoot.
+	var d Deletions
+	switch {
+	case p.RunAsUser == nil:
+	case *p.RunAsUser == 0:
+		d.PodSecurity, d.ContainerSecurity, d.ContainerIDs = []string{"runAsNonRoot"}, []string{"runAsNonRoot"}, []string{"runAsUser"}
+	default:
+		d.ContainerIDs = []string{"runAsUser", "runAsNonRoot"}
+	}
+	if p.RunAsGroup != nil {
+		d.ContainerIDs = append(d.ContainerIDs, "runAsGroup")
+	}
 	if len(p.Command) > 0 && len(p.Args) == 0 {
-		deletions.Container = []string{"args"}
+		d.Container = []string{"args"}
 	}
 	if c, ok := p.kind.(Clearer); ok {
-		c.Clear(p, &deletions)
+		c.Clear(p, &d)
 	}
 	facts := p.Facts()
-	return Patch{File: facts.PatchFile, Kind: facts, Object: p.build(true), Clear: deletions}
+	return Patch{File: facts.PatchFile, Kind: facts, Object: p.build(true), Clear: d}
 }
 
 // Skeleton is what a base holds: the object's identity and its container names.
@@ -104,7 +115,14 @@ func (p *Plan) build(patch bool) any {
 	if f, ok := p.kind.(JobFiller); ok && patch {
 		f.FillJob(p, obj)
 	}
-	p.fillLabels(obj)
+	// The spec's labels and annotations, patched or generated alike (Kueue's queue label).
+	obj.SetLabels(p.Labels)
+	if a := obj.GetAnnotations(); len(a) > 0 {
+		// A Pod is its own template: its placement is on it already.
+		obj.SetAnnotations(merged(p.Annotations, a))
+	} else {
+		obj.SetAnnotations(p.Annotations)
+	}
 	return obj
 }
 
@@ -114,17 +132,6 @@ func (p *Plan) ContainerOf(t jobkind.Role) string {
 		return n
 	}
 	return p.ContainerName
-}
-
-// fillLabels puts the spec's labels and annotations on the job, patched or generated alike (Kueue's queue label).
-func (p *Plan) fillLabels(obj Job) {
-	obj.SetLabels(p.Labels)
-	// A Pod is its own template: its placement is on it already.
-	if a := obj.GetAnnotations(); len(a) > 0 {
-		obj.SetAnnotations(merged(p.Annotations, a))
-		return
-	}
-	obj.SetAnnotations(p.Annotations)
 }
 
 // merged is a and b in one map, b's value winning a shared key.
@@ -172,22 +179,6 @@ func (p *Plan) FillRunPolicy(out any) {
 
 // KeepsProgram: the spec names no command or script, so the target keeps its own (a Narrow may edit it: Kept).
 func (p *Plan) KeepsProgram() bool { return len(p.Command) == 0 }
-
-// clearedSecurity: a container's own ids would override the pod's; uid 0 cannot stand beside runAsNonRoot.
-func (p *Plan) clearedSecurity() Deletions {
-	var d Deletions
-	switch {
-	case p.RunAsUser == nil:
-	case *p.RunAsUser == 0:
-		d.PodSecurity, d.ContainerSecurity, d.ContainerIDs = []string{"runAsNonRoot"}, []string{"runAsNonRoot"}, []string{"runAsUser"}
-	default:
-		d.ContainerIDs = []string{"runAsUser", "runAsNonRoot"}
-	}
-	if p.RunAsGroup != nil {
-		d.ContainerIDs = append(d.ContainerIDs, "runAsGroup")
-	}
-	return d
-}
 
 // fillSecurity sets the ids and the hardening of a container and its pod, and mounts the data volumes in it.
 func (p *Plan) fillSecurity(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Container) {
