@@ -21,7 +21,6 @@ import (
 type Kind struct{}
 
 var (
-	_ render.Kind       = Kind{}
 	_ render.JobFiller  = Kind{}
 	_ render.Narrower   = Kind{}
 	_ jobnode.Templated = Kind{}

@@ -22,7 +22,6 @@ import (
 type Kind struct{}
 
 var (
-	_ render.Kind         = Kind{}
 	_ render.Resolver     = Kind{}
 	_ render.JobFiller    = Kind{}
 	_ render.Operated     = Kind{}
@@ -77,8 +76,15 @@ func (Kind) FillProgram(p *render.Plan, role jobkind.Role, _ *corev1.PodSpec, c 
 			c.Resources.Limits, c.Resources.Requests = p.LauncherLimits, p.LauncherRequests
 		}
 	case jobkind.Worker:
-		if !p.KeepsProgram() || p.MPI.WorkerCommand != nil {
-			c.Command = workerCommand(p)
+		// sshd in the foreground; a non-root user brings its own config.
+		switch {
+		case p.MPI.WorkerCommand != nil:
+			c.Command = p.MPI.WorkerCommand
+		case p.KeepsProgram():
+		case p.Root():
+			c.Command = []string{"/usr/sbin/sshd", "-De"}
+		default:
+			c.Command = []string{"/usr/sbin/sshd", "-De", "-f", p.Home + "/.sshd_config"}
 		}
 	}
 }
@@ -182,15 +188,4 @@ func scriptEnv(p *render.Plan) []corev1.EnvVar {
 		env = append(env, corev1.EnvVar{Name: "OMPI_ALLOW_RUN_AS_ROOT", Value: "1"}, corev1.EnvVar{Name: "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", Value: "1"})
 	}
 	return env
-}
-
-// workerCommand runs sshd in the foreground; a non-root user brings its own config.
-func workerCommand(p *render.Plan) []string {
-	if p.MPI.WorkerCommand != nil {
-		return p.MPI.WorkerCommand
-	}
-	if p.Root() {
-		return []string{"/usr/sbin/sshd", "-De"}
-	}
-	return []string{"/usr/sbin/sshd", "-De", "-f", p.Home + "/.sshd_config"}
 }

@@ -15,10 +15,7 @@ import (
 // Kind is the single-node job: a Pod, with no operator.
 type Kind struct{}
 
-var (
-	_ render.Kind       = Kind{}
-	_ jobnode.Templated = Kind{}
-)
+var _ jobnode.Templated = Kind{}
 
 func (Kind) Facts() jobkind.Facts { return facts }
 

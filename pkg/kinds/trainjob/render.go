@@ -22,7 +22,6 @@ import (
 type Kind struct{}
 
 var (
-	_ render.Kind         = Kind{}
 	_ render.JobFiller    = Kind{}
 	_ render.Operated     = Kind{}
 	_ render.NewJob       = Kind{}
