@@ -16,9 +16,10 @@ import (
 )
 
 // Kind is a job kind as the renderer sees it (pkg/kinds/KIND): the shared fills give the pod templates, the
-// kind the object around them and what its pods run.
+// kind the object around them and what its pods run, and every pod template of its jobs for Pod Security.
 type Kind interface {
 	Facts() jobkind.Facts
+	jobnode.Templated
 	// Object is a job of the kind whose pod templates template gives.
 	Object(p *Plan, template Template) Job
 	// FillProgram sets what the training container of the pods of role runs, and the pod's fields for it.

@@ -21,9 +21,8 @@ import (
 type Kind struct{}
 
 var (
-	_ render.JobFiller  = Kind{}
-	_ render.Narrower   = Kind{}
-	_ jobnode.Templated = Kind{}
+	_ render.JobFiller = Kind{}
+	_ render.Narrower  = Kind{}
 )
 
 func (Kind) Facts() jobkind.Facts { return facts }

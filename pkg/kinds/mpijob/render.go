@@ -14,7 +14,6 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
-	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
@@ -34,7 +33,6 @@ var (
 	_ render.Narrower     = Kind{}
 	_ render.AfterPatcher = Kind{}
 	_ render.JSONPatcher  = Kind{}
-	_ jobnode.Templated   = Kind{}
 )
 
 // Clear: the command lines are mlops-fn's (mpirun, sshd) unless the target keeps its own; a root MPIJob keeps

@@ -29,13 +29,12 @@ import (
 type Kind struct{}
 
 var (
-	_ api.Defaulter     = Kind{}
-	_ api.Validator     = Kind{}
-	_ render.JobFiller  = Kind{}
-	_ render.Gang       = Kind{}
-	_ render.Narrower   = Kind{}
-	_ jobnode.Templated = Kind{}
-	_ render.Resolver   = Kind{}
+	_ api.Defaulter    = Kind{}
+	_ api.Validator    = Kind{}
+	_ render.JobFiller = Kind{}
+	_ render.Gang      = Kind{}
+	_ render.Narrower  = Kind{}
+	_ render.Resolver  = Kind{}
 )
 
 func (Kind) Facts() jobkind.Facts { return facts }

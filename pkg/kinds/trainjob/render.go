@@ -14,7 +14,6 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
-	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
@@ -29,7 +28,6 @@ var (
 	_ api.Validator       = Kind{}
 	_ render.Narrower     = Kind{}
 	_ render.AfterPatcher = Kind{}
-	_ jobnode.Templated   = Kind{}
 )
 
 // NewJob: a new TrainJob runs on the default runtime.
