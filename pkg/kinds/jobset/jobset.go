@@ -29,7 +29,8 @@ const MasterPort = 29500
 
 var facts = jobkind.Facts{
 	Kind: string(JobSet), APIVersion: jobset.GroupVersion.String(), PatchFile: "jobset-patch.yaml",
-	PodSpecs:          []jobkind.PodSpec{{Role: jobkind.Single, Path: []string{"spec", "replicatedJobs", "[name=" + Node + "]", "template", "spec", "template", "spec"}}},
+	PodSpecs: []jobkind.PodSpec{{Role: jobkind.Single,
+		Path: []string{"spec", "replicatedJobs", "[name=" + Node + "]", "template", "spec", "template", "spec"}}},
 	ReferencePodSpecs: []string{"spec/replicatedJobs/template/spec/template/spec"},
 	Operator:          "the JobSet controller",
 	Install:           []string{`kubectl apply --server-side -f "https://github.com/kubernetes-sigs/jobset/releases/download/v0.12.0/manifests.yaml"`},
