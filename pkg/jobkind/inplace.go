@@ -54,20 +54,15 @@ func (k Facts) InPlace(live, job map[string]any) bool {
 	if !ok || wasSet && n == was || !okLo || !okHi || n < lo || n > hi {
 		return false
 	}
-	live, job = without(live, k.Free()), without(job, k.Free())
-	return reflect.DeepEqual(live["spec"], job["spec"])
-}
-
-// without is obj without the fields at paths, copied where it differs.
-func without(obj map[string]any, paths [][]string) map[string]any {
-	var v any = obj
-	for _, p := range paths {
-		v = drop(v, p)
+	var l, j any = live, job
+	for _, p := range k.Free() {
+		l, j = Drop(l, p...), Drop(j, p...)
 	}
-	return v.(map[string]any)
+	return reflect.DeepEqual(Nested(l, "spec"), Nested(j, "spec"))
 }
 
-func drop(v any, path []string) any {
+// Drop is v (decoded JSON) without the field at path ("*": each item), copied where it differs.
+func Drop(v any, path ...string) any {
 	switch t := v.(type) {
 	case map[string]any:
 		next, ok := t[path[0]]
@@ -78,16 +73,16 @@ func drop(v any, path []string) any {
 		if len(path) == 1 {
 			delete(out, path[0])
 		} else {
-			out[path[0]] = drop(next, path[1:])
+			out[path[0]] = Drop(next, path[1:]...)
 		}
 		return out
 	case []any:
 		if path[0] != "*" || len(path) == 1 {
 			return v
 		}
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = drop(e, path[1:])
+		var out []any
+		for _, e := range t {
+			out = append(out, Drop(e, path[1:]...))
 		}
 		return out
 	}

@@ -285,9 +285,6 @@ func NameIsDNS1035Label(name string) field.ErrorList {
 	return errs
 }
 
-// Replicas sums the replicas of the replica specs at path (a spec without replicas runs one pod).
-func Replicas(obj map[string]any, path ...string) int { return Count(ReplicaPods(obj, path...)) }
-
 // Count sums the pods' counts.
 func Count(pods []Pods) int {
 	n := 0

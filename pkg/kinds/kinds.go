@@ -5,6 +5,8 @@
 package kinds
 
 import (
+	"slices"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
@@ -56,10 +58,8 @@ func Validate(job *api.MLOpsJob) field.ErrorList {
 
 // Of is a job kind, nil for one mlops-fn does not render (the spec's validation refuses it first).
 func Of(jobKind jobkind.JobKind) render.Kind {
-	for _, k := range list {
-		if k.Facts().JobKind() == jobKind {
-			return k
-		}
+	if i := slices.IndexFunc(list, func(k render.Kind) bool { return k.Facts().JobKind() == jobKind }); i >= 0 {
+		return list[i]
 	}
 	return nil
 }

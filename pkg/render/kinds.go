@@ -16,9 +16,10 @@ import (
 )
 
 // Kind is a job kind as the renderer sees it (pkg/kinds/KIND): the shared fills give the pod templates, the
-// kind the object around them and what its pods run.
+// kind the object around them and what its pods run, and every pod template of its jobs for Pod Security.
 type Kind interface {
 	Facts() jobkind.Facts
+	jobnode.Templated
 	// Object is a job of the kind whose pod templates template gives.
 	Object(p *Plan, template Template) Job
 	// FillProgram sets what the training container of the pods of role runs, and the pod's fields for it.
@@ -44,6 +45,11 @@ type Gang interface {
 // Apart is a kind some of whose pods run beside the training (an MPIJob's launcher), without its nodes and RDMA.
 type Apart interface {
 	Apart(p *Plan, role jobkind.Role) bool
+}
+
+// Grouper is a kind whose pod templates Kueue places in one topology domain: their podset group ("": none).
+type Grouper interface {
+	Group(p *Plan, role jobkind.Role) string
 }
 
 // Resolver is a kind with plan rules of its own, run once the shared shape, ids and home are settled and

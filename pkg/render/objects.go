@@ -3,6 +3,7 @@
 package render
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 
@@ -10,8 +11,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
+	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 )
 
 // Patch is a strategic-merge patch: a partial job in its Go type (an MPIJob, a Pod, a PyTorchJob…).
@@ -36,15 +39,26 @@ type Deletions struct {
 // Patch is the overlay's patch of the job, applied to Skeleton. One patch: kyaml's merge walks the whole target
 // per patch, a long env list quadratically.
 func (p *Plan) Patch() Patch {
-	deletions := p.clearedSecurity()
+	// A container's own ids would override the pod's; uid 0 cannot stand beside runAsNonRoot.
+	var d Deletions
+	switch {
+	case p.RunAsUser == nil:
+	case *p.RunAsUser == 0:
+		d.PodSecurity, d.ContainerSecurity, d.ContainerIDs = []string{"runAsNonRoot"}, []string{"runAsNonRoot"}, []string{"runAsUser"}
+	default:
+		d.ContainerIDs = []string{"runAsUser", "runAsNonRoot"}
+	}
+	if p.RunAsGroup != nil {
+		d.ContainerIDs = append(d.ContainerIDs, "runAsGroup")
+	}
 	if len(p.Command) > 0 && len(p.Args) == 0 {
-		deletions.Container = []string{"args"}
+		d.Container = []string{"args"}
 	}
 	if c, ok := p.kind.(Clearer); ok {
-		c.Clear(p, &deletions)
+		c.Clear(p, &d)
 	}
 	facts := p.Facts()
-	return Patch{File: facts.PatchFile, Kind: facts, Object: p.build(true), Clear: deletions}
+	return Patch{File: facts.PatchFile, Kind: facts, Object: p.build(true), Clear: d}
 }
 
 // Skeleton is what a base holds: the object's identity and its container names.
@@ -101,7 +115,14 @@ func (p *Plan) build(patch bool) any {
 	if f, ok := p.kind.(JobFiller); ok && patch {
 		f.FillJob(p, obj)
 	}
-	p.fillLabels(obj)
+	// The spec's labels and annotations, patched or generated alike (Kueue's queue label).
+	obj.SetLabels(p.Labels)
+	if a := obj.GetAnnotations(); len(a) > 0 {
+		// A Pod is its own template: its placement is on it already.
+		obj.SetAnnotations(merged(p.Annotations, a))
+	} else {
+		obj.SetAnnotations(p.Annotations)
+	}
 	return obj
 }
 
@@ -111,17 +132,6 @@ func (p *Plan) ContainerOf(t jobkind.Role) string {
 		return n
 	}
 	return p.ContainerName
-}
-
-// fillLabels puts the spec's labels and annotations on the job, patched or generated alike (Kueue's queue label).
-func (p *Plan) fillLabels(obj Job) {
-	obj.SetLabels(p.Labels)
-	// A Pod is its own template: its placement is on it already.
-	if a := obj.GetAnnotations(); len(a) > 0 {
-		obj.SetAnnotations(merged(p.Annotations, a))
-		return
-	}
-	obj.SetAnnotations(p.Annotations)
 }
 
 // merged is a and b in one map, b's value winning a shared key.
@@ -161,24 +171,14 @@ func (p *Plan) fillWorkload(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Cont
 	}
 }
 
+// FillRunPolicy sets out, an operator's runPolicy (MPIJob's, PyTorchJob's), from the plan's, field by JSON name.
+func (p *Plan) FillRunPolicy(out any) {
+	b, _ := json.Marshal(p.RunPolicy) // pointers and strings: it encodes, and decodes into their like
+	_ = json.Unmarshal(b, out)
+}
+
 // KeepsProgram: the spec names no command or script, so the target keeps its own (a Narrow may edit it: Kept).
 func (p *Plan) KeepsProgram() bool { return len(p.Command) == 0 }
-
-// clearedSecurity: a container's own ids would override the pod's; uid 0 cannot stand beside runAsNonRoot.
-func (p *Plan) clearedSecurity() Deletions {
-	var d Deletions
-	switch {
-	case p.RunAsUser == nil:
-	case *p.RunAsUser == 0:
-		d.PodSecurity, d.ContainerSecurity, d.ContainerIDs = []string{"runAsNonRoot"}, []string{"runAsNonRoot"}, []string{"runAsUser"}
-	default:
-		d.ContainerIDs = []string{"runAsUser", "runAsNonRoot"}
-	}
-	if p.RunAsGroup != nil {
-		d.ContainerIDs = append(d.ContainerIDs, "runAsGroup")
-	}
-	return d
-}
 
 // fillSecurity sets the ids and the hardening of a container and its pod, and mounts the data volumes in it.
 func (p *Plan) fillSecurity(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Container) {
@@ -211,4 +211,69 @@ func (p *Plan) fillSecurity(r jobkind.Role, spec *corev1.PodSpec, c *corev1.Cont
 	}
 	spec.SecurityContext, c.SecurityContext = psc, csc
 	spec.Volumes, c.VolumeMounts = p.Volumes, p.Mounts
+}
+
+// Encode encodes the patch and writes its deletions (patch.Clear) as nulls, which a strategic merge (kyaml's
+// and kustomize's) reads as "remove".
+func (patch Patch) Encode() (*yaml.RNode, error) {
+	n, err := jobnode.Encode(patch.Object)
+	if err != nil {
+		return nil, err
+	}
+	null := func(n *yaml.RNode, keys []string, force bool, path ...string) {
+		if err == nil {
+			err = setNulls(n, keys, force, path...)
+		}
+	}
+	d, k := patch.Clear, patch.Kind
+	if k.ProgramPath != nil {
+		null(n, d.Container, true, k.ProgramPath...)
+		d.Container = nil
+	}
+	for _, spec := range jobnode.PodSpecs(k, n) {
+		null(spec, d.PodSecurity, true, "securityContext")
+	}
+	// The training container alone: the others keep their own.
+	for _, list := range jobnode.ContainerLists(k, n) {
+		if len(list) > TrainingContainerIndex {
+			null(list[TrainingContainerIndex], d.Container, true)
+		}
+	}
+	for _, c := range jobnode.Containers(k, n) {
+		// Before the forced deletions make a securityContext.
+		null(c, d.ContainerIDs, false, "securityContext")
+		null(c, d.ContainerSecurity, true, "securityContext")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// setNulls appends key: null for each key to the map at path below n, made if need be when force is set, else
+// only where the patch sets something already (a map of nulls alone leaves `{}` in a target).
+func setNulls(n *yaml.RNode, keys []string, force bool, path ...string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	var m *yaml.RNode
+	var err error
+	if force {
+		m, err = n.Pipe(yaml.LookupCreate(yaml.MappingNode, path...))
+	} else {
+		m, err = n.Pipe(yaml.Lookup(path...))
+	}
+	if err != nil || m == nil || len(m.YNode().Content) == 0 && !force {
+		return err
+	}
+	for _, k := range keys {
+		if m.Field(k) != nil {
+			continue // the patch sets it: its value replaces the target's
+		}
+		// Appended by hand: kyaml's SetField reads a null value as "delete the field".
+		m.YNode().Content = append(m.YNode().Content,
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: k},
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagNull, Value: "null"})
+	}
+	return nil
 }

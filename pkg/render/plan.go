@@ -615,3 +615,119 @@ func (p *Plan) NamesEnv(name string) bool {
 	rest, ok := strings.CutPrefix(name, p.HashedFrom)
 	return p.HashedFrom != "" && ok && (rest == "" || len(rest) == 11 && rest[0] == '-' && strings.Trim(rest[1:], "0123456789abcdefghijklmnopqrstuvwxyz") == "")
 }
+
+// place settles Placement from mlops.env's topology key; only Kueue reads it, so a job with no queue is warned.
+func (p *Plan) place(set env.Settings, envKey func(string) *field.Path) []Warning {
+	if set.Topology == "" {
+		return nil
+	}
+	key, annotation := "TOPOLOGY_REQUIRED", api.RequiredTopologyAnnotation
+	if set.TopologyPreferred {
+		key, annotation = "TOPOLOGY_PREFERRED", api.PreferredTopologyAnnotation
+	}
+	p.Placement = map[string]string{annotation: set.Topology}
+	if p.Labels[api.QueueLabel] == "" {
+		return []Warning{{Field: envKey(key), Message: fmt.Sprintf(
+			"is read by Kueue alone, and the job has no queue: the scheduler places its pods anywhere; set QUEUE (or the label %s) for them to go to one domain of %s", api.QueueLabel, set.Topology)}}
+	}
+	return nil
+}
+
+// PodPlacement is the annotations of the pod templates of role: the topology level, and the kind's group.
+func (p *Plan) PodPlacement(role jobkind.Role) map[string]string {
+	if p.Placement == nil {
+		return nil
+	}
+	a := maps.Clone(p.Placement)
+	if g, ok := p.kind.(Grouper); ok {
+		if name := g.Group(p, role); name != "" {
+			a[api.PodSetGroupAnnotation] = name
+		}
+	}
+	return a
+}
+
+// reference is ${KEY} or ${KEY:-default}, or the same escaped by a second $ for a shell: $${HOSTNAME}.
+var reference = regexp.MustCompile(`\$?\$\{([^}]*)\}`)
+
+var keyName = regexp.MustCompile(`^[-._a-zA-Z][-._a-zA-Z0-9]*$`)
+
+// expander substitutes ${KEY} with mlops.env values and collects the references to keys the file lacks.
+type expander struct {
+	values map[string]string
+	source string
+	errs   field.ErrorList
+}
+
+// unclosed is a ${ that no } closes, or the same escaped.
+var unclosed = regexp.MustCompile(`\$?\$\{[^}]*$`)
+
+func (x *expander) str(p *field.Path, s string) string {
+	if at := unclosed.FindStringIndex(s); at != nil {
+		text := s[at[0]:]
+		if strings.HasPrefix(text, "$$") {
+			return x.str(p, s[:at[0]]) + text[1:]
+		}
+		x.errs = append(x.errs, field.Invalid(p, s, fmt.Sprintf("%s has no closing }; accepted: ${KEY} or ${KEY:-default} for a key of %s, or $%s for the text %s", text, x.source, text, text)))
+		return s
+	}
+	return reference.ReplaceAllStringFunc(s, func(ref string) string {
+		if strings.HasPrefix(ref, "$$") {
+			return ref[1:]
+		}
+		inner := ref[2 : len(ref)-1]
+		key, fallback, hasDefault := strings.Cut(inner, ":-")
+		if !keyName.MatchString(key) {
+			msg := fmt.Sprintf("%s is not a reference mlops-fn expands; accepted: ${KEY} or ${KEY:-default} for a key of %s", ref, x.source)
+			if key != "" {
+				msg += fmt.Sprintf(", or $%s for the text %s (a shell expands it at run time)", ref, ref)
+			}
+			x.errs = append(x.errs, field.Invalid(p, s, msg))
+			return ref
+		}
+		v, ok := x.values[key]
+		switch {
+		case hasDefault && !ok && !env.IsKnownKey(key):
+			// Most likely a variable of the container's shell (${LOCAL_RANK:-0}): a default put in now would
+			// be every rank's value.
+			x.errs = append(x.errs, field.Invalid(p, s, fmt.Sprintf("references %s, but %s is neither in %s nor a key mlops-fn knows, so mlops-fn would write %q in now, for every pod; accepted: $%s for the shell to expand at run time, or %s in %s", ref, key, x.source, fallback, ref, key, x.source)))
+			return ref
+		case hasDefault && (!ok || v == ""):
+			return fallback
+		case !ok:
+			msg := fmt.Sprintf("references ${%s}, which %s does not define", key, x.source)
+			if near := env.Closest(key, slices.Collect(maps.Keys(x.values))); near != "" {
+				msg += fmt.Sprintf(": did you mean ${%s}?", near)
+			} else {
+				msg += fmt.Sprintf("; accepted: a key of %s, or $${%s} for the text ${%s} (a shell expands it at run time)", x.source, key, key)
+			}
+			x.errs = append(x.errs, field.Invalid(p, s, msg))
+		}
+		return v
+	})
+}
+
+func (x *expander) strs(p *field.Path, in []string) []string {
+	if in == nil {
+		return nil
+	}
+	out := make([]string, len(in))
+	for i, s := range in {
+		out[i] = x.str(p.Index(i), s)
+	}
+	return out
+}
+
+// path expands s and checks it is an absolute path, which it returns cleaned; ok is false on an error.
+func (x *expander) path(p *field.Path, s string) (string, bool) {
+	before := len(x.errs)
+	v := x.str(p, s)
+	if len(x.errs) > before {
+		return v, false
+	}
+	if msg := api.CheckAbsPath(v); msg != "" {
+		x.errs = append(x.errs, field.Invalid(p, v, msg))
+		return v, false
+	}
+	return path.Clean(v), true
+}

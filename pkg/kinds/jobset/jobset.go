@@ -29,7 +29,8 @@ const MasterPort = 29500
 
 var facts = jobkind.Facts{
 	Kind: string(JobSet), APIVersion: jobset.GroupVersion.String(), PatchFile: "jobset-patch.yaml",
-	PodSpecs:          []jobkind.PodSpec{{Role: jobkind.Single, Path: podSpecPath}},
+	PodSpecs: []jobkind.PodSpec{{Role: jobkind.Single,
+		Path: []string{"spec", "replicatedJobs", "[name=" + Node + "]", "template", "spec", "template", "spec"}}},
 	ReferencePodSpecs: []string{"spec/replicatedJobs/template/spec/template/spec"},
 	Operator:          "the JobSet controller",
 	Install:           []string{`kubectl apply --server-side -f "https://github.com/kubernetes-sigs/jobset/releases/download/v0.12.0/manifests.yaml"`},
@@ -60,9 +61,6 @@ var facts = jobkind.Facts{
 	New:      func() any { return &jobset.JobSet{} },
 	Validate: func(obj any) field.ErrorList { return validateJobSet(obj.(*jobset.JobSet)) },
 }
-
-// podSpecPath is the pod spec of the node job.
-var podSpecPath = []string{"spec", "replicatedJobs", "[name=" + Node + "]", "template", "spec", "template", "spec"}
 
 // pods are a JobSet's pods by replicated job: replicas times parallelism (1 when unset, as a Job's).
 func pods(obj map[string]any) []jobkind.Pods {

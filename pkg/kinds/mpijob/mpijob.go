@@ -51,7 +51,9 @@ var facts = jobkind.Facts{
 	PodNames: func(s jobkind.Shape) []string {
 		return []string{s.Name + "-launcher", fmt.Sprintf("%s-worker-%d", s.Name, max(s.Workers-1, 0))}
 	},
-	PodCount: func(obj map[string]any) int { return jobkind.Replicas(obj, "spec", "mpiReplicaSpecs") },
+	PodCount: func(obj map[string]any) int {
+		return jobkind.Count(jobkind.ReplicaPods(obj, "spec", "mpiReplicaSpecs"))
+	},
 	Pods: func(obj map[string]any) []jobkind.Pods {
 		pods := jobkind.ReplicaPods(obj, "spec", "mpiReplicaSpecs")
 		for i := range pods {

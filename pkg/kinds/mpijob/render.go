@@ -14,7 +14,6 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
-	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
@@ -22,7 +21,6 @@ import (
 type Kind struct{}
 
 var (
-	_ render.Kind         = Kind{}
 	_ render.Resolver     = Kind{}
 	_ render.JobFiller    = Kind{}
 	_ render.Operated     = Kind{}
@@ -35,7 +33,6 @@ var (
 	_ render.Narrower     = Kind{}
 	_ render.AfterPatcher = Kind{}
 	_ render.JSONPatcher  = Kind{}
-	_ jobnode.Templated   = Kind{}
 )
 
 // Clear: the command lines are mlops-fn's (mpirun, sshd) unless the target keeps its own; a root MPIJob keeps
@@ -77,8 +74,15 @@ func (Kind) FillProgram(p *render.Plan, role jobkind.Role, _ *corev1.PodSpec, c 
 			c.Resources.Limits, c.Resources.Requests = p.LauncherLimits, p.LauncherRequests
 		}
 	case jobkind.Worker:
-		if !p.KeepsProgram() || p.MPI.WorkerCommand != nil {
-			c.Command = workerCommand(p)
+		// sshd in the foreground; a non-root user brings its own config.
+		switch {
+		case p.MPI.WorkerCommand != nil:
+			c.Command = p.MPI.WorkerCommand
+		case p.KeepsProgram():
+		case p.Root():
+			c.Command = []string{"/usr/sbin/sshd", "-De"}
+		default:
+			c.Command = []string{"/usr/sbin/sshd", "-De", "-f", p.Home + "/.sshd_config"}
 		}
 	}
 }
@@ -119,16 +123,7 @@ func (Kind) FillJob(p *render.Plan, obj render.Job) {
 	}
 	s.MPIImplementation = kubeflow.MPIImplementation(p.MPI.Implementation)
 	s.LauncherCreationPolicy = kubeflow.LauncherCreationPolicy(p.MPI.LauncherCreationPolicy)
-	s.RunPolicy = kubeflow.RunPolicy{
-		CleanPodPolicy:          ptr.To(kubeflow.CleanPodPolicy(p.RunPolicy.CleanPodPolicy)),
-		TTLSecondsAfterFinished: p.RunPolicy.TTLSecondsAfterFinished,
-		ActiveDeadlineSeconds:   p.RunPolicy.ActiveDeadlineSeconds,
-		BackoffLimit:            p.RunPolicy.BackoffLimit,
-	}
-	if sp := p.RunPolicy.SchedulingPolicy; sp != nil {
-		s.RunPolicy.SchedulingPolicy = &kubeflow.SchedulingPolicy{MinAvailable: sp.MinAvailable, Queue: sp.Queue,
-			PriorityClass: sp.PriorityClass, ScheduleTimeoutSeconds: sp.ScheduleTimeoutSeconds}
-	}
+	p.FillRunPolicy(&s.RunPolicy)
 	for t, n := range map[kubeflow.MPIReplicaType]int32{kubeflow.MPIReplicaTypeLauncher: 1, kubeflow.MPIReplicaTypeWorker: p.Workers} {
 		s.MPIReplicaSpecs[t].Replicas = ptr.To(n)
 		s.MPIReplicaSpecs[t].RestartPolicy = kubeflow.RestartPolicy(p.RestartPolicy)
@@ -191,15 +186,4 @@ func scriptEnv(p *render.Plan) []corev1.EnvVar {
 		env = append(env, corev1.EnvVar{Name: "OMPI_ALLOW_RUN_AS_ROOT", Value: "1"}, corev1.EnvVar{Name: "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", Value: "1"})
 	}
 	return env
-}
-
-// workerCommand runs sshd in the foreground; a non-root user brings its own config.
-func workerCommand(p *render.Plan) []string {
-	if p.MPI.WorkerCommand != nil {
-		return p.MPI.WorkerCommand
-	}
-	if p.Root() {
-		return []string{"/usr/sbin/sshd", "-De"}
-	}
-	return []string{"/usr/sbin/sshd", "-De", "-f", p.Home + "/.sshd_config"}
 }

@@ -15,11 +15,6 @@ import (
 // Kind is the single-node job: a Pod, with no operator.
 type Kind struct{}
 
-var (
-	_ render.Kind       = Kind{}
-	_ jobnode.Templated = Kind{}
-)
-
 func (Kind) Facts() jobkind.Facts { return facts }
 
 func (Kind) Object(_ *render.Plan, template render.Template) render.Job {

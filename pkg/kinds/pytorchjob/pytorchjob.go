@@ -54,7 +54,9 @@ var facts = jobkind.Facts{
 	PodNames: func(s jobkind.Shape) []string {
 		return []string{fmt.Sprintf("%s-worker-%d", s.Name, max(s.MaxWorkers, s.Workers)-1)}
 	},
-	PodCount: func(obj map[string]any) int { return jobkind.Replicas(obj, "spec", "pytorchReplicaSpecs") },
+	PodCount: func(obj map[string]any) int {
+		return jobkind.Count(jobkind.ReplicaPods(obj, "spec", "pytorchReplicaSpecs"))
+	},
 	Pods: func(obj map[string]any) []jobkind.Pods {
 		pods := jobkind.ReplicaPods(obj, "spec", "pytorchReplicaSpecs")
 		// An elastic group starts with its minimum of workers.

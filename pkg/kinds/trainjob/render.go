@@ -14,7 +14,6 @@ import (
 
 	api "github.com/mlops-fn/mlops-fn/pkg/api/v1alpha1"
 	"github.com/mlops-fn/mlops-fn/pkg/jobkind"
-	"github.com/mlops-fn/mlops-fn/pkg/jobnode"
 	"github.com/mlops-fn/mlops-fn/pkg/render"
 )
 
@@ -22,7 +21,6 @@ import (
 type Kind struct{}
 
 var (
-	_ render.Kind         = Kind{}
 	_ render.JobFiller    = Kind{}
 	_ render.Operated     = Kind{}
 	_ render.NewJob       = Kind{}
@@ -30,7 +28,6 @@ var (
 	_ api.Validator       = Kind{}
 	_ render.Narrower     = Kind{}
 	_ render.AfterPatcher = Kind{}
-	_ jobnode.Templated   = Kind{}
 )
 
 // NewJob: a new TrainJob runs on the default runtime.

@@ -5,7 +5,6 @@ package trainjob
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -130,25 +129,7 @@ func (Kind) Default(s *api.MLOpsJobSpec) {
 
 // withoutPatchTimes is a TrainJob's spec without its runtime patches' times: Trainer's webhook writes them, and a
 // dry run of an unchanged patch may come back without.
-func withoutPatchTimes(spec any) any {
-	m, ok := spec.(map[string]any)
-	if !ok || m["runtimePatches"] == nil {
-		return spec
-	}
-	out := maps.Clone(m)
-	patches, _ := m["runtimePatches"].([]any)
-	var kept []any
-	for _, p := range patches {
-		if pm, ok := p.(map[string]any); ok {
-			pm = maps.Clone(pm)
-			delete(pm, "time")
-			p = pm
-		}
-		kept = append(kept, p)
-	}
-	out["runtimePatches"] = kept
-	return out
-}
+func withoutPatchTimes(spec any) any { return jobkind.Drop(spec, "runtimePatches", "*", "time") }
 
 func reservedEnv(name string) string {
 	if strings.HasPrefix(name, "PET_") {
