@@ -359,7 +359,8 @@ func intSpec[T int32 | int64](key, desc string, lo, hi T, set func(*Settings, *T
 			return "", ok
 		}, func(s *Settings, v string) {
 			n, _ := wholeNumber(v, int64(lo), int64(hi))
-			set(s, new(T(n)))
+			t := T(n)
+			set(s, &t)
 		}}
 }
 
