@@ -321,7 +321,7 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, *r
 }
 
 // Generate builds the job when the inputs hold no target: the skeleton, patched and marked as mlops-fn's. With no
-// target to take them from, the spec must name the image, and for an MPIJob or a PyTorchJob the command.
+// target to take them from, the spec must name the image, and the command or script when the kind has a Starter.
 func (p Processor) Generate(plan *render.Plan) (*yaml.RNode, error) {
 	if plan.Image == "" || plan.KeepsProgram() && plan.Facts().Starter != "" {
 		missing := "command"
