@@ -198,7 +198,7 @@ func need(reason, detail string) string {
 // hostNetworkDNS checks the target's pods on the node's network (the base's hostNetwork; the spec's sets dnsPolicy
 // too): without ClusterFirstWithHostNet they get the node's resolver, so a job's pods cannot resolve each other and
 // it fails once running. An error, but a notice for a Pod, which has no peers (Default or None: the user's choice).
-func hostNetworkDNS(target *yaml.RNode, q *render.Plan) (string, error) {
+func hostNetworkDNS(target *yaml.RNode, q *render.Plan) error {
 	for _, pod := range Pods(target) {
 		s := pod.Spec
 		if !s.HostNetwork || s.DNSPolicy != "" && s.DNSPolicy != corev1.DNSClusterFirst || pod.Filled && q.HostNetwork {
@@ -209,9 +209,10 @@ func hostNetworkDNS(target *yaml.RNode, q *render.Plan) (string, error) {
 			policy = "dnsPolicy ClusterFirst"
 		}
 		if !kindOf(target).CarriesField("workers") {
-			return fmt.Sprintf("%s.hostNetwork: true with %s: the Pod resolves names as its node does, so not the cluster's services (Kubernetes' ClusterFirst falls back to Default on the node's network); if it reaches any, add dnsPolicy: ClusterFirstWithHostNet, or set spec.hostNetwork: true in the job spec, which sets both", pod.Path, policy), nil
+			q.Notices = append(q.Notices, fmt.Sprintf("%s: %s.hostNetwork: true with %s: the Pod resolves names as its node does, so not the cluster's services (Kubernetes' ClusterFirst falls back to Default on the node's network); if it reaches any, add dnsPolicy: ClusterFirstWithHostNet, or set spec.hostNetwork: true in the job spec, which sets both", identify(target), pod.Path, policy))
+			return nil
 		}
-		return "", fmt.Errorf("%s.hostNetwork: true with %s: on the node's network Kubernetes gives the pods the node's resolver (its ClusterFirst falls back to Default), so they cannot resolve each other's names (the workers the launcher or the rendezvous reaches) and the job fails once running; accepted: dnsPolicy: ClusterFirstWithHostNet beside it, spec.hostNetwork: true in the job spec (mlops-fn then sets both), or no hostNetwork", pod.Path, policy)
+		return fmt.Errorf("%s.hostNetwork: true with %s: on the node's network Kubernetes gives the pods the node's resolver (its ClusterFirst falls back to Default), so they cannot resolve each other's names (the workers the launcher or the rendezvous reaches) and the job fails once running; accepted: dnsPolicy: ClusterFirstWithHostNet beside it, spec.hostNetwork: true in the job spec (mlops-fn then sets both), or no hostNetwork", pod.Path, policy)
 	}
-	return "", nil
+	return nil
 }
