@@ -260,13 +260,7 @@ func (p Processor) render(config *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNod
 			results = append(results, noticeResults(n)...)
 		}
 	}
-	written := map[string]bool{}
-	for _, ns := range namespaces {
-		written[ns+"/"+plan.ConfigMapName] = writes
-	}
-	doomed := map[*yaml.RNode]doom{}
-	stale(items, plan, job, written, doomed)
-	p.orphans(items, plan, doomed)
+	doomed := p.doomed(items, plan, job, writes && slices.Contains(namespaces, plan.Namespace))
 	if job != nil {
 		items = upsert(items, job) // before pruning: its old self reads what it no longer does
 	}
