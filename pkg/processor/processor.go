@@ -54,12 +54,10 @@ type Processor struct {
 // Process renders into rl. On any error it changes no item and returns the error results (in rl.Results too).
 func (p Processor) Process(rl *framework.ResourceList) error {
 	p.outputDir = "."
-	if rl.FunctionConfig != nil {
-		if at, _, _ := kioutil.GetFileAnnotations(rl.FunctionConfig); at != "" {
-			p.outputDir, p.ConfigFile = path.Dir(at), cmp.Or(p.ConfigFile, at)
-		}
+	if at, _, _ := kioutil.GetFileAnnotations(rl.FunctionConfig); at != "" {
+		p.outputDir, p.ConfigFile = path.Dir(at), cmp.Or(p.ConfigFile, at)
 	}
-	config, p, err := p.dereference(rl.FunctionConfig)
+	config, err := p.dereference(rl.FunctionConfig)
 	if err != nil {
 		rl.Results = append(rl.Results, errorResult(err))
 		return framework.Results{errorResult(err)}
@@ -74,34 +72,29 @@ func (p Processor) Process(rl *framework.ResourceList) error {
 }
 
 // dereference replaces a ConfigMap config by the job spec it names, whose folder then anchors mlops.env.
-func (p Processor) dereference(config *yaml.RNode) (*yaml.RNode, Processor, error) {
+func (p *Processor) dereference(config *yaml.RNode) (*yaml.RNode, error) {
 	if config == nil || config.YNode().Kind != yaml.MappingNode || config.GetKind() != "ConfigMap" || config.GetApiVersion() != "v1" {
-		return config, p, nil
+		return config, nil
 	}
 	name := "ConfigMap/" + config.GetName()
 	data := config.GetDataMap()
 	for _, k := range slices.Sorted(maps.Keys(data)) {
 		if k != JobKey {
-			return nil, p, fmt.Errorf("%s: data.%s: unknown key; accepted: %s, the path of the MLOpsJob file", name, k, JobKey)
+			return nil, fmt.Errorf("%s: data.%s: unknown key; accepted: %s, the path of the MLOpsJob file", name, k, JobKey)
 		}
 	}
 	job := data[JobKey]
 	if job == "" {
-		return nil, p, fmt.Errorf("%s: data.%s: Required value: the path of the MLOpsJob file, relative to the working directory", name, JobKey)
+		return nil, fmt.Errorf("%s: data.%s: Required value: the path of the MLOpsJob file, relative to the working directory", name, JobKey)
 	}
 	if info, err := os.Stat(job); err != nil {
 		wd, _ := os.Getwd()
-		return nil, p, fmt.Errorf("%s: data.%s: %w (the working directory is %s)", name, JobKey, err, wd)
+		return nil, fmt.Errorf("%s: data.%s: %w (the working directory is %s)", name, JobKey, err, wd)
 	} else if info.IsDir() {
-		return nil, p,
-			fmt.Errorf("%s: data.%s: %q is a folder; accepted: the path of the MLOpsJob file, such as %s", name, JobKey, job, filepath.Join(job, "job.yaml"))
-	}
-	spec, err := jobspec.Read(job)
-	if err != nil {
-		return nil, p, err
+		return nil, fmt.Errorf("%s: data.%s: %q is a folder; accepted: the path of the MLOpsJob file, such as %s", name, JobKey, job, filepath.Join(job, "job.yaml"))
 	}
 	p.ConfigDir, p.ConfigFile = filepath.Dir(job), job
-	return spec, p, nil
+	return jobspec.Read(job)
 }
 
 // maxConfigMap is the API server's limit on a ConfigMap's data.
@@ -203,8 +196,7 @@ func (p Processor) render(config *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNod
 	}
 	results, writes := o.Warnings, o.EnvOrigin != FromConfigMap
 	// kustomize's namePrefix or nameSuffix may have renamed the objects the job refers to: use their new names, in a copy.
-	renamed := *o.Plan
-	plan := &renamed
+	plan := new(*o.Plan)
 	if i := findItem(items, "ServiceAccount", plan.ServiceAccountName); i >= 0 {
 		plan.ServiceAccountName = items[i].GetName()
 	}
@@ -330,9 +322,8 @@ func (p Processor) Generate(plan *render.Plan) (*yaml.RNode, error) {
 		return nil, err
 	}
 	if n, ok := plan.Kind().(render.NewJob); ok {
-		q := *plan
-		n.NewJob(&q)
-		plan = &q
+		plan = new(*plan)
+		n.NewJob(plan)
 	}
 	out, _, err := p.patch(plan, node) // a skeleton holds the training containers alone
 	if err != nil {
