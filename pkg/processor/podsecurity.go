@@ -23,11 +23,9 @@ import (
 // Pod is a pod spec of a job as rendered, as Pod Security admission sees it.
 type Pod = jobnode.PodTemplate
 
-// Pods are every pod spec of job, as rendered (a TrainJob's runtime patches merged per replicated job).
-func Pods(job *yaml.RNode) []Pod { return podsOf(job.GetKind(), decoded(job)) }
-
-// decoded is a job read leniently into its upstream Go type (a base's: Check reads the rendered strictly), nil if not.
-func decoded(job *yaml.RNode) any {
+// Pods are every pod spec of job, as rendered (a TrainJob's runtime patches merged per replicated job), job read
+// leniently into its upstream Go type (a base's: Check reads the rendered strictly).
+func Pods(job *yaml.RNode) []Pod {
 	k, ok := kinds.All.ForKind(job.GetKind())
 	if !ok {
 		return nil
@@ -36,7 +34,7 @@ func decoded(job *yaml.RNode) any {
 	if b, err := jobnode.JSON(job); err != nil || json.Unmarshal(b, obj) != nil {
 		return nil
 	}
-	return obj
+	return podsOf(job.GetKind(), obj)
 }
 
 // podsOf are every pod spec of job, of kind, in its upstream Go type, as the kind lists them.

@@ -237,9 +237,7 @@ func (p Processor) render(config *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNod
 		if len(errs) > 0 {
 			return nil, append(results, errorResult(objectError(identify(items[i]), errs)))
 		}
-		if n := podSecurityNotice(identify(items[i]), podsOf(patched.GetKind(), job), p.Verbose); n != "" {
-			results = append(results, noticeResults(n)...)
-		}
+		results = append(results, noticeResults(podSecurityNotice(identify(items[i]), podsOf(patched.GetKind(), job), p.Verbose))...)
 		items[i] = patched
 	}
 	namespaces := configMapNamespaces(plan, items, targets) // before pruning moves the targets
@@ -248,9 +246,7 @@ func (p Processor) render(config *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNod
 		if job, err = p.Generate(plan); err != nil {
 			return nil, append(results, errorResult(err))
 		}
-		if n := podSecurityNotice(p.configName()+": "+job.GetKind()+"/"+job.GetName(), Pods(job), p.Verbose); n != "" {
-			results = append(results, noticeResults(n)...)
-		}
+		results = append(results, noticeResults(podSecurityNotice(p.configName()+": "+job.GetKind()+"/"+job.GetName(), Pods(job), p.Verbose))...)
 	}
 	doomed := p.doomed(items, plan, job, writes && slices.Contains(namespaces, plan.Namespace))
 	if job != nil {
@@ -381,11 +377,13 @@ func (p Processor) locate(path, envSource string) (file, fieldPath string) {
 	return p.configName(), path
 }
 
-// noticeResults are notices (a target's render.Plan.Notices, Pod Security's, pruning's) as warnings.
+// noticeResults are notices (a target's render.Plan.Notices, Pod Security's, pruning's) as warnings, "" none.
 func noticeResults(notices ...string) framework.Results {
 	var out framework.Results
 	for _, n := range notices {
-		out = append(out, &framework.Result{Severity: framework.Warning, Message: n})
+		if n != "" {
+			out = append(out, &framework.Result{Severity: framework.Warning, Message: n})
+		}
 	}
 	return out
 }
