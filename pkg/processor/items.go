@@ -18,20 +18,6 @@ import (
 
 // The items the function writes back: its own objects found, updated in place, pruned.
 
-// configMapNamespaces: the ConfigMap goes where its readers are, the targets' namespaces (a kustomization's
-// namespace: reached them first), else the job's.
-func configMapNamespaces(plan *render.Plan, items []*yaml.RNode, targets []int) []string {
-	if len(targets) == 0 {
-		return []string{plan.Namespace}
-	}
-	var namespaces []string
-	for _, i := range targets {
-		namespaces = append(namespaces, items[i].GetNamespace())
-	}
-	slices.Sort(namespaces)
-	return slices.Compact(namespaces)
-}
-
 // A doom is why pruning drops an item, and whether a warning says so.
 type doom struct {
 	why string

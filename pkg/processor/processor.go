@@ -220,6 +220,9 @@ func (p Processor) render(config *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNod
 	if err != nil {
 		return nil, append(results, errorResult(err))
 	}
+	// The ConfigMap goes where its readers are, the targets' namespaces (a kustomization's namespace: reached them
+	// first), else the job's.
+	var namespaces []string
 	for _, i := range targets {
 		patched, q, err := p.patch(plan, items[i])
 		if err != nil {
@@ -238,11 +241,14 @@ func (p Processor) render(config *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNod
 			return nil, append(results, errorResult(objectError(identify(items[i]), errs)))
 		}
 		results = append(results, noticeResults(podSecurityNotice(identify(items[i]), podsOf(patched.GetKind(), job), p.Verbose))...)
+		namespaces = append(namespaces, items[i].GetNamespace())
 		items[i] = patched
 	}
-	namespaces := configMapNamespaces(plan, items, targets) // before pruning moves the targets
+	slices.Sort(namespaces)
+	namespaces = slices.Compact(namespaces)
 	var job *yaml.RNode
 	if len(targets) == 0 {
+		namespaces = []string{plan.Namespace}
 		if job, err = p.Generate(plan); err != nil {
 			return nil, append(results, errorResult(err))
 		}

@@ -46,7 +46,6 @@ func (p Processor) Targets(plan *render.Plan, items []*yaml.RNode) ([]*yaml.RNod
 func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error) {
 	kind, apiVersion := plan.Facts().Kind, plan.Facts().APIVersion
 	sel := plan.Target
-	explicit := sel.Name != plan.JobName || len(sel.Labels) > 0
 	var found []int
 	// By the name first, else by a name kustomize's namePrefix or nameSuffix replaced.
 	for _, named := range []func(*yaml.RNode) bool{
@@ -69,7 +68,7 @@ func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error
 			break
 		}
 	}
-	if len(found) == 0 && explicit {
+	if len(found) == 0 && (sel.Name != plan.JobName || len(sel.Labels) > 0) {
 		var seen []string
 		for _, it := range items {
 			if it.GetKind() == kind {
