@@ -28,10 +28,9 @@ import (
 type EnvOrigin int
 
 const (
-	FromInline      EnvOrigin = iota // spec.envFile.inline: mlops-fn writes the ConfigMap
-	FromConfigMap                    // a ConfigMap the user (or configMapGenerator) made: left alone
-	FromDisk                         // spec.envFile.path: mlops-fn writes the ConfigMap
-	FromLocalConfig                  // spec.envFile.localConfigMap: mlops-fn writes the ConfigMap
+	FromSpec      EnvOrigin = iota // spec.envFile.inline or localConfigMap: mlops-fn writes the ConfigMap
+	FromConfigMap                  // a ConfigMap the user (or configMapGenerator) made: left alone
+	FromDisk                       // spec.envFile.path: mlops-fn writes the ConfigMap
 )
 
 // LocalConfig keeps an object, such as a kpt package's job spec and mlops.env, out of what kpt and kustomize apply.
@@ -131,10 +130,10 @@ func (p Processor) loadEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, E
 				"accepted: one of the two: remove %s, or %s", p.configName(), named, identify(cm), identify(cm), named)
 	case src.Inline != "":
 		f, err := env.Parse(p.configName()+": spec.envFile.inline", []byte(src.Inline))
-		return f, FromInline, err
+		return f, FromSpec, err
 	case src.LocalConfigMap != nil:
 		f, err := p.localConfigEnv(job, items)
-		return f, FromLocalConfig, err
+		return f, FromSpec, err
 	}
 	path := src.Path
 	if !filepath.IsAbs(path) {
