@@ -44,7 +44,7 @@ func (p Processor) doomed(items []*yaml.RNode, plan *render.Plan, job *yaml.RNod
 		file, _, _ := kioutil.GetFileAnnotations(it)
 		switch {
 		case ours && owner == plan.JobName && it.GetNamespace() == plan.Namespace:
-			if kinds.All.Is(it.GetKind()) && !sameObject(it, job) || it.GetKind() == "ConfigMap" && !(written && it.GetName() == plan.ConfigMapName) {
+			if kinds.All.Is(it.GetKind()) && !sameObject(it, job) || it.GetKind() == "ConfigMap" && (!written || it.GetName() != plan.ConfigMapName) {
 				doomed[it] = doom{why: api.Kind + "/" + owner + " generated it and writes it no more"}
 			}
 		case ours && specs[plan.JobName] && !specs[owner] && path.Dir(file) == p.outputDir:
