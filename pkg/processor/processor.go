@@ -114,7 +114,7 @@ func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, f
 	if job == nil || len(errs) > 0 {
 		return nil, p.fieldResults(errs, "")
 	}
-	conflicts := envSources(job)
+	conflicts := envSources(job.Spec.EnvFile)
 	kinds.Default(job)
 	if errs := append(conflicts, kinds.Validate(job)...); len(errs) > 0 {
 		return nil, p.fieldResults(errs, "")
