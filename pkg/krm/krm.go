@@ -35,9 +35,8 @@ func Run(in io.Reader, out, stderr io.Writer, inputRead func(int)) error {
 	rw := &kio.ByteReadWriter{Reader: bytes.NewReader(input), Writer: &written, KeepReaderAnnotations: true}
 	p := &checked{rw: rw, input: input}
 	err = framework.Execute(p, rw)
-	var refused *notResourceList
-	switch {
-	case errors.As(err, &refused):
+	switch refused, ok := errors.AsType[*notResourceList](err); {
+	case ok:
 		_, _ = out.Write(input) // the input back unchanged, as on any failure
 		return ReportError(stderr, refused.err)
 	case err != nil && !p.ran:

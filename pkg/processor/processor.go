@@ -121,9 +121,8 @@ func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, f
 	}
 	file, origin, err := p.loadEnv(job, items)
 	if err != nil {
-		var pe *env.ParseError
 		at := p.configName()
-		if errors.As(err, &pe) {
+		if pe, ok := errors.AsType[*env.ParseError](err); ok {
 			at = pe.Source
 		}
 		return nil, framework.Results{{Severity: framework.Error, Message: err.Error(), File: &framework.File{Path: at}}}
