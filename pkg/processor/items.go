@@ -162,11 +162,9 @@ func sameObject(a, b *yaml.RNode) bool {
 
 // upsert replaces the item of the same kind, name and namespace, else appends.
 func upsert(items []*yaml.RNode, n *yaml.RNode) []*yaml.RNode {
-	for i, it := range items {
-		if sameObject(it, n) {
-			items[i] = n
-			return items
-		}
+	if i := slices.IndexFunc(items, func(it *yaml.RNode) bool { return sameObject(it, n) }); i >= 0 {
+		items[i] = n
+		return items
 	}
 	return append(items, n)
 }
