@@ -97,11 +97,8 @@ func InitContainerLists(k jobkind.Facts, n *yaml.RNode) map[jobkind.Role][]*yaml
 func lists(k jobkind.Facts, n *yaml.RNode, field string) map[jobkind.Role][]*yaml.RNode {
 	out := map[jobkind.Role][]*yaml.RNode{}
 	for _, s := range k.PodSpecs {
-		list, err := n.Pipe(yaml.Lookup(append(slices.Clone(s.Path), field)...))
-		if err != nil || list == nil {
-			continue
-		}
-		if elems, err := list.Elements(); err == nil {
+		list, _ := n.Pipe(yaml.Lookup(append(slices.Clone(s.Path), field)...))
+		if elems, err := list.Elements(); err == nil && list != nil {
 			out[s.Role] = elems
 		}
 	}

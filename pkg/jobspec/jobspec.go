@@ -39,8 +39,10 @@ func Decode(config *yaml.RNode) (*api.MLOpsJob, field.ErrorList) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	if p := nullIn(config); p != nil {
-		// encoding/json turns a null into "" in a list or a map of strings.
+	// encoding/json turns a null into "" in a list or a map of strings.
+	if p, _ := firstNode(config.YNode(), nil, "", "", func(y *yaml.Node, _, _ string) bool {
+		return y.Kind == yaml.ScalarNode && y.Tag == yaml.NodeTagNull
+	}); p != nil {
 		return nil, field.ErrorList{field.Invalid(p, "null", "is null (an empty YAML value); accepted: a value, or leave the entry out")}
 	}
 	b, err := jobnode.JSON(config)
@@ -50,8 +52,15 @@ func Decode(config *yaml.RNode) (*api.MLOpsJob, field.ErrorList) {
 	job := &api.MLOpsJob{}
 	strict, err := sigsjson.UnmarshalStrict(b, job)
 	if err != nil {
-		if p, v := badQuantity(config); p != nil {
-			return nil, field.ErrorList{field.Invalid(p, v, quantityDetail)}
+		// The first limits, requests or sizeLimit value that is not a quantity: encoding/json's error names neither.
+		if p, y := firstNode(config.YNode(), nil, "", "", func(y *yaml.Node, key, parent string) bool {
+			if y.Kind != yaml.ScalarNode || key != "sizeLimit" && parent != "limits" && parent != "requests" {
+				return false
+			}
+			_, err := resource.ParseQuantity(y.Value)
+			return err != nil
+		}); p != nil {
+			return nil, field.ErrorList{field.Invalid(p, y.Value, quantityDetail)}
 		}
 		return nil, field.ErrorList{pinpoint(config, err, DecodeError(err, specFields))}
 	}
@@ -69,30 +78,6 @@ func Decode(config *yaml.RNode) (*api.MLOpsJob, field.ErrorList) {
 }
 
 const quantityDetail = "is not a Kubernetes quantity; accepted: a Kubernetes quantity such as 500m, 2 or 4Gi (suffixes are case-sensitive: Gi, not gi)"
-
-// badQuantity finds the first limits, requests or sizeLimit value that is not a quantity: its path and value
-// (encoding/json's error names neither).
-func badQuantity(n *yaml.RNode) (*field.Path, string) {
-	p, y := firstNode(n.YNode(), nil, "", "", func(y *yaml.Node, key, parent string) bool {
-		if y.Kind != yaml.ScalarNode || key != "sizeLimit" && parent != "limits" && parent != "requests" {
-			return false
-		}
-		_, err := resource.ParseQuantity(y.Value)
-		return err != nil
-	})
-	if y == nil {
-		return nil, ""
-	}
-	return p, y.Value
-}
-
-// nullIn finds the first null in n, the path to it; nil when there is none.
-func nullIn(n *yaml.RNode) *field.Path {
-	p, _ := firstNode(n.YNode(), nil, "", "", func(y *yaml.Node, _, _ string) bool {
-		return y.Kind == yaml.ScalarNode && y.Tag == yaml.NodeTagNull
-	})
-	return p
-}
 
 // firstNode is the first node below y, parents first, that is wanted by its key and its parent's key ("" for
 // a list's item): its path and node.

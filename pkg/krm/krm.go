@@ -33,12 +33,10 @@ func Run(in io.Reader, out, stderr io.Writer, inputRead func(int)) error {
 	inputRead(len(input))
 	var written bytes.Buffer
 	rw := &kio.ByteReadWriter{Reader: bytes.NewReader(input), Writer: &written, KeepReaderAnnotations: true}
-	var results framework.Results
-	p := &checked{rw: rw, results: &results, input: input}
+	p := &checked{rw: rw, input: input}
 	err = framework.Execute(p, rw)
-	var refused *notResourceList
-	switch {
-	case errors.As(err, &refused):
+	switch refused, ok := errors.AsType[*notResourceList](err); {
+	case ok:
 		_, _ = out.Write(input) // the input back unchanged, as on any failure
 		return ReportError(stderr, refused.err)
 	case err != nil && !p.ran:
@@ -49,8 +47,8 @@ func Run(in io.Reader, out, stderr io.Writer, inputRead func(int)) error {
 	if _, werr := out.Write(written.Bytes()); werr != nil && err == nil {
 		err = werr
 	}
-	Report(stderr, results)
-	if err != nil && results.ExitCode() == 0 {
+	Report(stderr, p.results)
+	if err != nil && p.results.ExitCode() == 0 {
 		// Not one of the results just reported: writing failed.
 		return ReportError(stderr, err)
 	}
@@ -61,7 +59,7 @@ func Run(in io.Reader, out, stderr io.Writer, inputRead func(int)) error {
 // other YAML through, exit 0. The check needs no second parse of the input.
 type checked struct {
 	rw      *kio.ByteReadWriter
-	results *framework.Results
+	results framework.Results
 	ran     bool
 	input   []byte
 }
@@ -100,7 +98,7 @@ func (c *checked) Process(rl *framework.ResourceList) error {
 		}
 	}
 	err := processor.Processor{}.Process(rl)
-	*c.results = rl.Results
+	c.results = rl.Results
 	return err
 }
 

@@ -60,20 +60,19 @@ func CheckMetadata(n *yaml.RNode) error {
 	if meta.Value.YNode().Kind != yaml.MappingNode {
 		return fmt.Errorf("metadata is a YAML %s; accepted: a map (name, namespace, labels, annotations)", jobspec.NodeKind(meta.Value))
 	}
-	for _, f := range []string{"name", "namespace"} {
-		if v := meta.Value.Field(f); v != nil && !v.Value.IsNil() && v.Value.YNode().Kind != yaml.ScalarNode {
-			return fmt.Errorf("metadata.%s is a YAML %s; accepted: a string", f, jobspec.NodeKind(v.Value))
-		}
-	}
-	for _, f := range []string{"labels", "annotations"} {
+	for _, f := range []string{"name", "namespace", "labels", "annotations"} {
 		v := meta.Value.Field(f)
+		want, accepted := yaml.ScalarNode, "a string"
+		if f == "labels" || f == "annotations" {
+			want, accepted = yaml.MappingNode, "a map of strings"
+		}
 		if v == nil || v.Value.IsNil() {
 			continue
 		}
-		if v.Value.YNode().Kind != yaml.MappingNode {
-			return fmt.Errorf("metadata.%s is a YAML %s; accepted: a map of strings", f, jobspec.NodeKind(v.Value))
+		if v.Value.YNode().Kind != want {
+			return fmt.Errorf("metadata.%s is a YAML %s; accepted: %s", f, jobspec.NodeKind(v.Value), accepted)
 		}
-		content := v.Value.YNode().Content
+		content := v.Value.YNode().Content // a scalar's is empty
 		for i := 1; i < len(content); i += 2 {
 			if content[i].Kind != yaml.ScalarNode {
 				return fmt.Errorf("metadata.%s.%s is a YAML %s; accepted: a string", f, content[i-1].Value, jobspec.NodeKind(yaml.NewRNode(content[i])))

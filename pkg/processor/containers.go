@@ -3,6 +3,7 @@
 package processor
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -39,10 +40,7 @@ func podContainers(target *yaml.RNode) [][]placed {
 	for _, s := range kindOf(target).PodSpecs {
 		var pod []placed
 		for _, field := range []string{"containers", "initContainers"} {
-			list, err := target.Pipe(yaml.Lookup(append(slices.Clone(s.Path), field)...))
-			if err != nil || list == nil {
-				continue
-			}
+			list, _ := target.Pipe(yaml.Lookup(append(slices.Clone(s.Path), field)...))
 			elems, _ := list.Elements()
 			for i, c := range elems {
 				name, _ := c.GetString("name")
@@ -55,7 +53,7 @@ func podContainers(target *yaml.RNode) [][]placed {
 }
 
 // uniqueContainerNames refuses two containers (init containers too) of a pod sharing a name: the patch would merge them.
-func uniqueContainerNames(target *yaml.RNode) error {
+func uniqueContainerNames(target *yaml.RNode, _ *render.Plan) error {
 	for _, pod := range podContainers(target) {
 		first := map[string]string{}
 		for _, c := range pod {
@@ -77,9 +75,6 @@ func envShadowsKeys(target *yaml.RNode, q *render.Plan) error {
 	}
 	for _, c := range slices.Concat(podContainers(target)...) {
 		list, _ := c.node.Pipe(yaml.Lookup("env"))
-		if list == nil || list.YNode().Kind != yaml.SequenceNode {
-			continue
-		}
 		elems, _ := list.Elements()
 		for i, e := range elems {
 			name, _ := e.GetString("name")
@@ -105,9 +100,6 @@ func mountsTaken(target *yaml.RNode, q *render.Plan) error {
 	}
 	for _, c := range slices.Concat(podContainers(target)...) {
 		mounts, _ := c.node.Pipe(yaml.Lookup("volumeMounts"))
-		if mounts == nil {
-			continue
-		}
 		elems, _ := mounts.Elements()
 		for i, m := range elems {
 			at, _ := m.GetString("mountPath")
@@ -129,9 +121,6 @@ func requestsAboveLimits(job *yaml.RNode) error {
 	for _, c := range slices.Concat(podContainers(job)...) {
 		limits, _ := c.node.Pipe(yaml.Lookup("resources", "limits"))
 		requests, _ := c.node.Pipe(yaml.Lookup("resources", "requests"))
-		if limits == nil || requests == nil {
-			continue
-		}
 		names, _ := limits.Fields()
 		for _, name := range names {
 			limit, err := resource.ParseQuantity(yaml.GetValue(limits.Field(name).Value))
@@ -159,9 +148,6 @@ func baseGPUs(target *yaml.RNode, q *render.Plan) error {
 		name := q.Containers[s.Role]
 		for _, list := range []string{"limits", "requests"} {
 			m, _ := target.Pipe(yaml.Lookup(append(slices.Clone(s.Path), "containers", "[name="+name+"]", "resources", list)...))
-			if m == nil || m.YNode().Kind != yaml.MappingNode {
-				continue
-			}
 			fields, _ := m.Fields()
 			for _, r := range fields {
 				at := fmt.Sprintf("%s.containers[name=%s].resources.%s.%s", strings.Join(s.Path, "."), name, list, r)
@@ -203,9 +189,6 @@ func baseVolumesClash(target *yaml.RNode, q *render.Plan) error {
 	}
 	for _, s := range kindOf(target).PodSpecs {
 		list, _ := target.Pipe(yaml.Lookup(append(slices.Clone(s.Path), "volumes")...))
-		if list == nil {
-			continue
-		}
 		elems, _ := list.Elements()
 		for i, v := range elems {
 			name, _ := v.GetString("name")
@@ -241,9 +224,6 @@ func placementClash(target *yaml.RNode, q *render.Plan) error {
 	for _, s := range kindOf(target).PodSpecs {
 		at := append(slices.Clone(s.Path[:len(s.Path)-1]), "metadata", "annotations")
 		m, _ := target.Pipe(yaml.Lookup(at...))
-		if m == nil {
-			continue
-		}
 		want := q.PodPlacement(s.Role)
 		for _, key := range []string{api.RequiredTopologyAnnotation, api.PreferredTopologyAnnotation, api.PodSetGroupAnnotation} {
 			have := m.Field(key)
@@ -276,24 +256,29 @@ func namesBy(byRole map[jobkind.Role][]*yaml.RNode, but func(jobkind.Role) strin
 }
 
 // containerNames takes each pod template's training container: the one named like the spec's, else the first (the
-// mpi-operator's main). spec.containerName's must be in every pod: the first would take its limits and program.
-func containerNames(target *yaml.RNode, plan *render.Plan) (render.ContainerNames, error) {
-	names := render.ContainerNames{}
-	lists := jobnode.ContainerLists(kindOf(target), target)
-	for _, s := range kindOf(target).PodSpecs {
+// mpi-operator's main). spec.containerName's must be in every pod: the first would take its limits and program. The
+// others are sidecars, and the notices tell of a training container moved first.
+func containerNames(target *yaml.RNode, q *render.Plan) error {
+	kind := kindOf(target)
+	lists := jobnode.ContainerLists(kind, target)
+	q.Containers = render.ContainerNames{}
+	for _, s := range kind.PodSpecs {
 		var all []string
 		for _, c := range lists[s.Role] {
 			name, _ := c.GetString("name")
 			all = append(all, name)
 		}
 		switch {
-		case slices.Contains(all, plan.ContainerName):
-			names[s.Role] = plan.ContainerName
-		case plan.ContainerNamed && len(all) > 0:
-			return nil, fmt.Errorf("%s.containers: has no container named %q (spec.containerName), only %s; accepted: spec.containerName naming the training container of every pod, or a container %s in this pod", strings.Join(s.Path, "."), plan.ContainerName, strings.Join(all, ", "), plan.ContainerName)
+		case slices.Contains(all, q.ContainerName):
+			q.Containers[s.Role] = q.ContainerName
+		case q.ContainerNamed && len(all) > 0:
+			return fmt.Errorf("%s.containers: has no container named %q (spec.containerName), only %s; accepted: spec.containerName naming the training container of every pod, or a container %s in this pod", strings.Join(s.Path, "."), q.ContainerName, strings.Join(all, ", "), q.ContainerName)
 		case len(all) > 0:
-			names[s.Role] = all[0]
+			q.Containers[s.Role] = all[0]
 		}
 	}
-	return names, nil
+	q.Sidecars = namesBy(lists, func(r jobkind.Role) string { return cmp.Or(q.Containers[r], q.ContainerName) })
+	q.InitContainers = namesBy(jobnode.InitContainerLists(kind, target), func(jobkind.Role) string { return "" })
+	q.Notices = append(movedFirst(target, q), q.Notices...) // after hostNetworkDNS's
+	return nil
 }

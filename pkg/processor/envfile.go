@@ -28,18 +28,16 @@ import (
 type EnvOrigin int
 
 const (
-	FromInline      EnvOrigin = iota // spec.envFile.inline: mlops-fn writes the ConfigMap
-	FromConfigMap                    // a ConfigMap the user (or configMapGenerator) made: left alone
-	FromDisk                         // spec.envFile.path: mlops-fn writes the ConfigMap
-	FromLocalConfig                  // spec.envFile.localConfigMap: mlops-fn writes the ConfigMap
+	FromSpec      EnvOrigin = iota // spec.envFile.inline or localConfigMap: mlops-fn writes the ConfigMap
+	FromConfigMap                  // a ConfigMap the user (or configMapGenerator) made: left alone
+	FromDisk                       // spec.envFile.path: mlops-fn writes the ConfigMap
 )
 
 // LocalConfig keeps an object, such as a kpt package's job spec and mlops.env, out of what kpt and kustomize apply.
 const LocalConfig = "config.kubernetes.io/local-config"
 
 // envSources refuses a spec that names two sources of mlops.env, as written (Default fills in path).
-func envSources(job *api.MLOpsJob) field.ErrorList {
-	src := job.Spec.EnvFile
+func envSources(src api.EnvFile) field.ErrorList {
 	var named []string
 	if src.Path != "" {
 		named = append(named, "path ("+src.Path+")")
@@ -69,9 +67,8 @@ func envSources(job *api.MLOpsJob) field.ErrorList {
 }
 
 // localConfigEnv reads mlops.env from the local-config ConfigMap the spec names, which neither kpt nor kustomize applies.
-func (p Processor) localConfigEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, error) {
-	name, envName := job.Spec.EnvFile.LocalConfigMap.Name, job.Spec.EnvFile.ConfigMapName
-	at := p.configName() + ": spec.envFile.localConfigMap.name"
+func (p Processor) localConfigEnv(src api.EnvFile, items []*yaml.RNode) (*env.File, error) {
+	name, at := src.LocalConfigMap.Name, p.configName()+": spec.envFile.localConfigMap.name"
 	var found []*yaml.RNode
 	var local []string
 	for _, it := range items {
@@ -100,7 +97,7 @@ func (p Processor) localConfigEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.
 		if ok {
 			has = fmt.Sprintf("has %s: %q", LocalConfig, v)
 		}
-		return nil, fmt.Errorf("%s: %s, so kpt and kustomize would apply it to the cluster beside %s, the env ConfigMap mlops-fn writes from it (spec.envFile.localConfigMap names it as the source of mlops.env); accepted: the annotation %s: \"true\"", identify(cm), has, envName, LocalConfig)
+		return nil, fmt.Errorf("%s: %s, so kpt and kustomize would apply it to the cluster beside %s, the env ConfigMap mlops-fn writes from it (spec.envFile.localConfigMap names it as the source of mlops.env); accepted: the annotation %s: \"true\"", identify(cm), has, src.ConfigMapName, LocalConfig)
 	}
 	return configMapFile(cm)
 }
@@ -131,10 +128,10 @@ func (p Processor) loadEnv(job *api.MLOpsJob, items []*yaml.RNode) (*env.File, E
 				"accepted: one of the two: remove %s, or %s", p.configName(), named, identify(cm), identify(cm), named)
 	case src.Inline != "":
 		f, err := env.Parse(p.configName()+": spec.envFile.inline", []byte(src.Inline))
-		return f, FromInline, err
+		return f, FromSpec, err
 	case src.LocalConfigMap != nil:
-		f, err := p.localConfigEnv(job, items)
-		return f, FromLocalConfig, err
+		f, err := p.localConfigEnv(src, items)
+		return f, FromSpec, err
 	}
 	path := src.Path
 	if !filepath.IsAbs(path) {

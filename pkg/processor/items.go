@@ -18,61 +18,40 @@ import (
 
 // The items the function writes back: its own objects found, updated in place, pruned.
 
-// configMapNamespaces: the ConfigMap goes where its readers are, the targets' namespaces (a kustomization's
-// namespace: reached them first), else the job's.
-func configMapNamespaces(plan *render.Plan, items []*yaml.RNode, targets []int) []string {
-	if len(targets) == 0 {
-		return []string{plan.Namespace}
-	}
-	var namespaces []string
-	for _, i := range targets {
-		namespaces = append(namespaces, items[i].GetNamespace())
-	}
-	slices.Sort(namespaces)
-	return slices.Compact(namespaces)
-}
-
 // A doom is why pruning drops an item, and whether a warning says so.
 type doom struct {
 	why string
 	say bool
 }
 
-// stale is what an earlier run of this spec generated that this one does not, in the spec's namespace alone (a
-// same-named spec of another namespace owns its own): the job of another kind, or from before a target came, which
-// would run beside this one (job, generated again, is replaced where it stands), and ConfigMaps no longer written.
-func stale(items []*yaml.RNode, plan *render.Plan, job *yaml.RNode, written map[string]bool, doomed map[*yaml.RNode]doom) {
-	owner := api.Kind + "/" + plan.JobName
-	for _, it := range items {
-		if it.GetAnnotations()[GeneratedBy] != owner || it.GetNamespace() != plan.Namespace {
-			continue
-		}
-		if kinds.All.Is(it.GetKind()) && !sameObject(it, job) || it.GetKind() == "ConfigMap" && !written[it.GetNamespace()+"/"+it.GetName()] {
-			doomed[it] = doom{why: owner + " generated it and writes it no more"}
-		}
-	}
-}
-
-// orphans is what a job spec no longer among the items generated where this spec files its objects: a renamed job's
-// old objects, which would run beside the new. Specs count by name alone (a ConfigMap goes to any namespace). Only
-// kpt hands the specs over as items; where this spec is not among them, none is known gone and nothing is dropped.
-func (p Processor) orphans(items []*yaml.RNode, plan *render.Plan, doomed map[*yaml.RNode]doom) {
+// doomed is what pruning drops. What an earlier run of this spec generated that this one does not, in the spec's
+// namespace alone (a same-named spec of another namespace owns its own): the job of another kind, or from before a
+// target came, which would run beside this one (job, generated again, is replaced where it stands), and ConfigMaps
+// no longer written (written: this run writes plan's in the spec's namespace). What a job spec no longer among the
+// items generated where this spec files its objects: a renamed job's old objects, which would run beside the new.
+// Specs count by name alone (a ConfigMap goes to any namespace). Only kpt hands the specs over as items; where this
+// spec is not among them, none is known gone and nothing is dropped.
+func (p Processor) doomed(items []*yaml.RNode, plan *render.Plan, job *yaml.RNode, written bool) map[*yaml.RNode]doom {
 	specs := map[string]bool{}
 	for _, it := range items {
 		if isSpec(it) {
 			specs[it.GetName()] = true
 		}
 	}
-	if !specs[plan.JobName] {
-		return
-	}
+	doomed := map[*yaml.RNode]doom{}
 	for _, it := range items {
 		owner, ours := strings.CutPrefix(it.GetAnnotations()[GeneratedBy], api.Kind+"/")
 		file, _, _ := kioutil.GetFileAnnotations(it)
-		if ours && !specs[owner] && path.Dir(file) == p.outputDir {
+		switch {
+		case ours && owner == plan.JobName && it.GetNamespace() == plan.Namespace:
+			if kinds.All.Is(it.GetKind()) && !sameObject(it, job) || it.GetKind() == "ConfigMap" && (!written || it.GetName() != plan.ConfigMapName) {
+				doomed[it] = doom{why: api.Kind + "/" + owner + " generated it and writes it no more"}
+			}
+		case ours && specs[plan.JobName] && !specs[owner] && path.Dir(file) == p.outputDir:
 			doomed[it] = doom{why: fmt.Sprintf("%s %s generated it, and no job spec among the inputs names that job now (renamed?)", api.Kind, owner), say: true}
 		}
 	}
+	return doomed
 }
 
 // prune drops the doomed items but a ConfigMap that an item staying still reads, unless one of its name stays
@@ -183,11 +162,9 @@ func sameObject(a, b *yaml.RNode) bool {
 
 // upsert replaces the item of the same kind, name and namespace, else appends.
 func upsert(items []*yaml.RNode, n *yaml.RNode) []*yaml.RNode {
-	for i, it := range items {
-		if sameObject(it, n) {
-			items[i] = n
-			return items
-		}
+	if i := slices.IndexFunc(items, func(it *yaml.RNode) bool { return sameObject(it, n) }); i >= 0 {
+		items[i] = n
+		return items
 	}
 	return append(items, n)
 }

@@ -23,11 +23,9 @@ import (
 // Pod is a pod spec of a job as rendered, as Pod Security admission sees it.
 type Pod = jobnode.PodTemplate
 
-// Pods are every pod spec of job, as rendered (a TrainJob's runtime patches merged per replicated job).
-func Pods(job *yaml.RNode) []Pod { return podsOf(job.GetKind(), decoded(job)) }
-
-// decoded is a job read leniently into its upstream Go type (a base's: Check reads the rendered strictly), nil if not.
-func decoded(job *yaml.RNode) any {
+// Pods are every pod spec of job, as rendered (a TrainJob's runtime patches merged per replicated job), job read
+// leniently into its upstream Go type (a base's: Check reads the rendered strictly).
+func Pods(job *yaml.RNode) []Pod {
 	k, ok := kinds.All.ForKind(job.GetKind())
 	if !ok {
 		return nil
@@ -36,7 +34,7 @@ func decoded(job *yaml.RNode) any {
 	if b, err := jobnode.JSON(job); err != nil || json.Unmarshal(b, obj) != nil {
 		return nil
 	}
-	return obj
+	return podsOf(job.GetKind(), obj)
 }
 
 // podsOf are every pod spec of job, of kind, in its upstream Go type, as the kind lists them.
@@ -198,7 +196,7 @@ func need(reason, detail string) string {
 // hostNetworkDNS checks the target's pods on the node's network (the base's hostNetwork; the spec's sets dnsPolicy
 // too): without ClusterFirstWithHostNet they get the node's resolver, so a job's pods cannot resolve each other and
 // it fails once running. An error, but a notice for a Pod, which has no peers (Default or None: the user's choice).
-func hostNetworkDNS(target *yaml.RNode, q *render.Plan) (string, error) {
+func hostNetworkDNS(target *yaml.RNode, q *render.Plan) error {
 	for _, pod := range Pods(target) {
 		s := pod.Spec
 		if !s.HostNetwork || s.DNSPolicy != "" && s.DNSPolicy != corev1.DNSClusterFirst || pod.Filled && q.HostNetwork {
@@ -209,9 +207,10 @@ func hostNetworkDNS(target *yaml.RNode, q *render.Plan) (string, error) {
 			policy = "dnsPolicy ClusterFirst"
 		}
 		if !kindOf(target).CarriesField("workers") {
-			return fmt.Sprintf("%s.hostNetwork: true with %s: the Pod resolves names as its node does, so not the cluster's services (Kubernetes' ClusterFirst falls back to Default on the node's network); if it reaches any, add dnsPolicy: ClusterFirstWithHostNet, or set spec.hostNetwork: true in the job spec, which sets both", pod.Path, policy), nil
+			q.Notices = append(q.Notices, fmt.Sprintf("%s: %s.hostNetwork: true with %s: the Pod resolves names as its node does, so not the cluster's services (Kubernetes' ClusterFirst falls back to Default on the node's network); if it reaches any, add dnsPolicy: ClusterFirstWithHostNet, or set spec.hostNetwork: true in the job spec, which sets both", identify(target), pod.Path, policy))
+			return nil
 		}
-		return "", fmt.Errorf("%s.hostNetwork: true with %s: on the node's network Kubernetes gives the pods the node's resolver (its ClusterFirst falls back to Default), so they cannot resolve each other's names (the workers the launcher or the rendezvous reaches) and the job fails once running; accepted: dnsPolicy: ClusterFirstWithHostNet beside it, spec.hostNetwork: true in the job spec (mlops-fn then sets both), or no hostNetwork", pod.Path, policy)
+		return fmt.Errorf("%s.hostNetwork: true with %s: on the node's network Kubernetes gives the pods the node's resolver (its ClusterFirst falls back to Default), so they cannot resolve each other's names (the workers the launcher or the rendezvous reaches) and the job fails once running; accepted: dnsPolicy: ClusterFirstWithHostNet beside it, spec.hostNetwork: true in the job spec (mlops-fn then sets both), or no hostNetwork", pod.Path, policy)
 	}
-	return "", nil
+	return nil
 }

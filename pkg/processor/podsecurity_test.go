@@ -111,33 +111,33 @@ spec:
     Launcher: {template: {spec: {hostNetwork: true, containers: [{name: x}], volumes: [{name: h, hostPath: {path: /}}]}}}
     Worker: {template: {spec: {hostNetwork: true, containers: [{name: x}], volumes: [{name: h, hostPath: {path: /}}]}}}
 `)
-	got := podSecurityNotice("MPIJob/x", podsOf(job.GetKind(), decoded(job)), true)
+	got := podSecurityNotice("MPIJob/x", Pods(job), true)
 	want := `MPIJob/x: the pods need Pod Security level privileged: spec.mpiReplicaSpecs.Launcher.template.spec, spec.mpiReplicaSpecs.Worker.template.spec: violates PodSecurity "baseline:latest": host namespaces (hostNetwork=true), hostPath volumes (volume "h"); ` +
 		`the namespace's pod-security.kubernetes.io/enforce label must allow it (spec.hostNetwork sets hostNetwork; spec.volumes' hostPath is one)`
 	if got != want {
 		t.Errorf("verbose:\ngot  %s\nwant %s", got, want)
 	}
 	// One short line: the level, what needs it, once for all pods.
-	got = podSecurityNotice("MPIJob/x", podsOf(job.GetKind(), decoded(job)), false)
+	got = podSecurityNotice("MPIJob/x", Pods(job), false)
 	want = `MPIJob/x: the pods need Pod Security level privileged: host namespaces (hostNetwork=true), hostPath volume "h" (more: --verbose, docs/job-spec.md#pod-security)`
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	// The host namespace the base shares is named, not the one it does not.
 	hostPID := yaml.MustParse(strings.Replace(hardenedPod, "spec:\n  securityContext", "spec:\n  hostPID: true\n  securityContext", 1))
-	got = podSecurityNotice("Pod/x", podsOf(hostPID.GetKind(), decoded(hostPID)), true)
+	got = podSecurityNotice("Pod/x", Pods(hostPID), true)
 	if !strings.HasSuffix(got, "host namespaces (hostPID=true); the namespace's pod-security.kubernetes.io/enforce label must allow it (hostPID is the base's: no setting of mlops-fn's sets it)") {
 		t.Errorf("hostPID: %s", got)
 	}
 	root := yaml.MustParse(strings.Replace(hardenedPod, "runAsUser: 1000, runAsNonRoot: true", "runAsUser: 0", 1))
-	got = podSecurityNotice("Pod/x", podsOf(root.GetKind(), decoded(root)), true)
+	got = podSecurityNotice("Pod/x", Pods(root), true)
 	if !strings.Contains(got, "level baseline: spec: violates PodSecurity \"restricted:latest\": runAsNonRoot != true") || !strings.Contains(got, "a non-root USER_ID") {
 		t.Errorf("root, verbose: %s", got)
 	}
-	if got = podSecurityNotice("Pod/x", podsOf(root.GetKind(), decoded(root)), false); got != "Pod/x: the pods need Pod Security level baseline: runAsNonRoot != true, runAsUser=0 (more: --verbose, docs/job-spec.md#pod-security)" {
+	if got = podSecurityNotice("Pod/x", Pods(root), false); got != "Pod/x: the pods need Pod Security level baseline: runAsNonRoot != true, runAsUser=0 (more: --verbose, docs/job-spec.md#pod-security)" {
 		t.Errorf("root: %s", got)
 	}
-	if job := yaml.MustParse(hardenedPod); podSecurityNotice("Pod/x", podsOf(job.GetKind(), decoded(job)), true) != "" {
+	if job := yaml.MustParse(hardenedPod); podSecurityNotice("Pod/x", Pods(job), true) != "" {
 		t.Error("a notice for a pod restricted admits")
 	}
 }

@@ -54,12 +54,10 @@ type Processor struct {
 // Process renders into rl. On any error it changes no item and returns the error results (in rl.Results too).
 func (p Processor) Process(rl *framework.ResourceList) error {
 	p.outputDir = "."
-	if rl.FunctionConfig != nil {
-		if at, _, _ := kioutil.GetFileAnnotations(rl.FunctionConfig); at != "" {
-			p.outputDir, p.ConfigFile = path.Dir(at), cmp.Or(p.ConfigFile, at)
-		}
+	if at, _, _ := kioutil.GetFileAnnotations(rl.FunctionConfig); at != "" {
+		p.outputDir, p.ConfigFile = path.Dir(at), cmp.Or(p.ConfigFile, at)
 	}
-	config, p, err := p.dereference(rl.FunctionConfig)
+	config, err := p.dereference(rl.FunctionConfig)
 	if err != nil {
 		rl.Results = append(rl.Results, errorResult(err))
 		return framework.Results{errorResult(err)}
@@ -74,34 +72,29 @@ func (p Processor) Process(rl *framework.ResourceList) error {
 }
 
 // dereference replaces a ConfigMap config by the job spec it names, whose folder then anchors mlops.env.
-func (p Processor) dereference(config *yaml.RNode) (*yaml.RNode, Processor, error) {
+func (p *Processor) dereference(config *yaml.RNode) (*yaml.RNode, error) {
 	if config == nil || config.YNode().Kind != yaml.MappingNode || config.GetKind() != "ConfigMap" || config.GetApiVersion() != "v1" {
-		return config, p, nil
+		return config, nil
 	}
 	name := "ConfigMap/" + config.GetName()
 	data := config.GetDataMap()
 	for _, k := range slices.Sorted(maps.Keys(data)) {
 		if k != JobKey {
-			return nil, p, fmt.Errorf("%s: data.%s: unknown key; accepted: %s, the path of the MLOpsJob file", name, k, JobKey)
+			return nil, fmt.Errorf("%s: data.%s: unknown key; accepted: %s, the path of the MLOpsJob file", name, k, JobKey)
 		}
 	}
 	job := data[JobKey]
 	if job == "" {
-		return nil, p, fmt.Errorf("%s: data.%s: Required value: the path of the MLOpsJob file, relative to the working directory", name, JobKey)
+		return nil, fmt.Errorf("%s: data.%s: Required value: the path of the MLOpsJob file, relative to the working directory", name, JobKey)
 	}
 	if info, err := os.Stat(job); err != nil {
 		wd, _ := os.Getwd()
-		return nil, p, fmt.Errorf("%s: data.%s: %w (the working directory is %s)", name, JobKey, err, wd)
+		return nil, fmt.Errorf("%s: data.%s: %w (the working directory is %s)", name, JobKey, err, wd)
 	} else if info.IsDir() {
-		return nil, p,
-			fmt.Errorf("%s: data.%s: %q is a folder; accepted: the path of the MLOpsJob file, such as %s", name, JobKey, job, filepath.Join(job, "job.yaml"))
-	}
-	spec, err := jobspec.Read(job)
-	if err != nil {
-		return nil, p, err
+		return nil, fmt.Errorf("%s: data.%s: %q is a folder; accepted: the path of the MLOpsJob file, such as %s", name, JobKey, job, filepath.Join(job, "job.yaml"))
 	}
 	p.ConfigDir, p.ConfigFile = filepath.Dir(job), job
-	return spec, p, nil
+	return jobspec.Read(job)
 }
 
 // maxConfigMap is the API server's limit on a ConfigMap's data.
@@ -121,16 +114,15 @@ func (p Processor) Resolve(config *yaml.RNode, items []*yaml.RNode) (*Overlay, f
 	if job == nil || len(errs) > 0 {
 		return nil, p.fieldResults(errs, "")
 	}
-	conflicts := envSources(job)
+	conflicts := envSources(job.Spec.EnvFile)
 	kinds.Default(job)
 	if errs := append(conflicts, kinds.Validate(job)...); len(errs) > 0 {
 		return nil, p.fieldResults(errs, "")
 	}
 	file, origin, err := p.loadEnv(job, items)
 	if err != nil {
-		var pe *env.ParseError
 		at := p.configName()
-		if errors.As(err, &pe) {
+		if pe, ok := errors.AsType[*env.ParseError](err); ok {
 			at = pe.Source
 		}
 		return nil, framework.Results{{Severity: framework.Error, Message: err.Error(), File: &framework.File{Path: at}}}
@@ -203,8 +195,7 @@ func (p Processor) render(config *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNod
 	}
 	results, writes := o.Warnings, o.EnvOrigin != FromConfigMap
 	// kustomize's namePrefix or nameSuffix may have renamed the objects the job refers to: use their new names, in a copy.
-	renamed := *o.Plan
-	plan := &renamed
+	plan := new(*o.Plan)
 	if i := findItem(items, "ServiceAccount", plan.ServiceAccountName); i >= 0 {
 		plan.ServiceAccountName = items[i].GetName()
 	}
@@ -228,6 +219,9 @@ func (p Processor) render(config *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNod
 	if err != nil {
 		return nil, append(results, errorResult(err))
 	}
+	// The ConfigMap goes where its readers are, the targets' namespaces (a kustomization's namespace: reached them
+	// first), else the job's.
+	var namespaces []string
 	for _, i := range targets {
 		patched, q, err := p.patch(plan, items[i])
 		if err != nil {
@@ -245,28 +239,21 @@ func (p Processor) render(config *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNod
 		if len(errs) > 0 {
 			return nil, append(results, errorResult(objectError(identify(items[i]), errs)))
 		}
-		if n := podSecurityNotice(identify(items[i]), podsOf(patched.GetKind(), job), p.Verbose); n != "" {
-			results = append(results, noticeResults(n)...)
-		}
+		results = append(results, noticeResults(podSecurityNotice(identify(items[i]), podsOf(patched.GetKind(), job), p.Verbose))...)
+		namespaces = append(namespaces, items[i].GetNamespace())
 		items[i] = patched
 	}
-	namespaces := configMapNamespaces(plan, items, targets) // before pruning moves the targets
+	slices.Sort(namespaces)
+	namespaces = slices.Compact(namespaces)
 	var job *yaml.RNode
 	if len(targets) == 0 {
+		namespaces = []string{plan.Namespace}
 		if job, err = p.Generate(plan); err != nil {
 			return nil, append(results, errorResult(err))
 		}
-		if n := podSecurityNotice(p.configName()+": "+job.GetKind()+"/"+job.GetName(), Pods(job), p.Verbose); n != "" {
-			results = append(results, noticeResults(n)...)
-		}
+		results = append(results, noticeResults(podSecurityNotice(p.configName()+": "+job.GetKind()+"/"+job.GetName(), Pods(job), p.Verbose))...)
 	}
-	written := map[string]bool{}
-	for _, ns := range namespaces {
-		written[ns+"/"+plan.ConfigMapName] = writes
-	}
-	doomed := map[*yaml.RNode]doom{}
-	stale(items, plan, job, written, doomed)
-	p.orphans(items, plan, doomed)
+	doomed := p.doomed(items, plan, job, writes && slices.Contains(namespaces, plan.Namespace))
 	if job != nil {
 		items = upsert(items, job) // before pruning: its old self reads what it no longer does
 	}
@@ -321,7 +308,7 @@ func (p Processor) patch(plan *render.Plan, target *yaml.RNode) (*yaml.RNode, *r
 }
 
 // Generate builds the job when the inputs hold no target: the skeleton, patched and marked as mlops-fn's. With no
-// target to take them from, the spec must name the image, and for an MPIJob or a PyTorchJob the command.
+// target to take them from, the spec must name the image, and the command or script when the kind has a Starter.
 func (p Processor) Generate(plan *render.Plan) (*yaml.RNode, error) {
 	if plan.Image == "" || plan.KeepsProgram() && plan.Facts().Starter != "" {
 		missing := "command"
@@ -336,9 +323,8 @@ func (p Processor) Generate(plan *render.Plan) (*yaml.RNode, error) {
 		return nil, err
 	}
 	if n, ok := plan.Kind().(render.NewJob); ok {
-		q := *plan
-		n.NewJob(&q)
-		plan = &q
+		plan = new(*plan)
+		n.NewJob(plan)
 	}
 	out, _, err := p.patch(plan, node) // a skeleton holds the training containers alone
 	if err != nil {
@@ -396,11 +382,13 @@ func (p Processor) locate(path, envSource string) (file, fieldPath string) {
 	return p.configName(), path
 }
 
-// noticeResults are notices (a target's render.Plan.Notices, Pod Security's, pruning's) as warnings.
+// noticeResults are notices (a target's render.Plan.Notices, Pod Security's, pruning's) as warnings, "" none.
 func noticeResults(notices ...string) framework.Results {
 	var out framework.Results
 	for _, n := range notices {
-		out = append(out, &framework.Result{Severity: framework.Warning, Message: n})
+		if n != "" {
+			out = append(out, &framework.Result{Severity: framework.Warning, Message: n})
+		}
 	}
 	return out
 }

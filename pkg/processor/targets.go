@@ -46,7 +46,6 @@ func (p Processor) Targets(plan *render.Plan, items []*yaml.RNode) ([]*yaml.RNod
 func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error) {
 	kind, apiVersion := plan.Facts().Kind, plan.Facts().APIVersion
 	sel := plan.Target
-	explicit := sel.Name != plan.JobName || len(sel.Labels) > 0
 	var found []int
 	// By the name first, else by a name kustomize's namePrefix or nameSuffix replaced.
 	for _, named := range []func(*yaml.RNode) bool{
@@ -69,7 +68,7 @@ func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error
 			break
 		}
 	}
-	if len(found) == 0 && explicit {
+	if len(found) == 0 && (sel.Name != plan.JobName || len(sel.Labels) > 0) {
 		var seen []string
 		for _, it := range items {
 			if it.GetKind() == kind {
@@ -96,33 +95,11 @@ func (p Processor) targets(plan *render.Plan, items []*yaml.RNode) ([]int, error
 // serve, such as one in another namespace than the spec names (a patch cannot move an object).
 func (p Processor) Narrow(plan *render.Plan, target *yaml.RNode) (*render.Plan, error) {
 	id := identify(target)
-	if err := uniqueContainerNames(target); err != nil {
-		return nil, fmt.Errorf("%s: %w", id, err)
-	}
-	if err := envShadowsKeys(target, plan); err != nil {
-		return nil, fmt.Errorf("%s: %w", id, err)
-	}
-	dnsNotice, err := hostNetworkDNS(target, plan)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", id, err)
-	}
 	q := *plan
 	q.Name, q.Namespace = target.GetName(), target.GetNamespace()
-	if q.Containers, err = containerNames(target, plan); err != nil {
-		return nil, fmt.Errorf("%s: %w", id, err)
-	}
-	kind := kindOf(target)
-	q.Sidecars = namesBy(jobnode.ContainerLists(kind, target), func(r jobkind.Role) string { return cmp.Or(q.Containers[r], plan.ContainerName) })
-	q.InitContainers = namesBy(jobnode.InitContainerLists(kind, target), func(jobkind.Role) string { return "" })
-	q.Notices = movedFirst(target, id, &q)
-	if dnsNotice != "" {
-		q.Notices = append(q.Notices, id+": "+dnsNotice)
-	}
-	if q.OwnEnvFrom, err = ownEnvFrom(target, &q); err != nil {
-		return nil, fmt.Errorf("%s: %w", id, err)
-	}
-	for _, check := range []func(*yaml.RNode, *render.Plan) error{mountsTaken, baseVolumesClash, baseGPUs, placementClash} {
-		if err := check(target, &q); err != nil {
+	for _, step := range []func(*yaml.RNode, *render.Plan) error{uniqueContainerNames, envShadowsKeys, hostNetworkDNS, containerNames,
+		ownEnvFrom, mountsTaken, baseVolumesClash, baseGPUs, placementClash} {
+		if err := step(target, &q); err != nil {
 			return nil, fmt.Errorf("%s: %w", id, err)
 		}
 	}
@@ -185,9 +162,9 @@ func hasLabels(n *yaml.RNode, want map[string]string) bool {
 }
 
 // movedFirst tells of each pod template whose training container the patch moves first.
-func movedFirst(target *yaml.RNode, id string, q *render.Plan) []string {
+func movedFirst(target *yaml.RNode, q *render.Plan) []string {
 	var notices []string
-	kind := kindOf(target)
+	id, kind := identify(target), kindOf(target)
 	lists := jobnode.ContainerLists(kind, target)
 	for _, role := range slices.Sorted(maps.Keys(lists)) {
 		name := q.ContainerOf(role)
@@ -208,9 +185,10 @@ func movedFirst(target *yaml.RNode, id string, q *render.Plan) []string {
 	return notices
 }
 
-// ownEnvFrom are the envFrom sources but the env ConfigMap of the target's containers and init containers, by role and name.
-func ownEnvFrom(target *yaml.RNode, q *render.Plan) (map[jobkind.Role]map[string][]corev1.EnvFromSource, error) {
+// ownEnvFrom sets the envFrom sources but the env ConfigMap of the target's containers and init containers by role, name.
+func ownEnvFrom(target *yaml.RNode, q *render.Plan) error {
 	out := map[jobkind.Role]map[string][]corev1.EnvFromSource{}
+	q.OwnEnvFrom = out
 	kind := kindOf(target)
 	for _, byRole := range []map[jobkind.Role][]*yaml.RNode{jobnode.ContainerLists(kind, target), jobnode.InitContainerLists(kind, target)} {
 		for role, list := range byRole {
@@ -226,7 +204,7 @@ func ownEnvFrom(target *yaml.RNode, q *render.Plan) (map[jobkind.Role]map[string
 					err = json.Unmarshal(b, &sources)
 				}
 				if err != nil {
-					return nil, fmt.Errorf("container %s: envFrom: %v; accepted: a list of configMapRef and secretRef sources", name, err)
+					return fmt.Errorf("container %s: envFrom: %v; accepted: a list of configMapRef and secretRef sources", name, err)
 				}
 				sources = slices.DeleteFunc(sources, func(s corev1.EnvFromSource) bool {
 					return s.ConfigMapRef != nil && q.NamesEnv(s.ConfigMapRef.Name) && s.Prefix == ""
@@ -240,7 +218,7 @@ func ownEnvFrom(target *yaml.RNode, q *render.Plan) (map[jobkind.Role]map[string
 			}
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // privilegedContainer names a container of the target that runs privileged or adds capabilities, or is "".
