@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/mlops-fn/mlops-fn/pkg/jobspec"
 	"github.com/mlops-fn/mlops-fn/pkg/processor"
 )
 
@@ -134,7 +135,7 @@ func (r *rendering) runFunctionLast() ([]*yaml.RNode, error) {
 		return nil, err
 	}
 	// The spec as parsed, unchanged by the steps before.
-	config, err := yaml.Parse(string(r.specText))
+	config, err := jobspec.Parse(r.configPath, r.specText)
 	if err != nil {
 		return nil, err
 	}

@@ -707,6 +707,31 @@ func TestKeepsLineEndsAndByteOrderMark(t *testing.T) {
 	}
 }
 
+// TestJobSpecAfterEmptyDocuments: a job.yaml that starts with separators ("---" lines, which kustomize and the
+// function skip) hydrates to the component of the same job.yaml without them; hydrate read the empty first
+// document and said the job spec was not in the build's output.
+func TestJobSpecAfterEmptyDocuments(t *testing.T) {
+	t.Parallel()
+	root, _ := overlay(t, "multi-node-nonroot")
+	dir := filepath.Join(root, "overlay")
+	want, err := Render(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.Unlock()
+	spec := filepath.Join(dir, "job.yaml")
+	data, _ := os.ReadFile(spec)
+	write(t, spec, "---\n---\n"+string(data))
+	got, err := Render(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.Unlock()
+	if diff := cmp.Diff(want.Component, got.Component); diff != "" {
+		t.Errorf("the component differs (-without the separators +with them):\n%s", diff)
+	}
+}
+
 // TestKustomizationKeyTwice: a field written twice in the kustomization
 // (a second resources: list) is refused naming both lines, nothing written;
 // kustomize's build said "nothing selected by MLOpsJob".

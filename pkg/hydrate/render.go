@@ -206,7 +206,7 @@ func (r *rendering) buildBase() error {
 	}
 	// The job spec too, as the guard reads it: after the components listed before mlops-fn (a component's
 	// commonAnnotations reach it), staged without local-config, which would keep it out of the build's output.
-	spec, err := yaml.Parse(string(r.specText))
+	spec, err := jobspec.Parse(r.configPath, r.specText)
 	if err != nil {
 		return err
 	}
