@@ -39,8 +39,8 @@ func Pods(job *yaml.RNode) []Pod {
 
 // podsOf are every pod spec of job, of kind, in its upstream Go type, as the kind lists them.
 func podsOf(kind string, obj any) []Pod {
-	if t, ok := kinds.Of(jobkind.JobKind(kind)).(jobnode.Templated); ok {
-		return t.PodTemplates(obj)
+	if k := kinds.Of(jobkind.JobKind(kind)); k != nil {
+		return k.PodTemplates(obj)
 	}
 	return nil
 }
