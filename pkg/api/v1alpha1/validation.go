@@ -36,12 +36,12 @@ func (j *MLOpsJob) Validate(kinds jobkind.Table) field.ErrorList {
 		when(j.APIVersion != APIVersion, field.Invalid(field.NewPath("apiVersion"), j.APIVersion, "accepted: "+APIVersion)),
 		when(j.Kind != Kind, field.Invalid(field.NewPath("kind"), j.Kind, "accepted: "+Kind)),
 		when(name == "", field.Required(meta.Child("name"), "the job's name: a DNS label such as resnet50")),
-		ifSet(meta.Child("name"), name, validation.IsDNS1035Label),
+		IfSet(meta.Child("name"), name, validation.IsDNS1035Label),
 		validateMap(meta.Child("labels"), j.Metadata.Labels, validation.IsValidLabelValue),
 		when(l != "" && wpc != "" && l != wpc, field.Invalid(field.NewPath("spec", "workloadPriorityClass"), wpc,
 			fmt.Sprintf("contradicts the label %s: %s of metadata.labels; accepted: one of them", PriorityClassLabel, l))),
 		validateMap(meta.Child("annotations"), j.Metadata.Annotations, nil),
-		ifSet(meta.Child("namespace"), j.Metadata.Namespace, validation.IsDNS1123Label),
+		IfSet(meta.Child("namespace"), j.Metadata.Namespace, validation.IsDNS1123Label),
 		// hydrate would generate two ConfigMaps of that name.
 		when(strings.HasSuffix(cm, GuardInputsSuffix), field.Invalid(field.NewPath("spec", "envFile", "configMapName"), cm, fmt.Sprintf("ends in %s, like the ConfigMap mlops-fn hydrate generates from mlops.env for its guard (%s%s, local-config: never applied); accepted: another name, such as %s (the default)", GuardInputsSuffix, name, GuardInputsSuffix, DefaultConfigMapName(name, kinds.Of(j.Spec.JobKind))))),
 		j.Spec.validate(field.NewPath("spec"), kinds))
@@ -56,7 +56,7 @@ func (s *MLOpsJobSpec) validate(p *field.Path, kinds jobkind.Table) field.ErrorL
 	kind := kinds.Of(s.JobKind)
 	errs := slices.Concat(
 		OneOf(p.Child("jobKind"), string(s.JobKind), kinds.Names()...),
-		ifSet(p.Child("containerName"), s.ContainerName, validation.IsDNS1123Label),
+		IfSet(p.Child("containerName"), s.ContainerName, validation.IsDNS1123Label),
 		when(s.ContainerName != "" && kind.ContainerNameWhy != "" && s.ContainerName != kind.ContainerName, field.Invalid(p.Child("containerName"),
 			s.ContainerName, fmt.Sprintf("%s; accepted: %s (the default in jobKind %s)", kind.ContainerNameWhy, kind.ContainerName, kind.Kind))),
 		oneOfIfSet(p.Child("imagePullPolicy"), string(s.ImagePullPolicy),
@@ -77,7 +77,7 @@ func (s *MLOpsJobSpec) validate(p *field.Path, kinds jobkind.Table) field.ErrorL
 	errs = slices.Concat(errs,
 		literalPath(p.Child("workingDir"), s.WorkingDir),
 		each(p.Child("envFile", "configMapName"), s.EnvFile.ConfigMapName, validation.IsDNS1123Subdomain),
-		ifSet(p.Child("serviceAccountName"), s.ServiceAccountName, validation.IsDNS1123Subdomain),
+		IfSet(p.Child("serviceAccountName"), s.ServiceAccountName, validation.IsDNS1123Subdomain),
 		IntRange(p.Child("workers"), s.Workers, 1, MaxWorkers),
 		IntRange(p.Child("gpusPerWorker"), s.GPUsPerWorker, 0, MaxGPUs),
 		IntRange(p.Child("slotsPerWorker"), s.SlotsPerWorker, 1, MaxSlots),
@@ -97,8 +97,8 @@ func (s *MLOpsJobSpec) validate(p *field.Path, kinds jobkind.Table) field.ErrorL
 			IntRange(p.Child("rdma", "perWorker"), r.PerWorker, 1, MaxGPUs))
 	}
 	errs = slices.Concat(errs,
-		ifSet(p.Child("workloadPriorityClass"), s.WorkloadPriorityClass, validation.IsDNS1123Subdomain),
-		ifSet(p.Child("priorityClassName"), s.PriorityClassName, validation.IsDNS1123Subdomain),
+		IfSet(p.Child("workloadPriorityClass"), s.WorkloadPriorityClass, validation.IsDNS1123Subdomain),
+		IfSet(p.Child("priorityClassName"), s.PriorityClassName, validation.IsDNS1123Subdomain),
 		validateVolumes(p.Child("volumes"), s.Volumes),
 		s.RunPolicy.validate(p.Child("runPolicy")),
 		s.Security.validate(p.Child("security")),
@@ -241,8 +241,8 @@ func (r RunPolicy) validate(p *field.Path) field.ErrorList {
 		q := p.Child("schedulingPolicy")
 		errs = slices.Concat(errs, atLeast(q.Child("minAvailable"), sp.MinAvailable, 1, "accepted: 1 or more (at most the job's pods)"),
 			atLeast(q.Child("scheduleTimeoutSeconds"), sp.ScheduleTimeoutSeconds, 1, "accepted: 1 or more"),
-			ifSet(q.Child("queue"), sp.Queue, validation.IsDNS1123Subdomain),
-			ifSet(q.Child("priorityClass"), sp.PriorityClass, validation.IsDNS1123Subdomain))
+			IfSet(q.Child("queue"), sp.Queue, validation.IsDNS1123Subdomain),
+			IfSet(q.Child("priorityClass"), sp.PriorityClass, validation.IsDNS1123Subdomain))
 	}
 	return errs
 }
@@ -272,7 +272,7 @@ func validateToleration(p *field.Path, t corev1.Toleration) field.ErrorList {
 			"an empty key matches every taint only with operator Exists; accepted: a key, or operator Exists")),
 		when(t.TolerationSeconds != nil && t.Effect != corev1.TaintEffectNoExecute, field.Invalid(p.Child("tolerationSeconds"),
 			ptr.Deref(t.TolerationSeconds, 0), "only applies to effect NoExecute")),
-		ifSet(p.Child("key"), t.Key, validation.IsQualifiedName))
+		IfSet(p.Child("key"), t.Key, validation.IsQualifiedName))
 }
 
 // when is err when bad holds, else none; err is built either way, so it must not dereference what bad guards.
@@ -315,8 +315,8 @@ func each(p *field.Path, value string, check func(string) []string) field.ErrorL
 	return errs
 }
 
-// ifSet is each for a value that may be left out.
-func ifSet(p *field.Path, value string, check func(string) []string) field.ErrorList {
+// IfSet is each for a value that may be left out.
+func IfSet(p *field.Path, value string, check func(string) []string) field.ErrorList {
 	if value == "" {
 		return nil
 	}

@@ -95,11 +95,7 @@ func (Kind) Validate(s *api.MLOpsJobSpec, spec *field.Path) field.ErrorList {
 	errs = append(errs, api.IntRange(p.Child("maxRestarts"), e.MaxRestarts, 0, 1000)...)
 	errs = append(errs, api.IntRange(p.Child("procsPerWorker"), e.ProcsPerWorker, 1, api.MaxSlots)...)
 	errs = append(errs, api.OneOf(p.Child("rendezvousBackend"), e.RendezvousBackend, "c10d", "etcd", "etcd-v2")...)
-	if e.RunID != "" {
-		for _, msg := range validation.IsDNS1123Subdomain(e.RunID) {
-			errs = append(errs, field.Invalid(p.Child("runId"), e.RunID, msg))
-		}
-	}
+	errs = append(errs, api.IfSet(p.Child("runId"), e.RunID, validation.IsDNS1123Subdomain)...)
 	return errs
 }
 

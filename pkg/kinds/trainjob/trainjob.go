@@ -142,11 +142,7 @@ func reservedEnv(name string) string {
 func (Kind) Validate(s *api.MLOpsJobSpec, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	t, tp := s.Trainer, p.Child("trainer")
-	if t.Runtime != "" {
-		for _, msg := range validation.IsDNS1123Subdomain(t.Runtime) {
-			errs = append(errs, field.Invalid(tp.Child("runtime"), t.Runtime, msg))
-		}
-	}
+	errs = append(errs, api.IfSet(tp.Child("runtime"), t.Runtime, validation.IsDNS1123Subdomain)...)
 	if t.RuntimeKind != "" {
 		errs = append(errs, api.OneOf(tp.Child("runtimeKind"), t.RuntimeKind, api.ClusterTrainingRuntime, api.TrainingRuntime)...)
 		if t.Runtime == "" {
