@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -54,8 +55,17 @@ var errReadOnly = errors.New("hydrate's staged file system is read-only")
 func (s *staged) Create(string) (filesys.File, error) { return nil, errReadOnly }
 func (s *staged) Mkdir(string) error                  { return errReadOnly }
 func (s *staged) MkdirAll(string) error               { return errReadOnly }
-func (s *staged) RemoveAll(string) error              { return errReadOnly }
 func (s *staged) WriteFile(string, []byte) error      { return errReadOnly }
+
+// RemoveAll is kustomize's cleanup of a remote base's clone, a folder of its own in the temporary folder
+// (filesys.NewTmpConfirmedDir, links resolved); refused, it left a clone there on every build.
+func (s *staged) RemoveAll(p string) error {
+	tmp, err := filepath.EvalSymlinks(os.TempDir())
+	if dir, name := filepath.Split(abs(p)); err == nil && filepath.Clean(dir) == tmp && strings.HasPrefix(name, "kustomize-") {
+		return s.FileSystem.RemoveAll(p)
+	}
+	return errReadOnly
+}
 
 func (s *staged) Open(p string) (filesys.File, error) {
 	if a := abs(p); s.files[a] != nil || s.hidden(a) {
